@@ -1,0 +1,62 @@
+package dev.tandem.row;
+
+import java.util.Locale;
+
+/** The scalar types a column may hold; each is nullable per column. */
+public enum DatumType {
+    BOOL(1),
+    INT64(2),
+    FLOAT64(3),
+    STRING(4),
+    TIMESTAMP(5);
+
+    /** Tag byte of a non-null datum of this type in the packed row encoding. */
+    final byte tag;
+
+    DatumType(int tag) {
+        this.tag = (byte) tag;
+    }
+
+    /** Tag byte of a NULL of this type; it is greater than {@link #tag}, so NULL sorts last. */
+    byte nullTag() {
+        return (byte) (0x40 | tag);
+    }
+
+    /** The lower-case name used in JSON ({@code "int64"}). */
+    public String jsonName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Parses a JSON type name; throws {@link IllegalArgumentException} with the accepted names. */
+    public static DatumType fromJson(String name) {
+        if (name != null) {
+            for (DatumType t : values()) {
+                if (t.jsonName().equals(name)) {
+                    return t;
+                }
+            }
+        }
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp");
+    }
+
+    static DatumType ofTag(byte tag) {
+        int base = tag & 0x3f;
+        for (DatumType t : values()) {
+            if (t.tag == base) {
+                return t;
+            }
+        }
+        throw new IllegalStateException("corrupt row encoding: tag " + tag);
+    }
+
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String or {@link Timestamp}. */
+    public boolean accepts(Object value) {
+        return switch (this) {
+            case BOOL -> value instanceof Boolean;
+            case INT64 -> value instanceof Long;
+            case FLOAT64 -> value instanceof Double;
+            case STRING -> value instanceof String;
+            case TIMESTAMP -> value instanceof Timestamp;
+        };
+    }
+}

@@ -1,0 +1,249 @@
+package dev.tandem.row;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An immutable row of datums in a packed, self-describing, order-preserving byte encoding.
+ *
+ * <p>Each datum is a tag byte (its type, with a NULL flag) followed by its payload: one byte for
+ * {@code bool}; eight big-endian bytes for {@code int64} and {@code timestamp} (sign bit flipped) and
+ * for {@code float64} (IEEE bits made sortable); for {@code string} the UTF-8 bytes with {@code 0x00}
+ * escaped as {@code 00 FF} and terminated by {@code 00 01}. NULL has no payload and a larger tag, so it
+ * sorts last. Rows of one schema therefore compare correctly as unsigned byte strings, and equality
+ * and hash are those of the bytes. Float order is total: {@code -0.0 < 0.0}, every NaN is one
+ * canonical NaN and sorts after {@code +Infinity}. Strings order by code point.
+ *
+ * <p>A row may be a view of a slice of a larger array (a batch's key or value storage), so reading
+ * a trace never copies row bytes.
+ */
+public final class Row implements Comparable<Row> {
+
+    /** The row with no columns. */
+    public static final Row EMPTY = new Row(new byte[0], 0, 0);
+
+    private final byte[] bytes;
+    private final int offset;
+    private final int length;
+    private int hash;
+
+    Row(byte[] bytes, int offset, int length) {
+        this.bytes = bytes;
+        this.offset = offset;
+        this.length = length;
+    }
+
+    /** A view of an encoded row stored at {@code bytes[offset, offset+length)}; the array must not change. */
+    public static Row wrap(byte[] bytes, int offset, int length) {
+        return new Row(bytes, offset, length);
+    }
+
+    /** Packs non-null values, inferring each type from its Java class. */
+    public static Row of(Object... values) {
+        RowPacker p = new RowPacker();
+        for (Object v : values) {
+            p.push(typeOf(v), v);
+        }
+        return p.finish();
+    }
+
+    /** Packs values (which may be null) of the given types. */
+    public static Row pack(List<DatumType> types, List<?> values) {
+        if (types.size() != values.size()) {
+            throw new IllegalArgumentException("expected " + types.size() + " values, got " + values.size());
+        }
+        RowPacker p = new RowPacker();
+        for (int i = 0; i < values.size(); i++) {
+            p.push(types.get(i), values.get(i));
+        }
+        return p.finish();
+    }
+
+    static DatumType typeOf(Object v) {
+        if (v instanceof Boolean) return DatumType.BOOL;
+        if (v instanceof Long) return DatumType.INT64;
+        if (v instanceof Double) return DatumType.FLOAT64;
+        if (v instanceof String) return DatumType.STRING;
+        if (v instanceof Timestamp) return DatumType.TIMESTAMP;
+        throw new IllegalArgumentException("not a datum: " + (v == null ? "null (use Row.pack with types)" : v.getClass().getName()));
+    }
+
+    /** Length of the encoding in bytes. */
+    public int byteSize() {
+        return length;
+    }
+
+    /** Copies the encoding into {@code dst} at {@code at}. */
+    public void copyTo(byte[] dst, int at) {
+        System.arraycopy(bytes, offset, dst, at, length);
+    }
+
+    /** The number of datums. */
+    public int arity() {
+        int n = 0;
+        for (int p = offset, end = offset + length; p < end; p = skip(bytes, p)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp} or null. */
+    public Object[] unpack() {
+        Object[] out = new Object[arity()];
+        int p = offset;
+        for (int i = 0; i < out.length; i++) {
+            out[i] = decode(bytes, p);
+            p = skip(bytes, p);
+        }
+        return out;
+    }
+
+    /** Decodes datum {@code i}. */
+    public Object get(int i) {
+        return decode(bytes, position(i));
+    }
+
+    /** The type of datum {@code i}, known from its tag even when it is NULL. */
+    public DatumType typeAt(int i) {
+        return DatumType.ofTag(bytes[position(i)]);
+    }
+
+    /** A new row of the datums at {@code columns}, copied without decoding. */
+    public Row project(int[] columns) {
+        RowPacker p = new RowPacker(length);
+        for (int c : columns) {
+            int at = position(c);
+            p.appendRaw(bytes, at, skip(bytes, at) - at);
+        }
+        return p.finish();
+    }
+
+    /** This row followed by {@code other}'s datums. */
+    public Row concat(Row other) {
+        byte[] out = new byte[length + other.length];
+        System.arraycopy(bytes, offset, out, 0, length);
+        System.arraycopy(other.bytes, other.offset, out, length, other.length);
+        return new Row(out, 0, out.length);
+    }
+
+    private int position(int i) {
+        int p = offset;
+        int end = offset + length;
+        for (int k = 0; k < i; k++) {
+            if (p >= end) {
+                throw new IndexOutOfBoundsException("column " + i + " of a row with " + k + " columns");
+            }
+            p = skip(bytes, p);
+        }
+        if (p >= end) {
+            throw new IndexOutOfBoundsException("column " + i + " of a row with " + i + " columns");
+        }
+        return p;
+    }
+
+    /** The position after the datum that starts at {@code p}. */
+    static int skip(byte[] b, int p) {
+        byte tag = b[p];
+        if ((tag & 0x40) != 0) {
+            return p + 1;
+        }
+        return switch (tag) {
+            case 1 -> p + 2;
+            case 2, 3, 5 -> p + 9;
+            case 4 -> {
+                int q = p + 1;
+                while (!(b[q] == 0 && b[q + 1] == 1)) {
+                    q += b[q] == 0 ? 2 : 1;
+                }
+                yield q + 2;
+            }
+            default -> throw new IllegalStateException("corrupt row encoding: tag " + tag);
+        };
+    }
+
+    static Object decode(byte[] b, int p) {
+        byte tag = b[p];
+        if ((tag & 0x40) != 0) {
+            return null;
+        }
+        return switch (tag) {
+            case 1 -> b[p + 1] != 0;
+            case 2 -> readLong(b, p + 1) ^ Long.MIN_VALUE;
+            case 5 -> new Timestamp(readLong(b, p + 1) ^ Long.MIN_VALUE);
+            case 3 -> {
+                long bits = readLong(b, p + 1);
+                yield Double.longBitsToDouble(bits < 0 ? bits ^ Long.MIN_VALUE : ~bits);
+            }
+            case 4 -> decodeString(b, p + 1);
+            default -> throw new IllegalStateException("corrupt row encoding: tag " + tag);
+        };
+    }
+
+    private static String decodeString(byte[] b, int start) {
+        int q = start;
+        boolean escaped = false;
+        while (!(b[q] == 0 && b[q + 1] == 1)) {
+            if (b[q] == 0) {
+                escaped = true;
+                q += 2;
+            } else {
+                q++;
+            }
+        }
+        if (!escaped) {
+            return new String(b, start, q - start, StandardCharsets.UTF_8);
+        }
+        byte[] raw = new byte[q - start];
+        int n = 0;
+        for (int i = start; i < q; i++) {
+            raw[n++] = b[i];
+            if (b[i] == 0) {
+                i++;
+            }
+        }
+        return new String(raw, 0, n, StandardCharsets.UTF_8);
+    }
+
+    static long readLong(byte[] b, int p) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (b[p + i] & 0xffL);
+        }
+        return v;
+    }
+
+    @Override
+    public int compareTo(Row o) {
+        return Arrays.compareUnsigned(bytes, offset, offset + length, o.bytes, o.offset, o.offset + o.length);
+    }
+
+    /** Compares this row with the encoded row at {@code other[from, to)}. */
+    public int compareTo(byte[] other, int from, int to) {
+        return Arrays.compareUnsigned(bytes, offset, offset + length, other, from, to);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Row r
+                && Arrays.equals(bytes, offset, offset + length, r.bytes, r.offset, r.offset + r.length);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = hash;
+        if (h == 0) {
+            h = 1;
+            for (int i = offset, end = offset + length; i < end; i++) {
+                h = 31 * h + bytes[i];
+            }
+            hash = h;
+        }
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return Arrays.toString(unpack());
+    }
+}

@@ -1,0 +1,114 @@
+package dev.tandem.row;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/**
+ * The JSON mapping of datums: numbers, strings, booleans and null; int64 outside ±2^53 is written as a
+ * string (and read from one), float64 NaN and infinities as the strings {@code "NaN"},
+ * {@code "Infinity"}, {@code "-Infinity"}, timestamps as ISO-8601 strings.
+ */
+public final class RowJson {
+
+    private static final long MAX_SAFE = 1L << 53;
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private RowJson() {
+    }
+
+    /** Reads one datum of {@code type}; throws {@link IllegalArgumentException} with a precise message. */
+    public static Object datum(JsonNode node, DatumType type) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        switch (type) {
+            case BOOL -> {
+                if (node.isBoolean()) return node.booleanValue();
+            }
+            case INT64 -> {
+                if (node.isIntegralNumber() && node.canConvertToLong()) return node.longValue();
+                if (node.isString()) {
+                    try {
+                        return Long.parseLong(node.stringValue());
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("expected int64, got string '" + node.stringValue() + "'");
+                    }
+                }
+            }
+            case FLOAT64 -> {
+                if (node.isNumber()) return node.doubleValue();
+                if (node.isString()) {
+                    switch (node.stringValue()) {
+                        case "NaN": return Double.NaN;
+                        case "Infinity": return Double.POSITIVE_INFINITY;
+                        case "-Infinity": return Double.NEGATIVE_INFINITY;
+                        default: break;
+                    }
+                }
+            }
+            case STRING -> {
+                if (node.isString()) return node.stringValue();
+            }
+            case TIMESTAMP -> {
+                if (node.isString()) return Timestamp.parse(node.stringValue());
+            }
+        }
+        throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + describe(node));
+    }
+
+    private static String describe(JsonNode node) {
+        String text = node.toString();
+        return node.getNodeType().name().toLowerCase() + " " + (text.length() > 40 ? text.substring(0, 40) + "..." : text);
+    }
+
+    /** Writes one datum. */
+    public static JsonNode json(Object v) {
+        if (v == null) return NODES.nullNode();
+        if (v instanceof Boolean b) return NODES.booleanNode(b);
+        if (v instanceof Long l) return (l > MAX_SAFE || l < -MAX_SAFE) ? NODES.stringNode(Long.toString(l)) : NODES.numberNode(l);
+        if (v instanceof Double d) {
+            if (d.isNaN()) return NODES.stringNode("NaN");
+            if (d.isInfinite()) return NODES.stringNode(d > 0 ? "Infinity" : "-Infinity");
+            return NODES.numberNode(d);
+        }
+        if (v instanceof String s) return NODES.stringNode(s);
+        if (v instanceof Timestamp t) return NODES.stringNode(t.toString());
+        throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
+    }
+
+    /** Reads a JSON array as a row of {@code schema}, checking arity, types and nullability. */
+    public static Row row(JsonNode array, Schema schema) {
+        if (array == null || !array.isArray()) {
+            throw new IllegalArgumentException("a row must be a JSON array of " + schema.arity() + " values");
+        }
+        if (array.size() != schema.arity()) {
+            throw new IllegalArgumentException("expected " + schema.arity() + " values, got " + array.size());
+        }
+        RowPacker p = new RowPacker();
+        for (int i = 0; i < schema.arity(); i++) {
+            Column c = schema.column(i);
+            Object v;
+            try {
+                v = datum(array.get(i), c.type());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("column '" + c.name() + "': " + e.getMessage());
+            }
+            if (v == null && !c.nullable()) {
+                throw new IllegalArgumentException("column '" + c.name() + "' is not nullable");
+            }
+            p.push(c.type(), v);
+        }
+        return p.finish();
+    }
+
+    /** Writes a row as a JSON array. */
+    public static ArrayNode json(Row row) {
+        ArrayNode out = NODES.arrayNode();
+        for (Object v : row.unpack()) {
+            out.add(json(v));
+        }
+        return out;
+    }
+
+}

@@ -1,0 +1,113 @@
+package dev.tandem.row;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/** Builds one {@link Row} datum by datum; reusable after {@link #finish()}. */
+public final class RowPacker {
+
+    private byte[] buf;
+    private int len;
+
+    public RowPacker() {
+        this(32);
+    }
+
+    public RowPacker(int capacity) {
+        buf = new byte[Math.max(capacity, 8)];
+    }
+
+    private void ensure(int more) {
+        if (len + more > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+        }
+    }
+
+    public RowPacker pushNull(DatumType type) {
+        ensure(1);
+        buf[len++] = type.nullTag();
+        return this;
+    }
+
+    public RowPacker pushBool(boolean v) {
+        ensure(2);
+        buf[len++] = DatumType.BOOL.tag;
+        buf[len++] = (byte) (v ? 1 : 0);
+        return this;
+    }
+
+    public RowPacker pushInt64(long v) {
+        return pushFixed(DatumType.INT64, v ^ Long.MIN_VALUE);
+    }
+
+    public RowPacker pushTimestamp(long micros) {
+        return pushFixed(DatumType.TIMESTAMP, micros ^ Long.MIN_VALUE);
+    }
+
+    public RowPacker pushFloat64(double v) {
+        long bits = Double.doubleToLongBits(v);
+        return pushFixed(DatumType.FLOAT64, bits < 0 ? ~bits : bits ^ Long.MIN_VALUE);
+    }
+
+    public RowPacker pushString(String v) {
+        byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
+        ensure(utf8.length * 2 + 3);
+        buf[len++] = DatumType.STRING.tag;
+        for (byte b : utf8) {
+            buf[len++] = b;
+            if (b == 0) {
+                buf[len++] = (byte) 0xFF;
+            }
+        }
+        buf[len++] = 0;
+        buf[len++] = 1;
+        return this;
+    }
+
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp} or null) of {@code type}. */
+    public RowPacker push(DatumType type, Object v) {
+        if (v == null) {
+            return pushNull(type);
+        }
+        if (!type.accepts(v)) {
+            throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + v.getClass().getSimpleName());
+        }
+        return switch (type) {
+            case BOOL -> pushBool((Boolean) v);
+            case INT64 -> pushInt64((Long) v);
+            case FLOAT64 -> pushFloat64((Double) v);
+            case STRING -> pushString((String) v);
+            case TIMESTAMP -> pushTimestamp(((Timestamp) v).micros());
+        };
+    }
+
+    /** Appends the datums of an encoded row. */
+    public RowPacker pushRow(Row row) {
+        ensure(row.byteSize());
+        row.copyTo(buf, len);
+        len += row.byteSize();
+        return this;
+    }
+
+    void appendRaw(byte[] src, int from, int n) {
+        ensure(n);
+        System.arraycopy(src, from, buf, len, n);
+        len += n;
+    }
+
+    private RowPacker pushFixed(DatumType type, long v) {
+        ensure(9);
+        buf[len++] = type.tag;
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            buf[len++] = (byte) (v >>> shift);
+        }
+        return this;
+    }
+
+    /** The row packed so far; the packer is then empty. */
+    public Row finish() {
+        Row r = new Row(Arrays.copyOf(buf, len), 0, len);
+        len = 0;
+        return r;
+    }
+}

@@ -1,0 +1,25 @@
+package dev.tandem;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/** Boots the real server on a random port with no configuration and checks the actuator endpoints. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class TandemApplicationTest {
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Test
+    void healthIsUpAndPrometheusIsServed() {
+        WebClient client = WebClient.create("http://localhost:" + port);
+        String health = client.get().uri("/actuator/health").retrieve().bodyToMono(String.class).block();
+        assertThat(health).contains("\"status\":\"UP\"");
+        String metrics = client.get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class).block();
+        assertThat(metrics).contains("jvm_memory_used_bytes");
+    }
+}

@@ -1,0 +1,147 @@
+package dev.tandem.row;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+
+/** Round-trip and order of the packed row encoding agree with the datum order, for every type. */
+class RowEncodingProperties {
+
+    /** A datum value with its type; null values are NULLs of that type. */
+    record Typed(DatumType type, Object value) {
+    }
+
+    static Arbitrary<Object> valuesOf(DatumType type) {
+        Arbitrary<Object> v = switch (type) {
+            case BOOL -> Arbitraries.of(true, false).map(b -> (Object) b);
+            case INT64 -> Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE, 0L, -1L, 1L << 53, -(1L << 53) - 1)).map(l -> (Object) l);
+            case FLOAT64 -> Arbitraries.oneOf(Arbitraries.doubles(),
+                    Arbitraries.of(Double.NaN, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, -Double.MAX_VALUE))
+                    .map(d -> (Object) d);
+            case STRING -> Arbitraries.oneOf(Arbitraries.strings().all().ofMaxLength(12).filter(RowEncodingProperties::wellFormed), Arbitraries.of("", "\u0000", "a\u0000b", "é", "日本", "\uD83D\uDE00"))
+                    .map(s -> (Object) s);
+            case TIMESTAMP -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L).map(m -> (Object) new Timestamp(m));
+        };
+        return v.injectNull(0.15);
+    }
+
+    @Provide
+    Arbitrary<List<DatumType>> schemas() {
+        return Arbitraries.of(DatumType.class).list().ofMinSize(0).ofMaxSize(4);
+    }
+
+    static Arbitrary<List<Object>> rowOf(List<DatumType> types) {
+        List<Arbitrary<Object>> cols = new ArrayList<>();
+        for (DatumType t : types) {
+            cols.add(valuesOf(t));
+        }
+        return Combinators.combine(cols).as(ArrayList::new);
+    }
+
+    @Provide
+    Arbitrary<Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>>> rowPairs() {
+        return schemas().flatMap(types -> Combinators.combine(rowOf(types), rowOf(types)).as((a, b) -> Tuple.of(types, a, b)));
+    }
+
+    @Property(tries = 2000)
+    void roundTripsAndOrdersLikeTheDatums(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
+        List<DatumType> types = pair.get1();
+        Row a = Row.pack(types, pair.get2());
+        Row b = Row.pack(types, pair.get3());
+
+        assertThat(decoded(a)).isEqualTo(pair.get2());
+        assertThat(decoded(b)).isEqualTo(pair.get3());
+        assertThat(a.arity()).isEqualTo(types.size());
+        for (int i = 0; i < types.size(); i++) {
+            assertThat(a.typeAt(i)).isEqualTo(types.get(i));
+        }
+
+        int expected = Integer.signum(compareValues(pair.get2(), pair.get3()));
+        assertThat(Integer.signum(a.compareTo(b))).isEqualTo(expected);
+        assertThat(a.equals(b)).isEqualTo(expected == 0);
+        if (expected == 0) {
+            assertThat(a.hashCode()).isEqualTo(b.hashCode());
+        }
+    }
+
+    @Property(tries = 300)
+    void projectionAndConcatenationPreserveDatums(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
+        Row a = Row.pack(pair.get1(), pair.get2());
+        Row b = Row.pack(pair.get1(), pair.get3());
+        List<Object> joined = new ArrayList<>(pair.get2());
+        joined.addAll(pair.get3());
+        assertThat(decoded(a.concat(b))).isEqualTo(joined);
+        int n = pair.get1().size();
+        int[] reversed = new int[n];
+        for (int i = 0; i < n; i++) {
+            reversed[i] = n - 1 - i;
+        }
+        List<Object> expected = new ArrayList<>(pair.get2());
+        java.util.Collections.reverse(expected);
+        assertThat(decoded(a.project(reversed))).isEqualTo(expected);
+    }
+
+    @Example
+    void nullSortsLastAndFloatOrderIsTotal() {
+        List<DatumType> f = List.of(DatumType.FLOAT64);
+        List<Row> rows = new ArrayList<>();
+        for (Object v : new Object[] {null, Double.NaN, Double.POSITIVE_INFINITY, 0.0, -0.0, -1.5, Double.NEGATIVE_INFINITY}) {
+            rows.add(Row.pack(f, java.util.Arrays.asList(v)));
+        }
+        rows.sort(Comparator.naturalOrder());
+        assertThat(rows.stream().map(r -> r.get(0)).toList())
+                .containsExactly(Double.NEGATIVE_INFINITY, -1.5, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NaN, null);
+    }
+
+    @Example
+    void stringsWithNulCharactersStayPrefixOrdered() {
+        Row a = Row.of("a", 1L);
+        Row b = Row.of("a\u0000", 0L);
+        Row c = Row.of("ab", 0L);
+        assertThat(a).isLessThan(b);
+        assertThat(b).isLessThan(c);
+        assertThat(b.get(0)).isEqualTo("a\u0000");
+        assertThat(b.get(1)).isEqualTo(0L);
+    }
+
+    private static List<Object> decoded(Row r) {
+        return java.util.Arrays.asList(r.unpack());
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareValues(List<Object> a, List<Object> b) {
+        for (int i = 0; i < a.size(); i++) {
+            Object x = a.get(i);
+            Object y = b.get(i);
+            int c;
+            if (x == null || y == null) {
+                c = x == null ? (y == null ? 0 : 1) : -1;
+            } else if (x instanceof String s) {
+                c = java.util.Arrays.compare(s.codePoints().toArray(), ((String) y).codePoints().toArray());
+            } else if (x instanceof Double d) {
+                c = Double.compare(d, (Double) y);
+            } else {
+                c = ((Comparable) x).compareTo(y);
+            }
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    /** Strings without unpaired surrogates, which UTF-8 cannot carry. */
+    static boolean wellFormed(String s) {
+        return s.equals(new String(s.getBytes(java.nio.charset.StandardCharsets.UTF_8), java.nio.charset.StandardCharsets.UTF_8));
+    }
+}
