@@ -1,0 +1,165 @@
+package dev.tandem.trace;
+
+import dev.tandem.row.Row;
+import dev.tandem.time.Frontier;
+
+/**
+ * An immutable run of updates {@code (key, val, time, diff)} sorted by key, val and time, with its
+ * description {@code (lower, upper, since)}: it holds every update of its trace with
+ * {@code lower <= time < upper}, times before {@code since} possibly advanced to {@code since}.
+ *
+ * <p>Storage is columnar and packed: distinct keys, then for each key its distinct values, then for
+ * each value its {@code (time, diff)} pairs, each level as one byte or long array with start offsets.
+ * Offsets are elided when every row of a level has the same length or every group has one member,
+ * so an {@code (int64, int64)} update costs 34 bytes when keys are distinct. Because a batch never
+ * changes, readers on other threads hold it without locks or copies.
+ */
+public final class Batch {
+
+    private final Frontier lower;
+    private final Frontier upper;
+    private final Frontier since;
+
+    final Rows keys;
+    final Starts keyValStart;
+    final Rows vals;
+    final Starts valUpdStart;
+    final long[] times;
+    final long[] diffs;
+
+    Batch(Frontier lower, Frontier upper, Frontier since, Rows keys, Starts keyValStart, Rows vals, Starts valUpdStart,
+            long[] times, long[] diffs) {
+        this.lower = lower;
+        this.upper = upper;
+        this.since = since;
+        this.keys = keys;
+        this.keyValStart = keyValStart;
+        this.vals = vals;
+        this.valUpdStart = valUpdStart;
+        this.times = times;
+        this.diffs = diffs;
+    }
+
+    /** An empty batch that only advances time from {@code lower} to {@code upper}. */
+    public static Batch empty(Frontier lower, Frontier upper, Frontier since) {
+        return new BatchWriter().finish(lower, upper, since);
+    }
+
+    public Frontier lower() {
+        return lower;
+    }
+
+    public Frontier upper() {
+        return upper;
+    }
+
+    public Frontier since() {
+        return since;
+    }
+
+    /** The number of {@code (key, val, time, diff)} updates. */
+    public int updateCount() {
+        return times.length;
+    }
+
+    public int keyCount() {
+        return keys.count();
+    }
+
+    public boolean isEmpty() {
+        return times.length == 0;
+    }
+
+    /** Approximate heap bytes of the packed storage. */
+    public long byteSize() {
+        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length + 64;
+    }
+
+    /** A cursor over this batch alone. */
+    public Cursor cursor() {
+        return new BatchCursor(this);
+    }
+
+    /** The index of the first key {@code >= key} at or after {@code from}. */
+    int seekKey(Row key, int from) {
+        int lo = from;
+        int hi = keys.count();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keys.compare(mid, key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    @Override
+    public String toString() {
+        return "Batch[" + lower + ", " + upper + ") since " + since + ", " + updateCount() + " updates";
+    }
+
+    /** Packed variable-length rows: one byte array with start offsets, or a fixed stride. */
+    static final class Rows {
+        final byte[] bytes;
+        final int[] offsets;
+        final int stride;
+        final int count;
+
+        Rows(byte[] bytes, int[] offsets, int stride, int count) {
+            this.bytes = bytes;
+            this.offsets = offsets;
+            this.stride = stride;
+            this.count = count;
+        }
+
+        int count() {
+            return count;
+        }
+
+        int start(int i) {
+            return offsets == null ? i * stride : offsets[i];
+        }
+
+        int end(int i) {
+            return offsets == null ? (i + 1) * stride : offsets[i + 1];
+        }
+
+        Row row(int i) {
+            int s = start(i);
+            return Row.wrap(bytes, s, end(i) - s);
+        }
+
+        /** Compares row {@code i} with {@code other}. */
+        int compare(int i, Row other) {
+            return -other.compareTo(bytes, start(i), end(i));
+        }
+
+        /** Compares row {@code i} with row {@code j} of {@code other}. */
+        int compare(int i, Rows other, int j) {
+            return java.util.Arrays.compareUnsigned(bytes, start(i), end(i), other.bytes, other.start(j), other.end(j));
+        }
+
+        long byteSize() {
+            return bytes.length + (offsets == null ? 0 : 4L * offsets.length) + 32;
+        }
+    }
+
+    /** Group start offsets into the next level; the identity when every group has one member. */
+    static final class Starts {
+        final int[] starts;
+
+        Starts(int[] starts) {
+            this.starts = starts;
+        }
+
+        int at(int i) {
+            return starts == null ? i : starts[i];
+        }
+
+        long byteSize() {
+            return starts == null ? 0 : 4L * starts.length;
+        }
+    }
+}

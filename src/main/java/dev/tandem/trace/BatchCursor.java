@@ -1,0 +1,73 @@
+package dev.tandem.trace;
+
+import dev.tandem.row.Row;
+
+/** A cursor over a single batch. */
+final class BatchCursor implements Cursor {
+
+    final Batch batch;
+    int keyIdx;
+
+    BatchCursor(Batch batch) {
+        this.batch = batch;
+    }
+
+    @Override
+    public boolean keyValid() {
+        return keyIdx < batch.keys.count();
+    }
+
+    @Override
+    public Row key() {
+        return batch.keys.row(keyIdx);
+    }
+
+    @Override
+    public void stepKey() {
+        keyIdx++;
+    }
+
+    @Override
+    public void seekKey(Row key) {
+        keyIdx = batch.seekKey(key, 0);
+    }
+
+    int valStart() {
+        return batch.keyValStart.at(keyIdx);
+    }
+
+    int valEnd() {
+        return batch.keyValStart.at(keyIdx + 1);
+    }
+
+    /** Sum of the diffs of value {@code v} at times {@code <= t}. */
+    long diffAt(int v, long t) {
+        long sum = 0;
+        for (int u = batch.valUpdStart.at(v), end = batch.valUpdStart.at(v + 1); u < end; u++) {
+            if (batch.times[u] <= t) {
+                sum += batch.diffs[u];
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public void accumulate(long t, ValDiff out) {
+        for (int v = valStart(), end = valEnd(); v < end; v++) {
+            long d = diffAt(v, t);
+            if (d != 0) {
+                out.accept(batch.vals.row(v), d);
+            }
+        }
+    }
+
+    @Override
+    public void forEachUpdate(ValUpdate out) {
+        for (int v = valStart(), end = valEnd(); v < end; v++) {
+            Row val = batch.vals.row(v);
+            for (int u = batch.valUpdStart.at(v), ue = batch.valUpdStart.at(v + 1); u < ue; u++) {
+                out.accept(val, batch.times[u], batch.diffs[u]);
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package dev.tandem.trace;
+
+import dev.tandem.time.Frontier;
+import java.util.Arrays;
+
+/**
+ * Merges two adjacent batches into one, a bounded amount of work at a time. Times before the merge's
+ * {@code since} are advanced to it, equal {@code (key, val, time)} updates are summed, and zero sums
+ * dropped (logical compaction).
+ */
+final class BatchMerger {
+
+    private final Batch older;
+    private final Batch newer;
+    private final Frontier since;
+    private final BatchWriter out = new BatchWriter();
+    private int keyA;
+    private int keyB;
+    private int valA;
+    private int valB;
+    private long[] scratchTimes = new long[16];
+    private long[] scratchDiffs = new long[16];
+
+    BatchMerger(Batch older, Batch newer, Frontier since) {
+        this.older = older;
+        this.newer = newer;
+        this.since = since;
+        valA = older.keyValStart.at(0);
+        valB = newer.keyValStart.at(0);
+    }
+
+    Batch older() {
+        return older;
+    }
+
+    Batch newer() {
+        return newer;
+    }
+
+    int size() {
+        return older.updateCount() + newer.updateCount();
+    }
+
+    boolean done() {
+        return keyA >= older.keyCount() && keyB >= newer.keyCount();
+    }
+
+    /** Merges until about {@code fuel} updates are consumed or the merge is done; returns the fuel left. */
+    long work(long fuel) {
+        while (fuel > 0 && !done()) {
+            int c;
+            if (keyA >= older.keyCount()) {
+                c = 1;
+            } else if (keyB >= newer.keyCount()) {
+                c = -1;
+            } else {
+                c = older.keys.compare(keyA, newer.keys, keyB);
+            }
+            if (c < 0) {
+                fuel -= copyKey(older, keyA, true);
+                keyA++;
+            } else if (c > 0) {
+                fuel -= copyKey(newer, keyB, false);
+                keyB++;
+            } else {
+                fuel -= mergeKey();
+                keyA++;
+                keyB++;
+            }
+        }
+        return fuel;
+    }
+
+    Batch finish() {
+        return out.finish(older.lower(), newer.upper(), since);
+    }
+
+    private int copyKey(Batch b, int key, boolean isOlder) {
+        int consumed = 0;
+        int vEnd = b.keyValStart.at(key + 1);
+        int v = isOlder ? valA : valB;
+        for (; v < vEnd; v++) {
+            consumed += emit(b, key, b, v, null, -1);
+        }
+        if (isOlder) {
+            valA = v;
+        } else {
+            valB = v;
+        }
+        return consumed;
+    }
+
+    private int mergeKey() {
+        int consumed = 0;
+        int endA = older.keyValStart.at(keyA + 1);
+        int endB = newer.keyValStart.at(keyB + 1);
+        while (valA < endA || valB < endB) {
+            int c;
+            if (valA >= endA) {
+                c = 1;
+            } else if (valB >= endB) {
+                c = -1;
+            } else {
+                c = older.vals.compare(valA, newer.vals, valB);
+            }
+            if (c < 0) {
+                consumed += emit(older, keyA, older, valA++, null, -1);
+            } else if (c > 0) {
+                consumed += emit(newer, keyB, newer, valB++, null, -1);
+            } else {
+                consumed += emit(older, keyA, older, valA++, newer, valB++);
+            }
+        }
+        return consumed;
+    }
+
+    /** Emits value {@code v} of {@code a} (plus value {@code w} of {@code b} when equal), consolidated. */
+    private int emit(Batch keyBatch, int key, Batch a, int v, Batch b, int w) {
+        int n = 0;
+        n = gather(a, v, n);
+        if (b != null) {
+            n = gather(b, w, n);
+        }
+        if (n > 1) {
+            sortByTime(n);
+        }
+        int start = keyBatch.keys.start(key);
+        int end = keyBatch.keys.end(key);
+        int vs = a.vals.start(v);
+        int ve = a.vals.end(v);
+        int i = 0;
+        while (i < n) {
+            long t = scratchTimes[i];
+            long sum = 0;
+            while (i < n && scratchTimes[i] == t) {
+                sum += scratchDiffs[i++];
+            }
+            if (sum != 0) {
+                out.push(keyBatch.keys.bytes, start, end, a.vals.bytes, vs, ve, t, sum);
+            }
+        }
+        return n;
+    }
+
+    private int gather(Batch b, int v, int n) {
+        long floor = since.isEmpty() ? Long.MAX_VALUE : since.time();
+        int s = b.valUpdStart.at(v);
+        int e = b.valUpdStart.at(v + 1);
+        if (n + e - s > scratchTimes.length) {
+            scratchTimes = Arrays.copyOf(scratchTimes, Math.max(2 * scratchTimes.length, n + e - s));
+            scratchDiffs = Arrays.copyOf(scratchDiffs, scratchTimes.length);
+        }
+        for (int u = s; u < e; u++) {
+            scratchTimes[n] = Math.max(b.times[u], floor);
+            scratchDiffs[n] = b.diffs[u];
+            n++;
+        }
+        return n;
+    }
+
+    private void sortByTime(int n) {
+        for (int i = 1; i < n; i++) {
+            long t = scratchTimes[i];
+            long d = scratchDiffs[i];
+            int j = i - 1;
+            while (j >= 0 && scratchTimes[j] > t) {
+                scratchTimes[j + 1] = scratchTimes[j];
+                scratchDiffs[j + 1] = scratchDiffs[j];
+                j--;
+            }
+            scratchTimes[j + 1] = t;
+            scratchDiffs[j + 1] = d;
+        }
+    }
+}

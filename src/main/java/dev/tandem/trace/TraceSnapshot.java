@@ -1,0 +1,72 @@
+package dev.tandem.trace;
+
+import dev.tandem.row.Row;
+import dev.tandem.time.Frontier;
+import java.util.List;
+
+/**
+ * An immutable view of a trace: its batches, its write frontier {@code upper} and its compaction
+ * frontier {@code since}. Taken without locks or row copies, it stays valid and correct while the
+ * owner keeps inserting and merging: accumulations at any {@code since <= t < upper} are exact.
+ */
+public record TraceSnapshot(List<Batch> batches, Frontier upper, Frontier since) {
+
+    /** Receives one key, value and accumulated multiplicity. */
+    @FunctionalInterface
+    public interface KeyValDiff {
+        void accept(Row key, Row val, long diff);
+    }
+
+    public TraceSnapshot {
+        batches = List.copyOf(batches);
+    }
+
+    public static TraceSnapshot empty(Frontier upper, Frontier since) {
+        return new TraceSnapshot(List.of(), upper, since);
+    }
+
+    public Cursor cursor() {
+        return new TraceCursor(batches);
+    }
+
+    /** Whether a read at {@code t} is sealed (every update at times {@code <= t} is present). */
+    public boolean sealedAt(long t) {
+        return upper.isPast(t);
+    }
+
+    /** Calls {@code out} for every key and value with a non-zero accumulation at {@code t}, in order. */
+    public void scan(long t, KeyValDiff out) {
+        Cursor c = cursor();
+        while (c.keyValid()) {
+            Row key = c.key();
+            c.accumulate(t, (val, diff) -> out.accept(key, val, diff));
+            c.stepKey();
+        }
+    }
+
+    /** Calls {@code out} for the values of {@code key} with non-zero accumulations at {@code t}. */
+    public void lookup(Row key, long t, Cursor.ValDiff out) {
+        Cursor c = cursor();
+        c.seekKey(key);
+        if (c.keyValid() && c.key().equals(key)) {
+            c.accumulate(t, out);
+        }
+    }
+
+    /** Total updates held (a measure of memory after compaction). */
+    public long records() {
+        long n = 0;
+        for (Batch b : batches) {
+            n += b.updateCount();
+        }
+        return n;
+    }
+
+    public long byteSize() {
+        long n = 0;
+        for (Batch b : batches) {
+            n += b.byteSize();
+        }
+        return n;
+    }
+}
