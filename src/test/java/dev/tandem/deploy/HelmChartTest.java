@@ -1,0 +1,410 @@
+package dev.tandem.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/** The Helm chart under {@code helm/tandem}, linted and rendered by real Helm (helm-java). */
+class HelmChartTest {
+
+    static final Path CHART = Path.of("helm", "tandem");
+
+    /**
+     * The {@code tandem.*} properties the chart may set in application.yaml; checked against the
+     * application's {@code @ConfigurationProperties} once those exist.
+     */
+    static final Set<String> TANDEM_PROPERTIES = Set.of(
+            "tandem.mode",
+            "tandem.compute.interactive-runtime.enabled",
+            "tandem.compute.maintenance-workers",
+            "tandem.compute.interactive-workers",
+            "tandem.storage.data-dir",
+            "tandem.storage.fsync",
+            "tandem.storage.tick-interval",
+            "tandem.compaction.window",
+            "tandem.peek.max-result-rows",
+            "tandem.peek.max-pending");
+
+    static final String LIVENESS = "/actuator/health/liveness";
+    static final String READINESS = "/actuator/health/readiness";
+
+    @Test
+    void lintPassesStrictly() {
+        LintResult result = new Helm(CHART).lint().strict().call();
+
+        assertThat(result.isFailed()).as("%s", result.getMessages()).isFalse();
+    }
+
+    @Test
+    void lintFailsWhenValuesBreakTheSchema(@TempDir Path tmp) throws IOException {
+        Path chart = copyChart(tmp);
+        Path values = chart.resolve("values.yaml");
+        Files.writeString(values, Files.readString(values).replace("replicaCount: 1", "replicaCount: \"two\""));
+
+        LintResult result = new Helm(chart).lint().call();
+
+        assertThat(result.isFailed()).isTrue();
+        assertThat(String.join("\n", result.getMessages())).contains("replicaCount");
+    }
+
+    @Test
+    void templateRejectsValuesThatBreakTheSchema() {
+        assertThatThrownBy(() -> render(t -> t.set("replicaCount", "two")))
+                .hasMessageContaining("replicaCount");
+        assertThatThrownBy(() -> render(t -> t.set("compaction.window", "soon")))
+                .hasMessageContaining("compaction");
+        assertThatThrownBy(() -> render(t -> t.set("mode", "cluster")))
+                .hasMessageContaining("mode");
+    }
+
+    @Test
+    void defaultsRenderTheCoreObjectsOnly() {
+        Manifests m = render(UnaryOperator.identity());
+
+        assertThat(m.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Deployment");
+        Map<String, Object> deployment = m.one("Deployment");
+        assertThat(m.at(deployment, "spec.replicas")).isEqualTo(1);
+        assertThat(m.at(m.container(), "image")).isEqualTo("tandem:0.1.0");
+        assertThat(m.volume("data")).containsKey("emptyDir");
+    }
+
+    @Test
+    void probesHitTheActuatorGroupsOnTheManagementPort() {
+        for (Manifests m : List.of(render(UnaryOperator.identity()), renderAllFeatures())) {
+            Map<String, Object> container = m.container();
+
+            assertThat(m.at(container, "livenessProbe.httpGet.path")).isEqualTo(LIVENESS);
+            assertThat(m.at(container, "livenessProbe.httpGet.port")).isEqualTo("management");
+            assertThat(m.at(container, "readinessProbe.httpGet.path")).isEqualTo(READINESS);
+            assertThat(m.at(container, "readinessProbe.httpGet.port")).isEqualTo("management");
+            assertThat(m.at(container, "startupProbe.httpGet.path")).isEqualTo(LIVENESS);
+            assertThat(m.at(container, "startupProbe.httpGet.port")).isEqualTo("management");
+        }
+    }
+
+    @Test
+    void servicePortsMatchTheApplicationConfiguration() {
+        for (Manifests m : List.of(
+                render(UnaryOperator.identity()),
+                render(t -> t.set("ports.http", 9090).set("ports.management", 9091)))) {
+            Map<String, Object> config = m.applicationConfig();
+            Object serverPort = m.at(config, "server.port");
+            Object managementPort = m.at(config, "management.server.port");
+
+            Map<String, Object> servicePorts = byName(m.typed(m.one("Service"), "spec.ports"), "port");
+            assertThat(servicePorts).containsExactlyInAnyOrderEntriesOf(
+                    Map.of("http", serverPort, "management", managementPort));
+            Map<String, Object> targetPorts = byName(m.typed(m.one("Service"), "spec.ports"), "targetPort");
+            assertThat(targetPorts).isEqualTo(Map.of("http", "http", "management", "management"));
+            Map<String, Object> containerPorts = byName(m.typed(m.container(), "ports"), "containerPort");
+            assertThat(containerPorts).isEqualTo(servicePorts);
+        }
+    }
+
+    @Test
+    void applicationYamlSetsOnlyKnownTandemProperties() {
+        for (Manifests m : List.of(render(UnaryOperator.identity()), renderAllFeatures())) {
+            Map<String, Object> flat = flatten(m.applicationConfig());
+
+            assertThat(flat.keySet().stream().filter(k -> k.startsWith("tandem.")))
+                    .isNotEmpty()
+                    .allSatisfy(key -> assertThat(TANDEM_PROPERTIES).contains(key));
+            assertThat(flat).containsEntry("management.endpoint.health.probes.enabled", true);
+        }
+    }
+
+    @Test
+    void valuesReachTheirProperties() {
+        Manifests m = render(t -> t
+                .set("mode", "replica")
+                .set("twoRuntimes", false)
+                .set("workers.maintenance", 6)
+                .set("workers.interactive", 2)
+                .set("storage.fsync", false)
+                .set("storage.tickInterval", "5ms")
+                .set("compaction.window", "250ms")
+                .set("peek.maxResultRows", 500)
+                .set("peek.maxPending", 64)
+                .set("jvm.options", "-XX:MaxRAMPercentage=60.0"));
+        Map<String, Object> flat = flatten(m.applicationConfig());
+
+        assertThat(flat).containsAllEntriesOf(Map.of(
+                "tandem.mode", "replica",
+                "tandem.compute.interactive-runtime.enabled", false,
+                "tandem.compute.maintenance-workers", 6,
+                "tandem.compute.interactive-workers", 2,
+                "tandem.storage.fsync", false,
+                "tandem.storage.tick-interval", "5ms",
+                "tandem.compaction.window", "250ms",
+                "tandem.peek.max-result-rows", 500,
+                "tandem.peek.max-pending", 64));
+        assertThat(flat).containsEntry("spring.cloud.config.enabled", false).doesNotContainKey("spring.config.import");
+        assertThat(m.env()).containsEntry("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=60.0");
+    }
+
+    @Test
+    void dataDirectoryIsTheMountedVolume() {
+        for (Manifests m : List.of(render(UnaryOperator.identity()), renderAllFeatures())) {
+            Object dataDir = flatten(m.applicationConfig()).get("tandem.storage.data-dir");
+
+            assertThat(dataDir).isEqualTo("/var/lib/tandem");
+            assertThat(mountPath(m, "data")).isEqualTo(dataDir);
+        }
+    }
+
+    @Test
+    void applicationYamlIsWhereSpringLooksForIt() {
+        Manifests m = render(UnaryOperator.identity());
+
+        String location = m.env().get("SPRING_CONFIG_ADDITIONAL_LOCATION");
+        assertThat(location).isEqualTo("file:" + mountPath(m, "config") + "/application.yaml");
+        assertThat(m.at(m.volume("config"), "configMap.name")).isEqualTo(m.at(m.one("ConfigMap"), "metadata.name"));
+    }
+
+    @Test
+    void everyOptionalFeatureRenders() {
+        Manifests m = renderAllFeatures();
+
+        assertThat(m.kinds()).containsExactlyInAnyOrder(
+                "ServiceAccount", "ConfigMap", "ConfigMap", "Service", "Deployment",
+                "PersistentVolumeClaim", "ServiceMonitor");
+
+        Map<String, Object> claim = m.one("PersistentVolumeClaim");
+        assertThat(m.at(m.volume("data"), "persistentVolumeClaim.claimName")).isEqualTo(m.at(claim, "metadata.name"));
+        assertThat(m.at(claim, "spec.resources.requests.storage")).isEqualTo("20Gi");
+        assertThat(m.at(claim, "spec.storageClassName")).isEqualTo("fast-ssd");
+        assertThat(m.at(m.one("Deployment"), "spec.strategy.type")).isEqualTo("Recreate");
+
+        Map<String, Object> endpoint = firstOf(m.at(m.one("ServiceMonitor"), "spec.endpoints"));
+        assertThat(endpoint).containsEntry("port", "management").containsEntry("path", "/actuator/prometheus");
+        assertThat(m.at(m.one("ServiceMonitor"), "spec.selector.matchLabels"))
+                .isEqualTo(m.at(m.one("Service"), "spec.selector"));
+
+        Map<String, Object> flat = flatten(m.applicationConfig());
+        assertThat(flat)
+                .containsEntry("spring.config.import", "optional:configserver:http://config-server:8888")
+                .containsEntry("spring.cloud.config.enabled", true);
+    }
+
+    @Test
+    void serviceMonitorNeedsTheMonitoringApi() {
+        Manifests m = render(t -> t.set("serviceMonitor.enabled", true));
+
+        assertThat(m.kinds()).doesNotContain("ServiceMonitor");
+    }
+
+    @Test
+    void dashboardConfigMapCarriesTheDashboardForTheSidecar() throws IOException {
+        Manifests m = render(t -> t.set("dashboards.enabled", true));
+
+        Map<String, Object> dashboards = m.all("ConfigMap").stream()
+                .filter(c -> String.valueOf(m.at(c, "metadata.name")).endsWith("-dashboards"))
+                .findFirst().orElseThrow();
+        assertThat(m.at(dashboards, "metadata.labels.grafana_dashboard")).isEqualTo("1");
+        assertThat(m.at(dashboards, "data.tandem.json"))
+                .isEqualTo(Files.readString(Path.of("grafana", "tandem.json")).strip());
+    }
+
+    @Test
+    void chartCarriesAnIdenticalCopyOfTheDashboard() throws IOException {
+        assertThat(Files.mismatch(Path.of("grafana", "tandem.json"), CHART.resolve("dashboards/tandem.json")))
+                .as("helm/tandem/dashboards/tandem.json must be a copy of grafana/tandem.json")
+                .isEqualTo(-1L);
+    }
+
+    @Test
+    void checksumAnnotationFollowsTheConfigMap() {
+        String base = checksum(render(UnaryOperator.identity()));
+
+        assertThat(checksum(render(UnaryOperator.identity()))).isEqualTo(base);
+        assertThat(checksum(render(t -> t.set("replicaCount", 3)))).isEqualTo(base);
+        assertThat(checksum(render(t -> t.set("compaction.window", "2s")))).isNotEqualTo(base);
+        assertThat(checksum(render(t -> t.set("peek.maxPending", 10)))).isNotEqualTo(base);
+    }
+
+    @Test
+    void persistenceRefusesMoreThanOneReplica() {
+        assertThatThrownBy(() -> render(t -> t.set("storage.persistence.enabled", true).set("replicaCount", 2)))
+                .hasMessageContaining("replicaCount");
+    }
+
+    private static String checksum(Manifests m) {
+        return (String) m.at(m.one("Deployment"), "spec.template.metadata.annotations.checksum/config");
+    }
+
+    private static String mountPath(Manifests m, String volume) {
+        List<Map<String, Object>> mounts = m.typed(m.container(), "volumeMounts");
+        return mounts.stream().filter(v -> volume.equals(v.get("name")))
+                .map(v -> (String) v.get("mountPath")).findFirst().orElseThrow();
+    }
+
+    private static Manifests renderAllFeatures() {
+        return render(t -> t
+                .set("serviceMonitor.enabled", true)
+                .set("apiVersions[0]", "monitoring.coreos.com/v1")
+                .set("dashboards.enabled", true)
+                .set("storage.persistence.enabled", true)
+                .set("storage.persistence.size", "20Gi")
+                .set("storage.persistence.storageClass", "fast-ssd")
+                .set("configServer.url", "http://config-server:8888"));
+    }
+
+    private static Manifests render(UnaryOperator<TemplateCommand> values) {
+        String out = values.apply(new Helm(CHART).template().withName("tandem").withNamespace("tandem")).call();
+        return Manifests.parse(out);
+    }
+
+    private static Path copyChart(Path tmp) throws IOException {
+        Path target = tmp.resolve("tandem");
+        try (Stream<Path> files = Files.walk(CHART)) {
+            for (Path source : (Iterable<Path>) files::iterator) {
+                Path dest = target.resolve(CHART.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(dest);
+                } else {
+                    Files.copy(source, dest);
+                }
+            }
+        }
+        return target;
+    }
+
+    private static Map<String, Object> byName(List<Map<String, Object>> ports, String field) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        ports.forEach(p -> result.put((String) p.get("name"), p.get(field)));
+        return result;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> firstOf(Object list) {
+        return ((List<Map<String, Object>>) list).getFirst();
+    }
+
+    /** Flattens nested maps into Spring-style dotted keys. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> flatten(Map<String, Object> tree) {
+        Map<String, Object> flat = new TreeMap<>();
+        tree.forEach((key, value) -> {
+            if (value instanceof Map<?, ?> child) {
+                flatten((Map<String, Object>) child).forEach((k, v) -> flat.put(key + "." + k, v));
+            } else {
+                flat.put(key, value);
+            }
+        });
+        return flat;
+    }
+
+    /** The objects of one {@code helm template} output. */
+    record Manifests(List<Map<String, Object>> objects) {
+
+        static Manifests parse(String yaml) {
+            List<Map<String, Object>> objects = new ArrayList<>();
+            for (Object doc : yaml(yaml)) {
+                if (doc instanceof Map<?, ?> map) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> object = (Map<String, Object>) map;
+                    objects.add(object);
+                }
+            }
+            return new Manifests(objects);
+        }
+
+        static Iterable<Object> yaml(String text) {
+            return new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(text);
+        }
+
+        List<String> kinds() {
+            return objects.stream().map(o -> (String) o.get("kind")).toList();
+        }
+
+        List<Map<String, Object>> all(String kind) {
+            return objects.stream().filter(o -> kind.equals(o.get("kind"))).toList();
+        }
+
+        Map<String, Object> one(String kind) {
+            List<Map<String, Object>> found = all(kind);
+            if (kind.equals("ConfigMap")) {
+                found = found.stream()
+                        .filter(c -> at(c, "data") instanceof Map<?, ?> d && d.containsKey("application.yaml"))
+                        .toList();
+            }
+            assertThat(found).as("objects of kind %s", kind).hasSize(1);
+            return found.getFirst();
+        }
+
+        Map<String, Object> container() {
+            List<Map<String, Object>> containers = typed(one("Deployment"), "spec.template.spec.containers");
+            assertThat(containers).hasSize(1);
+            return containers.getFirst();
+        }
+
+        Map<String, Object> volume(String name) {
+            List<Map<String, Object>> volumes = typed(one("Deployment"), "spec.template.spec.volumes");
+            return volumes.stream().filter(v -> name.equals(v.get("name"))).findFirst().orElseThrow();
+        }
+
+        Map<String, String> env() {
+            List<Map<String, Object>> env = typed(container(), "env");
+            Map<String, String> result = new LinkedHashMap<>();
+            env.forEach(e -> result.put((String) e.get("name"), (String) e.get("value")));
+            return result;
+        }
+
+        /** The ConfigMap's application.yaml, parsed; fails unless it is one YAML mapping. */
+        @SuppressWarnings("unchecked")
+        Map<String, Object> applicationConfig() {
+            String text = typed(one("ConfigMap"), "data.application.yaml");
+            Object doc = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
+            assertThat(doc).isInstanceOf(Map.class);
+            return (Map<String, Object>) doc;
+        }
+
+        /**
+         * The value at a dotted path; a segment may itself contain dots or slashes when the map holds
+         * that key (annotation names, ConfigMap file names).
+         */
+        Object at(Map<String, Object> root, String path) {
+            return typed(root, path);
+        }
+
+        /** {@link #at} cast to the type the caller expects. */
+        @SuppressWarnings("unchecked")
+        <T> T typed(Map<String, Object> root, String path) {
+            Object current = root;
+            String rest = path;
+            while (!rest.isEmpty()) {
+                Map<String, Object> map = (Map<String, Object>) current;
+                if (map == null) {
+                    return null;
+                }
+                if (map.containsKey(rest)) {
+                    return (T) map.get(rest);
+                }
+                int dot = rest.indexOf('.');
+                String key = dot < 0 ? rest : rest.substring(0, dot);
+                current = map.get(key);
+                rest = dot < 0 ? "" : rest.substring(dot + 1);
+            }
+            return (T) current;
+        }
+    }
+}
