@@ -1,0 +1,44 @@
+package dev.tandem.expr;
+
+import dev.tandem.row.Timestamp;
+import java.util.Comparator;
+
+/** The datum order on decoded values, the same as the packed {@link dev.tandem.row.Row} order. */
+public final class Datums {
+
+    /**
+     * Compares two values of one type with NULL last: false before true, numbers numerically with a
+     * total float order ({@code -0.0 < 0.0}, NaN greatest), strings by code point, timestamps by time.
+     */
+    public static final Comparator<Object> ORDER = Datums::compare;
+
+    private Datums() {
+    }
+
+    public static int compare(Object a, Object b) {
+        if (a == null || b == null) {
+            return a == null ? (b == null ? 0 : 1) : -1;
+        }
+        if (a instanceof Boolean x && b instanceof Boolean y) return Boolean.compare(x, y);
+        if (a instanceof Long x && b instanceof Long y) return Long.compare(x, y);
+        if (a instanceof Double x && b instanceof Double y) return Double.compare(x, y);
+        if (a instanceof String x && b instanceof String y) return compareCodePoints(x, y);
+        if (a instanceof Timestamp x && b instanceof Timestamp y) return Long.compare(x.micros(), y.micros());
+        throw new IllegalArgumentException("cannot compare " + a.getClass().getSimpleName() + " with " + b.getClass().getSimpleName());
+    }
+
+    private static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Boolean.compare(i < a.length(), j < b.length());
+    }
+}

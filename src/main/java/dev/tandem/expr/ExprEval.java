@@ -1,0 +1,238 @@
+package dev.tandem.expr;
+
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Timestamp;
+import java.util.List;
+import java.util.Locale;
+
+/** Evaluation of type-checked expressions over decoded rows; see {@link Func} for the semantics. */
+final class ExprEval {
+
+    private static final double TWO_63 = 0x1p63;
+
+    private ExprEval() {
+    }
+
+    static Object eval(Expr e, Object[] row) {
+        return switch (e) {
+            case Expr.Col c -> row[c.index()];
+            case Expr.Lit l -> l.value();
+            case Expr.Call c -> call(c, row);
+        };
+    }
+
+    private static Object call(Expr.Call c, Object[] row) {
+        List<Expr> args = c.args();
+        switch (c.func()) {
+            case AND, OR -> {
+                boolean decider = c.func() == Func.OR;
+                boolean sawNull = false;
+                for (Expr a : args) {
+                    Object v = eval(a, row);
+                    if (v == null) {
+                        sawNull = true;
+                    } else if ((Boolean) v == decider) {
+                        return decider;
+                    }
+                }
+                return sawNull ? null : !decider;
+            }
+            case IS_NULL -> {
+                return eval(args.get(0), row) == null;
+            }
+            case COALESCE -> {
+                for (Expr a : args) {
+                    Object v = eval(a, row);
+                    if (v != null) {
+                        return v;
+                    }
+                }
+                return null;
+            }
+            case IF -> {
+                Object cond = eval(args.get(0), row);
+                return eval(args.get(Boolean.TRUE.equals(cond) ? 1 : 2), row);
+            }
+            case CONCAT -> {
+                StringBuilder sb = new StringBuilder();
+                for (Expr a : args) {
+                    Object v = eval(a, row);
+                    if (v == null) {
+                        return null;
+                    }
+                    sb.append((String) v);
+                }
+                return sb.toString();
+            }
+            default -> {
+            }
+        }
+        Object a = eval(args.get(0), row);
+        if (a == null) {
+            return null;
+        }
+        if (args.size() == 1) {
+            return unary(c, a);
+        }
+        Object b = eval(args.get(1), row);
+        if (b == null) {
+            return null;
+        }
+        if (c.func() == Func.SUBSTR) {
+            Long len = null;
+            if (args.size() == 3) {
+                len = (Long) eval(args.get(2), row);
+                if (len == null) {
+                    return null;
+                }
+            }
+            return substr((String) a, (Long) b, len);
+        }
+        return binary(c.func(), a, b);
+    }
+
+    private static Object unary(Expr.Call c, Object a) {
+        return switch (c.func()) {
+            case NOT -> !(Boolean) a;
+            case NEG -> a instanceof Long l ? exact(() -> Math.negateExact(l), "neg") : -(Double) a;
+            case ABS -> a instanceof Long l ? exact(() -> Math.absExact(l), "abs") : Math.abs((Double) a);
+            case LOWER -> ((String) a).toLowerCase(Locale.ROOT);
+            case UPPER -> ((String) a).toUpperCase(Locale.ROOT);
+            case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
+            case CAST -> cast(a, c.type());
+            default -> throw new IllegalStateException("not unary: " + c.func());
+        };
+    }
+
+    private static Object binary(Func f, Object a, Object b) {
+        return switch (f) {
+            case EQ -> Datums.compare(a, b) == 0;
+            case NEQ -> Datums.compare(a, b) != 0;
+            case LT -> Datums.compare(a, b) < 0;
+            case LTE -> Datums.compare(a, b) <= 0;
+            case GT -> Datums.compare(a, b) > 0;
+            case GTE -> Datums.compare(a, b) >= 0;
+            case ADD, SUB, MUL, DIV, MOD -> a instanceof Long x ? intArith(f, x, (Long) b) : floatArith(f, (Double) a, (Double) b);
+            default -> throw new IllegalStateException("not binary: " + f);
+        };
+    }
+
+    private interface LongOp {
+        long apply();
+    }
+
+    private static long exact(LongOp op, String what) {
+        try {
+            return op.apply();
+        } catch (ArithmeticException e) {
+            throw new EvalError("int64 overflow in " + what);
+        }
+    }
+
+    private static long intArith(Func f, long x, long y) {
+        return switch (f) {
+            case ADD -> exact(() -> Math.addExact(x, y), "add");
+            case SUB -> exact(() -> Math.subtractExact(x, y), "sub");
+            case MUL -> exact(() -> Math.multiplyExact(x, y), "mul");
+            case DIV -> {
+                if (y == 0) throw new EvalError("division by zero");
+                yield exact(() -> Math.divideExact(x, y), "div");
+            }
+            case MOD -> {
+                if (y == 0) throw new EvalError("division by zero in mod");
+                yield x % y;
+            }
+            default -> throw new IllegalStateException();
+        };
+    }
+
+    private static double floatArith(Func f, double x, double y) {
+        return switch (f) {
+            case ADD -> x + y;
+            case SUB -> x - y;
+            case MUL -> x * y;
+            case DIV -> {
+                if (y == 0.0) throw new EvalError("division by zero");
+                yield x / y;
+            }
+            case MOD -> {
+                if (y == 0.0) throw new EvalError("division by zero in mod");
+                yield x % y;
+            }
+            default -> throw new IllegalStateException();
+        };
+    }
+
+    private static String substr(String s, long start, Long len) {
+        if (len != null && len < 0) {
+            throw new EvalError("negative substring length " + len);
+        }
+        long n = s.codePointCount(0, s.length());
+        long from = Math.max(start, 1);
+        long to = len == null ? n + 1 : Math.min(n + 1, start > Long.MAX_VALUE - len ? Long.MAX_VALUE : start + len);
+        if (to <= from || from > n) {
+            return "";
+        }
+        int b = s.offsetByCodePoints(0, (int) (from - 1));
+        int e = s.offsetByCodePoints(b, (int) (to - from));
+        return s.substring(b, e);
+    }
+
+    static Object cast(Object v, DatumType to) {
+        if (to == DatumType.STRING) {
+            return v.toString();
+        }
+        if (v instanceof String s) {
+            return parse(s, to);
+        }
+        return switch (to) {
+            case BOOL -> (Long) v != 0;
+            case INT64 -> switch (v) {
+                case Boolean b -> b ? 1L : 0L;
+                case Long l -> l;
+                case Double d -> roundToLong(d);
+                case Timestamp t -> t.micros();
+                default -> throw new IllegalStateException("cast of " + v.getClass());
+            };
+            case FLOAT64 -> v instanceof Long l ? (double) l : (Double) v;
+            case TIMESTAMP -> v instanceof Long l ? new Timestamp(l) : v;
+            case STRING -> throw new IllegalStateException();
+        };
+    }
+
+    private static long roundToLong(double d) {
+        double r = d < 0 ? -Math.floor(-d + 0.5) : Math.floor(d + 0.5);
+        if (Double.isNaN(r) || r >= TWO_63 || r < -TWO_63) {
+            throw new EvalError("float64 " + d + " out of range for int64");
+        }
+        return (long) r;
+    }
+
+    private static Object parse(String s, DatumType to) {
+        String t = s.trim();
+        try {
+            return switch (to) {
+                case BOOL -> switch (t.toLowerCase(Locale.ROOT)) {
+                    case "true", "t", "1" -> true;
+                    case "false", "f", "0" -> false;
+                    default -> throw new NumberFormatException();
+                };
+                case INT64 -> Long.parseLong(t);
+                case FLOAT64 -> {
+                    if (t.isEmpty() || Character.isLetter(t.charAt(t.length() - 1)) && !t.endsWith("Infinity") && !t.equals("NaN")) {
+                        throw new NumberFormatException();
+                    }
+                    yield Double.parseDouble(t);
+                }
+                case TIMESTAMP -> Timestamp.parse(t);
+                case STRING -> s;
+            };
+        } catch (IllegalArgumentException e) {
+            throw new EvalError("cannot cast string '" + abbreviate(s) + "' to " + to.jsonName());
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+    }
+}

@@ -1,0 +1,118 @@
+package dev.tandem.expr;
+
+import static dev.tandem.expr.ExprException.child;
+import static dev.tandem.expr.ExprException.index;
+
+import dev.tandem.row.DatumType;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Type checking of expressions against the types of input columns. */
+final class ExprTyper {
+
+    private ExprTyper() {
+    }
+
+    static DatumType typeOf(Expr e, List<DatumType> input, String path) {
+        return switch (e) {
+            case Expr.Col c -> {
+                if (c.index() >= input.size()) {
+                    throw new ExprException(path, "column " + c.index() + " does not exist; the input has " + input.size() + " columns");
+                }
+                yield input.get(c.index());
+            }
+            case Expr.Lit l -> l.type();
+            case Expr.Call c -> call(c, input, path);
+        };
+    }
+
+    private static DatumType call(Expr.Call c, List<DatumType> input, String path) {
+        Func f = c.func();
+        int n = c.args().size();
+        if (n < f.minArgs || n > f.maxArgs) {
+            String expected = f.minArgs == f.maxArgs ? String.valueOf(f.minArgs)
+                    : f.maxArgs == Integer.MAX_VALUE ? "at least " + f.minArgs : f.minArgs + " to " + f.maxArgs;
+            throw new ExprException(path, "function '" + f.jsonName() + "' takes " + expected + " arguments, got " + n);
+        }
+        List<DatumType> t = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            t.add(typeOf(c.args().get(i), input, args(path, i)));
+        }
+        return switch (f) {
+            case EQ, NEQ, LT, LTE, GT, GTE -> {
+                same(f, t, 0, t.size(), path);
+                yield DatumType.BOOL;
+            }
+            case AND, OR, NOT -> {
+                all(f, t, 0, DatumType.BOOL, path);
+                yield DatumType.BOOL;
+            }
+            case IS_NULL -> DatumType.BOOL;
+            case ADD, SUB, MUL, DIV, MOD, NEG, ABS -> {
+                if (t.get(0) != DatumType.INT64 && t.get(0) != DatumType.FLOAT64) {
+                    throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs int64 or float64, got " + t.get(0).jsonName());
+                }
+                same(f, t, 0, t.size(), path);
+                yield t.get(0);
+            }
+            case COALESCE -> {
+                same(f, t, 0, t.size(), path);
+                yield t.get(0);
+            }
+            case IF -> {
+                all(f, t.subList(0, 1), 0, DatumType.BOOL, path);
+                same(f, t, 1, 3, path);
+                yield t.get(1);
+            }
+            case CONCAT, LOWER, UPPER, LENGTH -> {
+                all(f, t, 0, DatumType.STRING, path);
+                yield f == Func.LENGTH ? DatumType.INT64 : DatumType.STRING;
+            }
+            case SUBSTR -> {
+                all(f, t.subList(0, 1), 0, DatumType.STRING, path);
+                all(f, t.subList(1, n), 1, DatumType.INT64, path);
+                yield DatumType.STRING;
+            }
+            case CAST -> {
+                if (!castable(t.get(0), c.type())) {
+                    throw new ExprException(path, "cannot cast " + t.get(0).jsonName() + " to " + c.type().jsonName());
+                }
+                yield c.type();
+            }
+        };
+    }
+
+    static boolean castable(DatumType from, DatumType to) {
+        if (from == to || from == DatumType.STRING || to == DatumType.STRING) {
+            return true;
+        }
+        return switch (from) {
+            case BOOL -> to == DatumType.INT64;
+            case INT64 -> to == DatumType.BOOL || to == DatumType.FLOAT64 || to == DatumType.TIMESTAMP;
+            case FLOAT64 -> to == DatumType.INT64;
+            case TIMESTAMP -> to == DatumType.INT64;
+            case STRING -> true;
+        };
+    }
+
+    private static String args(String path, int i) {
+        return index(child(path, "args"), i);
+    }
+
+    private static void same(Func f, List<DatumType> t, int from, int to, String path) {
+        for (int i = from + 1; i < to; i++) {
+            if (t.get(i) != t.get(from)) {
+                throw new ExprException(args(path, i), "function '" + f.jsonName() + "' needs arguments of one type: "
+                        + t.get(i).jsonName() + " does not match " + t.get(from).jsonName());
+            }
+        }
+    }
+
+    private static void all(Func f, List<DatumType> t, int offset, DatumType want, String path) {
+        for (int i = 0; i < t.size(); i++) {
+            if (t.get(i) != want) {
+                throw new ExprException(args(path, offset + i), "function '" + f.jsonName() + "' needs " + want.jsonName() + ", got " + t.get(i).jsonName());
+            }
+        }
+    }
+}

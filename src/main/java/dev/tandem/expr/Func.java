@@ -1,0 +1,62 @@
+package dev.tandem.expr;
+
+import java.util.Locale;
+
+/**
+ * The scalar functions an {@link Expr.Call} may apply, with their JSON names and argument counts.
+ *
+ * <p>Typing and semantics (all functions are NULL in → NULL out unless said otherwise):
+ * <ul>
+ *   <li>{@code eq neq lt lte gt gte}(T, T) → bool; both arguments of one type; the datum order (NULL
+ *       aside, float order is total: {@code -0.0 < 0.0}, NaN equals NaN and is greatest).</li>
+ *   <li>{@code and or}(bool, bool, ...) → bool, SQL three-valued logic: {@code and} is false if any
+ *       argument is false, else NULL if any is NULL, else true ({@code or} dually). Arguments are
+ *       evaluated left to right and evaluation stops at the first deciding value, so an error in a
+ *       later argument is not raised.</li>
+ *   <li>{@code not}(bool) → bool; {@code is_null}(T) → bool, never NULL.</li>
+ *   <li>{@code add sub mul div mod}(N, N) → N and {@code neg abs}(N) → N for N int64 or float64. int64
+ *       overflow is an error; {@code div} truncates toward zero; {@code mod} has the sign of the dividend;
+ *       division or modulo by zero is an error for both types. float64 otherwise follows IEEE 754.</li>
+ *   <li>{@code coalesce}(T, ...) → T: the first non-NULL argument, later ones not evaluated.</li>
+ *   <li>{@code if}(bool, T, T) → T: the second argument when the condition is true, else (false or
+ *       NULL) the third; only the chosen branch is evaluated.</li>
+ *   <li>{@code concat}(string, ...) → string; NULL if any argument is NULL (SQL {@code ||}).</li>
+ *   <li>{@code lower upper}(string) → string (locale-independent); {@code length}(string) → int64 in
+ *       code points.</li>
+ *   <li>{@code substr}(string, int64 start[, int64 length]) → string: SQL {@code SUBSTRING(s FROM start
+ *       FOR length)} over code points, 1-based: the characters at positions {@code p} with
+ *       {@code start <= p < start + length}; a negative length is an error.</li>
+ *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
+ * </ul>
+ */
+public enum Func {
+    EQ(2, 2), NEQ(2, 2), LT(2, 2), LTE(2, 2), GT(2, 2), GTE(2, 2),
+    AND(1, Integer.MAX_VALUE), OR(1, Integer.MAX_VALUE), NOT(1, 1), IS_NULL(1, 1),
+    ADD(2, 2), SUB(2, 2), MUL(2, 2), DIV(2, 2), MOD(2, 2), NEG(1, 1), ABS(1, 1),
+    COALESCE(1, Integer.MAX_VALUE), IF(3, 3),
+    CONCAT(1, Integer.MAX_VALUE), LOWER(1, 1), UPPER(1, 1), LENGTH(1, 1), SUBSTR(2, 3),
+    CAST(1, 1);
+
+    final int minArgs;
+    final int maxArgs;
+
+    Func(int minArgs, int maxArgs) {
+        this.minArgs = minArgs;
+        this.maxArgs = maxArgs;
+    }
+
+    /** The name used in JSON ({@code "is_null"}). */
+    public String jsonName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The function of a JSON name, or null. */
+    public static Func fromJson(String name) {
+        for (Func f : values()) {
+            if (f.jsonName().equals(name)) {
+                return f;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.tandem.plan;
+
+import java.util.Locale;
+
+/** The aggregate functions of a reduce. */
+public enum AggregateFunc {
+    /** Number of rows (without an expression) or of non-NULL values; int64. */
+    COUNT,
+    /** Sum of non-NULL int64 or float64 values, of the value's type; NULL when there are none; int64 overflow is an error. */
+    SUM,
+    /** Least non-NULL value in the datum order; NULL when there are none. */
+    MIN,
+    /** Greatest non-NULL value in the datum order; NULL when there are none. */
+    MAX;
+
+    public String jsonName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The function of a JSON name, or null. */
+    public static AggregateFunc fromJson(String name) {
+        for (AggregateFunc f : values()) {
+            if (f.jsonName().equals(name)) {
+                return f;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,160 @@
+package dev.tandem.plan;
+
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.Mfp;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * A plan: a tree of relational operators over multisets of rows, evaluated at each time from the
+ * collections it reads. JSON forms are in {@link PlanJson}; typing in {@link #types}; the reference
+ * semantics in {@link PlanEvaluator}.
+ */
+public sealed interface Plan {
+
+    /**
+     * The column types of this plan's output given the types of the collections it reads
+     * ({@code typesOf} returns null for an unknown id); throws {@link PlanException} with the path
+     * (under {@code path}) and the reason of the first error.
+     */
+    default List<DatumType> types(Function<String, List<DatumType>> typesOf, String path) {
+        return PlanTyper.types(this, typesOf, path);
+    }
+
+    /** This plan with every {@code get} by name replaced by a {@code get} by id; unknown names are errors. */
+    default Plan resolveNames(Function<String, String> idOfName, String path) {
+        return PlanTyper.resolve(this, idOfName, path);
+    }
+
+    /** The ids of the collections this plan reads by id, in first-use order, without duplicates. */
+    default List<String> dependencies() {
+        return PlanTyper.dependencies(this);
+    }
+
+    /** Reads collection {@code id} ({@code {"op":"get","id":"u1"}}) or, in the user API, a collection by {@code name}; exactly one is non-null. */
+    record Get(String id, String name) implements Plan {
+        public Get {
+            if ((id == null) == (name == null)) {
+                throw new IllegalArgumentException("a get has exactly one of id and name");
+            }
+        }
+    }
+
+    /** A constant collection: each listed row once (a row listed twice has multiplicity 2). */
+    record Constant(List<Row> rows, List<DatumType> types) implements Plan {
+        public Constant {
+            rows = List.copyOf(rows);
+            types = List.copyOf(types);
+        }
+    }
+
+    /** Applies an MFP to every row of {@code input}. */
+    record MapFilterProject(Plan input, Mfp mfp) implements Plan {
+        public MapFilterProject {
+            Objects.requireNonNull(input, "input");
+            Objects.requireNonNull(mfp, "mfp");
+        }
+    }
+
+    /**
+     * The equi-join of two or more inputs: every combination of rows, one per input, on which the
+     * columns of each equivalence class of {@code on} are all equal and non-NULL; the output row is the
+     * inputs' columns concatenated in order and its multiplicity the product of theirs.
+     */
+    record Join(List<Plan> inputs, List<List<JoinColumn>> on) implements Plan {
+        public Join {
+            inputs = List.copyOf(inputs);
+            on = on.stream().map(List::copyOf).toList();
+        }
+    }
+
+    /** Column {@code column} of join input {@code input}; JSON {@code [input, column]}. */
+    record JoinColumn(int input, int column) {
+    }
+
+    /**
+     * Groups {@code input} by the {@code groupKey} columns and outputs, per non-empty group, the key
+     * columns followed by one column per aggregate; without aggregates it is {@code distinct}.
+     */
+    record Reduce(Plan input, List<Integer> groupKey, List<Aggregate> aggregates) implements Plan {
+        public Reduce {
+            Objects.requireNonNull(input, "input");
+            groupKey = List.copyOf(groupKey);
+            aggregates = List.copyOf(aggregates);
+        }
+    }
+
+    /**
+     * One aggregate of a reduce; {@code expr} is null only for {@code count}, which then counts rows.
+     * NULL values are ignored: {@code count(expr)} counts non-NULL values, {@code sum}, {@code min},
+     * {@code max} of no non-NULL values are NULL.
+     */
+    record Aggregate(AggregateFunc func, Expr expr) {
+        public Aggregate {
+            Objects.requireNonNull(func, "func");
+            if (expr == null && func != AggregateFunc.COUNT) {
+                throw new IllegalArgumentException(func.jsonName() + " needs an expression");
+            }
+        }
+    }
+
+    /**
+     * Per group of {@code groupKey}, the rows ranked by {@code orderBy} then by the whole row, skipping
+     * {@code offset} and keeping at most {@code limit} (null: no limit); a row of multiplicity m ranks as
+     * m copies.
+     */
+    record TopK(Plan input, List<Integer> groupKey, List<Ordering> orderBy, Long limit, long offset) implements Plan {
+        public TopK {
+            Objects.requireNonNull(input, "input");
+            groupKey = List.copyOf(groupKey);
+            orderBy = List.copyOf(orderBy);
+            if (limit != null && limit < 0 || offset < 0) {
+                throw new IllegalArgumentException("negative limit or offset");
+            }
+        }
+    }
+
+    /** One sort column: descending when {@code desc}; NULLs after all values when {@code nullsLast}, whatever the direction. */
+    record Ordering(int col, boolean desc, boolean nullsLast) {
+    }
+
+    /** Keeps the rows of positive multiplicity. */
+    record Threshold(Plan input) implements Plan {
+        public Threshold {
+            Objects.requireNonNull(input, "input");
+        }
+    }
+
+    /** Negates every multiplicity (errors are not negated). */
+    record Negate(Plan input) implements Plan {
+        public Negate {
+            Objects.requireNonNull(input, "input");
+        }
+    }
+
+    /** The sum of the inputs' multiplicities; all inputs have the same column types. */
+    record Union(List<Plan> inputs) implements Plan {
+        public Union {
+            inputs = List.copyOf(inputs);
+        }
+    }
+
+    /** The input unchanged, arranged (indexed) by the {@code key} columns. */
+    record ArrangeBy(Plan input, List<Integer> key) implements Plan {
+        public ArrangeBy {
+            Objects.requireNonNull(input, "input");
+            key = List.copyOf(key);
+        }
+    }
+
+    static Plan get(String id) {
+        return new Get(id, null);
+    }
+
+    static Plan getByName(String name) {
+        return new Get(null, name);
+    }
+}

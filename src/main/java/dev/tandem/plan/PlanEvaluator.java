@@ -1,0 +1,365 @@
+package dev.tandem.plan;
+
+import dev.tandem.expr.Datums;
+import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.MfpEvaluator;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.RowPacker;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The naive reference evaluator: a plan evaluated from scratch over input multisets. It is the oracle
+ * that rendered dataflows are tested against at every timestamp, so it favours obviousness over speed.
+ *
+ * <p>Semantics, on multisets of rows with signed multiplicities (zero multiplicities never appear):
+ * <ul>
+ *   <li>{@code get}: the input; {@code constant}: each listed row with multiplicity 1 per listing.</li>
+ *   <li>{@code mfp}: applied to each distinct row; a row of multiplicity m yields its output with m,
+ *       or an evaluation error with count m.</li>
+ *   <li>{@code join}: every combination of one row per input satisfying the equivalence classes
+ *       (values equal and non-NULL), with the product of the multiplicities.</li>
+ *   <li>{@code reduce}: the aggregate expressions are evaluated first, per row: a row whose evaluation
+ *       fails adds its multiplicity to the error and takes no part in the reduce. A group holding a row
+ *       of negative multiplicity has no output and adds one error
+ *       {@value #NEGATIVE_REDUCE}; otherwise its output row has multiplicity 1. count(*) sums
+ *       multiplicities, count(e) those of rows where e is not NULL, sum adds value × multiplicity
+ *       (int64 exactly, an out-of-range result is one error {@value #SUM_OVERFLOW} for the group and
+ *       no output; float64 in row order), min/max ignore NULLs; NULL when a group has no non-NULL
+ *       value.</li>
+ *   <li>{@code top_k}: per group, the rows ranked by the orderings then by the whole row (row order),
+ *       each row counting as many copies as its multiplicity; copies {@code offset} up to
+ *       {@code offset + limit} are kept. A group holding a negative multiplicity has no output and
+ *       adds one error {@value #NEGATIVE_TOP_K}.</li>
+ *   <li>{@code threshold}: rows of positive multiplicity; {@code negate}: multiplicities negated;
+ *       {@code union}: multiplicities added; {@code arrange_by}: the input.</li>
+ * </ul>
+ * Errors flow through every operator unchanged ({@code negate} and {@code threshold} do not touch
+ * them) and add up; the error multiset maps a message to its count, zero counts removed.
+ */
+public final class PlanEvaluator {
+
+    static final String NEGATIVE_REDUCE = "reduce: negative multiplicity in input";
+    static final String NEGATIVE_TOP_K = "top_k: negative multiplicity in input";
+    static final String SUM_OVERFLOW = "int64 overflow in sum";
+
+    /** A collection's contents: rows with their multiplicities and error messages with their counts. */
+    public record Result(Map<Row, Long> rows, Map<String, Long> errors) {
+        public Result {
+            rows = Map.copyOf(rows);
+            errors = Map.copyOf(errors);
+        }
+    }
+
+    private final Function<String, List<DatumType>> typesOf;
+    private final Map<String, Result> env;
+
+    private PlanEvaluator(Function<String, List<DatumType>> typesOf, Map<String, Result> env) {
+        this.typesOf = typesOf;
+        this.env = env;
+    }
+
+    /**
+     * Evaluates {@code plan} over {@code inputs} (collection id → row multiplicities; a missing id is
+     * empty). The plan must type-check against {@code typesOf}; a {@link PlanException} is thrown if not.
+     */
+    public static Result evaluate(Plan plan, Function<String, List<DatumType>> typesOf, Map<String, Map<Row, Long>> inputs) {
+        plan.types(typesOf, "");
+        Map<String, Result> env = new HashMap<>();
+        inputs.forEach((id, rows) -> env.put(id, new Result(consolidate(rows), Map.of())));
+        return new PlanEvaluator(typesOf, env).eval(plan);
+    }
+
+    /**
+     * Validates {@code dataflow} and evaluates each of its objects in order over {@code inputs}, keyed by
+     * import id (an index import's rows are those of the collection it indexes); returns each object's
+     * contents by id.
+     */
+    public static Map<String, Result> evaluate(DataflowDescription dataflow, Map<String, Map<Row, Long>> inputs) {
+        dataflow.validate();
+        Map<String, List<DatumType>> types = new HashMap<>(dataflow.importTypes());
+        Map<String, Result> env = new HashMap<>();
+        inputs.forEach((id, rows) -> env.put(id, new Result(consolidate(rows), Map.of())));
+        PlanEvaluator ev = new PlanEvaluator(types::get, env);
+        Map<String, Result> out = new LinkedHashMap<>();
+        for (DataflowDescription.BuildDesc b : dataflow.objectsToBuild()) {
+            types.put(b.id(), b.plan().types(types::get, ""));
+            Result r = ev.eval(b.plan());
+            env.put(b.id(), r);
+            out.put(b.id(), r);
+        }
+        return out;
+    }
+
+    private static Map<Row, Long> consolidate(Map<Row, Long> rows) {
+        Map<Row, Long> out = new HashMap<>();
+        rows.forEach((r, m) -> add(out, r, m));
+        return out;
+    }
+
+    private static <K> void add(Map<K, Long> m, K k, long d) {
+        if (d != 0) {
+            m.merge(k, d, (a, b) -> a + b == 0 ? null : a + b);
+        }
+    }
+
+    private List<DatumType> types(Plan p) {
+        return p.types(typesOf, "");
+    }
+
+    private Result eval(Plan plan) {
+        Map<Row, Long> rows = new HashMap<>();
+        Map<String, Long> errors = new HashMap<>();
+        switch (plan) {
+            case Plan.Get g -> {
+                Result r = env.getOrDefault(g.id(), new Result(Map.of(), Map.of()));
+                rows.putAll(r.rows());
+                errors.putAll(r.errors());
+            }
+            case Plan.Constant c -> c.rows().forEach(r -> add(rows, r, 1));
+            case Plan.MapFilterProject m -> {
+                Result in = eval(m.input());
+                errors.putAll(in.errors());
+                MfpEvaluator mfp = m.mfp().bind(types(m.input()));
+                in.rows().forEach((r, n) -> {
+                    try {
+                        Row out = mfp.apply(r);
+                        if (out != null) {
+                            add(rows, out, n);
+                        }
+                    } catch (EvalError e) {
+                        add(errors, e.getMessage(), n);
+                    }
+                });
+            }
+            case Plan.Join j -> {
+                List<List<Map.Entry<Row, Long>>> ins = new ArrayList<>();
+                for (Plan p : j.inputs()) {
+                    Result r = eval(p);
+                    r.errors().forEach((e, n) -> add(errors, e, n));
+                    ins.add(new ArrayList<>(r.rows().entrySet()));
+                }
+                join(j, ins, 0, new Object[ins.size()][], Row.EMPTY, 1, rows);
+            }
+            case Plan.Reduce r -> reduce(r, rows, errors);
+            case Plan.TopK k -> topK(k, rows, errors);
+            case Plan.Threshold t -> {
+                Result in = eval(t.input());
+                errors.putAll(in.errors());
+                in.rows().forEach((r, n) -> {
+                    if (n > 0) {
+                        rows.put(r, n);
+                    }
+                });
+            }
+            case Plan.Negate n -> {
+                Result in = eval(n.input());
+                errors.putAll(in.errors());
+                in.rows().forEach((r, m) -> rows.put(r, -m));
+            }
+            case Plan.Union u -> {
+                for (Plan p : u.inputs()) {
+                    Result r = eval(p);
+                    r.rows().forEach((row, n) -> add(rows, row, n));
+                    r.errors().forEach((e, n) -> add(errors, e, n));
+                }
+            }
+            case Plan.ArrangeBy a -> {
+                return eval(a.input());
+            }
+        }
+        return new Result(rows, errors);
+    }
+
+    private static void join(Plan.Join j, List<List<Map.Entry<Row, Long>>> ins, int i, Object[][] decoded, Row prefix, long mult, Map<Row, Long> out) {
+        if (i == ins.size()) {
+            for (List<Plan.JoinColumn> cls : j.on()) {
+                Object first = decoded[cls.get(0).input()][cls.get(0).column()];
+                if (first == null) {
+                    return;
+                }
+                for (Plan.JoinColumn jc : cls) {
+                    Object v = decoded[jc.input()][jc.column()];
+                    if (v == null || Datums.compare(first, v) != 0) {
+                        return;
+                    }
+                }
+            }
+            add(out, prefix, mult);
+            return;
+        }
+        for (Map.Entry<Row, Long> e : ins.get(i)) {
+            decoded[i] = e.getKey().unpack();
+            join(j, ins, i + 1, decoded, prefix.concat(e.getKey()), mult * e.getValue(), out);
+        }
+    }
+
+    /** A row of a reduce's input with its aggregate arguments evaluated. */
+    private record Evaluated(Row row, long mult, Object[] args) {
+    }
+
+    private void reduce(Plan.Reduce r, Map<Row, Long> rows, Map<String, Long> errors) {
+        Result in = eval(r.input());
+        errors.putAll(in.errors());
+        List<DatumType> outTypes = types(r);
+        int[] key = r.groupKey().stream().mapToInt(Integer::intValue).toArray();
+        Map<Row, List<Evaluated>> groups = new TreeMap<>();
+        for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
+            Object[] values = e.getKey().unpack();
+            Object[] args = new Object[r.aggregates().size()];
+            try {
+                for (int a = 0; a < args.length; a++) {
+                    Expr ex = r.aggregates().get(a).expr();
+                    args[a] = ex == null ? Boolean.TRUE : ex.eval(values);
+                }
+            } catch (EvalError err) {
+                add(errors, err.getMessage(), e.getValue());
+                continue;
+            }
+            groups.computeIfAbsent(e.getKey().project(key), k -> new ArrayList<>()).add(new Evaluated(e.getKey(), e.getValue(), args));
+        }
+        for (Map.Entry<Row, List<Evaluated>> g : groups.entrySet()) {
+            List<Evaluated> members = g.getValue();
+            if (members.stream().anyMatch(m -> m.mult() < 0)) {
+                add(errors, NEGATIVE_REDUCE, 1);
+                continue;
+            }
+            members.sort(Comparator.comparing(Evaluated::row));
+            RowPacker out = new RowPacker();
+            Object[] keyValues = g.getKey().unpack();
+            for (int k = 0; k < key.length; k++) {
+                out.push(outTypes.get(k), keyValues[k]);
+            }
+            boolean overflow = false;
+            for (int a = 0; a < r.aggregates().size(); a++) {
+                Plan.Aggregate agg = r.aggregates().get(a);
+                DatumType type = outTypes.get(key.length + a);
+                Object value = aggregate(agg.func(), a, type, members);
+                if (value == SUM_OVERFLOW) {
+                    overflow = true;
+                    break;
+                }
+                out.push(type, value);
+            }
+            if (overflow) {
+                add(errors, SUM_OVERFLOW, 1);
+            } else {
+                add(rows, out.finish(), 1);
+            }
+        }
+    }
+
+    private static Object aggregate(AggregateFunc func, int a, DatumType type, List<Evaluated> members) {
+        switch (func) {
+            case COUNT -> {
+                long n = 0;
+                for (Evaluated m : members) {
+                    if (m.args()[a] != null) {
+                        n += m.mult();
+                    }
+                }
+                return n;
+            }
+            case SUM -> {
+                boolean any = false;
+                BigInteger exact = BigInteger.ZERO;
+                double approx = 0.0;
+                for (Evaluated m : members) {
+                    Object v = m.args()[a];
+                    if (v == null) {
+                        continue;
+                    }
+                    any = true;
+                    if (v instanceof Long l) {
+                        exact = exact.add(BigInteger.valueOf(l).multiply(BigInteger.valueOf(m.mult())));
+                    } else {
+                        approx += (Double) v * m.mult();
+                    }
+                }
+                if (!any) {
+                    return null;
+                }
+                if (type == DatumType.FLOAT64) {
+                    return approx;
+                }
+                return exact.bitLength() < 64 ? (Object) exact.longValue() : SUM_OVERFLOW;
+            }
+            case MIN, MAX -> {
+                Object best = null;
+                for (Evaluated m : members) {
+                    Object v = m.args()[a];
+                    if (v != null && (best == null || (func == AggregateFunc.MIN ? Datums.compare(v, best) < 0 : Datums.compare(v, best) > 0))) {
+                        best = v;
+                    }
+                }
+                return best;
+            }
+        }
+        throw new IllegalStateException();
+    }
+
+    private void topK(Plan.TopK k, Map<Row, Long> rows, Map<String, Long> errors) {
+        Result in = eval(k.input());
+        errors.putAll(in.errors());
+        int[] key = k.groupKey().stream().mapToInt(Integer::intValue).toArray();
+        Map<Row, List<Map.Entry<Row, Long>>> groups = new TreeMap<>();
+        for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
+            groups.computeIfAbsent(e.getKey().project(key), g -> new ArrayList<>()).add(e);
+        }
+        Comparator<Row> order = orderBy(k.orderBy());
+        for (List<Map.Entry<Row, Long>> group : groups.values()) {
+            if (group.stream().anyMatch(e -> e.getValue() < 0)) {
+                add(errors, NEGATIVE_TOP_K, 1);
+                continue;
+            }
+            group.sort(Map.Entry.comparingByKey(order));
+            long from = k.offset();
+            long to = k.limit() == null ? Long.MAX_VALUE : (Long.MAX_VALUE - from < k.limit() ? Long.MAX_VALUE : from + k.limit());
+            long position = 0;
+            for (Map.Entry<Row, Long> e : group) {
+                long start = position;
+                long end = position + e.getValue();
+                long kept = Math.max(0, Math.min(end, to) - Math.max(start, from));
+                if (kept > 0) {
+                    add(rows, e.getKey(), kept);
+                }
+                position = end;
+            }
+        }
+    }
+
+    /** The top-k order: the orderings, then the whole row. */
+    static Comparator<Row> orderBy(List<Plan.Ordering> orderings) {
+        return (x, y) -> {
+            for (Plan.Ordering o : orderings) {
+                Object a = x.get(o.col());
+                Object b = y.get(o.col());
+                int c;
+                if (a == null || b == null) {
+                    c = a == null ? (b == null ? 0 : 1) : -1;
+                    if (!o.nullsLast()) {
+                        c = -c;
+                    }
+                } else {
+                    c = Datums.compare(a, b);
+                    if (o.desc()) {
+                        c = -c;
+                    }
+                }
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return x.compareTo(y);
+        };
+    }
+}

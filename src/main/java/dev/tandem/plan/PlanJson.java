@@ -1,0 +1,359 @@
+package dev.tandem.plan;
+
+import static dev.tandem.expr.ExprException.child;
+import static dev.tandem.expr.ExprException.index;
+
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.ExprException;
+import dev.tandem.expr.ExprJson;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.RowJson;
+import dev.tandem.row.Schema;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The JSON codec of plans (a public contract). Parsing is strict — unknown fields are errors — and every
+ * error is a {@link PlanException} with the JSON path of the offending value.
+ *
+ * <pre>
+ * {"op":"get","id":"u1"}  |  {"op":"get","name":"orders"}
+ * {"op":"constant","rows":[[...],...],"types":["int64",...]}
+ * {"op":"mfp","input":P,"map":[E...],"filter":[E...],"project":[i...]}          each part optional
+ * {"op":"join","inputs":[P,P,...],"on":[[[0,1],[1,0]], ...]}                      classes of [input, column]
+ * {"op":"reduce","input":P,"group_key":[i...],"aggregates":[{"func":"count|sum|min|max","expr":E}]}
+ * {"op":"top_k","input":P,"group_key":[i...],"order_by":[{"col":i,"desc":false,"nulls_last":true}],"limit":n,"offset":m}
+ * {"op":"threshold","input":P}  {"op":"negate","input":P}  {"op":"union","inputs":[P...]}
+ * {"op":"arrange_by","input":P,"key":[i...]}
+ * </pre>
+ * {@code group_key} and {@code aggregates} default to empty, {@code order_by} to empty, {@code limit}
+ * to none, {@code offset} to 0, {@code desc} to false and {@code nulls_last} to {@code !desc} (NULL is
+ * the greatest value, as in the datum order); {@code expr} may be omitted only for {@code count}.
+ * Writing always emits every field of a node except an absent {@code limit}, an absent
+ * {@code project} and empty {@code map}/{@code filter}.
+ */
+public final class PlanJson {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private PlanJson() {
+    }
+
+    /** Parses a plan found at {@code path}. */
+    public static Plan parse(JsonNode node, String path) {
+        try {
+            return plan(node, path);
+        } catch (ExprException e) {
+            throw PlanException.of(e);
+        }
+    }
+
+    private static Plan plan(JsonNode node, String path) {
+        if (node == null || !node.isObject()) {
+            throw new PlanException(path, "expected a plan object with \"op\", got " + ExprJson.describe(node));
+        }
+        JsonNode op = node.get("op");
+        if (op == null || !op.isString()) {
+            throw new PlanException(child(path, "op"), "expected an operator name, got " + ExprJson.describe(op));
+        }
+        return switch (op.stringValue()) {
+            case "get" -> {
+                fields(node, path, "op", "id", "name");
+                if (node.has("id") == node.has("name")) {
+                    throw new PlanException(path, "a get needs exactly one of \"id\" and \"name\"");
+                }
+                String key = node.has("id") ? "id" : "name";
+                String v = string(node.get(key), child(path, key));
+                yield key.equals("id") ? Plan.get(v) : Plan.getByName(v);
+            }
+            case "constant" -> {
+                fields(node, path, "op", "rows", "types");
+                JsonNode ts = required(node, "types", path);
+                if (!ts.isArray()) {
+                    throw new PlanException(child(path, "types"), "expected an array of type names, got " + ExprJson.describe(ts));
+                }
+                List<DatumType> types = new ArrayList<>();
+                for (int i = 0; i < ts.size(); i++) {
+                    types.add(ExprJson.type(ts.get(i), index(child(path, "types"), i)));
+                }
+                JsonNode rs = required(node, "rows", path);
+                if (!rs.isArray()) {
+                    throw new PlanException(child(path, "rows"), "expected an array of rows, got " + ExprJson.describe(rs));
+                }
+                Schema schema = Schema.ofTypes(types);
+                List<Row> rows = new ArrayList<>();
+                for (int i = 0; i < rs.size(); i++) {
+                    try {
+                        rows.add(RowJson.row(rs.get(i), schema));
+                    } catch (IllegalArgumentException e) {
+                        throw new PlanException(index(child(path, "rows"), i), e.getMessage());
+                    }
+                }
+                yield new Plan.Constant(rows, types);
+            }
+            case "mfp" -> {
+                fields(node, path, "op", "input", "map", "filter", "project");
+                yield new Plan.MapFilterProject(input(node, path), ExprJson.parseMfpFields(node, path));
+            }
+            case "join" -> {
+                fields(node, path, "op", "inputs", "on");
+                List<Plan> inputs = inputs(node, path);
+                List<List<Plan.JoinColumn>> on = new ArrayList<>();
+                JsonNode classes = node.has("on") ? node.get("on") : NODES.arrayNode();
+                if (!classes.isArray()) {
+                    throw new PlanException(child(path, "on"), "expected an array of equivalence classes, got " + ExprJson.describe(classes));
+                }
+                for (int c = 0; c < classes.size(); c++) {
+                    String cp = index(child(path, "on"), c);
+                    JsonNode cls = classes.get(c);
+                    if (!cls.isArray()) {
+                        throw new PlanException(cp, "expected an array of [input, column] pairs, got " + ExprJson.describe(cls));
+                    }
+                    List<Plan.JoinColumn> members = new ArrayList<>();
+                    for (int m = 0; m < cls.size(); m++) {
+                        String mp = index(cp, m);
+                        JsonNode pair = cls.get(m);
+                        if (!pair.isArray() || pair.size() != 2) {
+                            throw new PlanException(mp, "expected an [input, column] pair, got " + ExprJson.describe(pair));
+                        }
+                        members.add(new Plan.JoinColumn(ExprJson.nonNegativeInt(pair.get(0), index(mp, 0)),
+                                ExprJson.nonNegativeInt(pair.get(1), index(mp, 1))));
+                    }
+                    on.add(members);
+                }
+                yield new Plan.Join(inputs, on);
+            }
+            case "reduce" -> {
+                fields(node, path, "op", "input", "group_key", "aggregates");
+                Plan input = input(node, path);
+                List<Integer> key = optionalInts(node, "group_key", path);
+                List<Plan.Aggregate> aggs = new ArrayList<>();
+                if (node.has("aggregates")) {
+                    JsonNode as = node.get("aggregates");
+                    if (!as.isArray()) {
+                        throw new PlanException(child(path, "aggregates"), "expected an array of aggregates, got " + ExprJson.describe(as));
+                    }
+                    for (int i = 0; i < as.size(); i++) {
+                        aggs.add(aggregate(as.get(i), index(child(path, "aggregates"), i)));
+                    }
+                }
+                yield new Plan.Reduce(input, key, aggs);
+            }
+            case "top_k" -> {
+                fields(node, path, "op", "input", "group_key", "order_by", "limit", "offset");
+                Plan input = input(node, path);
+                List<Integer> key = optionalInts(node, "group_key", path);
+                List<Plan.Ordering> order = new ArrayList<>();
+                if (node.has("order_by")) {
+                    JsonNode os = node.get("order_by");
+                    if (!os.isArray()) {
+                        throw new PlanException(child(path, "order_by"), "expected an array of orderings, got " + ExprJson.describe(os));
+                    }
+                    for (int i = 0; i < os.size(); i++) {
+                        order.add(ordering(os.get(i), index(child(path, "order_by"), i)));
+                    }
+                }
+                Long limit = node.has("limit") && !node.get("limit").isNull() ? nonNegativeLong(node.get("limit"), child(path, "limit")) : null;
+                long offset = node.has("offset") ? nonNegativeLong(node.get("offset"), child(path, "offset")) : 0;
+                yield new Plan.TopK(input, key, order, limit, offset);
+            }
+            case "threshold" -> {
+                fields(node, path, "op", "input");
+                yield new Plan.Threshold(input(node, path));
+            }
+            case "negate" -> {
+                fields(node, path, "op", "input");
+                yield new Plan.Negate(input(node, path));
+            }
+            case "union" -> {
+                fields(node, path, "op", "inputs");
+                yield new Plan.Union(inputs(node, path));
+            }
+            case "arrange_by" -> {
+                fields(node, path, "op", "input", "key");
+                yield new Plan.ArrangeBy(input(node, path), optionalInts(node, "key", path));
+            }
+            default -> throw new PlanException(child(path, "op"), "unknown operator '" + op.stringValue()
+                    + "'; expected get, constant, mfp, join, reduce, top_k, threshold, negate, union or arrange_by");
+        };
+    }
+
+    private static Plan.Aggregate aggregate(JsonNode node, String path) {
+        if (node == null || !node.isObject()) {
+            throw new PlanException(path, "expected an aggregate {\"func\": ..., \"expr\": ...}, got " + ExprJson.describe(node));
+        }
+        fields(node, path, "func", "expr");
+        String name = string(required(node, "func", path), child(path, "func"));
+        AggregateFunc f = AggregateFunc.fromJson(name);
+        if (f == null) {
+            throw new PlanException(child(path, "func"), "unknown aggregate '" + name + "'; expected count, sum, min or max");
+        }
+        Expr e = node.has("expr") ? ExprJson.parse(node.get("expr"), child(path, "expr")) : null;
+        if (e == null && f != AggregateFunc.COUNT) {
+            throw new PlanException(path, f.jsonName() + " needs an \"expr\"");
+        }
+        return new Plan.Aggregate(f, e);
+    }
+
+    private static Plan.Ordering ordering(JsonNode node, String path) {
+        if (node == null || !node.isObject()) {
+            throw new PlanException(path, "expected an ordering {\"col\": i, \"desc\": b, \"nulls_last\": b}, got " + ExprJson.describe(node));
+        }
+        fields(node, path, "col", "desc", "nulls_last");
+        int col = ExprJson.nonNegativeInt(required(node, "col", path), child(path, "col"));
+        boolean desc = node.has("desc") && bool(node.get("desc"), child(path, "desc"));
+        boolean nullsLast = node.has("nulls_last") ? bool(node.get("nulls_last"), child(path, "nulls_last")) : !desc;
+        return new Plan.Ordering(col, desc, nullsLast);
+    }
+
+    private static Plan input(JsonNode node, String path) {
+        return plan(required(node, "input", path), child(path, "input"));
+    }
+
+    private static List<Plan> inputs(JsonNode node, String path) {
+        JsonNode is = required(node, "inputs", path);
+        if (!is.isArray()) {
+            throw new PlanException(child(path, "inputs"), "expected an array of plans, got " + ExprJson.describe(is));
+        }
+        List<Plan> out = new ArrayList<>();
+        for (int i = 0; i < is.size(); i++) {
+            out.add(plan(is.get(i), index(child(path, "inputs"), i)));
+        }
+        return out;
+    }
+
+    private static List<Integer> optionalInts(JsonNode node, String field, String path) {
+        return node.has(field) ? ExprJson.intList(node.get(field), child(path, field)) : List.of();
+    }
+
+    static JsonNode required(JsonNode node, String field, String path) {
+        JsonNode v = node.get(field);
+        if (v == null) {
+            throw new PlanException(path, "missing field \"" + field + "\"");
+        }
+        return v;
+    }
+
+    static void fields(JsonNode node, String path, String... allowed) {
+        ExprJson.onlyFields(node, Set.of(allowed), path);
+    }
+
+    static String string(JsonNode node, String path) {
+        if (node == null || !node.isString()) {
+            throw new PlanException(path, "expected a string, got " + ExprJson.describe(node));
+        }
+        return node.stringValue();
+    }
+
+    static boolean bool(JsonNode node, String path) {
+        if (node == null || !node.isBoolean()) {
+            throw new PlanException(path, "expected true or false, got " + ExprJson.describe(node));
+        }
+        return node.booleanValue();
+    }
+
+    static long nonNegativeLong(JsonNode node, String path) {
+        if (node == null || !node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 0) {
+            throw new PlanException(path, "expected a non-negative integer, got " + ExprJson.describe(node));
+        }
+        return node.longValue();
+    }
+
+    /** Writes a plan. */
+    public static ObjectNode write(Plan plan) {
+        ObjectNode o = NODES.objectNode();
+        switch (plan) {
+            case Plan.Get g -> {
+                o.put("op", "get");
+                if (g.id() != null) {
+                    o.put("id", g.id());
+                } else {
+                    o.put("name", g.name());
+                }
+            }
+            case Plan.Constant c -> {
+                o.put("op", "constant");
+                ArrayNode rows = o.putArray("rows");
+                c.rows().forEach(r -> rows.add(RowJson.json(r)));
+                ArrayNode types = o.putArray("types");
+                c.types().forEach(t -> types.add(t.jsonName()));
+            }
+            case Plan.MapFilterProject m -> {
+                o.put("op", "mfp");
+                o.set("input", write(m.input()));
+                ExprJson.writeMfpFields(m.mfp(), o);
+            }
+            case Plan.Join j -> {
+                o.put("op", "join");
+                o.set("inputs", writeAll(j.inputs()));
+                ArrayNode on = o.putArray("on");
+                for (List<Plan.JoinColumn> cls : j.on()) {
+                    ArrayNode a = on.addArray();
+                    cls.forEach(jc -> a.addArray().add(jc.input()).add(jc.column()));
+                }
+            }
+            case Plan.Reduce r -> {
+                o.put("op", "reduce");
+                o.set("input", write(r.input()));
+                o.set("group_key", ints(r.groupKey()));
+                ArrayNode aggs = o.putArray("aggregates");
+                for (Plan.Aggregate a : r.aggregates()) {
+                    ObjectNode an = aggs.addObject();
+                    an.put("func", a.func().jsonName());
+                    if (a.expr() != null) {
+                        an.set("expr", ExprJson.write(a.expr()));
+                    }
+                }
+            }
+            case Plan.TopK k -> {
+                o.put("op", "top_k");
+                o.set("input", write(k.input()));
+                o.set("group_key", ints(k.groupKey()));
+                ArrayNode order = o.putArray("order_by");
+                for (Plan.Ordering ord : k.orderBy()) {
+                    order.addObject().put("col", ord.col()).put("desc", ord.desc()).put("nulls_last", ord.nullsLast());
+                }
+                if (k.limit() != null) {
+                    o.put("limit", k.limit());
+                }
+                o.put("offset", k.offset());
+            }
+            case Plan.Threshold t -> {
+                o.put("op", "threshold");
+                o.set("input", write(t.input()));
+            }
+            case Plan.Negate n -> {
+                o.put("op", "negate");
+                o.set("input", write(n.input()));
+            }
+            case Plan.Union u -> {
+                o.put("op", "union");
+                o.set("inputs", writeAll(u.inputs()));
+            }
+            case Plan.ArrangeBy a -> {
+                o.put("op", "arrange_by");
+                o.set("input", write(a.input()));
+                o.set("key", ints(a.key()));
+            }
+        }
+        return o;
+    }
+
+    private static ArrayNode writeAll(List<Plan> plans) {
+        ArrayNode a = NODES.arrayNode();
+        plans.forEach(p -> a.add(write(p)));
+        return a;
+    }
+
+    static ArrayNode ints(List<Integer> xs) {
+        ArrayNode a = NODES.arrayNode();
+        xs.forEach(a::add);
+        return a;
+    }
+}
