@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -373,7 +372,7 @@ final class LogTableStorage implements TableStorage {
         synchronized (lock) {
             closed = true;
             for (TableState t : tables.values()) {
-                for (Subscriber s : t.subscribers) {
+                for (Subscriber s : List.copyOf(t.subscribers)) {
                     s.sink.tryEmitComplete();
                 }
                 t.subscribers.clear();
@@ -481,7 +480,7 @@ final class LogTableStorage implements TableStorage {
                     throw new IllegalStateException("log drops unknown table '" + d.id() + "'");
                 }
                 historySize -= t.history.size();
-                for (Subscriber s : t.subscribers) {
+                for (Subscriber s : List.copyOf(t.subscribers)) {
                     if (s.sink.tryEmitNext(new TableEvent.Progress(Frontier.EMPTY)).isFailure()) {
                         emitFailures.incrementAndGet();
                     }
@@ -538,8 +537,7 @@ final class LogTableStorage implements TableStorage {
             }
             List<TableUpdate> mine = fresh.get(t);
             TableEvent.Updates updates = mine == null ? null : new TableEvent.Updates(mine);
-            for (Iterator<Subscriber> it = t.subscribers.iterator(); it.hasNext(); ) {
-                Subscriber s = it.next();
+            for (Subscriber s : List.copyOf(t.subscribers)) {
                 boolean ok;
                 if (!s.primed) {
                     if (upper <= s.asOf) {
@@ -550,7 +548,7 @@ final class LogTableStorage implements TableStorage {
                     ok = (updates == null || emit(s, updates)) && (!moved || emit(s, progress));
                 }
                 if (!ok) {
-                    it.remove();
+                    t.subscribers.remove(s);
                 }
             }
         }
