@@ -5,6 +5,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,12 @@ final class FileJournal implements Journal {
         try {
             Files.createDirectories(directory);
             lockChannel = FileChannel.open(directory.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = lockChannel.tryLock();
+            FileLock lock;
+            try {
+                lock = lockChannel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
             if (lock == null) {
                 throw new StorageException("data directory " + directory.toAbsolutePath() + " is in use by another process", null);
             }
