@@ -1,0 +1,227 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The binary form of {@link LogRecord}s. A frame is a big-endian {@code int} payload length, an
+ * {@code int} CRC32C of the payload, and the payload: a type byte followed by the record's fields
+ * (strings as length-prefixed UTF-8, rows as length-prefixed packed rows).
+ */
+final class LogCodec {
+
+    static final int FRAME_HEADER = 8;
+    /** Frames longer than this are taken for corruption. */
+    static final int MAX_PAYLOAD = 1 << 30;
+
+    private static final byte CREATE = 1;
+    private static final byte DROP = 2;
+    private static final byte WRITE = 3;
+    private static final byte PUT = 4;
+    private static final byte REMOVE = 5;
+    private static final byte SINCE = 6;
+    private static final byte CLOCK = 7;
+
+    private LogCodec() {
+    }
+
+    /** A growable byte buffer that frames records into itself. */
+    static final class FrameBuffer {
+        private byte[] buf = new byte[1 << 16];
+        private int len;
+        private final CRC32C crc = new CRC32C();
+
+        byte[] array() {
+            return buf;
+        }
+
+        int length() {
+            return len;
+        }
+
+        void reset() {
+            len = 0;
+        }
+
+        /** Appends one framed record. */
+        void frame(LogRecord record) {
+            int start = len;
+            ensure(FRAME_HEADER);
+            len += FRAME_HEADER;
+            encode(record);
+            int payload = len - start - FRAME_HEADER;
+            crc.reset();
+            crc.update(buf, start + FRAME_HEADER, payload);
+            writeInt(start, payload);
+            writeInt(start + 4, (int) crc.getValue());
+        }
+
+        private void encode(LogRecord record) {
+            switch (record) {
+                case LogRecord.CreateTable c -> {
+                    putByte(CREATE);
+                    putString(c.id());
+                    putInt(c.schema().arity());
+                    for (Column col : c.schema().columns()) {
+                        putString(col.name());
+                        putString(col.type().jsonName());
+                        putByte((byte) (col.nullable() ? 1 : 0));
+                    }
+                }
+                case LogRecord.DropTable d -> {
+                    putByte(DROP);
+                    putString(d.id());
+                }
+                case LogRecord.Write w -> {
+                    putByte(WRITE);
+                    putString(w.id());
+                    putLong(w.time());
+                    putInt(w.updates().size());
+                    for (RowDiff u : w.updates()) {
+                        Row row = u.row();
+                        putInt(row.byteSize());
+                        ensure(row.byteSize());
+                        row.copyTo(buf, len);
+                        len += row.byteSize();
+                        putLong(u.diff());
+                    }
+                }
+                case LogRecord.CatalogPut p -> {
+                    putByte(PUT);
+                    putString(p.key());
+                    putString(p.json());
+                }
+                case LogRecord.CatalogRemove r -> {
+                    putByte(REMOVE);
+                    putString(r.key());
+                }
+                case LogRecord.Since s -> {
+                    putByte(SINCE);
+                    putString(s.id());
+                    putLong(s.since());
+                }
+                case LogRecord.Clock c -> {
+                    putByte(CLOCK);
+                    putLong(c.lastTime());
+                }
+            }
+        }
+
+        private void ensure(int more) {
+            if (len + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+            }
+        }
+
+        private void putByte(byte b) {
+            ensure(1);
+            buf[len++] = b;
+        }
+
+        private void putInt(int v) {
+            ensure(4);
+            writeInt(len, v);
+            len += 4;
+        }
+
+        private void writeInt(int at, int v) {
+            buf[at] = (byte) (v >>> 24);
+            buf[at + 1] = (byte) (v >>> 16);
+            buf[at + 2] = (byte) (v >>> 8);
+            buf[at + 3] = (byte) v;
+        }
+
+        private void putLong(long v) {
+            ensure(8);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                buf[len++] = (byte) (v >>> shift);
+            }
+        }
+
+        private void putString(String s) {
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            putInt(utf8.length);
+            ensure(utf8.length);
+            System.arraycopy(utf8, 0, buf, len, utf8.length);
+            len += utf8.length;
+        }
+    }
+
+    /** The CRC32C of {@code payload}, as stored in a frame header. */
+    static int checksum(byte[] payload) {
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Decodes a payload whose checksum matched. Rows are views into {@code payload}, which must not
+     * change afterwards. Throws {@link IllegalStateException} if the payload is malformed.
+     */
+    static LogRecord decode(byte[] payload) {
+        ByteBuffer in = ByteBuffer.wrap(payload);
+        try {
+            byte type = in.get();
+            LogRecord record = switch (type) {
+                case CREATE -> {
+                    String id = string(in);
+                    int n = in.getInt();
+                    List<Column> cols = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) {
+                        cols.add(new Column(string(in), DatumType.fromJson(string(in)), in.get() != 0));
+                    }
+                    yield new LogRecord.CreateTable(id, new Schema(cols));
+                }
+                case DROP -> new LogRecord.DropTable(string(in));
+                case WRITE -> {
+                    String id = string(in);
+                    long time = in.getLong();
+                    int n = in.getInt();
+                    List<RowDiff> updates = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) {
+                        int rowLen = in.getInt();
+                        if (rowLen < 0 || rowLen > in.remaining()) {
+                            throw new IllegalStateException("row length " + rowLen + " out of bounds");
+                        }
+                        Row row = Row.wrap(payload, in.position(), rowLen);
+                        in.position(in.position() + rowLen);
+                        updates.add(new RowDiff(row, in.getLong()));
+                    }
+                    yield new LogRecord.Write(id, time, updates);
+                }
+                case PUT -> new LogRecord.CatalogPut(string(in), string(in));
+                case REMOVE -> new LogRecord.CatalogRemove(string(in));
+                case SINCE -> new LogRecord.Since(string(in), in.getLong());
+                case CLOCK -> new LogRecord.Clock(in.getLong());
+                default -> throw new IllegalStateException("unknown record type " + type);
+            };
+            if (in.hasRemaining()) {
+                throw new IllegalStateException(in.remaining() + " trailing bytes after a record of type " + type);
+            }
+            return record;
+        } catch (RuntimeException e) {
+            if (e instanceof IllegalStateException) {
+                throw e;
+            }
+            throw new IllegalStateException("malformed log record: " + e, e);
+        }
+    }
+
+    private static String string(ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining()) {
+            throw new IllegalStateException("string length " + n + " out of bounds");
+        }
+        String s = new String(in.array(), in.position(), n, StandardCharsets.UTF_8);
+        in.position(in.position() + n);
+        return s;
+    }
+}

@@ -1,0 +1,31 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Schema;
+import java.util.List;
+
+/** One entry of the storage log: a change to tables or the catalog, in commit order. */
+sealed interface LogRecord {
+
+    record CreateTable(String id, Schema schema) implements LogRecord {
+    }
+
+    record DropTable(String id) implements LogRecord {
+    }
+
+    record Write(String id, long time, List<RowDiff> updates) implements LogRecord {
+    }
+
+    record CatalogPut(String key, String json) implements LogRecord {
+    }
+
+    record CatalogRemove(String key) implements LogRecord {
+    }
+
+    /** A table's compaction frontier, recorded when the log is rewritten consolidated at it. */
+    record Since(String id, long since) implements LogRecord {
+    }
+
+    /** The latest timestamp the oracle handed out, recorded when the log is rewritten. */
+    record Clock(long lastTime) implements LogRecord {
+    }
+}

@@ -1,0 +1,791 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import dev.tandem.time.Frontier;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The table storage over a {@link Journal}: tables, the timestamp oracle, group commit, frontiers and
+ * subscriptions, for both the durable log and the in-memory journal.
+ *
+ * <h2>Commit path</h2>
+ * Callers validate a change and <em>admit</em> it under {@code admitLock}, which checks it against the
+ * tables as they will be once everything already admitted has been applied, and enqueues it; so the
+ * log order is the admission order and every record is valid against the records before it. One
+ * commit thread drains the queue: it stamps every write in the batch from the oracle, frames and
+ * appends the whole batch, forces it once (group commit), then applies it to the tables, advances the
+ * upper to the last timestamp plus one, emits to subscribers and completes the callers.
+ *
+ * <h2>Frontiers</h2>
+ * All tables share one timeline and one upper. Under {@code lock}, the oracle stamps writes at or
+ * beyond the upper, and the upper only advances after the writes stamped below it are applied; an idle
+ * tick advances it to the clock only when no stamped write is still on its way to disk
+ * ({@code committing}). Hence a write's timestamp is never below an upper already reported.
+ *
+ * <h2>Subscriptions</h2>
+ * A subscriber registers under {@code lock}, the same lock under which writes are applied and emitted,
+ * so it sees every write exactly once: in its snapshot if applied before it registered, as an update
+ * after. Its events are emitted under {@code lock} into a buffering unicast sink; an emission that fails
+ * (the subscriber cancelled) removes it and is counted.
+ *
+ * <h2>Compaction</h2>
+ * {@link #compact} runs on the commit thread between batches: each table's history is consolidated at
+ * its compaction frontier (capped at the upper, so later writes still append in time order) and the log
+ * is rewritten as that consolidated image.
+ */
+final class LogTableStorage implements TableStorage {
+
+    private static final int MAX_BATCH = 4096;
+    private static final long COMPACTION_MIN_BYTES = 4L << 20;
+    private static final long COMPACTION_MIN_UPDATES = 100_000;
+
+    private final Journal journal;
+    private final TimestampOracle oracle;
+    private final Thread committer;
+    private final BlockingQueue<Op> queue = new LinkedBlockingQueue<>();
+    private final Disposable ticker;
+    private final Disposable compactionChecker;
+    private final AtomicBoolean compactionQueued = new AtomicBoolean();
+
+    private final Object admitLock = new Object();
+    /** Tables as they will be once every admitted change is applied; guarded by {@code admitLock}. */
+    private final Map<String, Schema> admitted = new HashMap<>();
+    private boolean closing;
+    private volatile StorageException failure;
+
+    private final Object lock = new Object();
+    /** Applied state, all guarded by {@code lock}. */
+    private final Map<String, TableState> tables = new HashMap<>();
+    private final TreeMap<String, String> catalog = new TreeMap<>();
+    private long upper;
+    private boolean committing;
+    private boolean closed;
+    private long lastApplied = -1;
+    private long historySize;
+    private long historySizeAfterCompaction;
+    private long logSizeAfterCompaction;
+
+    private final AtomicLong records = new AtomicLong();
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong syncs = new AtomicLong();
+    private final AtomicLong compactions = new AtomicLong();
+    private final AtomicLong emitFailures = new AtomicLong();
+
+    LogTableStorage(Journal journal, StorageOptions options) {
+        this.journal = journal;
+        this.oracle = new TimestampOracle(options.clockMillis());
+        try {
+            synchronized (lock) {
+                journal.recover(record -> apply(record, null));
+                upper = oracle.last() + 1;
+                for (TableState t : tables.values()) {
+                    admitted.put(t.id, t.schema);
+                }
+                historySizeAfterCompaction = historySize;
+                logSizeAfterCompaction = journal.size();
+            }
+        } catch (RuntimeException e) {
+            journal.close();
+            throw e;
+        }
+        committer = new Thread(this::commitLoop, "tandem-storage-commit");
+        committer.setDaemon(true);
+        committer.start();
+        long tick = options.tickInterval().toNanos();
+        ticker = options.scheduler().schedulePeriodically(this::tick, tick, tick, TimeUnit.NANOSECONDS);
+        long check = options.compactionInterval().toNanos();
+        compactionChecker = options.scheduler().schedulePeriodically(this::compactIfGrown, check, check, TimeUnit.NANOSECONDS);
+    }
+
+    // ---- tables and catalog -------------------------------------------------------------------
+
+    @Override
+    public void createTable(String id, Schema schema) {
+        requireId(id);
+        Objects.requireNonNull(schema, "schema");
+        Op op;
+        synchronized (admitLock) {
+            ensureOpen();
+            if (admitted.containsKey(id)) {
+                throw new IllegalArgumentException("table '" + id + "' already exists");
+            }
+            admitted.put(id, schema);
+            op = enqueue(Op.log(new LogRecord.CreateTable(id, schema)));
+        }
+        await(op);
+    }
+
+    @Override
+    public void dropTable(String id) {
+        requireId(id);
+        Op op;
+        synchronized (admitLock) {
+            ensureOpen();
+            if (admitted.remove(id) == null) {
+                throw unknownTable(id);
+            }
+            op = enqueue(Op.log(new LogRecord.DropTable(id)));
+        }
+        await(op);
+    }
+
+    @Override
+    public Schema schema(String id) {
+        synchronized (lock) {
+            return table(id).schema;
+        }
+    }
+
+    @Override
+    public List<String> tables() {
+        synchronized (lock) {
+            return tables.keySet().stream().sorted().toList();
+        }
+    }
+
+    @Override
+    public void putCatalogEntry(String key, String json) {
+        requireId(key);
+        Objects.requireNonNull(json, "json");
+        Op op;
+        synchronized (admitLock) {
+            ensureOpen();
+            op = enqueue(Op.log(new LogRecord.CatalogPut(key, json)));
+        }
+        await(op);
+    }
+
+    @Override
+    public void removeCatalogEntry(String key) {
+        requireId(key);
+        Op op;
+        synchronized (admitLock) {
+            ensureOpen();
+            op = enqueue(Op.log(new LogRecord.CatalogRemove(key)));
+        }
+        await(op);
+    }
+
+    @Override
+    public Map<String, String> catalogEntries() {
+        synchronized (lock) {
+            return Collections.unmodifiableMap(new TreeMap<>(catalog));
+        }
+    }
+
+    // ---- writes ---------------------------------------------------------------------------------
+
+    @Override
+    public Mono<Long> write(String id, List<RowDiff> updates) {
+        Objects.requireNonNull(updates, "updates");
+        Schema schema;
+        synchronized (admitLock) {
+            if (closing) {
+                return Mono.error(closedError());
+            }
+            schema = admitted.get(id);
+        }
+        if (schema == null) {
+            return Mono.error(unknownTable(id));
+        }
+        String violation = violation(schema, updates);
+        if (violation != null) {
+            return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
+        }
+        Op op = Op.write(id, List.copyOf(updates));
+        synchronized (admitLock) {
+            if (closing) {
+                return Mono.error(closedError());
+            }
+            if (failure != null) {
+                return Mono.error(failure);
+            }
+            if (admitted.get(id) != schema) {
+                return Mono.error(unknownTable(id));
+            }
+            enqueue(op);
+        }
+        return Mono.fromFuture(op.done, true);
+    }
+
+    /** Why {@code updates} do not fit {@code schema}, naming the row and column; null if they fit. */
+    static String violation(Schema schema, List<RowDiff> updates) {
+        for (int i = 0; i < updates.size(); i++) {
+            RowDiff u = updates.get(i);
+            if (u == null) {
+                return "row " + i + " is null";
+            }
+            if (u.diff() == 0) {
+                return "row " + i + " has diff 0";
+            }
+            Row row = u.row();
+            int arity;
+            try {
+                arity = row.arity();
+            } catch (RuntimeException e) {
+                return "row " + i + " has a corrupt encoding";
+            }
+            if (arity != schema.arity()) {
+                return "row " + i + " has " + arity + " columns, the table has " + schema.arity();
+            }
+            for (int c = 0; c < arity; c++) {
+                Column column = schema.column(c);
+                DatumType type = row.typeAt(c);
+                if (type != column.type()) {
+                    return "row " + i + ", column '" + column.name() + "' (#" + c + "): expected "
+                            + column.type().jsonName() + ", got " + type.jsonName();
+                }
+                if (!column.nullable() && row.get(c) == null) {
+                    return "row " + i + ", column '" + column.name() + "' (#" + c + ") is not nullable but is NULL";
+                }
+            }
+        }
+        return null;
+    }
+
+    // ---- reading ------------------------------------------------------------------------------
+
+    @Override
+    public Flux<TableEvent> subscribe(String id, long asOf) {
+        return Flux.defer(() -> {
+            synchronized (lock) {
+                TableState t = tables.get(id);
+                if (t == null) {
+                    return Flux.error(unknownTable(id));
+                }
+                if (t.since > asOf) {
+                    return Flux.error(new IllegalArgumentException("table '" + id + "': the compaction frontier "
+                            + Frontier.at(t.since) + " is beyond the read time " + asOf));
+                }
+                if (closed) {
+                    return Flux.error(closedError());
+                }
+                Subscriber s = new Subscriber(asOf);
+                t.subscribers.add(s);
+                if (upper > asOf && !prime(t, s)) {
+                    t.subscribers.remove(s);
+                }
+                return s.sink.asFlux().doOnCancel(() -> {
+                    synchronized (lock) {
+                        t.subscribers.remove(s);
+                    }
+                });
+            }
+        });
+    }
+
+    @Override
+    public Frontier upper(String id) {
+        synchronized (lock) {
+            table(id);
+            return Frontier.at(upper);
+        }
+    }
+
+    @Override
+    public Frontier since(String id) {
+        synchronized (lock) {
+            return Frontier.at(table(id).since);
+        }
+    }
+
+    @Override
+    public void allowCompaction(String id, Frontier since) {
+        Objects.requireNonNull(since, "since");
+        if (since.isEmpty()) {
+            throw new IllegalArgumentException("table '" + id + "': compaction to the empty frontier is a drop; use dropTable");
+        }
+        synchronized (lock) {
+            TableState t = table(id);
+            t.since = Math.max(t.since, since.time());
+        }
+    }
+
+    @Override
+    public long lastWriteTime() {
+        synchronized (lock) {
+            return lastApplied;
+        }
+    }
+
+    @Override
+    public void compact() {
+        Op op;
+        synchronized (admitLock) {
+            ensureOpen();
+            op = enqueue(Op.control(Op.Kind.COMPACT));
+        }
+        await(op);
+    }
+
+    @Override
+    public StorageStats stats() {
+        return new StorageStats(records.get(), commits.get(), syncs.get(), journal.size(), compactions.get(), emitFailures.get());
+    }
+
+    @Override
+    public void close() {
+        synchronized (admitLock) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            enqueue(Op.control(Op.Kind.STOP));
+        }
+        ticker.dispose();
+        compactionChecker.dispose();
+        if (Thread.currentThread() != committer) {
+            boolean interrupted = false;
+            while (committer.isAlive()) {
+                try {
+                    committer.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (lock) {
+            closed = true;
+            for (TableState t : tables.values()) {
+                for (Subscriber s : List.copyOf(t.subscribers)) {
+                    s.sink.tryEmitComplete();
+                }
+                t.subscribers.clear();
+            }
+        }
+        journal.close();
+    }
+
+    // ---- commit thread ------------------------------------------------------------------------
+
+    private void commitLoop() {
+        List<Op> batch = new ArrayList<>();
+        LogCodec.FrameBuffer frames = new LogCodec.FrameBuffer();
+        boolean running = true;
+        while (running) {
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                continue;
+            }
+            queue.drainTo(batch, MAX_BATCH - 1);
+            int from = 0;
+            for (int i = 0; i < batch.size(); i++) {
+                Op op = batch.get(i);
+                if (op.kind != Op.Kind.LOG && op.kind != Op.Kind.WRITE) {
+                    commit(batch.subList(from, i), frames);
+                    from = i + 1;
+                    if (op.kind == Op.Kind.COMPACT) {
+                        compactNow(op);
+                    } else {
+                        running = false;
+                        op.done.complete(0L);
+                    }
+                }
+            }
+            commit(batch.subList(from, batch.size()), frames);
+            batch.clear();
+        }
+    }
+
+    /** Stamps, appends, forces and applies a batch of log changes, then completes their callers. */
+    private void commit(List<Op> segment, LogCodec.FrameBuffer frames) {
+        if (segment.isEmpty()) {
+            return;
+        }
+        if (failure != null) {
+            segment.forEach(op -> op.done.completeExceptionally(failure));
+            return;
+        }
+        long maxTime = -1;
+        synchronized (lock) {
+            committing = true;
+            for (Op op : segment) {
+                if (op.kind == Op.Kind.WRITE) {
+                    op.time = oracle.next(upper);
+                    op.record = new LogRecord.Write(op.table, op.time, op.updates);
+                    maxTime = op.time;
+                }
+            }
+        }
+        try {
+            frames.reset();
+            for (Op op : segment) {
+                frames.frame(op.record);
+            }
+            journal.append(frames.array(), frames.length());
+            if (journal.sync()) {
+                syncs.incrementAndGet();
+            }
+        } catch (IOException | RuntimeException e) {
+            failure = new StorageException("the log could not be written; the storage accepts no more changes: " + e.getMessage(), e);
+            synchronized (lock) {
+                committing = false;
+            }
+            segment.forEach(op -> op.done.completeExceptionally(failure));
+            return;
+        }
+        records.addAndGet(segment.size());
+        commits.incrementAndGet();
+        Map<TableState, List<TableUpdate>> fresh = new IdentityHashMap<>();
+        synchronized (lock) {
+            for (Op op : segment) {
+                apply(op.record, fresh);
+            }
+            committing = false;
+            advance(Math.max(upper, maxTime + 1), fresh);
+        }
+        for (Op op : segment) {
+            op.done.complete(op.time);
+        }
+    }
+
+    /** Applies one record to the tables; {@code fresh} collects new updates for subscribers (null in recovery). */
+    private void apply(LogRecord record, Map<TableState, List<TableUpdate>> fresh) {
+        switch (record) {
+            case LogRecord.CreateTable c -> {
+                if (tables.containsKey(c.id())) {
+                    throw new IllegalStateException("log creates table '" + c.id() + "' twice");
+                }
+                tables.put(c.id(), new TableState(c.id(), c.schema()));
+            }
+            case LogRecord.DropTable d -> {
+                TableState t = tables.remove(d.id());
+                if (t == null) {
+                    throw new IllegalStateException("log drops unknown table '" + d.id() + "'");
+                }
+                historySize -= t.history.size();
+                for (Subscriber s : List.copyOf(t.subscribers)) {
+                    if (s.sink.tryEmitNext(new TableEvent.Progress(Frontier.EMPTY)).isFailure()) {
+                        emitFailures.incrementAndGet();
+                    }
+                    s.sink.tryEmitComplete();
+                }
+                t.subscribers.clear();
+                if (fresh != null) {
+                    fresh.remove(t);
+                }
+            }
+            case LogRecord.Write w -> {
+                TableState t = tables.get(w.id());
+                if (t == null) {
+                    throw new IllegalStateException("log writes to unknown table '" + w.id() + "'");
+                }
+                List<TableUpdate> out = fresh == null || t.subscribers.isEmpty() ? null : fresh.computeIfAbsent(t, k -> new ArrayList<>());
+                for (RowDiff u : w.updates()) {
+                    TableUpdate update = new TableUpdate(u.row(), w.time(), u.diff());
+                    t.history.add(update);
+                    if (out != null) {
+                        out.add(update);
+                    }
+                }
+                historySize += w.updates().size();
+                oracle.observe(w.time());
+                lastApplied = Math.max(lastApplied, w.time());
+            }
+            case LogRecord.CatalogPut p -> catalog.put(p.key(), p.json());
+            case LogRecord.CatalogRemove r -> catalog.remove(r.key());
+            case LogRecord.Since s -> {
+                TableState t = tables.get(s.id());
+                if (t == null) {
+                    throw new IllegalStateException("log sets the compaction frontier of unknown table '" + s.id() + "'");
+                }
+                t.since = Math.max(t.since, s.since());
+            }
+            case LogRecord.Clock c -> {
+                oracle.observe(c.lastTime());
+                lastApplied = Math.max(lastApplied, c.lastTime());
+            }
+        }
+    }
+
+    /** Moves the upper to {@code newUpper} (if later) and tells every subscriber. Called under {@code lock}. */
+    private void advance(long newUpper, Map<TableState, List<TableUpdate>> fresh) {
+        boolean moved = newUpper > upper;
+        if (moved) {
+            upper = newUpper;
+        }
+        TableEvent.Progress progress = new TableEvent.Progress(Frontier.at(upper));
+        for (TableState t : tables.values()) {
+            if (t.subscribers.isEmpty()) {
+                continue;
+            }
+            List<TableUpdate> mine = fresh.get(t);
+            TableEvent.Updates updates = mine == null ? null : new TableEvent.Updates(mine);
+            for (Subscriber s : List.copyOf(t.subscribers)) {
+                boolean ok;
+                if (!s.primed) {
+                    if (upper <= s.asOf) {
+                        continue;
+                    }
+                    ok = prime(t, s);
+                } else {
+                    ok = (updates == null || emit(s, updates)) && (!moved || emit(s, progress));
+                }
+                if (!ok) {
+                    t.subscribers.remove(s);
+                }
+            }
+        }
+    }
+
+    /** Sends a subscriber its snapshot at {@code asOf}, the applied updates after it, and the upper. */
+    private boolean prime(TableState t, Subscriber s) {
+        Map<Row, long[]> acc = new HashMap<>();
+        List<TableUpdate> later = new ArrayList<>();
+        for (TableUpdate u : t.history) {
+            if (u.time() <= s.asOf) {
+                acc.computeIfAbsent(u.row(), r -> new long[1])[0] += u.diff();
+            } else {
+                later.add(u);
+            }
+        }
+        List<TableUpdate> snapshot = new ArrayList<>(acc.size());
+        for (Map.Entry<Row, long[]> e : acc.entrySet()) {
+            if (e.getValue()[0] != 0) {
+                snapshot.add(new TableUpdate(e.getKey(), s.asOf, e.getValue()[0]));
+            }
+        }
+        snapshot.sort((a, b) -> a.row().compareTo(b.row()));
+        s.primed = true;
+        return emit(s, new TableEvent.Updates(snapshot))
+                && (later.isEmpty() || emit(s, new TableEvent.Updates(later)))
+                && emit(s, new TableEvent.Progress(Frontier.at(upper)));
+    }
+
+    private boolean emit(Subscriber s, TableEvent event) {
+        if (s.sink.tryEmitNext(event).isFailure()) {
+            emitFailures.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    private void tick() {
+        synchronized (lock) {
+            if (closed || committing) {
+                return;
+            }
+            long t = oracle.tickFrontier(upper);
+            if (t > upper) {
+                advance(t, Map.of());
+            }
+        }
+    }
+
+    private void compactIfGrown() {
+        boolean grown;
+        synchronized (lock) {
+            grown = historySize > 2 * historySizeAfterCompaction + COMPACTION_MIN_UPDATES
+                    || journal.size() > 2 * logSizeAfterCompaction + COMPACTION_MIN_BYTES;
+        }
+        if (grown && compactionQueued.compareAndSet(false, true)) {
+            synchronized (admitLock) {
+                if (!closing) {
+                    enqueue(Op.control(Op.Kind.COMPACT));
+                }
+            }
+        }
+    }
+
+    /** Consolidates every table at its compaction frontier and rewrites the log as that image. */
+    private void compactNow(Op op) {
+        compactionQueued.set(false);
+        if (failure != null) {
+            op.done.completeExceptionally(failure);
+            return;
+        }
+        List<LogRecord> image = new ArrayList<>();
+        synchronized (lock) {
+            image.add(new LogRecord.Clock(oracle.last()));
+            historySize = 0;
+            for (TableState t : tables.values()) {
+                t.consolidate(Math.min(t.since, upper));
+                historySize += t.history.size();
+                image.add(new LogRecord.CreateTable(t.id, t.schema));
+                if (t.since > 0) {
+                    image.add(new LogRecord.Since(t.id, t.since));
+                }
+                List<TableUpdate> h = t.history;
+                for (int i = 0; i < h.size(); ) {
+                    long time = h.get(i).time();
+                    List<RowDiff> same = new ArrayList<>();
+                    for (; i < h.size() && h.get(i).time() == time; i++) {
+                        same.add(new RowDiff(h.get(i).row(), h.get(i).diff()));
+                    }
+                    image.add(new LogRecord.Write(t.id, time, same));
+                }
+            }
+            catalog.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
+            historySizeAfterCompaction = historySize;
+        }
+        try {
+            journal.rewrite(image);
+        } catch (IOException | RuntimeException e) {
+            failure = new StorageException("the log could not be rewritten; the storage accepts no more changes: " + e.getMessage(), e);
+            op.done.completeExceptionally(failure);
+            return;
+        }
+        logSizeAfterCompaction = journal.size();
+        compactions.incrementAndGet();
+        op.done.complete(0L);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    private Op enqueue(Op op) {
+        queue.add(op);
+        return op;
+    }
+
+    private void await(Op op) {
+        if (Thread.currentThread() == committer) {
+            throw new IllegalStateException("a blocking storage call on the storage's commit thread would deadlock; hand off to another scheduler");
+        }
+        try {
+            op.done.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    private void ensureOpen() {
+        if (closing) {
+            throw closedError();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private TableState table(String id) {
+        TableState t = tables.get(id);
+        if (t == null) {
+            throw unknownTable(id);
+        }
+        return t;
+    }
+
+    private static void requireId(String id) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("an id must be a non-empty string");
+        }
+    }
+
+    private static IllegalArgumentException unknownTable(String id) {
+        return new IllegalArgumentException("unknown table '" + id + "'");
+    }
+
+    private static IllegalStateException closedError() {
+        return new IllegalStateException("the storage is closed");
+    }
+
+    /** A change waiting for the commit thread, with the future its caller waits on. */
+    private static final class Op {
+        enum Kind { LOG, WRITE, COMPACT, STOP }
+
+        final Kind kind;
+        final String table;
+        final List<RowDiff> updates;
+        final CompletableFuture<Long> done = new CompletableFuture<>();
+        LogRecord record;
+        long time = -1;
+
+        private Op(Kind kind, LogRecord record, String table, List<RowDiff> updates) {
+            this.kind = kind;
+            this.record = record;
+            this.table = table;
+            this.updates = updates;
+        }
+
+        static Op log(LogRecord record) {
+            return new Op(Kind.LOG, record, null, null);
+        }
+
+        static Op write(String table, List<RowDiff> updates) {
+            return new Op(Kind.WRITE, null, table, updates);
+        }
+
+        static Op control(Kind kind) {
+            return new Op(kind, null, null, null);
+        }
+    }
+
+    /** A subscription: its read time, its sink, and whether it has had its snapshot. */
+    private static final class Subscriber {
+        final long asOf;
+        final Sinks.Many<TableEvent> sink = Sinks.many().unicast().onBackpressureBuffer();
+        boolean primed;
+
+        Subscriber(long asOf) {
+            this.asOf = asOf;
+        }
+    }
+
+    /** A table's schema, history in time order, compaction frontier and subscribers; guarded by {@code lock}. */
+    private static final class TableState {
+        final String id;
+        final Schema schema;
+        List<TableUpdate> history = new ArrayList<>();
+        long since;
+        final List<Subscriber> subscribers = new ArrayList<>();
+
+        TableState(String id, Schema schema) {
+            this.id = id;
+            this.schema = schema;
+        }
+
+        /** Advances every update at or before {@code frontier} to it and drops rows whose diffs cancel. */
+        void consolidate(long frontier) {
+            int n = 0;
+            while (n < history.size() && history.get(n).time() <= frontier) {
+                n++;
+            }
+            if (n == 0) {
+                return;
+            }
+            Map<Row, long[]> acc = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                TableUpdate u = history.get(i);
+                acc.computeIfAbsent(u.row(), r -> new long[1])[0] += u.diff();
+            }
+            List<TableUpdate> compacted = new ArrayList<>(acc.size() + history.size() - n);
+            acc.forEach((row, diff) -> {
+                if (diff[0] != 0) {
+                    compacted.add(new TableUpdate(row, frontier, diff[0]));
+                }
+            });
+            compacted.sort((a, b) -> a.row().compareTo(b.row()));
+            compacted.addAll(history.subList(n, history.size()));
+            history = compacted;
+        }
+    }
+}

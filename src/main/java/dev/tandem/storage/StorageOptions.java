@@ -1,0 +1,53 @@
+package dev.tandem.storage;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * How a {@link TableStorage} keeps time and commits.
+ *
+ * @param clockMillis the wall clock, in milliseconds since the epoch, that timestamps follow
+ * @param scheduler runs the periodic tick and the periodic log compaction check
+ * @param tickInterval how often the upper advances when no write does (default 10 ms)
+ * @param compactionInterval how often the log is checked for growth worth a compaction (default 30 s)
+ * @param fsync whether commits are forced to disk before being acknowledged (default on; turning it
+ *     off is for benchmarks and tests only: an acknowledged write may then be lost in a crash)
+ */
+public record StorageOptions(LongSupplier clockMillis, Scheduler scheduler, Duration tickInterval,
+                             Duration compactionInterval, boolean fsync) {
+
+    public StorageOptions {
+        Objects.requireNonNull(clockMillis, "clockMillis");
+        Objects.requireNonNull(scheduler, "scheduler");
+        if (tickInterval.isNegative() || tickInterval.isZero()) {
+            throw new IllegalArgumentException("tickInterval must be positive, got " + tickInterval);
+        }
+        if (compactionInterval.isNegative() || compactionInterval.isZero()) {
+            throw new IllegalArgumentException("compactionInterval must be positive, got " + compactionInterval);
+        }
+    }
+
+    /** Defaults: the system clock, 10 ms ticks, compaction checks every 30 s, fsync on. */
+    public static StorageOptions defaults(Scheduler scheduler) {
+        return new StorageOptions(System::currentTimeMillis, scheduler, Duration.ofMillis(10), Duration.ofSeconds(30), true);
+    }
+
+    public StorageOptions withClock(LongSupplier clock) {
+        return new StorageOptions(clock, scheduler, tickInterval, compactionInterval, fsync);
+    }
+
+    public StorageOptions withTickInterval(Duration interval) {
+        return new StorageOptions(clockMillis, scheduler, interval, compactionInterval, fsync);
+    }
+
+    public StorageOptions withCompactionInterval(Duration interval) {
+        return new StorageOptions(clockMillis, scheduler, tickInterval, interval, fsync);
+    }
+
+    /** Turns fsync on or off; off is for benchmarks and tests only. */
+    public StorageOptions withFsync(boolean on) {
+        return new StorageOptions(clockMillis, scheduler, tickInterval, compactionInterval, on);
+    }
+}

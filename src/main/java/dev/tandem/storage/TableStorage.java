@@ -1,0 +1,92 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Schema;
+import dev.tandem.time.Frontier;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Tandem's input tables: schemas, timestamped durable writes, frontiers and subscriptions, plus the
+ * durable catalog of definitions.
+ *
+ * <p>All tables share one timeline: a single timestamp oracle stamps every write and one upper advances
+ * past each write and on a periodic tick. Readers see tables only through {@link #subscribe}, whose
+ * events ({@link TableEvent}) say nothing about how updates are stored, so another log (such as Kafka
+ * topics) can stand behind the same interface.
+ *
+ * <p>Methods returning {@code void} that change state ({@link #createTable}, {@link #dropTable},
+ * {@link #putCatalogEntry}, {@link #removeCatalogEntry}, {@link #compact}) block until the change is
+ * durable; they must not be called from a subscription's or a write's completion callback, which run on
+ * the storage's commit thread. Subscribers should hand heavy work off to their own scheduler.
+ */
+public interface TableStorage extends AutoCloseable {
+
+    /** Creates a table; throws {@link IllegalArgumentException} if {@code id} already exists. */
+    void createTable(String id, Schema schema);
+
+    /**
+     * Drops a table; its subscriptions receive {@code Progress(Frontier.EMPTY)} and complete. Throws
+     * {@link IllegalArgumentException} if the table does not exist.
+     */
+    void dropTable(String id);
+
+    /** The schema of a table; throws {@link IllegalArgumentException} if it does not exist. */
+    Schema schema(String id);
+
+    /** The ids of the existing tables, sorted. */
+    List<String> tables();
+
+    /**
+     * Writes {@code updates} to a table at one new timestamp, and completes with that timestamp once the
+     * write is durable. The write is submitted when this method is called (not on subscription); the
+     * Mono only reports its outcome. A write that fails validation (unknown table, wrong arity, a datum
+     * of the wrong type, NULL in a non-nullable column, diff 0) errors with an
+     * {@link IllegalArgumentException} naming the row and column, and nothing is written.
+     */
+    Mono<Long> write(String id, List<RowDiff> updates);
+
+    /**
+     * The table's updates as of {@code asOf}: once the upper passes {@code asOf}, one {@code Updates}
+     * with the consolidated snapshot at {@code asOf} (times advanced to {@code asOf}), then every update
+     * with a later time, in timestamp order, each batch followed by {@code Progress}. Idle ticks emit
+     * {@code Progress}. Fails if {@code asOf} is before the table's compaction frontier; completes after
+     * {@code Progress(Frontier.EMPTY)} when the table is dropped, and when the storage closes.
+     */
+    Flux<TableEvent> subscribe(String id, long asOf);
+
+    /** The table's write frontier: every update with a time below it is known. */
+    Frontier upper(String id);
+
+    /** The table's compaction frontier: reads at times at or beyond it are correct. */
+    Frontier since(String id);
+
+    /**
+     * Allows the table to forget history before {@code since}; the frontier only moves forward (an
+     * earlier frontier is ignored). The empty frontier is rejected: use {@link #dropTable}.
+     */
+    void allowCompaction(String id, Frontier since);
+
+    /** The timestamp of the latest acknowledged write, or -1 if there was none. */
+    long lastWriteTime();
+
+    /** Stores (or replaces) a catalog entry, durably. */
+    void putCatalogEntry(String key, String json);
+
+    /** Removes a catalog entry, durably; removing an absent key does nothing. */
+    void removeCatalogEntry(String key);
+
+    /** The catalog entries, sorted by key. */
+    Map<String, String> catalogEntries();
+
+    /** Consolidates stored history at every table's compaction frontier and rewrites the log to match. */
+    void compact();
+
+    /** Counters of the commit path. */
+    StorageStats stats();
+
+    /** Stops ticking, finishes pending writes, completes subscriptions and releases the log. */
+    @Override
+    void close();
+}

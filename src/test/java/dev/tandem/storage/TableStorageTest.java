@@ -1,0 +1,299 @@
+package dev.tandem.storage;
+
+import static dev.tandem.storage.StorageTesting.KV;
+import static dev.tandem.storage.StorageTesting.accumulate;
+import static dev.tandem.storage.StorageTesting.kv;
+import static dev.tandem.storage.StorageTesting.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import dev.tandem.time.Frontier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/** The storage's contract on the in-memory journal: validation, timestamps, frontiers, subscriptions. */
+class TableStorageTest {
+
+    private final AtomicLong clock = new AtomicLong(1_000);
+    private VirtualTimeScheduler time;
+    private TableStorage storage;
+
+    @BeforeEach
+    void open() {
+        time = VirtualTimeScheduler.create();
+        storage = TableStorages.inMemory(StorageOptions.defaults(time).withClock(clock::get));
+        storage.createTable("u1", KV);
+    }
+
+    @AfterEach
+    void close() {
+        storage.close();
+        time.dispose();
+    }
+
+    private void assertNothingWritten() {
+        assertThat(storage.lastWriteTime()).isEqualTo(-1);
+        assertThat(storage.stats().records()).as("only the create was logged").isEqualTo(1);
+    }
+
+    @Test
+    void rejectsAWriteToAnUnknownTable() {
+        StepVerifier.create(storage.write("u9", List.of(RowDiff.insert(kv(1, "a")))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessage("unknown table 'u9'"))
+                .verify(Duration.ofSeconds(5));
+        assertNothingWritten();
+    }
+
+    @Test
+    void rejectsWrongArityNamingTheRow() {
+        List<RowDiff> updates = List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(Row.of(2L)));
+        StepVerifier.create(storage.write("u1", updates))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("write to table 'u1' rejected: row 1 has 1 columns, the table has 2"))
+                .verify(Duration.ofSeconds(5));
+        assertNothingWritten();
+    }
+
+    @Test
+    void rejectsAWrongTypeNamingRowAndColumn() {
+        List<RowDiff> updates = List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(kv(2, "b")), RowDiff.insert(Row.of(3L, 4L)));
+        StepVerifier.create(storage.write("u1", updates))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("write to table 'u1' rejected: row 2, column 'v' (#1): expected string, got int64"))
+                .verify(Duration.ofSeconds(5));
+        assertNothingWritten();
+    }
+
+    @Test
+    void rejectsNullInANonNullableColumn() {
+        Row nullKey = Row.pack(KV.types(), Arrays.asList(null, "x"));
+        StepVerifier.create(storage.write("u1", List.of(RowDiff.insert(nullKey))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("write to table 'u1' rejected: row 0, column 'k' (#0) is not nullable but is NULL"))
+                .verify(Duration.ofSeconds(5));
+        assertNothingWritten();
+    }
+
+    @Test
+    void acceptsNullInANullableColumn() {
+        long ts = storage.write("u1", List.of(RowDiff.insert(kv(1, null)))).block(Duration.ofSeconds(5));
+        assertThat(accumulate(read(storage, "u1", ts, ts), ts)).containsExactly(Map.entry(kv(1, null), 1L));
+    }
+
+    @Test
+    void rejectsDiffZero() {
+        StepVerifier.create(storage.write("u1", List.of(RowDiff.insert(kv(1, "a")), new RowDiff(kv(2, "b"), 0))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("write to table 'u1' rejected: row 1 has diff 0"))
+                .verify(Duration.ofSeconds(5));
+        assertNothingWritten();
+    }
+
+    @Test
+    void rejectsDuplicateAndUnknownTablesWithoutChangingAnything() {
+        assertThatThrownBy(() -> storage.createTable("u1", Schema.ofTypes(List.of(DatumType.BOOL))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("table 'u1' already exists");
+        assertThat(storage.schema("u1")).isEqualTo(KV);
+        assertThatThrownBy(() -> storage.dropTable("u2")).isInstanceOf(IllegalArgumentException.class).hasMessage("unknown table 'u2'");
+        assertThatThrownBy(() -> storage.schema("u2")).isInstanceOf(IllegalArgumentException.class).hasMessage("unknown table 'u2'");
+        assertThatThrownBy(() -> storage.upper("u2")).isInstanceOf(IllegalArgumentException.class).hasMessage("unknown table 'u2'");
+        assertThat(storage.tables()).containsExactly("u1");
+    }
+
+    @Test
+    void writesGetStrictlyIncreasingTimestampsThatFollowTheClockAndNeverGoBack() {
+        long first = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block();
+        assertThat(first).isEqualTo(1_000);
+        long second = storage.write("u1", List.of(RowDiff.insert(kv(2, "a")))).block();
+        assertThat(second).as("same clock reading, still strictly increasing").isEqualTo(1_001);
+        clock.set(5_000);
+        long third = storage.write("u1", List.of(RowDiff.insert(kv(3, "a")))).block();
+        assertThat(third).isEqualTo(5_000);
+        clock.set(2_000);
+        long fourth = storage.write("u1", List.of(RowDiff.insert(kv(4, "a")))).block();
+        assertThat(fourth).as("the clock stepped back; timestamps do not").isEqualTo(5_001);
+        assertThat(storage.upper("u1")).isEqualTo(Frontier.at(5_002));
+        assertThat(storage.lastWriteTime()).isEqualTo(5_001);
+    }
+
+    @Test
+    void idleTicksAdvanceTheUpperAndLaterWritesStayAtOrBeyondIt() {
+        assertThat(storage.upper("u1")).isEqualTo(Frontier.at(0));
+        clock.set(7_000);
+        time.advanceTimeBy(Duration.ofMillis(10));
+        assertThat(storage.upper("u1")).isEqualTo(Frontier.at(7_000));
+        clock.set(6_000);
+        time.advanceTimeBy(Duration.ofMillis(10));
+        assertThat(storage.upper("u1")).as("a clock stepping back never moves the upper back").isEqualTo(Frontier.at(7_000));
+        long ts = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block();
+        assertThat(ts).as("a write lands at or beyond every reported upper").isGreaterThanOrEqualTo(7_000);
+    }
+
+    @Test
+    void tickIntervalIsConfigurable() {
+        storage.close();
+        storage = TableStorages.inMemory(StorageOptions.defaults(time).withClock(clock::get).withTickInterval(Duration.ofSeconds(1)));
+        storage.createTable("u1", KV);
+        clock.set(9_000);
+        time.advanceTimeBy(Duration.ofMillis(999));
+        assertThat(storage.upper("u1")).isEqualTo(Frontier.at(0));
+        time.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(storage.upper("u1")).isEqualTo(Frontier.at(9_000));
+    }
+
+    @Test
+    void subscriptionDeliversTheSnapshotThenLaterWritesThenIdleProgress() {
+        long t1 = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(kv(2, "b")))).block();
+        long t2 = storage.write("u1", List.of(RowDiff.delete(kv(1, "a")), new RowDiff(kv(3, "c"), 5))).block();
+        StepVerifier.create(storage.subscribe("u1", t1))
+                .expectNext(new TableEvent.Updates(List.of(new TableUpdate(kv(1, "a"), t1, 1), new TableUpdate(kv(2, "b"), t1, 1))))
+                .expectNext(new TableEvent.Updates(List.of(new TableUpdate(kv(1, "a"), t2, -1), new TableUpdate(kv(3, "c"), t2, 5))))
+                .expectNext(new TableEvent.Progress(Frontier.at(t2 + 1)))
+                .then(() -> storage.write("u1", List.of(RowDiff.insert(kv(4, "d")))).block())
+                .expectNext(new TableEvent.Updates(List.of(new TableUpdate(kv(4, "d"), t2 + 1, 1))))
+                .expectNext(new TableEvent.Progress(Frontier.at(t2 + 2)))
+                .then(() -> {
+                    clock.set(20_000);
+                    time.advanceTimeBy(Duration.ofMillis(10));
+                })
+                .expectNext(new TableEvent.Progress(Frontier.at(20_000)))
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void snapshotWaitsUntilTheUpperPassesAsOf() {
+        long t1 = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block();
+        StepVerifier.create(storage.subscribe("u1", 3_000))
+                .expectSubscription()
+                .expectNoEvent(Duration.ofMillis(50))
+                .then(() -> {
+                    clock.set(3_001);
+                    time.advanceTimeBy(Duration.ofMillis(10));
+                })
+                .expectNext(new TableEvent.Updates(List.of(new TableUpdate(kv(1, "a"), 3_000, 1))))
+                .expectNext(new TableEvent.Progress(Frontier.at(3_001)))
+                .thenCancel()
+                .verify(Duration.ofSeconds(5));
+        assertThat(t1).isLessThan(3_000);
+    }
+
+    @Test
+    void readingBeforeTheCompactionFrontierFailsClearly() {
+        long t1 = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block();
+        long t2 = storage.write("u1", List.of(RowDiff.insert(kv(2, "a")))).block();
+        storage.allowCompaction("u1", Frontier.at(t2));
+        storage.allowCompaction("u1", Frontier.at(t1));
+        assertThat(storage.since("u1")).as("since only moves forward").isEqualTo(Frontier.at(t2));
+        StepVerifier.create(storage.subscribe("u1", t1))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("table 'u1': the compaction frontier {" + t2 + "} is beyond the read time " + t1))
+                .verify(Duration.ofSeconds(5));
+        assertThatThrownBy(() -> storage.allowCompaction("u1", Frontier.EMPTY)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void droppingATableEndsItsSubscriptionsWithTheEmptyFrontier() {
+        long t1 = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block();
+        StepVerifier.create(storage.subscribe("u1", t1))
+                .expectNext(new TableEvent.Updates(List.of(new TableUpdate(kv(1, "a"), t1, 1))))
+                .expectNext(new TableEvent.Progress(Frontier.at(t1 + 1)))
+                .then(() -> storage.dropTable("u1"))
+                .expectNext(new TableEvent.Progress(Frontier.EMPTY))
+                .verifyComplete();
+        assertThat(storage.tables()).isEmpty();
+        StepVerifier.create(storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))))
+                .expectErrorMessage("unknown table 'u1'")
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void catalogEntriesArePutReplacedAndRemoved() {
+        storage.putCatalogEntry("view/u2", "{\"a\":1}");
+        storage.putCatalogEntry("index/u3", "{\"b\":2}");
+        storage.putCatalogEntry("view/u2", "{\"a\":2}");
+        storage.removeCatalogEntry("index/u3");
+        storage.removeCatalogEntry("absent");
+        assertThat(storage.catalogEntries()).containsExactly(Map.entry("view/u2", "{\"a\":2}"));
+    }
+
+    @Test
+    void subscribingConcurrentlyWithWritesLosesAndDuplicatesNothing() throws Exception {
+        storage.close();
+        var ticks = Schedulers.newSingle("ticks");
+        storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withTickInterval(Duration.ofMillis(1)));
+        storage.createTable("u1", KV);
+        int writers = 4;
+        int perWriter = 200;
+        ConcurrentLinkedQueue<TableUpdate> acked = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            threads.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < perWriter; i++) {
+                    Row row = kv(writer * 1_000L + i, "w");
+                    long ts = storage.write("u1", List.of(RowDiff.insert(row))).block();
+                    acked.add(new TableUpdate(row, ts, 1));
+                }
+            }));
+        }
+        List<Mono<List<TableEvent>>> reads = new ArrayList<>();
+        List<Long> asOfs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            long asOf = Math.max(0, storage.lastWriteTime());
+            asOfs.add(asOf);
+            reads.add(storage.subscribe("u1", asOf).replay().autoConnect(0)
+                    .takeUntil(e -> e instanceof TableEvent.Progress p && acked.size() == writers * perWriter
+                            && p.upper().isPast(storage.lastWriteTime()))
+                    .collectList().cache());
+            reads.get(i).subscribe();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        long last = storage.lastWriteTime();
+        List<TableUpdate> model = new ArrayList<>(acked);
+        for (int i = 0; i < reads.size(); i++) {
+            List<TableEvent> events = Flux.concat(reads.get(i)).blockLast(Duration.ofSeconds(30));
+            StorageTesting.checkShape(events, asOfs.get(i));
+            for (long t = asOfs.get(i); t <= last; t++) {
+                assertThat(accumulate(events, t)).as("reader %d at %d", i, t).isEqualTo(StorageTesting.model(model, t));
+            }
+        }
+        storage.close();
+        ticks.dispose();
+    }
+
+    @Test
+    void blockingCallsAfterCloseFailClearly() {
+        storage.close();
+        assertThatThrownBy(() -> storage.createTable("u2", KV)).isInstanceOf(IllegalStateException.class).hasMessage("the storage is closed");
+        StepVerifier.create(storage.write("u1", List.of(RowDiff.insert(kv(1, "a"))))).expectErrorMessage("the storage is closed").verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void schemaWithAllTypesRoundTrips() {
+        Schema all = new Schema(List.of(new Column("b", DatumType.BOOL, true), new Column("f", DatumType.FLOAT64, true),
+                new Column("t", DatumType.TIMESTAMP, false)));
+        storage.createTable("u2", all);
+        assertThat(storage.schema("u2")).isEqualTo(all);
+        assertThat(storage.tables()).containsExactly("u1", "u2");
+    }
+}
