@@ -43,7 +43,8 @@ public interface TableStorage extends AutoCloseable {
      * write is durable. The write is submitted when this method is called (not on subscription); the
      * Mono only reports its outcome. A write that fails validation (unknown table, wrong arity, a datum
      * of the wrong type, NULL in a non-nullable column, diff 0) errors with an
-     * {@link IllegalArgumentException} naming the row and column, and nothing is written.
+     * {@link IllegalArgumentException} naming the row and column, and nothing is written. An empty list
+     * is a write of nothing that still gets a timestamp. Completion runs on the commit thread.
      */
     Mono<Long> write(String id, List<RowDiff> updates);
 
