@@ -1,0 +1,178 @@
+package dev.tandem.plan;
+
+import dev.tandem.expr.Datums;
+import dev.tandem.expr.Expr;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.RowPacker;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one group of a {@code reduce} or {@code top_k} outputs, given its member rows and their
+ * multiplicities in row order. Shared by the reference evaluator and the rendered operators so both
+ * compute groups identically (semantics in {@link PlanEvaluator}).
+ */
+public final class GroupFunctions {
+
+    /** One member row of a group with its multiplicity. */
+    public record Member(Row row, long mult) {
+    }
+
+    /** A group's output: rows with multiplicities, or a single error. */
+    public record Output(Map<Row, Long> rows, String error) {
+        public static final Output EMPTY = new Output(Map.of(), null);
+    }
+
+    private GroupFunctions() {
+    }
+
+    /**
+     * The output of a reduce group. Members must be in row order and have aggregate arguments that
+     * evaluate without error. {@code outTypes} are the reduce's output types.
+     */
+    public static Output reduce(Plan.Reduce r, List<DatumType> outTypes, Row key, List<Member> members) {
+        if (members.isEmpty()) {
+            return Output.EMPTY;
+        }
+        for (Member m : members) {
+            if (m.mult() < 0) {
+                return new Output(Map.of(), PlanEvaluator.NEGATIVE_REDUCE);
+            }
+        }
+        int keyArity = r.groupKey().size();
+        List<Object[]> args = new ArrayList<>(members.size());
+        for (Member m : members) {
+            Object[] values = m.row().unpack();
+            Object[] a = new Object[r.aggregates().size()];
+            for (int i = 0; i < a.length; i++) {
+                Expr ex = r.aggregates().get(i).expr();
+                a[i] = ex == null ? Boolean.TRUE : ex.eval(values);
+            }
+            args.add(a);
+        }
+        RowPacker out = new RowPacker();
+        Object[] keyValues = key.unpack();
+        for (int k = 0; k < keyArity; k++) {
+            out.push(outTypes.get(k), keyValues[k]);
+        }
+        for (int a = 0; a < r.aggregates().size(); a++) {
+            DatumType type = outTypes.get(keyArity + a);
+            Object value = aggregate(r.aggregates().get(a).func(), a, type, members, args);
+            if (value == PlanEvaluator.SUM_OVERFLOW) {
+                return new Output(Map.of(), PlanEvaluator.SUM_OVERFLOW);
+            }
+            out.push(type, value);
+        }
+        return new Output(Map.of(out.finish(), 1L), null);
+    }
+
+    private static Object aggregate(AggregateFunc func, int a, DatumType type, List<Member> members, List<Object[]> args) {
+        switch (func) {
+            case COUNT -> {
+                long n = 0;
+                for (int i = 0; i < members.size(); i++) {
+                    if (args.get(i)[a] != null) {
+                        n += members.get(i).mult();
+                    }
+                }
+                return n;
+            }
+            case SUM -> {
+                boolean any = false;
+                BigInteger exact = BigInteger.ZERO;
+                double approx = 0.0;
+                for (int i = 0; i < members.size(); i++) {
+                    Object v = args.get(i)[a];
+                    if (v == null) {
+                        continue;
+                    }
+                    any = true;
+                    long mult = members.get(i).mult();
+                    if (v instanceof Long l) {
+                        exact = exact.add(BigInteger.valueOf(l).multiply(BigInteger.valueOf(mult)));
+                    } else {
+                        approx += (Double) v * mult;
+                    }
+                }
+                if (!any) {
+                    return null;
+                }
+                if (type == DatumType.FLOAT64) {
+                    return approx;
+                }
+                return exact.bitLength() < 64 ? (Object) exact.longValue() : PlanEvaluator.SUM_OVERFLOW;
+            }
+            case MIN, MAX -> {
+                Object best = null;
+                for (Object[] arg : args) {
+                    Object v = arg[a];
+                    if (v != null && (best == null || (func == AggregateFunc.MIN ? Datums.compare(v, best) < 0 : Datums.compare(v, best) > 0))) {
+                        best = v;
+                    }
+                }
+                return best;
+            }
+        }
+        throw new IllegalStateException("unknown aggregate " + func);
+    }
+
+    /** The output of a top-k group: copies {@code offset} to {@code offset + limit} in the top-k order. */
+    public static Output topK(Plan.TopK k, List<Member> members) {
+        for (Member m : members) {
+            if (m.mult() < 0) {
+                return new Output(Map.of(), PlanEvaluator.NEGATIVE_TOP_K);
+            }
+        }
+        List<Member> sorted = new ArrayList<>(members);
+        Comparator<Row> order = orderBy(k.orderBy());
+        sorted.sort((x, y) -> order.compare(x.row(), y.row()));
+        long from = k.offset();
+        long to = k.limit() == null ? Long.MAX_VALUE : (Long.MAX_VALUE - from < k.limit() ? Long.MAX_VALUE : from + k.limit());
+        Map<Row, Long> rows = new LinkedHashMap<>();
+        long position = 0;
+        for (Member m : sorted) {
+            long start = position;
+            long end = position + m.mult();
+            long kept = Math.max(0, Math.min(end, to) - Math.max(start, from));
+            if (kept > 0) {
+                rows.merge(m.row(), kept, Long::sum);
+            }
+            position = end;
+            if (position >= to) {
+                break;
+            }
+        }
+        return new Output(rows, null);
+    }
+
+    /** The top-k order: the orderings, then the whole row. */
+    public static Comparator<Row> orderBy(List<Plan.Ordering> orderings) {
+        return (x, y) -> {
+            for (Plan.Ordering o : orderings) {
+                Object a = x.get(o.col());
+                Object b = y.get(o.col());
+                int c;
+                if (a == null || b == null) {
+                    c = a == null ? (b == null ? 0 : 1) : -1;
+                    if (!o.nullsLast()) {
+                        c = -c;
+                    }
+                } else {
+                    c = Datums.compare(a, b);
+                    if (o.desc()) {
+                        c = -c;
+                    }
+                }
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return x.compareTo(y);
+        };
+    }
+}

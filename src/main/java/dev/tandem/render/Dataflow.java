@@ -1,0 +1,510 @@
+package dev.tandem.render;
+
+import dev.tandem.plan.DataflowDescription;
+import dev.tandem.row.Row;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.sharing.Publication;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.storage.TableEvent;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableUpdate;
+import dev.tandem.time.Frontier;
+import dev.tandem.trace.BatchBuilder;
+import dev.tandem.trace.ReadHold;
+import dev.tandem.trace.Spine;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A rendered dataflow running on a {@link WorkerPool}: its operators, sharded over the pool's
+ * workers, advance in rounds. A round takes every input update before the inputs' common frontier
+ * {@code F} and runs each operator's shards to completion, in topological order, exchanging updates
+ * between shards where an operator re-keys; then exports are sealed at {@code F}. A stage therefore
+ * only starts once all its senders finished, so its input frontier is the minimum over them.
+ *
+ * <p>Table inputs arrive from {@link TableStorage} subscriptions; index imports are read from the
+ * {@link ArrangementSharingRegistry}, and nothing runs until every import is published (deferral).
+ * Exports are published at {@link #schedule()} and sealed after every round. Only the pool's workers
+ * touch operator state; the coordinator logic runs between rounds, one round at a time.
+ */
+public final class Dataflow {
+
+    private final String id;
+    private final DataflowDescription desc;
+    private final WorkerPool pool;
+    private final TableStorage tables;
+    private final ArrangementSharingRegistry registry;
+    private final DataflowListener listener;
+    private final LongSupplier clock;
+    private final int workers;
+
+    private final List<Operator> order = new ArrayList<>();
+    private final Map<Operator, Integer> index = new HashMap<>();
+    private final List<List<int[]>> consumers = new ArrayList<>();
+    private Operator.Shard[][] shards;
+    /** inbox[op][dest][port][src]. */
+    private Updates[][][][] inbox;
+    private final Updates[] outs;
+    private final Updates[] errs;
+    private final Spine[] errSpines;
+    private final List<ExportOperator> exports;
+    private final Map<String, SourceOperator> sources;
+    private final Map<String, TableInput> tableInputs = new LinkedHashMap<>();
+    private final Map<String, ImportInput> importInputs = new LinkedHashMap<>();
+    private final Map<String, ReadHold> publisherHolds = new HashMap<>();
+    private final List<SharedArrangement> published = new ArrayList<>();
+
+    private final AtomicInteger wip = new AtomicInteger();
+    private final Disposable.Composite subscriptions = Disposables.composite();
+    private final LongAdder processed = new LongAdder();
+    private volatile long hydrationTotal;
+    private volatile long lower;
+    private volatile boolean scheduled;
+    private volatile boolean dropped;
+    private volatile long hydratedAfterMillis = -1;
+    private long scheduledAt;
+
+    private Dataflow(String id, DataflowDescription desc, Env env) {
+        this.id = id;
+        this.desc = desc;
+        this.pool = env.pool();
+        this.tables = env.tables();
+        this.registry = env.registry();
+        this.listener = env.listener();
+        this.clock = env.clock();
+        this.workers = pool.size();
+        this.lower = desc.asOf();
+        DataflowRenderer r = new DataflowRenderer(desc, workers, this::importSnapshot);
+        r.render();
+        this.exports = r.exports;
+        this.sources = r.sources;
+        for (ExportOperator e : exports) {
+            visit(e);
+        }
+        outs = new Updates[workers];
+        errs = new Updates[workers];
+        errSpines = new Spine[workers];
+        for (int w = 0; w < workers; w++) {
+            outs[w] = new Updates();
+            errs[w] = new Updates();
+            errSpines[w] = new Spine(id + " errs shard " + w, Frontier.at(desc.asOf()));
+        }
+        for (String table : r.sources.keySet()) {
+            tableInputs.put(table, new TableInput());
+        }
+        Set<String> importIds = new LinkedHashSet<>(r.imports.keySet());
+        importIds.addAll(r.arrangedImports);
+        for (String imp : importIds) {
+            importInputs.put(imp, new ImportInput(imp));
+        }
+        shards = new Operator.Shard[order.size()][workers];
+        inbox = new Updates[order.size()][workers][][];
+        for (int o = 0; o < order.size(); o++) {
+            Operator op = order.get(o);
+            for (int w = 0; w < workers; w++) {
+                shards[o][w] = op.shard(w);
+                inbox[o][w] = new Updates[op.inputs.length][workers];
+                for (int p = 0; p < op.inputs.length; p++) {
+                    for (int s = 0; s < workers; s++) {
+                        inbox[o][w][p][s] = new Updates();
+                    }
+                }
+            }
+        }
+    }
+
+    /** What a dataflow needs from its runtime. */
+    public record Env(WorkerPool pool, TableStorage tables, ArrangementSharingRegistry registry, DataflowListener listener,
+            LongSupplier clock) {
+    }
+
+    /** Renders a validated description; {@code id} names the dataflow (usually its first export). */
+    public static Dataflow render(String id, DataflowDescription desc, Env env) {
+        return new Dataflow(id, desc, env);
+    }
+
+    private void visit(Operator op) {
+        if (index.containsKey(op)) {
+            return;
+        }
+        for (Operator in : op.inputs) {
+            visit(in);
+        }
+        index.put(op, order.size());
+        order.add(op);
+        consumers.add(new ArrayList<>());
+        for (int p = 0; p < op.inputs.length; p++) {
+            consumers.get(index.get(op.inputs[p])).add(new int[] {index.get(op), p});
+        }
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public DataflowDescription description() {
+        return desc;
+    }
+
+    public long asOf() {
+        return desc.asOf();
+    }
+
+    /** The exports' common write frontier. */
+    public Frontier upper() {
+        return Frontier.at(lower);
+    }
+
+    public boolean hydrated() {
+        return lower > desc.asOf();
+    }
+
+    /** Milliseconds from schedule to hydration, or -1 while hydrating. */
+    public long hydrationMillis() {
+        return hydratedAfterMillis;
+    }
+
+    /** Records processed so far by the operators (sampled while a step runs). */
+    public long processed() {
+        return processed.sum();
+    }
+
+    /** An estimate of the records hydration will process: the input snapshot size times the operators. */
+    public long hydrationTotal() {
+        return hydrationTotal;
+    }
+
+    public List<String> exportIds() {
+        return exports.stream().map(e -> e.exportId).toList();
+    }
+
+    /** The published arrangements of this dataflow's exports (empty until scheduled). */
+    public List<SharedArrangement> exports() {
+        synchronized (published) {
+            return List.copyOf(published);
+        }
+    }
+
+    /** The spines of every arrangement the dataflow keeps, for introspection of sizes. */
+    public List<Spine> errSpines() {
+        return List.of(errSpines);
+    }
+
+    /**
+     * Starts computation: publishes the exports, subscribes to inputs and runs rounds as they advance.
+     */
+    public void schedule() {
+        if (scheduled || dropped) {
+            return;
+        }
+        scheduled = true;
+        scheduledAt = clock.getAsLong();
+        for (ExportOperator e : exports) {
+            List<Spine> oks = List.of(e.spines);
+            SharedArrangement arr = new SharedArrangement(e.exportId, desc.indexExports().stream()
+                    .filter(x -> x.id().equals(e.exportId)).findFirst().map(x -> exportSchema(x)).orElseThrow(),
+                    intList(e.key), oks, List.of(errSpines));
+            publisherHolds.put(e.exportId, arr.acquireHold("compaction policy of " + e.exportId, Frontier.at(desc.asOf())));
+            synchronized (published) {
+                published.add(arr);
+            }
+            registry.publish(arr, Frontier.at(desc.asOf()));
+        }
+        for (Map.Entry<String, TableInput> t : tableInputs.entrySet()) {
+            subscriptions.add(tables.subscribe(t.getKey(), desc.asOf()).subscribe(
+                    ev -> t.getValue().accept(ev), err -> fail("input " + t.getKey() + " failed: " + err.getMessage())));
+        }
+        for (ImportInput imp : importInputs.values()) {
+            subscriptions.add(registry.publications(imp.id).subscribe(imp::accept));
+        }
+        requestRound();
+    }
+
+    private dev.tandem.row.Schema exportSchema(DataflowDescription.IndexExport x) {
+        return dev.tandem.row.Schema.ofTypes(typesOfObject(x.object()));
+    }
+
+    private List<dev.tandem.row.DatumType> typesOfObject(String object) {
+        Map<String, List<dev.tandem.row.DatumType>> known = new HashMap<>(desc.importTypes());
+        for (DataflowDescription.BuildDesc b : desc.objectsToBuild()) {
+            known.put(b.id(), b.plan().types(known::get, ""));
+            if (b.id().equals(object)) {
+                return known.get(object);
+            }
+        }
+        throw new IllegalStateException("no object " + object);
+    }
+
+    private static List<Integer> intList(int[] a) {
+        List<Integer> l = new ArrayList<>(a.length);
+        for (int x : a) {
+            l.add(x);
+        }
+        return l;
+    }
+
+    /** Moves the publisher's hold on export {@code exportId}; the empty frontier drops it. */
+    public void allowCompaction(String exportId, Frontier frontier) {
+        ReadHold h = publisherHolds.get(exportId);
+        if (h != null) {
+            h.downgrade(frontier.isEmpty() ? Frontier.at(lower) : frontier);
+        }
+    }
+
+    /** Stops the dataflow, releases every hold it has and drops its exports from the registry. */
+    public void drop() {
+        if (dropped) {
+            return;
+        }
+        dropped = true;
+        subscriptions.dispose();
+        for (ImportInput imp : importInputs.values()) {
+            imp.release();
+        }
+        publisherHolds.values().forEach(ReadHold::release);
+        for (ExportOperator e : exports) {
+            registry.drop(e.exportId);
+        }
+    }
+
+    public boolean isDropped() {
+        return dropped;
+    }
+
+    private void fail(String message) {
+        if (!dropped) {
+            listener.failed(this, message);
+        }
+    }
+
+    private Supplier<SharedArrangement.Snapshot> importSnapshot(String indexId) {
+        return () -> {
+            ImportInput imp = importInputs.get(indexId);
+            return imp.arrangement.get().snapshot();
+        };
+    }
+
+    /** Buffers a table subscription's updates until a round takes them. */
+    private final class TableInput {
+        private final Updates pending = new Updates();
+        private volatile Frontier frontier = Frontier.MIN;
+
+        void accept(TableEvent ev) {
+            switch (ev) {
+                case TableEvent.Updates u -> {
+                    synchronized (this) {
+                        for (TableUpdate x : u.updates()) {
+                            pending.add(x.row(), x.time(), x.diff());
+                        }
+                    }
+                }
+                case TableEvent.Progress p -> {
+                    frontier = p.upper();
+                    requestRound();
+                }
+            }
+        }
+
+        /** Moves updates before {@code upper} into the source's shards, by row hash. */
+        synchronized long drainInto(SourceOperator source, long upper) {
+            Updates keep = new Updates();
+            long moved = 0;
+            for (int i = 0; i < pending.size; i++) {
+                if (pending.times[i] < upper) {
+                    Row r = pending.rows[i];
+                    int w = workers == 1 ? 0 : SharedArrangement.shardOf(r, workers);
+                    source.pending[w].add(r, pending.times[i], pending.diffs[i]);
+                    moved++;
+                } else {
+                    keep.add(pending.rows[i], pending.times[i], pending.diffs[i]);
+                }
+            }
+            pending.clear();
+            pending.addAll(keep);
+            return moved;
+        }
+    }
+
+    /** Follows an imported index's publications: its frontier, its hold and a drop under us. */
+    private final class ImportInput {
+        final String id;
+        final AtomicReference<SharedArrangement> arrangement = new AtomicReference<>();
+        volatile Frontier frontier = Frontier.MIN;
+        volatile ReadHold hold;
+
+        ImportInput(String id) {
+            this.id = id;
+        }
+
+        void accept(Publication p) {
+            if (p.dropped()) {
+                if (lower < (desc.until() == null ? Long.MAX_VALUE : desc.until())) {
+                    fail("imported index " + id + " was dropped");
+                }
+                return;
+            }
+            if (!p.published()) {
+                return;
+            }
+            if (arrangement.compareAndSet(null, p.arrangement())) {
+                ReadHold h = p.arrangement().acquireHold("dataflow " + Dataflow.this.id, Frontier.at(desc.asOf()));
+                hold = h;
+                if (h.frontier().compareTo(Frontier.at(desc.asOf())) > 0) {
+                    fail("imported index " + id + " is compacted to " + h.frontier() + ", beyond as_of " + desc.asOf());
+                    return;
+                }
+            }
+            frontier = p.upper();
+            requestRound();
+        }
+
+        void release() {
+            ReadHold h = hold;
+            if (h != null) {
+                h.release();
+            }
+        }
+    }
+
+    private long target() {
+        Frontier f = Frontier.EMPTY;
+        for (TableInput t : tableInputs.values()) {
+            f = f.meet(t.frontier);
+        }
+        for (ImportInput i : importInputs.values()) {
+            f = f.meet(i.arrangement.get() == null ? Frontier.MIN : i.frontier);
+        }
+        long t = f.isEmpty() ? Long.MAX_VALUE : f.time();
+        if (desc.until() != null) {
+            t = Math.min(t, desc.until());
+        }
+        if (f.isEmpty() && desc.until() == null && tableInputs.isEmpty() && importInputs.isEmpty()) {
+            // Only constants: one round makes the output complete at as_of.
+            t = desc.asOf() + 1;
+        }
+        return t;
+    }
+
+    /** Runs rounds while the inputs are ahead of the dataflow; one round at a time. */
+    private void requestRound() {
+        if (!scheduled || dropped || wip.getAndIncrement() != 0) {
+            return;
+        }
+        drain();
+    }
+
+    private void drain() {
+        long from = lower;
+        long to = target();
+        if (dropped || to <= from || to == Long.MAX_VALUE) {
+            if (wip.decrementAndGet() != 0) {
+                wip.set(1);
+                drain();
+            }
+            return;
+        }
+        round(from, to).subscribe(null, err -> {
+            // Operator failures are fatal and handled by the pool; nothing to recover here.
+        }, () -> {
+            if (wip.decrementAndGet() != 0) {
+                wip.set(1);
+                drain();
+            }
+        });
+    }
+
+    private Mono<Void> round(long from, long to) {
+        boolean first = from == desc.asOf();
+        long moved = 0;
+        for (Map.Entry<String, TableInput> t : tableInputs.entrySet()) {
+            moved += t.getValue().drainInto(sources.get(t.getKey()), to);
+        }
+        if (first) {
+            hydrationTotal = Math.max(1, moved) * Math.max(1, order.size());
+        }
+        Operator.Round round = new Operator.Round(from, to, first, processed);
+        return Flux.range(0, order.size())
+                .concatMap(o -> Flux.range(0, workers).flatMap(w -> pool.run(w, () -> step(o, w, round))).then())
+                .thenMany(Flux.range(0, workers).flatMap(w -> pool.run(w, () -> finish(w, round))))
+                .then(Mono.fromRunnable(() -> completeRound(round)));
+    }
+
+    private void step(int o, int w, Operator.Round round) {
+        Operator op = order.get(o);
+        Updates[] in = new Updates[op.inputs.length];
+        for (int p = 0; p < in.length; p++) {
+            Updates[] fromSenders = inbox[o][w][p];
+            Updates merged = fromSenders[0];
+            for (int s = 1; s < workers; s++) {
+                merged.addAll(fromSenders[s]);
+                fromSenders[s].clear();
+            }
+            in[p] = merged;
+        }
+        Updates out = outs[w];
+        shards[o][w].step(in, round, out, errs[w]);
+        for (Updates u : in) {
+            round.processed().add(u.size);
+            u.clear();
+        }
+        for (int[] edge : consumers.get(o)) {
+            int c = edge[0];
+            int port = edge[1];
+            Operator.Partitioner part = order.get(c).partitioner(port);
+            if (part == null || workers == 1) {
+                inbox[c][w][port][w].addAll(out);
+            } else {
+                for (int i = 0; i < out.size; i++) {
+                    inbox[c][part.shard(out.rows[i], workers)][port][w].add(out.rows[i], out.times[i], out.diffs[i]);
+                }
+            }
+        }
+        out.clear();
+    }
+
+    private void finish(int w, Operator.Round round) {
+        BatchBuilder b = new BatchBuilder();
+        Updates e = errs[w];
+        for (int i = 0; i < e.size; i++) {
+            b.add(e.rows[i], Row.EMPTY, e.times[i], e.diffs[i]);
+        }
+        e.clear();
+        errSpines[w].insert(b.build(Frontier.at(round.lower()), Frontier.at(round.upper()), errSpines[w].since()));
+    }
+
+    private void completeRound(Operator.Round round) {
+        lower = round.upper();
+        Frontier upper = Frontier.at(round.upper());
+        for (ImportInput imp : importInputs.values()) {
+            ReadHold h = imp.hold;
+            if (h != null) {
+                h.downgrade(Frontier.at(round.upper() - 1));
+            }
+        }
+        if (dropped) {
+            return;
+        }
+        for (ExportOperator e : exports) {
+            registry.seal(e.exportId, upper);
+            listener.frontier(e.exportId, upper);
+        }
+        if (round.first()) {
+            hydratedAfterMillis = Math.max(0, clock.getAsLong() - scheduledAt);
+            listener.hydrated(this, hydratedAfterMillis);
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package dev.tandem.render;
+
+import dev.tandem.row.Row;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.time.Frontier;
+import dev.tandem.trace.Batch;
+import dev.tandem.trace.BatchBuilder;
+import dev.tandem.trace.Cursor;
+import dev.tandem.trace.ReadHold;
+import dev.tandem.trace.Spine;
+import dev.tandem.trace.TraceSnapshot;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * One step of a linear equi-join: the left input (rows of the inputs joined so far) with the right
+ * input, both arranged by their key columns. Output rows are {@code left ++ right}, at the later of
+ * the two times, with the product of the diffs; rows with a NULL key never match, and the
+ * {@code residual} equivalence classes (output column positions) must hold as well.
+ *
+ * <p>A round {@code [F0, F)} pairs each new left update with the right updates strictly before it
+ * (old ones and new ones at earlier times), and each new right update with the left updates at or
+ * before it, so every pair is produced exactly once. The right side is either a local arrangement
+ * or an imported shared arrangement read in place, zero-copy.
+ */
+final class JoinOperator extends Operator {
+
+    private final int[] leftKey;
+    private final int[] rightKey;
+    private final List<int[]> residual;
+    private final long asOf;
+    /** The imported arrangement read as the right side, or null to arrange the right input locally. */
+    private final Supplier<SharedArrangement.Snapshot> shared;
+    private final int workers;
+
+    JoinOperator(Operator left, Operator right, int[] leftKey, int[] rightKey, List<int[]> residual, long asOf,
+            Supplier<SharedArrangement.Snapshot> shared, int workers) {
+        super("join", right == null ? new Operator[] {left} : new Operator[] {left, right});
+        this.leftKey = leftKey;
+        this.rightKey = rightKey;
+        this.residual = residual;
+        this.asOf = asOf;
+        this.shared = shared;
+        this.workers = workers;
+    }
+
+    @Override
+    Partitioner partitioner(int port) {
+        return Partitioners.byColumns(port == 0 ? leftKey : rightKey);
+    }
+
+    @Override
+    Shard shard(int w) {
+        return new JoinShard(w);
+    }
+
+    static boolean hasNull(Row key) {
+        Object[] values = key.unpack();
+        for (Object v : values) {
+            if (v == null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private final class JoinShard implements Shard {
+        private final int w;
+        private final Spine left = new Spine("join left", Frontier.at(asOf));
+        private final ReadHold leftHold = left.acquireHold("join", Frontier.at(asOf));
+        private final Spine right = shared == null ? new Spine("join right", Frontier.at(asOf)) : null;
+        private final ReadHold rightHold = right == null ? null : right.acquireHold("join", Frontier.at(asOf));
+        private final BatchBuilder builder = new BatchBuilder();
+
+        JoinShard(int w) {
+            this.w = w;
+        }
+
+        private Batch arrange(Updates u, int[] key, Round round, Spine spine) {
+            for (int i = 0; i < u.size; i++) {
+                Row k = u.rows[i].project(key);
+                if (!hasNull(k)) {
+                    builder.add(k, u.rows[i], u.times[i], u.diffs[i]);
+                }
+            }
+            return builder.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since());
+        }
+
+        @Override
+        public void step(Updates[] in, Round round, Updates out, Updates errs) {
+            Batch dLeft = arrange(in[0], leftKey, round, left);
+            TraceSnapshot leftOld = left.snapshot();
+            if (right != null) {
+                Batch dRight = arrange(in[1], rightKey, round, right);
+                TraceSnapshot rightOld = right.snapshot();
+                // New left against old right and against new right strictly earlier.
+                pairs(dLeft.cursor(), rightOld, false, out);
+                pairs(dLeft.cursor(), new TraceSnapshot(List.of(dRight), Frontier.EMPTY, Frontier.MIN), true, out);
+                left.insert(dLeft);
+                right.insert(dRight);
+                // New right against all left at or before it.
+                pairsRightFirst(dRight.cursor(), left.snapshot(), out);
+                leftHold.downgrade(Frontier.at(round.upper()));
+                rightHold.downgrade(Frontier.at(round.upper()));
+                return;
+            }
+            SharedArrangement.Snapshot snap = shared.get();
+            // New left against the shared updates strictly before it (effective time max(t, as_of)).
+            Cursor lc = dLeft.cursor();
+            while (lc.keyValid()) {
+                Row k = lc.key();
+                TraceSnapshot shard = snap.oks().get(SharedArrangement.shardOf(k, snap.oks().size()));
+                Cursor rc = shard.cursor();
+                rc.seekKey(k);
+                if (rc.keyValid() && rc.key().equals(k)) {
+                    lc.forEachUpdate((a, ta, da) -> rc.forEachUpdate((b, tb, db) -> {
+                        long eb = Math.max(tb, asOf);
+                        if (eb < ta && eb < round.upper()) {
+                            emit(a, b, ta, da * db, out);
+                        }
+                    }));
+                }
+                lc.stepKey();
+            }
+            left.insert(dLeft);
+            TraceSnapshot leftNow = left.snapshot();
+            // New shared updates (effective time in [F0, F)) against left at or before them.
+            if (round.first()) {
+                Cursor ac = leftNow.cursor();
+                while (ac.keyValid()) {
+                    Row k = ac.key();
+                    TraceSnapshot shard = snap.oks().get(SharedArrangement.shardOf(k, snap.oks().size()));
+                    Cursor rc = shard.cursor();
+                    rc.seekKey(k);
+                    if (rc.keyValid() && rc.key().equals(k)) {
+                        joinNewShared(ac, rc, round, out);
+                    }
+                    ac.stepKey();
+                }
+            } else {
+                for (TraceSnapshot shard : snap.oks()) {
+                    List<Batch> fresh = shard.batches().stream().filter(b -> b.upper().compareTo(Frontier.at(round.lower())) > 0).toList();
+                    Cursor rc = new TraceSnapshot(fresh, shard.upper(), shard.since()).cursor();
+                    while (rc.keyValid()) {
+                        Row k = rc.key();
+                        if (workers == 1 || SharedArrangement.shardOf(k, workers) == w) {
+                            Cursor ac = leftNow.cursor();
+                            ac.seekKey(k);
+                            if (ac.keyValid() && ac.key().equals(k)) {
+                                joinNewShared(ac, rc, round, out);
+                            }
+                        }
+                        rc.stepKey();
+                    }
+                }
+            }
+            leftHold.downgrade(Frontier.at(round.upper()));
+        }
+
+        private void joinNewShared(Cursor ac, Cursor rc, Round round, Updates out) {
+            if (hasNull(rc.key())) {
+                return;
+            }
+            rc.forEachUpdate((b, tb, db) -> {
+                long eb = Math.max(tb, asOf);
+                if (eb >= round.lower() && eb < round.upper()) {
+                    ac.forEachUpdate((a, ta, da) -> {
+                        if (ta <= eb) {
+                            emit(a, b, eb, da * db, out);
+                        }
+                    });
+                }
+            });
+        }
+    }
+
+    /**
+     * For each update of the delta's keys, pairs it with the matching updates of {@code other}: all of
+     * them when {@code strictlyEarlier} is false, else those at times strictly before it.
+     */
+    private void pairs(Cursor delta, TraceSnapshot other, boolean strictlyEarlier, Updates out) {
+        Cursor oc = other.cursor();
+        while (delta.keyValid()) {
+            Row k = delta.key();
+            oc.seekKey(k);
+            if (oc.keyValid() && oc.key().equals(k)) {
+                delta.forEachUpdate((a, ta, da) -> oc.forEachUpdate((b, tb, db) -> {
+                    if (!strictlyEarlier || tb < ta) {
+                        emit(a, b, Math.max(ta, tb), da * db, out);
+                    }
+                }));
+            }
+            delta.stepKey();
+        }
+    }
+
+    /** Pairs each right delta update with the left updates at or before it. */
+    private void pairsRightFirst(Cursor dRight, TraceSnapshot leftAll, Updates out) {
+        Cursor lc = leftAll.cursor();
+        while (dRight.keyValid()) {
+            Row k = dRight.key();
+            lc.seekKey(k);
+            if (lc.keyValid() && lc.key().equals(k)) {
+                dRight.forEachUpdate((b, tb, db) -> lc.forEachUpdate((a, ta, da) -> {
+                    if (ta <= tb) {
+                        emit(a, b, tb, da * db, out);
+                    }
+                }));
+            }
+            dRight.stepKey();
+        }
+    }
+
+    private void emit(Row a, Row b, long time, long diff, Updates out) {
+        Row joined = a.concat(b);
+        if (!residual.isEmpty()) {
+            Object[] values = joined.unpack();
+            for (int[] cls : residual) {
+                Object first = values[cls[0]];
+                if (first == null) {
+                    return;
+                }
+                for (int i = 1; i < cls.length; i++) {
+                    if (!first.equals(values[cls[i]])) {
+                        return;
+                    }
+                }
+            }
+        }
+        out.add(joined, time, diff);
+    }
+}

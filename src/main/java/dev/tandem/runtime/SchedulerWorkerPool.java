@@ -1,0 +1,75 @@
+package dev.tandem.runtime;
+
+import dev.tandem.render.WorkerPool;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A {@link WorkerPool} of {@code W} {@link Scheduler.Worker}s taken from one scheduler: each worker
+ * runs its tasks one at a time, in order. An exception escaping a task is fatal.
+ */
+public final class SchedulerWorkerPool implements WorkerPool, Disposable {
+
+    private final String name;
+    private final Scheduler scheduler;
+    private final Scheduler.Worker[] workers;
+    private final FatalErrorHandler fatal;
+
+    public SchedulerWorkerPool(String name, Scheduler scheduler, int size, FatalErrorHandler fatal) {
+        this.name = name;
+        this.scheduler = scheduler;
+        this.fatal = fatal;
+        this.workers = new Scheduler.Worker[size];
+        for (int w = 0; w < size; w++) {
+            workers[w] = scheduler.createWorker();
+        }
+    }
+
+    @Override
+    public int size() {
+        return workers.length;
+    }
+
+    @Override
+    public Mono<Void> run(int worker, Runnable task) {
+        return Mono.create(sink -> workers[worker].schedule(() -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                fatal.fatal(name + " worker " + worker, t);
+                sink.error(t);
+                return;
+            }
+            sink.success();
+        }));
+    }
+
+    /** Schedules {@code task} on worker {@code worker} without waiting for it. */
+    public void execute(int worker, Runnable task) {
+        workers[worker].schedule(() -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                fatal.fatal(name + " worker " + worker, t);
+            }
+        });
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public void dispose() {
+        for (Scheduler.Worker w : workers) {
+            w.dispose();
+        }
+        scheduler.dispose();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return scheduler.isDisposed();
+    }
+}

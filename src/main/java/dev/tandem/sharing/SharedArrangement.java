@@ -1,0 +1,145 @@
+package dev.tandem.sharing;
+
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import dev.tandem.time.Frontier;
+import dev.tandem.trace.ReadHold;
+import dev.tandem.trace.Spine;
+import dev.tandem.trace.TraceSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An exported index as published by its runtime: the {@code oks} and {@code errs} traces, sharded by
+ * key hash across the publisher's workers. Readers on any thread take snapshots and holds; only the
+ * publisher's workers mutate the spines.
+ *
+ * <p>{@code oks} rows are {@code (key, row)}: the key columns of the indexed collection, then the
+ * whole row. {@code errs} rows are {@code (message)} with an empty value.
+ */
+public record SharedArrangement(String id, Schema schema, List<Integer> keyColumns, List<Spine> oks, List<Spine> errs) {
+
+    public SharedArrangement {
+        keyColumns = List.copyOf(keyColumns);
+        oks = List.copyOf(oks);
+        errs = List.copyOf(errs);
+    }
+
+    /** The shard that holds {@code key}, for {@code shards} shards. */
+    public static int shardOf(Row key, int shards) {
+        int h = key.hashCode() * 0x9E3779B9;
+        return Math.floorMod(h ^ (h >>> 16), shards);
+    }
+
+    public int shards() {
+        return oks.size();
+    }
+
+    /** Snapshots of every shard of both traces, taken now. */
+    public Snapshot snapshot() {
+        List<TraceSnapshot> o = new ArrayList<>(oks.size());
+        for (Spine s : oks) {
+            o.add(s.snapshot());
+        }
+        List<TraceSnapshot> e = new ArrayList<>(errs.size());
+        for (Spine s : errs) {
+            e.add(s.snapshot());
+        }
+        return new Snapshot(o, e);
+    }
+
+    /** A hold on every shard of both traces, released together. */
+    public ReadHold acquireHold(String holder, Frontier frontier) {
+        List<ReadHold> holds = new ArrayList<>();
+        for (Spine s : oks) {
+            holds.add(s.acquireHold(holder, frontier));
+        }
+        for (Spine s : errs) {
+            holds.add(s.acquireHold(holder, frontier));
+        }
+        return new CompositeHold(holder, holds);
+    }
+
+    /** Consistent-enough snapshots of all shards; reads at {@code since() <= t < upper()} are exact. */
+    public record Snapshot(List<TraceSnapshot> oks, List<TraceSnapshot> errs) {
+
+        public Frontier upper() {
+            Frontier u = Frontier.EMPTY;
+            for (TraceSnapshot s : oks) {
+                u = u.meet(s.upper());
+            }
+            for (TraceSnapshot s : errs) {
+                u = u.meet(s.upper());
+            }
+            return u;
+        }
+
+        public Frontier since() {
+            Frontier f = Frontier.MIN;
+            for (TraceSnapshot s : oks) {
+                f = f.join(s.since());
+            }
+            for (TraceSnapshot s : errs) {
+                f = f.join(s.since());
+            }
+            return f;
+        }
+
+        public long records() {
+            long n = 0;
+            for (TraceSnapshot s : oks) {
+                n += s.records();
+            }
+            return n;
+        }
+
+        public long byteSize() {
+            long n = 0;
+            for (TraceSnapshot s : oks) {
+                n += s.byteSize();
+            }
+            for (TraceSnapshot s : errs) {
+                n += s.byteSize();
+            }
+            return n;
+        }
+    }
+
+    private static final class CompositeHold implements ReadHold {
+        private final String holder;
+        private final List<ReadHold> parts;
+
+        CompositeHold(String holder, List<ReadHold> parts) {
+            this.holder = holder;
+            this.parts = parts;
+        }
+
+        @Override
+        public String holder() {
+            return holder;
+        }
+
+        @Override
+        public Frontier frontier() {
+            Frontier f = Frontier.EMPTY;
+            for (ReadHold h : parts) {
+                f = f.meet(h.frontier());
+            }
+            return f;
+        }
+
+        @Override
+        public void downgrade(Frontier frontier) {
+            for (ReadHold h : parts) {
+                h.downgrade(frontier);
+            }
+        }
+
+        @Override
+        public void release() {
+            for (ReadHold h : parts) {
+                h.release();
+            }
+        }
+    }
+}
