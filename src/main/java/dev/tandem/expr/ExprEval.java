@@ -179,6 +179,9 @@ final class ExprEval {
     }
 
     static Object cast(Object v, DatumType to) {
+        if (to.accepts(v)) {
+            return v;
+        }
         if (to == DatumType.STRING) {
             return v.toString();
         }

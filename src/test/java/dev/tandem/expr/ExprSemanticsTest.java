@@ -142,6 +142,9 @@ class ExprSemanticsTest {
     @Test
     void casts() {
         assertThat(eval(cast(i(42), DatumType.STRING))).isEqualTo("42");
+        for (Expr same : List.of(T, i(4), s("x"), lit(1.5, DatumType.FLOAT64), lit(new Timestamp(3), DatumType.TIMESTAMP))) {
+            assertThat(eval(cast(same, same.typeOf(List.of())))).isEqualTo(eval(same));
+        }
         assertThat(eval(cast(s(" 42 "), DatumType.INT64))).isEqualTo(42L);
         assertThat(eval(cast(s("2.5"), DatumType.FLOAT64))).isEqualTo(2.5);
         assertThat(eval(cast(s("T"), DatumType.BOOL))).isEqualTo(true);
