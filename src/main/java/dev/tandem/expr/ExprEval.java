@@ -94,8 +94,8 @@ final class ExprEval {
     private static Object unary(Expr.Call c, Object a) {
         return switch (c.func()) {
             case NOT -> !(Boolean) a;
-            case NEG -> a instanceof Long l ? exact(() -> Math.negateExact(l), "neg") : -(Double) a;
-            case ABS -> a instanceof Long l ? exact(() -> Math.absExact(l), "abs") : Math.abs((Double) a);
+            case NEG -> a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg") : (Object) (-(Double) a);
+            case ABS -> a instanceof Long l ? (Object) exact(() -> Math.absExact(l), "abs") : (Object) Math.abs((Double) a);
             case LOWER -> ((String) a).toLowerCase(Locale.ROOT);
             case UPPER -> ((String) a).toUpperCase(Locale.ROOT);
             case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
@@ -112,7 +112,7 @@ final class ExprEval {
             case LTE -> Datums.compare(a, b) <= 0;
             case GT -> Datums.compare(a, b) > 0;
             case GTE -> Datums.compare(a, b) >= 0;
-            case ADD, SUB, MUL, DIV, MOD -> a instanceof Long x ? intArith(f, x, (Long) b) : floatArith(f, (Double) a, (Double) b);
+            case ADD, SUB, MUL, DIV, MOD -> a instanceof Long x ? (Object) intArith(f, x, (Long) b) : (Object) floatArith(f, (Double) a, (Double) b);
             default -> throw new IllegalStateException("not binary: " + f);
         };
     }
@@ -179,6 +179,9 @@ final class ExprEval {
     }
 
     static Object cast(Object v, DatumType to) {
+        if (to.accepts(v)) {
+            return v;
+        }
         if (to == DatumType.STRING) {
             return v.toString();
         }

@@ -1,0 +1,47 @@
+package dev.tandem.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** The naive evaluator is total on random plans with every operator and function, and its results are well-typed. */
+class PlanEvaluatorProperties {
+
+    @Provide
+    Arbitrary<RandomPlans.Scenario> scenarios() {
+        return RandomPlans.scenarios(false);
+    }
+
+    @Property(tries = 300)
+    void evaluationIsTotalAndWellTyped(@ForAll("scenarios") RandomPlans.Scenario s) {
+        List<DatumType> types = s.plan().types(s.types()::get, "");
+        PlanEvaluator.Result r = PlanEvaluator.evaluate(s.plan(), s.types()::get, s.data());
+        for (Row row : r.rows().keySet()) {
+            List<DatumType> rowTypes = new ArrayList<>();
+            for (int i = 0; i < row.arity(); i++) {
+                rowTypes.add(row.typeAt(i));
+            }
+            assertThat(rowTypes).isEqualTo(types);
+        }
+        assertThat(r.rows().values()).doesNotContain(0L);
+        assertThat(r.errors().values()).doesNotContain(0L);
+    }
+
+    @Property(tries = 200)
+    void aPlanMinusItselfIsEmptyAndThresholdIsPositive(@ForAll("scenarios") RandomPlans.Scenario s) {
+        Plan p = s.plan();
+        PlanEvaluator.Result zero = PlanEvaluator.evaluate(new Plan.Union(List.of(p, new Plan.Negate(p))), s.types()::get, s.data());
+        assertThat(zero.rows()).isEmpty();
+        PlanEvaluator.Result direct = PlanEvaluator.evaluate(p, s.types()::get, s.data());
+        PlanEvaluator.Result positive = PlanEvaluator.evaluate(new Plan.Threshold(p), s.types()::get, s.data());
+        assertThat(positive.rows()).allSatisfy((row, n) -> assertThat(n).isPositive().isEqualTo(direct.rows().get(row)));
+        assertThat(positive.errors()).isEqualTo(direct.errors());
+    }
+}
