@@ -1,0 +1,66 @@
+package dev.tandem.protocol;
+
+import dev.tandem.row.Row;
+import dev.tandem.time.Frontier;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/** A response from a compute replica to the controller. */
+public sealed interface ComputeResponse {
+
+    /** The write and input frontiers of collection {@code id}; they never regress. */
+    record Frontiers(String id, Frontier writeFrontier, Frontier inputFrontier) implements ComputeResponse {
+        public Frontiers {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(writeFrontier, "writeFrontier");
+            Objects.requireNonNull(inputFrontier, "inputFrontier");
+        }
+    }
+
+    /** The one answer to peek {@code uuid}. */
+    record PeekResponse(UUID uuid, PeekResult result) implements ComputeResponse {
+        public PeekResponse {
+            Objects.requireNonNull(uuid, "uuid");
+            Objects.requireNonNull(result, "result");
+        }
+    }
+
+    /** Advisory status, e.g. a dataflow hydrated. */
+    record Status(String kind, String id, String detail) implements ComputeResponse {
+        public Status {
+            Objects.requireNonNull(kind, "kind");
+        }
+    }
+
+    /** The outcome of a peek. */
+    sealed interface PeekResult {
+    }
+
+    /**
+     * Rows of a successful peek (each row repeated by its multiplicity, finished), with what a reader
+     * needs to judge freshness: the read time, the index's {@code upper} and {@code since} when read,
+     * whether it was hydrated, and which runtime answered.
+     */
+    record Rows(List<Row> rows, ReadInfo info) implements PeekResult {
+        public Rows {
+            rows = List.copyOf(rows);
+            Objects.requireNonNull(info, "info");
+        }
+    }
+
+    /** Freshness of a peek's answer. */
+    record ReadInfo(long timestamp, Frontier upper, Frontier since, boolean hydrated, String runtime) {
+    }
+
+    /** The peek failed with {@code message}. */
+    record Error(String message) implements PeekResult {
+        public Error {
+            Objects.requireNonNull(message, "message");
+        }
+    }
+
+    /** The peek was canceled before it was answered. */
+    record Canceled() implements PeekResult {
+    }
+}
