@@ -132,6 +132,14 @@ public final class Dataflow {
             LongSupplier clock) {
     }
 
+    /** Whether exports are published with a standing hold for the other runtime (two-runtime maintenance). */
+    private volatile boolean shareWithReader;
+
+    /** Publishes exports with a standing hold for the reading runtime; call before {@link #schedule()}. */
+    public void shareWithReader(boolean share) {
+        this.shareWithReader = share;
+    }
+
     /** Renders a validated description; {@code id} names the dataflow (usually its first export). */
     public static Dataflow render(String id, DataflowDescription desc, Env env) {
         return new Dataflow(id, desc, env);
@@ -222,7 +230,7 @@ public final class Dataflow {
             synchronized (published) {
                 published.add(arr);
             }
-            registry.publish(arr, Frontier.at(desc.asOf()));
+            registry.publish(arr, Frontier.at(desc.asOf()), shareWithReader);
         }
         for (Map.Entry<String, TableInput> t : tableInputs.entrySet()) {
             subscriptions.add(tables.subscribe(t.getKey(), desc.asOf()).subscribe(

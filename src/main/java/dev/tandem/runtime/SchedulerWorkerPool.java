@@ -45,6 +45,21 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
         }));
     }
 
+    /** Computes {@code task} on worker {@code worker}; an exception from it is fatal. */
+    public <T> Mono<T> call(int worker, java.util.concurrent.Callable<T> task) {
+        return Mono.create(sink -> workers[worker].schedule(() -> {
+            T value;
+            try {
+                value = task.call();
+            } catch (Throwable t) {
+                fatal.fatal(name + " worker " + worker, t);
+                sink.error(t);
+                return;
+            }
+            sink.success(value);
+        }));
+    }
+
     /** Schedules {@code task} on worker {@code worker} without waiting for it. */
     public void execute(int worker, Runnable task) {
         workers[worker].schedule(() -> {

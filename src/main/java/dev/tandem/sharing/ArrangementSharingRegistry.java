@@ -29,8 +29,8 @@ import reactor.core.publisher.Sinks;
  *
  * <h2>Standing holds (invariant I1c)</h2>
  * In two-runtime mode the reading runtime must never find a shared trace compacted past what it has
- * applied. When the registry is created with standing holds, {@link #publish} takes a hold on the
- * arrangement for the reading runtime at the publication's {@code since} (or at a frontier the reader
+ * applied. A publisher that shares with the other runtime asks {@link #publish} for a standing hold: it
+ * takes a hold on the arrangement for the reading runtime at the publication's {@code since} (or at a frontier the reader
  * already applied, if its {@code AllowCompaction} arrived first); the reader moves it with
  * {@link #advanceStandingHold} as it applies each {@code AllowCompaction}, and the empty frontier
  * releases it. The publisher compacts to the meet of its own hold and the standing hold.
@@ -40,20 +40,18 @@ public final class ArrangementSharingRegistry {
     /** Holder name of standing holds, as shown in introspection. */
     public static final String STANDING_HOLD = "standing hold (interactive)";
 
-    private final boolean standingHolds;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicLong emitFailures = new AtomicLong();
-
-    public ArrangementSharingRegistry(boolean standingHolds) {
-        this.standingHolds = standingHolds;
-    }
 
     private Entry entry(String id) {
         return entries.computeIfAbsent(id, Entry::new);
     }
 
-    /** Publishes {@code arrangement} under its id, filling a placeholder if a reader created one. */
-    public void publish(SharedArrangement arrangement, Frontier upper) {
+    /**
+     * Publishes {@code arrangement} under its id, filling a placeholder if a reader created one; with
+     * {@code standingHold}, the reading runtime's standing hold is taken at the same moment.
+     */
+    public void publish(SharedArrangement arrangement, Frontier upper, boolean standingHold) {
         Entry e = entry(arrangement.id());
         synchronized (e) {
             if (e.state != Publication.State.PLACEHOLDER) {
@@ -62,7 +60,7 @@ public final class ArrangementSharingRegistry {
             e.arrangement = arrangement;
             e.upper = upper;
             e.state = Publication.State.PUBLISHED;
-            if (standingHolds) {
+            if (standingHold) {
                 Frontier at = arrangement.snapshot().since().join(e.appliedByReader);
                 e.standingHold = e.appliedByReader.isEmpty() ? null : arrangement.acquireHold(STANDING_HOLD, at);
             }
@@ -107,9 +105,6 @@ public final class ArrangementSharingRegistry {
      * placeholders so a later publication starts its hold no earlier than what was applied.
      */
     public void advanceStandingHold(String id, Frontier frontier) {
-        if (!standingHolds) {
-            return;
-        }
         Entry e = entry(id);
         synchronized (e) {
             e.appliedByReader = e.appliedByReader.join(frontier);

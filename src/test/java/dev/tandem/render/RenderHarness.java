@@ -34,7 +34,7 @@ final class RenderHarness implements AutoCloseable {
 
     final Scheduler ticks = Schedulers.newSingle("test-ticks");
     final TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withTickInterval(Duration.ofMillis(5)));
-    final ArrangementSharingRegistry registry = new ArrangementSharingRegistry(false);
+    final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
     final List<Throwable> fatal = new CopyOnWriteArrayList<>();
     final SchedulerWorkerPool pool;
     final Map<String, Schema> schemas = new HashMap<>();

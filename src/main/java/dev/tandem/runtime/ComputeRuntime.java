@@ -1,0 +1,329 @@
+package dev.tandem.runtime;
+
+import dev.tandem.plan.DataflowDescription;
+import dev.tandem.protocol.ComputeCommand;
+import dev.tandem.protocol.ComputeCommand.AllowCompaction;
+import dev.tandem.protocol.ComputeCommand.CancelPeek;
+import dev.tandem.protocol.ComputeCommand.CreateDataflow;
+import dev.tandem.protocol.ComputeCommand.Peek;
+import dev.tandem.protocol.ComputeParameters;
+import dev.tandem.protocol.ComputeResponse;
+import dev.tandem.protocol.ComputeResponse.Frontiers;
+import dev.tandem.protocol.ComputeResponse.PeekResponse;
+import dev.tandem.protocol.ComputeResponse.PeekResult;
+import dev.tandem.protocol.ComputeResponse.Status;
+import dev.tandem.render.Dataflow;
+import dev.tandem.render.DataflowListener;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.sharing.Publication;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.time.Frontier;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One compute runtime in a role. Commands are applied in order on the runtime's command thread;
+ * dataflow steps run on its worker pool; peeks wait for their index's publication and seal on the
+ * sharing registry (no polling) and are then answered:
+ * <ul>
+ *   <li>{@code SOLO} and {@code MAINTENANCE}: a bounded-elastic pool of {@code W} workers runs the
+ *       maintained dataflows; in {@code SOLO} peeks are answered on those same workers, between
+ *       operator steps.</li>
+ *   <li>{@code INTERACTIVE}: peeks are Mono pipelines on a separate low-latency (non-blocking)
+ *       scheduler, the fast lane; transient slow-path dataflows run on their own slow-lane pool, so a
+ *       fast-path peek never queues behind them.</li>
+ * </ul>
+ * Exactly one response per peek; frontiers never regress and nothing follows an empty one.
+ */
+public final class ComputeRuntime implements ComputeInstance {
+
+    private final Role role;
+    private final TableStorage storage;
+    private final ArrangementSharingRegistry registry;
+    private final LongSupplier clock;
+    private final boolean shareWithReader;
+    private final Scheduler commandScheduler;
+    private final Scheduler.Worker commands;
+    private final SchedulerWorkerPool pool;
+    private final Scheduler fastLane;
+    private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
+    private final AtomicLong emitFailures = new AtomicLong();
+
+    private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
+    private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
+    private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
+    private final Map<UUID, Disposable> peeks = new ConcurrentHashMap<>();
+    private final Map<String, Frontier> reported = new HashMap<>();
+    private final AtomicInteger nextPeekWorker = new AtomicInteger();
+    private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
+
+    private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
+            FatalErrorHandler fatal, LongSupplier clock) {
+        this.role = role;
+        this.storage = storage;
+        this.registry = registry;
+        this.clock = clock;
+        this.shareWithReader = shareWithReader;
+        String name = "tandem-" + role.tag();
+        this.commandScheduler = Schedulers.newSingle(name + "-commands");
+        this.commands = commandScheduler.createWorker();
+        if (role == Role.INTERACTIVE) {
+            this.fastLane = Schedulers.newParallel(name, workers);
+            this.pool = new SchedulerWorkerPool(name + "-slow", Schedulers.newParallel(name + "-slow", workers), workers, fatal);
+        } else {
+            this.fastLane = null;
+            this.pool = new SchedulerWorkerPool(name, Schedulers.newBoundedElastic(workers, Integer.MAX_VALUE, name), workers, fatal);
+        }
+    }
+
+    /**
+     * Creates a runtime. {@code shareWithReader} (maintenance in two-runtime mode) publishes every
+     * export with a standing hold for the interactive runtime.
+     */
+    public static ComputeRuntime create(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry,
+            boolean shareWithReader, FatalErrorHandler fatal, LongSupplier clock) {
+        return new ComputeRuntime(role, Math.max(1, workers), storage, registry, shareWithReader, fatal, clock);
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    public int workers() {
+        return pool.size();
+    }
+
+    @Override
+    public void send(ComputeCommand command) {
+        commands.schedule(() -> apply(command));
+    }
+
+    @Override
+    public Flux<ComputeResponse> responses() {
+        return out.asFlux();
+    }
+
+    /** Dataflows hosted here, by export id (for introspection and metrics). */
+    public Map<String, Dataflow> dataflows() {
+        return Map.copyOf(byExport);
+    }
+
+    public int pendingPeeks() {
+        return peeks.size();
+    }
+
+    public long emitFailures() {
+        return emitFailures.get();
+    }
+
+    private void apply(ComputeCommand command) {
+        switch (command) {
+            case ComputeCommand.Hello h -> {
+                peeks.values().forEach(Disposable::dispose);
+                peeks.clear();
+            }
+            case ComputeCommand.CreateInstance c -> parameters = c.parameters().over(parameters);
+            case ComputeCommand.InitializationComplete i -> {
+            }
+            case ComputeCommand.UpdateConfiguration u -> parameters = u.parameters().over(parameters);
+            case CreateDataflow c -> createDataflow(c.dataflow());
+            case ComputeCommand.Schedule s -> schedule(s.id());
+            case AllowCompaction a -> allowCompaction(a.id(), a.frontier());
+            case Peek p -> startPeek(p);
+            case CancelPeek c -> cancelPeek(c.uuid());
+        }
+    }
+
+    private void createDataflow(DataflowDescription desc) {
+        String id = desc.indexExports().isEmpty() ? "dataflow" : desc.indexExports().get(0).id();
+        try {
+            desc.validate();
+            for (String table : desc.sourceImports().keySet()) {
+                if (!storage.tables().contains(table)) {
+                    throw new IllegalArgumentException("source import " + table + " is not a table");
+                }
+            }
+            desc.validateSince(this::sinceOf);
+            for (DataflowDescription.IndexExport e : desc.indexExports()) {
+                if (byExport.containsKey(e.id()) || registry.current(e.id()).state() != Publication.State.PLACEHOLDER) {
+                    throw new IllegalArgumentException("export id " + e.id() + " already exists");
+                }
+            }
+        } catch (RuntimeException e) {
+            emit(new Status("dataflow_rejected", id, e.getMessage()));
+            return;
+        }
+        Dataflow df = Dataflow.render(id, desc, new Dataflow.Env(pool, storage, registry, listener, clock));
+        df.shareWithReader(shareWithReader);
+        Set<String> exports = new HashSet<>(df.exportIds());
+        unscheduled.put(df, new HashSet<>(exports));
+        liveExports.put(df, exports);
+        for (String e : exports) {
+            byExport.put(e, df);
+        }
+    }
+
+    /** The compaction frontier of an import: a table's since, or a published index's (unknown: MIN). */
+    private Frontier sinceOf(String id) {
+        if (storage.tables().contains(id)) {
+            return storage.since(id);
+        }
+        Publication p = registry.current(id);
+        if (p.dropped()) {
+            return Frontier.EMPTY;
+        }
+        return p.published() ? p.arrangement().snapshot().since() : Frontier.MIN;
+    }
+
+    private void schedule(String exportId) {
+        Dataflow df = byExport.get(exportId);
+        if (df == null) {
+            return;
+        }
+        Set<String> pending = unscheduled.get(df);
+        if (pending != null && pending.remove(exportId) && pending.isEmpty()) {
+            unscheduled.remove(df);
+            df.schedule();
+        }
+    }
+
+    private void allowCompaction(String id, Frontier frontier) {
+        Dataflow df = byExport.get(id);
+        if (df == null) {
+            if (role == Role.INTERACTIVE) {
+                registry.advanceStandingHold(id, frontier);
+            }
+            return;
+        }
+        if (!frontier.isEmpty()) {
+            df.allowCompaction(id, frontier);
+            return;
+        }
+        byExport.remove(id);
+        registry.drop(id);
+        Set<String> live = liveExports.get(df);
+        live.remove(id);
+        if (live.isEmpty()) {
+            liveExports.remove(df);
+            unscheduled.remove(df);
+            df.drop();
+        }
+        report(id, Frontier.EMPTY);
+    }
+
+    private void startPeek(Peek peek) {
+        UUID uuid = peek.uuid();
+        if (peeks.containsKey(uuid)) {
+            emit(new Status("duplicate_peek", uuid.toString(), "a peek with this uuid is already pending; the second was ignored"));
+            return;
+        }
+        Mono<SharedArrangement> ready = registry.awaitReadable(peek.target(), peek.timestamp());
+        Mono<PeekResult> result;
+        if (fastLane != null) {
+            result = ready.publishOn(fastLane).map(arr -> answer(peek, arr));
+        } else {
+            int w = Math.floorMod(nextPeekWorker.getAndIncrement(), pool.size());
+            result = ready.flatMap(arr -> pool.call(w, () -> answer(peek, arr)));
+        }
+        // Registered before subscribing, so an answer or a cancel that comes at once finds it.
+        Disposable.Swap subscription = Disposables.swap();
+        peeks.put(uuid, subscription);
+        subscription.update(result
+                .onErrorResume(e -> Mono.just(new ComputeResponse.Error(e.getMessage() == null ? e.toString() : e.getMessage())))
+                .subscribe(r -> respond(uuid, r)));
+    }
+
+    private PeekResult answer(Peek peek, SharedArrangement arr) {
+        return PeekServer.answer(peek, arr, parameters.maxResultRows(), role.tag());
+    }
+
+    private void respond(UUID uuid, PeekResult result) {
+        if (peeks.remove(uuid) != null) {
+            emit(new PeekResponse(uuid, result));
+        }
+    }
+
+    private void cancelPeek(UUID uuid) {
+        Disposable d = peeks.remove(uuid);
+        if (d != null) {
+            d.dispose();
+            emit(new PeekResponse(uuid, new ComputeResponse.Canceled()));
+        }
+    }
+
+    private final DataflowListener listener = new DataflowListener() {
+        @Override
+        public void frontier(String id, Frontier upper) {
+            report(id, upper);
+        }
+
+        @Override
+        public void hydrated(Dataflow dataflow, long millis) {
+            emit(new Status("hydrated", dataflow.id(), Long.toString(millis)));
+        }
+
+        @Override
+        public void failed(Dataflow dataflow, String message) {
+            emit(new Status("dataflow_failed", dataflow.id(), message));
+            commands.schedule(() -> {
+                for (String e : dataflow.exportIds()) {
+                    if (byExport.get(e) == dataflow) {
+                        allowCompaction(e, Frontier.EMPTY);
+                    }
+                }
+            });
+        }
+    };
+
+    /** Reports a frontier: only advances, and nothing after the empty frontier. */
+    private void report(String id, Frontier upper) {
+        synchronized (reported) {
+            Frontier last = reported.get(id);
+            if (last != null && (last.isEmpty() || upper.compareTo(last) <= 0)) {
+                return;
+            }
+            reported.put(id, upper);
+            emit(new Frontiers(id, upper, upper));
+        }
+    }
+
+    private void emit(ComputeResponse r) {
+        synchronized (out) {
+            if (out.tryEmitNext(r).isFailure()) {
+                emitFailures.incrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        commands.dispose();
+        commandScheduler.dispose();
+        peeks.values().forEach(Disposable::dispose);
+        for (Dataflow df : new ArrayList<>(liveExports.keySet())) {
+            df.drop();
+        }
+        pool.dispose();
+        if (fastLane != null) {
+            fastLane.dispose();
+        }
+        out.tryEmitComplete();
+    }
+}

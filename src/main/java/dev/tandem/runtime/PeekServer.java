@@ -1,0 +1,160 @@
+package dev.tandem.runtime;
+
+import dev.tandem.expr.EvalError;
+import dev.tandem.expr.MfpEvaluator;
+import dev.tandem.plan.GroupFunctions;
+import dev.tandem.protocol.ComputeCommand.Peek;
+import dev.tandem.protocol.ComputeResponse.Error;
+import dev.tandem.protocol.ComputeResponse.PeekResult;
+import dev.tandem.protocol.ComputeResponse.ReadInfo;
+import dev.tandem.protocol.ComputeResponse.Rows;
+import dev.tandem.row.Row;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.trace.TraceSnapshot;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+
+/**
+ * Answers a peek from a published arrangement that is sealed past the read time: checks
+ * {@code since}, answers the first error in {@code errs} if any, else walks {@code oks} (seeking the
+ * literal keys, or scanning), accumulates at the read time, applies the MFP and the finishing, and
+ * enforces the maximum result size. Reads snapshots only: no locks, no row copies.
+ */
+final class PeekServer {
+
+    private PeekServer() {
+    }
+
+    static PeekResult answer(Peek peek, SharedArrangement arr, long maxResultRows, String runtime) {
+        long t = peek.timestamp();
+        SharedArrangement.Snapshot snap = arr.snapshot();
+        if (!snap.upper().isPast(t)) {
+            return new Error("index " + arr.id() + " is not sealed at " + t + " (upper " + snap.upper() + ")");
+        }
+        if (snap.since().compareTo(dev.tandem.time.Frontier.at(t)) > 0) {
+            return new Error("compaction frontier of " + arr.id() + " is " + snap.since() + ", beyond the read time " + t);
+        }
+        String err = firstError(snap.errs(), t);
+        if (err != null) {
+            return new Error(err);
+        }
+        MfpEvaluator mfp;
+        try {
+            mfp = peek.mfp().bind(arr.schema().types());
+        } catch (RuntimeException e) {
+            return new Error("invalid peek MFP: " + e.getMessage());
+        }
+        long limit = peek.maxResultRows() != null ? peek.maxResultRows() : maxResultRows;
+        Collector rows = new Collector(peek, limit);
+        try {
+            if (peek.literalKeys() != null) {
+                int shards = snap.oks().size();
+                for (Row key : peek.literalKeys()) {
+                    TraceSnapshot shard = snap.oks().get(SharedArrangement.shardOf(key, shards));
+                    shard.lookup(key, t, (val, diff) -> rows.add(val, diff, mfp));
+                }
+            } else {
+                for (TraceSnapshot shard : snap.oks()) {
+                    shard.scan(t, (key, val, diff) -> rows.add(val, diff, mfp));
+                }
+            }
+            return new Rows(rows.finish(), new ReadInfo(t, snap.upper(), snap.since(), true, runtime));
+        } catch (PeekFailure f) {
+            return new Error(f.getMessage());
+        } catch (EvalError e) {
+            return new Error(e.getMessage());
+        }
+    }
+
+    /** The first error message (in message order) with a positive count at {@code t}, across shards. */
+    static String firstError(List<TraceSnapshot> errs, long t) {
+        Map<Row, Long> counts = new TreeMap<>();
+        for (TraceSnapshot s : errs) {
+            s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
+        }
+        for (Map.Entry<Row, Long> e : counts.entrySet()) {
+            if (e.getValue() > 0) {
+                return (String) e.getKey().get(0);
+            }
+        }
+        return null;
+    }
+
+    /** A peek that cannot be answered with rows. */
+    static final class PeekFailure extends RuntimeException {
+        PeekFailure(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Gathers output rows with multiplicities, thinning early to the best {@code offset + limit} rows
+     * when the finishing has a limit, and failing once more rows than allowed are held.
+     */
+    private static final class Collector {
+        private final Comparator<Row> order;
+        private final long keep;
+        private final long offset;
+        private final long maxRows;
+        private final PriorityQueue<Object[]> best;
+        private final List<Object[]> all = new ArrayList<>();
+        private long held;
+
+        Collector(Peek peek, long maxRows) {
+            this.order = GroupFunctions.orderBy(peek.finishing().orderBy());
+            this.offset = peek.finishing().offset();
+            Long limit = peek.finishing().limit();
+            this.keep = limit == null ? -1 : (Long.MAX_VALUE - offset < limit ? Long.MAX_VALUE : offset + limit);
+            this.maxRows = maxRows;
+            this.best = keep >= 0 ? new PriorityQueue<>((a, b) -> order.compare((Row) b[0], (Row) a[0])) : null;
+        }
+
+        void add(Row val, long diff, MfpEvaluator mfp) {
+            if (diff < 0) {
+                throw new PeekFailure("negative multiplicity " + diff + " for row " + val + ": the index is corrupt or its inputs retract more than they inserted");
+            }
+            Row out = mfp.apply(val);
+            if (out == null) {
+                return;
+            }
+            Object[] entry = {out, diff};
+            if (best != null) {
+                best.add(entry);
+                held += diff;
+                while (!best.isEmpty() && held - (long) best.peek()[1] >= keep) {
+                    held -= (long) best.poll()[1];
+                }
+            } else {
+                all.add(entry);
+                held += diff;
+                if (held > maxRows) {
+                    throw new PeekFailure("result exceeds the maximum result size of " + maxRows + " rows; add a limit or a filter");
+                }
+            }
+        }
+
+        List<Row> finish() {
+            List<Object[]> entries = best != null ? new ArrayList<>(best) : all;
+            entries.sort((a, b) -> order.compare((Row) a[0], (Row) b[0]));
+            List<Row> out = new ArrayList<>();
+            long position = 0;
+            long to = keep >= 0 ? keep : Long.MAX_VALUE;
+            for (Object[] e : entries) {
+                long n = (long) e[1];
+                for (long i = 0; i < n && position < to; i++, position++) {
+                    if (position >= offset) {
+                        out.add((Row) e[0]);
+                        if (out.size() > maxRows) {
+                            throw new PeekFailure("result exceeds the maximum result size of " + maxRows + " rows; add a limit or a filter");
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+    }
+}
