@@ -29,6 +29,16 @@ public sealed interface Plan {
         return PlanTyper.resolve(this, idOfName, path);
     }
 
+    /** The names of the collections this plan reads by name, in first-use order, without duplicates. */
+    default List<String> namesRead() {
+        return PlanTyper.namesRead(this);
+    }
+
+    /** This plan with each {@code get} replaced by {@code replace(get, path)}. */
+    default Plan substitute(java.util.function.BiFunction<Get, String, Plan> replace, String path) {
+        return PlanTyper.substitute(this, replace, path);
+    }
+
     /** The ids of the collections this plan reads by id, in first-use order, without duplicates. */
     default List<String> dependencies() {
         return PlanTyper.dependencies(this);

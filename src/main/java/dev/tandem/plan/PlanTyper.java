@@ -169,60 +169,61 @@ final class PlanTyper {
     }
 
     static Plan resolve(Plan plan, Function<String, String> idOfName, String path) {
-        return switch (plan) {
-            case Plan.Get g -> {
-                if (g.id() != null) {
-                    yield g;
-                }
-                String id = idOfName.apply(g.name());
-                if (id == null) {
-                    throw new PlanException(child(path, "name"), "unknown name '" + g.name() + "'");
-                }
-                yield Plan.get(id);
+        return substitute(plan, (g, at) -> {
+            if (g.id() != null) {
+                return g;
             }
+            String id = idOfName.apply(g.name());
+            if (id == null) {
+                throw new PlanException(child(at, "name"), "unknown name '" + g.name() + "'");
+            }
+            return Plan.get(id);
+        }, path);
+    }
+
+    /** The plan with every {@code get} replaced by what {@code replace} returns for it (given its path). */
+    static Plan substitute(Plan plan, java.util.function.BiFunction<Plan.Get, String, Plan> replace, String path) {
+        return switch (plan) {
+            case Plan.Get g -> replace.apply(g, path);
             case Plan.Constant c -> c;
-            case Plan.MapFilterProject m -> new Plan.MapFilterProject(resolve(m.input(), idOfName, child(path, "input")), m.mfp());
-            case Plan.Join j -> new Plan.Join(resolveAll(j.inputs(), idOfName, path), j.on());
-            case Plan.Reduce r -> new Plan.Reduce(resolve(r.input(), idOfName, child(path, "input")), r.groupKey(), r.aggregates());
-            case Plan.TopK k -> new Plan.TopK(resolve(k.input(), idOfName, child(path, "input")), k.groupKey(), k.orderBy(), k.limit(), k.offset());
-            case Plan.Threshold t -> new Plan.Threshold(resolve(t.input(), idOfName, child(path, "input")));
-            case Plan.Negate n -> new Plan.Negate(resolve(n.input(), idOfName, child(path, "input")));
-            case Plan.Union u -> new Plan.Union(resolveAll(u.inputs(), idOfName, path));
-            case Plan.ArrangeBy a -> new Plan.ArrangeBy(resolve(a.input(), idOfName, child(path, "input")), a.key());
+            case Plan.MapFilterProject m -> new Plan.MapFilterProject(substitute(m.input(), replace, child(path, "input")), m.mfp());
+            case Plan.Join j -> new Plan.Join(substituteAll(j.inputs(), replace, path), j.on());
+            case Plan.Reduce r -> new Plan.Reduce(substitute(r.input(), replace, child(path, "input")), r.groupKey(), r.aggregates());
+            case Plan.TopK k -> new Plan.TopK(substitute(k.input(), replace, child(path, "input")), k.groupKey(), k.orderBy(), k.limit(), k.offset());
+            case Plan.Threshold t -> new Plan.Threshold(substitute(t.input(), replace, child(path, "input")));
+            case Plan.Negate n -> new Plan.Negate(substitute(n.input(), replace, child(path, "input")));
+            case Plan.Union u -> new Plan.Union(substituteAll(u.inputs(), replace, path));
+            case Plan.ArrangeBy a -> new Plan.ArrangeBy(substitute(a.input(), replace, child(path, "input")), a.key());
         };
     }
 
-    private static List<Plan> resolveAll(List<Plan> inputs, Function<String, String> idOfName, String path) {
+    private static List<Plan> substituteAll(List<Plan> inputs, java.util.function.BiFunction<Plan.Get, String, Plan> replace, String path) {
         List<Plan> out = new ArrayList<>(inputs.size());
         for (int i = 0; i < inputs.size(); i++) {
-            out.add(resolve(inputs.get(i), idOfName, index(child(path, "inputs"), i)));
+            out.add(substitute(inputs.get(i), replace, index(child(path, "inputs"), i)));
         }
         return out;
     }
 
     static List<String> dependencies(Plan plan) {
         Set<String> out = new LinkedHashSet<>();
-        collect(plan, out);
+        substitute(plan, (g, at) -> {
+            if (g.id() != null) {
+                out.add(g.id());
+            }
+            return g;
+        }, "");
         return List.copyOf(out);
     }
 
-    private static void collect(Plan plan, Set<String> out) {
-        switch (plan) {
-            case Plan.Get g -> {
-                if (g.id() != null) {
-                    out.add(g.id());
-                }
+    static List<String> namesRead(Plan plan) {
+        Set<String> out = new LinkedHashSet<>();
+        substitute(plan, (g, at) -> {
+            if (g.name() != null) {
+                out.add(g.name());
             }
-            case Plan.Constant c -> {
-            }
-            case Plan.MapFilterProject m -> collect(m.input(), out);
-            case Plan.Join j -> j.inputs().forEach(p -> collect(p, out));
-            case Plan.Reduce r -> collect(r.input(), out);
-            case Plan.TopK k -> collect(k.input(), out);
-            case Plan.Threshold t -> collect(t.input(), out);
-            case Plan.Negate n -> collect(n.input(), out);
-            case Plan.Union u -> u.inputs().forEach(p -> collect(p, out));
-            case Plan.ArrangeBy a -> collect(a.input(), out);
-        }
+            return g;
+        }, "");
+        return List.copyOf(out);
     }
 }

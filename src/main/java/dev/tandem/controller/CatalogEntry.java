@@ -1,0 +1,34 @@
+package dev.tandem.controller;
+
+import dev.tandem.plan.Plan;
+import dev.tandem.row.Schema;
+import java.util.List;
+
+/** A named object of the catalog: a table, a view (a named plan) or an index. */
+public sealed interface CatalogEntry {
+
+    String id();
+
+    String name();
+
+    /** The columns of the object's rows (for an index: those of the collection it indexes). */
+    Schema schema();
+
+    /** An input table. */
+    record Table(String id, String name, Schema schema) implements CatalogEntry {
+    }
+
+    /** A named plan over tables and views, by name. */
+    record View(String id, String name, Plan plan, Schema schema) implements CatalogEntry {
+    }
+
+    /**
+     * An index on table or view {@code on}, arranged by the {@code key} columns, whose compaction
+     * window is {@code windowMillis} behind its write frontier.
+     */
+    record Index(String id, String name, String on, List<String> key, Schema schema, long windowMillis) implements CatalogEntry {
+        public Index {
+            key = List.copyOf(key);
+        }
+    }
+}

@@ -1,0 +1,882 @@
+package dev.tandem.controller;
+
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.ExprException;
+import dev.tandem.expr.ExprJson;
+import dev.tandem.expr.Mfp;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.plan.DataflowDescription;
+import dev.tandem.plan.Plan;
+import dev.tandem.plan.PlanJson;
+import dev.tandem.protocol.ComputeCommand;
+import dev.tandem.protocol.ComputeParameters;
+import dev.tandem.protocol.ComputeResponse;
+import dev.tandem.protocol.Finishing;
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.RowJson;
+import dev.tandem.row.Schema;
+import dev.tandem.runtime.Role;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.sharing.Publication;
+import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.time.Frontier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The built-in controller of standalone mode: the durable catalog of tables, views and indexes, the
+ * choice of read timestamps, read policies (compaction windows and read holds) and admission control,
+ * in front of the compute replica (a {@link Multiplexer}).
+ *
+ * <p>Reads are planned here: an MFP over one indexed collection is a fast-path peek of the index; any
+ * other read is a slow-path transient dataflow ({@code t} id, {@code as_of = t}, {@code until = t+1})
+ * that imports the indexes it can as shared arrangements, is peeked once, then dropped.
+ *
+ * <p>Catalog changes block on durable storage and are serialized; call them off event-loop threads.
+ * Reads are asynchronous. While a peek is in flight its read time is held on its inputs; a timed-out
+ * peek is canceled before its hold is released.
+ */
+public final class Controller implements AutoCloseable {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+    private final TableStorage storage;
+    private final Multiplexer compute;
+    private final ArrangementSharingRegistry registry;
+    private final LongSupplier clock;
+    private final Catalog catalog;
+    private final AtomicReference<ControllerSettings> settings;
+    private final Map<String, IndexState> indexes = new ConcurrentHashMap<>();
+    private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
+    private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final Sinks.Many<ControllerEvent> events = Sinks.many().multicast().directBestEffort();
+    private final Object sendLock = new Object();
+    private final Disposable responses;
+    private final Disposable ticker;
+    private volatile List<String> recovering = List.of();
+
+    public Controller(TableStorage storage, Multiplexer compute, ArrangementSharingRegistry registry, ControllerSettings settings,
+            LongSupplier clock, Scheduler timer) {
+        this.storage = storage;
+        this.compute = compute;
+        this.registry = registry;
+        this.clock = clock;
+        this.catalog = new Catalog(storage);
+        this.settings = new AtomicReference<>(settings);
+        this.responses = compute.responses().subscribe(this::receive);
+        send(new ComputeCommand.Hello(UUID.randomUUID().toString()));
+        send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
+        List<CatalogEntry.Index> recovered = catalog.recover();
+        for (CatalogEntry.Index i : recovered) {
+            startIndex(i);
+        }
+        recovering = recovered.stream().map(CatalogEntry.Index::id).toList();
+        send(new ComputeCommand.InitializationComplete());
+        this.ticker = Flux.interval(Duration.ofMillis(50), timer).subscribe(x -> compact());
+    }
+
+    private void send(ComputeCommand command) {
+        synchronized (sendLock) {
+            compute.send(command);
+        }
+    }
+
+    // ------------------------------------------------------------------ settings and status
+
+    public ControllerSettings settings() {
+        return settings.get();
+    }
+
+    /** Applies new live settings; the result-size limit reaches the replica too. */
+    public void updateSettings(ControllerSettings next) {
+        settings.set(next);
+        send(new ComputeCommand.UpdateConfiguration(new ComputeParameters(next.maxResultRows())));
+    }
+
+    /** Whether every index recovered at start-up has hydrated (readiness). */
+    public boolean ready() {
+        for (String id : recovering) {
+            IndexState s = indexes.get(id);
+            if (s != null && !s.hydrated) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public int pendingReads() {
+        return pending.get();
+    }
+
+    public boolean twoRuntimes() {
+        return compute.twoRuntimes();
+    }
+
+    public Flux<ControllerEvent> events() {
+        return events.asFlux();
+    }
+
+    // ------------------------------------------------------------------ catalog
+
+    public synchronized CatalogEntry.Table createTable(String name, List<Column> columns) {
+        checkName(name);
+        if (columns == null || columns.isEmpty()) {
+            throw ControllerException.invalid("a table needs at least one column");
+        }
+        Schema schema;
+        try {
+            schema = new Schema(columns);
+        } catch (IllegalArgumentException e) {
+            throw ControllerException.invalid(e.getMessage());
+        }
+        for (Column c : columns) {
+            checkName(c.name());
+        }
+        String id = catalog.allocateUserId();
+        storage.createTable(id, schema);
+        CatalogEntry.Table t = new CatalogEntry.Table(id, name, schema);
+        catalog.put(t);
+        return t;
+    }
+
+    public synchronized CatalogEntry.View createView(String name, JsonNode planJson, List<String> columnNames) {
+        checkName(name);
+        Plan plan = parsePlan(planJson, "plan");
+        List<DatumType> types = typeByName(plan, "plan");
+        List<String> names = columnNames != null ? columnNames : defaultNames(plan, types.size());
+        if (names.size() != types.size()) {
+            throw ControllerException.invalid("columns: the plan has " + types.size() + " columns, " + names.size() + " names given");
+        }
+        List<Column> cols = new ArrayList<>();
+        for (int i = 0; i < types.size(); i++) {
+            cols.add(new Column(names.get(i), types.get(i), true));
+        }
+        Schema schema;
+        try {
+            schema = new Schema(cols);
+        } catch (IllegalArgumentException e) {
+            throw ControllerException.invalid("columns: " + e.getMessage());
+        }
+        CatalogEntry.View v = new CatalogEntry.View(catalog.allocateUserId(), name, plan, schema);
+        catalog.put(v);
+        return v;
+    }
+
+    /** Creates an index on a table or view by key column names (or positions); it hydrates asynchronously. */
+    public synchronized CatalogEntry.Index createIndex(String name, String on, List<String> key, Long windowMillis) {
+        checkName(name);
+        CatalogEntry target = catalog.require(on);
+        if (target instanceof CatalogEntry.Index) {
+            throw ControllerException.invalid("on: '" + on + "' is an index; index a table or a view");
+        }
+        if (key == null || key.isEmpty()) {
+            throw ControllerException.invalid("key: an index needs at least one key column");
+        }
+        List<String> keyNames = new ArrayList<>();
+        for (String k : key) {
+            keyNames.add(target.schema().column(columnIndex(target.schema(), k, "key")).name());
+        }
+        if (windowMillis != null && windowMillis < 0) {
+            throw ControllerException.invalid("compaction_window_ms must not be negative");
+        }
+        long window = windowMillis != null ? windowMillis : settings.get().compactionWindow().toMillis();
+        CatalogEntry.Index idx = new CatalogEntry.Index(catalog.allocateUserId(), name, on, keyNames, target.schema(), window);
+        catalog.put(idx);
+        startIndex(idx);
+        return idx;
+    }
+
+    public synchronized void drop(String name, Class<? extends CatalogEntry> kind) {
+        CatalogEntry e = catalog.require(name);
+        if (!kind.isInstance(e)) {
+            throw ControllerException.notFound("'" + name + "' is not a " + kind.getSimpleName().toLowerCase());
+        }
+        List<String> dependents = catalog.dependents(name);
+        if (!dependents.isEmpty()) {
+            throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
+        }
+        switch (e) {
+            case CatalogEntry.Table t -> {
+                catalog.remove(t);
+                storage.dropTable(t.id());
+            }
+            case CatalogEntry.View v -> catalog.remove(v);
+            case CatalogEntry.Index i -> {
+                catalog.remove(i);
+                indexes.remove(i.id());
+                send(new ComputeCommand.AllowCompaction(i.id(), Frontier.EMPTY));
+            }
+        }
+    }
+
+    public List<CatalogEntry> catalog() {
+        return catalog.all();
+    }
+
+    public CatalogEntry entry(String name) {
+        return catalog.require(name);
+    }
+
+    public IndexStatus indexStatus(String name) {
+        CatalogEntry e = catalog.require(name);
+        if (!(e instanceof CatalogEntry.Index i)) {
+            throw ControllerException.notFound("'" + name + "' is not an index");
+        }
+        IndexState s = indexes.get(i.id());
+        Publication p = registry.current(i.id());
+        long records = p.published() ? p.arrangement().snapshot().records() : 0;
+        return new IndexStatus(i.id(), i.name(), i.on(), i.key(), s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
+                s == null ? Frontier.MIN : s.since, records, s == null ? 0 : s.asOf, i.windowMillis());
+    }
+
+    private void checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw ControllerException.invalid("name '" + name + "' is not valid: use letters, digits and _, starting with a letter or _ (at most 63)");
+        }
+        if (catalog.get(name).isPresent()) {
+            throw ControllerException.conflict("'" + name + "' already exists");
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Writes rows to a table; completes with the write's timestamp once it is durable. */
+    public Mono<Long> write(String table, JsonNode insert, JsonNode delete) {
+        CatalogEntry e = catalog.require(table);
+        if (!(e instanceof CatalogEntry.Table t)) {
+            throw ControllerException.invalid("'" + table + "' is a " + kindOf(e) + "; only tables accept writes");
+        }
+        List<RowDiff> diffs = new ArrayList<>();
+        parseRows(insert, t.schema(), "insert", 1, diffs);
+        parseRows(delete, t.schema(), "delete", -1, diffs);
+        if (diffs.isEmpty()) {
+            throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
+        }
+        return storage.write(t.id(), diffs).onErrorMap(IllegalArgumentException.class, x -> ControllerException.invalid(x.getMessage()));
+    }
+
+    private static void parseRows(JsonNode rows, Schema schema, String field, long diff, List<RowDiff> out) {
+        if (rows == null || rows.isNull()) {
+            return;
+        }
+        if (!rows.isArray()) {
+            throw ControllerException.invalid(field + ": expected an array of rows");
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            try {
+                out.add(new RowDiff(RowJson.row(rows.get(i), schema), diff));
+            } catch (IllegalArgumentException x) {
+                throw ControllerException.invalid(field + "[" + i + "]: " + x.getMessage());
+            }
+        }
+    }
+
+    private static String kindOf(CatalogEntry e) {
+        return e.getClass().getSimpleName().toLowerCase();
+    }
+
+    // ------------------------------------------------------------------ indexes and read policies
+
+    /** Per-index state the controller tracks from the replica's reports. */
+    private static final class IndexState {
+        final CatalogEntry.Index index;
+        final long asOf;
+        final Holds holds = new Holds();
+        volatile Frontier upper;
+        volatile Frontier since;
+        volatile boolean hydrated;
+
+        IndexState(CatalogEntry.Index index, long asOf) {
+            this.index = index;
+            this.asOf = asOf;
+            this.upper = Frontier.at(asOf);
+            this.since = Frontier.at(asOf);
+        }
+    }
+
+    private void startIndex(CatalogEntry.Index idx) {
+        Expansion x = new Expansion(false);
+        Plan plan = x.expand(Plan.getByName(idx.on()), "on");
+        Schema schema = idx.schema();
+        List<Integer> key = new ArrayList<>();
+        for (String k : idx.key()) {
+            key.add(schema.indexOf(k));
+        }
+        long asOf = x.readableTime(true);
+        DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
+                List.of(new DataflowDescription.BuildDesc("o_" + idx.id(), plan)),
+                List.of(new DataflowDescription.IndexExport(idx.id(), "o_" + idx.id(), key)), asOf, null);
+        IndexState state = new IndexState(idx, asOf);
+        indexes.put(idx.id(), state);
+        send(new ComputeCommand.CreateDataflow(desc));
+        send(new ComputeCommand.Schedule(idx.id()));
+    }
+
+    private void receive(ComputeResponse r) {
+        switch (r) {
+            case ComputeResponse.Frontiers f -> {
+                IndexState s = indexes.get(f.id());
+                if (s == null) {
+                    return;
+                }
+                if (f.writeFrontier().compareTo(s.upper) > 0) {
+                    s.upper = f.writeFrontier();
+                }
+                boolean wasHydrated = s.hydrated;
+                s.hydrated = s.upper.compareTo(Frontier.at(s.asOf)) > 0;
+                events.tryEmitNext(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
+                        s.upper, s.hydrated, null));
+            }
+            case ComputeResponse.PeekResponse p -> {
+                Sinks.One<ComputeResponse.PeekResult> sink = peeks.remove(p.uuid());
+                if (sink != null) {
+                    sink.tryEmitValue(p.result());
+                }
+            }
+            case ComputeResponse.Status s -> {
+                if ("dataflow_failed".equals(s.kind()) || "dataflow_rejected".equals(s.kind())) {
+                    events.tryEmitNext(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
+                }
+            }
+        }
+    }
+
+    /** Advances every index's compaction frontier to its window behind the upper, but never past a hold. */
+    private void compact() {
+        for (IndexState s : indexes.values()) {
+            if (s.upper.isEmpty() || !s.hydrated) {
+                continue;
+            }
+            long target = Math.min(s.upper.time() - 1 - s.index.windowMillis(), s.holds.min());
+            if (target > s.since.time()) {
+                s.since = Frontier.at(target);
+                send(new ComputeCommand.AllowCompaction(s.index.id(), s.since));
+            }
+        }
+        long window = settings.get().compactionWindow().toMillis();
+        for (String table : storage.tables()) {
+            Frontier upper = storage.upper(table);
+            if (upper.isEmpty()) {
+                continue;
+            }
+            Holds h = tableHolds.get(table);
+            long target = Math.min(upper.time() - 1 - window, h == null ? Long.MAX_VALUE : h.min());
+            for (IndexState s : indexes.values()) {
+                if (!s.hydrated) {
+                    target = Math.min(target, s.asOf);
+                }
+            }
+            if (target > storage.since(table).time()) {
+                storage.allowCompaction(table, Frontier.at(target));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** Answers a read: a fast-path peek of an index when it can, else a slow-path transient dataflow. */
+    public Mono<ReadResult> read(ReadRequest req) {
+        return Mono.defer(() -> {
+            if (pending.incrementAndGet() > settings.get().maxPendingPeeks()) {
+                pending.decrementAndGet();
+                return Mono.error(new ControllerException(ControllerException.Kind.OVERLOADED,
+                        "too many reads in flight (" + settings.get().maxPendingPeeks() + "); retry shortly"));
+            }
+            Mono<ReadResult> r;
+            try {
+                r = plan(req);
+            } catch (RuntimeException e) {
+                r = Mono.error(e);
+            }
+            return r.doFinally(s -> pending.decrementAndGet());
+        });
+    }
+
+    private Mono<ReadResult> plan(ReadRequest req) {
+        if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
+            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
+        }
+        Duration timeout = req.timeoutMs() != null ? Duration.ofMillis(positive(req.timeoutMs(), "timeout_ms")) : settings.get().defaultTimeout();
+        boolean strict = parseIsolation(req.isolation());
+        if (req.limit() != null) {
+            positive(req.limit() + 1, "limit");
+        }
+        if (req.offset() != null) {
+            positive(req.offset() + 1, "offset");
+        }
+        if (req.from() != null) {
+            CatalogEntry e = catalog.require(req.from());
+            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), req.key());
+            if (index != null) {
+                return fastPath(index, req, strict, timeout);
+            }
+            if (req.key() != null && !req.key().isNull()) {
+                throw ControllerException.invalid("key: a key lookup needs an index; '" + req.from() + "' has none");
+            }
+            return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout);
+        }
+        Plan plan = parsePlan(req.plan(), "plan");
+        List<DatumType> types = typeByName(plan, "plan");
+        return slowPath(plan, defaultNames(plan, types.size()), req, strict, timeout);
+    }
+
+    private static long positive(long v, String field) {
+        if (v <= 0) {
+            throw ControllerException.invalid(field + " must not be negative");
+        }
+        return v;
+    }
+
+    private static boolean parseIsolation(String isolation) {
+        if (isolation == null || isolation.equals("serializable")) {
+            return false;
+        }
+        if (isolation.equals("strict")) {
+            return true;
+        }
+        throw ControllerException.invalid("isolation: expected 'serializable' or 'strict', got '" + isolation + "'");
+    }
+
+    /** An index on {@code name} usable for the request's key (matching arity), or null. */
+    private CatalogEntry.Index indexOn(String name, JsonNode key) {
+        int keyArity = key != null && key.isArray() && !key.isEmpty() && key.get(0).isArray() ? key.get(0).size() : -1;
+        CatalogEntry.Index any = null;
+        for (CatalogEntry e : catalog.all()) {
+            if (e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.containsKey(i.id())) {
+                if (keyArity < 0 || i.key().size() == keyArity) {
+                    return i;
+                }
+                any = any == null ? i : any;
+            }
+        }
+        return keyArity < 0 ? any : null;
+    }
+
+    /** The MFP and finishing a request asks for, checked against the target's schema. */
+    private record Shaping(Mfp mfp, Finishing finishing, List<String> columns) {
+    }
+
+    private Shaping shaping(ReadRequest req, Schema schema) {
+        List<Expr> filter = List.of();
+        if (req.filter() != null && !req.filter().isNull()) {
+            try {
+                filter = ExprJson.parseList(req.filter(), "filter");
+            } catch (ExprException e) {
+                throw ControllerException.invalid(e.getMessage());
+            }
+        }
+        List<Integer> project = null;
+        List<String> columns = schema.columns().stream().map(Column::name).toList();
+        if (req.project() != null && !req.project().isNull()) {
+            if (!req.project().isArray()) {
+                throw ControllerException.invalid("project: expected an array of column names or positions");
+            }
+            project = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < req.project().size(); i++) {
+                int c = columnIndex(schema, req.project().get(i), "project[" + i + "]");
+                project.add(c);
+                names.add(schema.column(c).name());
+            }
+            columns = names;
+        }
+        Mfp mfp = new Mfp(List.of(), filter, project);
+        try {
+            mfp.outputTypes(schema.types(), "");
+        } catch (ExprException e) {
+            throw ControllerException.invalid(e.getMessage());
+        }
+        List<Plan.Ordering> orderings = new ArrayList<>();
+        if (req.orderBy() != null && !req.orderBy().isNull()) {
+            if (!req.orderBy().isArray()) {
+                throw ControllerException.invalid("order_by: expected an array of {\"col\", \"desc\", \"nulls_last\"}");
+            }
+            Schema out = outputSchema(schema, columns, project);
+            for (int i = 0; i < req.orderBy().size(); i++) {
+                JsonNode o = req.orderBy().get(i);
+                String at = "order_by[" + i + "]";
+                if (!o.isObject() || o.get("col") == null) {
+                    throw ControllerException.invalid(at + ": expected {\"col\": name or position, \"desc\": bool, \"nulls_last\": bool}");
+                }
+                int col = columnIndex(out, o.get("col"), at + ".col");
+                boolean desc = bool(o.get("desc"), false, at + ".desc");
+                boolean nullsLast = bool(o.get("nulls_last"), !desc, at + ".nulls_last");
+                orderings.add(new Plan.Ordering(col, desc, nullsLast));
+            }
+        }
+        Finishing finishing = new Finishing(orderings, req.limit(), req.offset() == null ? 0 : req.offset());
+        return new Shaping(mfp, finishing, columns);
+    }
+
+    private static Schema outputSchema(Schema schema, List<String> names, List<Integer> project) {
+        if (project == null) {
+            return schema;
+        }
+        List<Column> cols = new ArrayList<>();
+        for (int i = 0; i < project.size(); i++) {
+            cols.add(new Column(names.get(i) + (cols.stream().anyMatch(c -> c.name().equals(names.get(cols.size()))) ? "_" + i : ""),
+                    schema.type(project.get(i)), true));
+        }
+        return new Schema(cols);
+    }
+
+    private static boolean bool(JsonNode n, boolean dflt, String at) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isBoolean()) {
+            throw ControllerException.invalid(at + ": expected true or false");
+        }
+        return n.booleanValue();
+    }
+
+    private static int columnIndex(Schema schema, JsonNode n, String at) {
+        if (n.isIntegralNumber()) {
+            int c = n.intValue();
+            if (c < 0 || c >= schema.arity()) {
+                throw ControllerException.invalid(at + ": column " + c + " does not exist; there are " + schema.arity());
+            }
+            return c;
+        }
+        if (n.isString()) {
+            return columnIndex(schema, n.stringValue(), at);
+        }
+        throw ControllerException.invalid(at + ": expected a column name or position");
+    }
+
+    private static int columnIndex(Schema schema, String name, String at) {
+        int c = schema.indexOf(name);
+        if (c < 0) {
+            try {
+                int i = Integer.parseInt(name);
+                if (i >= 0 && i < schema.arity()) {
+                    return i;
+                }
+            } catch (NumberFormatException ignored) {
+                // not a position either
+            }
+            throw ControllerException.invalid(at + ": no column '" + name + "'; columns are " + schema.columns().stream().map(Column::name).toList());
+        }
+        return c;
+    }
+
+    private Mono<ReadResult> fastPath(CatalogEntry.Index index, ReadRequest req, boolean strict, Duration timeout) {
+        IndexState s = indexes.get(index.id());
+        if (s == null) {
+            throw ControllerException.notFound("index '" + index.name() + "' is not running");
+        }
+        Shaping shape = shaping(req, index.schema());
+        List<Row> keys = null;
+        if (req.key() != null && !req.key().isNull()) {
+            keys = keyRows(req.key(), index);
+        }
+        long t = chooseTime(strict, req.asOf(), List.of(s), List.of());
+        long hold = s.holds.add(t);
+        UUID uuid = UUID.randomUUID();
+        ComputeCommand.Peek peek = new ComputeCommand.Peek(uuid, index.id(), t, keys, shape.mfp(), shape.finishing(), settings.get().maxResultRows());
+        return awaitPeek(peek, timeout, strict || req.asOf() != null)
+                .map(result -> toResult(result, shape.columns(), t, s.hydrated, "fast"))
+                .doFinally(x -> s.holds.remove(hold));
+    }
+
+    private List<Row> keyRows(JsonNode key, CatalogEntry.Index index) {
+        if (!key.isArray()) {
+            throw ControllerException.invalid("key: expected an array of key rows, e.g. [[1]]");
+        }
+        List<Column> cols = new ArrayList<>();
+        for (String k : index.key()) {
+            Column c = index.schema().column(index.schema().indexOf(k));
+            cols.add(new Column(c.name(), c.type(), true));
+        }
+        Schema keySchema = new Schema(cols);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < key.size(); i++) {
+            try {
+                rows.add(RowJson.row(key.get(i), keySchema));
+            } catch (IllegalArgumentException e) {
+                throw ControllerException.invalid("key[" + i + "]: " + e.getMessage() + " (index '" + index.name() + "' is keyed by " + index.key() + ")");
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * The read time: an explicit {@code as_of}; for strict reads the oracle's latest write; otherwise
+     * the freshest time at which every input is sealed. Never before an input's compaction frontier.
+     */
+    private long chooseTime(boolean strict, Long asOf, List<IndexState> inputs, List<String> tables) {
+        long since = Long.MIN_VALUE;
+        long sealed = Long.MAX_VALUE;
+        for (IndexState s : inputs) {
+            since = Math.max(since, s.since.time());
+            sealed = Math.min(sealed, Math.max(s.asOf, s.upper.isEmpty() ? Long.MAX_VALUE : s.upper.time() - 1));
+        }
+        for (String table : tables) {
+            since = Math.max(since, storage.since(table).time());
+            Frontier u = storage.upper(table);
+            sealed = Math.min(sealed, u.isEmpty() ? Long.MAX_VALUE : u.time() - 1);
+        }
+        if (asOf != null) {
+            if (asOf < since) {
+                throw new ControllerException(ControllerException.Kind.BEFORE_SINCE,
+                        "as_of " + asOf + " is before the compaction frontier " + since + "; read at " + since + " or later");
+            }
+            return asOf;
+        }
+        if (strict) {
+            return Math.max(storage.lastWriteTime(), since);
+        }
+        if (sealed == Long.MAX_VALUE) {
+            sealed = clock.getAsLong();
+        }
+        return Math.max(sealed, since);
+    }
+
+    private Mono<ComputeResponse.PeekResult> awaitPeek(ComputeCommand.Peek peek, Duration timeout, boolean waitsForSeal) {
+        Sinks.One<ComputeResponse.PeekResult> sink = Sinks.one();
+        peeks.put(peek.uuid(), sink);
+        send(peek);
+        return sink.asMono()
+                .timeout(timeout)
+                .onErrorMap(TimeoutException.class, x -> {
+                    // Cancel first, so the replica stops before our hold on the read time goes away.
+                    peeks.remove(peek.uuid());
+                    send(new ComputeCommand.CancelPeek(peek.uuid()));
+                    return new ControllerException(ControllerException.Kind.TIMEOUT, "the read at " + peek.timestamp()
+                            + " could not be answered within " + timeout.toMillis() + " ms"
+                            + (waitsForSeal ? " (the inputs were not sealed at that time)" : ""));
+                })
+                .flatMap(result -> switch (result) {
+                    case ComputeResponse.Error err -> Mono.error(mapPeekError(err.message()));
+                    case ComputeResponse.Canceled c -> Mono.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
+                    case ComputeResponse.Rows rows -> Mono.just(result);
+                });
+    }
+
+    private static ControllerException mapPeekError(String message) {
+        if (message.startsWith("compaction frontier")) {
+            return new ControllerException(ControllerException.Kind.BEFORE_SINCE, message);
+        }
+        if (message.startsWith("result exceeds")) {
+            return new ControllerException(ControllerException.Kind.TOO_LARGE, message);
+        }
+        return new ControllerException(ControllerException.Kind.INVALID, message);
+    }
+
+    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, String path) {
+        ComputeResponse.Rows rows = (ComputeResponse.Rows) result;
+        ComputeResponse.ReadInfo info = rows.info();
+        return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
+    }
+
+    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout) {
+        Expansion x = new Expansion(true);
+        Plan plan = x.expand(byName, "plan");
+        List<DatumType> types = typeById(plan, x, "plan");
+        List<Column> cols = new ArrayList<>();
+        for (int i = 0; i < types.size(); i++) {
+            cols.add(new Column(i < names.size() ? names.get(i) : "c" + i, types.get(i), true));
+        }
+        Schema schema = dedupe(cols);
+        Shaping shape = shaping(req, schema);
+        if (req.key() != null && !req.key().isNull()) {
+            throw ControllerException.invalid("key: a key lookup needs 'from' naming an indexed collection");
+        }
+        List<IndexState> inputs = x.imports.keySet().stream().map(indexes::get).toList();
+        List<String> tables = List.copyOf(x.sources.keySet());
+        long t = chooseTime(strict, req.asOf(), inputs, tables);
+        List<Runnable> releases = new ArrayList<>();
+        for (IndexState s : inputs) {
+            long h = s.holds.add(t);
+            releases.add(() -> s.holds.remove(h));
+        }
+        for (String table : tables) {
+            Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());
+            long id = h.add(t);
+            releases.add(() -> h.remove(id));
+        }
+        String tid = catalog.allocateTransientId();
+        Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());
+        List<Integer> key = new ArrayList<>();
+        for (int i = 0; i < shape.columns().size(); i++) {
+            key.add(i);
+        }
+        DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
+                List.of(new DataflowDescription.BuildDesc("o_" + tid, shaped)),
+                List.of(new DataflowDescription.IndexExport(tid, "o_" + tid, key)), t, t + 1);
+        send(new ComputeCommand.CreateDataflow(desc));
+        send(new ComputeCommand.Schedule(tid));
+        ComputeCommand.Peek peek = new ComputeCommand.Peek(UUID.randomUUID(), tid, t, null, Mfp.identity(), shape.finishing(),
+                settings.get().maxResultRows());
+        boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
+        return awaitPeek(peek, timeout, true)
+                .map(result -> toResult(result, shape.columns(), t, hydrated, "slow"))
+                .doFinally(sig -> {
+                    send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
+                    releases.forEach(Runnable::run);
+                });
+    }
+
+    private static Schema dedupe(List<Column> cols) {
+        List<Column> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < cols.size(); i++) {
+            Column c = cols.get(i);
+            String name = seen.add(c.name()) ? c.name() : c.name() + "_" + i;
+            seen.add(name);
+            out.add(new Column(name, c.type(), true));
+        }
+        return new Schema(out);
+    }
+
+    // ------------------------------------------------------------------ plans by name
+
+    private static Plan parsePlan(JsonNode json, String path) {
+        if (json == null || json.isNull()) {
+            throw ControllerException.invalid(path + ": a plan is required");
+        }
+        try {
+            return PlanJson.parse(json, path);
+        } catch (ExprException e) {
+            throw ControllerException.invalid(e.getMessage());
+        }
+    }
+
+    /** Types a plan whose {@code get}s are by name. */
+    private List<DatumType> typeByName(Plan plan, String path) {
+        try {
+            return plan.types(name -> catalog.get(name).map(e -> e.schema().types()).orElse(null), path);
+        } catch (ExprException e) {
+            throw ControllerException.invalid(e.getMessage());
+        }
+    }
+
+    private List<DatumType> typeById(Plan plan, Expansion x, String path) {
+        Map<String, List<DatumType>> types = new HashMap<>();
+        x.sources.forEach((id, s) -> types.put(id, s.types()));
+        x.imports.forEach((id, i) -> types.put(id, i.schema().types()));
+        try {
+            return plan.types(types::get, path);
+        } catch (ExprException e) {
+            throw ControllerException.invalid(e.getMessage());
+        }
+    }
+
+    private List<String> defaultNames(Plan plan, int arity) {
+        if (plan instanceof Plan.Get g && g.name() != null) {
+            return catalog.get(g.name()).map(e -> e.schema().columns().stream().map(Column::name).toList()).orElse(null);
+        }
+        if (plan instanceof Plan.MapFilterProject m && m.mfp().map().isEmpty() && m.input() instanceof Plan.Get) {
+            List<String> in = defaultNames(m.input(), -1);
+            if (in != null) {
+                return m.mfp().project() == null ? in : m.mfp().project().stream().map(in::get).toList();
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < arity; i++) {
+            names.add("c" + i);
+        }
+        return names;
+    }
+
+    /**
+     * Rewrites a plan by names into one by ids: tables become source imports; views are inlined; with
+     * {@code useIndexes}, a collection that has an index is imported through it instead (a shared
+     * arrangement), which is how slow-path queries read maintenance's indexes.
+     */
+    private final class Expansion {
+        final boolean useIndexes;
+        final Map<String, Schema> sources = new LinkedHashMap<>();
+        final Map<String, DataflowDescription.IndexImport> imports = new LinkedHashMap<>();
+
+        Expansion(boolean useIndexes) {
+            this.useIndexes = useIndexes;
+        }
+
+        Plan expand(Plan plan, String path) {
+            return plan.substitute((g, at) -> {
+                if (g.id() != null) {
+                    throw ControllerException.invalid(at + ": refer to collections by name ({\"op\":\"get\",\"name\":...}), not by id");
+                }
+                CatalogEntry e = catalog.get(g.name()).orElseThrow(() -> ControllerException.notFound(at + ": no table, view or index named '" + g.name() + "'"));
+                if (e instanceof CatalogEntry.Index i) {
+                    return importIndex(i);
+                }
+                if (useIndexes) {
+                    CatalogEntry.Index i = indexOn(e.name(), null);
+                    if (i != null) {
+                        return importIndex(i);
+                    }
+                }
+                return switch (e) {
+                    case CatalogEntry.Table t -> {
+                        sources.put(t.id(), t.schema());
+                        yield Plan.get(t.id());
+                    }
+                    case CatalogEntry.View v -> expand(v.plan(), at);
+                    case CatalogEntry.Index i -> throw new IllegalStateException();
+                };
+            }, path);
+        }
+
+        private Plan importIndex(CatalogEntry.Index i) {
+            if (!indexes.containsKey(i.id())) {
+                throw ControllerException.notFound("index '" + i.name() + "' is not running");
+            }
+            List<Integer> key = new ArrayList<>();
+            for (String k : i.key()) {
+                key.add(i.schema().indexOf(k));
+            }
+            imports.put(i.id(), new DataflowDescription.IndexImport(i.on(), key, i.schema()));
+            return Plan.get(i.id());
+        }
+
+        /** A time at which every input is readable (for a new index: the freshest sealed time). */
+        long readableTime(boolean fresh) {
+            long t = Long.MIN_VALUE;
+            long sealed = Long.MAX_VALUE;
+            for (String table : sources.keySet()) {
+                t = Math.max(t, storage.since(table).time());
+                Frontier u = storage.upper(table);
+                sealed = Math.min(sealed, u.isEmpty() ? Long.MAX_VALUE : u.time() - 1);
+            }
+            if (sealed == Long.MAX_VALUE) {
+                sealed = Math.max(storage.lastWriteTime(), 0);
+            }
+            return Math.max(t, sealed);
+        }
+    }
+
+    @Override
+    public void close() {
+        ticker.dispose();
+        responses.dispose();
+        events.tryEmitComplete();
+    }
+
+    /** Identifies the runtime answering a role for status pages. */
+    public static String roleTag(boolean twoRuntimes) {
+        return twoRuntimes ? Role.INTERACTIVE.tag() : Role.SOLO.tag();
+    }
+}

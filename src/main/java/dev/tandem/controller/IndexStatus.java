@@ -1,0 +1,9 @@
+package dev.tandem.controller;
+
+import dev.tandem.time.Frontier;
+import java.util.List;
+
+/** An index as the controller sees it: where it is in time, and how large it is. */
+public record IndexStatus(String id, String name, String on, List<String> key, boolean hydrated, Frontier writeFrontier,
+        Frontier since, long records, long asOf, long windowMillis) {
+}

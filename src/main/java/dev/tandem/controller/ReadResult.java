@@ -1,0 +1,14 @@
+package dev.tandem.controller;
+
+import dev.tandem.row.Row;
+import dev.tandem.time.Frontier;
+import java.util.List;
+
+/**
+ * The answer to a read: column names and rows, the read time {@code asOf}, and what judges its
+ * freshness — the target's {@code upper} and {@code since}, the lag of the read time behind the
+ * wall clock, hydration — plus which path and runtime answered it.
+ */
+public record ReadResult(List<String> columns, List<Row> rows, long asOf, Frontier upper, Frontier since, long lagMs,
+        boolean hydrated, String path, String runtime) {
+}
