@@ -201,7 +201,8 @@ public final class PlanJson {
         return new Plan.Aggregate(f, e);
     }
 
-    private static Plan.Ordering ordering(JsonNode node, String path) {
+    /** Parses an ordering {@code {"col": i, "desc": b, "nulls_last": b}} found at {@code path}; {@code nulls_last} defaults to {@code !desc}. */
+    public static Plan.Ordering ordering(JsonNode node, String path) {
         if (node == null || !node.isObject()) {
             throw new PlanException(path, "expected an ordering {\"col\": i, \"desc\": b, \"nulls_last\": b}, got " + ExprJson.describe(node));
         }
@@ -317,7 +318,7 @@ public final class PlanJson {
                 o.set("group_key", ints(k.groupKey()));
                 ArrayNode order = o.putArray("order_by");
                 for (Plan.Ordering ord : k.orderBy()) {
-                    order.addObject().put("col", ord.col()).put("desc", ord.desc()).put("nulls_last", ord.nullsLast());
+                    order.add(writeOrdering(ord));
                 }
                 if (k.limit() != null) {
                     o.put("limit", k.limit());
@@ -343,6 +344,11 @@ public final class PlanJson {
             }
         }
         return o;
+    }
+
+    /** Writes an ordering with all its fields. */
+    public static ObjectNode writeOrdering(Plan.Ordering ord) {
+        return NODES.objectNode().put("col", ord.col()).put("desc", ord.desc()).put("nulls_last", ord.nullsLast());
     }
 
     private static ArrayNode writeAll(List<Plan> plans) {

@@ -51,6 +51,10 @@ public sealed interface ComputeResponse {
 
     /** Freshness of a peek's answer. */
     record ReadInfo(long timestamp, Frontier upper, Frontier since, boolean hydrated, String runtime) {
+        public ReadInfo {
+            Objects.requireNonNull(upper, "upper");
+            Objects.requireNonNull(since, "since");
+        }
     }
 
     /** The peek failed with {@code message}. */
