@@ -766,7 +766,8 @@ public final class Controller implements AutoCloseable {
     /** Types a plan whose {@code get}s are by name. */
     private List<DatumType> typeByName(Plan plan, String path) {
         try {
-            return plan.types(name -> catalog.get(name).map(e -> e.schema().types()).orElse(null), path);
+            Plan byId = plan.resolveNames(name -> catalog.get(name).isPresent() ? name : null, path);
+            return byId.types(name -> catalog.get(name).map(e -> e.schema().types()).orElse(null), path);
         } catch (ExprException e) {
             throw ControllerException.invalid(e.getMessage());
         }

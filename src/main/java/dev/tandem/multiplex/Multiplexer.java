@@ -48,7 +48,7 @@ public final class Multiplexer implements ComputeInstance {
     private final ComputeRuntime interactive;
     private final Map<String, ComputeRuntime> owners = new ConcurrentHashMap<>();
     private final Set<UUID> outstanding = ConcurrentHashMap.newKeySet();
-    private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
+    private final Sinks.Many<ComputeResponse> out = Sinks.many().multicast().onBackpressureBuffer(1 << 20, false);
     private final Disposable.Composite subscriptions = Disposables.composite();
     private final AtomicLong suppressedFrontiers = new AtomicLong();
     private final AtomicLong emitFailures = new AtomicLong();
@@ -60,12 +60,12 @@ public final class Multiplexer implements ComputeInstance {
      */
     public static Multiplexer start(boolean twoRuntimes, int maintenanceWorkers, int interactiveWorkers,
             dev.tandem.storage.TableStorage storage, dev.tandem.sharing.ArrangementSharingRegistry registry,
-            dev.tandem.runtime.FatalErrorHandler fatal, java.util.function.LongSupplier clock) {
+            dev.tandem.runtime.FatalErrorHandler fatal, java.util.function.LongSupplier clock, dev.tandem.runtime.RuntimeObserver observer) {
         if (!twoRuntimes) {
-            return new Multiplexer(ComputeRuntime.create(Role.SOLO, maintenanceWorkers, storage, registry, false, fatal, clock), null);
+            return new Multiplexer(ComputeRuntime.create(Role.SOLO, maintenanceWorkers, storage, registry, false, fatal, clock, observer), null);
         }
-        ComputeRuntime m = ComputeRuntime.create(Role.MAINTENANCE, maintenanceWorkers, storage, registry, true, fatal, clock);
-        ComputeRuntime i = ComputeRuntime.create(Role.INTERACTIVE, interactiveWorkers, storage, registry, false, fatal, clock);
+        ComputeRuntime m = ComputeRuntime.create(Role.MAINTENANCE, maintenanceWorkers, storage, registry, true, fatal, clock, observer);
+        ComputeRuntime i = ComputeRuntime.create(Role.INTERACTIVE, interactiveWorkers, storage, registry, false, fatal, clock, observer);
         return new Multiplexer(m, i);
     }
 

@@ -50,6 +50,7 @@ public final class Dataflow {
     private final ArrangementSharingRegistry registry;
     private final DataflowListener listener;
     private final LongSupplier clock;
+    private final StepObserver steps;
     private final int workers;
 
     private final List<Operator> order = new ArrayList<>();
@@ -86,6 +87,7 @@ public final class Dataflow {
         this.registry = env.registry();
         this.listener = env.listener();
         this.clock = env.clock();
+        this.steps = env.steps();
         this.workers = pool.size();
         this.lower = desc.asOf();
         DataflowRenderer r = new DataflowRenderer(desc, workers, this::importSnapshot);
@@ -129,7 +131,15 @@ public final class Dataflow {
 
     /** What a dataflow needs from its runtime. */
     public record Env(WorkerPool pool, TableStorage tables, ArrangementSharingRegistry registry, DataflowListener listener,
-            LongSupplier clock) {
+            LongSupplier clock, StepObserver steps) {
+    }
+
+    /** Told the duration of every operator step, for metrics and introspection. */
+    @FunctionalInterface
+    public interface StepObserver {
+        void step(String dataflow, String operator, int worker, long nanos);
+
+        StepObserver NONE = (d, o, w, n) -> { };
     }
 
     /** Whether exports are published with a standing hold for the other runtime (two-runtime maintenance). */
@@ -464,7 +474,9 @@ public final class Dataflow {
             in[p] = merged;
         }
         Updates out = outs[w];
+        long start = System.nanoTime();
         shards[o][w].step(in, round, out, errs[w]);
+        steps.step(id, op.name, w, System.nanoTime() - start);
         for (Updates u : in) {
             round.processed().add(u.size);
             u.clear();

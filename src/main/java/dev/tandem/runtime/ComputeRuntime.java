@@ -58,6 +58,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final TableStorage storage;
     private final ArrangementSharingRegistry registry;
     private final LongSupplier clock;
+    private final RuntimeObserver observer;
     private final boolean shareWithReader;
     private final Scheduler commandScheduler;
     private final Scheduler.Worker commands;
@@ -69,14 +70,19 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
-    private final Map<UUID, Disposable> peeks = new ConcurrentHashMap<>();
+    private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
+
+    /** A peek waiting for its answer: how to stop it, and what to report when it ends. */
+    private record PendingPeek(Disposable subscription, String path, long startNanos) {
+    }
     private final Map<String, Frontier> reported = new HashMap<>();
     private final AtomicInteger nextPeekWorker = new AtomicInteger();
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
 
     private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
-            FatalErrorHandler fatal, LongSupplier clock) {
+            FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
         this.role = role;
+        this.observer = observer;
         this.storage = storage;
         this.registry = registry;
         this.clock = clock;
@@ -98,8 +104,8 @@ public final class ComputeRuntime implements ComputeInstance {
      * export with a standing hold for the interactive runtime.
      */
     public static ComputeRuntime create(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry,
-            boolean shareWithReader, FatalErrorHandler fatal, LongSupplier clock) {
-        return new ComputeRuntime(role, Math.max(1, workers), storage, registry, shareWithReader, fatal, clock);
+            boolean shareWithReader, FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
+        return new ComputeRuntime(role, Math.max(1, workers), storage, registry, shareWithReader, fatal, clock, observer);
     }
 
     public Role role() {
@@ -108,6 +114,11 @@ public final class ComputeRuntime implements ComputeInstance {
 
     public int workers() {
         return pool.size();
+    }
+
+    /** Tasks queued or running on this runtime's worker pool. */
+    public long queueDepth() {
+        return pool.queued();
     }
 
     @Override
@@ -136,7 +147,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private void apply(ComputeCommand command) {
         switch (command) {
             case ComputeCommand.Hello h -> {
-                peeks.values().forEach(Disposable::dispose);
+                peeks.values().forEach(p -> p.subscription().dispose());
                 peeks.clear();
             }
             case ComputeCommand.CreateInstance c -> parameters = c.parameters().over(parameters);
@@ -170,7 +181,8 @@ public final class ComputeRuntime implements ComputeInstance {
             emit(new Status("dataflow_rejected", id, e.getMessage()));
             return;
         }
-        Dataflow df = Dataflow.render(id, desc, new Dataflow.Env(pool, storage, registry, listener, clock));
+        Dataflow df = Dataflow.render(id, desc, new Dataflow.Env(pool, storage, registry, listener, clock,
+                (dataflow, operator, worker, nanos) -> observer.stepCompleted(role, dataflow, operator, worker, nanos)));
         df.shareWithReader(shareWithReader);
         Set<String> exports = new HashSet<>(df.exportIds());
         unscheduled.put(df, new HashSet<>(exports));
@@ -244,7 +256,7 @@ public final class ComputeRuntime implements ComputeInstance {
         }
         // Registered before subscribing, so an answer or a cancel that comes at once finds it.
         Disposable.Swap subscription = Disposables.swap();
-        peeks.put(uuid, subscription);
+        peeks.put(uuid, new PendingPeek(subscription, peek.target().startsWith("t") ? "slow" : "fast", System.nanoTime()));
         subscription.update(result
                 .onErrorResume(e -> Mono.just(new ComputeResponse.Error(e.getMessage() == null ? e.toString() : e.getMessage())))
                 .subscribe(r -> respond(uuid, r)));
@@ -255,16 +267,19 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     private void respond(UUID uuid, PeekResult result) {
-        if (peeks.remove(uuid) != null) {
+        PendingPeek p = peeks.remove(uuid);
+        if (p != null) {
             emit(new PeekResponse(uuid, result));
+            observer.peekCompleted(role, p.path(), result instanceof ComputeResponse.Rows ? "rows" : "error", System.nanoTime() - p.startNanos());
         }
     }
 
     private void cancelPeek(UUID uuid) {
-        Disposable d = peeks.remove(uuid);
-        if (d != null) {
-            d.dispose();
+        PendingPeek p = peeks.remove(uuid);
+        if (p != null) {
+            p.subscription().dispose();
             emit(new PeekResponse(uuid, new ComputeResponse.Canceled()));
+            observer.peekCompleted(role, p.path(), "canceled", System.nanoTime() - p.startNanos());
         }
     }
 
@@ -316,7 +331,7 @@ public final class ComputeRuntime implements ComputeInstance {
     public void close() {
         commands.dispose();
         commandScheduler.dispose();
-        peeks.values().forEach(Disposable::dispose);
+        peeks.values().forEach(p -> p.subscription().dispose());
         for (Dataflow df : new ArrayList<>(liveExports.keySet())) {
             df.drop();
         }

@@ -15,6 +15,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private final Scheduler scheduler;
     private final Scheduler.Worker[] workers;
     private final FatalErrorHandler fatal;
+    private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
 
     public SchedulerWorkerPool(String name, Scheduler scheduler, int size, FatalErrorHandler fatal) {
         this.name = name;
@@ -33,31 +34,35 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     @Override
     public Mono<Void> run(int worker, Runnable task) {
-        return Mono.create(sink -> workers[worker].schedule(() -> {
-            try {
-                task.run();
-            } catch (Throwable t) {
-                fatal.fatal(name + " worker " + worker, t);
-                sink.error(t);
-                return;
-            }
-            sink.success();
-        }));
+        return call(worker, () -> {
+            task.run();
+            return Boolean.TRUE;
+        }).then();
+    }
+
+    /** Tasks submitted and not yet finished. */
+    public long queued() {
+        return queued.get();
     }
 
     /** Computes {@code task} on worker {@code worker}; an exception from it is fatal. */
     public <T> Mono<T> call(int worker, java.util.concurrent.Callable<T> task) {
-        return Mono.create(sink -> workers[worker].schedule(() -> {
-            T value;
-            try {
-                value = task.call();
-            } catch (Throwable t) {
-                fatal.fatal(name + " worker " + worker, t);
-                sink.error(t);
-                return;
-            }
-            sink.success(value);
-        }));
+        return Mono.create(sink -> {
+            queued.incrementAndGet();
+            workers[worker].schedule(() -> {
+                T value;
+                try {
+                    value = task.call();
+                } catch (Throwable t) {
+                    queued.decrementAndGet();
+                    fatal.fatal(name + " worker " + worker, t);
+                    sink.error(t);
+                    return;
+                }
+                queued.decrementAndGet();
+                sink.success(value);
+            });
+        });
     }
 
     /** Schedules {@code task} on worker {@code worker} without waiting for it. */

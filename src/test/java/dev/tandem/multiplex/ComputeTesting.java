@@ -41,7 +41,7 @@ final class ComputeTesting implements AutoCloseable {
 
     ComputeTesting(boolean twoRuntimes) {
         FatalErrorHandler record = (where, error) -> fatal.add(error);
-        mux = Multiplexer.start(twoRuntimes, 2, 1, storage, registry, record, System::currentTimeMillis);
+        mux = Multiplexer.start(twoRuntimes, 2, 1, storage, registry, record, System::currentTimeMillis, dev.tandem.runtime.RuntimeObserver.NONE);
         mux.responses().subscribe(responses::add);
         mux.send(new ComputeCommand.Hello("test"));
         mux.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));

@@ -68,7 +68,7 @@ final class RenderHarness implements AutoCloseable {
         DataflowDescription desc = new DataflowDescription(sources, Map.of(), List.of(new DataflowDescription.BuildDesc("o1", plan)),
                 List.of(new DataflowDescription.IndexExport(exportId, "o1", key)), asOf, null);
         desc.validate();
-        Dataflow df = Dataflow.render(exportId, desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis));
+        Dataflow df = Dataflow.render(exportId, desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
         df.schedule();
         return df;
     }

@@ -1,0 +1,67 @@
+package dev.tandem.config;
+
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerSettings;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.FatalErrorHandler;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/** Wires the engine from {@link TandemProperties}: storage, the compute replica and the controller. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(TandemProperties.class)
+public class TandemConfiguration {
+
+    /** Timers of storage ticks and controller policies (not the runtimes' schedulers). */
+    @Bean(destroyMethod = "dispose")
+    Scheduler tandemTimer() {
+        return Schedulers.newParallel("tandem-timer", 1);
+    }
+
+    @Bean
+    FatalErrorHandler fatalErrorHandler() {
+        return FatalErrorHandler.HALT;
+    }
+
+    @Bean(destroyMethod = "close")
+    TableStorage tableStorage(TandemProperties props, Scheduler tandemTimer) {
+        TandemProperties.Storage s = props.storage();
+        StorageOptions options = StorageOptions.defaults(tandemTimer).withTickInterval(s.tickInterval()).withFsync(s.fsync());
+        return TableStorages.durable(s.dataDir(), options);
+    }
+
+    @Bean
+    ArrangementSharingRegistry arrangementSharingRegistry() {
+        return new ArrangementSharingRegistry();
+    }
+
+    @Bean(destroyMethod = "close")
+    Multiplexer multiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
+            org.springframework.beans.factory.ObjectProvider<RuntimeObserver> observer) {
+        TandemProperties.Compute c = props.compute();
+        return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(), storage,
+                registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
+    Controller controller(TandemProperties props, TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry,
+            Scheduler tandemTimer) {
+        return new Controller(storage, multiplexer, registry, settings(props), System::currentTimeMillis, tandemTimer);
+    }
+
+    /** The controller's live settings from the properties. */
+    public static ControllerSettings settings(TandemProperties props) {
+        return new ControllerSettings(props.compaction().window(), props.peek().maxPending(), props.peek().maxResultRows(),
+                props.peek().defaultTimeout());
+    }
+}

@@ -1,0 +1,16 @@
+package dev.tandem.runtime;
+
+/** Receives what a runtime measures (for metrics and introspection); every method is optional. */
+public interface RuntimeObserver {
+
+    /** A peek was answered: {@code path} is {@code fast} or {@code slow}, {@code outcome} {@code rows}, {@code error} or {@code canceled}. */
+    default void peekCompleted(Role role, String path, String outcome, long nanos) {
+    }
+
+    /** One operator shard ran one step. */
+    default void stepCompleted(Role role, String dataflow, String operator, int worker, long nanos) {
+    }
+
+    RuntimeObserver NONE = new RuntimeObserver() {
+    };
+}
