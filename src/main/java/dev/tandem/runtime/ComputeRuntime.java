@@ -126,6 +126,11 @@ public final class ComputeRuntime implements ComputeInstance {
         commands.schedule(() -> apply(command));
     }
 
+    /** Runs {@code task} on the command thread after every command sent so far was applied. */
+    public void runAfterCommands(Runnable task) {
+        commands.schedule(task);
+    }
+
     @Override
     public Flux<ComputeResponse> responses() {
         return out.asFlux();
