@@ -5,6 +5,7 @@ import dev.tandem.controller.ControllerSettings;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.FatalErrorHandler;
 import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.runtime.SharedFate;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
@@ -29,6 +30,7 @@ public class TandemConfiguration {
 
     @Bean
     FatalErrorHandler fatalErrorHandler() {
+        SharedFate.install(FatalErrorHandler.HALT);
         return FatalErrorHandler.HALT;
     }
 

@@ -126,6 +126,18 @@ public final class ComputeRuntime implements ComputeInstance {
         commands.schedule(() -> apply(command));
     }
 
+    /**
+     * Runs {@code task} on this runtime's own threads: the interactive fast lane, or maintenance worker
+     * 0. An error escaping it is fatal to the process (shared fate).
+     */
+    public void execute(Runnable task) {
+        if (fastLane != null) {
+            fastLane.schedule(task);
+        } else {
+            pool.execute(0, task);
+        }
+    }
+
     /** Runs {@code task} on the command thread after every command sent so far was applied. */
     public void runAfterCommands(Runnable task) {
         commands.schedule(task);
