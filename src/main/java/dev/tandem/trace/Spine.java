@@ -34,6 +34,8 @@ public final class Spine {
 
     /** Units of merge work granted per inserted update. */
     static final int FUEL_PER_UPDATE = 4;
+    /** Units of merge work granted to each merge by an insert with no updates (an idle tick). */
+    static final int IDLE_FUEL = 65_536;
 
     private final String name;
     private final List<Object> slots = new ArrayList<>();
@@ -78,7 +80,10 @@ public final class Spine {
         if (!batch.isEmpty()) {
             slots.add(batch);
             work((long) FUEL_PER_UPDATE * batch.updateCount());
-            startMerges();
+            startMerges(false);
+        } else {
+            work(IDLE_FUEL);
+            startMerges(true);
         }
         publish();
     }
@@ -95,7 +100,7 @@ public final class Spine {
     /** Bounds merging: batches reaching past {@code frontier} are not merged. */
     public void setPhysicalCompaction(Frontier frontier) {
         physical = frontier;
-        startMerges();
+        startMerges(false);
         publish();
     }
 
@@ -115,7 +120,7 @@ public final class Spine {
             }
         }
         if (changed) {
-            startMerges();
+            startMerges(false);
             publish();
         }
         return slots.stream().anyMatch(s -> s instanceof BatchMerger);
@@ -153,18 +158,30 @@ public final class Spine {
         return b.upper().compareTo(physical) <= 0 || physical.isEmpty();
     }
 
-    /** Starts merges of adjacent complete batches whose sizes are within a factor of two. */
-    private void startMerges() {
+    /**
+     * Starts merges of adjacent complete batches whose sizes are within a factor of two. When
+     * {@code idle} (no new updates), also merges batches that lie wholly behind {@code since} whatever
+     * their sizes, and re-compacts a lone batch that compaction has overtaken, so history folds into
+     * the live data once writes stop.
+     */
+    private void startMerges(boolean idle) {
         boolean started = true;
         while (started) {
             started = false;
             for (int i = slots.size() - 1; i > 0; i--) {
-                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b
-                        && a.updateCount() <= 2L * b.updateCount() + 16 && mergeable(a, b)) {
+                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b && mergeable(a, b)
+                        && (a.updateCount() <= 2L * b.updateCount() + 16 || idle && b.upper().compareTo(since) <= 0)) {
                     slots.set(i - 1, new BatchMerger(a, b, since));
                     slots.remove(i);
                     started = true;
                     break;
+                }
+            }
+        }
+        if (idle) {
+            for (int i = 0; i < slots.size(); i++) {
+                if (slots.get(i) instanceof Batch x && x.since().compareTo(x.upper()) < 0 && x.upper().compareTo(since) <= 0) {
+                    slots.set(i, new BatchMerger(x, Batch.empty(x.upper(), x.upper(), since), since));
                 }
             }
         }
