@@ -17,6 +17,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
 import dev.tandem.row.Schema;
+import dev.tandem.runtime.Introspection;
 import dev.tandem.runtime.Role;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
@@ -67,6 +68,8 @@ public final class Controller implements AutoCloseable {
     private final Catalog catalog;
     private final AtomicReference<ControllerSettings> settings;
     private final Map<String, IndexState> indexes = new ConcurrentHashMap<>();
+    /** The introspection collections, served like indexes but not in the durable catalog. */
+    private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
     private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
     private final AtomicInteger pending = new AtomicInteger();
@@ -87,6 +90,12 @@ public final class Controller implements AutoCloseable {
         this.responses = compute.responses().subscribe(this::receive);
         send(new ComputeCommand.Hello(UUID.randomUUID().toString()));
         send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
+        for (Introspection.Collection c : Introspection.ALL) {
+            CatalogEntry.Index entry = new CatalogEntry.Index(c.id(), c.name(), c.name(), List.of(c.schema().column(0).name()), c.schema(),
+                    settings.compactionWindow().toMillis());
+            system.put(c.name(), entry);
+            indexes.put(c.id(), new IndexState(entry, 0));
+        }
         List<CatalogEntry.Index> recovered = catalog.recover();
         for (CatalogEntry.Index i : recovered) {
             startIndex(i);
@@ -234,12 +243,26 @@ public final class Controller implements AutoCloseable {
         return catalog.all();
     }
 
+    /** The introspection collections with their current status. */
+    public List<IndexStatus> introspection() {
+        return system.keySet().stream().map(this::indexStatus).toList();
+    }
+
+    /** Reads an introspection collection; serializable unless the request says otherwise. */
+    public Mono<ReadResult> readIntrospection(String name, ReadRequest req) {
+        if (!system.containsKey(name)) {
+            return Mono.error(ControllerException.notFound("no introspection collection named '" + name + "'; they are " + system.keySet()));
+        }
+        return read(new ReadRequest(name, null, req.key(), req.filter(), req.project(), req.orderBy(), req.limit(), req.offset(),
+                req.isolation(), req.asOf(), req.timeoutMs()));
+    }
+
     public CatalogEntry entry(String name) {
         return catalog.require(name);
     }
 
     public IndexStatus indexStatus(String name) {
-        CatalogEntry e = catalog.require(name);
+        CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
         if (!(e instanceof CatalogEntry.Index i)) {
             throw ControllerException.notFound("'" + name + "' is not an index");
         }
@@ -254,7 +277,7 @@ public final class Controller implements AutoCloseable {
         if (name == null || !NAME.matcher(name).matches()) {
             throw ControllerException.invalid("name '" + name + "' is not valid: use letters, digits and _, starting with a letter or _ (at most 63)");
         }
-        if (catalog.get(name).isPresent()) {
+        if (catalog.get(name).isPresent() || system.containsKey(name)) {
             throw ControllerException.conflict("'" + name + "' already exists");
         }
     }
@@ -424,6 +447,9 @@ public final class Controller implements AutoCloseable {
         }
         if (req.offset() != null) {
             positive(req.offset() + 1, "offset");
+        }
+        if (req.from() != null && system.containsKey(req.from())) {
+            return fastPath(system.get(req.from()), req, strict, timeout);
         }
         if (req.from() != null) {
             CatalogEntry e = catalog.require(req.from());

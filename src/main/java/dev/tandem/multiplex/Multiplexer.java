@@ -73,6 +73,9 @@ public final class Multiplexer implements ComputeInstance {
     public Multiplexer(ComputeRuntime maintenance, ComputeRuntime interactive) {
         this.maintenance = maintenance;
         this.interactive = interactive;
+        for (dev.tandem.runtime.Introspection.Collection c : dev.tandem.runtime.Introspection.ALL) {
+            owners.put(c.id(), maintenance);
+        }
         subscriptions.add(maintenance.responses().subscribe(r -> receive(maintenance, r)));
         if (interactive != null) {
             subscriptions.add(interactive.responses().subscribe(r -> receive(interactive, r)));
@@ -106,7 +109,7 @@ public final class Multiplexer implements ComputeInstance {
     public void send(ComputeCommand command) {
         switch (command) {
             case ComputeCommand.Hello h -> {
-                owners.clear();
+                owners.keySet().removeIf(id -> !dev.tandem.runtime.Introspection.isIntrospection(id));
                 broadcast(command);
             }
             case ComputeCommand.CreateInstance c -> broadcast(command);

@@ -29,6 +29,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.time.Duration;
+import dev.tandem.trace.ReadHold;
 import java.util.function.LongSupplier;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -77,18 +80,23 @@ public final class ComputeRuntime implements ComputeInstance {
     }
     private final Map<String, Frontier> reported = new HashMap<>();
     private final AtomicInteger nextPeekWorker = new AtomicInteger();
+    private final FatalErrorHandler fatal;
+    private final List<Disposable> mirrors = new ArrayList<>();
+    private volatile IntrospectionLogger logging;
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
 
     private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
             FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
         this.role = role;
         this.observer = observer;
+        this.fatal = fatal;
         this.storage = storage;
         this.registry = registry;
         this.clock = clock;
         this.shareWithReader = shareWithReader;
         String name = "tandem-" + role.tag();
-        this.commandScheduler = Schedulers.newSingle(name + "-commands");
+        // One thread applies commands in order; it may block on set-up work (e.g. creating logging tables).
+        this.commandScheduler = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, name + "-commands");
         this.commands = commandScheduler.createWorker();
         if (role == Role.INTERACTIVE) {
             this.fastLane = Schedulers.newParallel(name, workers);
@@ -167,7 +175,10 @@ public final class ComputeRuntime implements ComputeInstance {
                 peeks.values().forEach(p -> p.subscription().dispose());
                 peeks.clear();
             }
-            case ComputeCommand.CreateInstance c -> parameters = c.parameters().over(parameters);
+            case ComputeCommand.CreateInstance c -> {
+                parameters = c.parameters().over(parameters);
+                createInstance();
+            }
             case ComputeCommand.InitializationComplete i -> {
             }
             case ComputeCommand.UpdateConfiguration u -> parameters = u.parameters().over(parameters);
@@ -177,6 +188,36 @@ public final class ComputeRuntime implements ComputeInstance {
             case Peek p -> startPeek(p);
             case CancelPeek c -> cancelPeek(c.uuid());
         }
+    }
+
+    /**
+     * Installs introspection: maintenance (or solo) starts its logging dataflows; the interactive
+     * runtime installs none and follows maintenance's published copies, reporting their frontiers as it
+     * sees them (the multiplexer passes only the owner's reports).
+     */
+    private void createInstance() {
+        if (logging != null || !mirrors.isEmpty()) {
+            return;
+        }
+        if (role == Role.INTERACTIVE) {
+            for (Introspection.Collection c : Introspection.ALL) {
+                mirrors.add(registry.publications(c.id()).subscribe(p -> {
+                    if (p.published()) {
+                        report(c.id(), p.upper());
+                    }
+                }));
+            }
+            return;
+        }
+        logging = new IntrospectionLogger(this, registry, shareWithReader, listener, clock, fatal, Duration.ofMillis(100));
+        for (Dataflow df : logging.dataflows()) {
+            Set<String> exports = new HashSet<>(df.exportIds());
+            liveExports.put(df, exports);
+            for (String e : exports) {
+                byExport.put(e, df);
+            }
+        }
+        logging.start();
     }
 
     private void createDataflow(DataflowDescription desc) {
@@ -199,7 +240,13 @@ public final class ComputeRuntime implements ComputeInstance {
             return;
         }
         Dataflow df = Dataflow.render(id, desc, new Dataflow.Env(pool, storage, registry, listener, clock,
-                (dataflow, operator, worker, nanos) -> observer.stepCompleted(role, dataflow, operator, worker, nanos)));
+                (dataflow, operator, worker, nanos) -> {
+                    observer.stepCompleted(role, dataflow, operator, worker, nanos);
+                    IntrospectionLogger l = logging;
+                    if (l != null) {
+                        l.step(dataflow, operator, worker, nanos);
+                    }
+                }));
         df.shareWithReader(shareWithReader);
         Set<String> exports = new HashSet<>(df.exportIds());
         unscheduled.put(df, new HashSet<>(exports));
@@ -263,7 +310,19 @@ public final class ComputeRuntime implements ComputeInstance {
             emit(new Status("duplicate_peek", uuid.toString(), "a peek with this uuid is already pending; the second was ignored"));
             return;
         }
-        Mono<SharedArrangement> ready = registry.awaitReadable(peek.target(), peek.timestamp());
+        // While it waits, a peek holds its read time on the target (visible in tandem_read_holds).
+        AtomicReference<ReadHold> hold = new AtomicReference<>();
+        Mono<SharedArrangement> ready = registry.awaitPublished(peek.target())
+                .flatMap(arr -> {
+                    hold.set(arr.acquireHold("peek " + uuid, Frontier.at(peek.timestamp())));
+                    return registry.awaitReadable(peek.target(), peek.timestamp());
+                })
+                .doFinally(s -> {
+                    ReadHold h = hold.getAndSet(null);
+                    if (h != null) {
+                        h.release();
+                    }
+                });
         Mono<PeekResult> result;
         if (fastLane != null) {
             result = ready.publishOn(fastLane).map(arr -> answer(peek, arr));
@@ -346,6 +405,10 @@ public final class ComputeRuntime implements ComputeInstance {
 
     @Override
     public void close() {
+        mirrors.forEach(Disposable::dispose);
+        if (logging != null) {
+            logging.close();
+        }
         commands.dispose();
         commandScheduler.dispose();
         peeks.values().forEach(p -> p.subscription().dispose());

@@ -46,6 +46,7 @@ import tools.jackson.databind.json.JsonMapper;
  * barrier                               wait until every command sent so far was applied by both runtimes
  * await-frontier ID > VALUE             wait until a Frontiers response for ID passes VALUE
  * suppressed > N                        the multiplexer dropped more than N non-owner frontier reports
+ * if-two-runtime DIRECTIVE              the directive, in two-runtime mode only
  * </pre>
  * Values {@code ${NAME}} and {@code ${NAME+K}} are replaced by remembered timestamps; an expected
  * string starting with {@code ~} matches any string containing the rest.
@@ -111,6 +112,12 @@ class WorkflowTest {
     }
 
     private void step(ComputeTesting c, String line, Map<String, Long> vars) {
+        if (line.startsWith("if-two-runtime ")) {
+            if (c.mux.twoRuntimes()) {
+                step(c, line.substring("if-two-runtime ".length()), vars);
+            }
+            return;
+        }
         String[] words = line.split("\\s+", 2);
         String rest = words.length > 1 ? words[1] : "";
         switch (words[0]) {

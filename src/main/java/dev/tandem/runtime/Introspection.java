@@ -1,0 +1,61 @@
+package dev.tandem.runtime;
+
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import java.util.List;
+
+/**
+ * The introspection collections the maintenance runtime maintains and publishes as system indexes
+ * ({@code s} ids), each keyed by its first column. Frontier times are milliseconds; an empty frontier
+ * is NULL.
+ */
+public final class Introspection {
+
+    /** One introspection collection. */
+    public record Collection(String id, String name, String description, Schema schema) {
+        public List<Integer> key() {
+            return List.of(0);
+        }
+    }
+
+    private static Column c(String name, DatumType type) {
+        return new Column(name, type, true);
+    }
+
+    public static final Collection DATAFLOWS = new Collection("s1", "tandem_dataflows",
+            "each dataflow per worker: as_of, whether it hydrated and how long hydration took",
+            new Schema(List.of(c("id", DatumType.STRING), c("name", DatumType.STRING), c("worker", DatumType.INT64),
+                    c("as_of", DatumType.INT64), c("hydrated", DatumType.BOOL), c("hydration_ms", DatumType.INT64))));
+    public static final Collection FRONTIERS = new Collection("s2", "tandem_frontiers",
+            "each exported collection's write frontier and compaction frontier",
+            new Schema(List.of(c("collection_id", DatumType.STRING), c("write_frontier", DatumType.INT64), c("since", DatumType.INT64))));
+    public static final Collection ARRANGEMENT_SIZES = new Collection("s3", "tandem_arrangement_sizes",
+            "records, batches and bytes of each exported arrangement, per worker (shard)",
+            new Schema(List.of(c("collection_id", DatumType.STRING), c("worker", DatumType.INT64), c("records", DatumType.INT64),
+                    c("batches", DatumType.INT64), c("bytes", DatumType.INT64))));
+    public static final Collection OPERATOR_ELAPSED = new Collection("s4", "tandem_operator_elapsed",
+            "time spent in each operator of each dataflow, per worker",
+            new Schema(List.of(c("dataflow", DatumType.STRING), c("operator", DatumType.STRING), c("worker", DatumType.INT64),
+                    c("elapsed_ns", DatumType.INT64), c("invocations", DatumType.INT64))));
+    public static final Collection READ_HOLDS = new Collection("s5", "tandem_read_holds",
+            "read holds on exported arrangements: compaction policy, pending peeks, importing dataflows, standing holds",
+            new Schema(List.of(c("collection_id", DatumType.STRING), c("holder", DatumType.STRING), c("frontier", DatumType.INT64))));
+    public static final Collection HYDRATION_PROGRESS = new Collection("s6", "tandem_hydration_progress",
+            "records processed and (estimated) total of each dataflow's hydration, sampled while long steps run",
+            new Schema(List.of(c("dataflow", DatumType.STRING), c("records_processed", DatumType.INT64), c("records_total", DatumType.INT64))));
+
+    public static final List<Collection> ALL = List.of(DATAFLOWS, FRONTIERS, ARRANGEMENT_SIZES, OPERATOR_ELAPSED, READ_HOLDS, HYDRATION_PROGRESS);
+
+    private Introspection() {
+    }
+
+    public static boolean isIntrospection(String id) {
+        return ALL.stream().anyMatch(c -> c.id().equals(id));
+    }
+
+    static Row row(Object... values) {
+        return Row.of(values);
+    }
+}

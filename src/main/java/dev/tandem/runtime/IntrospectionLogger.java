@@ -1,0 +1,165 @@
+package dev.tandem.runtime;
+
+import dev.tandem.plan.DataflowDescription;
+import dev.tandem.plan.Plan;
+import dev.tandem.render.Dataflow;
+import dev.tandem.render.DataflowListener;
+import dev.tandem.row.Row;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import dev.tandem.time.Frontier;
+import dev.tandem.trace.ReadHold;
+import dev.tandem.trace.Spine;
+import dev.tandem.trace.TraceSnapshot;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The maintenance runtime's logging: samples the runtime's state (dataflows, frontiers, arrangement
+ * sizes, operator time, read holds, hydration progress) at a fixed interval, writes each change as
+ * updates to internal logging tables, and maintains the introspection indexes from them with ordinary
+ * dataflows, published like any index. The logging dataflows run on their own maintenance thread, so
+ * they keep advancing while the workers are pinned by a long step; progress counters are read while
+ * those steps run.
+ */
+final class IntrospectionLogger implements AutoCloseable {
+
+    private final ComputeRuntime runtime;
+    private final Scheduler timer = Schedulers.newSingle("tandem-maintenance-logging-timer");
+    private final TableStorage log;
+    private final SchedulerWorkerPool pool;
+    private final Map<String, Map<Row, Long>> previous = new HashMap<>();
+    private final Map<List<Object>, LongAdder[]> elapsed = new ConcurrentHashMap<>();
+    private final List<Dataflow> dataflows = new ArrayList<>();
+    private final Disposable sampling;
+
+    IntrospectionLogger(ComputeRuntime runtime, ArrangementSharingRegistry registry, boolean shareWithReader, DataflowListener listener,
+            LongSupplier clock, FatalErrorHandler fatal, Duration interval) {
+        this.runtime = runtime;
+        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTickInterval(Duration.ofMillis(20)));
+        this.pool = new SchedulerWorkerPool("tandem-maintenance-logging", Schedulers.newBoundedElastic(1, Integer.MAX_VALUE,
+                "tandem-maintenance-logging"), 1, fatal);
+        for (Introspection.Collection c : Introspection.ALL) {
+            log.createTable(table(c), c.schema());
+        }
+        long asOf = log.write(table(Introspection.DATAFLOWS), List.of()).block();
+        for (Introspection.Collection c : Introspection.ALL) {
+            DataflowDescription desc = new DataflowDescription(Map.of(table(c), c.schema()), Map.of(),
+                    List.of(new DataflowDescription.BuildDesc("o_" + c.id(), Plan.get(table(c)))),
+                    List.of(new DataflowDescription.IndexExport(c.id(), "o_" + c.id(), c.key())), asOf, null);
+            Dataflow df = Dataflow.render(c.id(), desc, new Dataflow.Env(pool, log, registry, listener, clock, Dataflow.StepObserver.NONE));
+            df.shareWithReader(shareWithReader);
+            dataflows.add(df);
+            previous.put(c.id(), Map.of());
+        }
+        this.sampling = Flux.interval(interval, timer).subscribe(x -> sample(), e -> fatal.fatal("introspection sampler", e));
+    }
+
+    private static String table(Introspection.Collection c) {
+        return "log_" + c.id();
+    }
+
+    /** The logging dataflows, one per introspection collection. */
+    List<Dataflow> dataflows() {
+        return dataflows;
+    }
+
+    void start() {
+        dataflows.forEach(Dataflow::schedule);
+    }
+
+    /** Accumulates one operator step's time. */
+    void step(String dataflow, String operator, int worker, long nanos) {
+        LongAdder[] a = elapsed.computeIfAbsent(List.of(dataflow, operator, worker), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
+        a[0].add(nanos);
+        a[1].increment();
+    }
+
+    /** Samples every collection and writes the differences to the logging tables. */
+    void sample() {
+        Map<String, Map<Row, Long>> now = new HashMap<>();
+        for (Introspection.Collection c : Introspection.ALL) {
+            now.put(c.id(), new HashMap<>());
+        }
+        Map<String, Dataflow> hosted = runtime.dataflows();
+        java.util.Set<Dataflow> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Dataflow df : hosted.values()) {
+            if (!seen.add(df)) {
+                continue;
+            }
+            for (int w = 0; w < runtime.workers(); w++) {
+                add(now, Introspection.DATAFLOWS, df.id(), df.id(), (long) w, df.asOf(), df.hydrated(),
+                        df.hydrationMillis() < 0 ? null : df.hydrationMillis());
+            }
+            add(now, Introspection.HYDRATION_PROGRESS, df.id(), df.processed(), Math.max(df.hydrationTotal(), df.processed()));
+            for (SharedArrangement arr : df.exports()) {
+                SharedArrangement.Snapshot snap = arr.snapshot();
+                add(now, Introspection.FRONTIERS, arr.id(), time(snap.upper()), time(snap.since()));
+                for (int s = 0; s < snap.oks().size(); s++) {
+                    TraceSnapshot t = snap.oks().get(s);
+                    add(now, Introspection.ARRANGEMENT_SIZES, arr.id(), (long) s, t.records(), (long) t.batches().size(), t.byteSize());
+                }
+                Map<String, Frontier> holds = new HashMap<>();
+                for (Spine spine : arr.oks()) {
+                    for (ReadHold h : spine.holds()) {
+                        holds.merge(h.holder(), h.frontier(), Frontier::meet);
+                    }
+                }
+                holds.forEach((holder, f) -> add(now, Introspection.READ_HOLDS, arr.id(), holder, time(f)));
+            }
+        }
+        elapsed.forEach((k, a) -> add(now, Introspection.OPERATOR_ELAPSED, k.get(0), k.get(1), ((Integer) k.get(2)).longValue(), a[0].sum(), a[1].sum()));
+        for (Introspection.Collection c : Introspection.ALL) {
+            Map<Row, Long> next = now.get(c.id());
+            Map<Row, Long> prev = previous.get(c.id());
+            List<RowDiff> diffs = new ArrayList<>();
+            prev.forEach((r, n) -> {
+                long m = next.getOrDefault(r, 0L);
+                if (m != n) {
+                    diffs.add(new RowDiff(r, m - n));
+                }
+            });
+            next.forEach((r, m) -> {
+                if (!prev.containsKey(r)) {
+                    diffs.add(new RowDiff(r, m));
+                }
+            });
+            if (!diffs.isEmpty()) {
+                log.write(table(c), diffs).subscribe(ts -> { }, e -> { });
+                previous.put(c.id(), next);
+            }
+        }
+    }
+
+    private static Long time(Frontier f) {
+        return f.isEmpty() ? null : f.time();
+    }
+
+    private static void add(Map<String, Map<Row, Long>> now, Introspection.Collection c, Object... values) {
+        now.get(c.id()).merge(Row.pack(c.schema().types(), Arrays.asList(values)), 1L, Long::sum);
+    }
+
+    @Override
+    public void close() {
+        sampling.dispose();
+        dataflows.forEach(Dataflow::drop);
+        pool.dispose();
+        log.close();
+        timer.dispose();
+    }
+}
