@@ -2,6 +2,7 @@ package dev.tandem.config;
 
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -66,7 +67,7 @@ final class TandemSettingsRefresher implements ApplicationListener<EnvironmentCh
                 }
             }
         });
-        restartRequired = Map.copyOf(changed);
+        restartRequired = Collections.unmodifiableMap(changed);
         ControllerSettings settings = TandemConfiguration.settings(next);
         Controller c = controller.getIfAvailable();
         if (c != null && !c.settings().equals(settings)) {
