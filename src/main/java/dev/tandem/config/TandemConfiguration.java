@@ -2,6 +2,7 @@ package dev.tandem.config;
 
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
+import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.FatalErrorHandler;
 import dev.tandem.runtime.RuntimeObserver;
@@ -10,6 +11,8 @@ import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -35,10 +38,12 @@ public class TandemConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    TableStorage tableStorage(TandemProperties props, Scheduler tandemTimer) {
+    TableStorage tableStorage(TandemProperties props, Scheduler tandemTimer, ObjectProvider<MeterRegistry> meters) {
         TandemProperties.Storage s = props.storage();
         StorageOptions options = StorageOptions.defaults(tandemTimer).withTickInterval(s.tickInterval()).withFsync(s.fsync());
-        return TableStorages.durable(s.dataDir(), options);
+        TableStorage storage = TableStorages.durable(s.dataDir(), options);
+        MeterRegistry registry = meters.getIfAvailable();
+        return registry == null ? storage : TandemMeters.countingIngest(storage, registry);
     }
 
     @Bean
@@ -48,7 +53,7 @@ public class TandemConfiguration {
 
     @Bean(destroyMethod = "close")
     Multiplexer multiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
-            org.springframework.beans.factory.ObjectProvider<RuntimeObserver> observer) {
+            ObjectProvider<RuntimeObserver> observer) {
         TandemProperties.Compute c = props.compute();
         return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(), storage,
                 registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));

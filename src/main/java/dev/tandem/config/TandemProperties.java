@@ -2,13 +2,16 @@ package dev.tandem.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Every {@code tandem.*} setting. Start-up-only settings (mode, runtimes, worker counts, storage) are
- * read once; live settings (compaction window, peek limits, tick interval) are re-read on
- * {@code /actuator/refresh} and applied without a restart.
+ * Every {@code tandem.*} setting. Start-up-only settings (mode, runtimes, worker counts, storage,
+ * including its tick interval) are read once; a later change to one is reported, not applied. Live
+ * settings (compaction window, peek limits and default timeout) are re-read on {@code /actuator/refresh}
+ * and applied without a restart.
  */
 @ConfigurationProperties("tandem")
 public record TandemProperties(
@@ -40,7 +43,7 @@ public record TandemProperties(
     public record InteractiveRuntime(@DefaultValue("true") boolean enabled) {
     }
 
-    /** Start-up only, except the tick interval. */
+    /** Start-up only (the storage's tick timer is fixed when it opens). */
     public record Storage(@DefaultValue("./data") Path dataDir, @DefaultValue("true") boolean fsync,
             @DefaultValue("10ms") Duration tickInterval) {
     }
@@ -54,10 +57,21 @@ public record TandemProperties(
             @DefaultValue("10s") Duration defaultTimeout) {
     }
 
-    /** The start-up-only part, compared on refresh to report changes that need a restart. */
+    /** The start-up-only settings by property name, compared on refresh to report changes that need a restart. */
+    public Map<String, Object> startupSettings() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("tandem.mode", mode);
+        s.put("tandem.compute.interactive-runtime.enabled", compute.interactiveRuntime().enabled());
+        s.put("tandem.compute.maintenance-workers", compute.maintenanceWorkers());
+        s.put("tandem.compute.interactive-workers", compute.interactiveWorkers());
+        s.put("tandem.storage.data-dir", storage.dataDir());
+        s.put("tandem.storage.fsync", storage.fsync());
+        s.put("tandem.storage.tick-interval", storage.tickInterval());
+        return s;
+    }
+
+    /** The start-up-only part as one line, compared on refresh to report changes that need a restart. */
     public String startupSignature() {
-        return "mode=" + mode + ", interactive-runtime.enabled=" + compute.interactiveRuntime().enabled()
-                + ", maintenance-workers=" + compute.maintenanceWorkers() + ", interactive-workers=" + compute.interactiveWorkers()
-                + ", data-dir=" + storage.dataDir() + ", fsync=" + storage.fsync();
+        return startupSettings().toString();
     }
 }

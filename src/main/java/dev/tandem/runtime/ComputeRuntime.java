@@ -368,6 +368,7 @@ public final class ComputeRuntime implements ComputeInstance {
         @Override
         public void hydrated(Dataflow dataflow, long millis) {
             emit(new Status("hydrated", dataflow.id(), Long.toString(millis)));
+            observer.dataflowHydrated(role, dataflow.id(), millis);
         }
 
         @Override

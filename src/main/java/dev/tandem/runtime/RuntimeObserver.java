@@ -11,6 +11,10 @@ public interface RuntimeObserver {
     default void stepCompleted(Role role, String dataflow, String operator, int worker, long nanos) {
     }
 
+    /** A maintained or transient dataflow hydrated {@code millis} after it was scheduled. */
+    default void dataflowHydrated(Role role, String dataflow, long millis) {
+    }
+
     RuntimeObserver NONE = new RuntimeObserver() {
     };
 }

@@ -98,7 +98,7 @@ public class GrafanaDashboardTest {
     }
 
     /** The metric names a PromQL expression selects: identifiers that are not functions, keywords or labels. */
-    static Set<String> metricNames(String expr) {
+    public static Set<String> metricNames(String expr) {
         String stripped = STRING.matcher(expr).replaceAll("\"\"");
         stripped = MATCHERS.matcher(stripped).replaceAll(" ");
         stripped = RANGE.matcher(stripped).replaceAll(" ");

@@ -17,8 +17,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import dev.tandem.config.TandemProperties;
+import dev.tandem.config.TandemPropertiesTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -29,8 +33,8 @@ class HelmChartTest {
     static final Path CHART = Path.of("helm", "tandem");
 
     /**
-     * The {@code tandem.*} properties the chart may set in application.yaml; checked against the
-     * application's {@code @ConfigurationProperties} once those exist.
+     * The {@code tandem.*} properties the chart may set in application.yaml; each is a property of
+     * {@link TandemProperties} (checked by {@link #chartPropertiesAreTandemProperties}).
      */
     static final Set<String> TANDEM_PROPERTIES = Set.of(
             "tandem.mode",
@@ -44,8 +48,40 @@ class HelmChartTest {
             "tandem.peek.max-result-rows",
             "tandem.peek.max-pending");
 
+    /** The properties the chart leaves to their defaults (users set them through {@code extraConfig}). */
+    static final Set<String> NOT_IN_CHART = Set.of("tandem.peek.default-timeout");
+
     static final String LIVENESS = "/actuator/health/liveness";
     static final String READINESS = "/actuator/health/readiness";
+
+    @Test
+    void chartPropertiesAreTandemProperties() {
+        Set<String> all = TandemPropertiesTest.propertyNames();
+
+        assertThat(all).containsAll(TANDEM_PROPERTIES).containsAll(NOT_IN_CHART);
+        assertThat(TANDEM_PROPERTIES).doesNotContainAnyElementsOf(NOT_IN_CHART);
+        assertThat(TANDEM_PROPERTIES.size() + NOT_IN_CHART.size()).as("every property is in the chart or deliberately left out")
+                .isEqualTo(all.size());
+    }
+
+    @Test
+    void renderedConfigurationBindsToTandemProperties() {
+        for (Manifests m : List.of(render(UnaryOperator.identity()), renderAllFeatures())) {
+            Map<String, Object> flat = flatten(m.applicationConfig());
+            Map<String, Object> tandem = new TreeMap<>();
+            flat.forEach((k, v) -> {
+                if (k.startsWith("tandem.")) {
+                    tandem.put(k, v);
+                }
+            });
+
+            TandemProperties p = new Binder(new MapConfigurationPropertySource(tandem)).bind("tandem", TandemProperties.class).get();
+
+            assertThat(p.startupSettings()).containsEntry("tandem.storage.data-dir", Path.of("/var/lib/tandem"));
+            assertThat(p.startupSettings().get("tandem.compute.interactive-runtime.enabled")).isEqualTo(tandem.get("tandem.compute.interactive-runtime.enabled"));
+            assertThat(p.peek().maxResultRows()).isEqualTo(((Number) tandem.get("tandem.peek.max-result-rows")).longValue());
+        }
+    }
 
     @Test
     void lintPassesStrictly() {

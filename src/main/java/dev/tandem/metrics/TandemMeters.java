@@ -1,0 +1,73 @@
+package dev.tandem.metrics;
+
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.Role;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.TableStorage;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Tandem's Micrometer meters and the three places they are measured: a {@link RuntimeObserver} (peek,
+ * operator step and hydration timings, pushed by the runtimes), gauges over the runtimes' state
+ * (read when scraped), and a count of the updates written through {@link TableStorage}.
+ *
+ * <p>Runtime meters carry a {@code role} tag ({@code solo}, {@code maintenance}, {@code interactive});
+ * every meter is registered when it is bound, so each series exists (at zero) from start-up.
+ */
+public final class TandemMeters {
+
+    /** Timer: one answered peek, tagged {@code role}, {@code path} and {@code outcome}. */
+    public static final String PEEK_DURATION = "tandem.peek.duration";
+    /** Gauge: peeks a runtime is working on. */
+    public static final String PEEKS_PENDING = "tandem.peeks.pending";
+    /** Timer: one step of one operator shard. */
+    public static final String OPERATOR_STEP_DURATION = "tandem.operator.step.duration";
+    /** Gauge: tasks queued or running on a runtime's worker pool. */
+    public static final String SCHEDULER_QUEUE_DEPTH = "tandem.scheduler.queue.depth";
+    /** Gauge: records in the arrangements a runtime hosts. */
+    public static final String ARRANGEMENT_RECORDS = "tandem.arrangement.records";
+    /** Gauge: estimated bytes of the arrangements a runtime hosts. */
+    public static final String ARRANGEMENT_BYTES = "tandem.arrangement.bytes";
+    /** Gauge: dataflows of a runtime that have not hydrated yet. */
+    public static final String DATAFLOWS_HYDRATING = "tandem.dataflows.hydrating";
+    /** Timer: from schedule to hydration of one dataflow. */
+    public static final String HYDRATION_DURATION = "tandem.hydration.duration";
+    /** Gauge (seconds): the wall clock minus the upper of a runtime's slowest maintained export. */
+    public static final String FRONTIER_LAG = "tandem.frontier.lag";
+    /** Counter: updates (row, diff) written durably through storage. */
+    public static final String INGESTED_UPDATES = "tandem.ingested.updates";
+    /** Gauge (seconds): the largest distance of a shared index's upper ahead of the interactive standing hold. */
+    public static final String STANDING_HOLD_GAP = "tandem.standing.hold.gap";
+
+    /** The {@code path} tag values of {@link #PEEK_DURATION}. */
+    public static final List<String> PATHS = List.of("fast", "slow");
+    /** The {@code outcome} tag values of {@link #PEEK_DURATION}. */
+    public static final List<String> OUTCOMES = List.of("rows", "error", "canceled");
+
+    private TandemMeters() {
+    }
+
+    /** The roles of the runtimes in one or two-runtime mode. */
+    public static List<Role> roles(boolean twoRuntimes) {
+        return twoRuntimes ? List.of(Role.MAINTENANCE, Role.INTERACTIVE) : List.of(Role.SOLO);
+    }
+
+    /** An observer recording the runtimes' timings on {@code registry}; its timers are registered now. */
+    public static RuntimeObserver observer(MeterRegistry registry, boolean twoRuntimes) {
+        return new RuntimeTimers(registry, roles(twoRuntimes));
+    }
+
+    /** Registers the gauges over the compute side's state; reading them costs a sum over arrangement snapshots. */
+    public static void bindRuntimeGauges(MeterRegistry registry, Multiplexer compute, ArrangementSharingRegistry sharing,
+            LongSupplier clockMillis) {
+        RuntimeGauges.bind(registry, compute, sharing, clockMillis);
+    }
+
+    /** {@code storage} counting the updates of every successful write into {@link #INGESTED_UPDATES}. */
+    public static TableStorage countingIngest(TableStorage storage, MeterRegistry registry) {
+        return IngestCountingStorage.wrap(storage, registry);
+    }
+}
