@@ -13,7 +13,7 @@ final class BatchMerger {
     private final Batch older;
     private final Batch newer;
     private final Frontier since;
-    private final BatchWriter out = new BatchWriter();
+    private final BatchWriter out;
     private int keyA;
     private int keyB;
     private int valA;
@@ -25,6 +25,10 @@ final class BatchMerger {
         this.older = older;
         this.newer = newer;
         this.since = since;
+        this.out = new BatchWriter(
+                (long) older.keys.bytes.length + newer.keys.bytes.length, older.keyCount() + newer.keyCount(),
+                (long) older.vals.bytes.length + newer.vals.bytes.length, older.vals.count() + newer.vals.count(),
+                older.updateCount() + newer.updateCount());
         valA = older.keyValStart.at(0);
         valB = newer.keyValStart.at(0);
     }

@@ -22,15 +22,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * ({@code TraceSnapshot.byteSize() / records()}) and the live-heap growth between a full GC before
  * the build and one after it, divided by the records kept. Both are printed and reported as the
  * secondary results {@code packedBytesPerUpdate} and {@code heapBytesPerUpdate}; the primary score is
- * the time to build and compact.
+ * the time to build and compact. One measured build: the footprint does not depend on warm-up, and JMH
+ * sums secondary results over iterations.
  *
  * <p>Run with {@code bin/dev jmh SpineMemoryBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 1)
-@Measurement(iterations = 3)
+@Warmup(iterations = 0)
+@Measurement(iterations = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
 public class SpineMemoryBenchmark {
 
