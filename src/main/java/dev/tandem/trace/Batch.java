@@ -138,7 +138,7 @@ public final class Batch {
 
         /** Compares row {@code i} with row {@code j} of {@code other}. */
         int compare(int i, Rows other, int j) {
-            return java.util.Arrays.compareUnsigned(bytes, start(i), end(i), other.bytes, other.start(j), other.end(j));
+            return Row.compare(bytes, start(i), end(i), other.bytes, other.start(j), other.end(j));
         }
 
         long byteSize() {

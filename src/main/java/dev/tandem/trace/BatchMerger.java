@@ -18,6 +18,8 @@ final class BatchMerger {
     private int keyB;
     private int valA;
     private int valB;
+    /** Whether the key being merged has been written to the output yet. */
+    private boolean keyWritten;
     private long[] scratchTimes = new long[16];
     private long[] scratchDiffs = new long[16];
 
@@ -80,6 +82,7 @@ final class BatchMerger {
     }
 
     private int copyKey(Batch b, int key, boolean isOlder) {
+        keyWritten = false;
         int consumed = 0;
         int vEnd = b.keyValStart.at(key + 1);
         int v = isOlder ? valA : valB;
@@ -95,6 +98,7 @@ final class BatchMerger {
     }
 
     private int mergeKey() {
+        keyWritten = false;
         int consumed = 0;
         int endA = older.keyValStart.at(keyA + 1);
         int endB = newer.keyValStart.at(keyB + 1);
@@ -132,6 +136,7 @@ final class BatchMerger {
         int end = keyBatch.keys.end(key);
         int vs = a.vals.start(v);
         int ve = a.vals.end(v);
+        boolean valWritten = false;
         int i = 0;
         while (i < n) {
             long t = scratchTimes[i];
@@ -140,7 +145,9 @@ final class BatchMerger {
                 sum += scratchDiffs[i++];
             }
             if (sum != 0) {
-                out.push(keyBatch.keys.bytes, start, end, a.vals.bytes, vs, ve, t, sum);
+                out.push(keyBatch.keys.bytes, start, end, !keyWritten, a.vals.bytes, vs, ve, !valWritten, t, sum);
+                keyWritten = true;
+                valWritten = true;
             }
         }
         return n;

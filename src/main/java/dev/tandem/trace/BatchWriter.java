@@ -42,14 +42,18 @@ final class BatchWriter {
         return (int) Math.min(bytes, Integer.MAX_VALUE - 8);
     }
 
-    /** Pushes one update whose key and value are encoded rows in the given slices. */
-    void push(byte[] kb, int ks, int ke, byte[] vb, int vs, int ve, long time, long diff) {
-        boolean newKey = keys.count == 0 || !keys.lastEquals(kb, ks, ke);
+    /**
+     * Pushes one update whose key and value are encoded rows in the given slices, the caller telling
+     * whether the key differs from the last one pushed and (for the same key) whether the value does,
+     * as a merge knows without comparing bytes.
+     */
+    void push(byte[] kb, int ks, int ke, boolean newKey, byte[] vb, int vs, int ve, boolean newVal, long time,
+            long diff) {
         if (newKey) {
             startKey();
             keys.add(kb, ks, ke);
         }
-        if (newKey || !vals.lastEquals(vb, vs, ve)) {
+        if (newKey || newVal) {
             startVal(newKey);
             vals.add(vb, vs, ve);
         }
@@ -161,10 +165,6 @@ final class BatchWriter {
 
         boolean lastEquals(Row row) {
             return row.compareTo(bytes, lastStart, length) == 0;
-        }
-
-        boolean lastEquals(byte[] src, int s, int e) {
-            return Arrays.equals(bytes, lastStart, length, src, s, e);
         }
 
         private void reserve(int n) {
