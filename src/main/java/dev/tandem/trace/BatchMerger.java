@@ -13,6 +13,8 @@ final class BatchMerger {
     private final Batch older;
     private final Batch newer;
     private final Frontier since;
+    /** Times before this are advanced to it: {@code since}'s time ({@code Long.MAX_VALUE} for the empty frontier). */
+    private final long floor;
     private final BatchWriter out;
     private int keyA;
     private int keyB;
@@ -27,6 +29,7 @@ final class BatchMerger {
         this.older = older;
         this.newer = newer;
         this.since = since;
+        this.floor = since.isEmpty() ? Long.MAX_VALUE : since.time();
         this.out = new BatchWriter(
                 (long) older.keys.bytes.length + newer.keys.bytes.length, older.keyCount() + newer.keyCount(),
                 (long) older.vals.bytes.length + newer.vals.bytes.length, older.vals.count() + newer.vals.count(),
@@ -82,10 +85,24 @@ final class BatchMerger {
     }
 
     private int copyKey(Batch b, int key, boolean isOlder) {
-        keyWritten = false;
-        int consumed = 0;
         int vEnd = b.keyValStart.at(key + 1);
         int v = isOlder ? valA : valB;
+        if (vEnd == v + 1) {
+            int u = b.valUpdStart.at(v);
+            if (b.valUpdStart.at(v + 1) == u + 1) {
+                // one value with one update, the common case: nothing to consolidate
+                out.push(b.keys.bytes, b.keys.start(key), b.keys.end(key), true, b.vals.bytes, b.vals.start(v),
+                        b.vals.end(v), true, Math.max(b.times[u], floor), b.diffs[u]);
+                if (isOlder) {
+                    valA = vEnd;
+                } else {
+                    valB = vEnd;
+                }
+                return 1;
+            }
+        }
+        keyWritten = false;
+        int consumed = 0;
         for (; v < vEnd; v++) {
             consumed += emit(b, key, b, v, null, -1);
         }
@@ -154,7 +171,6 @@ final class BatchMerger {
     }
 
     private int gather(Batch b, int v, int n) {
-        long floor = since.isEmpty() ? Long.MAX_VALUE : since.time();
         int s = b.valUpdStart.at(v);
         int e = b.valUpdStart.at(v + 1);
         if (n + e - s > scratchTimes.length) {

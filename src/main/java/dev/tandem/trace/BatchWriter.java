@@ -15,11 +15,12 @@ final class BatchWriter {
 
     private final ByteColumn keys;
     private final ByteColumn vals;
+    /** Each key's first value; {@code null} while every key has exactly one (the identity). */
     private int[] keyValStart;
+    /** Each value's first update; {@code null} while every value has exactly one (the identity). */
     private int[] valUpdStart;
-    /** Whether every key so far has exactly one value, and every value one update. */
-    private boolean oneValPerKey = true;
-    private boolean oneUpdPerVal = true;
+    private final int expectedKeys;
+    private final int expectedVals;
     private long[] times;
     private long[] diffs;
     private int updates;
@@ -32,8 +33,8 @@ final class BatchWriter {
     BatchWriter(long keyBytes, int keyCount, long valBytes, int valCount, int updateCount) {
         keys = new ByteColumn(capacity(keyBytes), keyCount);
         vals = new ByteColumn(capacity(valBytes), valCount);
-        keyValStart = new int[keyCount + 1];
-        valUpdStart = new int[valCount + 1];
+        expectedKeys = keyCount;
+        expectedVals = valCount;
         times = new long[updateCount];
         diffs = new long[updateCount];
     }
@@ -75,20 +76,20 @@ final class BatchWriter {
     }
 
     private void startKey() {
-        if (keys.count + 1 >= keyValStart.length) {
-            keyValStart = Arrays.copyOf(keyValStart, Math.max(keys.count + 2, keyValStart.length * 2));
+        if (keyValStart != null) {
+            keyValStart = room(keyValStart, keys.count);
+            keyValStart[keys.count] = vals.count;
         }
-        keyValStart[keys.count] = vals.count;
     }
 
     private void startVal(boolean newKey) {
-        if (!newKey) {
-            oneValPerKey = false;
+        if (!newKey && keyValStart == null) {
+            keyValStart = identity(keys.count, expectedKeys);
         }
-        if (vals.count + 1 >= valUpdStart.length) {
-            valUpdStart = Arrays.copyOf(valUpdStart, Math.max(vals.count + 2, valUpdStart.length * 2));
+        if (valUpdStart != null) {
+            valUpdStart = room(valUpdStart, vals.count);
+            valUpdStart[vals.count] = updates;
         }
-        valUpdStart[vals.count] = updates;
     }
 
     private void pushUpdate(long time, long diff) {
@@ -96,12 +97,27 @@ final class BatchWriter {
             times = Arrays.copyOf(times, Math.max(16, updates * 2));
             diffs = Arrays.copyOf(diffs, times.length);
         }
-        if (vals.count != updates + 1) {
-            oneUpdPerVal = false;
+        if (valUpdStart == null && vals.count == updates) {
+            // a second update for the last value
+            valUpdStart = identity(vals.count, expectedVals);
         }
         times[updates] = time;
         diffs[updates] = diff;
         updates++;
+    }
+
+    /** Starts {@code 0, 1, ..., n-1} with room for {@code expected} groups and the end. */
+    private static int[] identity(int n, int expected) {
+        int[] a = new int[Math.max(n, expected) + 1];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        return a;
+    }
+
+    /** {@code a}, or a longer copy, with room for an entry at {@code index}. */
+    private static int[] room(int[] a, int index) {
+        return index < a.length ? a : Arrays.copyOf(a, Math.max(index + 1, a.length * 2));
     }
 
     int updateCount() {
@@ -110,12 +126,14 @@ final class BatchWriter {
 
     Batch finish(Frontier lower, Frontier upper, Frontier since) {
         Batch.Starts kvs = new Batch.Starts(null);
-        if (!oneValPerKey) {
+        if (keyValStart != null) {
+            keyValStart = room(keyValStart, keys.count);
             keyValStart[keys.count] = vals.count;
             kvs = new Batch.Starts(exact(keyValStart, keys.count + 1));
         }
         Batch.Starts vus = new Batch.Starts(null);
-        if (!oneUpdPerVal) {
+        if (valUpdStart != null) {
+            valUpdStart = room(valUpdStart, vals.count);
             valUpdStart[vals.count] = updates;
             vus = new Batch.Starts(exact(valUpdStart, vals.count + 1));
         }

@@ -15,9 +15,9 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * Batches of variable-width rows (strings of mixed lengths, including the empty row) built and
- * merged read back exactly what a naive consolidation of their updates gives, whatever mix of fixed
- * and variable widths the packed columns see.
+ * Batches of variable-width rows (strings of mixed lengths, including the empty row, and keys whose
+ * leading bytes tie) built and merged read back exactly what a naive consolidation of their updates
+ * gives, whatever mix of fixed and variable widths the packed columns see.
  */
 class BatchLayoutProperties {
 
@@ -28,8 +28,10 @@ class BatchLayoutProperties {
     Arbitrary<List<Upd>> updates() {
         Arbitrary<String> text = Arbitraries.strings().withChars("ab\u0000\u00e9").ofMaxLength(4);
         Arbitrary<String> val = Arbitraries.oneOf(text, Arbitraries.just(""));
-        return Combinators.combine(text, val, Arbitraries.longs().between(0, 3),
-                Arbitraries.longs().between(-2, 2).filter(d -> d != 0)).as(Upd::new).list().ofMaxSize(40);
+        // keys sharing a long prefix tie on their order prefix and must be sorted in full
+        Arbitrary<String> key = Arbitraries.oneOf(text, text.map(t -> "shared-prefix/" + t));
+        return Combinators.combine(key, val, Arbitraries.longs().between(0, 3),
+                Arbitraries.longs().between(-2, 2).filter(d -> d != 0)).as(Upd::new).list().ofMaxSize(60);
     }
 
     @Property(tries = 300)
