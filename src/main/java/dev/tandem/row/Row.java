@@ -229,12 +229,17 @@ public final class Row implements Comparable<Row> {
      * prefixes differ compare as their prefixes do, so sorts can decide most comparisons on a long.
      */
     public long orderPrefix() {
-        if (length >= Long.BYTES) {
-            return (long) BIG_ENDIAN_LONGS.get(bytes, offset);
+        return orderPrefix(bytes, offset, offset + length);
+    }
+
+    /** The {@link #orderPrefix()} of the encoded row at {@code b[from, to)}. */
+    public static long orderPrefix(byte[] b, int from, int to) {
+        if (to - from >= Long.BYTES) {
+            return (long) BIG_ENDIAN_LONGS.get(b, from);
         }
         long p = 0;
-        for (int i = 0; i < Long.BYTES; i++) {
-            p = (p << 8) | (i < length ? bytes[offset + i] & 0xffL : 0);
+        for (int i = from; i < from + Long.BYTES; i++) {
+            p = (p << 8) | (i < to ? b[i] & 0xffL : 0);
         }
         return p;
     }

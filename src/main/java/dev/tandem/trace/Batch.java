@@ -26,6 +26,14 @@ public final class Batch {
     final Starts valUpdStart;
     final long[] times;
     final long[] diffs;
+    /**
+     * The {@link Row#orderPrefix()} of every {@link #FENCE_STRIDE}-th key, so that a point lookup
+     * narrows to a block of adjacent keys in a small array first; {@code null} for small batches.
+     */
+    private final long[] fence;
+
+    static final int FENCE_STRIDE = 16;
+    private static final int FENCE_MIN_KEYS = 1024;
 
     Batch(Frontier lower, Frontier upper, Frontier since, Rows keys, Starts keyValStart, Rows vals, Starts valUpdStart,
             long[] times, long[] diffs) {
@@ -38,6 +46,16 @@ public final class Batch {
         this.valUpdStart = valUpdStart;
         this.times = times;
         this.diffs = diffs;
+        this.fence = keys.count() < FENCE_MIN_KEYS ? null : fenceOf(keys);
+    }
+
+    private static long[] fenceOf(Rows keys) {
+        long[] f = new long[(keys.count() + FENCE_STRIDE - 1) / FENCE_STRIDE];
+        for (int j = 0; j < f.length; j++) {
+            int k = j * FENCE_STRIDE;
+            f[j] = Row.orderPrefix(keys.bytes, keys.start(k), keys.end(k));
+        }
+        return f;
     }
 
     /** An empty batch that only advances time from {@code lower} to {@code upper}. */
@@ -72,7 +90,8 @@ public final class Batch {
 
     /** Approximate heap bytes of the packed storage. */
     public long byteSize() {
-        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length + 64;
+        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length
+                + (fence == null ? 0 : 8L * fence.length) + 64;
     }
 
     /** A cursor over this batch alone. */
@@ -93,6 +112,72 @@ public final class Batch {
             }
         }
         return lo;
+    }
+
+    /** The index of {@code key}, or {@code -1} when this batch does not hold it. */
+    int findKey(Row key) {
+        int lo = 0;
+        int hi = keys.count();
+        if (fence != null) {
+            long p = key.orderPrefix();
+            int ge = firstFence(p, false);
+            int gt = firstFence(p, true);
+            // keys before block ge-1 are smaller than key; the key at block gt starts is larger
+            lo = Math.max(0, (ge - 1) * FENCE_STRIDE);
+            hi = Math.min(hi, gt * FENCE_STRIDE);
+        }
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = keys.compare(mid, key);
+            if (c < 0) {
+                lo = mid + 1;
+            } else if (c > 0) {
+                hi = mid;
+            } else {
+                return mid;
+            }
+        }
+        return -1;
+    }
+
+    /** The first fence entry greater than or equal to {@code p} (greater than it when {@code strict}). */
+    private int firstFence(long p, boolean strict) {
+        int lo = 0;
+        int hi = fence.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = Long.compareUnsigned(fence[mid], p);
+            if (c < 0 || (strict && c == 0)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * Calls {@code out} for each value of key {@code k} with the sum of its diffs at times {@code <= t},
+     * in value order, skipping zero sums.
+     */
+    void accumulate(int k, long t, Cursor.ValDiff out) {
+        for (int v = keyValStart.at(k), end = keyValStart.at(k + 1); v < end; v++) {
+            long d = diffAt(v, t);
+            if (d != 0) {
+                out.accept(vals.row(v), d);
+            }
+        }
+    }
+
+    /** Sum of the diffs of value {@code v} at times {@code <= t}. */
+    long diffAt(int v, long t) {
+        long sum = 0;
+        for (int u = valUpdStart.at(v), end = valUpdStart.at(v + 1); u < end; u++) {
+            if (times[u] <= t) {
+                sum += diffs[u];
+            }
+        }
+        return sum;
     }
 
     @Override
