@@ -232,8 +232,7 @@ public final class Row implements Comparable<Row> {
         return orderPrefix(bytes, offset, offset + length);
     }
 
-    /** The {@link #orderPrefix()} of the encoded row at {@code b[from, to)}. */
-    public static long orderPrefix(byte[] b, int from, int to) {
+    private static long orderPrefix(byte[] b, int from, int to) {
         if (to - from >= Long.BYTES) {
             return (long) BIG_ENDIAN_LONGS.get(b, from);
         }

@@ -26,17 +26,6 @@ public final class Batch {
     final Starts valUpdStart;
     final long[] times;
     final long[] diffs;
-    /**
-     * A static search tree over the keys' {@link Row#orderPrefix() prefixes}: level 0 holds the prefix
-     * of every {@link #FENCE_STRIDE}-th key, each further level every {@code FENCE_STRIDE}-th entry of
-     * the one below, up to a level of at most {@code FENCE_STRIDE} entries. A point lookup descends it
-     * reading a few adjacent cache lines per level instead of one random line per binary-search step;
-     * {@code null} for small batches. It costs about half a byte per key.
-     */
-    private final long[][] fence;
-
-    static final int FENCE_STRIDE = 16;
-    private static final int FENCE_MIN_KEYS = 1024;
 
     Batch(Frontier lower, Frontier upper, Frontier since, Rows keys, Starts keyValStart, Rows vals, Starts valUpdStart,
             long[] times, long[] diffs) {
@@ -49,26 +38,6 @@ public final class Batch {
         this.valUpdStart = valUpdStart;
         this.times = times;
         this.diffs = diffs;
-        this.fence = keys.count() < FENCE_MIN_KEYS ? null : fenceOf(keys);
-    }
-
-    private static long[][] fenceOf(Rows keys) {
-        java.util.List<long[]> levels = new java.util.ArrayList<>();
-        long[] level = new long[(keys.count() + FENCE_STRIDE - 1) / FENCE_STRIDE];
-        for (int j = 0; j < level.length; j++) {
-            int k = j * FENCE_STRIDE;
-            level[j] = Row.orderPrefix(keys.bytes, keys.start(k), keys.end(k));
-        }
-        levels.add(level);
-        while (level.length > FENCE_STRIDE) {
-            long[] up = new long[(level.length + FENCE_STRIDE - 1) / FENCE_STRIDE];
-            for (int j = 0; j < up.length; j++) {
-                up[j] = level[j * FENCE_STRIDE];
-            }
-            levels.add(up);
-            level = up;
-        }
-        return levels.toArray(new long[0][]);
     }
 
     /** An empty batch that only advances time from {@code lower} to {@code upper}. */
@@ -104,7 +73,7 @@ public final class Batch {
     /** Approximate heap bytes of the packed storage. */
     public long byteSize() {
         return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length
-                + fenceBytes() + 64;
+                + 64;
     }
 
     /** A cursor over this batch alone. */
@@ -127,26 +96,10 @@ public final class Batch {
         return lo;
     }
 
-    private long fenceBytes() {
-        long n = 0;
-        if (fence != null) {
-            for (long[] level : fence) {
-                n += 8L * level.length + 16;
-            }
-        }
-        return n;
-    }
-
     /** The index of {@code key}, or {@code -1} when this batch does not hold it. */
     int findKey(Row key) {
         int lo = 0;
         int hi = keys.count();
-        if (fence != null) {
-            long p = key.orderPrefix();
-            // keys before block ge-1 are smaller than key; the key where block gt starts is larger
-            lo = Math.max(0, (descend(p, false) - 1) * FENCE_STRIDE);
-            hi = Math.min(hi, descend(p, true) * FENCE_STRIDE);
-        }
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             int c = keys.compare(mid, key);
@@ -159,39 +112,6 @@ public final class Batch {
             }
         }
         return -1;
-    }
-
-    /**
-     * The index in fence level 0 of the first entry {@code >= p} ({@code > p} when {@code strict}),
-     * found level by level from the top: if it is {@code g} on one level, it lies in
-     * {@code ((g-1)*STRIDE, g*STRIDE]} on the level below.
-     */
-    private int descend(long p, boolean strict) {
-        int top = fence.length - 1;
-        int g = firstFrom(fence[top], 0, fence[top].length, p, strict);
-        for (int level = top - 1; level >= 0; level--) {
-            long[] entries = fence[level];
-            int from = Math.max(0, (g - 1) * FENCE_STRIDE + 1);
-            int to = Math.min(entries.length, g * FENCE_STRIDE);
-            g = firstFrom(entries, from, to, p, strict);
-        }
-        return g;
-    }
-
-    /** The first index in {@code [from, to)} whose entry is {@code >= p} ({@code > p} if strict), else {@code to}. */
-    private static int firstFrom(long[] entries, int from, int to, long p, boolean strict) {
-        int lo = from;
-        int hi = to;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            int c = Long.compareUnsigned(entries[mid], p);
-            if (c < 0 || (strict && c == 0)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     /**
