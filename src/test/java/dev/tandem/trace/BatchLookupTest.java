@@ -10,8 +10,8 @@ import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * Point lookups in batches large enough to carry a fence index find exactly the keys they hold, for
- * keys whose leading bytes differ (int64) and for keys that share long prefixes (strings).
+ * Point lookups in large batches find exactly the keys they hold, for keys whose leading bytes differ
+ * (int64) and for keys that share long prefixes (strings), and a snapshot reads a key held by one batch.
  */
 class BatchLookupTest {
 
