@@ -72,7 +72,8 @@ public final class Batch {
 
     /** Approximate heap bytes of the packed storage. */
     public long byteSize() {
-        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length + 64;
+        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length
+                + 64;
     }
 
     /** A cursor over this batch alone. */
@@ -93,6 +94,48 @@ public final class Batch {
             }
         }
         return lo;
+    }
+
+    /** The index of {@code key}, or {@code -1} when this batch does not hold it. */
+    int findKey(Row key) {
+        int lo = 0;
+        int hi = keys.count();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = keys.compare(mid, key);
+            if (c < 0) {
+                lo = mid + 1;
+            } else if (c > 0) {
+                hi = mid;
+            } else {
+                return mid;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Calls {@code out} for each value of key {@code k} with the sum of its diffs at times {@code <= t},
+     * in value order, skipping zero sums.
+     */
+    void accumulate(int k, long t, Cursor.ValDiff out) {
+        for (int v = keyValStart.at(k), end = keyValStart.at(k + 1); v < end; v++) {
+            long d = diffAt(v, t);
+            if (d != 0) {
+                out.accept(vals.row(v), d);
+            }
+        }
+    }
+
+    /** Sum of the diffs of value {@code v} at times {@code <= t}. */
+    long diffAt(int v, long t) {
+        long sum = 0;
+        for (int u = valUpdStart.at(v), end = valUpdStart.at(v + 1); u < end; u++) {
+            if (times[u] <= t) {
+                sum += diffs[u];
+            }
+        }
+        return sum;
     }
 
     @Override
@@ -138,7 +181,7 @@ public final class Batch {
 
         /** Compares row {@code i} with row {@code j} of {@code other}. */
         int compare(int i, Rows other, int j) {
-            return java.util.Arrays.compareUnsigned(bytes, start(i), end(i), other.bytes, other.start(j), other.end(j));
+            return Row.compare(bytes, start(i), end(i), other.bytes, other.start(j), other.end(j));
         }
 
         long byteSize() {

@@ -42,23 +42,12 @@ final class BatchCursor implements Cursor {
 
     /** Sum of the diffs of value {@code v} at times {@code <= t}. */
     long diffAt(int v, long t) {
-        long sum = 0;
-        for (int u = batch.valUpdStart.at(v), end = batch.valUpdStart.at(v + 1); u < end; u++) {
-            if (batch.times[u] <= t) {
-                sum += batch.diffs[u];
-            }
-        }
-        return sum;
+        return batch.diffAt(v, t);
     }
 
     @Override
     public void accumulate(long t, ValDiff out) {
-        for (int v = valStart(), end = valEnd(); v < end; v++) {
-            long d = diffAt(v, t);
-            if (d != 0) {
-                out.accept(batch.vals.row(v), d);
-            }
-        }
+        batch.accumulate(keyIdx, t, out);
     }
 
     @Override

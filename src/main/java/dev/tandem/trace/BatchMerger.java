@@ -13,11 +13,15 @@ final class BatchMerger {
     private final Batch older;
     private final Batch newer;
     private final Frontier since;
-    private final BatchWriter out = new BatchWriter();
+    /** Times before this are advanced to it: {@code since}'s time ({@code Long.MAX_VALUE} for the empty frontier). */
+    private final long floor;
+    private final BatchWriter out;
     private int keyA;
     private int keyB;
     private int valA;
     private int valB;
+    /** Whether the key being merged has been written to the output yet. */
+    private boolean keyWritten;
     private long[] scratchTimes = new long[16];
     private long[] scratchDiffs = new long[16];
 
@@ -25,6 +29,11 @@ final class BatchMerger {
         this.older = older;
         this.newer = newer;
         this.since = since;
+        this.floor = since.isEmpty() ? Long.MAX_VALUE : since.time();
+        this.out = new BatchWriter(
+                (long) older.keys.bytes.length + newer.keys.bytes.length, older.keyCount() + newer.keyCount(),
+                (long) older.vals.bytes.length + newer.vals.bytes.length, older.vals.count() + newer.vals.count(),
+                older.updateCount() + newer.updateCount());
         valA = older.keyValStart.at(0);
         valB = newer.keyValStart.at(0);
     }
@@ -76,9 +85,24 @@ final class BatchMerger {
     }
 
     private int copyKey(Batch b, int key, boolean isOlder) {
-        int consumed = 0;
         int vEnd = b.keyValStart.at(key + 1);
         int v = isOlder ? valA : valB;
+        if (vEnd == v + 1) {
+            int u = b.valUpdStart.at(v);
+            if (b.valUpdStart.at(v + 1) == u + 1) {
+                // one value with one update, the common case: nothing to consolidate
+                out.push(b.keys.bytes, b.keys.start(key), b.keys.end(key), true, b.vals.bytes, b.vals.start(v),
+                        b.vals.end(v), true, Math.max(b.times[u], floor), b.diffs[u]);
+                if (isOlder) {
+                    valA = vEnd;
+                } else {
+                    valB = vEnd;
+                }
+                return 1;
+            }
+        }
+        keyWritten = false;
+        int consumed = 0;
         for (; v < vEnd; v++) {
             consumed += emit(b, key, b, v, null, -1);
         }
@@ -91,6 +115,7 @@ final class BatchMerger {
     }
 
     private int mergeKey() {
+        keyWritten = false;
         int consumed = 0;
         int endA = older.keyValStart.at(keyA + 1);
         int endB = newer.keyValStart.at(keyB + 1);
@@ -128,6 +153,7 @@ final class BatchMerger {
         int end = keyBatch.keys.end(key);
         int vs = a.vals.start(v);
         int ve = a.vals.end(v);
+        boolean valWritten = false;
         int i = 0;
         while (i < n) {
             long t = scratchTimes[i];
@@ -136,14 +162,15 @@ final class BatchMerger {
                 sum += scratchDiffs[i++];
             }
             if (sum != 0) {
-                out.push(keyBatch.keys.bytes, start, end, a.vals.bytes, vs, ve, t, sum);
+                out.push(keyBatch.keys.bytes, start, end, !keyWritten, a.vals.bytes, vs, ve, !valWritten, t, sum);
+                keyWritten = true;
+                valWritten = true;
             }
         }
         return n;
     }
 
     private int gather(Batch b, int v, int n) {
-        long floor = since.isEmpty() ? Long.MAX_VALUE : since.time();
         int s = b.valUpdStart.at(v);
         int e = b.valUpdStart.at(v + 1);
         if (n + e - s > scratchTimes.length) {

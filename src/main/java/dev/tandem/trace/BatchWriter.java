@@ -7,28 +7,55 @@ import java.util.Arrays;
 /**
  * Appends already sorted and consolidated updates into a new {@link Batch}. Callers push updates in
  * {@code (key, val, time)} order with no zero diffs and no repeated {@code (key, val, time)}.
+ *
+ * <p>A writer sized up front with the output's bounds (as a merge or a builder knows them) never
+ * grows an array, and hands its arrays to the batch uncopied when they end up exactly full.
  */
 final class BatchWriter {
 
-    private final ByteColumn keys = new ByteColumn();
-    private final ByteColumn vals = new ByteColumn();
-    private int[] keyValStart = new int[16];
-    private int[] valUpdStart = new int[16];
-    private long[] times = new long[16];
-    private long[] diffs = new long[16];
+    private final ByteColumn keys;
+    private final ByteColumn vals;
+    /** Each key's first value; {@code null} while every key has exactly one (the identity). */
+    private int[] keyValStart;
+    /** Each value's first update; {@code null} while every value has exactly one (the identity). */
+    private int[] valUpdStart;
+    private final int expectedKeys;
+    private final int expectedVals;
+    private long[] times;
+    private long[] diffs;
     private int updates;
 
-    /** Pushes one update whose key and value are encoded rows in the given slices. */
-    void push(byte[] kb, int ks, int ke, byte[] vb, int vs, int ve, long time, long diff) {
-        boolean newKey = keys.count == 0 || !keys.lastEquals(kb, ks, ke);
+    BatchWriter() {
+        this(64, 16, 64, 16, 16);
+    }
+
+    /** A writer with room for the given numbers of key bytes, keys, value bytes, values and updates. */
+    BatchWriter(long keyBytes, int keyCount, long valBytes, int valCount, int updateCount) {
+        keys = new ByteColumn(capacity(keyBytes), keyCount);
+        vals = new ByteColumn(capacity(valBytes), valCount);
+        expectedKeys = keyCount;
+        expectedVals = valCount;
+        times = new long[updateCount];
+        diffs = new long[updateCount];
+    }
+
+    private static int capacity(long bytes) {
+        return (int) Math.min(bytes, Integer.MAX_VALUE - 8);
+    }
+
+    /**
+     * Pushes one update whose key and value are encoded rows in the given slices, the caller telling
+     * whether the key differs from the last one pushed and (for the same key) whether the value does,
+     * as a merge knows without comparing bytes.
+     */
+    void push(byte[] kb, int ks, int ke, boolean newKey, byte[] vb, int vs, int ve, boolean newVal, long time,
+            long diff) {
         if (newKey) {
-            keyValStart = grow(keyValStart, keys.count + 1);
-            keyValStart[keys.count] = vals.count;
+            startKey();
             keys.add(kb, ks, ke);
         }
-        if (newKey || !vals.lastEquals(vb, vs, ve)) {
-            valUpdStart = grow(valUpdStart, vals.count + 1);
-            valUpdStart[vals.count] = updates;
+        if (newKey || newVal) {
+            startVal(newKey);
             vals.add(vb, vs, ve);
         }
         pushUpdate(time, diff);
@@ -38,26 +65,59 @@ final class BatchWriter {
     void push(Row key, Row val, long time, long diff) {
         boolean newKey = keys.count == 0 || !keys.lastEquals(key);
         if (newKey) {
-            keyValStart = grow(keyValStart, keys.count + 1);
-            keyValStart[keys.count] = vals.count;
+            startKey();
             keys.add(key);
         }
         if (newKey || !vals.lastEquals(val)) {
-            valUpdStart = grow(valUpdStart, vals.count + 1);
-            valUpdStart[vals.count] = updates;
+            startVal(newKey);
             vals.add(val);
         }
         pushUpdate(time, diff);
     }
 
+    private void startKey() {
+        if (keyValStart != null) {
+            keyValStart = room(keyValStart, keys.count);
+            keyValStart[keys.count] = vals.count;
+        }
+    }
+
+    private void startVal(boolean newKey) {
+        if (!newKey && keyValStart == null) {
+            keyValStart = identity(keys.count, expectedKeys);
+        }
+        if (valUpdStart != null) {
+            valUpdStart = room(valUpdStart, vals.count);
+            valUpdStart[vals.count] = updates;
+        }
+    }
+
     private void pushUpdate(long time, long diff) {
         if (updates == times.length) {
-            times = Arrays.copyOf(times, updates * 2);
-            diffs = Arrays.copyOf(diffs, updates * 2);
+            times = Arrays.copyOf(times, Math.max(16, updates * 2));
+            diffs = Arrays.copyOf(diffs, times.length);
+        }
+        if (valUpdStart == null && vals.count == updates) {
+            // a second update for the last value
+            valUpdStart = identity(vals.count, expectedVals);
         }
         times[updates] = time;
         diffs[updates] = diff;
         updates++;
+    }
+
+    /** Starts {@code 0, 1, ..., n-1} with room for {@code expected} groups and the end. */
+    private static int[] identity(int n, int expected) {
+        int[] a = new int[Math.max(n, expected) + 1];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        return a;
+    }
+
+    /** {@code a}, or a longer copy, with room for an entry at {@code index}. */
+    private static int[] room(int[] a, int index) {
+        return index < a.length ? a : Arrays.copyOf(a, Math.max(index + 1, a.length * 2));
     }
 
     int updateCount() {
@@ -65,33 +125,47 @@ final class BatchWriter {
     }
 
     Batch finish(Frontier lower, Frontier upper, Frontier since) {
-        int[] kvs = Arrays.copyOf(keyValStart, keys.count + 1);
-        kvs[keys.count] = vals.count;
-        int[] vus = Arrays.copyOf(valUpdStart, vals.count + 1);
-        vus[vals.count] = updates;
-        return new Batch(lower, upper, since, keys.finish(), startsOf(kvs), vals.finish(), startsOf(vus),
-                Arrays.copyOf(times, updates), Arrays.copyOf(diffs, updates));
-    }
-
-    private static Batch.Starts startsOf(int[] starts) {
-        for (int i = 0; i < starts.length; i++) {
-            if (starts[i] != i) {
-                return new Batch.Starts(starts);
-            }
+        Batch.Starts kvs = new Batch.Starts(null);
+        if (keyValStart != null) {
+            keyValStart = room(keyValStart, keys.count);
+            keyValStart[keys.count] = vals.count;
+            kvs = new Batch.Starts(exact(keyValStart, keys.count + 1));
         }
-        return new Batch.Starts(null);
+        Batch.Starts vus = new Batch.Starts(null);
+        if (valUpdStart != null) {
+            valUpdStart = room(valUpdStart, vals.count);
+            valUpdStart[vals.count] = updates;
+            vus = new Batch.Starts(exact(valUpdStart, vals.count + 1));
+        }
+        return new Batch(lower, upper, since, keys.finish(), kvs, vals.finish(), vus, exact(times, updates),
+                exact(diffs, updates));
     }
 
-    private static int[] grow(int[] a, int need) {
-        return need < a.length ? a : Arrays.copyOf(a, Math.max(need + 1, a.length * 2));
+    private static int[] exact(int[] a, int n) {
+        return a.length == n ? a : Arrays.copyOf(a, n);
     }
 
-    /** A growable packed byte column of rows with offsets. */
+    private static long[] exact(long[] a, int n) {
+        return a.length == n ? a : Arrays.copyOf(a, n);
+    }
+
+    /**
+     * A growable packed byte column of rows. While every row has the same length it keeps no offsets
+     * (the stride gives them); the first row of a different length materialises them.
+     */
     private static final class ByteColumn {
-        byte[] bytes = new byte[64];
-        int[] offsets = new int[17];
+        private byte[] bytes;
+        private int[] offsets;
+        private final int expectedCount;
+        private int stride = -1;
         int count;
-        int length;
+        private int length;
+        private int lastStart;
+
+        ByteColumn(int byteCapacity, int expectedCount) {
+            this.bytes = new byte[Math.max(byteCapacity, 8)];
+            this.expectedCount = expectedCount;
+        }
 
         void add(byte[] src, int s, int e) {
             int n = e - s;
@@ -108,41 +182,46 @@ final class BatchWriter {
         }
 
         boolean lastEquals(Row row) {
-            return row.compareTo(bytes, offsets[count - 1], offsets[count]) == 0;
+            return row.compareTo(bytes, lastStart, length) == 0;
         }
 
         private void reserve(int n) {
             if (length + n > bytes.length) {
-                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + n));
+                bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 8,
+                        Math.max(2L * bytes.length, (long) length + n)));
             }
         }
 
         private void advance(int n) {
+            lastStart = length;
             length += n;
             count++;
-            if (count + 1 > offsets.length) {
-                offsets = Arrays.copyOf(offsets, offsets.length * 2);
+            if (stride < 0) {
+                stride = n;
+            } else if (offsets == null && n != stride) {
+                offsets = new int[Math.max(expectedCount, count) + 1];
+                for (int i = 0; i < count; i++) {
+                    offsets[i] = i * stride;
+                }
             }
-            offsets[count] = length;
-        }
-
-        boolean lastEquals(byte[] src, int s, int e) {
-            return Arrays.equals(bytes, offsets[count - 1], offsets[count], src, s, e);
+            if (offsets != null) {
+                if (count >= offsets.length) {
+                    offsets = Arrays.copyOf(offsets, Math.max(count + 1, offsets.length * 2));
+                }
+                offsets[count] = length;
+            }
         }
 
         Batch.Rows finish() {
-            byte[] packed = Arrays.copyOf(bytes, length);
-            if (count > 0) {
-                int stride = offsets[1];
-                boolean fixed = stride > 0;
-                for (int i = 1; fixed && i <= count; i++) {
-                    fixed = offsets[i] - offsets[i - 1] == stride;
-                }
-                if (fixed) {
-                    return new Batch.Rows(packed, null, stride, count);
-                }
+            byte[] packed = bytes.length == length ? bytes : Arrays.copyOf(bytes, length);
+            if (offsets == null && stride > 0) {
+                return new Batch.Rows(packed, null, stride, count);
             }
-            return new Batch.Rows(packed, Arrays.copyOf(offsets, count + 1), 0, count);
+            if (offsets == null) {
+                // no rows, or only empty rows
+                return new Batch.Rows(packed, new int[count + 1], 0, count);
+            }
+            return new Batch.Rows(packed, exact(offsets, count + 1), 0, count);
         }
     }
 }

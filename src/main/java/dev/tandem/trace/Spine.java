@@ -123,7 +123,12 @@ public final class Spine {
             startMerges(false);
             publish();
         }
-        return slots.stream().anyMatch(s -> s instanceof BatchMerger);
+        for (Object s : slots) {
+            if (s instanceof BatchMerger) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Completes every merge in progress and merges everything mergeable down (for tests and idle time). */

@@ -2,6 +2,7 @@ package dev.tandem.trace;
 
 import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -44,12 +45,37 @@ public record TraceSnapshot(List<Batch> batches, Frontier upper, Frontier since)
         }
     }
 
-    /** Calls {@code out} for the values of {@code key} with non-zero accumulations at {@code t}. */
+    /**
+     * Calls {@code out} for the values of {@code key} with non-zero accumulations at {@code t}, in
+     * value order. When one batch holds the key (the common case) it is read directly, allocating
+     * nothing; otherwise a cursor over the batches holding it merges their values.
+     */
     public void lookup(Row key, long t, Cursor.ValDiff out) {
-        Cursor c = cursor();
-        c.seekKey(key);
-        if (c.keyValid() && c.key().equals(key)) {
+        Batch first = null;
+        int firstIdx = -1;
+        List<Batch> holding = null;
+        for (Batch b : batches) {
+            int k = b.findKey(key);
+            if (k < 0) {
+                continue;
+            }
+            if (first == null) {
+                first = b;
+                firstIdx = k;
+            } else {
+                if (holding == null) {
+                    holding = new ArrayList<>();
+                    holding.add(first);
+                }
+                holding.add(b);
+            }
+        }
+        if (holding != null) {
+            Cursor c = new TraceCursor(holding);
+            c.seekKey(key);
             c.accumulate(t, out);
+        } else if (first != null) {
+            first.accumulate(firstIdx, t, out);
         }
     }
 
