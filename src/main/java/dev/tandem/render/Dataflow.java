@@ -201,7 +201,7 @@ public final class Dataflow {
         return processed.sum();
     }
 
-    /** An estimate of the records hydration will process: the input snapshot size times the operators. */
+    /** An estimate of the records hydration processes: the input snapshot once per operator, thrice per export. */
     public long hydrationTotal() {
         return hydrationTotal;
     }
@@ -452,7 +452,8 @@ public final class Dataflow {
             moved += t.getValue().drainInto(sources.get(t.getKey()), to);
         }
         if (first) {
-            hydrationTotal = Math.max(1, moved) * Math.max(1, order.size());
+            // Every operator consumes the snapshot once; an export also reports arranging and consolidating it.
+            hydrationTotal = Math.max(1, moved) * (order.size() + 2L * exports.size());
         }
         Operator.Round round = new Operator.Round(from, to, first, processed);
         return Flux.range(0, order.size())

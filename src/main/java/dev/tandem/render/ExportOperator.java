@@ -32,10 +32,15 @@ final class ExportOperator extends Operator {
         Spine spine = spines[w];
         return (in, round, out, errs) -> {
             Updates u = in[0];
+            // Arranging a large snapshot is one long step: report progress as it goes.
+            builder.onProgress(round.processed()::add);
             for (int i = 0; i < u.size; i++) {
                 builder.add(u.rows[i].project(key), u.rows[i], u.times[i], u.diffs[i]);
+                if ((i & 0x7fff) == 0x7fff) {
+                    round.processed().add(0x8000);
+                }
             }
-            round.processed().add(u.size);
+            round.processed().add(u.size & 0x7fff);
             spine.insert(builder.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since()));
         };
     }

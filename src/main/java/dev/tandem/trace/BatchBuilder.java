@@ -15,6 +15,8 @@ import java.util.Arrays;
  */
 public final class BatchBuilder {
 
+    private static final int PROGRESS_STEP = 1 << 15;
+
     private Row[] keys = new Row[64];
     private Row[] vals = new Row[64];
     private long[] times = new long[64];
@@ -48,6 +50,15 @@ public final class BatchBuilder {
         return size;
     }
 
+    /** Progress of a long {@link #build}: told the number of updates consolidated, in steps. */
+    private java.util.function.LongConsumer progress = n -> { };
+
+    /** Reports consolidation progress of every later {@link #build} to {@code progress}. */
+    public BatchBuilder onProgress(java.util.function.LongConsumer progress) {
+        this.progress = progress;
+        return this;
+    }
+
     /** Builds the batch {@code [lower, upper)}; every added time must lie in it. The builder is then empty. */
     public Batch build(Frontier lower, Frontier upper, Frontier since) {
         long sinceTime = since.isEmpty() ? Long.MAX_VALUE : since.time();
@@ -63,7 +74,12 @@ public final class BatchBuilder {
         int[] order = sortedOrder();
         BatchWriter w = new BatchWriter(keyBytes, size, valBytes, size, size);
         int i = 0;
+        int reported = 0;
         while (i < size) {
+            if (i - reported >= PROGRESS_STEP) {
+                progress.accept(i - reported);
+                reported = i;
+            }
             int u = order[i];
             long sum = diffs[u];
             int j = i + 1;
@@ -76,6 +92,7 @@ public final class BatchBuilder {
             }
             i = j;
         }
+        progress.accept(size - reported);
         Arrays.fill(keys, 0, size, null);
         Arrays.fill(vals, 0, size, null);
         size = 0;

@@ -1,0 +1,165 @@
+package dev.tandem.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The introspection collections against the known state of a scripted workload, and during hydration. */
+class IntrospectionTest {
+
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @TempDir
+    Path dir;
+
+    final class Stack implements AutoCloseable {
+        final Scheduler timer = Schedulers.newParallel("test-timer", 1);
+        final TableStorage storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
+        final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        final Multiplexer mux;
+        final Controller controller;
+
+        Stack(boolean twoRuntimes, int maintenanceWorkers) {
+            mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> { throw new AssertionError(w, e); },
+                    System::currentTimeMillis, RuntimeObserver.NONE);
+            controller = new Controller(storage, mux, registry, ControllerSettings.DEFAULTS, System::currentTimeMillis, timer);
+        }
+
+        List<Object[]> rows(String collection) {
+            ReadResult r = controller.readIntrospection(collection, ReadRequest.of(collection)).block();
+            List<Object[]> out = new ArrayList<>();
+            for (Row row : r.rows()) {
+                out.add(row.unpack());
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            controller.close();
+            mux.close();
+            storage.close();
+            timer.dispose();
+        }
+    }
+
+    @ParameterizedTest(name = "two runtimes: {0}")
+    @ValueSource(booleans = {false, true})
+    void collectionsMatchTheKnownStateAfterAWorkload(boolean twoRuntimes) {
+        try (Stack s = new Stack(twoRuntimes, 2)) {
+            Controller c = s.controller;
+            assertThat(c.introspection()).extracting(IndexStatus::name).containsExactly("tandem_dataflows", "tandem_frontiers",
+                    "tandem_arrangement_sizes", "tandem_operator_elapsed", "tandem_read_holds", "tandem_hydration_progress");
+            c.createTable("t", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
+            c.write("t", JSON.readTree("[[1,1],[2,2],[3,3],[4,4],[5,5]]"), null).block();
+            c.write("t", null, JSON.readTree("[[5,5]]")).block();
+            String id = c.createIndex("t_k", "t", List.of("k"), 100L).id();
+
+            // Sizes: after consolidation the index holds exactly its 4 live rows, across the workers.
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.rows("tandem_arrangement_sizes").stream()
+                    .filter(r -> r[0].equals(id)).mapToLong(r -> (Long) r[2]).sum() == 4);
+            assertThat(s.rows("tandem_arrangement_sizes").stream().filter(r -> r[0].equals(id))).hasSize(2);
+            List<Object[]> dataflows = s.rows("tandem_dataflows").stream().filter(r -> r[0].equals(id)).toList();
+            assertThat(dataflows).hasSize(2).allMatch(r -> Boolean.TRUE.equals(r[4]) && (Long) r[5] >= 0);
+            Object[] frontier = s.rows("tandem_frontiers").stream().filter(r -> r[0].equals(id)).findFirst().orElseThrow();
+            assertThat((Long) frontier[2]).isLessThanOrEqualTo((Long) frontier[1]);
+            assertThat(c.indexStatus("t_k").writeFrontier().time()).isGreaterThanOrEqualTo((Long) frontier[1]);
+            assertThat(s.rows("tandem_operator_elapsed")).anyMatch(r -> r[0].equals(id) && (Long) r[4] > 0 && (Long) r[3] > 0);
+            assertThat(s.rows("tandem_hydration_progress")).anyMatch(r -> r[0].equals(id) && (Long) r[1] > 0);
+
+            // Holds: the compaction policy (and the standing hold with two runtimes) always; a pending read while it waits.
+            List<Object[]> holds = s.rows("tandem_read_holds").stream().filter(r -> r[0].equals(id)).toList();
+            assertThat(holds).anyMatch(r -> ((String) r[1]).startsWith("compaction policy"));
+            assertThat(holds.stream().anyMatch(r -> r[1].equals("standing hold (interactive)"))).isEqualTo(twoRuntimes);
+            long future = System.currentTimeMillis() + 600_000;
+            AtomicReference<Throwable> outcome = new AtomicReference<>();
+            c.read(new ReadRequest("t_k", null, null, null, null, null, null, null, null, future, 3000L))
+                    .subscribe(r -> outcome.set(new AssertionError("answered")), outcome::set);
+            await().atMost(Duration.ofSeconds(20)).until(() -> s.rows("tandem_read_holds").stream()
+                    .anyMatch(r -> r[0].equals(id) && ((String) r[1]).startsWith("peek ") && r[2].equals(future)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> outcome.get() != null);
+            assertThat(outcome.get()).isInstanceOf(ControllerException.class).hasMessageContaining("could not be answered within 3000 ms");
+            await().atMost(Duration.ofSeconds(20)).until(() -> s.rows("tandem_read_holds").stream()
+                    .noneMatch(r -> ((String) r[1]).startsWith("peek ")));
+
+            ReadResult r = c.readIntrospection("tandem_frontiers", ReadRequest.of("tandem_frontiers")).block();
+            assertThat(r.path()).isEqualTo("fast");
+            assertThat(r.runtime()).isEqualTo(twoRuntimes ? "interactive" : "solo");
+        }
+    }
+
+    /**
+     * While an index over a large table hydrates in one long step, introspection answers promptly with
+     * two runtimes, and hydration progress visibly increases between reads. In SOLO the same reads wait
+     * for the worker threads; the test prints their latencies for comparison and asserts nothing about them.
+     */
+    @ParameterizedTest(name = "two runtimes: {0}")
+    @ValueSource(booleans = {true, false})
+    void introspectionAnswersDuringHydration(boolean twoRuntimes) {
+        int rows = 1_500_000;
+        try (Stack s = new Stack(twoRuntimes, 1)) {
+            Controller c = s.controller;
+            CatalogEntry.Table t = c.createTable("big", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
+            for (int from = 0; from < rows; from += 250_000) {
+                List<RowDiff> batch = new ArrayList<>(250_000);
+                for (long k = from; k < from + 250_000; k++) {
+                    batch.add(new RowDiff(Row.of(k, k * 7), 1));
+                }
+                s.storage.write(t.id(), batch).block();
+            }
+            String id = c.createIndex("big_k", "big", List.of("k"), null).id();
+            List<Long> latencies = new ArrayList<>();
+            List<Long> progress = new ArrayList<>();
+            while (!c.indexStatus("big_k").hydrated()) {
+                long start = System.nanoTime();
+                ReadResult r = c.readIntrospection("tandem_hydration_progress", ReadRequest.of("tandem_hydration_progress")).block();
+                long nanos = System.nanoTime() - start;
+                if (c.indexStatus("big_k").hydrated()) {
+                    break;
+                }
+                latencies.add(nanos / 1_000_000);
+                r.rows().stream().filter(row -> row.get(0).equals(id)).findFirst().ifPresent(row -> progress.add((Long) row.get(1)));
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }
+            System.out.printf("introspection during hydration (two runtimes: %s): %d reads, latencies ms %s, progress %s%n",
+                    twoRuntimes, latencies.size(), latencies, progress);
+            if (twoRuntimes) {
+                assertThat(latencies).as("reads during hydration").hasSizeGreaterThanOrEqualTo(3);
+                long fast = latencies.stream().filter(ms -> ms < 100).count();
+                assertThat(fast).as("reads under 100 ms: %s", latencies).isGreaterThanOrEqualTo((long) Math.ceil(latencies.size() * 0.9));
+                assertThat(latencies).as("no read waits for the long step").allMatch(ms -> ms < 1000);
+                boolean increased = false;
+                for (int i = 1; i < progress.size(); i++) {
+                    increased |= progress.get(i) > progress.get(i - 1) && progress.get(i - 1) > 0;
+                }
+                assertThat(increased).as("hydration progress increases between two reads: %s", progress).isTrue();
+            }
+        }
+    }
+}
