@@ -33,7 +33,7 @@ public class ApiRoutes {
     static final String ALLOW = ApiRoutes.class.getName() + ".allow";
 
     /** Paths and the methods they serve, for 405 answers. */
-    private static final Map<String, String> ALLOWED = new LinkedHashMap<>();
+    static final Map<String, String> ALLOWED = new LinkedHashMap<>();
 
     static {
         ALLOWED.put("/v1/tables", "GET, POST");
