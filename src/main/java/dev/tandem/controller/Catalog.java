@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -15,7 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The durable catalog: tables, views and indexes by name (one namespace), stored as JSON entries in
  * the storage's catalog so a restart re-creates everything, plus the allocator of user ids
- * ({@code u<n>}) and transient ids ({@code t<n>}). Not thread-safe: the controller serializes changes.
+ * ({@code u<n>}) and transient ids ({@code t<n>}). The controller serializes changes; lookups and
+ * listings may run concurrently with them.
  */
 final class Catalog {
 
@@ -23,7 +24,7 @@ final class Catalog {
     private static final String NEXT_ID = "meta/next_user_id";
 
     private final TableStorage storage;
-    private final Map<String, CatalogEntry> byName = new TreeMap<>();
+    private final Map<String, CatalogEntry> byName = new ConcurrentSkipListMap<>();
     private long nextUserId = 1;
     private long nextTransientId = 1;
 

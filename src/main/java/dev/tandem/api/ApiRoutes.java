@@ -1,0 +1,114 @@
+package dev.tandem.api;
+
+import static org.springframework.web.reactive.function.server.RequestPredicates.path;
+
+import dev.tandem.controller.Controller;
+import dev.tandem.multiplex.Multiplexer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The routes of the API under {@code /v1}: in standalone mode the REST resources and the
+ * {@code /v1/ws} WebSocket; in replica mode only the {@code /v1/compute} WebSocket (the rest answers
+ * 409). A known path asked with a method it does not serve answers 405 with {@code Allow}.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ApiProperties.class)
+public class ApiRoutes {
+
+    /** Exchange attribute carrying the {@code Allow} header of a 405. */
+    static final String ALLOW = ApiRoutes.class.getName() + ".allow";
+
+    /** Paths and the methods they serve, for 405 answers. */
+    static final Map<String, String> ALLOWED = new LinkedHashMap<>();
+
+    static {
+        ALLOWED.put("/v1/tables", "GET, POST");
+        ALLOWED.put("/v1/tables/{name}", "GET, DELETE");
+        ALLOWED.put("/v1/tables/{name}/rows", "POST");
+        ALLOWED.put("/v1/views", "GET, POST");
+        ALLOWED.put("/v1/views/{name}", "GET, DELETE");
+        ALLOWED.put("/v1/indexes", "GET, POST");
+        ALLOWED.put("/v1/indexes/{name}", "GET, DELETE");
+        ALLOWED.put("/v1/indexes/{name}/rows", "GET");
+        ALLOWED.put("/v1/peek", "POST");
+    }
+
+    /** Where catalog calls, which block on durable storage, run. */
+    @Bean
+    Scheduler tandemApiBlocking() {
+        return Schedulers.boundedElastic();
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
+    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking) {
+        long max = props.maxBodyBytes().toBytes();
+        CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
+        ReadHandler read = new ReadHandler(controller, max);
+        RouterFunctions.Builder routes = RouterFunctions.route()
+                .POST("/v1/tables", catalog::createTable)
+                .GET("/v1/tables", catalog::listTables)
+                .GET("/v1/tables/{name}", catalog::getTable)
+                .DELETE("/v1/tables/{name}", catalog::dropTable)
+                .POST("/v1/tables/{name}/rows", catalog::writeRows)
+                .POST("/v1/views", catalog::createView)
+                .GET("/v1/views", catalog::listViews)
+                .GET("/v1/views/{name}", catalog::getView)
+                .DELETE("/v1/views/{name}", catalog::dropView)
+                .POST("/v1/indexes", catalog::createIndex)
+                .GET("/v1/indexes", catalog::listIndexes)
+                .GET("/v1/indexes/{name}", catalog::getIndex)
+                .DELETE("/v1/indexes/{name}", catalog::dropIndex)
+                .GET("/v1/indexes/{name}/rows", read::lookup)
+                .POST("/v1/peek", read::peek)
+                .route(path("/v1/compute"), r -> Mono.error(new ApiException(HttpStatus.NOT_FOUND,
+                        "/v1/compute (the compute protocol) is served only in replica mode (tandem.mode=replica)")));
+        ALLOWED.forEach((p, allow) -> routes.route(path(p), r -> {
+            r.exchange().getAttributes().put(ALLOW, allow);
+            return Mono.error(new ApiException(HttpStatus.METHOD_NOT_ALLOWED,
+                    r.method() + " is not supported on " + p + "; use " + allow));
+        }));
+        return routes.build();
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
+    HandlerMapping tandemSessionSocket(Controller controller) {
+        return socketMapping("/v1/ws", new SessionSocketHandler(controller));
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "replica")
+    RouterFunction<ServerResponse> tandemReplicaApi() {
+        return RouterFunctions.route(path("/v1/**"), r -> Mono.error(new ApiException(HttpStatus.CONFLICT,
+                "this server runs in replica mode (tandem.mode=replica): it serves only the compute protocol at /v1/compute;"
+                        + " tables, views, indexes and reads are served by a standalone server")));
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "replica")
+    HandlerMapping tandemComputeSocket(Multiplexer multiplexer) {
+        return socketMapping("/v1/compute", new ComputeSocketHandler(multiplexer));
+    }
+
+    /** Maps a WebSocket path ahead of the router functions (order -1). */
+    private static HandlerMapping socketMapping(String path, org.springframework.web.reactive.socket.WebSocketHandler handler) {
+        SimpleUrlHandlerMapping mapping = new SimpleUrlHandlerMapping(Map.of(path, handler));
+        mapping.setOrder(-2);
+        return mapping;
+    }
+}

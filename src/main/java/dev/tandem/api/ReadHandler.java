@@ -1,0 +1,114 @@
+package dev.tandem.api;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerException;
+import dev.tandem.controller.ReadRequest;
+import dev.tandem.row.DatumType;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/** Reads: {@code POST /v1/peek} and the point-lookup shortcut {@code GET /v1/indexes/{name}/rows?key=...}. */
+final class ReadHandler {
+
+    private static final Set<String> LOOKUP_PARAMS = Set.of("key", "isolation", "as_of", "limit");
+
+    private final Controller controller;
+    private final long maxBodyBytes;
+
+    ReadHandler(Controller controller, long maxBodyBytes) {
+        this.controller = controller;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    Mono<ServerResponse> peek(ServerRequest request) {
+        return JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
+                .flatMap(b -> controller.read(ApiJson.readRequest(b)))
+                .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+    }
+
+    Mono<ServerResponse> lookup(ServerRequest request) {
+        String name = request.pathVariable("name");
+        Map<String, List<String>> params = request.queryParams();
+        for (String p : params.keySet()) {
+            if (!LOOKUP_PARAMS.contains(p)) {
+                throw ApiException.badRequest("unknown query parameter '" + JsonBody.abbreviate(p) + "'; expected " + List.copyOf(new java.util.TreeSet<>(LOOKUP_PARAMS)));
+            }
+        }
+        CatalogEntry e = controller.entry(name);
+        if (!(e instanceof CatalogEntry.Index index)) {
+            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass()) + ", not an index");
+        }
+        JsonNode keys = null;
+        List<String> values = params.getOrDefault("key", List.of());
+        if (!values.isEmpty()) {
+            if (index.key().size() != 1) {
+                throw new ControllerException(ControllerException.Kind.INVALID, "index '" + name + "' has a " + index.key().size()
+                        + "-column key " + index.key() + "; ?key= looks up single-column keys, use POST /v1/peek with \"key\": [[...]]");
+            }
+            DatumType type = index.schema().type(index.schema().indexOf(index.key().get(0)));
+            ArrayNode rows = JsonNodeFactory.instance.arrayNode();
+            for (String v : values) {
+                rows.addArray().add(keyValue(v, type, index.key().get(0)));
+            }
+            keys = rows;
+        }
+        ReadRequest read = new ReadRequest(name, null, keys, null, null, null, longParam(request, "limit"), null,
+                request.queryParam("isolation").orElse(null), longParam(request, "as_of"), null);
+        return controller.read(read).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+    }
+
+    /** A query-string key value as a JSON datum of the key column's type. */
+    private static JsonNode keyValue(String v, DatumType type, String column) {
+        JsonNodeFactory f = JsonNodeFactory.instance;
+        String bad = "key: '" + JsonBody.abbreviate(v) + "' is not a valid " + type.jsonName() + " for key column '" + column + "'";
+        return switch (type) {
+            case INT64 -> {
+                try {
+                    yield f.numberNode(Long.parseLong(v));
+                } catch (NumberFormatException x) {
+                    throw new ControllerException(ControllerException.Kind.INVALID, bad);
+                }
+            }
+            case FLOAT64 -> {
+                try {
+                    yield switch (v) {
+                        case "NaN", "Infinity", "-Infinity" -> f.stringNode(v);
+                        default -> f.numberNode(Double.parseDouble(v));
+                    };
+                } catch (NumberFormatException x) {
+                    throw new ControllerException(ControllerException.Kind.INVALID, bad);
+                }
+            }
+            case BOOL -> switch (v) {
+                case "true" -> f.booleanNode(true);
+                case "false" -> f.booleanNode(false);
+                default -> throw new ControllerException(ControllerException.Kind.INVALID, bad + " (use true or false)");
+            };
+            case STRING, TIMESTAMP -> f.stringNode(v);
+        };
+    }
+
+    private static Long longParam(ServerRequest request, String name) {
+        String v = request.queryParam(name).orElse(null);
+        if (v == null) {
+            return null;
+        }
+        try {
+            long l = Long.parseLong(v);
+            if (l < 0) {
+                throw ApiException.badRequest(name + ": must not be negative, got " + l);
+            }
+            return l;
+        } catch (NumberFormatException x) {
+            throw ApiException.badRequest(name + ": expected an integer, got '" + JsonBody.abbreviate(v) + "'");
+        }
+    }
+}

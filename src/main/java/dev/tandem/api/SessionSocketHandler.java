@@ -1,0 +1,155 @@
+package dev.tandem.api;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerEvent;
+import dev.tandem.controller.IndexStatus;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.web.reactive.socket.WebSocketHandler;
+import org.springframework.web.reactive.socket.WebSocketMessage;
+import org.springframework.web.reactive.socket.WebSocketSession;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code /v1/ws}: peeks correlated by a client-chosen id, and subscriptions to the frontier and
+ * hydration events of named indexes. Every message is a JSON object with an {@code op}:
+ *
+ * <ul>
+ *   <li>{@code {"op":"peek","id":...,"request":{...as POST /v1/peek...}}} → {@code {"op":"peek_result","id":...,"result":{...}}}</li>
+ *   <li>{@code {"op":"subscribe","index":"name"}} → {@code {"op":"subscribed",...}}, then {@code {"op":"event","kind":"frontier|hydrated",...}}</li>
+ *   <li>{@code {"op":"unsubscribe","index":"name"}} → {@code {"op":"unsubscribed","index":...}}</li>
+ * </ul>
+ *
+ * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
+ * the connection stays open.
+ */
+final class SessionSocketHandler implements WebSocketHandler {
+
+    /** Subscriptions one connection may hold at once. */
+    static final int MAX_SUBSCRIPTIONS = 256;
+
+    private static final Set<String> PEEK = Set.of("op", "id", "request");
+    private static final Set<String> SUBSCRIBE = Set.of("op", "id", "index");
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private final Controller controller;
+
+    SessionSocketHandler(Controller controller) {
+        this.controller = controller;
+    }
+
+    @Override
+    public Mono<Void> handle(WebSocketSession session) {
+        Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
+        Flux<String> out = session.receive()
+                .map(WebSocketMessage::getPayloadAsText)
+                .flatMap(text -> serve(text, subscriptions), MAX_SUBSCRIPTIONS + 1024)
+                .map(JsonNode::toString);
+        return session.send(out.map(session::textMessage))
+                .doFinally(s -> subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty));
+    }
+
+    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions) {
+        JsonNode id = null;
+        try {
+            JsonNode message = JsonBody.MAPPER.readTree(text);
+            if (message == null || !message.isObject()) {
+                throw ApiException.badRequest("message: expected a JSON object with an 'op', got " + JsonBody.kind(message));
+            }
+            id = message.get("id");
+            JsonNode op = message.get("op");
+            if (op == null || !op.isString()) {
+                throw ApiException.badRequest("message: 'op' is required: one of peek, subscribe, unsubscribe");
+            }
+            JsonNode correlation = id;
+            return switch (op.stringValue()) {
+                case "peek" -> {
+                    JsonBody m = JsonBody.of(message, "message", PEEK);
+                    JsonNode request = m.raw("request");
+                    if (request == null) {
+                        throw ApiException.badRequest("message: 'request' is required for op peek");
+                    }
+                    JsonBody body = JsonBody.of(request, "request", ApiJson.PEEK_FIELDS);
+                    yield controller.read(ApiJson.readRequest(body))
+                            .map(r -> {
+                                ObjectNode n = reply("peek_result", correlation);
+                                n.set("result", ApiJson.result(r));
+                                return n;
+                            })
+                            .onErrorResume(e -> Mono.just(error(correlation, Problem.of(e))))
+                            .flux();
+                }
+                case "subscribe" -> subscribe(JsonBody.of(message, "message", SUBSCRIBE).requiredString("index"), correlation, subscriptions);
+                case "unsubscribe" -> {
+                    String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
+                    Sinks.Empty<Void> s = subscriptions.remove(index);
+                    if (s == null) {
+                        throw ApiException.badRequest("not subscribed to '" + JsonBody.abbreviate(index) + "'");
+                    }
+                    s.tryEmitEmpty();
+                    ObjectNode n = reply("unsubscribed", correlation);
+                    n.put("index", index);
+                    yield Flux.just(n);
+                }
+                default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
+                        + "'; expected peek, subscribe or unsubscribe");
+            };
+        } catch (RuntimeException e) {
+            return Flux.just(error(id, Problem.of(e)));
+        }
+    }
+
+    /**
+     * Streams the events of the index named {@code index}. The index need not exist yet (a client may
+     * subscribe before creating it); the acknowledgement says whether it does, with its current state.
+     */
+    private Flux<ObjectNode> subscribe(String index, JsonNode id, Map<String, Sinks.Empty<Void>> subscriptions) {
+        if (subscriptions.size() >= MAX_SUBSCRIPTIONS) {
+            throw ApiException.badRequest("at most " + MAX_SUBSCRIPTIONS + " subscriptions per connection");
+        }
+        Sinks.Empty<Void> stop = Sinks.empty();
+        if (subscriptions.putIfAbsent(index, stop) != null) {
+            throw ApiException.badRequest("already subscribed to '" + JsonBody.abbreviate(index) + "'");
+        }
+        ObjectNode ack = reply("subscribed", id);
+        ack.put("index", index);
+        boolean exists = controller.catalog().stream().anyMatch(e -> e instanceof CatalogEntry.Index i && i.name().equals(index));
+        ack.put("exists", exists);
+        if (exists) {
+            IndexStatus s = controller.indexStatus(index);
+            ack.put("hydrated", s.hydrated());
+            ApiJson.frontier(ack, "write_frontier", s.writeFrontier());
+        }
+        Flux<ObjectNode> events = controller.events()
+                .filter((ControllerEvent e) -> index.equals(e.index()))
+                .map(ApiJson::event)
+                .onBackpressureLatest()
+                .takeUntilOther(stop.asMono());
+        return Flux.concat(Mono.just(ack), events);
+    }
+
+    private static ObjectNode reply(String op, JsonNode id) {
+        ObjectNode n = NODES.objectNode();
+        n.put("op", op);
+        if (id != null) {
+            n.set("id", id);
+        }
+        return n;
+    }
+
+    static ObjectNode error(JsonNode id, Problem p) {
+        ObjectNode n = reply("error", id);
+        n.put("status", p.status());
+        n.put("type", p.type());
+        n.put("title", p.title());
+        n.put("detail", p.detail());
+        return n;
+    }
+}

@@ -1,0 +1,191 @@
+package dev.tandem.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tandem.api.TandemServer.Response;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Runs the README's tour: every {@code curl} line of the {@code sh} block under "## Tour", translated
+ * to an HTTP request against a fresh server, and checks each answer against the {@code # →} line after
+ * it (a JSON subset: objects may carry more fields; {@code <int>} matches any integer). GETs are
+ * retried until they match, as the tour tells the reader to repeat them.
+ */
+class ReadmeTourTest {
+
+    @TempDir
+    Path dir;
+
+    record Step(String command, String expected) {
+    }
+
+    record Curl(HttpMethod method, String url, MediaType type, String data) {
+    }
+
+    @Test
+    void theTourInTheReadmeWorksAsWritten() throws IOException {
+        List<Step> steps = tour(Files.readString(Path.of("README.md")));
+        assertThat(steps).hasSizeGreaterThanOrEqualTo(10);
+        assertThat(steps).allSatisfy(s -> assertThat(s.expected()).as(s.command()).isNotNull());
+        try (TandemServer s = new TandemServer(dir, Map.of())) {
+            for (Step step : steps) {
+                Curl c = curl(step.command());
+                String uri = c.url().replaceFirst("^(http://)?localhost:8080", "");
+                JsonNode expected = TandemServer.json(step.expected().replace("<int>", "\"<int>\""));
+                Response[] last = new Response[1];
+                if (c.method() == HttpMethod.GET) {
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                        last[0] = s.call(c.method(), uri, c.type(), null);
+                        return matches(expected, last[0].json());
+                    });
+                } else {
+                    last[0] = s.call(c.method(), uri, c.type(), c.data() == null ? null : c.data().getBytes(StandardCharsets.UTF_8));
+                    assertThat(matches(expected, last[0].json())).as(step.command() + "\n  answered " + last[0].text()
+                            + "\n  expected " + step.expected()).isTrue();
+                }
+            }
+        }
+    }
+
+    /** The commands of the tour and the expectation after each. */
+    static List<Step> tour(String readme) {
+        int section = readme.indexOf("\n## Tour");
+        assertThat(section).as("README has a '## Tour' section").isPositive();
+        int start = readme.indexOf("```sh\n", section);
+        int end = readme.indexOf("\n```", start + 6);
+        List<Step> steps = new ArrayList<>();
+        String command = null;
+        for (String line : readme.substring(start + 6, end).split("\n")) {
+            String l = line.strip();
+            if (l.startsWith("curl ")) {
+                if (command != null) {
+                    steps.add(new Step(command, null));
+                }
+                command = l;
+            } else if (l.startsWith("# →")) {
+                assertThat(command).as("expectation without a command: " + l).isNotNull();
+                steps.add(new Step(command, l.substring(3).strip()));
+                command = null;
+            }
+        }
+        if (command != null) {
+            steps.add(new Step(command, null));
+        }
+        return steps;
+    }
+
+    /** Splits a command line as a POSIX shell would for quotes (single, double) and blanks. */
+    static List<String> words(String line) {
+        List<String> out = new ArrayList<>();
+        StringBuilder w = null;
+        for (int i = 0; i < line.length(); i++) {
+            char ch = line.charAt(i);
+            if (ch == '\'') {
+                int j = line.indexOf('\'', i + 1);
+                w = w == null ? new StringBuilder() : w;
+                w.append(line, i + 1, j);
+                i = j;
+            } else if (ch == '"') {
+                w = w == null ? new StringBuilder() : w;
+                for (i++; line.charAt(i) != '"'; i++) {
+                    if (line.charAt(i) == '\\') {
+                        i++;
+                    }
+                    w.append(line.charAt(i));
+                }
+            } else if (Character.isWhitespace(ch)) {
+                if (w != null) {
+                    out.add(w.toString());
+                    w = null;
+                }
+            } else {
+                w = w == null ? new StringBuilder() : w;
+                w.append(ch);
+            }
+        }
+        if (w != null) {
+            out.add(w.toString());
+        }
+        return out;
+    }
+
+    static Curl curl(String line) {
+        Iterator<String> it = words(line).iterator();
+        assertThat(it.next()).isEqualTo("curl");
+        HttpMethod method = null;
+        String url = null;
+        MediaType type = null;
+        String data = null;
+        while (it.hasNext()) {
+            String w = it.next();
+            switch (w) {
+                case "-s", "-sS", "--silent" -> { }
+                case "-X", "--request" -> method = HttpMethod.valueOf(it.next());
+                case "-H", "--header" -> {
+                    String[] h = it.next().split(":", 2);
+                    assertThat(h[0].strip()).as("only Content-Type headers are translated").isEqualToIgnoringCase("Content-Type");
+                    type = MediaType.parseMediaType(h[1].strip());
+                }
+                case "-d", "--data" -> data = it.next();
+                default -> {
+                    assertThat(w).as("unsupported curl option in the tour").doesNotStartWith("-");
+                    url = w;
+                }
+            }
+        }
+        if (method == null) {
+            method = data != null ? HttpMethod.POST : HttpMethod.GET;
+        }
+        if (data != null && type == null) {
+            type = MediaType.APPLICATION_FORM_URLENCODED;
+        }
+        return new Curl(method, url, type, data);
+    }
+
+    /** Whether {@code actual} contains {@code expected}: objects by subset, arrays element-wise, "<int>" any integer. */
+    static boolean matches(JsonNode expected, JsonNode actual) {
+        if (actual == null) {
+            return false;
+        }
+        if (expected.isString() && expected.stringValue().equals("<int>")) {
+            return actual.isIntegralNumber();
+        }
+        if (expected.isObject()) {
+            if (!actual.isObject()) {
+                return false;
+            }
+            for (var e : expected.properties()) {
+                if (!matches(e.getValue(), actual.get(e.getKey()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (expected.isArray()) {
+            if (!actual.isArray() || actual.size() != expected.size()) {
+                return false;
+            }
+            for (int i = 0; i < expected.size(); i++) {
+                if (!matches(expected.get(i), actual.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return expected.equals(actual);
+    }
+}
