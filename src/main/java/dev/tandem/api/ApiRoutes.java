@@ -45,6 +45,8 @@ public class ApiRoutes {
         ALLOWED.put("/v1/indexes/{name}", "GET, DELETE");
         ALLOWED.put("/v1/indexes/{name}/rows", "GET");
         ALLOWED.put("/v1/peek", "POST");
+        ALLOWED.put("/v1/introspection", "GET");
+        ALLOWED.put("/v1/introspection/{name}", "GET, POST");
     }
 
     /** Where catalog calls, which block on durable storage, run. */
@@ -75,6 +77,9 @@ public class ApiRoutes {
                 .DELETE("/v1/indexes/{name}", catalog::dropIndex)
                 .GET("/v1/indexes/{name}/rows", read::lookup)
                 .POST("/v1/peek", read::peek)
+                .GET("/v1/introspection", read::listIntrospection)
+                .GET("/v1/introspection/{name}", read::readIntrospection)
+                .POST("/v1/introspection/{name}", read::peekIntrospection)
                 .route(path("/v1/compute"), r -> Mono.error(new ApiException(HttpStatus.NOT_FOUND,
                         "/v1/compute (the compute protocol) is served only in replica mode (tandem.mode=replica)")));
         ALLOWED.forEach((p, allow) -> routes.route(path(p), r -> {

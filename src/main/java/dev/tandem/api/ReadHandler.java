@@ -5,6 +5,7 @@ import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.DatumType;
+import dev.tandem.runtime.Introspection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,10 +16,16 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 
-/** Reads: {@code POST /v1/peek} and the point-lookup shortcut {@code GET /v1/indexes/{name}/rows?key=...}. */
+/**
+ * Reads: {@code POST /v1/peek}, the point-lookup shortcut {@code GET /v1/indexes/{name}/rows?key=...},
+ * and the introspection collections under {@code /v1/introspection}.
+ */
 final class ReadHandler {
 
     private static final Set<String> LOOKUP_PARAMS = Set.of("key", "isolation", "as_of", "limit");
+    private static final Set<String> INTROSPECTION_PARAMS = Set.of("isolation", "as_of", "limit");
+    private static final Set<String> INTROSPECTION_FIELDS = Set.of("key", "filter", "project", "order_by", "limit", "offset",
+            "isolation", "as_of", "timeout_ms");
 
     private final Controller controller;
     private final long maxBodyBytes;
@@ -31,6 +38,46 @@ final class ReadHandler {
     Mono<ServerResponse> peek(ServerRequest request) {
         return JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
                 .flatMap(b -> controller.read(ApiJson.readRequest(b)))
+                .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+    }
+
+    /** {@code GET /v1/introspection}: the introspection collections, their columns and freshness. */
+    Mono<ServerResponse> listIntrospection(ServerRequest request) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (Introspection.Collection c : Introspection.ALL) {
+            var status = controller.indexStatus(c.name());
+            var node = out.addObject();
+            node.put("name", c.name());
+            node.put("id", c.id());
+            node.put("description", c.description());
+            var cols = node.putArray("columns");
+            c.schema().columns().forEach(col -> cols.addObject().put("name", col.name()).put("type", col.type().jsonName()));
+            ApiJson.frontier(node, "write_frontier", status.writeFrontier());
+            ApiJson.frontier(node, "since", status.since());
+            node.put("hydrated", status.hydrated());
+        }
+        return CatalogHandler.ok(out);
+    }
+
+    /** {@code GET /v1/introspection/{name}?isolation&as_of&limit}: reads one collection (serializable by default). */
+    Mono<ServerResponse> readIntrospection(ServerRequest request) {
+        for (String p : request.queryParams().keySet()) {
+            if (!INTROSPECTION_PARAMS.contains(p)) {
+                throw ApiException.badRequest("unknown query parameter '" + JsonBody.abbreviate(p) + "'; expected "
+                        + List.copyOf(new java.util.TreeSet<>(INTROSPECTION_PARAMS)));
+            }
+        }
+        String name = request.pathVariable("name");
+        ReadRequest read = new ReadRequest(name, null, null, null, null, null, longParam(request, "limit"), null,
+                request.queryParam("isolation").orElse(null), longParam(request, "as_of"), null);
+        return controller.readIntrospection(name, read).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+    }
+
+    /** {@code POST /v1/introspection/{name}}: reads one collection with the peek body's options (no from/plan). */
+    Mono<ServerResponse> peekIntrospection(ServerRequest request) {
+        String name = request.pathVariable("name");
+        return JsonBody.read(request, maxBodyBytes, INTROSPECTION_FIELDS)
+                .flatMap(b -> controller.readIntrospection(name, ApiJson.readRequest(b)))
                 .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
