@@ -392,11 +392,15 @@ public final class Dataflow {
         if (desc.until() != null) {
             t = Math.min(t, desc.until());
         }
-        if (f.isEmpty() && desc.until() == null && tableInputs.isEmpty() && importInputs.isEmpty()) {
-            // Only constants: one round makes the output complete at as_of.
-            t = desc.asOf() + 1;
+        if (f.isEmpty() && desc.until() == null && constantsOnly()) {
+            // Only constants: one round makes the output complete at every time from as_of on.
+            t = Long.MAX_VALUE;
         }
         return t;
+    }
+
+    private boolean constantsOnly() {
+        return tableInputs.isEmpty() && importInputs.isEmpty();
     }
 
     /** Runs rounds while the inputs are ahead of the dataflow; one round at a time. */
@@ -410,7 +414,7 @@ public final class Dataflow {
     private void drain() {
         long from = lower;
         long to = target();
-        if (dropped || to <= from || to == Long.MAX_VALUE) {
+        if (dropped || to <= from || (to == Long.MAX_VALUE && !constantsOnly())) {
             if (wip.decrementAndGet() != 0) {
                 wip.set(1);
                 drain();

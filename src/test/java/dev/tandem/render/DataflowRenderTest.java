@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -90,6 +91,19 @@ class DataflowRenderTest {
                 checked++;
             }
             assertThat(checked).isGreaterThan(20);
+        }
+    }
+
+    @Test
+    void aDataflowOfConstantsIsCompleteAtEveryLaterTime() {
+        Plan plan = PlanJson.parse(JSON.readTree("{\"op\":\"constant\",\"rows\":[[1,2],[3,null]],\"types\":[\"int64\",\"int64\"]}"), "plan");
+        try (RenderHarness h = new RenderHarness(2)) {
+            h.createTable("u1", List.of(DatumType.INT64, DatumType.INT64));
+            long asOf = h.write("u1", Map.of(Row.of(1L, 1L), 1L));
+            Dataflow df = h.start("u9", plan, List.of(0), asOf);
+            long later = h.write("u1", Map.of(Row.of(2L, 2L), 1L));
+            h.awaitSealed(df, later + 1_000_000);
+            assertThat(RenderHarness.read(df.exports().get(0), later + 1_000_000)).isEqualTo(h.expected(plan, asOf));
         }
     }
 
