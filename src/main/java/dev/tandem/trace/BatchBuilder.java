@@ -14,11 +14,15 @@ public final class BatchBuilder {
     private Update[] pending = new Update[64];
     private int size;
 
-    /** One buffered update. */
-    private record Update(Row key, Row val, long time, long diff) implements Comparable<Update> {
+    /** One buffered update; {@code k0, k1} are the key's first two {@link Row#word}s, which decide most comparisons. */
+    private record Update(Row key, Row val, long time, long diff, long k0, long k1) implements Comparable<Update> {
+        Update(Row key, Row val, long time, long diff) {
+            this(key, val, time, diff, key.word(0), key.word(1));
+        }
+
         @Override
         public int compareTo(Update o) {
-            int c = key.compareTo(o.key);
+            int c = k0 != o.k0 ? Long.compareUnsigned(k0, o.k0) : k1 != o.k1 ? Long.compareUnsigned(k1, o.k1) : key.compareTo(o.key);
             if (c == 0) {
                 c = val.compareTo(o.val);
             }
@@ -51,7 +55,7 @@ public final class BatchBuilder {
                 throw new IllegalArgumentException("update at " + u.time + " outside batch [" + lower + ", " + upper + ")");
             }
             if (u.time < sinceTime) {
-                ups[i] = new Update(u.key, u.val, sinceTime, u.diff);
+                ups[i] = new Update(u.key, u.val, sinceTime, u.diff, u.k0, u.k1);
             }
         }
         Arrays.sort(ups, 0, size);

@@ -74,6 +74,18 @@ class RowEncodingProperties {
         }
     }
 
+    @Property(tries = 1000)
+    void wordsOrderLikeTheRowsWhereTheyDiffer(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
+        Row a = Row.pack(pair.get1(), pair.get2());
+        Row b = Row.pack(pair.get1(), pair.get3());
+        for (int w = 0; w < 4; w++) {
+            if (a.word(w) != b.word(w)) {
+                assertThat(Integer.signum(Long.compareUnsigned(a.word(w), b.word(w)))).isEqualTo(Integer.signum(a.compareTo(b)));
+                return;
+            }
+        }
+    }
+
     @Property(tries = 300)
     void projectionAndConcatenationPreserveDatums(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
         Row a = Row.pack(pair.get1(), pair.get2());
