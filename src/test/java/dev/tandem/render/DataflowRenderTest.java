@@ -2,11 +2,13 @@ package dev.tandem.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tandem.plan.DataflowDescription;
 import dev.tandem.plan.Plan;
 import dev.tandem.plan.PlanEvaluator;
 import dev.tandem.plan.PlanJson;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -104,6 +106,30 @@ class DataflowRenderTest {
             long later = h.write("u1", Map.of(Row.of(2L, 2L), 1L));
             h.awaitSealed(df, later + 1_000_000);
             assertThat(RenderHarness.read(df.exports().get(0), later + 1_000_000)).isEqualTo(h.expected(plan, asOf));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} workers")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+    void anImportedIndexKeepsItsUpdatesBetweenAsOfAndTheFirstRoundsFrontier(int workers) {
+        try (RenderHarness h = new RenderHarness(workers)) {
+            h.createTable("u1", List.of(DatumType.INT64, DatumType.INT64));
+            Schema schema = h.schemas.get("u1");
+            long t1 = h.write("u1", Map.of(Row.of(1L, 1L), 1L, Row.of(2L, 2L), 1L));
+            Dataflow base = Dataflow.render("i1", new DataflowDescription(Map.of("u1", schema), Map.of(),
+                    List.of(new DataflowDescription.BuildDesc("b1", Plan.get("u1"))), List.of(new DataflowDescription.IndexExport("i1", "b1", List.of(0))),
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+            base.schedule();
+            long t2 = h.write("u1", Map.of(Row.of(1L, 1L), -1L, Row.of(3L, 3L), 1L));
+            h.awaitSealed(base, t2);
+            Plan plan = new Plan.MapFilterProject(Plan.get("i1"), dev.tandem.expr.Mfp.filter(List.of()));
+            Dataflow df = Dataflow.render("x1", new DataflowDescription(Map.of(), Map.of("i1", new DataflowDescription.IndexImport("u1", List.of(0), schema)),
+                    List.of(new DataflowDescription.BuildDesc("o1", plan)), List.of(new DataflowDescription.IndexExport("x1", "o1", List.of(1))),
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+            df.schedule();
+            h.awaitSealed(df, t2);
+            assertThat(RenderHarness.read(df.exports().get(0), t1).rows()).isEqualTo(Map.of(Row.of(1L, 1L), 1L, Row.of(2L, 2L), 1L));
+            assertThat(RenderHarness.read(df.exports().get(0), t2).rows()).isEqualTo(Map.of(Row.of(2L, 2L), 1L, Row.of(3L, 3L), 1L));
         }
     }
 
