@@ -21,6 +21,7 @@ import reactor.core.scheduler.Schedulers;
  * Random plans over random update streams (inserts, duplicates, retractions, NULLs), rendered with one
  * and with two workers at an {@code as_of} after part of the data: at {@code as_of} and at every later
  * write, each export equals the naive evaluator (rows and errors), and so the two renderings agree.
+ * The tables are read either directly or through imported indexes.
  */
 class DataflowDifferentialProperties {
 
@@ -46,7 +47,17 @@ class DataflowDifferentialProperties {
 
     @Property(tries = 300, shrinking = ShrinkingMode.OFF)
     void exportsEqualTheNaiveEvaluatorAtEveryTime(@ForAll long seed) {
-        try (StreamedScenario s = new StreamedScenario(seed, false, List.of(one, two), ticks, () -> !FATAL.isEmpty())) {
+        check(seed, false);
+    }
+
+    /** The same, with the tables read through index imports that other dataflows publish (some compacted to {@code as_of}). */
+    @Property(tries = 300, shrinking = ShrinkingMode.OFF)
+    void exportsOverImportedIndexesEqualTheNaiveEvaluatorAtEveryTime(@ForAll long seed) {
+        check(seed, true);
+    }
+
+    private static void check(long seed, boolean viaIndexes) {
+        try (StreamedScenario s = new StreamedScenario(seed, false, viaIndexes, List.of(one, two), ticks, () -> !FATAL.isEmpty())) {
             assertThat(FATAL).as("fatal errors in workers").isEmpty();
             String plan = PlanJson.write(s.scenario.plan()).toString();
             Statistics.label("root").collect(s.scenario.plan().getClass().getSimpleName());

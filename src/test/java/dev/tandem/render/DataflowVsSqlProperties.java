@@ -53,7 +53,7 @@ class DataflowVsSqlProperties {
 
     @Property(tries = 150, shrinking = ShrinkingMode.OFF)
     void exportsEqualH2AtEveryTime(@ForAll long seed) throws SQLException {
-        try (StreamedScenario s = new StreamedScenario(seed, true, List.of(pool), ticks, () -> !FATAL.isEmpty())) {
+        try (StreamedScenario s = new StreamedScenario(seed, true, false, List.of(pool), ticks, () -> !FATAL.isEmpty())) {
             assertThat(FATAL).as("fatal errors in workers").isEmpty();
             assertThat(SqlTranslator.supports(s.scenario.plan())).as("generated plan is SQL-compatible").isTrue();
             SqlTranslator translator = new SqlTranslator(s.scenario.types()::get);

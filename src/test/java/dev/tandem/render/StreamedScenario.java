@@ -15,6 +15,7 @@ import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
+import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +27,7 @@ import java.util.Random;
 import java.util.function.BooleanSupplier;
 import org.awaitility.core.ConditionTimeoutException;
 import reactor.core.scheduler.Scheduler;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A random scenario played as a stream of table writes into fresh in-memory storage: the scenario's
@@ -42,6 +44,8 @@ final class StreamedScenario implements AutoCloseable {
     final List<Long> times = new ArrayList<>();
     /** One dataflow per pool, in the order of the pools. */
     final List<Dataflow> dataflows = new ArrayList<>();
+    /** The dataflows publishing the tables as indexes, when the scenario reads them through index imports. */
+    private final List<Dataflow> indexDataflows = new ArrayList<>();
     private final List<Object[]> history = new ArrayList<>();
     private final Map<String, Map<Row, Long>> contents = new LinkedHashMap<>();
     private final RandomPlans gen;
@@ -49,9 +53,11 @@ final class StreamedScenario implements AutoCloseable {
 
     /**
      * Plays the scenario of {@code seed} on fresh storage, renders it on each of {@code pools}, and waits
-     * until every dataflow is sealed past the last write (or {@code failed} says a worker died).
+     * until every dataflow is sealed past the last write (or {@code failed} says a worker died). With
+     * {@code viaIndexes}, the plan reads each table through an index import published by another
+     * dataflow (on the same pool and registry) instead of through a source import.
      */
-    StreamedScenario(long seed, boolean sqlCompatible, List<WorkerPool> pools, Scheduler ticks, BooleanSupplier failed) {
+    StreamedScenario(long seed, boolean sqlCompatible, boolean viaIndexes, List<WorkerPool> pools, Scheduler ticks, BooleanSupplier failed) {
         this.rnd = new Random(seed);
         this.gen = new RandomPlans(rnd, sqlCompatible);
         this.scenario = gen.scenario();
@@ -75,24 +81,32 @@ final class StreamedScenario implements AutoCloseable {
         for (int i = rnd.nextInt(3); i > 0; i--) {
             randomChange().ifPresent(before::add);
         }
-        asOf = before.isEmpty() ? storage.lastWriteTime() : before.get(rnd.nextInt(before.size()));
-        Map<String, Schema> sources = new LinkedHashMap<>();
-        for (String dep : scenario.plan().dependencies()) {
-            sources.put(dep, Schema.ofTypes(scenario.types().get(dep)));
-        }
+        asOf = before.isEmpty() ? Math.max(0, storage.lastWriteTime()) : before.get(rnd.nextInt(before.size()));
         List<DatumType> outTypes = scenario.plan().types(scenario.types()::get, "");
-        List<Integer> key = new ArrayList<>();
-        for (int c = 0; c < outTypes.size(); c++) {
-            if (rnd.nextInt(3) == 0) {
-                key.add(c);
-            }
-        }
-        DataflowDescription desc = new DataflowDescription(sources, Map.of(), List.of(new DataflowDescription.BuildDesc("o1", scenario.plan())),
-                List.of(new DataflowDescription.IndexExport("x1", "o1", key)), Math.max(asOf, 0), null);
-        desc.validate();
+        List<Integer> key = randomKey(outTypes.size());
         for (WorkerPool pool : pools) {
-            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(pool, storage, new ArrangementSharingRegistry(false),
-                    DataflowListener.NONE, System::currentTimeMillis));
+            ArrangementSharingRegistry registry = new ArrangementSharingRegistry(false);
+            Map<String, Schema> sources = new LinkedHashMap<>();
+            Map<String, DataflowDescription.IndexImport> indexes = new LinkedHashMap<>();
+            Plan plan = scenario.plan();
+            for (String dep : scenario.plan().dependencies()) {
+                Schema schema = Schema.ofTypes(scenario.types().get(dep));
+                if (viaIndexes) {
+                    List<Integer> indexKey = rnd.nextBoolean() ? List.of(0) : randomKey(schema.arity());
+                    indexes.put("i_" + dep, new DataflowDescription.IndexImport(dep, indexKey, schema));
+                    publishIndex(pool, registry, dep, schema, indexKey, before.isEmpty() ? asOf : before.get(0));
+                } else {
+                    sources.put(dep, schema);
+                }
+            }
+            if (viaIndexes) {
+                String json = PlanJson.write(plan).toString().replaceAll("\"op\":\"get\",\"id\":\"(u[0-9]+)\"", "\"op\":\"get\",\"id\":\"i_$1\"");
+                plan = PlanJson.parse(JsonMapper.builder().build().readTree(json), "plan");
+            }
+            DataflowDescription desc = new DataflowDescription(sources, indexes, List.of(new DataflowDescription.BuildDesc("o1", plan)),
+                    List.of(new DataflowDescription.IndexExport("x1", "o1", key)), asOf, null);
+            desc.validate();
+            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis));
             df.schedule();
             dataflows.add(df);
         }
@@ -108,6 +122,33 @@ final class StreamedScenario implements AutoCloseable {
                         + ", last write " + last + ") for plan " + PlanJson.write(scenario.plan()), e);
             }
         }
+    }
+
+    /**
+     * Publishes table {@code table} as index {@code i_<table>} on {@code key}, from its own dataflow at
+     * {@code baseAsOf}; half the time its compaction is then allowed up to this scenario's {@code as_of}.
+     */
+    private void publishIndex(WorkerPool pool, ArrangementSharingRegistry registry, String table, Schema schema, List<Integer> key, long baseAsOf) {
+        DataflowDescription desc = new DataflowDescription(Map.of(table, schema), Map.of(),
+                List.of(new DataflowDescription.BuildDesc("b_" + table, Plan.get(table))),
+                List.of(new DataflowDescription.IndexExport("i_" + table, "b_" + table, key)), baseAsOf, null);
+        desc.validate();
+        Dataflow df = Dataflow.render("i_" + table, desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis));
+        df.schedule();
+        if (rnd.nextBoolean()) {
+            df.allowCompaction("i_" + table, Frontier.at(asOf));
+        }
+        indexDataflows.add(df);
+    }
+
+    private List<Integer> randomKey(int arity) {
+        List<Integer> key = new ArrayList<>();
+        for (int c = 0; c < arity; c++) {
+            if (rnd.nextInt(3) == 0) {
+                key.add(c);
+            }
+        }
+        return key;
     }
 
     /** One write of random inserts, duplicates and retractions to a random table; empty if it changed nothing. */
@@ -187,6 +228,7 @@ final class StreamedScenario implements AutoCloseable {
     @Override
     public void close() {
         dataflows.forEach(Dataflow::drop);
+        indexDataflows.forEach(Dataflow::drop);
         storage.close();
     }
 }
