@@ -133,6 +133,30 @@ class DataflowRenderTest {
         }
     }
 
+    /** Errors of one object reach only the exports downstream of it, once per path (o2 reads o1 twice). */
+    @Test
+    void eachExportHasTheErrorsOfItsOwnObject() {
+        Plan o2 = PlanJson.parse(JSON.readTree("{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"id\":\"o1\"},{\"op\":\"get\",\"id\":\"o1\"}]}"), "p");
+        Plan o1 = PlanJson.parse(JSON.readTree("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"map\":[{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}]}"), "p");
+        Plan o3 = PlanJson.parse(JSON.readTree("{\"op\":\"get\",\"id\":\"u1\"}"), "p");
+        try (RenderHarness h = new RenderHarness(2)) {
+            h.createTable("u1", List.of(DatumType.INT64, DatumType.INT64));
+            Schema schema = h.schemas.get("u1");
+            long t1 = h.write("u1", Map.of(Row.of(1L, 0L), 1L, Row.of(2L, 2L), 1L));
+            DataflowDescription desc = new DataflowDescription(Map.of("u1", schema), Map.of(),
+                    List.of(new DataflowDescription.BuildDesc("o1", o1), new DataflowDescription.BuildDesc("o2", o2), new DataflowDescription.BuildDesc("o3", o3)),
+                    List.of(new DataflowDescription.IndexExport("x1", "o1", List.of(0)), new DataflowDescription.IndexExport("x2", "o2", List.of(0)),
+                            new DataflowDescription.IndexExport("x3", "o3", List.of(0))), t1, null);
+            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+            df.schedule();
+            h.awaitSealed(df, t1);
+            Map<String, PlanEvaluator.Result> expected = PlanEvaluator.evaluate(desc, Map.of("u1", Map.of(Row.of(1L, 0L), 1L, Row.of(2L, 2L), 1L)));
+            for (int i = 0; i < 3; i++) {
+                assertThat(RenderHarness.read(df.exports().get(i), t1)).as(df.exports().get(i).id()).isEqualTo(expected.get("o" + (i + 1)));
+            }
+        }
+    }
+
     /** Inserts and deletes of rows over a small domain (with NULLs), keeping multiplicities non-negative. */
     static Map<Row, Long> randomWrite(Random random, Map<Row, Long> contents) {
         Map<Row, Long> diffs = new HashMap<>();
