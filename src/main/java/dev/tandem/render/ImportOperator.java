@@ -34,12 +34,16 @@ final class ImportOperator extends Operator {
     Shard shard(int w) {
         return (in, round, out, errs) -> {
             SharedArrangement.Snapshot snap = snapshot.get();
-            read(snap.oks(), w, round, out, false);
-            read(snap.errs(), w, round, errs, true);
+            read(snap.oks(), w, workers, asOf, round, out, false);
+            read(snap.errs(), w, workers, asOf, round, errs, true);
         };
     }
 
-    private void read(List<TraceSnapshot> shards, int w, Round round, Updates out, boolean keys) {
+    /**
+     * Reads shard {@code w}'s part of {@code shards} for the round into {@code out}: the rows (vals), or
+     * with {@code keys} the keys (error messages of an errs trace).
+     */
+    static void read(List<TraceSnapshot> shards, int w, int workers, long asOf, Round round, Updates out, boolean keys) {
         // The first round starts with the accumulation at as_of; later updates come from the batches.
         long from = round.first() ? asOf + 1 : round.lower();
         Frontier lower = Frontier.at(from);

@@ -157,6 +157,33 @@ class DataflowRenderTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} workers")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+    void aJoinReadingAnImportedIndexInPlaceKeepsItsErrors(int workers) {
+        try (RenderHarness h = new RenderHarness(workers)) {
+            h.createTable("u1", List.of(DatumType.INT64, DatumType.INT64));
+            long t1 = h.write("u1", Map.of(Row.of(1L, 0L), 1L, Row.of(2L, 2L), 1L));
+            Plan divided = PlanJson.parse(JSON.readTree("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},"
+                    + "\"map\":[{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}]}"), "plan");
+            Dataflow base = Dataflow.render("i1", new DataflowDescription(Map.of("u1", h.schemas.get("u1")), Map.of(),
+                    List.of(new DataflowDescription.BuildDesc("b1", divided)), List.of(new DataflowDescription.IndexExport("i1", "b1", List.of(0))),
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+            base.schedule();
+            Schema indexed = Schema.ofTypes(List.of(DatumType.INT64, DatumType.INT64, DatumType.INT64));
+            Plan join = new Plan.Join(List.of(Plan.get("u1"), Plan.get("i1")), List.of(List.of(new Plan.JoinColumn(0, 0), new Plan.JoinColumn(1, 0))));
+            Dataflow df = Dataflow.render("x1", new DataflowDescription(Map.of("u1", h.schemas.get("u1")),
+                    Map.of("i1", new DataflowDescription.IndexImport("b1", List.of(0), indexed)),
+                    List.of(new DataflowDescription.BuildDesc("o1", join)), List.of(new DataflowDescription.IndexExport("x1", "o1", List.of(0))),
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+            df.schedule();
+            long t2 = h.write("u1", Map.of(Row.of(3L, 0L), 2L));
+            h.awaitSealed(df, t2);
+            assertThat(RenderHarness.read(df.exports().get(0), t1))
+                    .isEqualTo(new PlanEvaluator.Result(Map.of(Row.of(2L, 2L, 2L, 2L, 1L), 1L), Map.of("division by zero", 1L)));
+            assertThat(RenderHarness.read(df.exports().get(0), t2).errors()).isEqualTo(Map.of("division by zero", 3L));
+        }
+    }
+
     /** Inserts and deletes of rows over a small domain (with NULLs), keeping multiplicities non-negative. */
     static Map<Row, Long> randomWrite(Random random, Map<Row, Long> contents) {
         Map<Row, Long> diffs = new HashMap<>();
