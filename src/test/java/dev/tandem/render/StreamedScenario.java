@@ -81,7 +81,12 @@ final class StreamedScenario implements AutoCloseable {
         for (int i = rnd.nextInt(3); i > 0; i--) {
             randomChange().ifPresent(before::add);
         }
-        asOf = before.isEmpty() ? Math.max(0, storage.lastWriteTime()) : before.get(rnd.nextInt(before.size()));
+        if (before.isEmpty() || rnd.nextInt(5) == 0) {
+            // Sometimes a little ahead of every write so far: the dataflow waits for its inputs to pass as_of.
+            asOf = Math.max(0, storage.lastWriteTime()) + rnd.nextInt(4);
+        } else {
+            asOf = before.get(rnd.nextInt(before.size()));
+        }
         List<DatumType> outTypes = scenario.plan().types(scenario.types()::get, "");
         List<Integer> key = randomKey(outTypes.size());
         for (WorkerPool pool : pools) {
