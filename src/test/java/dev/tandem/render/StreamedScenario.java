@@ -118,7 +118,7 @@ final class StreamedScenario implements AutoCloseable {
         for (int i = 3 + rnd.nextInt(6); i > 0; i--) {
             randomChange();
         }
-        long last = storage.lastWriteTime();
+        long last = Math.max(storage.lastWriteTime(), asOf);
         for (Dataflow df : dataflows) {
             try {
                 await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(20)).until(() -> failed.getAsBoolean() || df.upper().isPast(last));
