@@ -47,10 +47,13 @@ public final class GroupFunctions {
         int keyArity = r.groupKey().size();
         List<Object[]> args = new ArrayList<>(members.size());
         for (Member m : members) {
-            Object[] values = m.row().unpack();
+            Object[] values = null;
             Object[] a = new Object[r.aggregates().size()];
             for (int i = 0; i < a.length; i++) {
                 Expr ex = r.aggregates().get(i).expr();
+                if (ex != null && values == null) {
+                    values = m.row().unpack();
+                }
                 a[i] = ex == null ? Boolean.TRUE : ex.eval(values);
             }
             args.add(a);

@@ -61,7 +61,12 @@ public final class Dataflow {
     private Updates[][][][] inbox;
     private final Updates[] outs;
     private final Updates[] errs;
-    private final Spine[] errSpines;
+    /** errSpines[export][shard]: each export's errors. */
+    private final Spine[][] errSpines;
+    /** errorWeights[op][export]: how many paths lead from the operator to the export (its errors count once per path). */
+    private long[][] errorWeights;
+    /** exportErrs[export][shard]: the round's error updates of each export. */
+    private final Updates[][] exportErrs;
     private final List<ExportOperator> exports;
     private final Map<String, SourceOperator> sources;
     private final Map<String, TableInput> tableInputs = new LinkedHashMap<>();
@@ -99,11 +104,27 @@ public final class Dataflow {
         }
         outs = new Updates[workers];
         errs = new Updates[workers];
-        errSpines = new Spine[workers];
+        errSpines = new Spine[exports.size()][workers];
+        exportErrs = new Updates[exports.size()][workers];
         for (int w = 0; w < workers; w++) {
             outs[w] = new Updates();
             errs[w] = new Updates();
-            errSpines[w] = new Spine(id + " errs shard " + w, Frontier.at(desc.asOf()));
+            for (int e = 0; e < exports.size(); e++) {
+                errSpines[e][w] = new Spine(exports.get(e).exportId + " errs shard " + w, Frontier.at(desc.asOf()));
+                exportErrs[e][w] = new Updates();
+            }
+        }
+        errorWeights = new long[order.size()][exports.size()];
+        for (int o = order.size() - 1; o >= 0; o--) {
+            int e = exports.indexOf(order.get(o));
+            if (e >= 0) {
+                errorWeights[o][e] = 1;
+            }
+            for (int[] edge : consumers.get(o)) {
+                for (int x = 0; x < exports.size(); x++) {
+                    errorWeights[o][x] += errorWeights[edge[0]][x];
+                }
+            }
         }
         for (String table : r.sources.keySet()) {
             tableInputs.put(table, new TableInput());
@@ -219,7 +240,7 @@ public final class Dataflow {
 
     /** The spines of every arrangement the dataflow keeps, for introspection of sizes. */
     public List<Spine> errSpines() {
-        return List.of(errSpines);
+        return java.util.Arrays.stream(errSpines).flatMap(java.util.Arrays::stream).toList();
     }
 
     /**
@@ -231,11 +252,12 @@ public final class Dataflow {
         }
         scheduled = true;
         scheduledAt = clock.getAsLong();
-        for (ExportOperator e : exports) {
+        for (int n = 0; n < exports.size(); n++) {
+            ExportOperator e = exports.get(n);
             List<Spine> oks = List.of(e.spines);
             SharedArrangement arr = new SharedArrangement(e.exportId, desc.indexExports().stream()
                     .filter(x -> x.id().equals(e.exportId)).findFirst().map(x -> exportSchema(x)).orElseThrow(),
-                    intList(e.key), oks, List.of(errSpines));
+                    intList(e.key), oks, List.of(errSpines[n]));
             publisherHolds.put(e.exportId, arr.acquireHold("compaction policy of " + e.exportId, Frontier.at(desc.asOf())));
             synchronized (published) {
                 published.add(arr);
@@ -410,11 +432,15 @@ public final class Dataflow {
         if (desc.until() != null) {
             t = Math.min(t, desc.until());
         }
-        if (f.isEmpty() && desc.until() == null && tableInputs.isEmpty() && importInputs.isEmpty()) {
-            // Only constants: one round makes the output complete at as_of.
-            t = desc.asOf() + 1;
+        if (f.isEmpty() && desc.until() == null && constantsOnly()) {
+            // Only constants: one round makes the output complete at every time from as_of on.
+            t = Long.MAX_VALUE;
         }
         return t;
+    }
+
+    private boolean constantsOnly() {
+        return tableInputs.isEmpty() && importInputs.isEmpty();
     }
 
     /** Runs rounds while the inputs are ahead of the dataflow; one round at a time. */
@@ -428,7 +454,7 @@ public final class Dataflow {
     private void drain() {
         long from = lower;
         long to = target();
-        if (dropped || to <= from || to == Long.MAX_VALUE) {
+        if (dropped || to <= from || (to == Long.MAX_VALUE && !constantsOnly())) {
             if (wip.decrementAndGet() != 0) {
                 wip.set(1);
                 drain();
@@ -478,6 +504,7 @@ public final class Dataflow {
         long start = System.nanoTime();
         shards[o][w].step(in, round, out, errs[w]);
         steps.step(id, op.name, w, System.nanoTime() - start);
+        attributeErrors(o, w);
         for (Updates u : in) {
             round.processed().add(u.size);
             u.clear();
@@ -497,14 +524,29 @@ public final class Dataflow {
         out.clear();
     }
 
-    private void finish(int w, Operator.Round round) {
-        BatchBuilder b = new BatchBuilder();
+    /** Moves operator {@code o}'s errors of this step to the exports downstream of it, once per path. */
+    private void attributeErrors(int o, int w) {
         Updates e = errs[w];
-        for (int i = 0; i < e.size; i++) {
-            b.add(e.rows[i], Row.EMPTY, e.times[i], e.diffs[i]);
+        for (int x = 0; x < exports.size(); x++) {
+            long weight = errorWeights[o][x];
+            for (int i = 0; weight != 0 && i < e.size; i++) {
+                exportErrs[x][w].add(e.rows[i], e.times[i], e.diffs[i] * weight);
+            }
         }
         e.clear();
-        errSpines[w].insert(b.build(Frontier.at(round.lower()), Frontier.at(round.upper()), errSpines[w].since()));
+    }
+
+    private void finish(int w, Operator.Round round) {
+        BatchBuilder b = new BatchBuilder();
+        for (int x = 0; x < exports.size(); x++) {
+            Updates e = exportErrs[x][w];
+            for (int i = 0; i < e.size; i++) {
+                b.add(e.rows[i], Row.EMPTY, e.times[i], e.diffs[i]);
+            }
+            e.clear();
+            Spine spine = errSpines[x][w];
+            spine.insert(b.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since()));
+        }
     }
 
     private void completeRound(Operator.Round round) {

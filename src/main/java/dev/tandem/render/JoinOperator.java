@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * <p>A round {@code [F0, F)} pairs each new left update with the right updates strictly before it
  * (old ones and new ones at earlier times), and each new right update with the left updates at or
  * before it, so every pair is produced exactly once. The right side is either a local arrangement
- * or an imported shared arrangement read in place, zero-copy.
+ * or an imported shared arrangement read in place, zero-copy, whose errors join the dataflow's errors.
  */
 final class JoinOperator extends Operator {
 
@@ -105,6 +105,7 @@ final class JoinOperator extends Operator {
                 return;
             }
             SharedArrangement.Snapshot snap = shared.get();
+            ImportOperator.read(snap.errs(), w, workers, asOf, round, errs, true);
             // New left against the shared updates strictly before it (effective time max(t, as_of)).
             Cursor lc = dLeft.cursor();
             while (lc.keyValid()) {

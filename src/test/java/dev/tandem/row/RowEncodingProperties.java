@@ -74,6 +74,15 @@ class RowEncodingProperties {
         }
     }
 
+    @Property(tries = 1000)
+    void orderPrefixesOrderLikeTheRowsWhereTheyDiffer(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
+        Row a = Row.pack(pair.get1(), pair.get2());
+        Row b = Row.pack(pair.get1(), pair.get3());
+        if (a.orderPrefix() != b.orderPrefix()) {
+            assertThat(Integer.signum(Long.compareUnsigned(a.orderPrefix(), b.orderPrefix()))).isEqualTo(Integer.signum(a.compareTo(b)));
+        }
+    }
+
     @Property(tries = 300)
     void projectionAndConcatenationPreserveDatums(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
         Row a = Row.pack(pair.get1(), pair.get2());
