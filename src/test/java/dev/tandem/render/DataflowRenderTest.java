@@ -118,14 +118,14 @@ class DataflowRenderTest {
             long t1 = h.write("u1", Map.of(Row.of(1L, 1L), 1L, Row.of(2L, 2L), 1L));
             Dataflow base = Dataflow.render("i1", new DataflowDescription(Map.of("u1", schema), Map.of(),
                     List.of(new DataflowDescription.BuildDesc("b1", Plan.get("u1"))), List.of(new DataflowDescription.IndexExport("i1", "b1", List.of(0))),
-                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
             base.schedule();
             long t2 = h.write("u1", Map.of(Row.of(1L, 1L), -1L, Row.of(3L, 3L), 1L));
             h.awaitSealed(base, t2);
             Plan plan = new Plan.MapFilterProject(Plan.get("i1"), dev.tandem.expr.Mfp.filter(List.of()));
             Dataflow df = Dataflow.render("x1", new DataflowDescription(Map.of(), Map.of("i1", new DataflowDescription.IndexImport("u1", List.of(0), schema)),
                     List.of(new DataflowDescription.BuildDesc("o1", plan)), List.of(new DataflowDescription.IndexExport("x1", "o1", List.of(1))),
-                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
             df.schedule();
             h.awaitSealed(df, t2);
             assertThat(RenderHarness.read(df.exports().get(0), t1).rows()).isEqualTo(Map.of(Row.of(1L, 1L), 1L, Row.of(2L, 2L), 1L));
@@ -147,7 +147,7 @@ class DataflowRenderTest {
                     List.of(new DataflowDescription.BuildDesc("o1", o1), new DataflowDescription.BuildDesc("o2", o2), new DataflowDescription.BuildDesc("o3", o3)),
                     List.of(new DataflowDescription.IndexExport("x1", "o1", List.of(0)), new DataflowDescription.IndexExport("x2", "o2", List.of(0)),
                             new DataflowDescription.IndexExport("x3", "o3", List.of(0))), t1, null);
-            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
             df.schedule();
             h.awaitSealed(df, t1);
             Map<String, PlanEvaluator.Result> expected = PlanEvaluator.evaluate(desc, Map.of("u1", Map.of(Row.of(1L, 0L), 1L, Row.of(2L, 2L), 1L)));
@@ -167,14 +167,14 @@ class DataflowRenderTest {
                     + "\"map\":[{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}]}"), "plan");
             Dataflow base = Dataflow.render("i1", new DataflowDescription(Map.of("u1", h.schemas.get("u1")), Map.of(),
                     List.of(new DataflowDescription.BuildDesc("b1", divided)), List.of(new DataflowDescription.IndexExport("i1", "b1", List.of(0))),
-                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
             base.schedule();
             Schema indexed = Schema.ofTypes(List.of(DatumType.INT64, DatumType.INT64, DatumType.INT64));
             Plan join = new Plan.Join(List.of(Plan.get("u1"), Plan.get("i1")), List.of(List.of(new Plan.JoinColumn(0, 0), new Plan.JoinColumn(1, 0))));
             Dataflow df = Dataflow.render("x1", new DataflowDescription(Map.of("u1", h.schemas.get("u1")),
                     Map.of("i1", new DataflowDescription.IndexImport("b1", List.of(0), indexed)),
                     List.of(new DataflowDescription.BuildDesc("o1", join)), List.of(new DataflowDescription.IndexExport("x1", "o1", List.of(0))),
-                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis));
+                    t1, null), new Dataflow.Env(h.pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
             df.schedule();
             long t2 = h.write("u1", Map.of(Row.of(3L, 0L), 2L));
             h.awaitSealed(df, t2);

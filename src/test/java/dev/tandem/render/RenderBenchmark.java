@@ -243,8 +243,8 @@ public final class RenderBenchmark {
             DataflowDescription desc = new DataflowDescription(sources, Map.of(), List.of(new DataflowDescription.BuildDesc("o1", plan)),
                     List.of(new DataflowDescription.IndexExport("x1", "o1", key)), asOf, null);
             desc.validate();
-            dataflow = Dataflow.render("x1", desc, new Dataflow.Env(pool, storage, new ArrangementSharingRegistry(false), DataflowListener.NONE,
-                    System::currentTimeMillis));
+            dataflow = Dataflow.render("x1", desc, new Dataflow.Env(pool, storage, new ArrangementSharingRegistry(), DataflowListener.NONE,
+                    System::currentTimeMillis, Dataflow.StepObserver.NONE));
             dataflow.schedule();
             return dataflow;
         }

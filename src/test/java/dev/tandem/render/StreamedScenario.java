@@ -90,7 +90,7 @@ final class StreamedScenario implements AutoCloseable {
         List<DatumType> outTypes = scenario.plan().types(scenario.types()::get, "");
         List<Integer> key = randomKey(outTypes.size());
         for (WorkerPool pool : pools) {
-            ArrangementSharingRegistry registry = new ArrangementSharingRegistry(false);
+            ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
             Map<String, Schema> sources = new LinkedHashMap<>();
             Map<String, DataflowDescription.IndexImport> indexes = new LinkedHashMap<>();
             Plan plan = scenario.plan();
@@ -111,7 +111,7 @@ final class StreamedScenario implements AutoCloseable {
             DataflowDescription desc = new DataflowDescription(sources, indexes, List.of(new DataflowDescription.BuildDesc("o1", plan)),
                     List.of(new DataflowDescription.IndexExport("x1", "o1", key)), asOf, null);
             desc.validate();
-            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis));
+            Dataflow df = Dataflow.render("x1", desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
             df.schedule();
             dataflows.add(df);
         }
@@ -138,7 +138,7 @@ final class StreamedScenario implements AutoCloseable {
                 List.of(new DataflowDescription.BuildDesc("b_" + table, Plan.get(table))),
                 List.of(new DataflowDescription.IndexExport("i_" + table, "b_" + table, key)), baseAsOf, null);
         desc.validate();
-        Dataflow df = Dataflow.render("i_" + table, desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis));
+        Dataflow df = Dataflow.render("i_" + table, desc, new Dataflow.Env(pool, storage, registry, DataflowListener.NONE, System::currentTimeMillis, Dataflow.StepObserver.NONE));
         df.schedule();
         if (rnd.nextBoolean()) {
             df.allowCompaction("i_" + table, Frontier.at(asOf));
