@@ -2,12 +2,9 @@ package dev.tandem.plan;
 
 import dev.tandem.expr.Datums;
 import dev.tandem.expr.EvalError;
-import dev.tandem.expr.Expr;
 import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.row.RowPacker;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -203,163 +200,50 @@ public final class PlanEvaluator {
         }
     }
 
-    /** A row of a reduce's input with its aggregate arguments evaluated. */
-    private record Evaluated(Row row, long mult, Object[] args) {
-    }
-
     private void reduce(Plan.Reduce r, Map<Row, Long> rows, Map<String, Long> errors) {
         Result in = eval(r.input());
         errors.putAll(in.errors());
         List<DatumType> outTypes = types(r);
         int[] key = r.groupKey().stream().mapToInt(Integer::intValue).toArray();
-        Map<Row, List<Evaluated>> groups = new TreeMap<>();
+        Map<Row, List<GroupFunctions.Member>> groups = new TreeMap<>();
         for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
             Object[] values = e.getKey().unpack();
-            Object[] args = new Object[r.aggregates().size()];
             try {
-                for (int a = 0; a < args.length; a++) {
-                    Expr ex = r.aggregates().get(a).expr();
-                    args[a] = ex == null ? Boolean.TRUE : ex.eval(values);
+                for (Plan.Aggregate a : r.aggregates()) {
+                    if (a.expr() != null) {
+                        a.expr().eval(values);
+                    }
                 }
             } catch (EvalError err) {
                 add(errors, err.getMessage(), e.getValue());
                 continue;
             }
-            groups.computeIfAbsent(e.getKey().project(key), k -> new ArrayList<>()).add(new Evaluated(e.getKey(), e.getValue(), args));
+            groups.computeIfAbsent(e.getKey().project(key), k -> new ArrayList<>()).add(new GroupFunctions.Member(e.getKey(), e.getValue()));
         }
-        for (Map.Entry<Row, List<Evaluated>> g : groups.entrySet()) {
-            List<Evaluated> members = g.getValue();
-            if (members.stream().anyMatch(m -> m.mult() < 0)) {
-                add(errors, NEGATIVE_REDUCE, 1);
-                continue;
-            }
-            members.sort(Comparator.comparing(Evaluated::row));
-            RowPacker out = new RowPacker();
-            Object[] keyValues = g.getKey().unpack();
-            for (int k = 0; k < key.length; k++) {
-                out.push(outTypes.get(k), keyValues[k]);
-            }
-            boolean overflow = false;
-            for (int a = 0; a < r.aggregates().size(); a++) {
-                Plan.Aggregate agg = r.aggregates().get(a);
-                DatumType type = outTypes.get(key.length + a);
-                Object value = aggregate(agg.func(), a, type, members);
-                if (value == SUM_OVERFLOW) {
-                    overflow = true;
-                    break;
-                }
-                out.push(type, value);
-            }
-            if (overflow) {
-                add(errors, SUM_OVERFLOW, 1);
-            } else {
-                add(rows, out.finish(), 1);
-            }
+        for (Map.Entry<Row, List<GroupFunctions.Member>> g : groups.entrySet()) {
+            List<GroupFunctions.Member> members = g.getValue();
+            members.sort(Comparator.comparing(GroupFunctions.Member::row));
+            collect(GroupFunctions.reduce(r, outTypes, g.getKey(), members), rows, errors);
         }
-    }
-
-    private static Object aggregate(AggregateFunc func, int a, DatumType type, List<Evaluated> members) {
-        switch (func) {
-            case COUNT -> {
-                long n = 0;
-                for (Evaluated m : members) {
-                    if (m.args()[a] != null) {
-                        n += m.mult();
-                    }
-                }
-                return n;
-            }
-            case SUM -> {
-                boolean any = false;
-                BigInteger exact = BigInteger.ZERO;
-                double approx = 0.0;
-                for (Evaluated m : members) {
-                    Object v = m.args()[a];
-                    if (v == null) {
-                        continue;
-                    }
-                    any = true;
-                    if (v instanceof Long l) {
-                        exact = exact.add(BigInteger.valueOf(l).multiply(BigInteger.valueOf(m.mult())));
-                    } else {
-                        approx += (Double) v * m.mult();
-                    }
-                }
-                if (!any) {
-                    return null;
-                }
-                if (type == DatumType.FLOAT64) {
-                    return approx;
-                }
-                return exact.bitLength() < 64 ? (Object) exact.longValue() : SUM_OVERFLOW;
-            }
-            case MIN, MAX -> {
-                Object best = null;
-                for (Evaluated m : members) {
-                    Object v = m.args()[a];
-                    if (v != null && (best == null || (func == AggregateFunc.MIN ? Datums.compare(v, best) < 0 : Datums.compare(v, best) > 0))) {
-                        best = v;
-                    }
-                }
-                return best;
-            }
-        }
-        throw new IllegalStateException();
     }
 
     private void topK(Plan.TopK k, Map<Row, Long> rows, Map<String, Long> errors) {
         Result in = eval(k.input());
         errors.putAll(in.errors());
         int[] key = k.groupKey().stream().mapToInt(Integer::intValue).toArray();
-        Map<Row, List<Map.Entry<Row, Long>>> groups = new TreeMap<>();
+        Map<Row, List<GroupFunctions.Member>> groups = new TreeMap<>();
         for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
-            groups.computeIfAbsent(e.getKey().project(key), g -> new ArrayList<>()).add(e);
+            groups.computeIfAbsent(e.getKey().project(key), g -> new ArrayList<>()).add(new GroupFunctions.Member(e.getKey(), e.getValue()));
         }
-        Comparator<Row> order = orderBy(k.orderBy());
-        for (List<Map.Entry<Row, Long>> group : groups.values()) {
-            if (group.stream().anyMatch(e -> e.getValue() < 0)) {
-                add(errors, NEGATIVE_TOP_K, 1);
-                continue;
-            }
-            group.sort(Map.Entry.comparingByKey(order));
-            long from = k.offset();
-            long to = k.limit() == null ? Long.MAX_VALUE : (Long.MAX_VALUE - from < k.limit() ? Long.MAX_VALUE : from + k.limit());
-            long position = 0;
-            for (Map.Entry<Row, Long> e : group) {
-                long start = position;
-                long end = position + e.getValue();
-                long kept = Math.max(0, Math.min(end, to) - Math.max(start, from));
-                if (kept > 0) {
-                    add(rows, e.getKey(), kept);
-                }
-                position = end;
-            }
+        for (List<GroupFunctions.Member> group : groups.values()) {
+            collect(GroupFunctions.topK(k, group), rows, errors);
         }
     }
 
-    /** The top-k order: the orderings, then the whole row. */
-    static Comparator<Row> orderBy(List<Plan.Ordering> orderings) {
-        return (x, y) -> {
-            for (Plan.Ordering o : orderings) {
-                Object a = x.get(o.col());
-                Object b = y.get(o.col());
-                int c;
-                if (a == null || b == null) {
-                    c = a == null ? (b == null ? 0 : 1) : -1;
-                    if (!o.nullsLast()) {
-                        c = -c;
-                    }
-                } else {
-                    c = Datums.compare(a, b);
-                    if (o.desc()) {
-                        c = -c;
-                    }
-                }
-                if (c != 0) {
-                    return c;
-                }
-            }
-            return x.compareTo(y);
-        };
+    private static void collect(GroupFunctions.Output out, Map<Row, Long> rows, Map<String, Long> errors) {
+        out.rows().forEach((row, n) -> add(rows, row, n));
+        if (out.error() != null) {
+            add(errors, out.error(), 1);
+        }
     }
 }

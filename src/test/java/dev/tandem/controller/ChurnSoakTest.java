@@ -3,15 +3,10 @@ package dev.tandem.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
-import dev.tandem.runtime.RuntimeObserver;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.SharedArrangement;
-import dev.tandem.storage.StorageOptions;
-import dev.tandem.storage.TableStorage;
-import dev.tandem.storage.TableStorages;
 import dev.tandem.time.Frontier;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -39,14 +32,10 @@ class ChurnSoakTest {
 
     @Test
     void sharedTraceSizeStaysBoundedUnderChurn() throws Exception {
-        Scheduler timer = Schedulers.newParallel("soak-timer", 1);
-        TableStorage storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
-        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        Multiplexer mux = Multiplexer.start(true, 2, 1, storage, registry, (w, e) -> { throw new AssertionError(w, e); },
-                System::currentTimeMillis, RuntimeObserver.NONE);
         ControllerSettings settings = new ControllerSettings(Duration.ofMillis(200), 1024, 100_000, Duration.ofSeconds(10));
-        Controller c = new Controller(storage, mux, registry, settings, System::currentTimeMillis, timer);
-        try {
+        try (ControllerStack stack = new ControllerStack(dir, true, 2, settings)) {
+            Controller c = stack.controller;
+            ArrangementSharingRegistry registry = stack.registry;
             c.createTable("counters", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
             StringBuilder rows = new StringBuilder("[");
             for (int k = 0; k < KEYS; k++) {
@@ -97,11 +86,6 @@ class ChurnSoakTest {
             assertThat(peak).as("size during churn stays below the history written").isLessThan(written / 2);
             await().atMost(Duration.ofSeconds(20)).until(() -> records(registry.current(idx.id()).arrangement()) <= 2L * KEYS);
             assertThat(registry.standingHold(idx.id()).compareTo(lastHold)).isGreaterThanOrEqualTo(0);
-        } finally {
-            c.close();
-            mux.close();
-            storage.close();
-            timer.dispose();
         }
     }
 

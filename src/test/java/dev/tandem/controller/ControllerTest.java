@@ -4,23 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.runtime.RuntimeObserver;
-import dev.tandem.sharing.ArrangementSharingRegistry;
-import dev.tandem.storage.StorageOptions;
-import dev.tandem.storage.TableStorage;
-import dev.tandem.storage.TableStorages;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,29 +24,6 @@ class ControllerTest {
     @TempDir
     Path dir;
 
-    /** A controller stack on {@link #dir}. */
-    final class Stack implements AutoCloseable {
-        final Scheduler timer = Schedulers.newParallel("test-timer", 1);
-        final TableStorage storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
-        final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        final Multiplexer mux;
-        final Controller controller;
-
-        Stack(boolean twoRuntimes) {
-            mux = Multiplexer.start(twoRuntimes, 2, 1, storage, registry, (w, e) -> { throw new AssertionError(w, e); },
-                    System::currentTimeMillis, RuntimeObserver.NONE);
-            controller = new Controller(storage, mux, registry, ControllerSettings.DEFAULTS, System::currentTimeMillis, timer);
-        }
-
-        @Override
-        public void close() {
-            controller.close();
-            mux.close();
-            storage.close();
-            timer.dispose();
-        }
-    }
-
     static JsonNode json(String s) {
         return JSON.readTree(s);
     }
@@ -63,7 +32,7 @@ class ControllerTest {
     @ValueSource(booleans = {false, true})
     void journeyFromTablesToFastAndSlowReadsAndRestart(boolean twoRuntimes) {
         long written;
-        try (Stack s = new Stack(twoRuntimes)) {
+        try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 2, ControllerSettings.DEFAULTS)) {
             Controller c = s.controller;
             c.createTable("orders", List.of(new Column("id", DatumType.INT64, false), new Column("customer", DatumType.INT64, true),
                     new Column("amount", DatumType.INT64, true)));
@@ -99,7 +68,7 @@ class ControllerTest {
                     .hasMessageContaining("no table, view or index named 'nope'");
             written = ts;
         }
-        try (Stack s = new Stack(twoRuntimes)) {
+        try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 2, ControllerSettings.DEFAULTS)) {
             Controller c = s.controller;
             await().atMost(Duration.ofSeconds(20)).until(c::ready);
             ReadResult after = c.read(new ReadRequest("orders_by_id", null, null, null, json("[\"id\"]"), json("[{\"col\":\"id\"}]"),

@@ -3,16 +3,10 @@ package dev.tandem.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.runtime.RuntimeObserver;
-import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.storage.RowDiff;
-import dev.tandem.storage.StorageOptions;
-import dev.tandem.storage.TableStorage;
-import dev.tandem.storage.TableStorages;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The introspection collections against the known state of a scripted workload, and during hydration. */
@@ -34,41 +26,20 @@ class IntrospectionTest {
     @TempDir
     Path dir;
 
-    final class Stack implements AutoCloseable {
-        final Scheduler timer = Schedulers.newParallel("test-timer", 1);
-        final TableStorage storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
-        final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        final Multiplexer mux;
-        final Controller controller;
-
-        Stack(boolean twoRuntimes, int maintenanceWorkers) {
-            mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> { throw new AssertionError(w, e); },
-                    System::currentTimeMillis, RuntimeObserver.NONE);
-            controller = new Controller(storage, mux, registry, ControllerSettings.DEFAULTS, System::currentTimeMillis, timer);
+    /** The rows of an introspection collection, decoded. */
+    static List<Object[]> rows(ControllerStack s, String collection) {
+        ReadResult r = s.controller.readIntrospection(collection, ReadRequest.of(collection)).block();
+        List<Object[]> out = new ArrayList<>();
+        for (Row row : r.rows()) {
+            out.add(row.unpack());
         }
-
-        List<Object[]> rows(String collection) {
-            ReadResult r = controller.readIntrospection(collection, ReadRequest.of(collection)).block();
-            List<Object[]> out = new ArrayList<>();
-            for (Row row : r.rows()) {
-                out.add(row.unpack());
-            }
-            return out;
-        }
-
-        @Override
-        public void close() {
-            controller.close();
-            mux.close();
-            storage.close();
-            timer.dispose();
-        }
+        return out;
     }
 
     @ParameterizedTest(name = "two runtimes: {0}")
     @ValueSource(booleans = {false, true})
     void collectionsMatchTheKnownStateAfterAWorkload(boolean twoRuntimes) {
-        try (Stack s = new Stack(twoRuntimes, 2)) {
+        try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 2, ControllerSettings.DEFAULTS)) {
             Controller c = s.controller;
             assertThat(c.introspection()).extracting(IndexStatus::name).containsExactly("tandem_dataflows", "tandem_frontiers",
                     "tandem_arrangement_sizes", "tandem_operator_elapsed", "tandem_read_holds", "tandem_hydration_progress");
@@ -78,30 +49,30 @@ class IntrospectionTest {
             String id = c.createIndex("t_k", "t", List.of("k"), 100L).id();
 
             // Sizes: after consolidation the index holds exactly its 4 live rows, across the workers.
-            await().atMost(Duration.ofSeconds(30)).until(() -> s.rows("tandem_arrangement_sizes").stream()
+            await().atMost(Duration.ofSeconds(30)).until(() -> rows(s, "tandem_arrangement_sizes").stream()
                     .filter(r -> r[0].equals(id)).mapToLong(r -> (Long) r[2]).sum() == 4);
-            assertThat(s.rows("tandem_arrangement_sizes").stream().filter(r -> r[0].equals(id))).hasSize(2);
-            List<Object[]> dataflows = s.rows("tandem_dataflows").stream().filter(r -> r[0].equals(id)).toList();
+            assertThat(rows(s, "tandem_arrangement_sizes").stream().filter(r -> r[0].equals(id))).hasSize(2);
+            List<Object[]> dataflows = rows(s, "tandem_dataflows").stream().filter(r -> r[0].equals(id)).toList();
             assertThat(dataflows).hasSize(2).allMatch(r -> Boolean.TRUE.equals(r[4]) && (Long) r[5] >= 0);
-            Object[] frontier = s.rows("tandem_frontiers").stream().filter(r -> r[0].equals(id)).findFirst().orElseThrow();
+            Object[] frontier = rows(s, "tandem_frontiers").stream().filter(r -> r[0].equals(id)).findFirst().orElseThrow();
             assertThat((Long) frontier[2]).isLessThanOrEqualTo((Long) frontier[1]);
             assertThat(c.indexStatus("t_k").writeFrontier().time()).isGreaterThanOrEqualTo((Long) frontier[1]);
-            assertThat(s.rows("tandem_operator_elapsed")).anyMatch(r -> r[0].equals(id) && (Long) r[4] > 0 && (Long) r[3] > 0);
-            assertThat(s.rows("tandem_hydration_progress")).anyMatch(r -> r[0].equals(id) && (Long) r[1] > 0);
+            assertThat(rows(s, "tandem_operator_elapsed")).anyMatch(r -> r[0].equals(id) && (Long) r[4] > 0 && (Long) r[3] > 0);
+            assertThat(rows(s, "tandem_hydration_progress")).anyMatch(r -> r[0].equals(id) && (Long) r[1] > 0);
 
             // Holds: the compaction policy (and the standing hold with two runtimes) always; a pending read while it waits.
-            List<Object[]> holds = s.rows("tandem_read_holds").stream().filter(r -> r[0].equals(id)).toList();
+            List<Object[]> holds = rows(s, "tandem_read_holds").stream().filter(r -> r[0].equals(id)).toList();
             assertThat(holds).anyMatch(r -> ((String) r[1]).startsWith("compaction policy"));
             assertThat(holds.stream().anyMatch(r -> r[1].equals("standing hold (interactive)"))).isEqualTo(twoRuntimes);
             long future = System.currentTimeMillis() + 600_000;
             AtomicReference<Throwable> outcome = new AtomicReference<>();
             c.read(new ReadRequest("t_k", null, null, null, null, null, null, null, null, future, 3000L))
                     .subscribe(r -> outcome.set(new AssertionError("answered")), outcome::set);
-            await().atMost(Duration.ofSeconds(20)).until(() -> s.rows("tandem_read_holds").stream()
+            await().atMost(Duration.ofSeconds(20)).until(() -> rows(s, "tandem_read_holds").stream()
                     .anyMatch(r -> r[0].equals(id) && ((String) r[1]).startsWith("peek ") && r[2].equals(future)));
             await().atMost(Duration.ofSeconds(20)).until(() -> outcome.get() != null);
             assertThat(outcome.get()).isInstanceOf(ControllerException.class).hasMessageContaining("could not be answered within 3000 ms");
-            await().atMost(Duration.ofSeconds(20)).until(() -> s.rows("tandem_read_holds").stream()
+            await().atMost(Duration.ofSeconds(20)).until(() -> rows(s, "tandem_read_holds").stream()
                     .noneMatch(r -> ((String) r[1]).startsWith("peek ")));
 
             ReadResult r = c.readIntrospection("tandem_frontiers", ReadRequest.of("tandem_frontiers")).block();
@@ -119,7 +90,7 @@ class IntrospectionTest {
     @ValueSource(booleans = {true, false})
     void introspectionAnswersDuringHydration(boolean twoRuntimes) {
         int rows = 1_500_000;
-        try (Stack s = new Stack(twoRuntimes, 1)) {
+        try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 1, ControllerSettings.DEFAULTS)) {
             Controller c = s.controller;
             CatalogEntry.Table t = c.createTable("big", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
             for (int from = 0; from < rows; from += 250_000) {

@@ -1,0 +1,40 @@
+package dev.tandem.controller;
+
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import java.nio.file.Path;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A controller over a real compute replica and durable storage (fsync off) on a directory; a fatal
+ * error on a runtime thread fails the test instead of halting.
+ */
+final class ControllerStack implements AutoCloseable {
+
+    final Scheduler timer = Schedulers.newParallel("test-timer", 1);
+    final TableStorage storage;
+    final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+    final Multiplexer mux;
+    final Controller controller;
+
+    ControllerStack(Path dir, boolean twoRuntimes, int maintenanceWorkers, ControllerSettings settings) {
+        storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
+        mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> {
+            throw new AssertionError(w, e);
+        }, System::currentTimeMillis, RuntimeObserver.NONE);
+        controller = new Controller(storage, mux, registry, settings, System::currentTimeMillis, timer);
+    }
+
+    @Override
+    public void close() {
+        controller.close();
+        mux.close();
+        storage.close();
+        timer.dispose();
+    }
+}
