@@ -72,6 +72,8 @@ public final class Controller implements AutoCloseable {
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
     private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
+    /** The peek waiting on each transient dataflow, by transient id. */
+    private final Map<String, UUID> transientPeeks = new ConcurrentHashMap<>();
     private final AtomicInteger pending = new AtomicInteger();
     private final Sinks.Many<ControllerEvent> events = Sinks.many().multicast().directBestEffort();
     private final Object sendLock = new Object();
@@ -379,6 +381,12 @@ public final class Controller implements AutoCloseable {
             }
             case ComputeResponse.Status s -> {
                 if ("dataflow_failed".equals(s.kind()) || "dataflow_rejected".equals(s.kind())) {
+                    // A slow-path query whose transient dataflow the replica refused or abandoned fails at once.
+                    UUID waiting = s.id() == null ? null : transientPeeks.remove(s.id());
+                    Sinks.One<ComputeResponse.PeekResult> sink = waiting == null ? null : peeks.remove(waiting);
+                    if (sink != null) {
+                        sink.tryEmitValue(new ComputeResponse.Error("the query could not run: " + s.detail()));
+                    }
                     events.tryEmitNext(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                 }
             }
@@ -680,8 +688,8 @@ public final class Controller implements AutoCloseable {
     }
 
     private Mono<ComputeResponse.PeekResult> awaitPeek(ComputeCommand.Peek peek, Duration timeout, boolean waitsForSeal) {
-        Sinks.One<ComputeResponse.PeekResult> sink = Sinks.one();
-        peeks.put(peek.uuid(), sink);
+        // A slow-path read registers its peek before creating the dataflow, so a rejection finds it.
+        Sinks.One<ComputeResponse.PeekResult> sink = peeks.computeIfAbsent(peek.uuid(), k -> Sinks.one());
         send(peek);
         return sink.asMono()
                 .timeout(timeout)
@@ -751,14 +759,17 @@ public final class Controller implements AutoCloseable {
         DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
                 List.of(new DataflowDescription.BuildDesc("o_" + tid, shaped)),
                 List.of(new DataflowDescription.IndexExport(tid, "o_" + tid, key)), t, t + 1);
-        send(new ComputeCommand.CreateDataflow(desc));
-        send(new ComputeCommand.Schedule(tid));
         ComputeCommand.Peek peek = new ComputeCommand.Peek(UUID.randomUUID(), tid, t, null, Mfp.identity(), shape.finishing(),
                 settings.get().maxResultRows());
+        peeks.put(peek.uuid(), Sinks.one());
+        transientPeeks.put(tid, peek.uuid());
+        send(new ComputeCommand.CreateDataflow(desc));
+        send(new ComputeCommand.Schedule(tid));
         boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
         return awaitPeek(peek, timeout, true)
                 .map(result -> toResult(result, shape.columns(), t, hydrated, "slow"))
                 .doFinally(sig -> {
+                    transientPeeks.remove(tid);
                     send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
                     releases.forEach(Runnable::run);
                 });

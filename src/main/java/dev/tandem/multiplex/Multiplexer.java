@@ -173,7 +173,12 @@ public final class Multiplexer implements ComputeInstance {
                     emit(p);
                 }
             }
-            case ComputeResponse.Status s -> emit(s);
+            case ComputeResponse.Status s -> {
+                if ("dataflow_rejected".equals(s.kind()) && s.id() != null && owners.get(s.id()) == from) {
+                    owners.remove(s.id());
+                }
+                emit(s);
+            }
         }
     }
 
