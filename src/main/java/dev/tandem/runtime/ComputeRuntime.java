@@ -129,9 +129,20 @@ public final class ComputeRuntime implements ComputeInstance {
         return pool.queued();
     }
 
+    /**
+     * Applies {@code command} in order. Peeks and cancels start at once on the caller's thread: they
+     * only register with the sharing registry (waiting there for publication and seal) and never
+     * depend on dataflow commands, so a read never queues behind dataflow set-up on the command
+     * thread. {@code Hello}, which forgets pending peeks, is applied at once too, so it stays ordered
+     * with them.
+     */
     @Override
     public void send(ComputeCommand command) {
-        commands.schedule(() -> apply(command));
+        if (command instanceof Peek || command instanceof CancelPeek || command instanceof ComputeCommand.Hello) {
+            apply(command);
+        } else {
+            commands.schedule(() -> apply(command));
+        }
     }
 
     /**
