@@ -87,7 +87,8 @@ public final class GroupFunctions {
             }
             case SUM -> {
                 boolean any = false;
-                BigInteger exact = BigInteger.ZERO;
+                long exact = 0;
+                BigInteger wide = null;
                 double approx = 0.0;
                 for (int i = 0; i < members.size(); i++) {
                     Object v = args.get(i)[a];
@@ -97,7 +98,17 @@ public final class GroupFunctions {
                     any = true;
                     long mult = members.get(i).mult();
                     if (v instanceof Long l) {
-                        exact = exact.add(BigInteger.valueOf(l).multiply(BigInteger.valueOf(mult)));
+                        // Exact in a long while it fits; an intermediate overflow continues in BigInteger,
+                        // since only the final sum decides.
+                        if (wide == null) {
+                            try {
+                                exact = Math.addExact(exact, Math.multiplyExact(l, mult));
+                                continue;
+                            } catch (ArithmeticException overflow) {
+                                wide = BigInteger.valueOf(exact);
+                            }
+                        }
+                        wide = wide.add(BigInteger.valueOf(l).multiply(BigInteger.valueOf(mult)));
                     } else {
                         approx += (Double) v * mult;
                     }
@@ -108,7 +119,10 @@ public final class GroupFunctions {
                 if (type == DatumType.FLOAT64) {
                     return approx;
                 }
-                return exact.bitLength() < 64 ? (Object) exact.longValue() : PlanEvaluator.SUM_OVERFLOW;
+                if (wide == null) {
+                    return exact;
+                }
+                return wide.bitLength() < 64 ? (Object) wide.longValue() : PlanEvaluator.SUM_OVERFLOW;
             }
             case MIN, MAX -> {
                 Object best = null;

@@ -93,10 +93,10 @@ final class GroupOperator extends Operator {
                 touched.put(k, times);
                 dc.stepKey();
             }
-            var snapshot = input.snapshot();
+            // Touched keys come in key order, so one cursor serves them all.
+            Cursor c = input.snapshot().cursor();
             for (Map.Entry<Row, TreeSet<Long>> e : touched.entrySet()) {
                 Row k = e.getKey();
-                Cursor c = snapshot.cursor();
                 c.seekKey(k);
                 for (long t : e.getValue()) {
                     List<Member> members = new ArrayList<>();
