@@ -475,6 +475,17 @@ public final class Controller implements AutoCloseable {
         return slowPath(plan, defaultNames(plan, types.size()), req, strict, timeout);
     }
 
+    /**
+     * A random (version 4) uuid for a peek. Peek ids need uniqueness, not secrecy, so this avoids the
+     * shared, synchronized secure generator of {@link UUID#randomUUID()} on the read path.
+     */
+    private static UUID peekId() {
+        java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+        long hi = (r.nextLong() & ~0xF000L) | 0x4000L;
+        long lo = (r.nextLong() & ~(3L << 62)) | (1L << 63);
+        return new UUID(hi, lo);
+    }
+
     private static long positive(long v, String field) {
         if (v <= 0) {
             throw ControllerException.invalid(field + " must not be negative");
@@ -627,7 +638,7 @@ public final class Controller implements AutoCloseable {
         }
         long t = chooseTime(strict, req.asOf(), List.of(s), List.of());
         long hold = s.holds.add(t);
-        UUID uuid = UUID.randomUUID();
+        UUID uuid = peekId();
         ComputeCommand.Peek peek = new ComputeCommand.Peek(uuid, index.id(), t, keys, shape.mfp(), shape.finishing(), settings.get().maxResultRows());
         return awaitPeek(peek, timeout, strict || req.asOf() != null)
                 .map(result -> toResult(result, shape.columns(), t, s.hydrated, "fast"))
@@ -759,7 +770,7 @@ public final class Controller implements AutoCloseable {
         DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
                 List.of(new DataflowDescription.BuildDesc("o_" + tid, shaped)),
                 List.of(new DataflowDescription.IndexExport(tid, "o_" + tid, key)), t, t + 1);
-        ComputeCommand.Peek peek = new ComputeCommand.Peek(UUID.randomUUID(), tid, t, null, Mfp.identity(), shape.finishing(),
+        ComputeCommand.Peek peek = new ComputeCommand.Peek(peekId(), tid, t, null, Mfp.identity(), shape.finishing(),
                 settings.get().maxResultRows());
         peeks.put(peek.uuid(), Sinks.one());
         transientPeeks.put(tid, peek.uuid());
