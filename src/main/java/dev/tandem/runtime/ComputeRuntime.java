@@ -321,18 +321,15 @@ public final class ComputeRuntime implements ComputeInstance {
             emit(new Status("duplicate_peek", uuid.toString(), "a peek with this uuid is already pending; the second was ignored"));
             return;
         }
-        // While it waits, a peek holds its read time on the target (visible in tandem_read_holds).
+        // A peek that must wait holds its read time on the target until it is answered (visible in
+        // tandem_read_holds); one readable now reads a single immutable snapshot and needs no hold.
         AtomicReference<ReadHold> hold = new AtomicReference<>();
-        Mono<SharedArrangement> ready = registry.awaitPublished(peek.target())
-                .flatMap(arr -> {
+        Publication now = registry.current(peek.target());
+        Mono<SharedArrangement> ready = now.readableAt(peek.timestamp())
+                ? Mono.just(now.arrangement())
+                : registry.awaitPublished(peek.target()).flatMap(arr -> {
                     hold.set(arr.acquireHold("peek " + uuid, Frontier.at(peek.timestamp())));
                     return registry.awaitReadable(peek.target(), peek.timestamp());
-                })
-                .doFinally(s -> {
-                    ReadHold h = hold.getAndSet(null);
-                    if (h != null) {
-                        h.release();
-                    }
                 });
         Mono<PeekResult> result;
         if (fastLane != null) {
@@ -341,6 +338,12 @@ public final class ComputeRuntime implements ComputeInstance {
             int w = Math.floorMod(nextPeekWorker.getAndIncrement(), pool.size());
             result = ready.flatMap(arr -> pool.call(w, () -> answer(peek, arr)));
         }
+        result = result.doFinally(signal -> {
+            ReadHold h = hold.getAndSet(null);
+            if (h != null) {
+                h.release();
+            }
+        });
         // Registered before subscribing, so an answer or a cancel that comes at once finds it.
         Disposable.Swap subscription = Disposables.swap();
         peeks.put(uuid, new PendingPeek(subscription, peek.target().startsWith("t") ? "slow" : "fast", System.nanoTime()));

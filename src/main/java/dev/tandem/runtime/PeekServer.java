@@ -44,7 +44,7 @@ final class PeekServer {
         }
         MfpEvaluator mfp;
         try {
-            mfp = peek.mfp().bind(arr.schema().types());
+            mfp = peek.mfp().isIdentity() ? null : peek.mfp().bind(arr.schema().types());
         } catch (RuntimeException e) {
             return new Error("invalid peek MFP: " + e.getMessage());
         }
@@ -72,6 +72,9 @@ final class PeekServer {
 
     /** The first error message (in message order) with a positive count at {@code t}, across shards. */
     static String firstError(List<TraceSnapshot> errs, long t) {
+        if (errs.stream().allMatch(s -> s.records() == 0)) {
+            return null;
+        }
         Map<Row, Long> counts = new TreeMap<>();
         for (TraceSnapshot s : errs) {
             s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
@@ -117,7 +120,7 @@ final class PeekServer {
             if (diff < 0) {
                 throw new PeekFailure("negative multiplicity " + diff + " for row " + val + ": the index is corrupt or its inputs retract more than they inserted");
             }
-            Row out = mfp.apply(val);
+            Row out = mfp == null ? val : mfp.apply(val);
             if (out == null) {
                 return;
             }
