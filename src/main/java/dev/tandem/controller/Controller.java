@@ -75,6 +75,7 @@ public final class Controller implements AutoCloseable {
     /** The peek waiting on each transient dataflow, by transient id. */
     private final Map<String, UUID> transientPeeks = new ConcurrentHashMap<>();
     private final AtomicInteger pending = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong droppedEvents = new java.util.concurrent.atomic.AtomicLong();
     private final Sinks.Many<ControllerEvent> events = Sinks.many().multicast().directBestEffort();
     private final Object sendLock = new Object();
     private final Disposable responses;
@@ -370,7 +371,7 @@ public final class Controller implements AutoCloseable {
                 }
                 boolean wasHydrated = s.hydrated;
                 s.hydrated = s.upper.compareTo(Frontier.at(s.asOf)) > 0;
-                events.tryEmitNext(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
+                publish(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
                         s.upper, s.hydrated, null));
             }
             case ComputeResponse.PeekResponse p -> {
@@ -387,10 +388,28 @@ public final class Controller implements AutoCloseable {
                     if (sink != null) {
                         sink.tryEmitValue(new ComputeResponse.Error("the query could not run: " + s.detail()));
                     }
-                    events.tryEmitNext(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
+                    publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                 }
             }
         }
+    }
+
+    /**
+     * Emits an event to the subscribers that keep up; events are advisory (the next frontier supersedes
+     * the last), so one a slow subscriber cannot take is dropped for it and counted.
+     */
+    private void publish(ControllerEvent event) {
+        synchronized (events) {
+            Sinks.EmitResult r = events.tryEmitNext(event);
+            if (r.isFailure() && r != Sinks.EmitResult.FAIL_ZERO_SUBSCRIBER) {
+                droppedEvents.incrementAndGet();
+            }
+        }
+    }
+
+    /** Events a subscriber was too slow to take. */
+    public long droppedEvents() {
+        return droppedEvents.get();
     }
 
     /** Advances every index's compaction frontier to its window behind the upper, but never past a hold. */
