@@ -13,7 +13,14 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class BenchMain {
 
+    private static final long T0 = System.nanoTime();
+
     private BenchMain() {
+    }
+
+    /** A progress line on stderr, stamped with the seconds since start. */
+    static void log(String format, Object... args) {
+        System.err.printf("%7.1f s  %s%n", (System.nanoTime() - T0) / 1e9, String.format(format, args));
     }
 
     /** Runs a scenario and exits: 0 on success, 2 on a usage error, 1 on a failure. */

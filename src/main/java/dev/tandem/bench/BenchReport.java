@@ -55,7 +55,7 @@ final class BenchReport {
     void row(String label, LatencySummary s) {
         latencyRows.add("| " + label + " | " + s.count() + " | " + fmt(s.rate(), 1) + " | " + ms(s.p50Ms()) + " | " + ms(s.p95Ms())
                 + " | " + ms(s.p99Ms()) + " | " + ms(s.p999Ms()) + " | " + ms(s.maxMs()) + " | " + ms(s.slopeMsPerS()) + " | "
-                + s.errors() + " | " + s.incomplete() + " |");
+                + s.errors() + " | " + s.timeouts() + " | " + s.incomplete() + " |");
     }
 
     /** Adds Markdown lines after the latency table. */
@@ -74,8 +74,8 @@ final class BenchReport {
         out.println();
         out.println("settings: " + settings);
         out.println();
-        out.println("| arm | count | rate/s | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms | slope ms/s | errors | incomplete |");
-        out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        out.println("| arm | count | rate/s | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms | slope ms/s | errors | timeouts | incomplete |");
+        out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         latencyRows.forEach(out::println);
         if (!extra.isEmpty()) {
             out.println();

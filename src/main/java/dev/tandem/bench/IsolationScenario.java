@@ -36,11 +36,9 @@ final class IsolationScenario {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
-                Supplier<Mono<Integer>> read = introspection
-                        ? () -> a.load.status(INTROSPECTION_URI)
-                        : BenchWorkload.pointLookup(a.load, o.pointRows());
-                LatencySummary probe = LoadGenerator.closedLoop(read, o.connections(), o.probe());
-                System.out.printf("[%s] closed-loop probe (%d connections, no churn): %.0f reads/s, p50 %s ms%n", arm,
+                Supplier<Mono<Integer>> read = reads(a.load, introspection, o.pointRows());
+                LatencySummary probe = LoadGenerator.closedLoop(reads(a.closed, introspection, o.pointRows()), o.connections(), o.probe());
+                BenchMain.log("[%s] closed-loop probe (%d connections, no churn): %.0f reads/s, p50 %s ms", arm,
                         o.connections(), probe.rate(), BenchReport.ms(probe.p50Ms()));
                 json.put("probe_capacity_per_s", LatencySummary.round(probe.rate()));
                 if (rate == null) {
@@ -51,12 +49,14 @@ final class IsolationScenario {
                 try (HydrationChurn churn = new HydrationChurn(a.server.port(), o.churnLoops())) {
                     churn.awaitStarted();
                     Thread.sleep(1000);
-                    System.out.printf("[%s] churn under way; open loop at %.0f reads/s for %s%n", arm, rate, duration);
+                    BenchMain.log("[%s] churn under way; open loop at %.0f reads/s for %s", arm, rate, duration);
                     LatencySummary s = LoadGenerator.openLoop(read, rate, duration, Duration.ofSeconds(30).plus(duration));
                     s.writeTo(json);
                     json.put("churn_indexes_created", churn.created());
                     json.put("churn_indexes_hydrated", churn.hydrated());
                     report.row(arm, s);
+                    BenchMain.log("[%s] open loop done: p50 %s ms, p99 %s ms; stopping the churn", arm, BenchReport.ms(s.p50Ms()),
+                            BenchReport.ms(s.p99Ms()));
                 }
                 BenchArm.loadAverage(json, "load_average_after");
             } catch (InterruptedException e) {
@@ -70,6 +70,10 @@ final class IsolationScenario {
         report.ratio("solo_over_two_runtime_p50", value(solo, "p50_ms"), value(two, "p50_ms"));
         report.ratio("solo_over_two_runtime_p99", value(solo, "p99_ms"), value(two, "p99_ms"));
         return report;
+    }
+
+    private static Supplier<Mono<Integer>> reads(BenchHttp http, boolean introspection, long pointRows) {
+        return introspection ? () -> http.status(INTROSPECTION_URI) : BenchWorkload.pointLookup(http, pointRows);
     }
 
     static Double value(ObjectNode node, String field) {

@@ -19,6 +19,7 @@ final class LatencyRecorder {
     private double sxy;
     private long errors;
     private long incomplete;
+    private long timeouts;
 
     /**
      * Records one answered request.
@@ -47,6 +48,17 @@ final class LatencyRecorder {
         errors++;
     }
 
+    /** Records a failed request; a request that timed out is also counted as a timeout. */
+    synchronized void error(Throwable e) {
+        errors++;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.netty.handler.timeout.ReadTimeoutException || t instanceof java.util.concurrent.TimeoutException) {
+                timeouts++;
+                break;
+            }
+        }
+    }
+
     synchronized long count() {
         return n;
     }
@@ -59,7 +71,7 @@ final class LatencyRecorder {
             double d = n * sxx - sx * sx;
             slope = d == 0 ? 0.0 : (n * sxy - sx * sy) / d;
         }
-        return new LatencySummary(count, errors, incomplete, seconds > 0 ? count / seconds : 0,
+        return new LatencySummary(count, errors, timeouts, incomplete, seconds > 0 ? count / seconds : 0,
                 percentile(0.50), percentile(0.95), percentile(0.99), percentile(0.999),
                 count == 0 ? null : histogram.getMaxValue() / 1e3, slope);
     }

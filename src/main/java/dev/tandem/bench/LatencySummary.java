@@ -9,10 +9,11 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * @param count requests answered with 2xx (and, in open loop, requests still unanswered at the cut-off)
  * @param errors requests answered with a non-2xx status or failed in transport; not in the percentiles
+ * @param timeouts the errors that were request timeouts (the answer did not come within the client's timeout)
  * @param incomplete open-loop requests still unanswered at the cut-off, counted at their age then
  * @param rate {@code count} per second of the measured interval
  */
-record LatencySummary(long count, long errors, long incomplete, double rate, Double p50Ms, Double p95Ms, Double p99Ms,
+record LatencySummary(long count, long errors, long timeouts, long incomplete, double rate, Double p50Ms, Double p95Ms, Double p99Ms,
         Double p999Ms, Double maxMs, Double slopeMsPerS) {
 
     /** Writes the stable fields of an arm into {@code node}. */
@@ -26,6 +27,7 @@ record LatencySummary(long count, long errors, long incomplete, double rate, Dou
         put(node, "max_ms", maxMs);
         put(node, "slope_ms_per_s", slopeMsPerS);
         node.put("errors", errors);
+        node.put("timeouts", timeouts);
         node.put("incomplete", incomplete);
     }
 

@@ -55,7 +55,7 @@ final class LoadGenerator {
                 }
             }, error -> {
                 if (done.compareAndSet(index, 0, 1)) {
-                    recorder.error();
+                    recorder.error(error);
                     outstanding.countDown();
                 }
             });
@@ -116,7 +116,7 @@ final class LoadGenerator {
                                             }
                                         })
                                         .onErrorResume(e -> {
-                                            recorder.error();
+                                            recorder.error(e);
                                             return Mono.empty();
                                         });
                             })

@@ -36,7 +36,7 @@ final class MaintenanceScenario {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
-                LoadGenerator.closedLoop(BenchWorkload.pointLookup(a.load, o.pointRows()), o.connections(), o.probe());
+                LoadGenerator.closedLoop(BenchWorkload.pointLookup(a.closed, o.pointRows()), o.connections(), o.probe());
                 BenchArm.loadAverage(json, "load_average_before");
                 LatencyRecorder saturating = new LatencyRecorder();
                 double saturatedSeconds = 0;
@@ -46,7 +46,7 @@ final class MaintenanceScenario {
                 int n = 0;
                 for (Kind kind : KINDS) {
                     double idle = hydrate(a, kind, "idle_" + n++);
-                    LoadGenerator.Background sat = LoadGenerator.background(BenchWorkload.pointLookup(a.load, o.pointRows()),
+                    LoadGenerator.Background sat = LoadGenerator.background(BenchWorkload.pointLookup(a.closed, o.pointRows()),
                             o.connections(), saturating);
                     Thread.sleep(1000);
                     double saturated = hydrate(a, kind, "sat_" + n++);
@@ -63,7 +63,7 @@ final class MaintenanceScenario {
                     report.extra("| " + arm + " | " + kind.name() + " | " + BenchReport.fmt(idle, 2) + " | " + Math.round(rows / idle)
                             + " | " + BenchReport.fmt(saturated, 2) + " | " + Math.round(rows / saturated) + " | "
                             + BenchReport.fmt(loss, 1) + " |");
-                    System.out.printf("[%s] %s: idle %.2f s, saturated %.2f s, loss %.1f%%%n", arm, kind.name(), idle, saturated, loss);
+                    BenchMain.log("[%s] %s: idle %.2f s, saturated %.2f s, loss %.1f%%", arm, kind.name(), idle, saturated, loss);
                 }
                 double loss = 100.0 * (1 - idleTotal / saturatedTotal);
                 json.put("maintenance_loss_pct", LatencySummary.round(loss));

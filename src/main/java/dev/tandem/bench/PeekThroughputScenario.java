@@ -30,8 +30,8 @@ final class PeekThroughputScenario {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(0, rows)));
-                Supplier<Mono<Integer>> ping = () -> a.load.status("/v1/ping");
-                Supplier<Mono<Integer>> peek = BenchWorkload.pointLookup(a.load, rows);
+                Supplier<Mono<Integer>> ping = () -> a.closed.status("/v1/ping");
+                Supplier<Mono<Integer>> peek = BenchWorkload.pointLookup(a.closed, rows);
                 LoadGenerator.closedLoop(ping, o.connections(), o.probe());
                 LoadGenerator.closedLoop(peek, o.connections(), o.probe());
                 BenchArm.loadAverage(json, "load_average_before");
@@ -42,7 +42,7 @@ final class PeekThroughputScenario {
                 ceiling.writeTo(json.putObject("ceiling"));
                 report.row(arm + " peeks", peeks);
                 report.row(arm + " ceiling (/v1/ping)", ceiling);
-                System.out.printf("[%s] peeks %.0f/s, ceiling %.0f/s%n", arm, peeks.rate(), ceiling.rate());
+                BenchMain.log("[%s] peeks %.0f/s, ceiling %.0f/s", arm, peeks.rate(), ceiling.rate());
             }
         }
         ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
