@@ -15,7 +15,7 @@ import java.util.Locale;
  * @param pointRows rows of the small point-indexed table
  * @param connections concurrent requests of closed loops (probe, saturation, throughput)
  * @param churnLoops concurrent create-hydrate-drop loops of the hydration churn
- * @param probe the closed-loop capacity probe (and warm-up) before the churn starts
+ * @param probe the closed-loop warm-up, and then the capacity probe, before the churn starts
  * @param heapMb the child server's heap (null: sized from the rows)
  * @param jvmArgs extra JVM options of the child servers
  * @param serverArgs extra {@code name=value} properties of the child servers
@@ -36,7 +36,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --point-rows N    rows of the small point-indexed table (10000)
               --connections N   concurrent requests of closed loops (32)
               --churn-loops N   concurrent create-hydrate-drop loops (2)
-              --probe D         closed-loop capacity probe before the churn (5s)
+              --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       an extra JVM option of the child servers (repeatable)
               --server-arg K=V  an extra property of the child servers (repeatable)

@@ -37,8 +37,10 @@ final class IsolationScenario {
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
                 Supplier<Mono<Integer>> read = reads(a.load, introspection, o.pointRows());
-                LatencySummary probe = LoadGenerator.closedLoop(reads(a.closed, introspection, o.pointRows()), o.connections(), o.probe());
-                BenchMain.log("[%s] closed-loop probe (%d connections, no churn): %.0f reads/s, p50 %s ms", arm,
+                Supplier<Mono<Integer>> closedReads = reads(a.closed, introspection, o.pointRows());
+                LoadGenerator.closedLoop(closedReads, o.connections(), o.probe());
+                LatencySummary probe = LoadGenerator.closedLoop(closedReads, o.connections(), o.probe());
+                BenchMain.log("[%s] closed-loop probe after as long a warm-up (%d connections, no churn): %.0f reads/s, p50 %s ms", arm,
                         o.connections(), probe.rate(), BenchReport.ms(probe.p50Ms()));
                 json.put("probe_capacity_per_s", LatencySummary.round(probe.rate()));
                 if (rate == null) {
