@@ -11,6 +11,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -47,7 +48,11 @@ public class ApiRoutes {
         ALLOWED.put("/v1/peek", "POST");
         ALLOWED.put("/v1/introspection", "GET");
         ALLOWED.put("/v1/introspection/{name}", "GET, POST");
+        ALLOWED.put("/v1/ping", "GET");
     }
+
+    /** The constant answer of {@code GET /v1/ping}: the HTTP stack's own ceiling, against which reads are measured. */
+    private static final String PING = "{\"ok\":true}";
 
     /** Where catalog calls, which block on durable storage, run. */
     @Bean
@@ -80,6 +85,7 @@ public class ApiRoutes {
                 .GET("/v1/introspection", read::listIntrospection)
                 .GET("/v1/introspection/{name}", read::readIntrospection)
                 .POST("/v1/introspection/{name}", read::peekIntrospection)
+                .GET("/v1/ping", r -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(PING))
                 .route(path("/v1/compute"), r -> Mono.error(new ApiException(HttpStatus.NOT_FOUND,
                         "/v1/compute (the compute protocol) is served only in replica mode (tandem.mode=replica)")));
         ALLOWED.forEach((p, allow) -> routes.route(path(p), r -> {

@@ -1,0 +1,82 @@
+package dev.tandem.bench;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * One arm of a scenario: a child server in one mode (two runtimes or {@code SOLO}) with an admin client
+ * (catalog calls, loading) and two load clients (open-loop and closed-loop requests, with their own
+ * timeouts), stopped together on close.
+ */
+final class BenchArm implements AutoCloseable {
+
+    /** Connections of the load client; beyond them open-loop requests wait in its pool (still timed). */
+    static final int LOAD_CONNECTIONS = 512;
+
+    /** Timeout of an open-loop request: long enough for SOLO's backlog, short enough to bound a stuck connection. */
+    static final Duration OPEN_LOOP_TIMEOUT = Duration.ofSeconds(30);
+
+    /** Timeout of a closed-loop request (probe, saturation, throughput): a stuck connection stalls its loop. */
+    static final Duration CLOSED_LOOP_TIMEOUT = Duration.ofSeconds(5);
+
+    final String name;
+    final ChildServer server;
+    final BenchHttp admin;
+    final BenchHttp load;
+    final BenchHttp closed;
+
+    private BenchArm(String name, ChildServer server) {
+        this.name = name;
+        this.server = server;
+        this.admin = new BenchHttp(server.port(), name + "-admin", 4);
+        this.load = new BenchHttp(server.port(), name + "-load", LOAD_CONNECTIONS, OPEN_LOOP_TIMEOUT);
+        this.closed = new BenchHttp(server.port(), name + "-closed", LOAD_CONNECTIONS, CLOSED_LOOP_TIMEOUT);
+    }
+
+    /** Starts the child server of arm {@code name} ({@link BenchReport#TWO_RUNTIME} or {@link BenchReport#SOLO}). */
+    static BenchArm start(String name, BenchOptions o, long rows) {
+        boolean two = name.equals(BenchReport.TWO_RUNTIME);
+        BenchMain.log("[%s] starting a child server (%s, heap %d MB)", name, two ? "two runtimes" : "SOLO", o.heapMbFor(rows));
+        ChildServer server = ChildServer.start(two, o.heapMbFor(rows), o.jvmArgs(), o.serverArgs(), Duration.ofMinutes(3));
+        BenchMain.log("[%s] child server pid %d ready on 127.0.0.1:%d", name, server.pid(), server.port());
+        return new BenchArm(name, server);
+    }
+
+    /**
+     * Loads {@code bigRows} rows into {@code big} (0 skips the table), {@code pointRows} into
+     * {@code points}, creates the churn views and the hydrated point index; returns the seconds taken.
+     */
+    double loadData(long bigRows, long pointRows) {
+        long start = System.nanoTime();
+        BenchWorkload.createPointsTable(admin);
+        BenchWorkload.loadPoints(admin, pointRows);
+        if (bigRows > 0) {
+            BenchWorkload.createBigTable(admin);
+            BenchWorkload.loadBig(admin, bigRows);
+            BenchWorkload.createChurnViews(admin);
+        }
+        BenchWorkload.createPointIndex(admin);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        BenchMain.log("[%s] loaded %d + %d rows and hydrated %s in %.1f s", name, bigRows, pointRows,
+                BenchWorkload.POINT_INDEX, seconds);
+        return seconds;
+    }
+
+    /** Records the machine's load average into the arm's JSON under {@code field}. */
+    static void loadAverage(ObjectNode arm, String field) {
+        arm.put(field, LatencySummary.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+    }
+
+    @Override
+    public void close() {
+        try {
+            load.close();
+            closed.close();
+            admin.close();
+        } finally {
+            server.close();
+            BenchMain.log("[%s] child server stopped", name);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dev.tandem.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The command line of {@code tandem bench <scenario> [options]}.
+ *
+ * @param duration the measured interval of each phase (null: the scenario's default)
+ * @param rate the open-loop rate in requests/s (null: 30% of the capacity probed on the first arm)
+ * @param rows rows of the large table (null: the scenario's default)
+ * @param pointRows rows of the small point-indexed table
+ * @param connections concurrent requests of closed loops (probe, saturation, throughput)
+ * @param churnLoops concurrent create-hydrate-drop loops of the hydration churn
+ * @param probe the closed-loop warm-up, and then the capacity probe, before the churn starts
+ * @param heapMb the child server's heap (null: sized from the rows)
+ * @param jvmArgs extra JVM options of the child servers
+ * @param serverArgs extra {@code name=value} properties of the child servers
+ */
+record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
+        int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs) {
+
+    static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
+            "peek-throughput");
+
+    static final String USAGE = """
+            usage: java -jar tandem.jar bench <scenario> [options]
+              scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput
+              --duration D      measured interval of each phase (60s; peek-throughput 20s per phase)
+              --rate N          open-loop requests/s (default: 30% of the capacity probed on the first arm)
+              --rows N          rows of the large table (2000000; maintenance-throughput 1000000;
+                                peek-throughput: rows of the looked-up table, 100000)
+              --point-rows N    rows of the small point-indexed table (10000)
+              --connections N   concurrent requests of closed loops (32)
+              --churn-loops N   concurrent create-hydrate-drop loops (2)
+              --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
+              --heap-mb N       heap of each child server (sized from --rows)
+              --jvm-arg X       an extra JVM option of the child servers (repeatable)
+              --server-arg K=V  an extra property of the child servers (repeatable)
+              --out FILE        the JSON results (bench-<scenario>.json)
+            durations: 500ms, 3s, 2m or plain seconds""";
+
+    static BenchOptions parse(String... args) {
+        if (args.length == 0 || !SCENARIOS.contains(args[0])) {
+            throw new IllegalArgumentException(args.length == 0 ? "no scenario given" : "unknown scenario '" + args[0] + "'");
+        }
+        String scenario = args[0];
+        Duration duration = null;
+        Double rate = null;
+        Long rows = null;
+        long pointRows = 10_000;
+        int connections = 32;
+        int churnLoops = 2;
+        Duration probe = Duration.ofSeconds(5);
+        Integer heapMb = null;
+        Path out = Path.of("bench-" + scenario + ".json");
+        List<String> jvmArgs = new ArrayList<>();
+        List<String> serverArgs = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            String name = args[i];
+            String value;
+            int eq = name.indexOf('=');
+            if (name.startsWith("--") && eq > 0 && !name.equals("--server-arg") && !name.equals("--jvm-arg")) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(name + " needs a value");
+                }
+                value = args[++i];
+            }
+            switch (name) {
+                case "--duration" -> duration = duration(value);
+                case "--rate" -> rate = positive(name, Double.parseDouble(value));
+                case "--rows" -> rows = (long) positive(name, Long.parseLong(value));
+                case "--point-rows" -> pointRows = (long) positive(name, Long.parseLong(value));
+                case "--connections" -> connections = (int) positive(name, Integer.parseInt(value));
+                case "--churn-loops" -> churnLoops = (int) positive(name, Integer.parseInt(value));
+                case "--probe" -> probe = duration(value);
+                case "--heap-mb" -> heapMb = (int) positive(name, Integer.parseInt(value));
+                case "--out" -> out = Path.of(value);
+                case "--jvm-arg" -> jvmArgs.add(value);
+                case "--server-arg" -> serverArgs.add(value);
+                default -> throw new IllegalArgumentException("unknown option '" + name + "'");
+            }
+        }
+        return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
+                List.copyOf(jvmArgs), List.copyOf(serverArgs));
+    }
+
+    /** The measured interval, or the scenario's default. */
+    Duration durationOr(Duration fallback) {
+        return duration != null ? duration : fallback;
+    }
+
+    /** The large table's rows, or the scenario's default. */
+    long rowsOr(long fallback) {
+        return rows != null ? rows : fallback;
+    }
+
+    /** The child's heap: as given, or about 2.5 KB per row of the large table, between 1 and 8 GB. */
+    int heapMbFor(long rows) {
+        if (heapMb != null) {
+            return heapMb;
+        }
+        return (int) Math.max(1024, Math.min(8192, 512 + rows * 2500 / (1024 * 1024)));
+    }
+
+    static Duration duration(String s) {
+        String v = s.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (v.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+            }
+            if (v.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
+            }
+            if (v.endsWith("m")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60_000));
+            }
+            return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a duration: '" + s + "' (e.g. 500ms, 3s, 2m)");
+        }
+    }
+
+    private static double positive(String name, double v) {
+        if (!(v > 0)) {
+            throw new IllegalArgumentException(name + " must be positive, got " + v);
+        }
+        return v;
+    }
+}

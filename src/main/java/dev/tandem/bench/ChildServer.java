@@ -1,0 +1,214 @@
+package dev.tandem.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A Tandem server started as a child process for one arm of a benchmark: the same jar (or, when the
+ * benchmark itself runs from a class path, as in tests, the same class path), a fresh temporary data
+ * directory, fsync off, a free loopback port. {@link #close()} stops it and deletes its directory; a
+ * shutdown hook stops any child still running when the benchmark's JVM exits.
+ */
+final class ChildServer implements AutoCloseable {
+
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "tandem-bench-children"));
+    }
+
+    private final Process process;
+    private final Path dir;
+    private final int port;
+
+    private ChildServer(Process process, Path dir, int port) {
+        this.process = process;
+        this.dir = dir;
+        this.port = port;
+    }
+
+    /**
+     * Starts a server and waits until it is ready.
+     *
+     * @param twoRuntimes whether the interactive runtime is enabled (false: {@code SOLO})
+     * @param heapMb the child's heap ({@code -Xms} and {@code -Xmx})
+     * @param jvmArgs extra JVM options of the child
+     * @param serverArgs extra {@code --name=value} Spring properties of the child
+     */
+    static ChildServer start(boolean twoRuntimes, int heapMb, List<String> jvmArgs, List<String> serverArgs, Duration timeout) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("tandem-bench-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        int port = freePort();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xms" + heapMb + "m");
+        cmd.add("-Xmx" + heapMb + "m");
+        cmd.addAll(jvmArgs);
+        cmd.addAll(launchTarget());
+        cmd.add("--server.address=127.0.0.1");
+        cmd.add("--server.port=" + port);
+        cmd.add("--tandem.storage.data-dir=" + dir.resolve("data"));
+        cmd.add("--tandem.storage.fsync=false");
+        cmd.add("--tandem.compute.interactive-runtime.enabled=" + twoRuntimes);
+        cmd.add("--tandem.api.max-body-bytes=16MB");
+        cmd.add("--spring.main.banner-mode=off");
+        serverArgs.forEach(a -> cmd.add(a.startsWith("--") ? a : "--" + a));
+        Process p;
+        try {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+        } catch (IOException e) {
+            deleteTree(dir);
+            throw new UncheckedIOException("cannot start a child server: " + cmd, e);
+        }
+        LIVE.add(p);
+        ChildServer child = new ChildServer(p, dir, port);
+        try {
+            child.awaitReady(timeout);
+        } catch (RuntimeException e) {
+            String log = child.logTail();
+            child.close();
+            throw new IllegalStateException(e.getMessage() + "\n--- child server log (tail) ---\n" + log, e);
+        }
+        return child;
+    }
+
+    int port() {
+        return port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    private void awaitReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (BenchHttp http = new BenchHttp(port, "ready", 1)) {
+            while (true) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("the child server exited with " + process.exitValue() + " before it was ready");
+                }
+                try {
+                    Integer status = http.status("/actuator/health/readiness").block(Duration.ofSeconds(5));
+                    if (status != null && status == 200) {
+                        return;
+                    }
+                } catch (RuntimeException notYet) {
+                    // not listening yet
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the child server was not ready within " + timeout);
+                }
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the child server", e);
+        }
+    }
+
+    /** The last lines of the child's log, for error messages. */
+    String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException | RuntimeException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        } finally {
+            LIVE.remove(process);
+            deleteTree(dir);
+        }
+    }
+
+    /**
+     * How to start the server: {@code -jar} of the jar this class was loaded from, or, when it was loaded
+     * from a directory (tests, IDE), the main class on this JVM's class path.
+     */
+    static List<String> launchTarget() {
+        Path jar = jarOf(ChildServer.class);
+        if (jar != null) {
+            return List.of("-jar", jar.toString());
+        }
+        return List.of("-cp", System.getProperty("java.class.path"), "dev.tandem.TandemApplication");
+    }
+
+    /** The jar file holding {@code type}, also through Spring Boot's nested-jar URLs, or null when not from a jar. */
+    static Path jarOf(Class<?> type) {
+        URL location = type.getProtectionDomain().getCodeSource().getLocation();
+        String s = location.toString();
+        try {
+            if (s.startsWith("jar:nested:")) {
+                String path = s.substring("jar:nested:".length());
+                int bang = path.indexOf("/!");
+                return Path.of(bang >= 0 ? path.substring(0, bang) : path);
+            }
+            if (s.startsWith("jar:file:")) {
+                int bang = s.indexOf("!/");
+                return Path.of(new URI(s.substring(4, bang >= 0 ? bang : s.length())));
+            }
+            if (s.startsWith("file:") && s.endsWith(".jar")) {
+                return Path.of(location.toURI());
+            }
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
+        return null;
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort: a temporary directory
+                }
+            });
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+}
