@@ -145,8 +145,13 @@ public final class Controller implements AutoCloseable {
         return compute.twoRuntimes();
     }
 
+    /**
+     * Index events. Each subscriber gets its own bounded buffer (oldest dropped first when it falls far
+     * behind), so the shared sink never skips a subscriber that is merely between requests.
+     */
     public Flux<ControllerEvent> events() {
-        return events.asFlux();
+        return events.asFlux().onBackpressureBuffer(4096, dropped -> droppedEvents.incrementAndGet(),
+                reactor.core.publisher.BufferOverflowStrategy.DROP_OLDEST);
     }
 
     // ------------------------------------------------------------------ catalog

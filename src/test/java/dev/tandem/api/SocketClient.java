@@ -35,7 +35,18 @@ final class SocketClient implements AutoCloseable {
     }
 
     /** The next received message matching {@code match} (others are skipped), within 30 s. */
+    /** Messages received but not yet matched by an {@link #await}: answers may come in any order. */
+    private final java.util.List<JsonNode> unmatched = new java.util.ArrayList<>();
+
+    /** The first message, in arrival order, that matches; messages that do not match are kept for later awaits. */
     JsonNode await(Predicate<JsonNode> match) {
+        for (java.util.Iterator<JsonNode> it = unmatched.iterator(); it.hasNext(); ) {
+            JsonNode n = it.next();
+            if (match.test(n)) {
+                it.remove();
+                return n;
+            }
+        }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         try {
             while (System.nanoTime() < deadline) {
@@ -45,12 +56,13 @@ final class SocketClient implements AutoCloseable {
                     if (match.test(n)) {
                         return n;
                     }
+                    unmatched.add(n);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        throw new AssertionError("no matching message within 30 s");
+        throw new AssertionError("no matching message within 30 s; unmatched: " + unmatched);
     }
 
     @Override
