@@ -18,7 +18,6 @@ import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
 import dev.tandem.row.Schema;
 import dev.tandem.runtime.Introspection;
-import dev.tandem.runtime.Role;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
 import dev.tandem.storage.RowDiff;
@@ -946,10 +945,5 @@ public final class Controller implements AutoCloseable {
         ticker.dispose();
         responses.dispose();
         events.tryEmitComplete();
-    }
-
-    /** Identifies the runtime answering a role for status pages. */
-    public static String roleTag(boolean twoRuntimes) {
-        return twoRuntimes ? Role.INTERACTIVE.tag() : Role.SOLO.tag();
     }
 }

@@ -238,11 +238,6 @@ public final class Dataflow {
         }
     }
 
-    /** The spines of every arrangement the dataflow keeps, for introspection of sizes. */
-    public List<Spine> errSpines() {
-        return java.util.Arrays.stream(errSpines).flatMap(java.util.Arrays::stream).toList();
-    }
-
     /**
      * Starts computation: publishes the exports, subscribes to inputs and runs rounds as they advance.
      */

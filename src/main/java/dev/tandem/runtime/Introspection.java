@@ -2,7 +2,6 @@ package dev.tandem.runtime;
 
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
-import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
 import java.util.List;
 
@@ -53,9 +52,5 @@ public final class Introspection {
 
     public static boolean isIntrospection(String id) {
         return ALL.stream().anyMatch(c -> c.id().equals(id));
-    }
-
-    static Row row(Object... values) {
-        return Row.of(values);
     }
 }
