@@ -86,10 +86,15 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listTables(ServerRequest request) {
+        return list(CatalogEntry.Table.class, ApiJson::table);
+    }
+
+    /** The catalog entries of one kind, each written by {@code json}. */
+    private <T extends CatalogEntry> Mono<ServerResponse> list(Class<T> kind, java.util.function.Function<T, JsonNode> json) {
         ArrayNode a = JsonNodeFactory.instance.arrayNode();
         for (CatalogEntry e : controller.catalog()) {
-            if (e instanceof CatalogEntry.Table t) {
-                a.add(ApiJson.table(t));
+            if (kind.isInstance(e)) {
+                a.add(json.apply(kind.cast(e)));
             }
         }
         return ok(a);
@@ -142,13 +147,7 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listViews(ServerRequest request) {
-        ArrayNode a = JsonNodeFactory.instance.arrayNode();
-        for (CatalogEntry e : controller.catalog()) {
-            if (e instanceof CatalogEntry.View v) {
-                a.add(ApiJson.view(v));
-            }
-        }
-        return ok(a);
+        return list(CatalogEntry.View.class, ApiJson::view);
     }
 
     Mono<ServerResponse> getView(ServerRequest request) {
@@ -186,13 +185,7 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listIndexes(ServerRequest request) {
-        ArrayNode a = JsonNodeFactory.instance.arrayNode();
-        for (CatalogEntry e : controller.catalog()) {
-            if (e instanceof CatalogEntry.Index i) {
-                a.add(ApiJson.index(controller.indexStatus(i.name())));
-            }
-        }
-        return ok(a);
+        return list(CatalogEntry.Index.class, i -> ApiJson.index(controller.indexStatus(i.name())));
     }
 
     Mono<ServerResponse> getIndex(ServerRequest request) {

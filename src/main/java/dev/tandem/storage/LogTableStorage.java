@@ -169,21 +169,21 @@ final class LogTableStorage implements TableStorage {
     public void putCatalogEntry(String key, String json) {
         requireId(key);
         Objects.requireNonNull(json, "json");
-        Op op;
-        synchronized (admitLock) {
-            ensureOpen();
-            op = enqueue(Op.log(new LogRecord.CatalogPut(key, json)));
-        }
-        await(op);
+        logAndAwait(new LogRecord.CatalogPut(key, json));
     }
 
     @Override
     public void removeCatalogEntry(String key) {
         requireId(key);
+        logAndAwait(new LogRecord.CatalogRemove(key));
+    }
+
+    /** Admits a catalog record in log order and waits until it is durable and applied. */
+    private void logAndAwait(LogRecord record) {
         Op op;
         synchronized (admitLock) {
             ensureOpen();
-            op = enqueue(Op.log(new LogRecord.CatalogRemove(key)));
+            op = enqueue(Op.log(record));
         }
         await(op);
     }
