@@ -5,6 +5,7 @@ import dev.tandem.row.Row;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
 import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.storage.PackedUpdates;
 import dev.tandem.storage.TableEvent;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableUpdate;
@@ -342,8 +343,14 @@ public final class Dataflow {
             switch (ev) {
                 case TableEvent.Updates u -> {
                     synchronized (this) {
-                        for (TableUpdate x : u.updates()) {
-                            pending.add(x.row(), x.time(), x.diff());
+                        if (u.updates() instanceof PackedUpdates p) {
+                            for (int i = 0; i < p.size(); i++) {
+                                pending.add(p.row(i), p.time(i), p.diff(i));
+                            }
+                        } else {
+                            for (TableUpdate x : u.updates()) {
+                                pending.add(x.row(), x.time(), x.diff());
+                            }
                         }
                     }
                 }
@@ -360,12 +367,11 @@ public final class Dataflow {
             long moved = 0;
             for (int i = 0; i < pending.size; i++) {
                 if (pending.times[i] < upper) {
-                    Row r = pending.rows[i];
-                    int w = workers == 1 ? 0 : SharedArrangement.shardOf(r, workers);
-                    source.pending[w].add(r, pending.times[i], pending.diffs[i]);
+                    int w = workers == 1 ? 0 : SharedArrangement.shardOf(pending.row(i), workers);
+                    source.pending[w].add(pending, i, 1);
                     moved++;
                 } else {
-                    keep.add(pending.rows[i], pending.times[i], pending.diffs[i]);
+                    keep.add(pending, i, 1);
                 }
             }
             pending.clear();
@@ -512,7 +518,7 @@ public final class Dataflow {
                 inbox[c][w][port][w].addAll(out);
             } else {
                 for (int i = 0; i < out.size; i++) {
-                    inbox[c][part.shard(out.rows[i], workers)][port][w].add(out.rows[i], out.times[i], out.diffs[i]);
+                    inbox[c][part.shard(out.row(i), workers)][port][w].add(out, i, 1);
                 }
             }
         }
@@ -525,7 +531,7 @@ public final class Dataflow {
         for (int x = 0; x < exports.size(); x++) {
             long weight = errorWeights[o][x];
             for (int i = 0; weight != 0 && i < e.size; i++) {
-                exportErrs[x][w].add(e.rows[i], e.times[i], e.diffs[i] * weight);
+                exportErrs[x][w].add(e, i, weight);
             }
         }
         e.clear();
@@ -536,7 +542,7 @@ public final class Dataflow {
         for (int x = 0; x < exports.size(); x++) {
             Updates e = exportErrs[x][w];
             for (int i = 0; i < e.size; i++) {
-                b.add(e.rows[i], Row.EMPTY, e.times[i], e.diffs[i]);
+                b.add(e.row(i), Row.EMPTY, e.times[i], e.diffs[i]);
             }
             e.clear();
             Spine spine = errSpines[x][w];

@@ -35,7 +35,7 @@ final class ExportOperator extends Operator {
             // Arranging a large snapshot is one long step: report progress as it goes.
             builder.onProgress(round.processed()::add);
             for (int i = 0; i < u.size; i++) {
-                builder.add(u.rows[i].project(key), u.rows[i], u.times[i], u.diffs[i]);
+                builder.addKeyedBy(key, u.row(i), u.times[i], u.diffs[i]);
                 if ((i & 0x7fff) == 0x7fff) {
                     round.processed().add(0x8000);
                 }

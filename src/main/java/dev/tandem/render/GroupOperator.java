@@ -65,7 +65,7 @@ final class GroupOperator extends Operator {
         public void step(Updates[] in, Round round, Updates out, Updates errs) {
             Updates u = in[0];
             for (int i = 0; i < u.size; i++) {
-                Row row = u.rows[i];
+                Row row = u.row(i);
                 if (!preEvaluate(row, u.times[i], u.diffs[i], errs)) {
                     continue;
                 }

@@ -78,9 +78,10 @@ final class JoinOperator extends Operator {
 
         private Batch arrange(Updates u, int[] key, Round round, Spine spine) {
             for (int i = 0; i < u.size; i++) {
-                Row k = u.rows[i].project(key);
+                Row row = u.row(i);
+                Row k = row.project(key);
                 if (!hasNull(k)) {
-                    builder.add(k, u.rows[i], u.times[i], u.diffs[i]);
+                    builder.add(k, row, u.times[i], u.diffs[i]);
                 }
             }
             return builder.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since());

@@ -24,7 +24,7 @@ final class LinearOperator extends Operator {
         return (in, round, out, errs) -> {
             for (Updates u : in) {
                 for (int i = 0; i < u.size; i++) {
-                    out.add(u.rows[i], u.times[i], kind == Kind.NEGATE ? -u.diffs[i] : u.diffs[i]);
+                    out.add(u, i, kind == Kind.NEGATE ? -1 : 1);
                 }
             }
         };

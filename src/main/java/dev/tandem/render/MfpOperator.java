@@ -20,7 +20,7 @@ final class MfpOperator extends Operator {
             Updates u = in[0];
             for (int i = 0; i < u.size; i++) {
                 try {
-                    Row r = mfp.apply(u.rows[i]);
+                    Row r = mfp.apply(u.row(i));
                     if (r != null) {
                         out.add(r, u.times[i], u.diffs[i]);
                     }

@@ -3,49 +3,138 @@ package dev.tandem.render;
 import dev.tandem.row.Row;
 import java.util.Arrays;
 
-/** A growable buffer of {@code (row, time, diff)} updates flowing between operators. */
+/**
+ * A growable buffer of {@code (row, time, diff)} updates flowing between operators, stored as
+ * primitive columns: the rows' encodings back to back in one byte array with end offsets, and the
+ * times and diffs. A buffer of a million updates is four arrays, not a million objects, so a
+ * collection that runs while a long step holds it has nothing to trace and little to copy.
+ *
+ * <p>{@link #row(int)} returns a view into the byte array. Bytes once written are never overwritten:
+ * {@link #clear()} starts a new byte array, so a view taken before it stays valid.
+ */
 final class Updates {
 
-    Row[] rows;
+    /** Buffers keep at most this many bytes (and entries) of capacity across a {@link #clear()}. */
+    private static final int RETAINED = 1 << 16;
+
+    private byte[] bytes;
+    /** {@code ends[i]} is the end of row {@code i}; row {@code i} starts at {@code ends[i - 1]} (0 for the first). */
+    private int[] ends;
     long[] times;
     long[] diffs;
     int size;
+    private int length;
 
     Updates() {
         this(16);
     }
 
     Updates(int capacity) {
-        rows = new Row[Math.max(capacity, 4)];
-        times = new long[rows.length];
-        diffs = new long[rows.length];
+        int n = Math.max(capacity, 4);
+        bytes = new byte[n * 16];
+        ends = new int[n];
+        times = new long[n];
+        diffs = new long[n];
+    }
+
+    /** A view of row {@code i}. */
+    Row row(int i) {
+        int start = start(i);
+        return Row.wrap(bytes, start, ends[i] - start);
+    }
+
+    private int start(int i) {
+        return i == 0 ? 0 : ends[i - 1];
     }
 
     void add(Row row, long time, long diff) {
-        if (size == rows.length) {
-            int n = size * 2;
-            rows = Arrays.copyOf(rows, n);
-            times = Arrays.copyOf(times, n);
-            diffs = Arrays.copyOf(diffs, n);
-        }
-        rows[size] = row;
+        int n = row.byteSize();
+        reserve(n);
+        row.copyTo(bytes, length);
+        push(n, time, diff);
+    }
+
+    /** Adds update {@code i} of {@code from}, its diff multiplied by {@code weight}. */
+    void add(Updates from, int i, long weight) {
+        int start = from.start(i);
+        int n = from.ends[i] - start;
+        reserve(n);
+        System.arraycopy(from.bytes, start, bytes, length, n);
+        push(n, from.times[i], from.diffs[i] * weight);
+    }
+
+    private void push(int n, long time, long diff) {
+        length += n;
+        ends[size] = length;
         times[size] = time;
         diffs[size] = diff;
         size++;
     }
 
-    void addAll(Updates other) {
-        for (int i = 0; i < other.size; i++) {
-            add(other.rows[i], other.times[i], other.diffs[i]);
+    /** Makes room for one more update of {@code n} bytes. */
+    private void reserve(int n) {
+        if (length + n > bytes.length) {
+            long want = Math.max(2L * bytes.length, (long) length + n);
+            if (want > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
+            }
+            bytes = Arrays.copyOf(bytes, (int) want);
         }
+        if (size == ends.length) {
+            int cap = size * 2;
+            ends = Arrays.copyOf(ends, cap);
+            times = Arrays.copyOf(times, cap);
+            diffs = Arrays.copyOf(diffs, cap);
+        }
+    }
+
+    void addAll(Updates other) {
+        if (other.size == 0) {
+            return;
+        }
+        if (length + other.length > bytes.length) {
+            long want = Math.max(2L * bytes.length, (long) length + other.length);
+            if (want > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
+            }
+            bytes = Arrays.copyOf(bytes, (int) want);
+        }
+        if (size + other.size > ends.length) {
+            int cap = Math.max(ends.length * 2, size + other.size);
+            ends = Arrays.copyOf(ends, cap);
+            times = Arrays.copyOf(times, cap);
+            diffs = Arrays.copyOf(diffs, cap);
+        }
+        System.arraycopy(other.bytes, 0, bytes, length, other.length);
+        for (int i = 0; i < other.size; i++) {
+            ends[size + i] = other.ends[i] + length;
+        }
+        System.arraycopy(other.times, 0, times, size, other.size);
+        System.arraycopy(other.diffs, 0, diffs, size, other.size);
+        size += other.size;
+        length += other.length;
     }
 
     boolean isEmpty() {
         return size == 0;
     }
 
+    /** Heap bytes held by this buffer's arrays. */
+    long byteSize() {
+        return bytes.length + 20L * ends.length;
+    }
+
+    /** Empties the buffer: views of its rows stay valid; capacity beyond a small bound is released. */
     void clear() {
-        Arrays.fill(rows, 0, size, null);
+        if (length > 0) {
+            bytes = new byte[Math.min(Math.max(length, 256), RETAINED)];
+        }
+        if (ends.length > RETAINED) {
+            ends = new int[RETAINED];
+            times = new long[RETAINED];
+            diffs = new long[RETAINED];
+        }
         size = 0;
+        length = 0;
     }
 }

@@ -125,6 +125,21 @@ public final class Row implements Comparable<Row> {
         return p.finish();
     }
 
+    /**
+     * Writes the encodings of the datums at {@code columns} into {@code dst} at {@code at}, without
+     * decoding, and returns the position after them. {@code dst} needs room for at most
+     * {@link #byteSize()} bytes per projected column set that repeats no column.
+     */
+    public int projectInto(int[] columns, byte[] dst, int at) {
+        for (int c : columns) {
+            int p = position(c);
+            int n = skip(bytes, p) - p;
+            System.arraycopy(bytes, p, dst, at, n);
+            at += n;
+        }
+        return at;
+    }
+
     /** This row followed by {@code other}'s datums. */
     public Row concat(Row other) {
         byte[] out = new byte[length + other.length];
@@ -232,7 +247,8 @@ public final class Row implements Comparable<Row> {
         return orderPrefix(bytes, offset, offset + length);
     }
 
-    private static long orderPrefix(byte[] b, int from, int to) {
+    /** The {@linkplain #orderPrefix() order prefix} of the encoded row at {@code b[from, to)}. */
+    public static long orderPrefix(byte[] b, int from, int to) {
         if (to - from >= Long.BYTES) {
             return (long) BIG_ENDIAN_LONGS.get(b, from);
         }

@@ -77,7 +77,9 @@ final class LogTableStorage implements TableStorage {
 
     private final Object lock = new Object();
     /** Applied state, all guarded by {@code lock}. */
-    private final Map<String, TableState> tables = new HashMap<>();
+    private final Map<String, StoredTable> tables = new HashMap<>();
+    /** Admitted writes not yet applied, by table; guarded by {@code admitLock}. */
+    private final Map<String, List<Op>> inflight = new HashMap<>();
     private final TreeMap<String, String> catalog = new TreeMap<>();
     private long upper;
     private boolean committing;
@@ -99,8 +101,9 @@ final class LogTableStorage implements TableStorage {
         try {
             synchronized (lock) {
                 journal.recover(record -> apply(record, null));
+                tables.values().forEach(StoredTable::flush);
                 upper = oracle.last() + 1;
-                for (TableState t : tables.values()) {
+                for (StoredTable t : tables.values()) {
                     admitted.put(t.id, t.schema);
                 }
                 historySizeAfterCompaction = historySize;
@@ -146,6 +149,7 @@ final class LogTableStorage implements TableStorage {
             if (admitted.remove(id) == null) {
                 throw unknownTable(id);
             }
+            inflight.remove(id);
             op = enqueue(Op.log(new LogRecord.DropTable(id)));
         }
         await(op);
@@ -225,9 +229,59 @@ final class LogTableStorage implements TableStorage {
             if (admitted.get(id) != schema) {
                 return Mono.error(unknownTable(id));
             }
+            String negative = negativeCount(id, updates);
+            if (negative != null) {
+                return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
+            }
+            inflight.computeIfAbsent(id, k -> new ArrayList<>()).add(op);
             enqueue(op);
         }
         return Mono.fromFuture(op.done, true);
+    }
+
+    /**
+     * Why {@code updates} would make a row's multiplicity negative (a table is a multiset), or null.
+     * Checked under {@code admitLock} against the applied rows and the admitted writes not yet
+     * applied, which the commit thread moves from one to the other under the same lock.
+     */
+    private String negativeCount(String id, List<RowDiff> updates) {
+        Map<Row, Long> net = null;
+        for (RowDiff u : updates) {
+            if (u.diff() < 0) {
+                if (net == null) {
+                    net = new HashMap<>();
+                }
+                net.put(u.row(), 0L);
+            }
+        }
+        if (net == null) {
+            return null;
+        }
+        for (RowDiff u : updates) {
+            net.computeIfPresent(u.row(), (r, d) -> d + u.diff());
+        }
+        StoredTable table;
+        synchronized (lock) {
+            table = tables.get(id);
+        }
+        for (Map.Entry<Row, Long> e : net.entrySet()) {
+            if (e.getValue() >= 0) {
+                continue;
+            }
+            long have = table == null ? 0 : table.count(e.getKey());
+            for (Op pending : inflight.getOrDefault(id, List.of())) {
+                for (RowDiff u : pending.updates) {
+                    if (u.row().equals(e.getKey())) {
+                        have += u.diff();
+                    }
+                }
+            }
+            if (have + e.getValue() < 0) {
+                return "it deletes " + -e.getValue() + " cop" + (e.getValue() == -1 ? "y" : "ies") + " of row " + e.getKey()
+                        + " but the table holds " + have + "; nothing was written";
+            }
+        }
+        return null;
     }
 
     /** Why {@code updates} do not fit {@code schema}, naming the row and column; null if they fit. */
@@ -271,7 +325,7 @@ final class LogTableStorage implements TableStorage {
     public Flux<TableEvent> subscribe(String id, long asOf) {
         return Flux.defer(() -> {
             synchronized (lock) {
-                TableState t = tables.get(id);
+                StoredTable t = tables.get(id);
                 if (t == null) {
                     return Flux.error(unknownTable(id));
                 }
@@ -282,7 +336,7 @@ final class LogTableStorage implements TableStorage {
                 if (closed) {
                     return Flux.error(closedError());
                 }
-                Subscriber s = new Subscriber(asOf);
+                StoredTable.Subscriber s = new StoredTable.Subscriber(asOf);
                 t.subscribers.add(s);
                 if (upper > asOf && !prime(t, s)) {
                     t.subscribers.remove(s);
@@ -318,8 +372,7 @@ final class LogTableStorage implements TableStorage {
             throw new IllegalArgumentException("table '" + id + "': compaction to the empty frontier is a drop; use dropTable");
         }
         synchronized (lock) {
-            TableState t = table(id);
-            t.since = Math.max(t.since, since.time());
+            table(id).advanceSince(since.time());
         }
     }
 
@@ -371,8 +424,8 @@ final class LogTableStorage implements TableStorage {
         }
         synchronized (lock) {
             closed = true;
-            for (TableState t : tables.values()) {
-                for (Subscriber s : List.copyOf(t.subscribers)) {
+            for (StoredTable t : tables.values()) {
+                for (StoredTable.Subscriber s : List.copyOf(t.subscribers)) {
                     s.sink.tryEmitComplete();
                 }
                 t.subscribers.clear();
@@ -452,13 +505,25 @@ final class LogTableStorage implements TableStorage {
         }
         records.addAndGet(segment.size());
         commits.incrementAndGet();
-        Map<TableState, List<TableUpdate>> fresh = new IdentityHashMap<>();
-        synchronized (lock) {
-            for (Op op : segment) {
-                apply(op.record, fresh);
+        Map<StoredTable, PackedUpdates.Builder> fresh = new IdentityHashMap<>();
+        synchronized (admitLock) {
+            synchronized (lock) {
+                for (Op op : segment) {
+                    apply(op.record, fresh);
+                }
+                tables.values().forEach(StoredTable::flush);
+                committing = false;
+                advance(Math.max(upper, maxTime + 1), fresh);
             }
-            committing = false;
-            advance(Math.max(upper, maxTime + 1), fresh);
+            for (Op op : segment) {
+                List<Op> pending = op.kind == Op.Kind.WRITE ? inflight.get(op.table) : null;
+                if (pending != null) {
+                    pending.remove(op);
+                    if (pending.isEmpty()) {
+                        inflight.remove(op.table);
+                    }
+                }
+            }
         }
         for (Op op : segment) {
             op.done.complete(op.time);
@@ -466,21 +531,21 @@ final class LogTableStorage implements TableStorage {
     }
 
     /** Applies one record to the tables; {@code fresh} collects new updates for subscribers (null in recovery). */
-    private void apply(LogRecord record, Map<TableState, List<TableUpdate>> fresh) {
+    private void apply(LogRecord record, Map<StoredTable, PackedUpdates.Builder> fresh) {
         switch (record) {
             case LogRecord.CreateTable c -> {
                 if (tables.containsKey(c.id())) {
                     throw new IllegalStateException("log creates table '" + c.id() + "' twice");
                 }
-                tables.put(c.id(), new TableState(c.id(), c.schema()));
+                tables.put(c.id(), new StoredTable(c.id(), c.schema()));
             }
             case LogRecord.DropTable d -> {
-                TableState t = tables.remove(d.id());
+                StoredTable t = tables.remove(d.id());
                 if (t == null) {
                     throw new IllegalStateException("log drops unknown table '" + d.id() + "'");
                 }
-                historySize -= t.history.size();
-                for (Subscriber s : List.copyOf(t.subscribers)) {
+                historySize -= t.size();
+                for (StoredTable.Subscriber s : List.copyOf(t.subscribers)) {
                     if (s.sink.tryEmitNext(new TableEvent.Progress(Frontier.EMPTY)).isFailure()) {
                         emitFailures.incrementAndGet();
                     }
@@ -492,16 +557,16 @@ final class LogTableStorage implements TableStorage {
                 }
             }
             case LogRecord.Write w -> {
-                TableState t = tables.get(w.id());
+                StoredTable t = tables.get(w.id());
                 if (t == null) {
                     throw new IllegalStateException("log writes to unknown table '" + w.id() + "'");
                 }
-                List<TableUpdate> out = fresh == null || t.subscribers.isEmpty() ? null : fresh.computeIfAbsent(t, k -> new ArrayList<>());
+                PackedUpdates.Builder out = fresh == null || t.subscribers.isEmpty() ? null
+                        : fresh.computeIfAbsent(t, k -> new PackedUpdates.Builder());
                 for (RowDiff u : w.updates()) {
-                    TableUpdate update = new TableUpdate(u.row(), w.time(), u.diff());
-                    t.history.add(update);
+                    t.stage(u.row(), w.time(), u.diff());
                     if (out != null) {
-                        out.add(update);
+                        out.add(u.row(), w.time(), u.diff());
                     }
                 }
                 historySize += w.updates().size();
@@ -511,11 +576,11 @@ final class LogTableStorage implements TableStorage {
             case LogRecord.CatalogPut p -> catalog.put(p.key(), p.json());
             case LogRecord.CatalogRemove r -> catalog.remove(r.key());
             case LogRecord.Since s -> {
-                TableState t = tables.get(s.id());
+                StoredTable t = tables.get(s.id());
                 if (t == null) {
                     throw new IllegalStateException("log sets the compaction frontier of unknown table '" + s.id() + "'");
                 }
-                t.since = Math.max(t.since, s.since());
+                t.advanceSince(s.since());
             }
             case LogRecord.Clock c -> {
                 oracle.observe(c.lastTime());
@@ -525,19 +590,19 @@ final class LogTableStorage implements TableStorage {
     }
 
     /** Moves the upper to {@code newUpper} (if later) and tells every subscriber. Called under {@code lock}. */
-    private void advance(long newUpper, Map<TableState, List<TableUpdate>> fresh) {
+    private void advance(long newUpper, Map<StoredTable, PackedUpdates.Builder> fresh) {
         boolean moved = newUpper > upper;
         if (moved) {
             upper = newUpper;
         }
         TableEvent.Progress progress = new TableEvent.Progress(Frontier.at(upper));
-        for (TableState t : tables.values()) {
+        for (StoredTable t : tables.values()) {
             if (t.subscribers.isEmpty()) {
                 continue;
             }
-            List<TableUpdate> mine = fresh.get(t);
-            TableEvent.Updates updates = mine == null ? null : new TableEvent.Updates(mine);
-            for (Subscriber s : List.copyOf(t.subscribers)) {
+            PackedUpdates.Builder mine = fresh.get(t);
+            TableEvent.Updates updates = mine == null ? null : new TableEvent.Updates(mine.build());
+            for (StoredTable.Subscriber s : List.copyOf(t.subscribers)) {
                 boolean ok;
                 if (!s.primed) {
                     if (upper <= s.asOf) {
@@ -555,30 +620,15 @@ final class LogTableStorage implements TableStorage {
     }
 
     /** Sends a subscriber its snapshot at {@code asOf}, the applied updates after it, and the upper. */
-    private boolean prime(TableState t, Subscriber s) {
-        Map<Row, long[]> acc = new HashMap<>();
-        List<TableUpdate> later = new ArrayList<>();
-        for (TableUpdate u : t.history) {
-            if (u.time() <= s.asOf) {
-                acc.computeIfAbsent(u.row(), r -> new long[1])[0] += u.diff();
-            } else {
-                later.add(u);
-            }
-        }
-        List<TableUpdate> snapshot = new ArrayList<>(acc.size());
-        for (Map.Entry<Row, long[]> e : acc.entrySet()) {
-            if (e.getValue()[0] != 0) {
-                snapshot.add(new TableUpdate(e.getKey(), s.asOf, e.getValue()[0]));
-            }
-        }
-        snapshot.sort((a, b) -> a.row().compareTo(b.row()));
+    private boolean prime(StoredTable t, StoredTable.Subscriber s) {
+        StoredTable.Snapshot snap = t.snapshot(s.asOf);
         s.primed = true;
-        return emit(s, new TableEvent.Updates(snapshot))
-                && (later.isEmpty() || emit(s, new TableEvent.Updates(later)))
+        return emit(s, new TableEvent.Updates(snap.at()))
+                && (snap.later().isEmpty() || emit(s, new TableEvent.Updates(snap.later())))
                 && emit(s, new TableEvent.Progress(Frontier.at(upper)));
     }
 
-    private boolean emit(Subscriber s, TableEvent event) {
+    private boolean emit(StoredTable.Subscriber s, TableEvent event) {
         if (s.sink.tryEmitNext(event).isFailure()) {
             emitFailures.incrementAndGet();
             return false;
@@ -624,22 +674,14 @@ final class LogTableStorage implements TableStorage {
         synchronized (lock) {
             image.add(new LogRecord.Clock(oracle.last()));
             historySize = 0;
-            for (TableState t : tables.values()) {
-                t.consolidate(Math.min(t.since, upper));
-                historySize += t.history.size();
+            for (StoredTable t : tables.values()) {
+                List<LogRecord.Write> writes = t.consolidated(Math.min(t.since, upper));
+                historySize += t.size();
                 image.add(new LogRecord.CreateTable(t.id, t.schema));
                 if (t.since > 0) {
                     image.add(new LogRecord.Since(t.id, t.since));
                 }
-                List<TableUpdate> h = t.history;
-                for (int i = 0; i < h.size(); ) {
-                    long time = h.get(i).time();
-                    List<RowDiff> same = new ArrayList<>();
-                    for (; i < h.size() && h.get(i).time() == time; i++) {
-                        same.add(new RowDiff(h.get(i).row(), h.get(i).diff()));
-                    }
-                    image.add(new LogRecord.Write(t.id, time, same));
-                }
+                image.addAll(writes);
             }
             catalog.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
             historySizeAfterCompaction = historySize;
@@ -686,8 +728,8 @@ final class LogTableStorage implements TableStorage {
         }
     }
 
-    private TableState table(String id) {
-        TableState t = tables.get(id);
+    private StoredTable table(String id) {
+        StoredTable t = tables.get(id);
         if (t == null) {
             throw unknownTable(id);
         }
@@ -736,56 +778,6 @@ final class LogTableStorage implements TableStorage {
 
         static Op control(Kind kind) {
             return new Op(kind, null, null, null);
-        }
-    }
-
-    /** A subscription: its read time, its sink, and whether it has had its snapshot. */
-    private static final class Subscriber {
-        final long asOf;
-        final Sinks.Many<TableEvent> sink = Sinks.many().unicast().onBackpressureBuffer();
-        boolean primed;
-
-        Subscriber(long asOf) {
-            this.asOf = asOf;
-        }
-    }
-
-    /** A table's schema, history in time order, compaction frontier and subscribers; guarded by {@code lock}. */
-    private static final class TableState {
-        final String id;
-        final Schema schema;
-        List<TableUpdate> history = new ArrayList<>();
-        long since;
-        final List<Subscriber> subscribers = new ArrayList<>();
-
-        TableState(String id, Schema schema) {
-            this.id = id;
-            this.schema = schema;
-        }
-
-        /** Advances every update at or before {@code frontier} to it and drops rows whose diffs cancel. */
-        void consolidate(long frontier) {
-            int n = 0;
-            while (n < history.size() && history.get(n).time() <= frontier) {
-                n++;
-            }
-            if (n == 0) {
-                return;
-            }
-            Map<Row, long[]> acc = new HashMap<>();
-            for (int i = 0; i < n; i++) {
-                TableUpdate u = history.get(i);
-                acc.computeIfAbsent(u.row(), r -> new long[1])[0] += u.diff();
-            }
-            List<TableUpdate> compacted = new ArrayList<>(acc.size() + history.size() - n);
-            acc.forEach((row, diff) -> {
-                if (diff[0] != 0) {
-                    compacted.add(new TableUpdate(row, frontier, diff[0]));
-                }
-            });
-            compacted.sort((a, b) -> a.row().compareTo(b.row()));
-            compacted.addAll(history.subList(n, history.size()));
-            history = compacted;
         }
     }
 }

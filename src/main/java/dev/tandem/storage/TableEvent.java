@@ -7,10 +7,13 @@ import java.util.Objects;
 /** What a table subscription delivers: batches of updates and advances of the table's upper. */
 public sealed interface TableEvent {
 
-    /** Updates in timestamp order; every one of them has {@code time} below the next {@link Progress}. */
+    /**
+     * Updates in timestamp order; every one of them has {@code time} below the next {@link Progress}.
+     * The storage delivers them as {@link PackedUpdates} (no object per update).
+     */
     record Updates(List<TableUpdate> updates) implements TableEvent {
         public Updates {
-            updates = List.copyOf(updates);
+            updates = updates instanceof PackedUpdates ? updates : List.copyOf(updates);
         }
     }
 

@@ -3,58 +3,74 @@ package dev.tandem.trace;
 import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
 import java.util.Arrays;
+import java.util.function.LongConsumer;
 
 /**
  * Collects updates in any order and builds a sorted, consolidated {@link Batch}: updates with equal
  * {@code (key, val, time)} are summed and zero sums dropped. Times before {@code since} are advanced to
  * it when the batch is built.
  *
- * <p>Sorting is two-pass: a primitive sort of each update's key {@linkplain Row#orderPrefix() prefix}
- * packed with its index, which orders most updates without touching a row, then a comparison sort of
- * each run of updates whose prefixes tie.
+ * <p>Pending updates are held as primitive columns (key bytes, value bytes, end offsets, times,
+ * diffs), never as row objects, so building a batch of millions of updates allocates a handful of
+ * arrays. Sorting is two-pass: a primitive sort of each update's key {@linkplain Row#orderPrefix()
+ * prefix} packed with its index, which orders most updates without comparing rows, then an index sort
+ * of each run of updates whose prefixes tie. Capacity beyond a small bound is released after each
+ * build, so a builder that once built a huge batch does not keep its buffers.
  */
 public final class BatchBuilder {
 
     private static final int PROGRESS_STEP = 1 << 15;
+    private static final int RETAINED = 1 << 12;
 
-    private Row[] keys = new Row[64];
-    private Row[] vals = new Row[64];
+    private final Slab keys = new Slab();
+    private final Slab vals = new Slab();
     private long[] times = new long[64];
     private long[] diffs = new long[64];
     private int size;
-    private long keyBytes;
-    private long valBytes;
+    private LongConsumer progress = n -> { };
 
     public BatchBuilder add(Row key, Row val, long time, long diff) {
         if (diff == 0) {
             return this;
         }
-        if (size == keys.length) {
-            int n = size * 2;
-            keys = Arrays.copyOf(keys, n);
-            vals = Arrays.copyOf(vals, n);
-            times = Arrays.copyOf(times, n);
-            diffs = Arrays.copyOf(diffs, n);
+        keys.add(key);
+        vals.add(val);
+        push(time, diff);
+        return this;
+    }
+
+    /** Adds {@code val} keyed by its datums at {@code keyColumns}, copying bytes without a key row. */
+    public BatchBuilder addKeyedBy(int[] keyColumns, Row val, long time, long diff) {
+        if (diff == 0) {
+            return this;
         }
-        keys[size] = key;
-        vals[size] = val;
+        keys.addProjection(val, keyColumns);
+        vals.add(val);
+        push(time, diff);
+        return this;
+    }
+
+    private void push(long time, long diff) {
+        if (size == times.length) {
+            times = Arrays.copyOf(times, size * 2);
+            diffs = Arrays.copyOf(diffs, size * 2);
+        }
         times[size] = time;
         diffs[size] = diff;
         size++;
-        keyBytes += key.byteSize();
-        valBytes += val.byteSize();
-        return this;
     }
 
     public int size() {
         return size;
     }
 
-    /** Progress of a long {@link #build}: told the number of updates consolidated, in steps. */
-    private java.util.function.LongConsumer progress = n -> { };
+    /** Heap bytes held by the pending updates. */
+    public long byteSize() {
+        return keys.byteSize() + vals.byteSize() + 16L * times.length;
+    }
 
     /** Reports consolidation progress of every later {@link #build} to {@code progress}. */
-    public BatchBuilder onProgress(java.util.function.LongConsumer progress) {
+    public BatchBuilder onProgress(LongConsumer progress) {
         this.progress = progress;
         return this;
     }
@@ -65,6 +81,7 @@ public final class BatchBuilder {
         for (int i = 0; i < size; i++) {
             long t = times[i];
             if (!lower.lessEqual(t) || !upper.isPast(t)) {
+                clear();
                 throw new IllegalArgumentException("update at " + t + " outside batch [" + lower + ", " + upper + ")");
             }
             if (t < sinceTime) {
@@ -72,9 +89,10 @@ public final class BatchBuilder {
             }
         }
         int[] order = sortedOrder();
-        BatchWriter w = new BatchWriter(keyBytes, size, valBytes, size, size);
+        BatchWriter w = new BatchWriter(keys.length, size, vals.length, size, size);
         int i = 0;
         int reported = 0;
+        int last = -1;
         while (i < size) {
             if (i - reported >= PROGRESS_STEP) {
                 progress.accept(i - reported);
@@ -88,21 +106,32 @@ public final class BatchBuilder {
                 j++;
             }
             if (sum != 0) {
-                w.push(keys[u], vals[u], times[u], sum);
+                boolean newKey = last < 0 || keys.compare(last, u) != 0;
+                boolean newVal = newKey || vals.compare(last, u) != 0;
+                w.push(keys.bytes, keys.start(u), keys.ends[u], newKey, vals.bytes, vals.start(u), vals.ends[u], newVal,
+                        times[u], sum);
+                last = u;
             }
             i = j;
         }
         progress.accept(size - reported);
-        Arrays.fill(keys, 0, size, null);
-        Arrays.fill(vals, 0, size, null);
+        Batch batch = w.finish(lower, upper, since);
+        clear();
+        return batch;
+    }
+
+    private void clear() {
         size = 0;
-        keyBytes = 0;
-        valBytes = 0;
-        return w.finish(lower, upper, since);
+        keys.clear();
+        vals.clear();
+        if (times.length > RETAINED) {
+            times = new long[RETAINED];
+            diffs = new long[RETAINED];
+        }
     }
 
     private boolean sameUpdate(int a, int b) {
-        return times[a] == times[b] && keys[a].equals(keys[b]) && vals[a].equals(vals[b]);
+        return times[a] == times[b] && keys.compare(a, b) == 0 && vals.compare(a, b) == 0;
     }
 
     /** The indices of the pending updates in {@code (key, val, time)} order. */
@@ -116,7 +145,7 @@ public final class BatchBuilder {
         long[] packed = new long[size];
         for (int i = 0; i < size; i++) {
             // flip the sign bit so that the signed sort orders prefixes as unsigned
-            packed[i] = ((keys[i].orderPrefix() ^ Long.MIN_VALUE) & ~indexMask) | i;
+            packed[i] = ((Row.orderPrefix(keys.bytes, keys.start(i), keys.ends[i]) ^ Long.MIN_VALUE) & ~indexMask) | i;
         }
         Arrays.sort(packed);
         for (int i = 0; i < size; i++) {
@@ -134,35 +163,131 @@ public final class BatchBuilder {
         return order;
     }
 
-    /** Sorts {@code order[from, to)} by comparing the updates in full. */
+    /** Sorts {@code order[from, to)} by comparing the updates in full (quicksort, insertion sort for short runs). */
     private void sortRun(int[] order, int from, int to) {
-        if (to - from <= 16) {
-            for (int i = from + 1; i < to; i++) {
-                int u = order[i];
-                int j = i - 1;
-                while (j >= from && compare(order[j], u) > 0) {
-                    order[j + 1] = order[j];
-                    j--;
+        while (to - from > 16) {
+            int mid = (from + to) >>> 1;
+            int pivot = medianOfThree(order[from], order[mid], order[to - 1]);
+            int lt = from;
+            int gt = to;
+            int i = from;
+            // three-way partition: [from, lt) < pivot, [lt, i) == pivot, [gt, to) > pivot
+            while (i < gt) {
+                int c = compare(order[i], pivot);
+                if (c < 0) {
+                    swap(order, lt++, i++);
+                } else if (c > 0) {
+                    swap(order, i, --gt);
+                } else {
+                    i++;
                 }
-                order[j + 1] = u;
             }
-            return;
+            // recurse into the smaller side, loop on the larger
+            if (lt - from < to - gt) {
+                sortRun(order, from, lt);
+                from = gt;
+            } else {
+                sortRun(order, gt, to);
+                to = lt;
+            }
         }
-        Integer[] run = new Integer[to - from];
-        for (int i = from; i < to; i++) {
-            run[i - from] = order[i];
-        }
-        Arrays.sort(run, this::compare);
-        for (int i = from; i < to; i++) {
-            order[i] = run[i - from];
+        for (int i = from + 1; i < to; i++) {
+            int u = order[i];
+            int j = i - 1;
+            while (j >= from && compare(order[j], u) > 0) {
+                order[j + 1] = order[j];
+                j--;
+            }
+            order[j + 1] = u;
         }
     }
 
+    private int medianOfThree(int a, int b, int c) {
+        if (compare(a, b) > 0) {
+            int t = a;
+            a = b;
+            b = t;
+        }
+        if (compare(b, c) > 0) {
+            b = c;
+            if (compare(a, b) > 0) {
+                b = a;
+            }
+        }
+        return b;
+    }
+
+    private static void swap(int[] a, int i, int j) {
+        int t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+
     private int compare(int a, int b) {
-        int c = keys[a].compareTo(keys[b]);
+        int c = keys.compare(a, b);
         if (c == 0) {
-            c = vals[a].compareTo(vals[b]);
+            c = vals.compare(a, b);
         }
         return c != 0 ? c : Long.compare(times[a], times[b]);
+    }
+
+    /** Encoded rows back to back with end offsets. */
+    private static final class Slab {
+        byte[] bytes = new byte[256];
+        int[] ends = new int[64];
+        int count;
+        int length;
+
+        int start(int i) {
+            return i == 0 ? 0 : ends[i - 1];
+        }
+
+        void add(Row row) {
+            reserve(row.byteSize());
+            row.copyTo(bytes, length);
+            end(length + row.byteSize());
+        }
+
+        void addProjection(Row row, int[] columns) {
+            reserve((long) row.byteSize() * Math.max(1, columns.length));
+            end(row.projectInto(columns, bytes, length));
+        }
+
+        private void end(int newLength) {
+            length = newLength;
+            ends[count++] = length;
+        }
+
+        private void reserve(long n) {
+            if (length + n > bytes.length) {
+                long want = Math.max(2L * bytes.length, length + n);
+                if (want > Integer.MAX_VALUE - 8) {
+                    throw new IllegalStateException("a batch cannot hold more than 2 GB of rows in one column");
+                }
+                bytes = Arrays.copyOf(bytes, (int) want);
+            }
+            if (count == ends.length) {
+                ends = Arrays.copyOf(ends, count * 2);
+            }
+        }
+
+        int compare(int a, int b) {
+            return Row.compare(bytes, start(a), ends[a], bytes, start(b), ends[b]);
+        }
+
+        long byteSize() {
+            return bytes.length + 4L * ends.length;
+        }
+
+        void clear() {
+            count = 0;
+            length = 0;
+            if (bytes.length > RETAINED * 32) {
+                bytes = new byte[RETAINED * 32];
+            }
+            if (ends.length > RETAINED) {
+                ends = new int[RETAINED];
+            }
+        }
     }
 }

@@ -214,12 +214,9 @@ final class BatchWriter {
 
         Batch.Rows finish() {
             byte[] packed = bytes.length == length ? bytes : Arrays.copyOf(bytes, length);
-            if (offsets == null && stride > 0) {
-                return new Batch.Rows(packed, null, stride, count);
-            }
             if (offsets == null) {
-                // no rows, or only empty rows
-                return new Batch.Rows(packed, new int[count + 1], 0, count);
+                // every row has the same length (empty rows included: stride 0), or there are none
+                return new Batch.Rows(packed, null, Math.max(stride, 0), count);
             }
             return new Batch.Rows(packed, exact(offsets, count + 1), 0, count);
         }

@@ -6,7 +6,9 @@ import static dev.tandem.storage.StorageTesting.kv;
 import static dev.tandem.storage.StorageTesting.model;
 import static dev.tandem.storage.StorageTesting.read;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -67,12 +69,23 @@ class TableStorageProperties {
             for (int i = 0; i < writes.size(); i++) {
                 clock.addAndGet(clockSteps.get(i));
                 List<RowDiff> diffs = writes.get(i).stream().map(c -> new RowDiff(kv(c.key(), "v" + c.key() % 2), c.diff())).toList();
+                if (goesNegative(acked, diffs)) {
+                    // a table is a multiset: the write is refused whole and changes nothing
+                    TableStorage refusing = storage;
+                    assertThatThrownBy(() -> refusing.write("u1", diffs).block(Duration.ofSeconds(10)))
+                            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("but the table holds");
+                    continue;
+                }
                 long ts = storage.write("u1", diffs).block(Duration.ofSeconds(10));
                 if (!times.isEmpty()) {
                     assertThat(ts).isGreaterThan(times.getLast());
                 }
                 times.add(ts);
                 diffs.forEach(d -> acked.add(new TableUpdate(d.row(), ts, d.diff())));
+            }
+            if (times.isEmpty()) {
+                assertThat(storage.lastWriteTime()).as("every write was refused").isEqualTo(-1);
+                return;
             }
             long first = times.getFirst() - 1;
             long last = times.getLast();
@@ -103,5 +116,13 @@ class TableStorageProperties {
                 }
             }
         }
+    }
+
+    /** Whether applying {@code diffs} after {@code acked} leaves some row with a negative count (naively). */
+    private static boolean goesNegative(List<TableUpdate> acked, List<RowDiff> diffs) {
+        java.util.Map<Row, Long> counts = new java.util.HashMap<>();
+        acked.forEach(u -> counts.merge(u.row(), u.diff(), Long::sum));
+        diffs.forEach(d -> counts.merge(d.row(), d.diff(), Long::sum));
+        return counts.values().stream().anyMatch(c -> c < 0);
     }
 }

@@ -1,0 +1,174 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import dev.tandem.time.Frontier;
+import dev.tandem.trace.BatchBuilder;
+import dev.tandem.trace.Cursor;
+import dev.tandem.trace.ReadHold;
+import dev.tandem.trace.Spine;
+import dev.tandem.trace.TraceSnapshot;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One table's rows at rest: its history as a {@link Spine} keyed by the whole row (with no value), so
+ * resting rows are packed columnar batches (a row of three int64 columns costs its 27 encoded bytes
+ * plus its time and diff) that merge and consolidate at the table's compaction frontier in the
+ * background. Mutated only by the storage's commit thread; {@link #count} and the snapshots read an
+ * immutable trace snapshot and are safe from any thread.
+ */
+final class StoredTable {
+
+    final String id;
+    final Schema schema;
+    /** The compaction frontier: reads at or after it are exact. */
+    long since;
+    final List<Subscriber> subscribers = new ArrayList<>();
+
+    private final Spine spine;
+    private final ReadHold sinceHold;
+    private final BatchBuilder pending = new BatchBuilder();
+    private long pendingMaxTime = -1;
+
+    StoredTable(String id, Schema schema) {
+        this.id = id;
+        this.schema = schema;
+        this.spine = new Spine("table " + id, Frontier.MIN);
+        this.sinceHold = spine.acquireHold("compaction frontier of table " + id, Frontier.MIN);
+    }
+
+    /** Stages an update; it becomes visible at the next {@link #flush()}. Times must not decrease. */
+    void stage(Row row, long time, long diff) {
+        pending.add(row, Row.EMPTY, time, diff);
+        pendingMaxTime = Math.max(pendingMaxTime, time);
+    }
+
+    /** Moves the staged updates into the history as one batch. */
+    void flush() {
+        if (pending.size() == 0) {
+            return;
+        }
+        Frontier lower = spine.upper();
+        Frontier upper = Frontier.at(Math.max(pendingMaxTime + 1, lower.time()));
+        spine.insert(pending.build(lower, upper, spine.since()));
+        pendingMaxTime = -1;
+    }
+
+    /** Allows compaction up to {@code frontier}. */
+    void advanceSince(long frontier) {
+        if (frontier > since) {
+            since = frontier;
+            sinceHold.downgrade(Frontier.at(frontier));
+        }
+    }
+
+    /** The multiplicity of {@code row} over all flushed updates. */
+    long count(Row row) {
+        long[] sum = new long[1];
+        spine.snapshot().lookup(row, Long.MAX_VALUE, (v, d) -> sum[0] += d);
+        return sum[0];
+    }
+
+    /** Updates held (a measure of memory and of the log's consolidated size). */
+    long size() {
+        return spine.snapshot().records();
+    }
+
+    /** Heap bytes of the packed history. */
+    long byteSize() {
+        return spine.snapshot().byteSize();
+    }
+
+    /**
+     * The snapshot at {@code asOf} (rows with their non-zero multiplicities at {@code asOf}, in row
+     * order) and the updates after it, in time order.
+     */
+    Snapshot snapshot(long asOf) {
+        PackedUpdates.Builder at = new PackedUpdates.Builder();
+        List<long[]> later = new ArrayList<>();
+        List<Row> laterRows = new ArrayList<>();
+        Cursor c = spine.snapshot().cursor();
+        long[] sum = new long[1];
+        while (c.keyValid()) {
+            Row row = c.key();
+            sum[0] = 0;
+            c.forEachUpdate((val, time, diff) -> {
+                if (time <= asOf) {
+                    sum[0] += diff;
+                } else {
+                    later.add(new long[] {time, diff, laterRows.size()});
+                    laterRows.add(row);
+                }
+            });
+            if (sum[0] != 0) {
+                at.add(row, asOf, sum[0]);
+            }
+            c.stepKey();
+        }
+        later.sort((a, b) -> Long.compare(a[0], b[0]));
+        PackedUpdates.Builder after = new PackedUpdates.Builder();
+        for (long[] u : later) {
+            after.add(laterRows.get((int) u[2]), u[0], u[1]);
+        }
+        return new Snapshot(at.build(), after.build());
+    }
+
+    /** A snapshot and the updates after it. */
+    record Snapshot(PackedUpdates at, PackedUpdates later) {
+    }
+
+    /**
+     * The history consolidated at {@code frontier}: updates at or before it advanced to it and summed,
+     * as writes in time order (for rewriting the log). Merges the history down first.
+     */
+    List<LogRecord.Write> consolidated(long frontier) {
+        spine.compactFully();
+        List<long[]> updates = new ArrayList<>();
+        List<Row> rows = new ArrayList<>();
+        Cursor c = spine.snapshot().cursor();
+        long[] sum = new long[1];
+        while (c.keyValid()) {
+            Row row = c.key();
+            sum[0] = 0;
+            c.forEachUpdate((val, time, diff) -> {
+                if (time <= frontier) {
+                    sum[0] += diff;
+                } else {
+                    updates.add(new long[] {time, diff, rows.size()});
+                    rows.add(row);
+                }
+            });
+            if (sum[0] != 0) {
+                updates.add(new long[] {frontier, sum[0], rows.size()});
+                rows.add(row);
+            }
+            c.stepKey();
+        }
+        long[][] sorted = updates.toArray(new long[0][]);
+        Arrays.sort(sorted, (a, b) -> Long.compare(a[0], b[0]));
+        List<LogRecord.Write> out = new ArrayList<>();
+        for (int i = 0; i < sorted.length; ) {
+            long time = sorted[i][0];
+            List<RowDiff> same = new ArrayList<>();
+            for (; i < sorted.length && sorted[i][0] == time; i++) {
+                same.add(new RowDiff(rows.get((int) sorted[i][2]), sorted[i][1]));
+            }
+            out.add(new LogRecord.Write(id, time, same));
+        }
+        return out;
+    }
+
+    /** A subscription: its read time, its sink, and whether it has had its snapshot. */
+    static final class Subscriber {
+        final long asOf;
+        final reactor.core.publisher.Sinks.Many<TableEvent> sink =
+                reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        boolean primed;
+
+        Subscriber(long asOf) {
+            this.asOf = asOf;
+        }
+    }
+}
