@@ -10,8 +10,10 @@ import dev.tandem.time.Frontier;
  *
  * <p>Storage is columnar and packed: distinct keys, then for each key its distinct values, then for
  * each value its {@code (time, diff)} pairs, each level as one byte or long array with start offsets.
- * Offsets are elided when every row of a level has the same length or every group has one member,
- * so an {@code (int64, int64)} update costs 34 bytes when keys are distinct. Because a batch never
+ * Offsets are elided when every row of a level has the same length or every group has one member;
+ * times are stored once when every update has the same time (a hydrated snapshot, or history
+ * compacted to one frontier) and diffs not at all when every diff is 1. So a compacted
+ * update with distinct keys costs only its encoded key and value bytes. Because a batch never
  * changes, readers on other threads hold it without locks or copies.
  */
 public final class Batch {
@@ -24,9 +26,17 @@ public final class Batch {
     final Starts keyValStart;
     final Rows vals;
     final Starts valUpdStart;
-    final long[] times;
-    final long[] diffs;
+    /** Each update's time, or (when {@code constantTime}) one time shared by every update. */
+    private final long[] times;
+    private final boolean constantTime;
+    /** Each update's diff, or null when every diff is 1 (a consolidated snapshot of distinct rows). */
+    private final long[] diffs;
+    private final int updates;
 
+    /**
+     * A batch over the given columns; {@code times} and {@code diffs} hold one entry per update and
+     * are stored compressed when every time is the same or every diff is 1.
+     */
     Batch(Frontier lower, Frontier upper, Frontier since, Rows keys, Starts keyValStart, Rows vals, Starts valUpdStart,
             long[] times, long[] diffs) {
         this.lower = lower;
@@ -36,8 +46,28 @@ public final class Batch {
         this.keyValStart = keyValStart;
         this.vals = vals;
         this.valUpdStart = valUpdStart;
-        this.times = times;
-        this.diffs = diffs;
+        this.updates = times.length;
+        boolean sameTime = updates > 1;
+        for (int u = 1; sameTime && u < updates; u++) {
+            sameTime = times[u] == times[0];
+        }
+        boolean allOnes = updates > 0;
+        for (int u = 0; allOnes && u < updates; u++) {
+            allOnes = diffs[u] == 1;
+        }
+        this.constantTime = sameTime;
+        this.times = sameTime ? new long[] {times[0]} : times;
+        this.diffs = allOnes ? null : diffs;
+    }
+
+    /** The time of update {@code u}. */
+    long time(int u) {
+        return constantTime ? times[0] : times[u];
+    }
+
+    /** The diff of update {@code u}. */
+    long diff(int u) {
+        return diffs == null ? 1 : diffs[u];
     }
 
     /** An empty batch that only advances time from {@code lower} to {@code upper}. */
@@ -59,7 +89,7 @@ public final class Batch {
 
     /** The number of {@code (key, val, time, diff)} updates. */
     public int updateCount() {
-        return times.length;
+        return updates;
     }
 
     public int keyCount() {
@@ -67,12 +97,12 @@ public final class Batch {
     }
 
     public boolean isEmpty() {
-        return times.length == 0;
+        return updates == 0;
     }
 
     /** Approximate heap bytes of the packed storage. */
     public long byteSize() {
-        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 16L * times.length
+        return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 8L * times.length + (diffs == null ? 0 : 8L * diffs.length)
                 + 64;
     }
 
@@ -131,8 +161,8 @@ public final class Batch {
     long diffAt(int v, long t) {
         long sum = 0;
         for (int u = valUpdStart.at(v), end = valUpdStart.at(v + 1); u < end; u++) {
-            if (times[u] <= t) {
-                sum += diffs[u];
+            if (time(u) <= t) {
+                sum += diff(u);
             }
         }
         return sum;

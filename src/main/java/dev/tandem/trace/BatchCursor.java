@@ -55,7 +55,7 @@ final class BatchCursor implements Cursor {
         for (int v = valStart(), end = valEnd(); v < end; v++) {
             Row val = batch.vals.row(v);
             for (int u = batch.valUpdStart.at(v), ue = batch.valUpdStart.at(v + 1); u < ue; u++) {
-                out.accept(val, batch.times[u], batch.diffs[u]);
+                out.accept(val, batch.time(u), batch.diff(u));
             }
         }
     }

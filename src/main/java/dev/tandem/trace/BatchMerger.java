@@ -92,7 +92,7 @@ final class BatchMerger {
             if (b.valUpdStart.at(v + 1) == u + 1) {
                 // one value with one update, the common case: nothing to consolidate
                 out.push(b.keys.bytes, b.keys.start(key), b.keys.end(key), true, b.vals.bytes, b.vals.start(v),
-                        b.vals.end(v), true, Math.max(b.times[u], floor), b.diffs[u]);
+                        b.vals.end(v), true, Math.max(b.time(u), floor), b.diff(u));
                 if (isOlder) {
                     valA = vEnd;
                 } else {
@@ -178,8 +178,8 @@ final class BatchMerger {
             scratchDiffs = Arrays.copyOf(scratchDiffs, scratchTimes.length);
         }
         for (int u = s; u < e; u++) {
-            scratchTimes[n] = Math.max(b.times[u], floor);
-            scratchDiffs[n] = b.diffs[u];
+            scratchTimes[n] = Math.max(b.time(u), floor);
+            scratchDiffs[n] = b.diff(u);
             n++;
         }
         return n;
