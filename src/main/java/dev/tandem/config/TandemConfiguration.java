@@ -55,8 +55,10 @@ public class TandemConfiguration {
     Multiplexer multiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
             ObjectProvider<RuntimeObserver> observer) {
         TandemProperties.Compute c = props.compute();
-        return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(), storage,
-                registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
+        Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
+                storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
+        m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
+        return m;
     }
 
     @Bean(destroyMethod = "close")

@@ -26,11 +26,27 @@ public record TandemProperties(
 
     /** Start-up only. */
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
-            @DefaultValue("0") int interactiveWorkers) {
+            @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget) {
 
-        /** Workers of the maintenance (or solo) runtime; 0 means one per available processor. */
+        /**
+         * Workers of the maintenance (or solo) runtime; 0 means one per available processor, less one
+         * when an interactive runtime runs beside it, so that reads keep a core to themselves.
+         */
         public int maintenanceWorkerCount() {
-            return maintenanceWorkers > 0 ? maintenanceWorkers : Runtime.getRuntime().availableProcessors();
+            if (maintenanceWorkers > 0) {
+                return maintenanceWorkers;
+            }
+            int cpus = Runtime.getRuntime().availableProcessors();
+            return interactiveRuntime.enabled() ? Math.max(1, cpus - 1) : cpus;
+        }
+
+        /**
+         * The heap one dataflow may hold (arrangements and buffers) before it is stopped with an error;
+         * 0 means a quarter of the maximum heap.
+         */
+        public long dataflowMemoryBudgetBytes() {
+            long bytes = dataflowMemoryBudget.toBytes();
+            return bytes > 0 ? bytes : Runtime.getRuntime().maxMemory() / 4;
         }
 
         /** Threads of the interactive runtime's fast lane (and of its slow lane); 0 means one per processor. */
@@ -64,6 +80,7 @@ public record TandemProperties(
         s.put("tandem.compute.interactive-runtime.enabled", compute.interactiveRuntime().enabled());
         s.put("tandem.compute.maintenance-workers", compute.maintenanceWorkers());
         s.put("tandem.compute.interactive-workers", compute.interactiveWorkers());
+        s.put("tandem.compute.dataflow-memory-budget", compute.dataflowMemoryBudget());
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());

@@ -82,6 +82,14 @@ public final class Multiplexer implements ComputeInstance {
         }
     }
 
+    /** Sets the memory budget of each dataflow created from now on, in both runtimes (bytes). */
+    public void setDataflowMemoryBudget(long bytes) {
+        maintenance.setDataflowMemoryBudget(bytes);
+        if (interactive != null) {
+            interactive.setDataflowMemoryBudget(bytes);
+        }
+    }
+
     public boolean twoRuntimes() {
         return interactive != null;
     }

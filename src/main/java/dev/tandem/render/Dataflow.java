@@ -75,6 +75,8 @@ public final class Dataflow {
     private final Map<String, ReadHold> publisherHolds = new HashMap<>();
     private final List<SharedArrangement> published = new ArrayList<>();
 
+    private final MemoryBudget budget;
+    private final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
     private final AtomicInteger wip = new AtomicInteger();
     private final Disposable.Composite subscriptions = Disposables.composite();
     private final LongAdder processed = new LongAdder();
@@ -96,6 +98,7 @@ public final class Dataflow {
         this.steps = env.steps();
         this.workers = pool.size();
         this.lower = desc.asOf();
+        this.budget = new MemoryBudget(id, env.memoryBudget());
         DataflowRenderer r = new DataflowRenderer(desc, workers, this::importSnapshot);
         r.render();
         this.exports = r.exports;
@@ -108,11 +111,11 @@ public final class Dataflow {
         errSpines = new Spine[exports.size()][workers];
         exportErrs = new Updates[exports.size()][workers];
         for (int w = 0; w < workers; w++) {
-            outs[w] = new Updates();
-            errs[w] = new Updates();
+            outs[w] = new Updates(budget);
+            errs[w] = new Updates(budget);
             for (int e = 0; e < exports.size(); e++) {
                 errSpines[e][w] = new Spine(exports.get(e).exportId + " errs shard " + w, Frontier.at(desc.asOf()));
-                exportErrs[e][w] = new Updates();
+                exportErrs[e][w] = new Updates(budget);
             }
         }
         errorWeights = new long[order.size()][exports.size()];
@@ -144,7 +147,7 @@ public final class Dataflow {
                 inbox[o][w] = new Updates[op.inputs.length][workers];
                 for (int p = 0; p < op.inputs.length; p++) {
                     for (int s = 0; s < workers; s++) {
-                        inbox[o][w][p][s] = new Updates();
+                        inbox[o][w][p][s] = new Updates(budget);
                     }
                 }
             }
@@ -153,7 +156,13 @@ public final class Dataflow {
 
     /** What a dataflow needs from its runtime. */
     public record Env(WorkerPool pool, TableStorage tables, ArrangementSharingRegistry registry, DataflowListener listener,
-            LongSupplier clock, StepObserver steps) {
+            LongSupplier clock, StepObserver steps, long memoryBudget) {
+
+        /** An environment without a memory budget. */
+        public Env(WorkerPool pool, TableStorage tables, ArrangementSharingRegistry registry, DataflowListener listener,
+                LongSupplier clock, StepObserver steps) {
+            this(pool, tables, registry, listener, clock, steps, MemoryBudget.UNLIMITED);
+        }
     }
 
     /** Told the duration of every operator step, for metrics and introspection. */
@@ -307,6 +316,7 @@ public final class Dataflow {
             return;
         }
         dropped = true;
+        budget.stop("dataflow " + id + " was dropped");
         subscriptions.dispose();
         for (ImportInput imp : importInputs.values()) {
             imp.release();
@@ -455,7 +465,7 @@ public final class Dataflow {
     private void drain() {
         long from = lower;
         long to = target();
-        if (dropped || to <= from || (to == Long.MAX_VALUE && !constantsOnly())) {
+        if (dropped || budget.isStopped() || to <= from || (to == Long.MAX_VALUE && !constantsOnly())) {
             if (wip.decrementAndGet() != 0) {
                 wip.set(1);
                 drain();
@@ -493,36 +503,77 @@ public final class Dataflow {
         Operator op = order.get(o);
         Updates[] in = new Updates[op.inputs.length];
         for (int p = 0; p < in.length; p++) {
-            Updates[] fromSenders = inbox[o][w][p];
-            Updates merged = fromSenders[0];
-            for (int s = 1; s < workers; s++) {
-                merged.addAll(fromSenders[s]);
-                fromSenders[s].clear();
-            }
-            in[p] = merged;
+            in[p] = inbox[o][w][p][0];
         }
         Updates out = outs[w];
-        long start = System.nanoTime();
-        shards[o][w].step(in, round, out, errs[w]);
-        steps.step(id, op.name, w, System.nanoTime() - start);
-        attributeErrors(o, w);
-        for (Updates u : in) {
-            round.processed().add(u.size);
-            u.clear();
-        }
-        for (int[] edge : consumers.get(o)) {
-            int c = edge[0];
-            int port = edge[1];
-            Operator.Partitioner part = order.get(c).partitioner(port);
-            if (part == null || workers == 1) {
-                inbox[c][w][port][w].addAll(out);
-            } else {
-                for (int i = 0; i < out.size; i++) {
-                    inbox[c][part.shard(out.row(i), workers)][port][w].add(out, i, 1);
+        try {
+            budget.check();
+            for (int p = 0; p < in.length; p++) {
+                Updates[] fromSenders = inbox[o][w][p];
+                for (int s = 1; s < workers; s++) {
+                    in[p].addAll(fromSenders[s]);
+                    fromSenders[s].clear();
                 }
             }
+            long start = System.nanoTime();
+            shards[o][w].step(in, round, out, errs[w]);
+            steps.step(id, op.name, w, System.nanoTime() - start);
+            attributeErrors(o, w);
+            for (Updates u : in) {
+                round.processed().add(u.size);
+                u.clear();
+            }
+            for (int[] edge : consumers.get(o)) {
+                int c = edge[0];
+                int port = edge[1];
+                Operator.Partitioner part = order.get(c).partitioner(port);
+                if (part == null || workers == 1) {
+                    inbox[c][w][port][w].addAll(out);
+                } else {
+                    for (int i = 0; i < out.size; i++) {
+                        inbox[c][part.shard(out.row(i), workers)][port][w].add(out, i, 1);
+                    }
+                }
+            }
+            out.clear();
+            budget.resident(residentBytes());
+        } catch (MemoryBudget.DataflowAbort abort) {
+            for (Updates u : in) {
+                u.clear();
+            }
+            out.clear();
+            errs[w].clear();
+            abort(abort.getMessage());
         }
-        out.clear();
+    }
+
+    /** Heap bytes of the dataflow's arrangements: its exports and its operators' state. */
+    private long residentBytes() {
+        long bytes = 0;
+        for (int e = 0; e < exports.size(); e++) {
+            for (int w = 0; w < workers; w++) {
+                bytes += exports.get(e).spines[w].snapshot().byteSize() + errSpines[e][w].snapshot().byteSize();
+            }
+        }
+        for (Operator.Shard[] opShards : shards) {
+            for (Operator.Shard shard : opShards) {
+                bytes += shard.residentBytes();
+            }
+        }
+        return bytes;
+    }
+
+    /** Ends the dataflow's work after its budget was exceeded or it was stopped; reports a failure once. */
+    private void abort(String why) {
+        budget.stop(why);
+        if (failed.compareAndSet(false, true)) {
+            fail(why);
+        }
+    }
+
+    /** Heap bytes the dataflow holds (arrangements as last measured, and buffers). */
+    public long memoryUsed() {
+        return budget.used();
     }
 
     /** Moves operator {@code o}'s errors of this step to the exports downstream of it, once per path. */
@@ -538,6 +589,12 @@ public final class Dataflow {
     }
 
     private void finish(int w, Operator.Round round) {
+        if (budget.isStopped()) {
+            for (Updates[] perExport : exportErrs) {
+                perExport[w].clear();
+            }
+            return;
+        }
         BatchBuilder b = new BatchBuilder();
         for (int x = 0; x < exports.size(); x++) {
             Updates e = exportErrs[x][w];
@@ -559,7 +616,7 @@ public final class Dataflow {
                 h.downgrade(Frontier.at(round.upper() - 1));
             }
         }
-        if (dropped) {
+        if (dropped || budget.isStopped()) {
             return;
         }
         for (ExportOperator e : exports) {

@@ -76,6 +76,11 @@ final class JoinOperator extends Operator {
             this.w = w;
         }
 
+        @Override
+        public long residentBytes() {
+            return left.snapshot().byteSize() + (right == null ? 0 : right.snapshot().byteSize());
+        }
+
         private Batch arrange(Updates u, int[] key, Round round, Spine spine) {
             for (int i = 0; i < u.size; i++) {
                 Row row = u.row(i);

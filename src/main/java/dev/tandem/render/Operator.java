@@ -39,6 +39,11 @@ abstract class Operator {
          * output updates to {@code out} and evaluation errors to {@code errs}.
          */
         void step(Updates[] in, Round round, Updates out, Updates errs);
+
+        /** Heap bytes of the state this shard keeps between rounds (its arrangements). */
+        default long residentBytes() {
+            return 0;
+        }
     }
 
     /**

@@ -24,13 +24,18 @@ final class Updates {
     long[] diffs;
     int size;
     private int length;
+    /** Charged for growth beyond the initial arrays, and checked for a stop now and then; may be null. */
+    private final MemoryBudget budget;
+    private long charged;
 
     Updates() {
-        this(16);
+        this(null);
     }
 
-    Updates(int capacity) {
-        int n = Math.max(capacity, 4);
+    /** A buffer whose growth is charged to {@code budget} (none when null). */
+    Updates(MemoryBudget budget) {
+        this.budget = budget;
+        int n = 16;
         bytes = new byte[n * 16];
         ends = new int[n];
         times = new long[n];
@@ -64,6 +69,9 @@ final class Updates {
     }
 
     private void push(int n, long time, long diff) {
+        if (budget != null && (size & 0xfff) == 0xfff) {
+            budget.check();
+        }
         length += n;
         ends[size] = length;
         times[size] = time;
@@ -78,13 +86,22 @@ final class Updates {
             if (want > Integer.MAX_VALUE - 8) {
                 throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
             }
+            charge(want - bytes.length);
             bytes = Arrays.copyOf(bytes, (int) want);
         }
         if (size == ends.length) {
             int cap = size * 2;
+            charge(20L * (cap - ends.length));
             ends = Arrays.copyOf(ends, cap);
             times = Arrays.copyOf(times, cap);
             diffs = Arrays.copyOf(diffs, cap);
+        }
+    }
+
+    private void charge(long bytes) {
+        if (budget != null) {
+            charged += bytes;
+            budget.charge(bytes);
         }
     }
 
@@ -97,10 +114,12 @@ final class Updates {
             if (want > Integer.MAX_VALUE - 8) {
                 throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
             }
+            charge(want - bytes.length);
             bytes = Arrays.copyOf(bytes, (int) want);
         }
         if (size + other.size > ends.length) {
             int cap = Math.max(ends.length * 2, size + other.size);
+            charge(20L * (cap - ends.length));
             ends = Arrays.copyOf(ends, cap);
             times = Arrays.copyOf(times, cap);
             diffs = Arrays.copyOf(diffs, cap);
@@ -136,5 +155,9 @@ final class Updates {
         }
         size = 0;
         length = 0;
+        if (budget != null && charged > 0) {
+            budget.release(charged);
+            charged = 0;
+        }
     }
 }

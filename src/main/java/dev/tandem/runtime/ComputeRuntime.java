@@ -84,6 +84,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final List<Disposable> mirrors = new ArrayList<>();
     private volatile IntrospectionLogger logging;
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
+    private volatile long dataflowMemoryBudget = dev.tandem.render.MemoryBudget.UNLIMITED;
 
     private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
             FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
@@ -114,6 +115,14 @@ public final class ComputeRuntime implements ComputeInstance {
     public static ComputeRuntime create(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry,
             boolean shareWithReader, FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
         return new ComputeRuntime(role, Math.max(1, workers), storage, registry, shareWithReader, fatal, clock, observer);
+    }
+
+    /** Sets the memory budget of each dataflow created from now on (bytes). */
+    public void setDataflowMemoryBudget(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("a dataflow memory budget must be positive, got " + bytes);
+        }
+        this.dataflowMemoryBudget = bytes;
     }
 
     public Role role() {
@@ -257,7 +266,7 @@ public final class ComputeRuntime implements ComputeInstance {
                     if (l != null) {
                         l.step(dataflow, operator, worker, nanos);
                     }
-                }));
+                }, dataflowMemoryBudget));
         df.shareWithReader(shareWithReader);
         Set<String> exports = new HashSet<>(df.exportIds());
         unscheduled.put(df, new HashSet<>(exports));

@@ -3,6 +3,7 @@ package dev.tandem.storage;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
 import dev.tandem.time.Frontier;
+import dev.tandem.trace.Batch;
 import dev.tandem.trace.BatchBuilder;
 import dev.tandem.trace.Cursor;
 import dev.tandem.trace.ReadHold;
@@ -61,6 +62,11 @@ final class StoredTable {
         if (frontier > since) {
             since = frontier;
             sinceHold.downgrade(Frontier.at(frontier));
+            TraceSnapshot snap = spine.snapshot();
+            if (snap.batches().size() > 1 || snap.batches().size() == 1 && snap.batches().get(0).since().time() < frontier) {
+                // idle merging: fold history into the live rows at the new frontier once writes stop
+                spine.insert(Batch.empty(spine.upper(), spine.upper(), spine.since()));
+            }
         }
     }
 

@@ -1,0 +1,74 @@
+package dev.tandem.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A dataflow that would fill the heap (a cross join of two 3,000-row tables: nine million rows) is
+ * stopped at its memory budget with an error naming the budget, while another client's point reads
+ * keep being answered and the server stays up.
+ */
+class MemoryBudgetTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aCrossJoinOverItsBudgetFailsAndOtherReadsGoOn() throws Exception {
+        try (TandemServer s = new TandemServer(dir, Map.of("tandem.compute.dataflow-memory-budget", "32MB"))) {
+            for (String t : new String[] {"a", "b"}) {
+                assertThat(s.post("/v1/tables", "{\"name\":\"" + t + "\",\"columns\":[{\"name\":\"x\",\"type\":\"int64\"},"
+                        + "{\"name\":\"pad\",\"type\":\"string\"}]}").status()).isEqualTo(201);
+                StringBuilder rows = new StringBuilder("{\"insert\":[");
+                for (int i = 0; i < 3000; i++) {
+                    rows.append(i == 0 ? "" : ",").append("[").append(i).append(",\"row number ").append(i).append("\"]");
+                }
+                assertThat(s.post("/v1/tables/" + t + "/rows", rows.append("]}").toString()).status()).isEqualTo(200);
+            }
+            assertThat(s.post("/v1/indexes", "{\"name\":\"a_x\",\"on\":\"a\",\"key\":[\"x\"]}").status()).isEqualTo(201);
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.get("/v1/indexes/a_x").json().get("hydrated").asBoolean());
+            assertThat(s.post("/v1/views", "{\"name\":\"everything\",\"plan\":{\"op\":\"join\",\"inputs\":"
+                    + "[{\"op\":\"get\",\"name\":\"a\"},{\"op\":\"get\",\"name\":\"b\"}],\"on\":[]}}").status()).isEqualTo(201);
+
+            // Another client reads a point index all the while.
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger answered = new AtomicInteger();
+            AtomicInteger wrong = new AtomicInteger();
+            Thread reader = new Thread(() -> {
+                for (int i = 0; i < 10_000 && !stop.get(); i++) {
+                    TandemServer.Response r = s.get("/v1/indexes/a_x/rows?key=" + (i % 3000));
+                    if (r.status() == 200 && r.json().get("rows").size() == 1) {
+                        answered.incrementAndGet();
+                    } else {
+                        wrong.incrementAndGet();
+                    }
+                }
+            }, "point-reader");
+            reader.start();
+            try {
+                // As a peek: stopped at the budget, answered with a problem naming it.
+                TandemServer.Response heavy = s.post("/v1/peek", "{\"from\":\"everything\",\"limit\":10,\"timeout_ms\":60000}");
+                assertThat(heavy.status()).isBetween(400, 499);
+                assertThat(heavy.isProblem()).isTrue();
+                assertThat(heavy.json().get("detail").asString()).contains("memory budget of 32.0 MB");
+
+                int before = answered.get();
+                await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > before + 20);
+            } finally {
+                stop.set(true);
+                reader.join(Duration.ofSeconds(30));
+            }
+            assertThat(wrong.get()).isZero();
+            assertThat(s.get("/v1/ping").status()).isEqualTo(200);
+            assertThat(s.get("/v1/indexes/a_x/rows?key=7").json().get("rows").get(0).get(0).asLong()).isEqualTo(7);
+        }
+    }
+}
