@@ -14,8 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Batches are kept oldest first. When the newest two complete batches are within a factor of two in
  * size they start merging; merges are <em>fuelled</em>: each insert of {@code n} updates grants
  * {@code FUEL_PER_UPDATE * n} units of merge work to each merge in progress, so no single
- * insert pays for a huge merge and the number of batches stays logarithmic in the trace size. A merge
- * whose inputs reach past the physical compaction frontier is not started.
+ * insert pays for a huge merge and the number of batches stays logarithmic in the trace size.
  *
  * <h2>Compaction</h2>
  * The logical compaction frontier {@code since} is the meet of all live {@link ReadHold}s, or the
@@ -43,7 +42,6 @@ public final class Spine {
     private final Object holdLock = new Object();
     private Frontier upper;
     private volatile Frontier since;
-    private Frontier physical = Frontier.EMPTY;
     private volatile TraceSnapshot snapshot;
 
     public Spine(String name, Frontier lower) {
@@ -97,13 +95,6 @@ public final class Spine {
         }
     }
 
-    /** Bounds merging: batches reaching past {@code frontier} are not merged. */
-    public void setPhysicalCompaction(Frontier frontier) {
-        physical = frontier;
-        startMerges(false);
-        publish();
-    }
-
     /**
      * Grants every merge in progress up to {@code fuel} units of work (so small recent merges are not
      * starved by large old ones); returns whether merges remain in progress.
@@ -141,7 +132,7 @@ public final class Spine {
         while (merged) {
             merged = false;
             for (int i = slots.size() - 1; i > 0; i--) {
-                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b && mergeable(a, b)) {
+                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b) {
                     BatchMerger m = new BatchMerger(a, b, since);
                     m.work(Long.MAX_VALUE);
                     slots.set(i - 1, m.finish());
@@ -159,10 +150,6 @@ public final class Spine {
         publish();
     }
 
-    private boolean mergeable(Batch a, Batch b) {
-        return b.upper().compareTo(physical) <= 0 || physical.isEmpty();
-    }
-
     /**
      * Starts merges of adjacent complete batches whose sizes are within a factor of two. When
      * {@code idle} (no new updates), also merges batches that lie wholly behind {@code since} whatever
@@ -174,7 +161,7 @@ public final class Spine {
         while (started) {
             started = false;
             for (int i = slots.size() - 1; i > 0; i--) {
-                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b && mergeable(a, b)
+                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b
                         && (a.updateCount() <= 2L * b.updateCount() + 16 || idle && b.upper().compareTo(since) <= 0)) {
                     slots.set(i - 1, new BatchMerger(a, b, since));
                     slots.remove(i);
@@ -234,11 +221,6 @@ public final class Spine {
     /** The live holds, for introspection. */
     public List<ReadHold> holds() {
         return List.copyOf(holds);
-    }
-
-    /** Number of batches, counting both inputs of a merge in progress. */
-    public int batchCount() {
-        return snapshot.batches().size();
     }
 
     private final class Hold implements ReadHold {

@@ -30,11 +30,6 @@ public record TraceSnapshot(List<Batch> batches, Frontier upper, Frontier since)
         return new TraceCursor(batches);
     }
 
-    /** Whether a read at {@code t} is sealed (every update at times {@code <= t} is present). */
-    public boolean sealedAt(long t) {
-        return upper.isPast(t);
-    }
-
     /** Calls {@code out} for every key and value with a non-zero accumulation at {@code t}, in order. */
     public void scan(long t, KeyValDiff out) {
         Cursor c = cursor();
