@@ -146,6 +146,7 @@ final class ChildResources {
     }
 
     private static void perRow(ObjectNode node, String field, Double baseline, Double now, long rows) {
-        LatencySummary.put(node, field, baseline == null || now == null || rows <= 0 ? null : Math.round((now - baseline) / rows * 10) / 10.0);
+        Double v = baseline == null || now == null || rows <= 0 ? null : Math.round((now - baseline) / rows * 10) / 10.0;
+        LatencySummary.put(node, field, v);
     }
 }

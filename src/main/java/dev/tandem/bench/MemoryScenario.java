@@ -23,10 +23,12 @@ final class MemoryScenario {
         settings.put("rows", rows);
         settings.put("data", "big(id, g, v) of three int64 columns, loaded " + BenchWorkload.BATCH_ROWS
                 + " rows per POST /v1/tables/big/rows, and the index " + INDEX + " on big(id)");
-        settings.put("measure", "heap = used heap outside eden right after jcmd GC.run; RSS = VmRSS; per row = (at rest - after start-up) / rows");
+        settings.put("measure", "heap = used heap outside eden right after jcmd GC.run; RSS = VmRSS; "
+                + "per row = (at rest - after start-up) / rows");
         String arm = BenchReport.TWO_RUNTIME;
         ObjectNode json = report.arm(arm);
         try (BenchArm a = BenchArm.start(arm, o, rows)) {
+            BenchArm.loadAverage(json, "load_average_before");
             ChildResources.Window window = a.window();
             long start = System.nanoTime();
             BenchWorkload.createBigTable(a.admin);
@@ -42,11 +44,12 @@ final class MemoryScenario {
             BenchArm.loadAverage(json, "load_average_after");
         }
         ObjectNode m = (ObjectNode) json.get("memory");
-        report.extra("| rows | heap after start-up MB | heap at rest MB | heap bytes/row | RSS after start-up MB | RSS at rest MB | RSS bytes/row |");
+        report.extra("| rows | heap after start-up MB | heap at rest MB | heap bytes/row | RSS after start-up MB | RSS at rest MB"
+                + " | RSS bytes/row |");
         report.extra("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-        report.extra("| " + rows + " | " + BenchReport.mb(m.path("baseline_heap_bytes")) + " | " + BenchReport.mb(m.path("heap_bytes")) + " | "
-                + BenchReport.num(m.path("heap_bytes_per_row"), 1) + " | " + BenchReport.mb(m.path("baseline_rss_bytes")) + " | "
-                + BenchReport.mb(m.path("rss_bytes")) + " | " + BenchReport.num(m.path("rss_bytes_per_row"), 1) + " |");
+        report.extra(String.join(" | ", "| " + rows, BenchReport.mb(m.path("baseline_heap_bytes")), BenchReport.mb(m.path("heap_bytes")),
+                BenchReport.num(m.path("heap_bytes_per_row"), 1), BenchReport.mb(m.path("baseline_rss_bytes")),
+                BenchReport.mb(m.path("rss_bytes")), BenchReport.num(m.path("rss_bytes_per_row"), 1)) + " |");
         return report;
     }
 }

@@ -89,7 +89,8 @@ class BenchSmokeTest {
     private static JsonNode run(Path dir, String scenario) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         JsonNode json = BenchMain.run(new PrintStream(out, true, StandardCharsets.UTF_8), scenario,
-                "--rows", Long.toString(scenario.equals("memory") ? MEMORY_ROWS : 20_000), "--point-rows", "2000", "--duration", "3s", "--probe", "1s", "--connections", "4",
+                "--rows", Long.toString(scenario.equals("memory") ? MEMORY_ROWS : 20_000), "--point-rows", "2000",
+                "--duration", "3s", "--probe", "1s", "--connections", "4",
                 "--churn-loops", "1", "--heap-mb", "384", "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC",
                 "--out", dir.resolve(scenario + ".json").toString());
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("| two_runtime", "| heap B/row |");
