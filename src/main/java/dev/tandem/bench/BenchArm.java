@@ -7,7 +7,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * One arm of a scenario: a child server in one mode (two runtimes or {@code SOLO}) with an admin client
  * (catalog calls, loading) and two load clients (open-loop and closed-loop requests, with their own
- * timeouts), stopped together on close.
+ * timeouts), stopped together on close; it takes the child's memory at rest right after start-up, the
+ * baseline of the arm's {@code memory}.
  */
 final class BenchArm implements AutoCloseable {
 

@@ -21,7 +21,8 @@ import java.util.stream.Stream;
 /**
  * A Tandem server started as a child process for one arm of a benchmark: the same jar (or, when the
  * benchmark itself runs from a class path, as in tests, the same class path), a fresh temporary data
- * directory, fsync off, a free loopback port. {@link #close()} stops it and deletes its directory; a
+ * directory, fsync off, a free loopback port, the JVM options of {@link ChildJvm} with a GC log in its
+ * directory. {@link #close()} stops it and deletes its directory; a
  * shutdown hook stops any child still running when the benchmark's JVM exits.
  */
 final class ChildServer implements AutoCloseable {
