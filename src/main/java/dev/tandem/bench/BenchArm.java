@@ -7,7 +7,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * One arm of a scenario: a child server in one mode (two runtimes or {@code SOLO}) with an admin client
  * (catalog calls, loading) and two load clients (open-loop and closed-loop requests, with their own
- * timeouts), stopped together on close.
+ * timeouts), stopped together on close; it takes the child's memory at rest right after start-up, the
+ * baseline of the arm's {@code memory}.
  */
 final class BenchArm implements AutoCloseable {
 
@@ -25,6 +26,7 @@ final class BenchArm implements AutoCloseable {
     final BenchHttp admin;
     final BenchHttp load;
     final BenchHttp closed;
+    private ChildResources.AtRest baseline;
 
     private BenchArm(String name, ChildServer server) {
         this.name = name;
@@ -40,7 +42,38 @@ final class BenchArm implements AutoCloseable {
         BenchMain.log("[%s] starting a child server (%s, heap %d MB)", name, two ? "two runtimes" : "SOLO", o.heapMbFor(rows));
         ChildServer server = ChildServer.start(two, o.heapMbFor(rows), o.jvmArgs(), o.serverArgs(), Duration.ofMinutes(3));
         BenchMain.log("[%s] child server pid %d ready on 127.0.0.1:%d", name, server.pid(), server.port());
-        return new BenchArm(name, server);
+        BenchArm arm = new BenchArm(name, server);
+        try {
+            arm.baseline = ChildResources.atRest(server, arm.admin);
+            BenchMain.log("[%s] at rest after start-up: heap %s MB after a full GC, RSS %s MB", name, mb(arm.baseline.heapBytes()),
+                    mb(arm.baseline.rssBytes() == null ? null : arm.baseline.rssBytes().doubleValue()));
+            return arm;
+        } catch (RuntimeException e) {
+            arm.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Forces a full collection in the child and writes the arm's {@code memory}: heap and RSS now, at
+     * rest after loading {@code rows} rows, against the same right after start-up.
+     */
+    void recordAtRest(ObjectNode arm, long rows) {
+        ChildResources.AtRest now = ChildResources.atRest(server, admin);
+        ChildResources.writeMemory(arm, baseline, now, rows);
+        ObjectNode m = (ObjectNode) arm.get("memory");
+        BenchMain.log("[%s] at rest with %d rows: heap %s MB (%s bytes/row), RSS %s MB (%s bytes/row)", name, rows,
+                mb(now.heapBytes()), m.path("heap_bytes_per_row"), mb(now.rssBytes() == null ? null : now.rssBytes().doubleValue()),
+                m.path("rss_bytes_per_row"));
+    }
+
+    /** Starts a measured window; its {@link ChildResources.Window#finish} writes the arm's {@code gc}. */
+    ChildResources.Window window() {
+        return new ChildResources.Window(server, admin);
+    }
+
+    private static String mb(Double bytes) {
+        return bytes == null ? "?" : BenchReport.fmt(bytes / (1024 * 1024), 1);
     }
 
     /**

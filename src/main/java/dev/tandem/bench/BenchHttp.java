@@ -62,6 +62,11 @@ final class BenchHttp implements AutoCloseable {
         return JSON.readTree(exchange(client.get().uri(uri), "GET " + uri));
     }
 
+    /** A blocking GET of text; fails on a non-2xx answer. */
+    String getText(String uri) {
+        return exchange(client.get().uri(uri), "GET " + uri);
+    }
+
     /** A blocking POST of JSON; fails on a non-2xx answer. */
     JsonNode postJson(String uri, String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);

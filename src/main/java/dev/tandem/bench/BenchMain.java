@@ -1,6 +1,7 @@
 package dev.tandem.bench;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
 import tools.jackson.databind.node.ObjectNode;
@@ -50,6 +51,7 @@ public final class BenchMain {
             case "introspection-under-hydration" -> IsolationScenario.run(o, true);
             case "maintenance-throughput" -> MaintenanceScenario.run(o);
             case "peek-throughput" -> PeekThroughputScenario.run(o);
+            case "memory" -> MemoryScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };
         ObjectNode settings = report.settings();
@@ -59,8 +61,11 @@ public final class BenchMain {
         settings.put("connections", o.connections());
         settings.put("probe_s", o.probe().toMillis() / 1000.0);
         settings.put("churn_loops", o.churnLoops());
-        settings.put("child_heap_mb", o.heapMbFor(settings.path("rows").asLong(settings.path("point_rows").asLong())));
+        int heapMb = o.heapMbFor(settings.path("rows").asLong(settings.path("point_rows").asLong()));
+        settings.put("child_heap_mb", heapMb);
         settings.put("child_jvm_args", String.join(" ", o.jvmArgs()));
+        settings.put("child_jvm_options", String.join(" ",
+                ChildJvm.options(heapMb, o.jvmArgs(), Path.of("<child dir>", ChildServer.GC_LOG))));
         settings.put("child_server_args", String.join(" ", o.serverArgs()));
         settings.put("child_launch", String.join(" ", ChildServer.launchTarget()).replaceAll("-cp \\S+", "-cp <class path>"));
         settings.put("http_client", "Reactor Netty HttpClient (non-blocking, keep-alive), bounded pool of "

@@ -24,21 +24,22 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput");
+            "peek-throughput", "memory");
 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
-              scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput
+              scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase)
               --rate N          open-loop requests/s (default: 30% of the capacity probed on the first arm)
-              --rows N          rows of the large table (2000000; maintenance-throughput 1000000;
+              --rows N          rows of the large table (2000000; maintenance-throughput and memory 1000000;
                                 peek-throughput: rows of the looked-up table, 100000)
               --point-rows N    rows of the small point-indexed table (10000)
               --connections N   concurrent requests of closed loops (32)
               --churn-loops N   concurrent create-hydrate-drop loops (2)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
               --heap-mb N       heap of each child server (sized from --rows)
-              --jvm-arg X       an extra JVM option of the child servers (repeatable)
+              --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
+                                (e.g. -XX:+UseZGC replaces the default collector; repeatable)
               --server-arg K=V  an extra property of the child servers (repeatable)
               --out FILE        the JSON results (bench-<scenario>.json)
             durations: 500ms, 3s, 2m or plain seconds""";
@@ -101,12 +102,9 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         return rows != null ? rows : fallback;
     }
 
-    /** The child's heap: as given, or about 2.5 KB per row of the large table, between 1 and 8 GB. */
+    /** The child's heap: as given, or {@link ChildJvm#heapMbFor sized from the rows} of the large table. */
     int heapMbFor(long rows) {
-        if (heapMb != null) {
-            return heapMb;
-        }
-        return (int) Math.max(1024, Math.min(8192, 512 + rows * 2500 / (1024 * 1024)));
+        return heapMb != null ? heapMb : ChildJvm.heapMbFor(rows);
     }
 
     static Duration duration(String s) {

@@ -8,12 +8,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The results of one scenario: the stable JSON {@code {"scenario","settings","arms":{"two_runtime",
- * "solo"},"ratios"}} and its Markdown rendering (a latency table, any extra tables, the ratios).
+ * "solo"},"ratios"}} and its Markdown rendering (a latency table, any extra tables, each arm's GC and
+ * memory, the ratios).
  */
 final class BenchReport {
 
@@ -73,20 +75,57 @@ final class BenchReport {
         out.println("## " + root.path("scenario").asString());
         out.println();
         out.println("settings: " + settings);
-        out.println();
-        out.println("| arm | count | rate/s | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms | slope ms/s | errors | timeouts | incomplete |");
-        out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-        latencyRows.forEach(out::println);
+        if (!latencyRows.isEmpty()) {
+            out.println();
+            out.println("| arm | count | rate/s | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms | slope ms/s | errors | timeouts | incomplete |");
+            out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+            latencyRows.forEach(out::println);
+        }
         if (!extra.isEmpty()) {
             out.println();
             extra.forEach(out::println);
         }
+        printResources(out);
+        if (!ratios.isEmpty()) {
+            out.println();
+            out.println("| ratio | value |");
+            out.println("| --- | ---: |");
+            ratios.properties().forEach(e -> out.println("| " + e.getKey() + " | "
+                    + (e.getValue().isNull() ? "—" : fmt(e.getValue().asDouble(), 2)) + " |"));
+        }
         out.println();
-        out.println("| ratio | value |");
-        out.println("| --- | ---: |");
-        ratios.properties().forEach(e -> out.println("| " + e.getKey() + " | "
-                + (e.getValue().isNull() ? "—" : fmt(e.getValue().asDouble(), 2)) + " |"));
+    }
+
+    /** The table of each arm's {@code gc} (over its measured window) and {@code memory} (at rest). */
+    private void printResources(PrintStream out) {
         out.println();
+        out.println("| arm | collector | window s | GC pauses | pause total ms | pause max ms | alloc stalls | stall total ms"
+                + " | alloc MB/s | heap MB at rest | heap B/row | RSS MB at rest | RSS B/row |");
+        out.println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        arms.properties().forEach(e -> {
+            JsonNode gc = e.getValue().path("gc");
+            JsonNode m = e.getValue().path("memory");
+            out.println("| " + e.getKey() + " | " + (gc.path("collector").isString() ? gc.path("collector").asString() : "—") + " | "
+                    + num(gc.path("window_s"), 1) + " | " + num(gc.path("pauses"), 0) + " | " + num(gc.path("pause_total_ms"), 1) + " | "
+                    + num(gc.path("pause_max_ms"), 1) + " | " + num(gc.path("allocation_stalls"), 0) + " | "
+                    + num(gc.path("allocation_stall_total_ms"), 1) + " | " + mbPerS(gc.path("allocation_rate_bytes_per_s")) + " | "
+                    + mb(m.path("heap_bytes")) + " | " + num(m.path("heap_bytes_per_row"), 1) + " | " + mb(m.path("rss_bytes")) + " | "
+                    + num(m.path("rss_bytes_per_row"), 1) + " |");
+        });
+    }
+
+    /** A number with {@code decimals}, or an em dash when it is missing or null. */
+    static String num(JsonNode v, int decimals) {
+        return v.isNumber() ? fmt(v.asDouble(), decimals) : "—";
+    }
+
+    /** Bytes in MiB with one decimal, or an em dash. */
+    static String mb(JsonNode bytes) {
+        return bytes.isNumber() ? fmt(bytes.asDouble() / (1024 * 1024), 1) : "—";
+    }
+
+    private static String mbPerS(JsonNode bytesPerS) {
+        return bytesPerS.isNumber() ? fmt(bytesPerS.asDouble() / 1e6, 1) : "—";
     }
 
     void write(Path file) {

@@ -21,10 +21,14 @@ import java.util.stream.Stream;
 /**
  * A Tandem server started as a child process for one arm of a benchmark: the same jar (or, when the
  * benchmark itself runs from a class path, as in tests, the same class path), a fresh temporary data
- * directory, fsync off, a free loopback port. {@link #close()} stops it and deletes its directory; a
+ * directory, fsync off, a free loopback port, the JVM options of {@link ChildJvm} with a GC log in its
+ * directory. {@link #close()} stops it and deletes its directory; a
  * shutdown hook stops any child still running when the benchmark's JVM exits.
  */
 final class ChildServer implements AutoCloseable {
+
+    /** The GC log's name in the child's directory. */
+    static final String GC_LOG = "gc.log";
 
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
@@ -47,7 +51,7 @@ final class ChildServer implements AutoCloseable {
      *
      * @param twoRuntimes whether the interactive runtime is enabled (false: {@code SOLO})
      * @param heapMb the child's heap ({@code -Xms} and {@code -Xmx})
-     * @param jvmArgs extra JVM options of the child
+     * @param jvmArgs extra JVM options of the child, after {@link ChildJvm#DEFAULT_OPTIONS}
      * @param serverArgs extra {@code --name=value} Spring properties of the child
      */
     static ChildServer start(boolean twoRuntimes, int heapMb, List<String> jvmArgs, List<String> serverArgs, Duration timeout) {
@@ -60,9 +64,7 @@ final class ChildServer implements AutoCloseable {
         int port = freePort();
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xms" + heapMb + "m");
-        cmd.add("-Xmx" + heapMb + "m");
-        cmd.addAll(jvmArgs);
+        cmd.addAll(ChildJvm.options(heapMb, jvmArgs, dir.resolve(GC_LOG)));
         cmd.addAll(launchTarget());
         cmd.add("--server.address=127.0.0.1");
         cmd.add("--server.port=" + port);
@@ -97,6 +99,51 @@ final class ChildServer implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    /** The child's GC log. */
+    GcLog gcLog() {
+        return new GcLog(dir.resolve(GC_LOG));
+    }
+
+    /** The child's resident set size from {@code /proc/<pid>/status} ({@code VmRSS}), or null where there is no procfs. */
+    Long rssBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Makes the child run a full collection ({@code jcmd <pid> GC.run}, the JDK's {@code jcmd} next to
+     * this JVM's) and waits until it is done; false when there is no {@code jcmd} or it failed.
+     */
+    boolean fullGc(Duration timeout) {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        if (!Files.isExecutable(jcmd)) {
+            return false;
+        }
+        try {
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "GC.run")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("jcmd.log").toFile()).start();
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private void awaitReady(Duration timeout) {

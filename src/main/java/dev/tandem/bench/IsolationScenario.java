@@ -36,6 +36,7 @@ final class IsolationScenario {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
+                a.recordAtRest(json, rows + o.pointRows());
                 Supplier<Mono<Integer>> read = reads(a.load, introspection, o.pointRows());
                 Supplier<Mono<Integer>> closedReads = reads(a.closed, introspection, o.pointRows());
                 LoadGenerator.closedLoop(closedReads, o.connections(), o.probe());
@@ -52,7 +53,9 @@ final class IsolationScenario {
                     churn.awaitStarted();
                     Thread.sleep(1000);
                     BenchMain.log("[%s] churn under way; open loop at %.0f reads/s for %s", arm, rate, duration);
+                    ChildResources.Window window = a.window();
                     LatencySummary s = LoadGenerator.openLoop(read, rate, duration, Duration.ofSeconds(30).plus(duration));
+                    window.finish(json);
                     s.writeTo(json);
                     json.put("churn_indexes_created", churn.created());
                     json.put("churn_indexes_hydrated", churn.hydrated());

@@ -36,6 +36,7 @@ final class MaintenanceScenario {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
+                a.recordAtRest(json, rows + o.pointRows());
                 LoadGenerator.closedLoop(BenchWorkload.pointLookup(a.closed, o.pointRows()), o.connections(), o.probe());
                 BenchArm.loadAverage(json, "load_average_before");
                 LatencyRecorder saturating = new LatencyRecorder();
@@ -44,6 +45,7 @@ final class MaintenanceScenario {
                 double saturatedTotal = 0;
                 ObjectNode kinds = json.putObject("maintenance");
                 int n = 0;
+                ChildResources.Window window = a.window();
                 for (Kind kind : KINDS) {
                     double idle = hydrate(a, kind, "idle_" + n++);
                     LoadGenerator.Background sat = LoadGenerator.background(BenchWorkload.pointLookup(a.closed, o.pointRows()),
@@ -65,6 +67,7 @@ final class MaintenanceScenario {
                             + BenchReport.fmt(loss, 1) + " |");
                     BenchMain.log("[%s] %s: idle %.2f s, saturated %.2f s, loss %.1f%%", arm, kind.name(), idle, saturated, loss);
                 }
+                window.finish(json);
                 double loss = 100.0 * (1 - idleTotal / saturatedTotal);
                 json.put("maintenance_loss_pct", LatencySummary.round(loss));
                 LatencySummary s = saturating.summary(saturatedSeconds);

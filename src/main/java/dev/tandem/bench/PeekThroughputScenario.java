@@ -30,13 +30,16 @@ final class PeekThroughputScenario {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(0, rows)));
+                a.recordAtRest(json, rows);
                 Supplier<Mono<Integer>> ping = () -> a.closed.status("/v1/ping");
                 Supplier<Mono<Integer>> peek = BenchWorkload.pointLookup(a.closed, rows);
                 LoadGenerator.closedLoop(ping, o.connections(), o.probe());
                 LoadGenerator.closedLoop(peek, o.connections(), o.probe());
                 BenchArm.loadAverage(json, "load_average_before");
+                ChildResources.Window window = a.window();
                 LatencySummary ceiling = LoadGenerator.closedLoop(ping, o.connections(), duration);
                 LatencySummary peeks = LoadGenerator.closedLoop(peek, o.connections(), duration);
+                window.finish(json);
                 BenchArm.loadAverage(json, "load_average_after");
                 peeks.writeTo(json);
                 ceiling.writeTo(json.putObject("ceiling"));

@@ -18,16 +18,20 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Every scenario of {@code tandem bench} runs end to end at a tiny scale against child servers started
- * from the test class path, and its JSON has every field of the stable schema. No timing is asserted.
- * The four scenarios run concurrently, and the children use C1 only, to keep this test short.
+ * from the test class path, and its JSON has every field of the stable schema, including each arm's GC
+ * and memory at rest. No timing is asserted. The scenarios run concurrently, and the children use C1
+ * only, to keep this test short.
  */
 class BenchSmokeTest {
 
     private static final List<String> ARM_FIELDS = List.of("count", "rate", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms",
             "slope_ms_per_s", "errors", "timeouts", "incomplete");
 
+    /** Rows of {@code bench memory}: enough that the data outweighs what the heap sheds after start-up (a few MB). */
+    private static final long MEMORY_ROWS = 100_000;
+
     @Test
-    @Timeout(240)
+    @Timeout(420)
     void everyScenarioWritesEveryField(@TempDir Path dir) throws Exception {
         assertThat(ChildServer.launchTarget()).as("from the test class path the child is started by class name")
                 .contains("dev.tandem.TandemApplication");
@@ -44,11 +48,15 @@ class BenchSmokeTest {
                 assertThat(json.path("scenario").asString()).isEqualTo(scenario);
                 assertThat(json.path("settings").isObject()).isTrue();
                 assertThat(json.path("ratios").isObject()).isTrue();
-                assertThat(json.path("ratios").has("solo_over_two_runtime_p50")).isTrue();
-                assertThat(json.path("ratios").has("solo_over_two_runtime_p99")).isTrue();
-                for (String arm : List.of("two_runtime", "solo")) {
+                assertThat(json.path("settings").path("child_jvm_options").asString()).contains("-XX:+UseSerialGC", "-Xlog:gc");
+                List<String> arms = scenario.equals("memory") ? List.of("two_runtime") : List.of("two_runtime", "solo");
+                assertThat(json.path("arms").propertyNames()).as("%s arms", scenario).containsExactlyInAnyOrderElementsOf(arms);
+                for (String arm : arms) {
                     JsonNode a = json.path("arms").path(arm);
-                    assertThat(a.isObject()).as("%s arm %s", scenario, arm).isTrue();
+                    assertCauses(scenario + " " + arm, a, rowsAtRest(scenario));
+                    if (scenario.equals("memory")) {
+                        continue;
+                    }
                     for (String f : ARM_FIELDS) {
                         assertThat(a.has(f)).as("%s: arms.%s.%s in %s", scenario, arm, f, a).isTrue();
                     }
@@ -65,7 +73,12 @@ class BenchSmokeTest {
                             assertThat(json.path("arms").path("solo").path("maintenance").path(kind).has("loss_pct")).isTrue();
                         }
                     }
+                    case "memory" -> assertThat(json.path("arms").path("two_runtime").path("hydrate_seconds").isNumber()).isTrue();
                     default -> assertThat(json.path("arms").path("two_runtime").has("churn_indexes_created")).isTrue();
+                }
+                if (!scenario.equals("memory")) {
+                    assertThat(json.path("ratios").has("solo_over_two_runtime_p50")).isTrue();
+                    assertThat(json.path("ratios").has("solo_over_two_runtime_p99")).isTrue();
                 }
             }
         } finally {
@@ -76,10 +89,51 @@ class BenchSmokeTest {
     private static JsonNode run(Path dir, String scenario) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         JsonNode json = BenchMain.run(new PrintStream(out, true, StandardCharsets.UTF_8), scenario,
-                "--rows", "20000", "--point-rows", "2000", "--duration", "3s", "--probe", "1s", "--connections", "4",
+                "--rows", Long.toString(scenario.equals("memory") ? MEMORY_ROWS : 20_000), "--point-rows", "2000",
+                "--duration", "3s", "--probe", "1s", "--connections", "4",
                 "--churn-loops", "1", "--heap-mb", "384", "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC",
                 "--out", dir.resolve(scenario + ".json").toString());
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("| two_runtime", "| solo", "| ratio |");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("| two_runtime", "| heap B/row |");
+        if (!scenario.equals("memory")) {
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("| solo", "| ratio |");
+        }
         return json;
+    }
+
+    /** The rows loaded before the arm's memory is taken at rest: {@code --rows}, plus {@code --point-rows} where both tables are loaded. */
+    private static long rowsAtRest(String scenario) {
+        return switch (scenario) {
+            case "memory" -> MEMORY_ROWS;
+            case "peek-throughput" -> 20_000;
+            default -> 22_000;
+        };
+    }
+
+    /** The arm's GC over its measured window and its memory at rest are there and sane (the collector asked for, no timing). */
+    private static void assertCauses(String what, JsonNode arm, long rows) {
+        JsonNode gc = arm.path("gc");
+        assertThat(gc.path("collector").asString()).as("%s gc.collector", what).isEqualTo("Serial");
+        assertThat(gc.path("window_s").asDouble()).as("%s gc.window_s", what).isPositive();
+        assertThat(gc.path("pauses").asLong(-1)).as("%s gc.pauses", what).isNotNegative();
+        assertThat(gc.path("pause_max_ms").asDouble(-1)).as("%s gc.pause_max_ms", what).isNotNegative()
+                .isLessThanOrEqualTo(gc.path("pause_total_ms").asDouble());
+        assertThat(gc.path("pause_kinds").isObject()).as("%s gc.pause_kinds", what).isTrue();
+        assertThat(gc.path("allocation_stalls").asLong(-1)).as("%s gc.allocation_stalls", what).isZero();
+        assertThat(gc.has("allocation_stall_total_ms") && gc.has("allocation_stall_max_ms")).as("%s stall fields", what).isTrue();
+        assertThat(gc.path("allocated_bytes").asLong()).as("%s gc.allocated_bytes in %s", what, gc).isPositive();
+        assertThat(gc.path("allocation_rate_bytes_per_s").asLong()).as("%s gc.allocation_rate_bytes_per_s", what).isPositive();
+        assertThat(gc.path("cpu_seconds").asDouble()).as("%s gc.cpu_seconds", what).isPositive();
+        JsonNode m = arm.path("memory");
+        assertThat(m.path("full_gc").asString()).as("%s memory.full_gc", what).isEqualTo("jcmd GC.run");
+        assertThat(m.path("rows").asLong()).as("%s memory.rows", what).isEqualTo(rows);
+        assertThat(m.path("baseline_heap_bytes").asLong()).as("%s memory.baseline_heap_bytes", what).isPositive();
+        assertThat(m.path("heap_bytes").asLong()).as("%s memory.heap_bytes", what).isPositive();
+        assertThat(m.path("heap_bytes_per_row").isNumber()).as("%s memory.heap_bytes_per_row in %s", what, m).isTrue();
+        if (rows == MEMORY_ROWS) {
+            assertThat(m.path("heap_bytes_per_row").asDouble()).as("%s memory.heap_bytes_per_row in %s", what, m).isPositive();
+        }
+        assertThat(m.path("rss_bytes").asLong()).as("%s memory.rss_bytes", what).isPositive();
+        assertThat(m.path("baseline_rss_bytes").asLong()).as("%s memory.baseline_rss_bytes", what).isPositive();
+        assertThat(m.path("rss_bytes_per_row").isNumber()).as("%s memory.rss_bytes_per_row", what).isTrue();
     }
 }

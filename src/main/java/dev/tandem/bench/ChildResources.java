@@ -1,0 +1,152 @@
+package dev.tandem.bench;
+
+import java.time.Duration;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * What a child server's JVM spends and holds, written into its arm's JSON: {@code gc} over a measured
+ * window (pauses and stalls from its {@link GcLog}, allocation and CPU from its
+ * {@code /actuator/prometheus}: allocated bytes are Micrometer's count of young-generation growth at
+ * each collection plus the young pool's growth since, so they miss objects allocated straight into
+ * the old generation, such as G1's humongous arrays) and {@code memory} at rest (heap after a full collection and RSS,
+ * against the same taken right after start-up, per row loaded).
+ */
+final class ChildResources {
+
+    /** How long a forced full collection may take. */
+    static final Duration FULL_GC_TIMEOUT = Duration.ofMinutes(2);
+
+    private ChildResources() {
+    }
+
+    /**
+     * The child's cumulative counters and heap, from Micrometer's Prometheus text.
+     *
+     * @param allocatedBytes {@code jvm_gc_memory_allocated_bytes_total}: young-generation growth, counted at each collection
+     * @param youngBytes {@code jvm_memory_used_bytes} of the young pool (eden, or ZGC's young generation): what was allocated
+     *     since the last collection and is not yet in {@code allocatedBytes}
+     * @param cpuSeconds {@code process_cpu_time_ns_total}, in seconds
+     * @param heapBytes the sum of {@code jvm_memory_used_bytes{area="heap"}} over every pool but eden, which right after a full
+     *     collection holds only what was allocated since
+     */
+    record Metrics(Double allocatedBytes, Double youngBytes, Double cpuSeconds, Double heapBytes) {
+
+        static Metrics scrape(BenchHttp http) {
+            return parse(http.getText("/actuator/prometheus"));
+        }
+
+        static Metrics parse(String text) {
+            Double allocated = null;
+            Double cpuNs = null;
+            Double heap = null;
+            Double young = null;
+            for (String line : text.split("\n")) {
+                if (line.startsWith("#") || line.isBlank()) {
+                    continue;
+                }
+                int space = line.lastIndexOf(' ');
+                double value;
+                try {
+                    value = Double.parseDouble(line.substring(space + 1));
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                if (line.startsWith("jvm_gc_memory_allocated_bytes_total")) {
+                    allocated = value;
+                } else if (line.startsWith("process_cpu_time_ns_total")) {
+                    cpuNs = value;
+                } else if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+                    if (line.contains("Eden") || line.contains("Young")) {
+                        young = (young == null ? 0 : young) + value;
+                    }
+                    if (!line.contains("Eden")) {
+                        heap = (heap == null ? 0 : heap) + value;
+                    }
+                }
+            }
+            return new Metrics(allocated, young, cpuNs == null ? null : cpuNs / 1e9, heap);
+        }
+    }
+
+    /** A measured window under way: where the GC log and the counters stood at its start. */
+    static final class Window {
+        private final ChildServer server;
+        private final BenchHttp http;
+        private final GcLog log;
+        private final long offset;
+        private final Metrics start;
+        private final long startNanos;
+
+        Window(ChildServer server, BenchHttp http) {
+            this.server = server;
+            this.http = http;
+            this.log = server.gcLog();
+            this.start = Metrics.scrape(http);
+            this.offset = log.offset();
+            this.startNanos = System.nanoTime();
+        }
+
+        /** Ends the window and writes its {@code gc} object into {@code arm}. */
+        void finish(ObjectNode arm) {
+            double seconds = (System.nanoTime() - startNanos) / 1e9;
+            GcLog.Pauses pauses = log.since(offset);
+            Metrics end = Metrics.scrape(http);
+            ObjectNode gc = arm.putObject("gc");
+            gc.put("collector", log.collector());
+            gc.put("window_s", LatencySummary.round(seconds));
+            pauses.writeTo(gc);
+            Double counted = delta(start.allocatedBytes(), end.allocatedBytes());
+            Double youngGrowth = delta(start.youngBytes(), end.youngBytes());
+            Double allocated = counted == null || youngGrowth == null ? counted : Math.max(0, counted + youngGrowth);
+            bytes(gc, "allocated_bytes", allocated);
+            bytes(gc, "allocation_rate_bytes_per_s", allocated == null ? null : allocated / seconds);
+            LatencySummary.put(gc, "cpu_seconds", delta(start.cpuSeconds(), end.cpuSeconds()));
+            BenchMain.log("[pid %d] GC over %.1f s: %d pauses, total %.1f ms, max %.1f ms; %d allocation stalls; %s MB/s allocated",
+                    server.pid(), seconds, pauses.all().count, pauses.all().totalMs, pauses.all().maxMs, pauses.stalls().count,
+                    allocated == null ? "?" : BenchReport.fmt(allocated / seconds / 1e6, 1));
+        }
+
+        private static Double delta(Double a, Double b) {
+            return a == null || b == null ? null : b - a;
+        }
+    }
+
+    /** The heap after a full collection and the RSS, or nulls for what could not be read. */
+    record AtRest(boolean fullGc, Double heapBytes, Long rssBytes) {
+    }
+
+    /** Forces a full collection in the child and reads its heap and RSS. */
+    static AtRest atRest(ChildServer server, BenchHttp http) {
+        boolean collected = server.fullGc(FULL_GC_TIMEOUT);
+        Double heap = collected ? Metrics.scrape(http).heapBytes() : null;
+        return new AtRest(collected, heap, server.rssBytes());
+    }
+
+    /** Writes the {@code memory} object of an arm: at rest now against {@code baseline}, per row of {@code rows}. */
+    static void writeMemory(ObjectNode arm, AtRest baseline, AtRest now, long rows) {
+        ObjectNode m = arm.putObject("memory");
+        m.put("rows", rows);
+        m.put("full_gc", baseline.fullGc() && now.fullGc() ? "jcmd GC.run" : "unavailable");
+        Double baselineRss = baseline.rssBytes() == null ? null : baseline.rssBytes().doubleValue();
+        Double rss = now.rssBytes() == null ? null : now.rssBytes().doubleValue();
+        bytes(m, "baseline_heap_bytes", baseline.heapBytes());
+        bytes(m, "heap_bytes", now.heapBytes());
+        perRow(m, "heap_bytes_per_row", baseline.heapBytes(), now.heapBytes(), rows);
+        bytes(m, "baseline_rss_bytes", baselineRss);
+        bytes(m, "rss_bytes", rss);
+        perRow(m, "rss_bytes_per_row", baselineRss, rss, rows);
+    }
+
+    private static void bytes(ObjectNode node, String field, Double v) {
+        if (v == null) {
+            node.putNull(field);
+        } else {
+            node.put(field, Math.round(v));
+        }
+    }
+
+    private static void perRow(ObjectNode node, String field, Double baseline, Double now, long rows) {
+        Double v = baseline == null || now == null || rows <= 0 ? null : Math.round((now - baseline) / rows * 10) / 10.0;
+        LatencySummary.put(node, field, v);
+    }
+}

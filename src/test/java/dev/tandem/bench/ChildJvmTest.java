@@ -1,0 +1,43 @@
+package dev.tandem.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A {@code --jvm-arg} replaces the default of the same option; the GC log comes last. */
+class ChildJvmTest {
+
+    @Test
+    void extraOptionsReplaceDefaultsOfTheSameOption() {
+        assertThat(ChildJvm.key("-XX:+UseZGC")).isEqualTo(ChildJvm.key("-XX:+UseG1GC")).isEqualTo("gc");
+        assertThat(ChildJvm.key("-XX:MaxGCPauseMillis=20")).isEqualTo(ChildJvm.key("-XX:MaxGCPauseMillis=200"));
+        assertThat(ChildJvm.key("-XX:+AlwaysPreTouch")).isEqualTo(ChildJvm.key("-XX:-AlwaysPreTouch"));
+        assertThat(ChildJvm.key("-Xmx2g")).isEqualTo(ChildJvm.key("-Xmx4096m")).isNotEqualTo(ChildJvm.key("-Xms2g"));
+
+        List<String> options = ChildJvm.options(512, List.of("-XX:+UseSerialGC", "-Xms256m"), Path.of("/d/gc.log"));
+        assertThat(options).startsWith("-Xmx512m").contains("-XX:+UseSerialGC", "-Xms256m").doesNotContain("-Xms512m");
+        assertThat(options.stream().filter(o -> ChildJvm.key(o).equals("gc"))).containsExactly("-XX:+UseSerialGC");
+        assertThat(options.getLast()).startsWith("-Xlog:gc,gc+phases:file=/d/gc.log:");
+        assertThat(ChildJvm.options(512, List.of(), Path.of("/d/gc.log"))).containsSubsequence("-Xms512m", "-Xmx512m")
+                .containsAll(ChildJvm.DEFAULT_OPTIONS);
+    }
+
+    @Test
+    void prometheusTextGivesAllocationYoungHeapAndCpu() {
+        ChildResources.Metrics m = ChildResources.Metrics.parse("""
+                # TYPE jvm_gc_memory_allocated_bytes_total counter
+                jvm_gc_memory_allocated_bytes_total{application="tandem"} 2.73678336E8
+                jvm_memory_used_bytes{application="tandem",area="heap",id="G1 Eden Space"} 3145728.0
+                jvm_memory_used_bytes{application="tandem",area="heap",id="G1 Old Gen"} 3.2442968E7
+                jvm_memory_used_bytes{application="tandem",area="heap",id="G1 Survivor Space"} 1000.0
+                jvm_memory_used_bytes{application="tandem",area="nonheap",id="Metaspace"} 5.4763488E7
+                process_cpu_time_ns_total{application="tandem"} 1.596E10
+                """);
+        assertThat(m.allocatedBytes()).isEqualTo(2.73678336E8);
+        assertThat(m.youngBytes()).isEqualTo(3145728.0);
+        assertThat(m.heapBytes()).isEqualTo(3.2442968E7 + 1000.0);
+        assertThat(m.cpuSeconds()).isEqualTo(15.96);
+    }
+}
