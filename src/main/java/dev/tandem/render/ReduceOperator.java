@@ -30,10 +30,11 @@ import java.util.TreeMap;
  * min and max a sorted multiset of the argument values. A group whose last member leaves gives its
  * slot back.
  *
- * <p><b>Allocation.</b> An update of a row already present allocates nothing to apply; a new row
- * allocates its copy and, for a new group, the group's key; min and max allocate a multiset entry per
- * new distinct value. Evaluating aggregate arguments decodes the row ({@link Row#unpack()}), and each
- * changed group output is a new row; both are short-lived.
+ * <p><b>Allocation.</b> Rows and group keys are copied into the byte slabs of {@link RowSlots}, so
+ * the state holds no object per row or group, except min and max, whose multisets hold an entry per
+ * distinct value. Applying an update of a row already present allocates nothing; a new row allocates
+ * its projected group key transiently. Evaluating aggregate arguments decodes the row
+ * ({@link Row#unpack()}), and each changed group output is a new row; both are short-lived.
  */
 final class ReduceOperator extends Operator {
 
@@ -99,7 +100,7 @@ final class ReduceOperator extends Operator {
         private final Object[] args = new Object[aggs];
         private final RowPacker packer = new RowPacker();
 
-        /** Distinct input rows of nonzero multiplicity: their multiplicity and group slot. */
+        /** Distinct input rows of nonzero multiplicity (their bytes copied): their multiplicity and group slot. */
         private final RowSlots rows = new RowSlots();
         private long[] rowMult = new long[0];
         private int[] rowGroup = new int[0];
@@ -108,6 +109,8 @@ final class ReduceOperator extends Operator {
         private final RowSlots groups = new RowSlots();
         private long[] members = new long[0];
         private long[] negatives = new long[0];
+        /** Whether the group key's datums have the output's key types, so its encoding is the output's. */
+        private boolean[] keyIsOutput = new boolean[0];
         private Row[] outRow = new Row[0];
         private String[] outError = new String[0];
         private int[] touchedIn = new int[0];
@@ -213,7 +216,7 @@ final class ReduceOperator extends Operator {
                 if (g < 0) {
                     g = addGroup(k);
                 }
-                r = rows.add(copy(row));
+                r = rows.add(row);
                 if (r >= rowMult.length) {
                     rowMult = Arrays.copyOf(rowMult, rows.capacity());
                     rowGroup = Arrays.copyOf(rowGroup, rows.capacity());
@@ -350,13 +353,18 @@ final class ReduceOperator extends Operator {
                     return null;
                 }
             }
-            Object[] keyValues = groups.key(g).unpack();
-            for (int k = 0; k < keyValues.length; k++) {
-                packer.push(outTypes.get(k), keyValues[k]);
+            Row groupKey = groups.key(g);
+            if (keyIsOutput[g]) {
+                packer.pushRow(groupKey);
+            } else {
+                Object[] keyValues = groupKey.unpack();
+                for (int k = 0; k < key.length; k++) {
+                    packer.push(outTypes.get(k), keyValues[k]);
+                }
             }
             for (int a = 0; a < aggs; a++) {
                 int s = base + a;
-                DatumType type = outTypes.get(keyValues.length + a);
+                DatumType type = outTypes.get(key.length + a);
                 switch (funcs[a]) {
                     case COUNT -> pushInt64(type, nonNull[s]);
                     case SUM -> {
@@ -373,6 +381,15 @@ final class ReduceOperator extends Operator {
             return packer.finish();
         }
 
+        private boolean keyTypesMatch(Row groupKey) {
+            for (int k = 0; k < key.length; k++) {
+                if (groupKey.typeAt(k) != outTypes.get(k)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         private void pushInt64(DatumType type, long value) {
             if (type == DatumType.INT64) {
                 packer.pushInt64(value);
@@ -387,6 +404,7 @@ final class ReduceOperator extends Operator {
             if (capacity > members.length) {
                 members = Arrays.copyOf(members, capacity);
                 negatives = Arrays.copyOf(negatives, capacity);
+                keyIsOutput = Arrays.copyOf(keyIsOutput, capacity);
                 outRow = Arrays.copyOf(outRow, capacity);
                 outError = Arrays.copyOf(outError, capacity);
                 touchedIn = Arrays.copyOf(touchedIn, capacity);
@@ -395,6 +413,7 @@ final class ReduceOperator extends Operator {
                 wideSums = Arrays.copyOf(wideSums, capacity * aggs);
                 values = Arrays.copyOf(values, capacity * aggs);
             }
+            keyIsOutput[g] = keyTypesMatch(k);
             return g;
         }
 
@@ -411,11 +430,5 @@ final class ReduceOperator extends Operator {
                 values[s] = null;
             }
         }
-    }
-
-    private static Row copy(Row row) {
-        byte[] bytes = new byte[row.byteSize()];
-        row.copyTo(bytes, 0);
-        return Row.wrap(bytes, 0, bytes.length);
     }
 }
