@@ -19,6 +19,11 @@ import java.util.Map;
  */
 public final class GroupFunctions {
 
+    /** The error of a reduce group holding a row of negative multiplicity. */
+    public static final String NEGATIVE_REDUCE = PlanEvaluator.NEGATIVE_REDUCE;
+    /** The error of a reduce group whose int64 sum is out of range. */
+    public static final String SUM_OVERFLOW = PlanEvaluator.SUM_OVERFLOW;
+
     /** One member row of a group with its multiplicity. */
     public record Member(Row row, long mult) {
     }

@@ -56,6 +56,9 @@ final class DataflowRenderer {
             case Plan.Join j -> join(j);
             case Plan.Reduce r -> {
                 List<DatumType> outTypes = r.types(this::typesOf, "");
+                if (ReduceOperator.supports(r, outTypes)) {
+                    yield new ReduceOperator(render(r.input()), r, outTypes, desc.asOf());
+                }
                 List<Expr> args = r.aggregates().stream().map(Plan.Aggregate::expr).filter(Objects::nonNull).toList();
                 yield new GroupOperator("reduce", render(r.input()), ints(r.groupKey()), args,
                         (k, members) -> GroupFunctions.reduce(r, outTypes, k, members), desc.asOf());

@@ -20,8 +20,8 @@ import java.util.TreeSet;
 import java.util.function.BiFunction;
 
 /**
- * Operators that recompute a group whenever its input changes: {@code reduce}, {@code top_k} and
- * {@code threshold}. The input is exchanged by group key and arranged in a spine (key → row); for
+ * Operators that recompute a group whenever its input changes: {@code top_k}, {@code threshold}, and
+ * a {@code reduce} with a float64 sum (others are a {@link ReduceOperator}). The input is exchanged by group key and arranged in a spine (key → row); for
  * each key touched in a round, at each distinct time in order, the group's output is recomputed from
  * the input accumulated at that time and the difference to its previous output is emitted.
  */
