@@ -62,6 +62,11 @@ final class GroupOperator extends Operator {
         private final BatchBuilder builder = new BatchBuilder();
 
         @Override
+        public long residentBytes() {
+            return input.snapshot().byteSize() + 64L * current.size();
+        }
+
+        @Override
         public void step(Updates[] in, Round round, Updates out, Updates errs) {
             Updates u = in[0];
             for (int i = 0; i < u.size; i++) {

@@ -129,6 +129,13 @@ final class ReduceOperator extends Operator {
         private long[] times = new long[0];
         private long[] order = new long[0];
 
+        @Override
+        public long residentBytes() {
+            // arrays per row and per group; a group's output row and min/max entries counted roughly
+            return rows.byteSize() + groups.byteSize() + 12L * rowMult.length
+                    + (8L + 8 + 1 + 4 + 4 + 4 + 64) * members.length + (8L + 8 + 4 + 4) * nonNull.length;
+        }
+
         ReduceShard() {
             if (!decodes) {
                 Arrays.fill(args, Boolean.TRUE);
@@ -191,7 +198,7 @@ final class ReduceOperator extends Operator {
 
         /** Applies update {@code i} to its row's multiplicity and its group's aggregates. */
         private void apply(Updates u, int i, Updates errs) {
-            Row row = u.rows[i];
+            Row row = u.row(i);
             long diff = u.diffs[i];
             if (decodes) {
                 Object[] decoded = row.unpack();

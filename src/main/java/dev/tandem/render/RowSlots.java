@@ -112,6 +112,11 @@ final class RowSlots {
         return Row.wrap(slab, offsets[slot], lengths[slot]);
     }
 
+    /** Heap bytes of the slots' arrays. */
+    long byteSize() {
+        return slab.length + 4L * (table.length + offsets.length + lengths.length + hashes.length + free.length);
+    }
+
     /** An upper bound (exclusive) of every slot handed out so far. */
     int capacity() {
         return lengths.length;

@@ -88,8 +88,8 @@ class ReduceOperatorTest {
 
         private static void consolidate(Updates u, String kind, Map<List<Object>, Long> result, Map<List<Object>, Long> total) {
             for (int i = 0; i < u.size; i++) {
-                result.merge(List.of(kind, u.rows[i], u.times[i]), u.diffs[i], Long::sum);
-                total.merge(List.of(u.rows[i]), u.diffs[i], Long::sum);
+                result.merge(List.of(kind, u.row(i), u.times[i]), u.diffs[i], Long::sum);
+                total.merge(List.of(u.row(i)), u.diffs[i], Long::sum);
             }
             result.values().removeIf(d -> d == 0);
             total.values().removeIf(d -> d == 0);

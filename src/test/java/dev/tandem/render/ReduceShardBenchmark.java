@@ -60,7 +60,7 @@ public final class ReduceShardBenchmark {
                 ? new ReduceOperator(null, r, outTypes, 0)
                 : new GroupOperator("reduce", null, new int[] {0}, exprs, (k, members) -> GroupFunctions.reduce(r, outTypes, k, members), 0);
         Operator.Shard shard = op.shard(0);
-        Updates out = new Updates(1 << 16);
+        Updates out = new Updates();
         Updates errs = new Updates();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long allocated = threads.getCurrentThreadAllocatedBytes();
@@ -87,7 +87,7 @@ public final class ReduceShardBenchmark {
         long v = 0;
         for (int done = 0; done < count; ) {
             int n = Math.min(RenderBenchmark.BATCH, count - done);
-            Updates batch = new Updates(n);
+            Updates batch = new Updates();
             List<Row> inserted = new ArrayList<>(n);
             int retract = Math.min(n / 4, twoBack.size());
             for (int i = 0; i < retract; i++) {
