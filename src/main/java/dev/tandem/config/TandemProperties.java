@@ -43,10 +43,17 @@ public record TandemProperties(
     public record InteractiveRuntime(@DefaultValue("true") boolean enabled) {
     }
 
-    /** Start-up only (the storage's tick timer is fixed when it opens). */
+    /**
+     * Start-up only (the storage's tick timer is fixed when it opens). {@code repair}: {@code none}
+     * refuses to start on a log damaged in the middle; {@code truncate} keeps a backup of the original
+     * and cuts the log at the damage, accepting the loss of the records after it.
+     */
     public record Storage(@DefaultValue("./data") Path dataDir, @DefaultValue("true") boolean fsync,
-            @DefaultValue("10ms") Duration tickInterval) {
+            @DefaultValue("10ms") Duration tickInterval, @DefaultValue("none") Repair repair) {
     }
+
+    /** What to do with a log damaged in the middle. */
+    public enum Repair { NONE, TRUNCATE }
 
     /** Live. */
     public record Compaction(@DefaultValue("1s") Duration window) {
@@ -67,6 +74,7 @@ public record TandemProperties(
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());
+        s.put("tandem.storage.repair", storage.repair());
         return s;
     }
 

@@ -54,6 +54,7 @@ public class TandemPropertiesTest {
                 "tandem.peek.max-result-rows",
                 "tandem.storage.data-dir",
                 "tandem.storage.fsync",
+                "tandem.storage.repair",
                 "tandem.storage.tick-interval");
     }
 
