@@ -212,6 +212,18 @@ public final class Dataflow {
         return lower > desc.asOf();
     }
 
+    /** The inputs' common frontier: how far the inputs are complete, at or ahead of {@link #upper()}. */
+    public Frontier inputFrontier() {
+        Frontier f = Frontier.EMPTY;
+        for (TableInput t : tableInputs.values()) {
+            f = f.meet(t.frontier);
+        }
+        for (ImportInput i : importInputs.values()) {
+            f = f.meet(i.arrangement.get() == null ? Frontier.MIN : i.frontier);
+        }
+        return f.join(upper());
+    }
+
     /** Milliseconds from schedule to hydration, or -1 while hydrating. */
     public long hydrationMillis() {
         return hydratedAfterMillis;

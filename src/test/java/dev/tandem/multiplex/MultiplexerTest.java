@@ -35,7 +35,7 @@ class MultiplexerTest {
             assertThat(((ComputeResponse.Rows) c.awaitPeek(later)).rows()).containsExactly(Row.of(4L, 40L));
 
             UUID unknown = c.peek("u404", t2, null);
-            assertThat(c.awaitPeek(unknown)).isEqualTo(new ComputeResponse.Error("unknown collection u404"));
+            assertThat(c.awaitPeek(unknown)).isEqualTo(new ComputeResponse.Error(ComputeResponse.ErrorKind.UNKNOWN_COLLECTION, "unknown collection u404"));
 
             c.mux.send(new ComputeCommand.AllowCompaction("u2", Frontier.EMPTY));
             c.awaitResponse(r -> r instanceof ComputeResponse.Frontiers f && f.id().equals("u2") && f.writeFrontier().isEmpty());
