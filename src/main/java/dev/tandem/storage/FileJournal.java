@@ -34,6 +34,8 @@ final class FileJournal implements Journal {
 
     private static final System.Logger LOG = System.getLogger(FileJournal.class.getName());
     private static final int REWRITE_CHUNK = 1 << 20;
+    /** Scratch space a probe writes (and removes) to find out whether the log can take writes again. */
+    private static final int PROBE_BYTES = 64 << 10;
 
     private final Path directory;
     private final boolean fsync;
@@ -218,23 +220,58 @@ final class FileJournal implements Journal {
     }
 
     @Override
-    public void append(byte[] frames, int length) throws IOException {
-        writeFully(channel, ByteBuffer.wrap(frames, 0, length), size);
+    public boolean appendAndSync(byte[] frames, int length) throws IOException {
+        try {
+            writeFully(channel, ByteBuffer.wrap(frames, 0, length), size);
+            if (fsync) {
+                channel.force(false);
+            }
+        } catch (IOException e) {
+            cutBack(e);
+            throw e;
+        }
         size += length;
+        return fsync;
+    }
+
+    /** Removes whatever a failed write left after the last intact record; if even that fails, the log is unusable. */
+    private void cutBack(IOException cause) {
+        try {
+            channel.truncate(size);
+            channel.force(false);
+        } catch (IOException e) {
+            cause.addSuppressed(e);
+            throw new StorageException("a failed write to the log could not be undone (" + e.getMessage()
+                    + "); the storage accepts no more changes", cause);
+        }
     }
 
     @Override
-    public boolean sync() throws IOException {
-        if (!fsync) {
-            return false;
+    public void probe() throws IOException {
+        try {
+            writeFully(channel, ByteBuffer.allocate(PROBE_BYTES), size);
+            channel.force(false);
+        } finally {
+            channel.truncate(size);
         }
-        channel.force(false);
-        return true;
     }
 
     @Override
     public void rewrite(List<LogRecord> image) throws IOException {
         Path tmp = directory.resolve(TMP_FILE);
+        try {
+            rewriteInto(tmp, image);
+        } catch (IOException | RuntimeException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private void rewriteInto(Path tmp, List<LogRecord> image) throws IOException {
         long written;
         try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             LogCodec.FrameBuffer buffer = new LogCodec.FrameBuffer();
@@ -253,9 +290,13 @@ final class FileJournal implements Journal {
             out.force(true);
         }
         Files.move(tmp, directory.resolve(LOG_FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        forceDirectory(directory);
         FileChannel old = channel;
-        channel = FileChannel.open(directory.resolve(LOG_FILE), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            channel = FileChannel.open(directory.resolve(LOG_FILE), StandardOpenOption.READ, StandardOpenOption.WRITE);
+            forceDirectory(directory);
+        } catch (IOException e) {
+            throw new StorageException("the log was replaced but could not be reopened: " + e.getMessage(), e);
+        }
         size = written;
         closeQuietly(old);
     }
