@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
-import org.springframework.web.reactive.socket.WebSocketMessage;
 import org.springframework.web.reactive.socket.WebSocketSession;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -30,7 +29,9 @@ import tools.jackson.databind.node.ObjectNode;
  * </ul>
  *
  * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
- * the connection stays open.
+ * the connection stays open. That includes a message over the body limit (413), and a peek beyond
+ * {@value #MAX_PENDING_PEEKS} in flight on the connection (429). When the connection closes, its peeks
+ * in flight are cancelled.
  */
 final class SessionSocketHandler implements WebSocketHandler {
 
@@ -44,9 +45,11 @@ final class SessionSocketHandler implements WebSocketHandler {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
+    private final long maxMessageBytes;
 
-    SessionSocketHandler(Controller controller) {
+    SessionSocketHandler(Controller controller, long maxMessageBytes) {
         this.controller = controller;
+        this.maxMessageBytes = maxMessageBytes;
     }
 
     @Override
@@ -55,8 +58,14 @@ final class SessionSocketHandler implements WebSocketHandler {
         AtomicInteger peeks = new AtomicInteger();
         // When the socket closes, everything in flight is cancelled: its peeks stop and free their slots.
         Flux<String> out = session.receive()
-                .map(WebSocketMessage::getPayloadAsText)
-                .flatMap(text -> serve(text, subscriptions, peeks), MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + 64)
+                .flatMap(message -> {
+                    int size = message.getPayload().readableByteCount();
+                    if (size > maxMessageBytes) {
+                        return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
+                                + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))));
+                    }
+                    return serve(message.getPayloadAsText(), subscriptions, peeks);
+                }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + 64)
                 .map(JsonNode::toString)
                 .takeUntilOther(session.closeStatus());
         return session.send(out.map(session::textMessage))
