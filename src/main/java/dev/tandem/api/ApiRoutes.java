@@ -2,24 +2,34 @@ package dev.tandem.api;
 
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
+import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
 import dev.tandem.multiplex.Multiplexer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.web.cors.CorsConfiguration;
 import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
+import org.springframework.web.reactive.socket.server.WebSocketService;
+import org.springframework.web.reactive.socket.server.support.HandshakeWebSocketService;
+import org.springframework.web.reactive.socket.server.upgrade.ReactorNettyRequestUpgradeStrategy;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.NettyPipeline;
+import reactor.netty.http.server.WebsocketServerSpec;
 
 /**
  * The routes of the API under {@code /v1}: in standalone mode the REST resources and the
@@ -98,8 +108,38 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    HandlerMapping tandemSessionSocket(Controller controller) {
-        return socketMapping("/v1/ws", new SessionSocketHandler(controller));
+    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props) {
+        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes()), props);
+    }
+
+    /**
+     * Connection timeouts of the HTTP server (start-up only, {@code tandem.http.*}): a slow or idle
+     * client cannot hold a connection, and a refused request head is answered with a problem.
+     */
+    @Bean
+    NettyServerCustomizer tandemHttpTimeouts(TandemProperties props) {
+        TandemProperties.Http http = props.http();
+        return server -> server
+                .idleTimeout(http.idleTimeout())
+                .readTimeout(http.readTimeout())
+                .requestTimeout(http.requestBodyTimeout())
+                .doOnChannelInit((observer, channel, address) -> {
+                    if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
+                        RequestHeadGuard.install(channel.pipeline(), NettyPipeline.HttpCodec, http.requestHeadTimeout());
+                    }
+                });
+    }
+
+    /** WebSocket upgrades whose frames may exceed the message limit, so an oversized message gets an error reply. */
+    @Bean
+    WebFluxConfigurer tandemWebSockets() {
+        return new WebFluxConfigurer() {
+            @Override
+            public WebSocketService getWebSocketService() {
+                return new HandshakeWebSocketService(new ReactorNettyRequestUpgradeStrategy(
+                        () -> WebsocketServerSpec.builder().maxFramePayloadLength(ApiProperties.MAX_SOCKET_FRAME_BYTES)));
+            }
+        };
     }
 
     @Bean
@@ -112,14 +152,24 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "replica")
-    HandlerMapping tandemComputeSocket(Multiplexer multiplexer) {
-        return socketMapping("/v1/compute", new ComputeSocketHandler(multiplexer));
+    HandlerMapping tandemComputeSocket(Multiplexer multiplexer, ApiProperties props) {
+        return socketMapping("/v1/compute", new ComputeSocketHandler(multiplexer), props);
     }
 
-    /** Maps a WebSocket path ahead of the router functions (order -1). */
-    private static HandlerMapping socketMapping(String path, org.springframework.web.reactive.socket.WebSocketHandler handler) {
+    /**
+     * Maps a WebSocket path ahead of the router functions (order -2). A handshake from a browser page of
+     * another origin is refused (403) unless the origin is allowed; same-origin handshakes and those
+     * without an {@code Origin} (non-browser clients) pass.
+     */
+    private static HandlerMapping socketMapping(String path, org.springframework.web.reactive.socket.WebSocketHandler handler,
+            ApiProperties props) {
         SimpleUrlHandlerMapping mapping = new SimpleUrlHandlerMapping(Map.of(path, handler));
         mapping.setOrder(-2);
+        CorsConfiguration origins = new CorsConfiguration();
+        origins.setAllowedOriginPatterns(props.allowedOrigins());
+        origins.addAllowedMethod(HttpMethod.GET);
+        origins.addAllowedHeader(CorsConfiguration.ALL);
+        mapping.setCorsConfigurations(Map.of(path, origins));
         return mapping;
     }
 }

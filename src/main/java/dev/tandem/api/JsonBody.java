@@ -53,7 +53,13 @@ final class JsonBody {
                     }
                 })
                 .defaultIfEmpty(new byte[0])
-                .map(bytes -> parse(bytes, fields));
+                .map(bytes -> {
+                    if (type == null && bytes.length > 0) {
+                        // A browser sends a cross-origin POST without a preflight only with a form or text type, or none.
+                        throw new ApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "a request body needs Content-Type: application/json");
+                    }
+                    return parse(bytes, fields);
+                });
     }
 
     static boolean isJson(MediaType type) {

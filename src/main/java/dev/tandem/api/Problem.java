@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
 import dev.tandem.controller.ControllerException;
+import dev.tandem.storage.StorageFullException;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -24,8 +25,11 @@ public record Problem(int status, String type, String title, String detail, long
         return switch (error) {
             case ApiException a -> of(a.status(), slug(a.status()), a.getMessage());
             case ControllerException c -> ofController(c);
+            case StorageFullException f -> new Problem(507, TYPE_PREFIX + "insufficient-storage", "Insufficient Storage", f.getMessage(), 5);
             case DataBufferLimitException d -> of(HttpStatus.CONTENT_TOO_LARGE, "body-too-large",
                     "the request body exceeds the limit: " + d.getMessage());
+            case io.netty.handler.timeout.TimeoutException t -> of(HttpStatus.REQUEST_TIMEOUT, "request-timeout",
+                    "the request body did not arrive in time (tandem.http.read-timeout, tandem.http.request-body-timeout)");
             case JacksonException j -> of(HttpStatus.BAD_REQUEST, "malformed-json", "malformed JSON: " + j.getOriginalMessage());
             case ResponseStatusException r -> ofStatus(r);
             default -> of(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error",

@@ -7,8 +7,9 @@ import dev.tandem.controller.IndexStatus;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
-import org.springframework.web.reactive.socket.WebSocketMessage;
 import org.springframework.web.reactive.socket.WebSocketSession;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,35 +29,50 @@ import tools.jackson.databind.node.ObjectNode;
  * </ul>
  *
  * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
- * the connection stays open.
+ * the connection stays open. That includes a message over the body limit (413), and a peek beyond
+ * {@value #MAX_PENDING_PEEKS} in flight on the connection (429). When the connection closes, its peeks
+ * in flight are cancelled.
  */
 final class SessionSocketHandler implements WebSocketHandler {
 
     /** Subscriptions one connection may hold at once. */
     static final int MAX_SUBSCRIPTIONS = 256;
+    /** Peeks one connection may have in flight at once; more are refused (429) until some finish. */
+    static final int MAX_PENDING_PEEKS = 128;
 
     private static final Set<String> PEEK = Set.of("op", "id", "request");
     private static final Set<String> SUBSCRIBE = Set.of("op", "id", "index");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
+    private final long maxMessageBytes;
 
-    SessionSocketHandler(Controller controller) {
+    SessionSocketHandler(Controller controller, long maxMessageBytes) {
         this.controller = controller;
+        this.maxMessageBytes = maxMessageBytes;
     }
 
     @Override
     public Mono<Void> handle(WebSocketSession session) {
         Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
+        AtomicInteger peeks = new AtomicInteger();
+        // When the socket closes, everything in flight is cancelled: its peeks stop and free their slots.
         Flux<String> out = session.receive()
-                .map(WebSocketMessage::getPayloadAsText)
-                .flatMap(text -> serve(text, subscriptions), MAX_SUBSCRIPTIONS + 1024)
-                .map(JsonNode::toString);
+                .flatMap(message -> {
+                    int size = message.getPayload().readableByteCount();
+                    if (size > maxMessageBytes) {
+                        return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
+                                + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))));
+                    }
+                    return serve(message.getPayloadAsText(), subscriptions, peeks);
+                }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + 64)
+                .map(JsonNode::toString)
+                .takeUntilOther(session.closeStatus());
         return session.send(out.map(session::textMessage))
                 .doFinally(s -> subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty));
     }
 
-    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions) {
+    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, AtomicInteger peeks) {
         JsonNode id = null;
         try {
             JsonNode message = JsonBody.MAPPER.readTree(text);
@@ -77,7 +93,14 @@ final class SessionSocketHandler implements WebSocketHandler {
                         throw ApiException.badRequest("message: 'request' is required for op peek");
                     }
                     JsonBody body = JsonBody.of(request, "request", ApiJson.PEEK_FIELDS);
-                    yield controller.read(ApiJson.readRequest(body))
+                    var read = ApiJson.readRequest(body);
+                    if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
+                        peeks.decrementAndGet();
+                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
+                                + " peeks may be in flight on one connection; wait for some to finish");
+                    }
+                    yield controller.read(read)
+                            .doFinally(sig -> peeks.decrementAndGet())
                             .map(r -> {
                                 ObjectNode n = reply("peek_result", correlation);
                                 n.set("result", ApiJson.result(r));

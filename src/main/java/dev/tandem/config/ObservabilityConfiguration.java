@@ -5,6 +5,7 @@ import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.RuntimeObserver;
 import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.TableStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,6 +36,11 @@ public class ObservabilityConfiguration {
     @Bean
     TandemHealthIndicator tandemHealthIndicator(TandemProperties props, Multiplexer compute, TandemSettingsRefresher refresher) {
         return new TandemHealthIndicator(props, compute, refresher);
+    }
+
+    @Bean
+    StorageHealthIndicator storageHealthIndicator(TableStorage storage) {
+        return new StorageHealthIndicator(storage);
     }
 
     @Bean

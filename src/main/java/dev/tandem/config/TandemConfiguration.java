@@ -41,7 +41,7 @@ public class TandemConfiguration {
     TableStorage tableStorage(TandemProperties props, Scheduler tandemTimer, ObjectProvider<MeterRegistry> meters) {
         TandemProperties.Storage s = props.storage();
         StorageOptions options = StorageOptions.defaults(tandemTimer).withTickInterval(s.tickInterval()).withFsync(s.fsync());
-        TableStorage storage = TableStorages.durable(s.dataDir(), options);
+        TableStorage storage = TableStorages.durable(s.dataDir(), options, s.repair() == TandemProperties.Repair.TRUNCATE);
         MeterRegistry registry = meters.getIfAvailable();
         return registry == null ? storage : TandemMeters.countingIngest(storage, registry);
     }

@@ -19,7 +19,8 @@ public record TandemProperties(
         @DefaultValue Compute compute,
         @DefaultValue Storage storage,
         @DefaultValue Compaction compaction,
-        @DefaultValue Peek peek) {
+        @DefaultValue Peek peek,
+        @DefaultValue Http http) {
 
     /** {@code standalone}: built-in controller and user API; {@code replica}: the compute protocol only. */
     public enum Mode { STANDALONE, REPLICA }
@@ -59,9 +60,26 @@ public record TandemProperties(
     public record InteractiveRuntime(@DefaultValue("true") boolean enabled) {
     }
 
-    /** Start-up only (the storage's tick timer is fixed when it opens). */
+    /**
+     * Start-up only (the storage's tick timer is fixed when it opens). {@code repair}: {@code none}
+     * refuses to start on a log damaged in the middle; {@code truncate} keeps a backup of the original
+     * and cuts the log at the damage, accepting the loss of the records after it.
+     */
     public record Storage(@DefaultValue("./data") Path dataDir, @DefaultValue("true") boolean fsync,
-            @DefaultValue("10ms") Duration tickInterval) {
+            @DefaultValue("10ms") Duration tickInterval, @DefaultValue("none") Repair repair) {
+    }
+
+    /** What to do with a log damaged in the middle. */
+    public enum Repair { NONE, TRUNCATE }
+
+    /**
+     * Start-up only: how long an HTTP connection may take. {@code requestHeadTimeout}: from a request's
+     * first byte to its complete request line and headers (else 408 and close); {@code readTimeout}:
+     * between two reads of a request body; {@code requestBodyTimeout}: for a whole request body;
+     * {@code idleTimeout}: a keep-alive connection with no request in progress is closed after it.
+     */
+    public record Http(@DefaultValue("10s") Duration requestHeadTimeout, @DefaultValue("10s") Duration readTimeout,
+            @DefaultValue("60s") Duration requestBodyTimeout, @DefaultValue("60s") Duration idleTimeout) {
     }
 
     /** Live. */
@@ -84,6 +102,11 @@ public record TandemProperties(
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());
+        s.put("tandem.storage.repair", storage.repair());
+        s.put("tandem.http.request-head-timeout", http.requestHeadTimeout());
+        s.put("tandem.http.read-timeout", http.readTimeout());
+        s.put("tandem.http.request-body-timeout", http.requestBodyTimeout());
+        s.put("tandem.http.idle-timeout", http.idleTimeout());
         return s;
     }
 

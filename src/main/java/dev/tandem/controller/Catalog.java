@@ -128,7 +128,9 @@ final class Catalog {
                 n.put("kind", "index");
                 n.put("on", i.on());
                 n.set("key", JSON.valueToTree(i.key()));
-                n.put("window_ms", i.windowMillis());
+                if (i.windowMillis() != CatalogEntry.Index.DEFAULT_WINDOW) {
+                    n.put("window_ms", i.windowMillis());
+                }
             }
         }
         return n;
@@ -144,7 +146,7 @@ final class Catalog {
             case "index" -> {
                 List<String> key = new ArrayList<>();
                 n.get("key").forEach(k -> key.add(k.asString()));
-                yield new CatalogEntry.Index(id, name, n.get("on").asString(), key, schema, n.get("window_ms").asLong());
+                yield new CatalogEntry.Index(id, name, n.get("on").asString(), key, schema, n.has("window_ms") ? n.get("window_ms").asLong() : CatalogEntry.Index.DEFAULT_WINDOW);
             }
             default -> throw new IllegalStateException("corrupt catalog entry " + n);
         };

@@ -24,9 +24,13 @@ public sealed interface CatalogEntry {
 
     /**
      * An index on table or view {@code on}, arranged by the {@code key} columns, whose compaction
-     * window is {@code windowMillis} behind its write frontier.
+     * window is {@code windowMillis} behind its write frontier, or follows the live default
+     * ({@code tandem.compaction.window}) when it is {@link #DEFAULT_WINDOW}.
      */
     record Index(String id, String name, String on, List<String> key, Schema schema, long windowMillis) implements CatalogEntry {
+        /** The window of an index created without one: the live default at each compaction. */
+        public static final long DEFAULT_WINDOW = -1;
+
         public Index {
             key = List.copyOf(key);
         }

@@ -69,6 +69,13 @@ public final class Controller implements AutoCloseable {
     private final Map<String, IndexState> indexes = new ConcurrentHashMap<>();
     /** The introspection collections, served like indexes but not in the durable catalog. */
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
+    /** How often table compaction frontiers advance (the index ticker runs every 50 ms). */
+    private static final long TABLE_COMPACTION_EVERY_MS = 1000;
+    /** How far beyond the present an explicit {@code as_of} may lie; further is refused, not waited for. */
+    static final long MAX_AS_OF_AHEAD_MS = 3_600_000;
+    /** The longest a read may ask to wait ({@code timeout_ms}). */
+    static final long MAX_TIMEOUT_MS = 600_000;
+
     private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
     /** The peek waiting on each transient dataflow, by transient id. */
@@ -79,6 +86,9 @@ public final class Controller implements AutoCloseable {
     private final Object sendLock = new Object();
     private final Disposable responses;
     private final Disposable ticker;
+    /** Makes choosing a read time and holding it atomic with respect to {@link #compact()}. */
+    private final Object policyLock = new Object();
+    private long lastTableCompaction = Long.MIN_VALUE / 2;
     private volatile List<String> recovering = List.of();
 
     public Controller(TableStorage storage, Multiplexer compute, ArrangementSharingRegistry registry, ControllerSettings settings,
@@ -94,7 +104,7 @@ public final class Controller implements AutoCloseable {
         send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
         for (Introspection.Collection c : Introspection.ALL) {
             CatalogEntry.Index entry = new CatalogEntry.Index(c.id(), c.name(), c.name(), List.of(c.schema().column(0).name()), c.schema(),
-                    settings.compactionWindow().toMillis());
+                    CatalogEntry.Index.DEFAULT_WINDOW);
             system.put(c.name(), entry);
             indexes.put(c.id(), new IndexState(entry, 0));
         }
@@ -216,7 +226,7 @@ public final class Controller implements AutoCloseable {
         if (windowMillis != null && windowMillis < 0) {
             throw ControllerException.invalid("compaction_window_ms must not be negative");
         }
-        long window = windowMillis != null ? windowMillis : settings.get().compactionWindow().toMillis();
+        long window = windowMillis != null ? windowMillis : CatalogEntry.Index.DEFAULT_WINDOW;
         CatalogEntry.Index idx = new CatalogEntry.Index(catalog.allocateUserId(), name, on, keyNames, target.schema(), window);
         catalog.put(idx);
         startIndex(idx);
@@ -277,7 +287,7 @@ public final class Controller implements AutoCloseable {
         Publication p = registry.current(i.id());
         long records = p.published() ? p.arrangement().snapshot().records() : 0;
         return new IndexStatus(i.id(), i.name(), i.on(), i.key(), s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
-                s == null ? Frontier.MIN : s.since, records, s == null ? 0 : s.asOf, i.windowMillis());
+                s == null ? Frontier.MIN : s.since, records, s == null ? 0 : s.asOf, windowOf(i));
     }
 
     private void checkName(String name) {
@@ -390,7 +400,7 @@ public final class Controller implements AutoCloseable {
                     UUID waiting = s.id() == null ? null : transientPeeks.remove(s.id());
                     Sinks.One<ComputeResponse.PeekResult> sink = waiting == null ? null : peeks.remove(waiting);
                     if (sink != null) {
-                        sink.tryEmitValue(new ComputeResponse.Error("the query could not run: " + s.detail()));
+                        sink.tryEmitValue(new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "the query could not run: " + s.detail()));
                     }
                     publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                 }
@@ -416,31 +426,52 @@ public final class Controller implements AutoCloseable {
         return droppedEvents.get();
     }
 
-    /** Advances every index's compaction frontier to its window behind the upper, but never past a hold. */
+    /** The index's compaction window: its own if it was created with one, else the live default. */
+    private long windowOf(CatalogEntry.Index index) {
+        return index.windowMillis() != CatalogEntry.Index.DEFAULT_WINDOW ? index.windowMillis() : settings.get().compactionWindow().toMillis();
+    }
+
+    /**
+     * Advances every index's compaction frontier to its window behind the upper, but never past a hold;
+     * under {@code policyLock}, so a read's time and its hold are taken with no compaction in between.
+     * Tables (whose log compaction is coarse anyway) are visited at most once a second.
+     */
     private void compact() {
-        for (IndexState s : indexes.values()) {
-            if (s.upper.isEmpty() || !s.hydrated) {
-                continue;
+        synchronized (policyLock) {
+            for (IndexState s : indexes.values()) {
+                if (s.upper.isEmpty() || !s.hydrated) {
+                    continue;
+                }
+                long target = Math.min(s.upper.time() - 1 - windowOf(s.index), s.holds.min());
+                if (target > s.since.time()) {
+                    s.since = Frontier.at(target);
+                    send(new ComputeCommand.AllowCompaction(s.index.id(), s.since));
+                }
             }
-            long target = Math.min(s.upper.time() - 1 - s.index.windowMillis(), s.holds.min());
-            if (target > s.since.time()) {
-                s.since = Frontier.at(target);
-                send(new ComputeCommand.AllowCompaction(s.index.id(), s.since));
+            long now = clock.getAsLong();
+            if (now - lastTableCompaction < TABLE_COMPACTION_EVERY_MS) {
+                return;
+            }
+            lastTableCompaction = now;
+            compactTables();
+        }
+    }
+
+    private void compactTables() {
+        long window = settings.get().compactionWindow().toMillis();
+        long hydrating = Long.MAX_VALUE;
+        for (IndexState s : indexes.values()) {
+            if (!s.hydrated) {
+                hydrating = Math.min(hydrating, s.asOf);
             }
         }
-        long window = settings.get().compactionWindow().toMillis();
         for (String table : storage.tables()) {
             Frontier upper = storage.upper(table);
             if (upper.isEmpty()) {
                 continue;
             }
             Holds h = tableHolds.get(table);
-            long target = Math.min(upper.time() - 1 - window, h == null ? Long.MAX_VALUE : h.min());
-            for (IndexState s : indexes.values()) {
-                if (!s.hydrated) {
-                    target = Math.min(target, s.asOf);
-                }
-            }
+            long target = Math.min(Math.min(upper.time() - 1 - window, h == null ? Long.MAX_VALUE : h.min()), hydrating);
             if (target > storage.since(table).time()) {
                 storage.allowCompaction(table, Frontier.at(target));
             }
@@ -471,13 +502,20 @@ public final class Controller implements AutoCloseable {
         if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
             throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
         }
-        Duration timeout = req.timeoutMs() != null ? Duration.ofMillis(positive(req.timeoutMs(), "timeout_ms")) : settings.get().defaultTimeout();
-        boolean strict = parseIsolation(req.isolation());
-        if (req.limit() != null) {
-            positive(req.limit() + 1, "limit");
+        if (req.timeoutMs() != null && (req.timeoutMs() <= 0 || req.timeoutMs() > MAX_TIMEOUT_MS)) {
+            throw ControllerException.invalid("timeout_ms must be between 1 and " + MAX_TIMEOUT_MS + ", got " + req.timeoutMs());
         }
-        if (req.offset() != null) {
-            positive(req.offset() + 1, "offset");
+        Duration timeout = req.timeoutMs() != null ? Duration.ofMillis(req.timeoutMs()) : settings.get().defaultTimeout();
+        boolean strict = parseIsolation(req.isolation());
+        if (req.limit() != null && req.limit() < 0) {
+            throw ControllerException.invalid("limit must not be negative, got " + req.limit());
+        }
+        if (req.offset() != null && req.offset() < 0) {
+            throw ControllerException.invalid("offset must not be negative, got " + req.offset());
+        }
+        if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
+            throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS
+                    + " ms beyond the present; a read waits for its time to come, so pick a time at most that far ahead");
         }
         if (req.from() != null && system.containsKey(req.from())) {
             return fastPath(system.get(req.from()), req, strict, timeout);
@@ -507,13 +545,6 @@ public final class Controller implements AutoCloseable {
         long hi = (r.nextLong() & ~0xF000L) | 0x4000L;
         long lo = (r.nextLong() & ~(3L << 62)) | (1L << 63);
         return new UUID(hi, lo);
-    }
-
-    private static long positive(long v, String field) {
-        if (v <= 0) {
-            throw ControllerException.invalid(field + " must not be negative");
-        }
-        return v;
     }
 
     private static boolean parseIsolation(String isolation) {
@@ -657,10 +688,14 @@ public final class Controller implements AutoCloseable {
         Shaping shape = shaping(req, index.schema());
         List<Row> keys = null;
         if (req.key() != null && !req.key().isNull()) {
-            keys = keyRows(req.key(), index);
+            keys = List.copyOf(new java.util.LinkedHashSet<>(keyRows(req.key(), index)));
         }
-        long t = chooseTime(strict, req.asOf(), List.of(s), List.of());
-        long hold = s.holds.add(t);
+        long t;
+        long hold;
+        synchronized (policyLock) {
+            t = chooseTime(strict, req.asOf(), List.of(s), List.of());
+            hold = s.holds.add(t);
+        }
         UUID uuid = peekId();
         ComputeCommand.Peek peek = new ComputeCommand.Peek(uuid, index.id(), t, keys, shape.mfp(), shape.finishing(), settings.get().maxResultRows());
         return awaitPeek(peek, timeout, strict || req.asOf() != null)
@@ -726,6 +761,12 @@ public final class Controller implements AutoCloseable {
         Sinks.One<ComputeResponse.PeekResult> sink = peeks.computeIfAbsent(peek.uuid(), k -> Sinks.one());
         send(peek);
         return sink.asMono()
+                .doOnCancel(() -> {
+                    // The reader went away (a closed connection or socket): stop the replica at once.
+                    if (peeks.remove(peek.uuid()) != null) {
+                        send(new ComputeCommand.CancelPeek(peek.uuid()));
+                    }
+                })
                 .timeout(timeout)
                 .onErrorMap(TimeoutException.class, x -> {
                     // Cancel first, so the replica stops before our hold on the read time goes away.
@@ -736,20 +777,19 @@ public final class Controller implements AutoCloseable {
                             + (waitsForSeal ? " (the inputs were not sealed at that time)" : ""));
                 })
                 .flatMap(result -> switch (result) {
-                    case ComputeResponse.Error err -> Mono.error(mapPeekError(err.message()));
+                    case ComputeResponse.Error err -> Mono.error(mapPeekError(err));
                     case ComputeResponse.Canceled c -> Mono.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
                     case ComputeResponse.Rows rows -> Mono.just(result);
                 });
     }
 
-    private static ControllerException mapPeekError(String message) {
-        if (message.startsWith("compaction frontier")) {
-            return new ControllerException(ControllerException.Kind.BEFORE_SINCE, message);
-        }
-        if (message.startsWith("result exceeds")) {
-            return new ControllerException(ControllerException.Kind.TOO_LARGE, message);
-        }
-        return new ControllerException(ControllerException.Kind.INVALID, message);
+    private static ControllerException mapPeekError(ComputeResponse.Error error) {
+        ControllerException.Kind kind = switch (error.kind()) {
+            case BEFORE_SINCE -> ControllerException.Kind.BEFORE_SINCE;
+            case TOO_LARGE -> ControllerException.Kind.TOO_LARGE;
+            case INVALID, UNKNOWN_COLLECTION, FAILED -> ControllerException.Kind.INVALID;
+        };
+        return new ControllerException(kind, error.message());
     }
 
     private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, String path) {
@@ -773,16 +813,19 @@ public final class Controller implements AutoCloseable {
         }
         List<IndexState> inputs = x.imports.keySet().stream().map(indexes::get).toList();
         List<String> tables = List.copyOf(x.sources.keySet());
-        long t = chooseTime(strict, req.asOf(), inputs, tables);
+        long t;
         List<Runnable> releases = new ArrayList<>();
-        for (IndexState s : inputs) {
-            long h = s.holds.add(t);
-            releases.add(() -> s.holds.remove(h));
-        }
-        for (String table : tables) {
-            Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());
-            long id = h.add(t);
-            releases.add(() -> h.remove(id));
+        synchronized (policyLock) {
+            t = chooseTime(strict, req.asOf(), inputs, tables);
+            for (IndexState s : inputs) {
+                long h = s.holds.add(t);
+                releases.add(() -> s.holds.remove(h));
+            }
+            for (String table : tables) {
+                Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());
+                long id = h.add(t);
+                releases.add(() -> h.remove(id));
+            }
         }
         String tid = catalog.allocateTransientId();
         Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());

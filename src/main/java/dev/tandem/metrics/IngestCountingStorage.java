@@ -115,6 +115,11 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public String unavailable() {
+        return delegate.unavailable();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

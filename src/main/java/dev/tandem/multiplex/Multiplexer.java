@@ -144,7 +144,7 @@ public final class Multiplexer implements ComputeInstance {
             }
             case Peek p -> {
                 if (!owners.containsKey(p.target())) {
-                    emit(new PeekResponse(p.uuid(), new ComputeResponse.Error("unknown collection " + p.target())));
+                    emit(new PeekResponse(p.uuid(), new ComputeResponse.Error(ComputeResponse.ErrorKind.UNKNOWN_COLLECTION, "unknown collection " + p.target())));
                     return;
                 }
                 if (!outstanding.add(p.uuid())) {

@@ -57,10 +57,34 @@ public sealed interface ComputeResponse {
         }
     }
 
-    /** The peek failed with {@code message}. */
-    record Error(String message) implements PeekResult {
+    /** The peek failed with {@code message}; {@code kind} says why, so a controller need not parse the message. */
+    record Error(ErrorKind kind, String message) implements PeekResult {
         public Error {
+            Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(message, "message");
+        }
+
+        /** An error of kind {@link ErrorKind#FAILED}. */
+        public Error(String message) {
+            this(ErrorKind.FAILED, message);
+        }
+    }
+
+    /** Why a peek failed; its JSON name is the lower-case constant name. */
+    enum ErrorKind {
+        /** The read time is before the collection's compaction frontier. */
+        BEFORE_SINCE,
+        /** The result exceeds the maximum result size. */
+        TOO_LARGE,
+        /** The peek itself is malformed (e.g. an MFP that does not fit the collection). */
+        INVALID,
+        /** No such collection on the replica. */
+        UNKNOWN_COLLECTION,
+        /** The collection's inputs failed, were dropped, or evaluation failed. */
+        FAILED;
+
+        public String jsonName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 

@@ -47,7 +47,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>Optional fields may be absent or null: {@code CreateInstance.logging} (default {@code {}}) and
  *       {@code parameters} (default unset), {@code Peek.literal_keys} (all keys), {@code mfp}
  *       (identity), {@code finishing} (none), {@code max_result_rows}; {@code Status.id} and
- *       {@code detail}; {@code ReadInfo.runtime}; within a finishing every field.</li>
+ *       {@code detail}; {@code ReadInfo.runtime}; {@code Error.kind} (default {@code failed}; one of
+ *       {@code before_since}, {@code too_large}, {@code invalid}, {@code unknown_collection},
+ *       {@code failed}); within a finishing every field.</li>
  * </ul>
  *
  * Parsing is strict: malformed JSON, an unknown type or field, a missing required field or a value of
@@ -229,7 +231,17 @@ public final class ProtocolJson {
                         bool(info.required("hydrated"), info.at("hydrated")),
                         info.optionalString("runtime")));
             }
-            case "Error" -> new ComputeResponse.Error(Obj.of(node, path, "type", "message").string("message"));
+            case "Error" -> {
+                Obj o = Obj.of(node, path, "type", "kind", "message");
+                String kind = o.optionalString("kind");
+                ComputeResponse.ErrorKind k = ComputeResponse.ErrorKind.FAILED;
+                if (kind != null) {
+                    k = java.util.Arrays.stream(ComputeResponse.ErrorKind.values()).filter(x -> x.jsonName().equals(kind)).findFirst()
+                            .orElseThrow(() -> new ProtocolException(o.at("kind"), "unknown error kind '" + kind + "'; expected one of "
+                                    + java.util.Arrays.stream(ComputeResponse.ErrorKind.values()).map(ComputeResponse.ErrorKind::jsonName).toList()));
+                }
+                yield new ComputeResponse.Error(k, o.string("message"));
+            }
             case "Canceled" -> {
                 Obj.of(node, path, "type");
                 yield new ComputeResponse.Canceled();
@@ -254,7 +266,10 @@ public final class ProtocolJson {
                     info.put("runtime", i.runtime());
                 }
             }
-            case ComputeResponse.Error e -> o.put("message", e.message());
+            case ComputeResponse.Error e -> {
+                o.put("kind", e.kind().jsonName());
+                o.put("message", e.message());
+            }
             case ComputeResponse.Canceled c -> {
             }
         }

@@ -41,8 +41,15 @@ import reactor.core.publisher.Mono;
  * {@link ArrangementSharingRegistry}, and nothing runs until every import is published (deferral).
  * Exports are published at {@link #schedule()} and sealed after every round. Only the pool's workers
  * touch operator state; the coordinator logic runs between rounds, one round at a time.
+ *
+ * <p>Idle: a round only moves the frontier when no input has pending updates, so a dataflow whose
+ * table inputs are idle runs such a round at most once per {@link #IDLE_HEARTBEAT_MILLIS}; any update
+ * runs a round at once. Tick work is thus proportional to changes, plus a coarse heartbeat.
  */
 public final class Dataflow {
+
+    /** How often the frontier of a dataflow whose inputs have no updates advances (and is reported). */
+    public static final long IDLE_HEARTBEAT_MILLIS = 1000;
 
     private final String id;
     private final DataflowDescription desc;
@@ -85,6 +92,8 @@ public final class Dataflow {
     private volatile boolean scheduled;
     private volatile boolean dropped;
     private volatile long hydratedAfterMillis = -1;
+    private final LongAdder rounds = new LongAdder();
+    private volatile long lastRoundMillis;
     private long scheduledAt;
 
     private Dataflow(String id, DataflowDescription desc, Env env) {
@@ -220,6 +229,23 @@ public final class Dataflow {
 
     public boolean hydrated() {
         return lower > desc.asOf();
+    }
+
+    /** Rounds run so far (for tests and introspection of tick work). */
+    public long rounds() {
+        return rounds.sum();
+    }
+
+    /** The inputs' common frontier: how far the inputs are complete, at or ahead of {@link #upper()}. */
+    public Frontier inputFrontier() {
+        Frontier f = Frontier.EMPTY;
+        for (TableInput t : tableInputs.values()) {
+            f = f.meet(t.frontier);
+        }
+        for (ImportInput i : importInputs.values()) {
+            f = f.meet(i.arrangement.get() == null ? Frontier.MIN : i.frontier);
+        }
+        return f.join(upper());
     }
 
     /** Milliseconds from schedule to hydration, or -1 while hydrating. */
@@ -371,6 +397,10 @@ public final class Dataflow {
             }
         }
 
+        synchronized boolean hasPending() {
+            return pending.size > 0;
+        }
+
         /** Moves updates before {@code upper} into the source's shards, by row hash. */
         synchronized long drainInto(SourceOperator source, long upper) {
             Updates keep = new Updates();
@@ -465,7 +495,7 @@ public final class Dataflow {
     private void drain() {
         long from = lower;
         long to = target();
-        if (dropped || budget.isStopped() || to <= from || (to == Long.MAX_VALUE && !constantsOnly())) {
+        if (dropped || budget.isStopped() || to <= from || (to == Long.MAX_VALUE && !constantsOnly()) || idleAndRecent(from)) {
             if (wip.decrementAndGet() != 0) {
                 wip.set(1);
                 drain();
@@ -482,8 +512,27 @@ public final class Dataflow {
         });
     }
 
+    /**
+     * Whether a round from {@code from} would only move the frontier and one ran less than a heartbeat
+     * ago: a hydrated, unbounded dataflow over tables only, none of which has pending updates.
+     */
+    private boolean idleAndRecent(long from) {
+        if (from == desc.asOf() || desc.until() != null || !importInputs.isEmpty()
+                || clock.getAsLong() - lastRoundMillis >= IDLE_HEARTBEAT_MILLIS) {
+            return false;
+        }
+        for (TableInput t : tableInputs.values()) {
+            if (t.hasPending()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Mono<Void> round(long from, long to) {
         boolean first = from == desc.asOf();
+        rounds.increment();
+        lastRoundMillis = clock.getAsLong();
         long moved = 0;
         for (Map.Entry<String, TableInput> t : tableInputs.entrySet()) {
             moved += t.getValue().drainInto(sources.get(t.getKey()), to);

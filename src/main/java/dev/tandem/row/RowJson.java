@@ -37,7 +37,14 @@ public final class RowJson {
                 }
             }
             case FLOAT64 -> {
-                if (node.isNumber()) return node.doubleValue();
+                if (node.isNumber()) {
+                    double d = node.doubleValue();
+                    if (Double.isInfinite(d) || Double.isNaN(d)) {
+                        throw new IllegalArgumentException("a number beyond the float64 range (about ±1.8e308);"
+                                + " write \"Infinity\" or \"-Infinity\" for an infinity");
+                    }
+                    return d;
+                }
                 if (node.isString()) {
                     switch (node.stringValue()) {
                         case "NaN": return Double.NaN;
@@ -48,13 +55,27 @@ public final class RowJson {
                 }
             }
             case STRING -> {
-                if (node.isString()) return node.stringValue();
+                if (node.isString()) return wellFormed(node.stringValue());
             }
             case TIMESTAMP -> {
                 if (node.isString()) return Timestamp.parse(node.stringValue());
             }
         }
         throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + describe(node));
+    }
+
+    /** The string, if it is well-formed UTF-16 (no lone surrogate, which UTF-8 cannot encode). */
+    private static String wellFormed(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(String.format("string has a lone surrogate \\u%04x at character %d;"
+                        + " strings must be valid Unicode", (int) c, i));
+            }
+        }
+        return s;
     }
 
     private static String describe(JsonNode node) {

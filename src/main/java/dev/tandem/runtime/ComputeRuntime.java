@@ -362,7 +362,8 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     private PeekResult answer(Peek peek, SharedArrangement arr) {
-        return PeekServer.answer(peek, arr, parameters.maxResultRows(), role.tag());
+        Dataflow df = byExport.get(peek.target());
+        return PeekServer.answer(peek, arr, parameters.maxResultRows(), role.tag(), df == null ? null : df.hydrated());
     }
 
     private void respond(UUID uuid, PeekResult result) {
@@ -415,7 +416,8 @@ public final class ComputeRuntime implements ComputeInstance {
                 return;
             }
             reported.put(id, upper);
-            emit(new Frontiers(id, upper, upper));
+            Dataflow df = byExport.get(id);
+            emit(new Frontiers(id, upper, df == null ? upper : df.inputFrontier().join(upper)));
         }
     }
 

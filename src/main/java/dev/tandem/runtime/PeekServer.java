@@ -5,6 +5,7 @@ import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.plan.GroupFunctions;
 import dev.tandem.protocol.ComputeCommand.Peek;
 import dev.tandem.protocol.ComputeResponse.Error;
+import dev.tandem.protocol.ComputeResponse.ErrorKind;
 import dev.tandem.protocol.ComputeResponse.PeekResult;
 import dev.tandem.protocol.ComputeResponse.ReadInfo;
 import dev.tandem.protocol.ComputeResponse.Rows;
@@ -29,14 +30,19 @@ final class PeekServer {
     private PeekServer() {
     }
 
-    static PeekResult answer(Peek peek, SharedArrangement arr, long maxResultRows, String runtime) {
+    /**
+     * Answers {@code peek} from {@code arr}. {@code hydrated} is whether the dataflow exporting it has
+     * hydrated, when this runtime runs it; null derives it from the arrangement (sealed past its
+     * compaction frontier, which starts at the dataflow's {@code as_of}).
+     */
+    static PeekResult answer(Peek peek, SharedArrangement arr, long maxResultRows, String runtime, Boolean hydrated) {
         long t = peek.timestamp();
         SharedArrangement.Snapshot snap = arr.snapshot();
         if (!snap.upper().isPast(t)) {
             return new Error("index " + arr.id() + " is not sealed at " + t + " (upper " + snap.upper() + ")");
         }
         if (snap.since().compareTo(dev.tandem.time.Frontier.at(t)) > 0) {
-            return new Error("compaction frontier of " + arr.id() + " is " + snap.since() + ", beyond the read time " + t);
+            return new Error(ErrorKind.BEFORE_SINCE, "compaction frontier of " + arr.id() + " is " + snap.since() + ", beyond the read time " + t);
         }
         String err = firstError(snap.errs(), t);
         if (err != null) {
@@ -46,7 +52,7 @@ final class PeekServer {
         try {
             mfp = peek.mfp().isIdentity() ? null : peek.mfp().bind(arr.schema().types());
         } catch (RuntimeException e) {
-            return new Error("invalid peek MFP: " + e.getMessage());
+            return new Error(ErrorKind.INVALID, "invalid peek MFP: " + e.getMessage());
         }
         long limit = peek.maxResultRows() != null ? peek.maxResultRows() : maxResultRows;
         Collector rows = new Collector(peek, limit);
@@ -62,9 +68,10 @@ final class PeekServer {
                     shard.scan(t, (key, val, diff) -> rows.add(val, diff, mfp));
                 }
             }
-            return new Rows(rows.finish(), new ReadInfo(t, snap.upper(), snap.since(), true, runtime));
+            return new Rows(rows.finish(), new ReadInfo(t, snap.upper(), snap.since(),
+                    hydrated != null ? hydrated : snap.upper().compareTo(snap.since()) > 0, runtime));
         } catch (PeekFailure f) {
-            return new Error(f.getMessage());
+            return new Error(f.kind, f.getMessage());
         } catch (EvalError e) {
             return new Error(e.getMessage());
         }
@@ -89,8 +96,11 @@ final class PeekServer {
 
     /** A peek that cannot be answered with rows. */
     static final class PeekFailure extends RuntimeException {
-        PeekFailure(String message) {
+        final ErrorKind kind;
+
+        PeekFailure(ErrorKind kind, String message) {
             super(message, null, false, false);
+            this.kind = kind;
         }
     }
 
@@ -118,7 +128,7 @@ final class PeekServer {
 
         void add(Row val, long diff, MfpEvaluator mfp) {
             if (diff < 0) {
-                throw new PeekFailure("negative multiplicity " + diff + " for row " + val + ": the index is corrupt or its inputs retract more than they inserted");
+                throw new PeekFailure(ErrorKind.FAILED, "negative multiplicity " + diff + " for row " + val + ": the index is corrupt or its inputs retract more than they inserted");
             }
             Row out = mfp == null ? val : mfp.apply(val);
             if (out == null) {
@@ -135,7 +145,7 @@ final class PeekServer {
                 all.add(entry);
                 held += diff;
                 if (held > maxRows) {
-                    throw new PeekFailure("result exceeds the maximum result size of " + maxRows + " rows; add a limit or a filter");
+                    throw new PeekFailure(ErrorKind.TOO_LARGE, "result exceeds the maximum result size of " + maxRows + " rows; add a limit or a filter");
                 }
             }
         }
@@ -152,7 +162,7 @@ final class PeekServer {
                     if (position >= offset) {
                         out.add((Row) e[0]);
                         if (out.size() > maxRows) {
-                            throw new PeekFailure("result exceeds the maximum result size of " + maxRows + " rows; add a limit or a filter");
+                            throw new PeekFailure(ErrorKind.TOO_LARGE, "result exceeds the maximum result size of " + maxRows + " rows; add a limit or a filter");
                         }
                     }
                 }

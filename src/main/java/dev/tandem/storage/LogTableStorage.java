@@ -50,6 +50,13 @@ import reactor.core.publisher.Sinks;
  * after. Its events are emitted under {@code lock} into a buffering unicast sink; an emission that fails
  * (the subscriber cancelled) removes it and is counted.
  *
+ * <h2>Faults</h2>
+ * A log write that fails (a full disk) is cut back out of the log, so nothing of it stays; its callers
+ * and every change admitted after it fail with {@link StorageFullException}, and admission restarts
+ * from the applied tables. The storage is then {@linkplain #unavailable() unavailable} until a write,
+ * or a probe the tick schedules every second, succeeds. Only a failure that leaves the log in an
+ * unknown state (a failed write that cannot be cut back) stops the storage for good.
+ *
  * <h2>Compaction</h2>
  * {@link #compact} runs on the commit thread between batches: each table's history is consolidated at
  * its compaction frontier (capped at the upper, so later writes still append in time order) and the log
@@ -60,6 +67,7 @@ final class LogTableStorage implements TableStorage {
     private static final int MAX_BATCH = 4096;
     private static final long COMPACTION_MIN_BYTES = 4L << 20;
     private static final long COMPACTION_MIN_UPDATES = 100_000;
+    private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
     private final Journal journal;
     private final TimestampOracle oracle;
@@ -74,6 +82,10 @@ final class LogTableStorage implements TableStorage {
     private final Map<String, Schema> admitted = new HashMap<>();
     private boolean closing;
     private volatile StorageException failure;
+    /** Why the last log write failed, until one succeeds; null while writes succeed. */
+    private volatile StorageFullException unavailable;
+    private final AtomicBoolean probeQueued = new AtomicBoolean();
+    private volatile long lastProbeNanos;
 
     private final Object lock = new Object();
     /** Applied state, all guarded by {@code lock}. */
@@ -94,6 +106,7 @@ final class LogTableStorage implements TableStorage {
     private final AtomicLong syncs = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
     private final AtomicLong emitFailures = new AtomicLong();
+    private final AtomicLong writeFailures = new AtomicLong();
 
     LogTableStorage(Journal journal, StorageOptions options) {
         this.journal = journal;
@@ -394,6 +407,21 @@ final class LogTableStorage implements TableStorage {
     }
 
     @Override
+    public String unavailable() {
+        StorageException f = failure;
+        if (f != null) {
+            return f.getMessage();
+        }
+        StorageFullException u = unavailable;
+        return u == null ? null : u.getMessage();
+    }
+
+    /** Log writes (and probes) that failed and were undone. */
+    long writeFailures() {
+        return writeFailures.get();
+    }
+
+    @Override
     public StorageStats stats() {
         return new StorageStats(records.get(), commits.get(), syncs.get(), journal.size(), compactions.get(), emitFailures.get());
     }
@@ -448,32 +476,47 @@ final class LogTableStorage implements TableStorage {
             }
             queue.drainTo(batch, MAX_BATCH - 1);
             int from = 0;
+            RuntimeException abandoned = null;
             for (int i = 0; i < batch.size(); i++) {
                 Op op = batch.get(i);
                 if (op.kind != Op.Kind.LOG && op.kind != Op.Kind.WRITE) {
-                    commit(batch.subList(from, i), frames);
+                    abandoned = commitOrFail(batch.subList(from, i), frames, abandoned);
                     from = i + 1;
-                    if (op.kind == Op.Kind.COMPACT) {
-                        compactNow(op);
-                    } else {
-                        running = false;
-                        op.done.complete(0L);
+                    switch (op.kind) {
+                        case COMPACT -> compactNow(op);
+                        case PROBE -> probeNow(op);
+                        default -> {
+                            running = false;
+                            op.done.complete(0L);
+                        }
                     }
                 }
             }
-            commit(batch.subList(from, batch.size()), frames);
+            commitOrFail(batch.subList(from, batch.size()), frames, abandoned);
             batch.clear();
         }
     }
 
-    /** Stamps, appends, forces and applies a batch of log changes, then completes their callers. */
-    private void commit(List<Op> segment, LogCodec.FrameBuffer frames) {
+    /**
+     * Commits a segment, unless an earlier segment of the same batch failed ({@code abandoned}): then
+     * it fails too, since it was admitted against changes that never happened. Returns the failure, if any.
+     */
+    private RuntimeException commitOrFail(List<Op> segment, LogCodec.FrameBuffer frames, RuntimeException abandoned) {
+        if (abandoned != null) {
+            segment.forEach(op -> op.done.completeExceptionally(abandoned));
+            return abandoned;
+        }
+        return commit(segment, frames);
+    }
+
+    /** Stamps, appends, forces and applies a batch of log changes, then completes their callers; returns a failure or null. */
+    private RuntimeException commit(List<Op> segment, LogCodec.FrameBuffer frames) {
         if (segment.isEmpty()) {
-            return;
+            return null;
         }
         if (failure != null) {
             segment.forEach(op -> op.done.completeExceptionally(failure));
-            return;
+            return null;
         }
         long maxTime = -1;
         synchronized (lock) {
@@ -491,18 +534,29 @@ final class LogTableStorage implements TableStorage {
             for (Op op : segment) {
                 frames.frame(op.record);
             }
-            journal.append(frames.array(), frames.length());
-            if (journal.sync()) {
+            if (journal.appendAndSync(frames.array(), frames.length())) {
                 syncs.incrementAndGet();
             }
-        } catch (IOException | RuntimeException e) {
-            failure = new StorageException("the log could not be written; the storage accepts no more changes: " + e.getMessage(), e);
+        } catch (StorageException e) {
+            failure = e;
             synchronized (lock) {
                 committing = false;
             }
             segment.forEach(op -> op.done.completeExceptionally(failure));
-            return;
+            return null;
+        } catch (IOException | RuntimeException e) {
+            writeFailures.incrementAndGet();
+            StorageFullException full = new StorageFullException("the log could not be written (" + e.getMessage()
+                    + "); nothing of this change was kept. The storage retries and accepts changes again once it can write"
+                    + " (free space on the data directory's file system)", e);
+            unavailable = full;
+            synchronized (lock) {
+                committing = false;
+            }
+            abandon(segment, full);
+            return full;
         }
+        unavailable = null;
         records.addAndGet(segment.size());
         commits.incrementAndGet();
         Map<StoredTable, PackedUpdates.Builder> fresh = new IdentityHashMap<>();
@@ -528,6 +582,63 @@ final class LogTableStorage implements TableStorage {
         for (Op op : segment) {
             op.done.complete(op.time);
         }
+        return null;
+    }
+
+    /**
+     * Fails a segment that could not be logged and every change admitted after it (they were checked
+     * against it), keeps queued control operations, and restarts admission from the applied tables.
+     */
+    private void abandon(List<Op> segment, StorageFullException error) {
+        segment.forEach(op -> op.done.completeExceptionally(error));
+        synchronized (admitLock) {
+            List<Op> queued = new ArrayList<>();
+            queue.drainTo(queued);
+            for (Op op : queued) {
+                if (op.kind == Op.Kind.LOG || op.kind == Op.Kind.WRITE) {
+                    op.done.completeExceptionally(error);
+                } else {
+                    queue.add(op);
+                }
+            }
+            inflight.clear();
+            synchronized (lock) {
+                admitted.clear();
+                for (StoredTable t : tables.values()) {
+                    admitted.put(t.id, t.schema);
+                }
+            }
+        }
+    }
+
+    /** While unavailable, asks the commit thread about once a second whether the log takes writes again. */
+    private void probeIfUnavailable() {
+        if (unavailable == null || failure != null || System.nanoTime() - lastProbeNanos < PROBE_INTERVAL_NANOS) {
+            return;
+        }
+        if (probeQueued.compareAndSet(false, true)) {
+            lastProbeNanos = System.nanoTime();
+            synchronized (admitLock) {
+                if (!closing) {
+                    enqueue(Op.control(Op.Kind.PROBE));
+                } else {
+                    probeQueued.set(false);
+                }
+            }
+        }
+    }
+
+    private void probeNow(Op op) {
+        probeQueued.set(false);
+        if (unavailable != null && failure == null) {
+            try {
+                journal.probe();
+                unavailable = null;
+            } catch (IOException | RuntimeException e) {
+                writeFailures.incrementAndGet();
+            }
+        }
+        op.done.complete(0L);
     }
 
     /** Applies one record to the tables; {@code fresh} collects new updates for subscribers (null in recovery). */
@@ -637,6 +748,7 @@ final class LogTableStorage implements TableStorage {
     }
 
     private void tick() {
+        probeIfUnavailable();
         synchronized (lock) {
             if (closed || committing) {
                 return;
@@ -688,9 +800,17 @@ final class LogTableStorage implements TableStorage {
         }
         try {
             journal.rewrite(image);
-        } catch (IOException | RuntimeException e) {
-            failure = new StorageException("the log could not be rewritten; the storage accepts no more changes: " + e.getMessage(), e);
+        } catch (StorageException e) {
+            failure = e;
             op.done.completeExceptionally(failure);
+            return;
+        } catch (IOException | RuntimeException e) {
+            // The old log stays in place and complete; the storage is unavailable until a write or probe succeeds.
+            writeFailures.incrementAndGet();
+            StorageFullException full = new StorageFullException("the log could not be rewritten (" + e.getMessage()
+                    + "); the old log is kept. The storage retries once it can write (free space on the data directory's file system)", e);
+            unavailable = full;
+            op.done.completeExceptionally(full);
             return;
         }
         logSizeAfterCompaction = journal.size();
@@ -752,7 +872,7 @@ final class LogTableStorage implements TableStorage {
 
     /** A change waiting for the commit thread, with the future its caller waits on. */
     private static final class Op {
-        enum Kind { LOG, WRITE, COMPACT, STOP }
+        enum Kind { LOG, WRITE, COMPACT, PROBE, STOP }
 
         final Kind kind;
         final String table;

@@ -11,12 +11,12 @@ final class MemoryJournal implements Journal {
     }
 
     @Override
-    public void append(byte[] frames, int length) {
+    public boolean appendAndSync(byte[] frames, int length) {
+        return false;
     }
 
     @Override
-    public boolean sync() {
-        return false;
+    public void probe() {
     }
 
     @Override

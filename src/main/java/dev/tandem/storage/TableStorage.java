@@ -87,6 +87,14 @@ public interface TableStorage extends AutoCloseable {
     /** Counters of the commit path. */
     StorageStats stats();
 
+    /**
+     * Why changes cannot be made durable right now (the last log write failed, e.g. the disk is full),
+     * or null while they can. The storage retries on its own and clears this once a write succeeds.
+     */
+    default String unavailable() {
+        return null;
+    }
+
     /** Stops ticking, finishes pending writes, completes subscriptions and releases the log. */
     @Override
     void close();

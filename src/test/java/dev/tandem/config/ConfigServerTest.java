@@ -110,7 +110,7 @@ class ConfigServerTest {
     void configServerDecidesStartupSettingsAndRefreshAppliesOnlyLiveOnes(CapturedOutput output) throws IOException {
         serve(settings(false, 1, 1000, "1s"));
         try (ConfigurableApplicationContext tandem = startTandem("--server.port=0", "--server.address=127.0.0.1",
-                "--spring.cloud.config.enabled=true",
+                "--spring.cloud.config.enabled=true", "--management.endpoint.health.show-details=always",
                 "--tandem.config-server.url=http://127.0.0.1:" + configServerPort)) {
             assertThat(tandem).isInstanceOf(ReactiveWebServerApplicationContext.class);
             assertThat(tandem.getEnvironment().getPropertySources().stream().map(PropertySource::getName))

@@ -17,9 +17,14 @@ import org.springframework.web.reactive.function.client.WebClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The actuator probe groups: liveness, and readiness that includes the hydration of recovered indexes. */
+/**
+ * The actuator probe groups: liveness, and readiness that includes the hydration of recovered indexes
+ * and the storage; details shown as an operator who asked for them ({@code show-details=always}) sees
+ * them (by default they are shown to authorized callers only, see {@code HealthDetailsTest}).
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "tandem.storage.fsync=false", "tandem.compute.interactive-runtime.enabled=false", "tandem.compute.maintenance-workers=1"})
+        "tandem.storage.fsync=false", "tandem.compute.interactive-runtime.enabled=false", "tandem.compute.maintenance-workers=1",
+        "management.endpoint.health.show-details=always"})
 class HealthTest {
 
     @TempDir
@@ -51,7 +56,7 @@ class HealthTest {
         JsonNode readiness = get("/actuator/health/readiness");
         assertThat(readiness.path("status").asString()).isEqualTo("UP");
         assertThat(StreamSupport.stream(readiness.path("components").propertyNames().spliterator(), false).toList())
-                .containsExactlyInAnyOrder("readinessState", "hydration");
+                .containsExactlyInAnyOrder("readinessState", "hydration", "storage");
         assertThat(readiness.path("components").path("hydration").path("details").path("recoveredIndexes").asString()).isEqualTo("hydrated");
         assertThat(controller.ready()).isTrue();
 

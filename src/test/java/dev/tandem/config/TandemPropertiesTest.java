@@ -48,12 +48,17 @@ public class TandemPropertiesTest {
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
                 "tandem.compute.maintenance-workers",
+                "tandem.http.idle-timeout",
+                "tandem.http.read-timeout",
+                "tandem.http.request-body-timeout",
+                "tandem.http.request-head-timeout",
                 "tandem.mode",
                 "tandem.peek.default-timeout",
                 "tandem.peek.max-pending",
                 "tandem.peek.max-result-rows",
                 "tandem.storage.data-dir",
                 "tandem.storage.fsync",
+                "tandem.storage.repair",
                 "tandem.storage.tick-interval");
     }
 

@@ -97,7 +97,8 @@ class ProtocolJsonProperties {
         return Arbitraries.oneOf(
                 Combinators.combine(texts(), frontiers(), frontiers()).as(ComputeResponse.Frontiers::new),
                 rowResults().map(r -> r),
-                Combinators.combine(uuids(), texts()).as((u, m) -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Error(m))),
+                Combinators.combine(uuids(), Arbitraries.of(ComputeResponse.ErrorKind.class), texts())
+                        .as((u, k, m) -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Error(k, m))),
                 uuids().map(u -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Canceled())),
                 Combinators.combine(texts(), texts().injectNull(0.3), texts().injectNull(0.3)).as(ComputeResponse.Status::new));
     }

@@ -86,8 +86,10 @@ class ProtocolJsonTest {
                         + "'info':{'timestamp':7,'upper':[8],'since':[0],'hydrated':false}}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Rows(List.of(),
                         new ComputeResponse.ReadInfo(7, Frontier.at(8), Frontier.at(0), false, null))));
-        assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','message':'since 5 is beyond 3'}}",
+        assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'failed','message':'since 5 is beyond 3'}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Error("since 5 is beyond 3")));
+        assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'before_since','message':'since 5'}}",
+                new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Error(ComputeResponse.ErrorKind.BEFORE_SINCE, "since 5")));
         assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Canceled'}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Canceled()));
         assertResponseForm("{'type':'Status','kind':'hydrated','id':'u9','detail':'in 3 ms'}",
@@ -108,6 +110,9 @@ class ProtocolJsonTest {
         assertThat(noKeys.literalKeys()).isEmpty();
         assertThat(ProtocolJson.parseResponse(json("{'type':'Status','kind':'k','id':null,'detail':null}")))
                 .isEqualTo(new ComputeResponse.Status("k", null, null));
+        assertThat(ProtocolJson.parseResponse(json("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','message':'m'}}")))
+                .as("an error without a kind (an older replica) is a failure").isEqualTo(new ComputeResponse.PeekResponse(UUID_U,
+                        new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "m")));
     }
 
     // ---- errors
@@ -139,6 +144,8 @@ class ProtocolJsonTest {
                 "$.result.type: unknown peek result type 'Done'; expected one of Rows, Error, Canceled");
         assertResponseError("{'type':'PeekResponse','uuid':'" + U + "','result':'Canceled'}",
                 "$.result: expected a peek result object with a \"type\", got string \"Canceled\"");
+        assertResponseError("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'oops','message':'m'}}",
+                "$.result.kind: unknown error kind 'oops'; expected one of [before_since, too_large, invalid, unknown_collection, failed]");
     }
 
     @Test

@@ -138,6 +138,47 @@ class DurableLogTest {
     }
 
     @Test
+    void refusesALogDamagedInTheMiddleThenRepairsItKeepingABackup() throws IOException {
+        storage.createTable("u1", KV);
+        long t1 = insert(1);
+        long intact = Files.size(log());
+        insert(2);
+        long damagedEnd = Files.size(log());
+        insert(3);
+        insert(4);
+        long full = Files.size(log());
+        storage.close();
+        flipByte(intact + LogCodec.FRAME_HEADER + (damagedEnd - intact - LogCodec.FRAME_HEADER) / 2);
+        byte[] original = Files.readAllBytes(log());
+
+        assertThatThrownBy(() -> TableStorages.durable(dir, options))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("damaged at offset " + intact)
+                .hasMessageContaining("2 intact records follow from offset " + damagedEnd)
+                .hasMessageContaining("--tandem.storage.repair=truncate");
+        assertThat(Files.readAllBytes(log())).as("a refused log is left untouched").isEqualTo(original);
+
+        storage = TableStorages.durable(dir, options, true);
+        assertThat(Files.size(log())).isEqualTo(intact);
+        assertThat(storage.lastWriteTime()).isEqualTo(t1);
+        assertThat(contents(t1)).containsOnlyKeys(kv(1, "x"));
+        try (var backups = Files.list(dir)) {
+            List<Path> kept = backups.filter(p -> p.getFileName().toString().startsWith(FileJournal.LOG_FILE + ".damaged-")).toList();
+            assertThat(kept).hasSize(1);
+            assertThat(Files.readAllBytes(kept.get(0))).as("the backup is the original file").isEqualTo(original).hasSize((int) full);
+        }
+    }
+
+    private void flipByte(long at) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(log().toFile(), "rw")) {
+            f.seek(at);
+            int b = f.read();
+            f.seek(at);
+            f.write(b ^ 0x5a);
+        }
+    }
+
+    @Test
     void cutsARecordWhoseLengthRunsPastTheEndOfTheFile() throws IOException {
         storage.createTable("u1", KV);
         long t1 = insert(1);
