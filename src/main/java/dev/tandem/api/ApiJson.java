@@ -51,6 +51,10 @@ final class ApiJson {
         n.put("on", s.on());
         ArrayNode key = n.putArray("key");
         s.key().forEach(key::add);
+        n.put("state", s.state());
+        if (s.error() != null) {
+            n.put("error", s.error());
+        }
         n.put("hydrated", s.hydrated());
         frontier(n, "write_frontier", s.writeFrontier());
         frontier(n, "since", s.since());

@@ -22,9 +22,12 @@ final class Catalog {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String NEXT_ID = "meta/next_user_id";
+    private static final String FAILED = "failed/";
 
     private final TableStorage storage;
     private final Map<String, CatalogEntry> byName = new ConcurrentSkipListMap<>();
+    /** Why an index failed (it is kept, not re-created, until it is dropped), by index name. */
+    private final Map<String, String> failures = new ConcurrentSkipListMap<>();
     private long nextUserId = 1;
     private long nextTransientId = 1;
 
@@ -51,7 +54,26 @@ final class Catalog {
                 }
             }
         }
+        for (Map.Entry<String, String> e : stored.entrySet()) {
+            if (e.getKey().startsWith(FAILED)) {
+                failures.put(e.getKey().substring(FAILED.length()), JSON.readTree(e.getValue()).get("error").asString());
+            }
+        }
         return indexes;
+    }
+
+    /** Records, durably, that index {@code i} failed: it is not re-created after a restart. */
+    void markFailed(CatalogEntry.Index i, String error) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("id", i.id());
+        n.put("error", error);
+        storage.putCatalogEntry(FAILED + i.name(), n.toString());
+        failures.put(i.name(), error);
+    }
+
+    /** Why the index named {@code name} failed, or null. */
+    String failure(String name) {
+        return failures.get(name);
     }
 
     String allocateUserId() {
@@ -90,6 +112,9 @@ final class Catalog {
     void remove(CatalogEntry entry) {
         storage.removeCatalogEntry(key(entry));
         byName.remove(entry.name());
+        if (entry instanceof CatalogEntry.Index && failures.remove(entry.name()) != null) {
+            storage.removeCatalogEntry(FAILED + entry.name());
+        }
     }
 
     /** The names of the views and indexes that read {@code name} directly. */

@@ -67,6 +67,7 @@ public final class Controller implements AutoCloseable {
     private final Catalog catalog;
     private final AtomicReference<ControllerSettings> settings;
     private final Map<String, IndexState> indexes = new ConcurrentHashMap<>();
+    private final Scheduler timer;
     /** The introspection collections, served like indexes but not in the durable catalog. */
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
     /** How often table compaction frontiers advance (the index ticker runs every 50 ms). */
@@ -97,6 +98,7 @@ public final class Controller implements AutoCloseable {
         this.compute = compute;
         this.registry = registry;
         this.clock = clock;
+        this.timer = timer;
         this.catalog = new Catalog(storage);
         this.settings = new AtomicReference<>(settings);
         this.responses = compute.responses().subscribe(this::receive);
@@ -108,7 +110,7 @@ public final class Controller implements AutoCloseable {
             system.put(c.name(), entry);
             indexes.put(c.id(), new IndexState(entry, 0));
         }
-        List<CatalogEntry.Index> recovered = catalog.recover();
+        List<CatalogEntry.Index> recovered = catalog.recover().stream().filter(i -> catalog.failure(i.name()) == null).toList();
         for (CatalogEntry.Index i : recovered) {
             startIndex(i);
         }
@@ -286,8 +288,25 @@ public final class Controller implements AutoCloseable {
         IndexState s = indexes.get(i.id());
         Publication p = registry.current(i.id());
         long records = p.published() ? p.arrangement().snapshot().records() : 0;
-        return new IndexStatus(i.id(), i.name(), i.on(), i.key(), s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
+        String failure = catalog.failure(i.name());
+        return new IndexStatus(i.id(), i.name(), i.on(), i.key(), failure == null ? (s != null && s.hydrated ? "hydrated" : "hydrating") : "failed",
+                failure, s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
                 s == null ? Frontier.MIN : s.since, records, s == null ? 0 : s.asOf, windowOf(i));
+    }
+
+    /**
+     * Marks an index whose dataflow failed (e.g. over its memory budget) as failed, durably, so that it
+     * is shown as such and not re-hydrated in a loop after a restart; dropping it clears the mark.
+     */
+    private void indexFailed(CatalogEntry.Index index, String error) {
+        timer.schedule(() -> {
+            synchronized (this) {
+                if (catalog.get(index.name()).filter(e -> e.id().equals(index.id())).isPresent()) {
+                    catalog.markFailed(index, error);
+                    indexes.remove(index.id());
+                }
+            }
+        });
     }
 
     private void checkName(String name) {
@@ -403,6 +422,10 @@ public final class Controller implements AutoCloseable {
                         sink.tryEmitValue(new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "the query could not run: " + s.detail()));
                     }
                     publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
+                    IndexState failed = s.id() == null ? null : indexes.get(s.id());
+                    if (failed != null && "dataflow_failed".equals(s.kind()) && !system.containsKey(failed.index.name())) {
+                        indexFailed(failed.index, s.detail());
+                    }
                 }
             }
         }
@@ -681,6 +704,11 @@ public final class Controller implements AutoCloseable {
     }
 
     private Mono<ReadResult> fastPath(CatalogEntry.Index index, ReadRequest req, boolean strict, Duration timeout) {
+        String failure = catalog.failure(index.name());
+        if (failure != null) {
+            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure
+                    + "; drop it (and create it again, e.g. with a larger budget)");
+        }
         IndexState s = indexes.get(index.id());
         if (s == null) {
             throw ControllerException.notFound("index '" + index.name() + "' is not running");

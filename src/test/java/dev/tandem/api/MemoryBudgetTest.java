@@ -13,8 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A dataflow that would fill the heap (a cross join of two 3,000-row tables: nine million rows) is
- * stopped at its memory budget with an error naming the budget, while another client's point reads
- * keep being answered and the server stays up.
+ * stopped at its memory budget with an error naming the budget, as a peek and as an index, while
+ * another client's point reads keep being answered and the server stays up; the failed index stays
+ * failed across a restart instead of hydrating again, until it is dropped.
  */
 class MemoryBudgetTest {
 
@@ -36,7 +37,8 @@ class MemoryBudgetTest {
             assertThat(s.post("/v1/indexes", "{\"name\":\"a_x\",\"on\":\"a\",\"key\":[\"x\"]}").status()).isEqualTo(201);
             await().atMost(Duration.ofSeconds(30)).until(() -> s.get("/v1/indexes/a_x").json().get("hydrated").asBoolean());
             assertThat(s.post("/v1/views", "{\"name\":\"everything\",\"plan\":{\"op\":\"join\",\"inputs\":"
-                    + "[{\"op\":\"get\",\"name\":\"a\"},{\"op\":\"get\",\"name\":\"b\"}],\"on\":[]}}").status()).isEqualTo(201);
+                    + "[{\"op\":\"get\",\"name\":\"a\"},{\"op\":\"get\",\"name\":\"b\"}],\"on\":[]},"
+                    + "\"columns\":[\"ax\",\"apad\",\"bx\",\"bpad\"]}").status()).isEqualTo(201);
 
             // Another client reads a point index all the while.
             AtomicBoolean stop = new AtomicBoolean();
@@ -62,6 +64,17 @@ class MemoryBudgetTest {
 
                 int before = answered.get();
                 await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > before + 20);
+
+                // As an index: stopped at the budget, shown as failed with its error, reads refused.
+                assertThat(s.post("/v1/indexes", "{\"name\":\"all_pairs\",\"on\":\"everything\",\"key\":[\"ax\"]}").status())
+                        .isEqualTo(201);
+                await().atMost(Duration.ofSeconds(60)).until(() -> "failed".equals(s.get("/v1/indexes/all_pairs").json().path("state").asString()));
+                assertThat(s.get("/v1/indexes/all_pairs").json().get("error").asString()).contains("memory budget of 32.0 MB");
+                TandemServer.Response refused = s.get("/v1/indexes/all_pairs/rows?key=1");
+                assertThat(refused.status()).isEqualTo(409);
+                assertThat(refused.json().get("detail").asString()).contains("failed");
+                int later = answered.get();
+                await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > later + 20);
             } finally {
                 stop.set(true);
                 reader.join(Duration.ofSeconds(30));
@@ -69,6 +82,16 @@ class MemoryBudgetTest {
             assertThat(wrong.get()).isZero();
             assertThat(s.get("/v1/ping").status()).isEqualTo(200);
             assertThat(s.get("/v1/indexes/a_x/rows?key=7").json().get("rows").get(0).get(0).asLong()).isEqualTo(7);
+        }
+        // After a restart the failed index is still failed, and not hydrated again; dropping it clears it.
+        try (TandemServer s = new TandemServer(dir, Map.of("tandem.compute.dataflow-memory-budget", "32MB"))) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.get("/v1/indexes/a_x").json().get("hydrated").asBoolean());
+            var status = s.get("/v1/indexes/all_pairs").json();
+            assertThat(status.get("state").asString()).isEqualTo("failed");
+            assertThat(status.get("hydrated").asBoolean()).isFalse();
+            assertThat(s.get("/actuator/health/readiness").status()).isEqualTo(200);
+            assertThat(s.delete("/v1/indexes/all_pairs").status()).isBetween(200, 299);
+            assertThat(s.get("/v1/indexes/all_pairs").status()).isEqualTo(404);
         }
     }
 }
