@@ -117,7 +117,8 @@ class MetricsTest {
                     TableStorages.durable(dir.resolve("d" + twoRuntimes), StorageOptions.defaults(timer).withFsync(false)), registry);
             ArrangementSharingRegistry sharing = new ArrangementSharingRegistry();
             RuntimeObserver observer = TandemMeters.observer(registry, twoRuntimes);
-            try (Multiplexer mux = Multiplexer.start(twoRuntimes, 1, 1, storage, sharing, (w, e) -> { throw new AssertionError(w, e); },
+            List<Throwable> fatal = new java.util.concurrent.CopyOnWriteArrayList<>();
+            try (Multiplexer mux = Multiplexer.start(twoRuntimes, 1, 1, storage, sharing, (w, e) -> fatal.add(e),
                     System::currentTimeMillis, observer)) {
                 TandemMeters.bindRuntimeGauges(registry, mux, sharing, System::currentTimeMillis);
 
@@ -138,6 +139,7 @@ class MetricsTest {
                         .containsExactlyInAnyOrderElementsOf(roles);
                 assertThat(registry.find(TandemMeters.HYDRATION_DURATION).timers()).extracting(Meter::getId)
                         .extracting(id -> id.getTag("role")).containsExactlyInAnyOrderElementsOf(roles);
+                assertThat(fatal).as("fatal errors on runtime threads").isEmpty();
             } finally {
                 storage.close();
                 timer.dispose();
