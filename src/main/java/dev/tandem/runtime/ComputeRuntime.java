@@ -70,6 +70,8 @@ public final class ComputeRuntime implements ComputeInstance {
     private final AtomicLong emitFailures = new AtomicLong();
 
     private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
+    /** Exports of bounded dataflows (built for one read, with an {@code until}) sent here and not yet dropped. */
+    private final Set<String> boundedExports = ConcurrentHashMap.newKeySet();
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
@@ -145,6 +147,10 @@ public final class ComputeRuntime implements ComputeInstance {
      */
     @Override
     public void send(ComputeCommand command) {
+        if (command instanceof CreateDataflow c && c.dataflow().until() != null) {
+            // Noted before the command queues: a peek of its export (applied at once) must see it.
+            c.dataflow().indexExports().forEach(e -> boundedExports.add(e.id()));
+        }
         if (command instanceof Peek || command instanceof CancelPeek || command instanceof ComputeCommand.Hello) {
             apply(command);
         } else {
@@ -254,6 +260,9 @@ public final class ComputeRuntime implements ComputeInstance {
                 }
             }
         } catch (RuntimeException e) {
+            if (desc.until() != null) {
+                desc.indexExports().stream().filter(x -> !byExport.containsKey(x.id())).forEach(x -> boundedExports.remove(x.id()));
+            }
             emit(new Status("dataflow_rejected", id, e.getMessage()));
             return;
         }
@@ -299,6 +308,9 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     private void allowCompaction(String id, Frontier frontier) {
+        if (frontier.isEmpty()) {
+            boundedExports.remove(id);
+        }
         Dataflow df = byExport.get(id);
         if (df == null) {
             if (role == Role.INTERACTIVE) {
@@ -365,8 +377,7 @@ public final class ComputeRuntime implements ComputeInstance {
      * maintained here or published by the maintenance runtime).
      */
     private String peekPath(String target) {
-        Dataflow df = byExport.get(target);
-        return df != null && df.description().until() != null ? "slow" : "fast";
+        return boundedExports.contains(target) ? "slow" : "fast";
     }
 
     private PeekResult answer(Peek peek, SharedArrangement arr) {
