@@ -69,9 +69,4 @@ public record TandemProperties(
         s.put("tandem.storage.tick-interval", storage.tickInterval());
         return s;
     }
-
-    /** The start-up-only part as one line, compared on refresh to report changes that need a restart. */
-    public String startupSignature() {
-        return startupSettings().toString();
-    }
 }

@@ -353,7 +353,7 @@ public final class Controller implements AutoCloseable {
         for (String k : idx.key()) {
             key.add(schema.indexOf(k));
         }
-        long asOf = x.readableTime(true);
+        long asOf = x.readableTime();
         DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
                 List.of(new DataflowDescription.BuildDesc("o_" + idx.id(), plan)),
                 List.of(new DataflowDescription.IndexExport(idx.id(), "o_" + idx.id(), key)), asOf, null);
@@ -925,7 +925,7 @@ public final class Controller implements AutoCloseable {
         }
 
         /** A time at which every input is readable (for a new index: the freshest sealed time). */
-        long readableTime(boolean fresh) {
+        long readableTime() {
             long t = Long.MIN_VALUE;
             long sealed = Long.MAX_VALUE;
             for (String table : sources.keySet()) {

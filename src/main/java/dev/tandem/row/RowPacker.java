@@ -81,14 +81,6 @@ public final class RowPacker {
         };
     }
 
-    /** Appends the datums of an encoded row. */
-    public RowPacker pushRow(Row row) {
-        ensure(row.byteSize());
-        row.copyTo(buf, len);
-        len += row.byteSize();
-        return this;
-    }
-
     void appendRaw(byte[] src, int from, int n) {
         ensure(n);
         System.arraycopy(src, from, buf, len, n);
