@@ -856,18 +856,10 @@ public final class Controller implements AutoCloseable {
     }
 
     private List<String> defaultNames(Plan plan, int arity) {
-        if (plan instanceof Plan.Get g && g.name() != null) {
-            return catalog.get(g.name()).map(e -> e.schema().columns().stream().map(Column::name).toList()).orElse(null);
-        }
-        if (plan instanceof Plan.MapFilterProject m && m.mfp().map().isEmpty() && m.input() instanceof Plan.Get) {
-            List<String> in = defaultNames(m.input(), -1);
-            if (in != null) {
-                return m.mfp().project() == null ? in : m.mfp().project().stream().map(in::get).toList();
-            }
-        }
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < arity; i++) {
-            names.add("c" + i);
+        List<String> names = new ArrayList<>(dev.tandem.plan.PlanNames.of(plan,
+                name -> catalog.get(name).map(e -> e.schema().columns().stream().map(Column::name).toList()).orElse(null)));
+        while (names.size() < arity) {
+            names.add("c" + names.size());
         }
         return names;
     }
