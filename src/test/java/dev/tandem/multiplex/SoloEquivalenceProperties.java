@@ -85,7 +85,7 @@ class SoloEquivalenceProperties {
     }
 
     @Property(tries = 30)
-    void soloAndTwoRuntimesAnswerWhatTheModelComputes(@ForAll("changes") List<Change> changes, @ForAll("peeks") List<PeekSpec> peeks,
+    void soloAndTwoRuntimesAnswerWhatTheModelComputes(@ForAll("changes") List<Change> changes, @ForAll("peeks") List<PeekSpec> randomPeeks,
             @ForAll("splits") List<Integer> splits) {
         String table = "u" + ids.incrementAndGet();
         String index = "u" + ids.incrementAndGet();
@@ -95,25 +95,30 @@ class SoloEquivalenceProperties {
         model.values().removeIf(n -> n == 0);
         assertThat(model.values()).as("a table is a multiset").allMatch(n -> n > 0);
 
+        // Besides the random peeks, one scan whose filter fails on a row known to be present.
+        List<PeekSpec> all = new ArrayList<>(randomPeeks);
+        model.keySet().stream().map(r -> (Long) r.get(1)).filter(java.util.Objects::nonNull).findFirst()
+                .ifPresent(v -> all.add(new PeekSpec(null, null, v, false, null, 0)));
         List<Object> expected = new ArrayList<>();
-        for (PeekSpec p : peeks) {
+        for (PeekSpec p : all) {
             expected.add(expect(model, p));
         }
-        assertThat(answers(solo, table, index, writes, peeks)).as("SOLO").isEqualTo(expected);
-        assertThat(answers(two, table, index, writes, peeks)).as("two runtimes").isEqualTo(expected);
+        assertThat(answers(solo, table, index, writes, all)).as("SOLO").isEqualTo(expected);
+        assertThat(answers(two, table, index, writes, all)).as("two runtimes").isEqualTo(expected);
 
         Statistics.label("retractions").collect(writes.stream().flatMap(List::stream).anyMatch(d -> d.diff() < 0));
         Statistics.label("nulls").collect(model.keySet().stream().anyMatch(r -> r.get(1) == null));
-        for (Object e : expected) {
+        for (Object e : expected.subList(0, randomPeeks.size())) {
             Statistics.label("result").collect(e instanceof String ? "error" : ((List<?>) e).isEmpty() ? "empty" : "rows");
         }
+        Statistics.label("errors seen").collect(expected.stream().anyMatch(e -> e instanceof String));
         Statistics.label("retractions").coverage(c -> c.check(true).percentage(p -> p >= 20));
-        Statistics.label("nulls").coverage(c -> c.check(true).percentage(p -> p >= 15));
+        Statistics.label("nulls").coverage(c -> c.check(true).percentage(p -> p >= 10));
         Statistics.label("result").coverage(c -> {
-            c.check("rows").percentage(p -> p >= 20);
+            c.check("rows").percentage(p -> p >= 12);
             c.check("empty").count(n -> n > 0);
-            c.check("error").count(n -> n > 0);
         });
+        Statistics.label("errors seen").coverage(c -> c.check(true).percentage(p -> p >= 50));
     }
 
     @Provide
