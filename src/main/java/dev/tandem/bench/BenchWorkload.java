@@ -65,10 +65,10 @@ final class BenchWorkload {
     static void createChurnViews(BenchHttp http) {
         http.postJson("/v1/views", """
                 {"name":"big_count","plan":{"op":"reduce","input":{"op":"get","name":"big"},"group_key":[1],\
-                "aggregates":[{"func":"count"},{"func":"sum","expr":{"col":2}}]}}""");
+                "aggregates":[{"func":"count"},{"func":"sum","expr":{"col":2}}]},"columns":["c0","c1","c2"]}""");
         http.postJson("/v1/views", """
                 {"name":"big_self_join","plan":{"op":"join","inputs":[{"op":"get","name":"big"},{"op":"get","name":"big"}],\
-                "on":[[[0,0],[1,0]]]}}""");
+                "on":[[[0,0],[1,0]]]},"columns":["c0","c1","c2","c3","c4","c5"]}""");
     }
 
     static void createIndex(BenchHttp http, String name, String on, String key) {

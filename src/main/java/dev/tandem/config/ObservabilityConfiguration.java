@@ -28,6 +28,18 @@ public class ObservabilityConfiguration {
         return registry -> TandemMeters.bindRuntimeGauges(registry, compute, sharing, System::currentTimeMillis);
     }
 
+    /** The controller's meters (standalone mode only: a replica has no controller). */
+    @Bean
+    MeterBinder tandemControllerMeters(ObjectProvider<Controller> controller) {
+        return registry -> controller.ifAvailable(c -> TandemMeters.bindControllerMeters(registry, c::pendingReads, c::droppedEvents));
+    }
+
+    /** Warns at start-up about each {@code tandem.*} property no setting binds, naming the closest valid key. */
+    @Bean
+    org.springframework.boot.ApplicationRunner tandemUnknownPropertyWarning(Environment environment) {
+        return args -> UnknownPropertyCheck.warn(environment);
+    }
+
     @Bean
     TandemSettingsRefresher tandemSettingsRefresher(Environment environment, TandemProperties props, ObjectProvider<Controller> controller) {
         return new TandemSettingsRefresher(environment, props, controller);

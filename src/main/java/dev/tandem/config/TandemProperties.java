@@ -109,9 +109,4 @@ public record TandemProperties(
         s.put("tandem.http.idle-timeout", http.idleTimeout());
         return s;
     }
-
-    /** The start-up-only part as one line, compared on refresh to report changes that need a restart. */
-    public String startupSignature() {
-        return startupSettings().toString();
-    }
 }

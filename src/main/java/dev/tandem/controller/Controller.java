@@ -382,7 +382,7 @@ public final class Controller implements AutoCloseable {
         for (String k : idx.key()) {
             key.add(schema.indexOf(k));
         }
-        long asOf = x.readableTime(true);
+        long asOf = x.readableTime();
         DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
                 List.of(new DataflowDescription.BuildDesc("o_" + idx.id(), plan)),
                 List.of(new DataflowDescription.IndexExport(idx.id(), "o_" + idx.id(), key)), asOf, null);
@@ -927,18 +927,10 @@ public final class Controller implements AutoCloseable {
     }
 
     private List<String> defaultNames(Plan plan, int arity) {
-        if (plan instanceof Plan.Get g && g.name() != null) {
-            return catalog.get(g.name()).map(e -> e.schema().columns().stream().map(Column::name).toList()).orElse(null);
-        }
-        if (plan instanceof Plan.MapFilterProject m && m.mfp().map().isEmpty() && m.input() instanceof Plan.Get) {
-            List<String> in = defaultNames(m.input(), -1);
-            if (in != null) {
-                return m.mfp().project() == null ? in : m.mfp().project().stream().map(in::get).toList();
-            }
-        }
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < arity; i++) {
-            names.add("c" + i);
+        List<String> names = new ArrayList<>(dev.tandem.plan.PlanNames.of(plan,
+                name -> catalog.get(name).map(e -> e.schema().columns().stream().map(Column::name).toList()).orElse(null)));
+        while (names.size() < arity) {
+            names.add("c" + names.size());
         }
         return names;
     }
@@ -996,7 +988,7 @@ public final class Controller implements AutoCloseable {
         }
 
         /** A time at which every input is readable (for a new index: the freshest sealed time). */
-        long readableTime(boolean fresh) {
+        long readableTime() {
             long t = Long.MIN_VALUE;
             long sealed = Long.MAX_VALUE;
             for (String table : sources.keySet()) {

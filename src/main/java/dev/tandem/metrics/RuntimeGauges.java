@@ -7,6 +7,7 @@ import dev.tandem.runtime.Role;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.SharedArrangement;
 import dev.tandem.time.Frontier;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -31,6 +32,12 @@ final class RuntimeGauges {
         if (compute.twoRuntimes()) {
             bindRuntime(registry, compute.reader(), clockMillis);
         }
+        emitFailures(registry, "multiplexer", compute, Multiplexer::emitFailures);
+        emitFailures(registry, "sharing", sharing, ArrangementSharingRegistry::emitFailures);
+        emitFailures(registry, compute.maintenance().role().tag(), compute.maintenance(), ComputeRuntime::emitFailures);
+        if (compute.twoRuntimes()) {
+            emitFailures(registry, compute.reader().role().tag(), compute.reader(), ComputeRuntime::emitFailures);
+        }
         ComputeRuntime maintenance = compute.maintenance();
         Role holder = compute.twoRuntimes() ? Role.INTERACTIVE : Role.SOLO;
         Gauge.builder(TandemMeters.STANDING_HOLD_GAP, () -> compute.twoRuntimes() ? standingHoldGapMillis(maintenance, sharing) / 1000.0 : 0.0)
@@ -38,6 +45,13 @@ final class RuntimeGauges {
                 .tags(Tags.of("role", holder.tag()))
                 .baseUnit("seconds")
                 .strongReference(true)
+                .register(registry);
+    }
+
+    private static <T> void emitFailures(MeterRegistry registry, String source, T obj, ToDoubleFunction<T> count) {
+        FunctionCounter.builder(TandemMeters.EMIT_FAILURES, obj, count)
+                .description("Responses and publications that could not be emitted")
+                .tags(Tags.of("source", source))
                 .register(registry);
     }
 

@@ -7,6 +7,7 @@ import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.storage.TableStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -42,6 +43,13 @@ public final class TandemMeters {
     /** Gauge (seconds): the largest distance of a shared index's upper ahead of the interactive standing hold. */
     public static final String STANDING_HOLD_GAP = "tandem.standing.hold.gap";
 
+    /** Counter: responses and publications that could not be emitted, tagged {@code source} (multiplexer, sharing, or a runtime's role). */
+    public static final String EMIT_FAILURES = "tandem.emit.failures";
+    /** Gauge: reads the controller has admitted and not yet answered. */
+    public static final String READS_PENDING = "tandem.reads.pending";
+    /** Counter: index events dropped for a subscriber too slow to take them. */
+    public static final String EVENTS_DROPPED = "tandem.events.dropped";
+
     /** The {@code path} tag values of {@link #PEEK_DURATION}. */
     public static final List<String> PATHS = List.of("fast", "slow");
     /** The {@code outcome} tag values of {@link #PEEK_DURATION}. */
@@ -64,6 +72,17 @@ public final class TandemMeters {
     public static void bindRuntimeGauges(MeterRegistry registry, Multiplexer compute, ArrangementSharingRegistry sharing,
             LongSupplier clockMillis) {
         RuntimeGauges.bind(registry, compute, sharing, clockMillis);
+    }
+
+    /** Registers the controller's meters: pending reads and dropped index events. */
+    public static void bindControllerMeters(MeterRegistry registry, IntSupplier pendingReads, LongSupplier droppedEvents) {
+        io.micrometer.core.instrument.Gauge.builder(READS_PENDING, pendingReads::getAsInt)
+                .description("Reads the controller has admitted and not yet answered")
+                .strongReference(true)
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder(EVENTS_DROPPED, droppedEvents, LongSupplier::getAsLong)
+                .description("Index events dropped for a subscriber too slow to take them")
+                .register(registry);
     }
 
     /** {@code storage} counting the updates of every successful write into {@link #INGESTED_UPDATES}. */

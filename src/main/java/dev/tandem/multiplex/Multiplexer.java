@@ -198,6 +198,11 @@ public final class Multiplexer implements ComputeInstance {
         }
     }
 
+    /** Responses that could not be emitted on the merged stream (a subscriber gone or overflowing). */
+    public long emitFailures() {
+        return emitFailures.get();
+    }
+
     @Override
     public Flux<ComputeResponse> responses() {
         return out.asFlux();

@@ -6,7 +6,6 @@ import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -205,25 +204,25 @@ public final class PlanEvaluator {
         errors.putAll(in.errors());
         List<DatumType> outTypes = types(r);
         int[] key = r.groupKey().stream().mapToInt(Integer::intValue).toArray();
-        Map<Row, List<GroupFunctions.Member>> groups = new TreeMap<>();
+        Map<Row, TreeMap<Row, Long>> groups = new TreeMap<>();
+        Map<Row, Object[]> args = new HashMap<>();
         for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
             Object[] values = e.getKey().unpack();
+            Object[] a = new Object[r.aggregates().size()];
             try {
-                for (Plan.Aggregate a : r.aggregates()) {
-                    if (a.expr() != null) {
-                        a.expr().eval(values);
-                    }
+                for (int i = 0; i < a.length; i++) {
+                    Plan.Aggregate agg = r.aggregates().get(i);
+                    a[i] = agg.expr() == null ? null : agg.expr().eval(values);
                 }
             } catch (EvalError err) {
                 add(errors, err.getMessage(), e.getValue());
                 continue;
             }
-            groups.computeIfAbsent(e.getKey().project(key), k -> new ArrayList<>()).add(new GroupFunctions.Member(e.getKey(), e.getValue()));
+            args.put(e.getKey(), a);
+            groups.computeIfAbsent(e.getKey().project(key), k -> new TreeMap<>()).put(e.getKey(), e.getValue());
         }
-        for (Map.Entry<Row, List<GroupFunctions.Member>> g : groups.entrySet()) {
-            List<GroupFunctions.Member> members = g.getValue();
-            members.sort(Comparator.comparing(GroupFunctions.Member::row));
-            collect(GroupFunctions.reduce(r, outTypes, g.getKey(), members), rows, errors);
+        for (Map.Entry<Row, TreeMap<Row, Long>> g : groups.entrySet()) {
+            collect(ReferenceGroups.reduce(r, outTypes, g.getKey(), g.getValue(), args), rows, errors);
         }
     }
 
@@ -231,16 +230,16 @@ public final class PlanEvaluator {
         Result in = eval(k.input());
         errors.putAll(in.errors());
         int[] key = k.groupKey().stream().mapToInt(Integer::intValue).toArray();
-        Map<Row, List<GroupFunctions.Member>> groups = new TreeMap<>();
+        Map<Row, Map<Row, Long>> groups = new TreeMap<>();
         for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
-            groups.computeIfAbsent(e.getKey().project(key), g -> new ArrayList<>()).add(new GroupFunctions.Member(e.getKey(), e.getValue()));
+            groups.computeIfAbsent(e.getKey().project(key), g -> new TreeMap<>()).put(e.getKey(), e.getValue());
         }
-        for (List<GroupFunctions.Member> group : groups.values()) {
-            collect(GroupFunctions.topK(k, group), rows, errors);
+        for (Map<Row, Long> group : groups.values()) {
+            collect(ReferenceGroups.topK(k, group), rows, errors);
         }
     }
 
-    private static void collect(GroupFunctions.Output out, Map<Row, Long> rows, Map<String, Long> errors) {
+    private static void collect(ReferenceGroups.Outcome out, Map<Row, Long> rows, Map<String, Long> errors) {
         out.rows().forEach((row, n) -> add(rows, row, n));
         if (out.error() != null) {
             add(errors, out.error(), 1);

@@ -30,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.time.Duration;
 import dev.tandem.trace.ReadHold;
 import java.util.function.LongSupplier;
 import reactor.core.Disposable;
@@ -39,7 +38,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * One compute runtime in a role. Commands are applied in order on the runtime's command thread;
@@ -61,6 +59,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final TableStorage storage;
     private final ArrangementSharingRegistry registry;
     private final LongSupplier clock;
+    private final RuntimeResources resources;
     private final RuntimeObserver observer;
     private final boolean shareWithReader;
     private final Scheduler commandScheduler;
@@ -71,6 +70,8 @@ public final class ComputeRuntime implements ComputeInstance {
     private final AtomicLong emitFailures = new AtomicLong();
 
     private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
+    /** Exports of bounded dataflows (built for one read, with an {@code until}) sent here and not yet dropped. */
+    private final Set<String> boundedExports = ConcurrentHashMap.newKeySet();
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
@@ -87,24 +88,26 @@ public final class ComputeRuntime implements ComputeInstance {
     private volatile long dataflowMemoryBudget = dev.tandem.render.MemoryBudget.UNLIMITED;
 
     private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
-            FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
+            FatalErrorHandler fatal, RuntimeResources resources, RuntimeObserver observer) {
         this.role = role;
         this.observer = observer;
         this.fatal = fatal;
         this.storage = storage;
         this.registry = registry;
-        this.clock = clock;
+        this.resources = resources;
+        this.clock = resources.clockMillis();
         this.shareWithReader = shareWithReader;
         String name = "tandem-" + role.tag();
+        RuntimeResources.SchedulerFactory schedulers = resources.schedulers();
         // One thread applies commands in order; it may block on set-up work (e.g. creating logging tables).
-        this.commandScheduler = Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, name + "-commands");
+        this.commandScheduler = schedulers.newBoundedElastic(name + "-commands", 1);
         this.commands = commandScheduler.createWorker();
         if (role == Role.INTERACTIVE) {
-            this.fastLane = Schedulers.newParallel(name, workers);
-            this.pool = new SchedulerWorkerPool(name + "-slow", Schedulers.newParallel(name + "-slow", workers), workers, fatal);
+            this.fastLane = schedulers.newParallel(name, workers);
+            this.pool = new SchedulerWorkerPool(name + "-slow", schedulers.newParallel(name + "-slow", workers), workers, fatal);
         } else {
             this.fastLane = null;
-            this.pool = new SchedulerWorkerPool(name, Schedulers.newBoundedElastic(workers, Integer.MAX_VALUE, name), workers, fatal);
+            this.pool = new SchedulerWorkerPool(name, schedulers.newBoundedElastic(name, workers), workers, fatal);
         }
     }
 
@@ -114,7 +117,13 @@ public final class ComputeRuntime implements ComputeInstance {
      */
     public static ComputeRuntime create(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry,
             boolean shareWithReader, FatalErrorHandler fatal, LongSupplier clock, RuntimeObserver observer) {
-        return new ComputeRuntime(role, Math.max(1, workers), storage, registry, shareWithReader, fatal, clock, observer);
+        return create(role, workers, storage, registry, shareWithReader, fatal, RuntimeResources.of(clock), observer);
+    }
+
+    /** Creates a runtime whose time, schedulers and intervals come from {@code resources}. */
+    public static ComputeRuntime create(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry,
+            boolean shareWithReader, FatalErrorHandler fatal, RuntimeResources resources, RuntimeObserver observer) {
+        return new ComputeRuntime(role, Math.max(1, workers), storage, registry, shareWithReader, fatal, resources, observer);
     }
 
     /** Sets the memory budget of each dataflow created from now on (bytes). */
@@ -147,6 +156,10 @@ public final class ComputeRuntime implements ComputeInstance {
      */
     @Override
     public void send(ComputeCommand command) {
+        if (command instanceof CreateDataflow c && c.dataflow().until() != null) {
+            // Noted before the command queues: a peek of its export (applied at once) must see it.
+            c.dataflow().indexExports().forEach(e -> boundedExports.add(e.id()));
+        }
         if (command instanceof Peek || command instanceof CancelPeek || command instanceof ComputeCommand.Hello) {
             apply(command);
         } else {
@@ -229,7 +242,7 @@ public final class ComputeRuntime implements ComputeInstance {
             }
             return;
         }
-        logging = new IntrospectionLogger(this, registry, shareWithReader, listener, clock, fatal, Duration.ofMillis(100));
+        logging = new IntrospectionLogger(this, registry, shareWithReader, listener, resources, fatal);
         for (Dataflow df : logging.dataflows()) {
             Set<String> exports = new HashSet<>(df.exportIds());
             liveExports.put(df, exports);
@@ -256,6 +269,9 @@ public final class ComputeRuntime implements ComputeInstance {
                 }
             }
         } catch (RuntimeException e) {
+            if (desc.until() != null) {
+                desc.indexExports().stream().filter(x -> !byExport.containsKey(x.id())).forEach(x -> boundedExports.remove(x.id()));
+            }
             emit(new Status("dataflow_rejected", id, e.getMessage()));
             return;
         }
@@ -301,6 +317,9 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     private void allowCompaction(String id, Frontier frontier) {
+        if (frontier.isEmpty()) {
+            boundedExports.remove(id);
+        }
         Dataflow df = byExport.get(id);
         if (df == null) {
             if (role == Role.INTERACTIVE) {
@@ -355,10 +374,19 @@ public final class ComputeRuntime implements ComputeInstance {
         });
         // Registered before subscribing, so an answer or a cancel that comes at once finds it.
         Disposable.Swap subscription = Disposables.swap();
-        peeks.put(uuid, new PendingPeek(subscription, peek.target().startsWith("t") ? "slow" : "fast", System.nanoTime()));
+        peeks.put(uuid, new PendingPeek(subscription, peekPath(peek.target()), resources.tickerNanos().getAsLong()));
         subscription.update(result
                 .onErrorResume(e -> Mono.just(new ComputeResponse.Error(e.getMessage() == null ? e.toString() : e.getMessage())))
                 .subscribe(r -> respond(uuid, r)));
+    }
+
+    /**
+     * The path a peek takes, for its metrics: "slow" when its target is exported by a dataflow this
+     * runtime built for that read alone (a bounded one, with an {@code until}), else "fast" (an index,
+     * maintained here or published by the maintenance runtime).
+     */
+    private String peekPath(String target) {
+        return boundedExports.contains(target) ? "slow" : "fast";
     }
 
     private PeekResult answer(Peek peek, SharedArrangement arr) {
@@ -370,7 +398,7 @@ public final class ComputeRuntime implements ComputeInstance {
         PendingPeek p = peeks.remove(uuid);
         if (p != null) {
             emit(new PeekResponse(uuid, result));
-            observer.peekCompleted(role, p.path(), result instanceof ComputeResponse.Rows ? "rows" : "error", System.nanoTime() - p.startNanos());
+            observer.peekCompleted(role, p.path(), result instanceof ComputeResponse.Rows ? "rows" : "error", resources.tickerNanos().getAsLong() - p.startNanos());
         }
     }
 
@@ -379,7 +407,7 @@ public final class ComputeRuntime implements ComputeInstance {
         if (p != null) {
             p.subscription().dispose();
             emit(new PeekResponse(uuid, new ComputeResponse.Canceled()));
-            observer.peekCompleted(role, p.path(), "canceled", System.nanoTime() - p.startNanos());
+            observer.peekCompleted(role, p.path(), "canceled", resources.tickerNanos().getAsLong() - p.startNanos());
         }
     }
 

@@ -15,7 +15,6 @@ import dev.tandem.time.Frontier;
 import dev.tandem.trace.ReadHold;
 import dev.tandem.trace.Spine;
 import dev.tandem.trace.TraceSnapshot;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,7 +26,6 @@ import java.util.function.LongSupplier;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The maintenance runtime's logging: samples the runtime's state (dataflows, frontiers, arrangement
@@ -40,7 +38,7 @@ import reactor.core.scheduler.Schedulers;
 final class IntrospectionLogger implements AutoCloseable {
 
     private final ComputeRuntime runtime;
-    private final Scheduler timer = Schedulers.newSingle("tandem-maintenance-logging-timer");
+    private final Scheduler timer;
     private final TableStorage log;
     private final SchedulerWorkerPool pool;
     private final Map<String, Map<Row, Long>> previous = new HashMap<>();
@@ -49,11 +47,13 @@ final class IntrospectionLogger implements AutoCloseable {
     private final Disposable sampling;
 
     IntrospectionLogger(ComputeRuntime runtime, ArrangementSharingRegistry registry, boolean shareWithReader, DataflowListener listener,
-            LongSupplier clock, FatalErrorHandler fatal, Duration interval) {
+            RuntimeResources resources, FatalErrorHandler fatal) {
         this.runtime = runtime;
-        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTickInterval(Duration.ofMillis(20)));
-        this.pool = new SchedulerWorkerPool("tandem-maintenance-logging", Schedulers.newBoundedElastic(1, Integer.MAX_VALUE,
-                "tandem-maintenance-logging"), 1, fatal);
+        LongSupplier clock = resources.clockMillis();
+        this.timer = resources.schedulers().newSingle("tandem-maintenance-logging-timer");
+        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTickInterval(resources.introspectionTick()));
+        this.pool = new SchedulerWorkerPool("tandem-maintenance-logging", resources.schedulers().newBoundedElastic("tandem-maintenance-logging", 1),
+                1, fatal);
         for (Introspection.Collection c : Introspection.ALL) {
             log.createTable(table(c), c.schema());
         }
@@ -67,7 +67,7 @@ final class IntrospectionLogger implements AutoCloseable {
             dataflows.add(df);
             previous.put(c.id(), Map.of());
         }
-        this.sampling = Flux.interval(interval, timer).subscribe(x -> sample(), e -> fatal.fatal("introspection sampler", e));
+        this.sampling = Flux.interval(resources.introspectionInterval(), timer).subscribe(x -> sample(), e -> fatal.fatal("introspection sampler", e));
     }
 
     private static String table(Introspection.Collection c) {

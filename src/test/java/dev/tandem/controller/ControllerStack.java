@@ -7,12 +7,14 @@ import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * A controller over a real compute replica and durable storage (fsync off) on a directory; a fatal
- * error on a runtime thread fails the test instead of halting.
+ * A controller over a real compute replica and durable storage (fsync off) on a directory. A fatal
+ * error on a runtime thread is recorded instead of halting, and {@link #close} fails the test if any was.
  */
 final class ControllerStack implements AutoCloseable {
 
@@ -21,12 +23,11 @@ final class ControllerStack implements AutoCloseable {
     final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
     final Multiplexer mux;
     final Controller controller;
+    final List<Throwable> fatal = new CopyOnWriteArrayList<>();
 
     ControllerStack(Path dir, boolean twoRuntimes, int maintenanceWorkers, ControllerSettings settings) {
         storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
-        mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> {
-            throw new AssertionError(w, e);
-        }, System::currentTimeMillis, RuntimeObserver.NONE);
+        mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> fatal.add(new AssertionError("fatal error in " + w, e)), System::currentTimeMillis, RuntimeObserver.NONE);
         controller = new Controller(storage, mux, registry, settings, System::currentTimeMillis, timer);
     }
 
@@ -36,5 +37,15 @@ final class ControllerStack implements AutoCloseable {
         mux.close();
         storage.close();
         timer.dispose();
+        assertNoFatalErrors();
+    }
+
+    /** Fails with the first fatal error a runtime thread reported, if any. */
+    void assertNoFatalErrors() {
+        if (!fatal.isEmpty()) {
+            AssertionError e = new AssertionError(fatal.size() + " fatal error(s) on runtime threads", fatal.get(0));
+            fatal.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
     }
 }

@@ -34,17 +34,34 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * End to end with a real Prometheus ({@code /usr/bin/prometheus}, Debian package {@code prometheus},
- * which {@code .ci/run} installs): Prometheus scrapes a running Tandem on loopback every second while a
- * small workload runs, then every Grafana panel's query, evaluated through Prometheus' HTTP API,
- * returns data. Skipped when the binary is absent outside CI; on CI ({@code CI=true}) its absence fails.
+ * End to end with a real Prometheus (the binary named by {@code TANDEM_PROMETHEUS}, else
+ * {@code prometheus} on the {@code PATH}, else {@code /usr/bin/prometheus} from the Debian package
+ * {@code prometheus}, which {@code .ci/run} installs): Prometheus scrapes a running Tandem on loopback
+ * every second while a small workload runs, then every Grafana panel's query, evaluated through
+ * Prometheus' HTTP API, returns data. When no binary is found outside CI the test is skipped with a loud
+ * message on standard error (and {@code bin/dev test} says so before the build); on CI
+ * ({@code CI=true}) its absence fails.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "server.address=127.0.0.1", "tandem.storage.fsync=false",
         "tandem.compute.maintenance-workers=2", "tandem.compute.interactive-workers=1"})
 class PrometheusDashboardTest {
 
-    static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
+    static final Path PROMETHEUS = locatePrometheus();
+
+    /** The Prometheus binary to run: {@code TANDEM_PROMETHEUS}, the {@code PATH}, or the Debian package's path. */
+    static Path locatePrometheus() {
+        String named = System.getenv("TANDEM_PROMETHEUS");
+        if (named != null && !named.isBlank()) {
+            return Path.of(named);
+        }
+        for (String entry : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, "prometheus"))) {
+                return Path.of(entry, "prometheus");
+            }
+        }
+        return Path.of("/usr/bin/prometheus");
+    }
     static final JsonMapper JSON = JsonMapper.builder().build();
 
     @TempDir
@@ -58,10 +75,17 @@ class PrometheusDashboardTest {
     @BeforeAll
     static void prometheusIsInstalled() {
         if (!Files.isExecutable(PROMETHEUS)) {
-            String why = PROMETHEUS + " is missing: install the Debian package 'prometheus' (.ci/run does) to check the dashboard against it";
+            String why = PROMETHEUS + " is missing: install the Debian package 'prometheus' (.ci/run does) or set TANDEM_PROMETHEUS"
+                    + " to a Prometheus binary to check the dashboard against it";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 fail(why);
             }
+            System.err.println();
+            System.err.println("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+            System.err.println("!!! SKIPPED PrometheusDashboardTest: the Grafana dashboard was NOT checked against Prometheus.");
+            System.err.println("!!! " + why);
+            System.err.println("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+            System.err.println();
             Assumptions.abort(why);
         }
     }

@@ -101,6 +101,10 @@ class MetricsTest {
         assertThat(value(series, "tandem_hydration_duration_seconds_count", Map.of("role", "interactive"))).isEqualTo(5);
         assertThat(value(series, "tandem_operator_step_duration_seconds_count", Map.of("role", "maintenance"))).isPositive();
 
+        assertThat(series).containsKeys("tandem_reads_pending", "tandem_events_dropped_total", "tandem_emit_failures_total");
+        assertThat(value(series, "tandem_emit_failures_total", Map.of())).isZero();
+        assertThat(value(series, "tandem_reads_pending", Map.of())).isZero();
+
         series.forEach((name, list) -> {
             if (name.startsWith("tandem_") || name.startsWith("jvm_")) {
                 assertThat(list).as(name).allSatisfy(labels -> assertThat(labels).containsEntry("application", "tandem"));
@@ -117,7 +121,8 @@ class MetricsTest {
                     TableStorages.durable(dir.resolve("d" + twoRuntimes), StorageOptions.defaults(timer).withFsync(false)), registry);
             ArrangementSharingRegistry sharing = new ArrangementSharingRegistry();
             RuntimeObserver observer = TandemMeters.observer(registry, twoRuntimes);
-            try (Multiplexer mux = Multiplexer.start(twoRuntimes, 1, 1, storage, sharing, (w, e) -> { throw new AssertionError(w, e); },
+            List<Throwable> fatal = new java.util.concurrent.CopyOnWriteArrayList<>();
+            try (Multiplexer mux = Multiplexer.start(twoRuntimes, 1, 1, storage, sharing, (w, e) -> fatal.add(e),
                     System::currentTimeMillis, observer)) {
                 TandemMeters.bindRuntimeGauges(registry, mux, sharing, System::currentTimeMillis);
 
@@ -138,6 +143,11 @@ class MetricsTest {
                         .containsExactlyInAnyOrderElementsOf(roles);
                 assertThat(registry.find(TandemMeters.HYDRATION_DURATION).timers()).extracting(Meter::getId)
                         .extracting(id -> id.getTag("role")).containsExactlyInAnyOrderElementsOf(roles);
+                assertThat(registry.find(TandemMeters.EMIT_FAILURES).functionCounters()).extracting(c -> c.getId().getTag("source"))
+                        .containsExactlyInAnyOrderElementsOf(twoRuntimes ? List.of("multiplexer", "sharing", "maintenance", "interactive")
+                                : List.of("multiplexer", "sharing", "solo"));
+                assertThat(registry.find(TandemMeters.EMIT_FAILURES).functionCounters()).extracting(c -> c.count()).containsOnly(0.0);
+                assertThat(fatal).as("fatal errors on runtime threads").isEmpty();
             } finally {
                 storage.close();
                 timer.dispose();

@@ -33,7 +33,8 @@ final class ComputeTesting implements AutoCloseable {
     static final Schema KV = Schema.ofTypes(List.of(DatumType.INT64, DatumType.INT64));
 
     final Scheduler ticks = Schedulers.newSingle("test-ticks");
-    final TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withTickInterval(Duration.ofMillis(5)));
+    final TestClock clock = new TestClock();
+    final TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock).withTickInterval(Duration.ofMillis(5)));
     final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
     final List<Throwable> fatal = new CopyOnWriteArrayList<>();
     final List<ComputeResponse> responses = new CopyOnWriteArrayList<>();
@@ -41,11 +42,39 @@ final class ComputeTesting implements AutoCloseable {
 
     ComputeTesting(boolean twoRuntimes) {
         FatalErrorHandler record = (where, error) -> fatal.add(error);
-        mux = Multiplexer.start(twoRuntimes, 2, 1, storage, registry, record, System::currentTimeMillis, dev.tandem.runtime.RuntimeObserver.NONE);
+        mux = Multiplexer.start(twoRuntimes, 2, 1, storage, registry, record, clock, dev.tandem.runtime.RuntimeObserver.NONE);
         mux.responses().subscribe(responses::add);
         mux.send(new ComputeCommand.Hello("test"));
         mux.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
         mux.send(new ComputeCommand.InitializationComplete());
+    }
+
+    /**
+     * The wall clock in milliseconds, which a test can freeze: while frozen, timestamps and uppers stop
+     * following real time, so "not yet sealed" does not depend on how fast the machine is.
+     */
+    static final class TestClock implements java.util.function.LongSupplier {
+        private long offset;
+        private long frozenAt = -1;
+
+        @Override
+        public synchronized long getAsLong() {
+            return frozenAt >= 0 ? frozenAt : System.currentTimeMillis() - offset;
+        }
+
+        synchronized void freeze() {
+            if (frozenAt < 0) {
+                frozenAt = System.currentTimeMillis() - offset;
+            }
+        }
+
+        /** Resumes from the frozen value, so the clock never jumps over the time it was frozen. */
+        synchronized void resume() {
+            if (frozenAt >= 0) {
+                offset = System.currentTimeMillis() - frozenAt;
+                frozenAt = -1;
+            }
+        }
     }
 
     long write(String table, Row... rows) {

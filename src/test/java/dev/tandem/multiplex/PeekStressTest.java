@@ -22,7 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Thousands of concurrent peeks with random cancels, against indexes that are created (published)
  * while peeks wait, sealed as time passes, and dropped under waiting peeks: every peek gets exactly
- * one response, and no waiting peek is forgotten (no lost wake-up).
+ * one response, and no waiting peek is forgotten (no lost wake-up). Four threads issue peeks, but
+ * {@link Multiplexer#send} is called by one thread at a time, as its contract requires (the controller
+ * serializes its sends the same way): the threads, and the thread creating indexes, share one lock.
  */
 class PeekStressTest {
 
@@ -39,6 +41,13 @@ class PeekStressTest {
             List<UUID> sent = new ArrayList<>();
             Map<UUID, String> targets = new HashMap<>();
             List<Thread> threads = new ArrayList<>();
+            Object sendLock = new Object();
+            java.util.function.Consumer<ComputeCommand> send = command -> {
+                synchronized (sendLock) {
+                    c.mux.send(command);
+                }
+            };
+            List<Throwable> threadFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
             for (int th = 0; th < 4; th++) {
                 long seed = random.nextLong();
                 Thread thread = new Thread(() -> {
@@ -52,13 +61,14 @@ class PeekStressTest {
                             sent.add(uuid);
                             targets.put(uuid, target);
                         }
-                        c.mux.send(new ComputeCommand.Peek(uuid, target, t, r.nextBoolean() ? List.of(Row.of(1L)) : null, Mfp.identity(),
+                        send.accept(new ComputeCommand.Peek(uuid, target, t, r.nextBoolean() ? List.of(Row.of(1L)) : null, Mfp.identity(),
                                 Finishing.NONE, null));
                         if (r.nextInt(5) == 0) {
-                            c.mux.send(new ComputeCommand.CancelPeek(uuid));
+                            send.accept(new ComputeCommand.CancelPeek(uuid));
                         }
                     }
                 });
+                thread.setUncaughtExceptionHandler((t, e) -> threadFailures.add(e));
                 threads.add(thread);
             }
             // Declare all index ids first (so peeks of not-yet-published indexes wait instead of being unknown),
@@ -69,20 +79,21 @@ class PeekStressTest {
             threads.forEach(Thread::start);
             for (int i = 0; i < indexes; i++) {
                 String id = "u" + (10 + i);
-                c.mux.send(new ComputeCommand.CreateDataflow(ComputeTesting.index("u1", id, t0)));
-                c.mux.send(new ComputeCommand.Schedule(id));
+                send.accept(new ComputeCommand.CreateDataflow(ComputeTesting.index("u1", id, t0)));
+                send.accept(new ComputeCommand.Schedule(id));
                 if (i == indexes - 1) {
                     // Drop one index while peeks wait on it.
-                    c.mux.send(new ComputeCommand.AllowCompaction(id, Frontier.EMPTY));
+                    send.accept(new ComputeCommand.AllowCompaction(id, Frontier.EMPTY));
                 }
             }
             for (Thread thread : threads) {
                 try {
-                    thread.join();
+                    assertThat(thread.join(Duration.ofSeconds(60))).as("peek thread finished").isTrue();
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
             }
+            assertThat(threadFailures).isEmpty();
             c.write("u1", Row.of(3L, 3L));
             await().atMost(Duration.ofSeconds(60)).until(() -> c.count(r -> r instanceof ComputeResponse.PeekResponse) >= PEEKS);
             Map<UUID, Integer> answers = new HashMap<>();

@@ -47,6 +47,7 @@ import tools.jackson.databind.json.JsonMapper;
  * await-frontier ID > VALUE             wait until a Frontiers response for ID passes VALUE
  * suppressed > N                        the multiplexer dropped more than N non-owner frontier reports
  * if-two-runtime DIRECTIVE              the directive, in two-runtime mode only
+ * clock freeze|resume                   stop the storage's wall clock (uppers stay put) or let it run on
  * </pre>
  * Values {@code ${NAME}} and {@code ${NAME+K}} are replaced by remembered timestamps; an expected
  * string starting with {@code ~} matches any string containing the rest.
@@ -174,6 +175,13 @@ class WorkflowTest {
                 assertThat(contains(matching.get(matching.size() - 1), expected)).as("last of %s is %s", matching, expected).isTrue();
             }
             case "barrier" -> barrier(c);
+            case "clock" -> {
+                switch (rest.strip()) {
+                    case "freeze" -> c.clock.freeze();
+                    case "resume" -> c.clock.resume();
+                    default -> throw new AssertionError("clock freeze|resume, not " + rest);
+                }
+            }
             case "await-frontier" -> {
                 String[] parts = rest.split("\\s*>\\s*");
                 String id = parts[0].strip();

@@ -10,6 +10,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
 
 /** The naive evaluator is total on random plans with every operator and function, and its results are well-typed. */
 class PlanEvaluatorProperties {
@@ -32,6 +33,18 @@ class PlanEvaluatorProperties {
         }
         assertThat(r.rows().values()).doesNotContain(0L);
         assertThat(r.errors().values()).doesNotContain(0L);
+
+        Statistics.label("output").collect(!r.errors().isEmpty() ? "errors" : r.rows().isEmpty() ? "empty" : "rows");
+        Statistics.label("negative").collect(r.rows().values().stream().anyMatch(n -> n < 0));
+        Statistics.label("null in output").collect(r.rows().keySet().stream().anyMatch(row -> java.util.Arrays.asList(row.unpack()).contains(null)));
+        Statistics.label("timestamp input").collect(RandomPlans.uses(s, DatumType.TIMESTAMP));
+        Statistics.label("output").coverage(c -> {
+            c.check("rows").percentage(p -> p >= 30);
+            c.check("errors").percentage(p -> p >= 1);
+        });
+        Statistics.label("negative").coverage(c -> c.check(true).percentage(p -> p >= 2));
+        Statistics.label("null in output").coverage(c -> c.check(true).percentage(p -> p >= 10));
+        Statistics.label("timestamp input").coverage(c -> c.check(true).percentage(p -> p >= 20));
     }
 
     @Property(tries = 200)

@@ -18,8 +18,8 @@ import net.jqwik.api.Arbitrary;
  * Random well-typed plans, expressions and input data from a seed, for differential tests. In
  * {@code sqlCompatible} mode everything has an exact SQL equivalent (see {@link SqlTranslator}) and
  * cannot fail at run time: int64, string and bool columns only, no division, casts, negate or
- * threshold, small values so nothing overflows, ASCII strings. Otherwise every operator and function
- * may appear, including ones that fail on some rows.
+ * threshold, small values so nothing overflows, ASCII strings. Otherwise every type (float64 and
+ * timestamp too), operator and function may appear, including ones that fail on some rows.
  *
  * <p>Data uses small value domains (so joins and groups hit), about 15% NULLs and duplicate rows.
  */
@@ -35,7 +35,7 @@ public final class RandomPlans {
 
     private static final String[] STRINGS = {"", "a", "b", "ab", "B", "abc", "x y"};
     private static final DatumType[] SQL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL};
-    private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64};
+    private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64, DatumType.TIMESTAMP};
 
     private final Random rnd;
     private final boolean sql;
@@ -48,6 +48,11 @@ public final class RandomPlans {
     /** Scenarios from random seeds. */
     public static Arbitrary<Scenario> scenarios(boolean sqlCompatible) {
         return Arbitraries.longs().map(seed -> new RandomPlans(new Random(seed), sqlCompatible).scenario());
+    }
+
+    /** Whether any input column or the plan's output has type {@code t}. */
+    public static boolean uses(Scenario s, DatumType t) {
+        return s.types().values().stream().anyMatch(types -> types.contains(t));
     }
 
     /** Two or three inputs {@code u1, u2, ...} with data, and a plan of depth up to 3 over them. */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tandem.plan.PlanEvaluator;
 import dev.tandem.plan.PlanJson;
+import dev.tandem.plan.RandomPlans;
+import dev.tandem.row.DatumType;
 import dev.tandem.runtime.FatalErrorHandler;
 import dev.tandem.runtime.SchedulerWorkerPool;
 import java.util.List;
@@ -73,6 +75,16 @@ class DataflowDifferentialProperties {
                 anyErrors |= !expected.errors().isEmpty();
             }
             Statistics.label("output").collect(anyErrors ? "errors" : anyRows ? "rows" : "empty");
+            Statistics.label("retractions").collect(s.retracted());
+            Statistics.label("nulls").collect(s.wroteNull());
+            Statistics.label("timestamp input").collect(RandomPlans.uses(s.scenario, DatumType.TIMESTAMP));
         }
+        Statistics.label("output").coverage(c -> {
+            c.check("rows").percentage(p -> p >= 30);
+            c.check("errors").percentage(p -> p >= 1);
+        });
+        Statistics.label("retractions").coverage(c -> c.check(true).percentage(p -> p >= 50));
+        Statistics.label("nulls").coverage(c -> c.check(true).percentage(p -> p >= 50));
+        Statistics.label("timestamp input").coverage(c -> c.check(true).percentage(p -> p >= 20));
     }
 }

@@ -194,6 +194,17 @@ final class StreamedScenario implements AutoCloseable {
         return Optional.of(ts);
     }
 
+    /** Whether any write retracted rows (a negative diff). */
+    boolean retracted() {
+        return history.stream().anyMatch(h -> ((Map<?, ?>) h[1]).values().stream().anyMatch(d -> (Long) d < 0));
+    }
+
+    /** Whether any written row holds a NULL. */
+    boolean wroteNull() {
+        return history.stream().anyMatch(h -> ((Map<?, ?>) h[1]).keySet().stream()
+                .anyMatch(r -> java.util.Arrays.asList(((Row) r).unpack()).contains(null)));
+    }
+
     /** The write times at which the dataflows are checked: {@code as_of} and every later write. */
     List<Long> checkedTimes() {
         List<Long> out = new ArrayList<>();

@@ -21,12 +21,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /** The durable log: recovery, torn and corrupt tails, log compaction, group commit, the directory lock. */
@@ -253,43 +255,98 @@ class DurableLogTest {
         assertThat(contents(t)).isEmpty();
     }
 
+    /**
+     * Group commit, deterministically: while one commit is held inside its fsync, writes queue up; when
+     * it is released they are all stamped, appended and forced together by exactly one more fsync.
+     */
     @Test
-    void concurrentWritersShareFsyncs() throws InterruptedException {
+    void writesQueuedBehindACommitShareOneFsync() throws InterruptedException {
+        storage.close();
+        GatedJournal journal = new GatedJournal(FileJournal.open(dir, true));
+        storage = new LogTableStorage(journal, options);
         storage.createTable("u1", KV);
-        long recordsBefore = storage.stats().records();
-        long syncsBefore = storage.stats().syncs();
-        long commitsBefore = storage.stats().commits();
-        int writers = 32;
-        int each = 20;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
-        List<Long> acked = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int w = 0; w < writers; w++) {
-            int writer = w;
-            threads.add(Thread.ofPlatform().start(() -> {
-                try {
-                    start.await();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-                Flux.range(0, each)
-                        .concatMap(i -> storage.write("u1", List.of(RowDiff.insert(kv(writer * 1_000L + i, "x")))))
-                        .doOnNext(acked::add)
-                        .blockLast(Duration.ofSeconds(60));
-            }));
+        StorageStats before = storage.stats();
+        int queued = 32;
+        journal.holdNextSync();
+        Mono<Long> first = storage.write("u1", List.of(RowDiff.insert(kv(0, "x")))).cache();
+        first.subscribe();
+        assertThat(journal.syncing.await(20, TimeUnit.SECONDS)).as("the first commit reached its fsync").isTrue();
+        List<Mono<Long>> rest = new ArrayList<>();
+        for (int w = 1; w <= queued; w++) {
+            rest.add(storage.write("u1", List.of(RowDiff.insert(kv(w, "x")))).cache());
         }
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
+        rest.forEach(Mono::subscribe);
+        journal.release.countDown();
+        long t0 = first.block(Duration.ofSeconds(20));
+        List<Long> times = new ArrayList<>();
+        for (Mono<Long> m : rest) {
+            times.add(m.block(Duration.ofSeconds(20)));
         }
         StorageStats stats = storage.stats();
-        long writes = stats.records() - recordsBefore;
-        long syncs = stats.syncs() - syncsBefore;
-        assertThat(acked).hasSize(writers * each).doesNotHaveDuplicates();
-        assertThat(writes).isEqualTo(writers * each);
-        assertThat(syncs).as("fsyncs for %d concurrent writes", writes).isPositive().isLessThan(writes / 2);
-        assertThat(stats.commits() - commitsBefore).as("one fsync per group commit").isEqualTo(syncs);
-        assertThat(contents(storage.lastWriteTime())).hasSize(writers * each);
+        assertThat(stats.records() - before.records()).isEqualTo(queued + 1);
+        assertThat(stats.syncs() - before.syncs()).as("one fsync for the held commit, one for everything queued behind it").isEqualTo(2);
+        assertThat(stats.commits() - before.commits()).as("one fsync per group commit").isEqualTo(2);
+        assertThat(times).doesNotHaveDuplicates().allMatch(t -> t > t0);
+        assertThat(times).as("queued writes are stamped in arrival order").isSorted();
+        assertThat(contents(storage.lastWriteTime())).hasSize(queued + 1);
+    }
+
+    /** A journal whose next fsync, once armed, waits for the test to release it. */
+    private static final class GatedJournal implements Journal {
+        private final Journal inner;
+        private volatile boolean armed;
+        final CountDownLatch syncing = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        GatedJournal(Journal inner) {
+            this.inner = inner;
+        }
+
+        void holdNextSync() {
+            armed = true;
+        }
+
+        @Override
+        public void recover(java.util.function.Consumer<LogRecord> replay) {
+            inner.recover(replay);
+        }
+
+        @Override
+        public boolean appendAndSync(byte[] frames, int length) throws IOException {
+            if (armed) {
+                armed = false;
+                syncing.countDown();
+                try {
+                    if (!release.await(30, TimeUnit.SECONDS)) {
+                        throw new IOException("the test never released the held fsync");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(e);
+                }
+            }
+            return inner.appendAndSync(frames, length);
+        }
+
+        @Override
+        public void probe() throws IOException {
+            inner.probe();
+        }
+
+        @Override
+        public void rewrite(List<LogRecord> image) throws IOException {
+            inner.rewrite(image);
+        }
+
+        @Override
+        public long size() {
+            return inner.size();
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
     }
 
     @Test

@@ -1,0 +1,164 @@
+package dev.tandem.plan;
+
+import dev.tandem.expr.Datums;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The reference evaluator's own group semantics for {@code reduce} and {@code top_k}, written from the
+ * definitions in {@link PlanEvaluator}'s documentation and sharing no code with the rendered operators,
+ * so a differential test of the two can catch a bug in either. Slow and plain on purpose: every sum is a
+ * {@link BigInteger}, every position an exact count.
+ */
+final class ReferenceGroups {
+
+    /** A group's outcome: its output rows, or the one error it adds instead. */
+    record Outcome(Map<Row, Long> rows, String error) {
+    }
+
+    private ReferenceGroups() {
+    }
+
+    /**
+     * One reduce group: {@code members} maps each member row (in row order) to its multiplicity and the
+     * values of the aggregates' arguments, already evaluated ({@code null} argument list entries are
+     * NULL; a count without an argument sees every row).
+     */
+    static Outcome reduce(Plan.Reduce r, List<DatumType> outTypes, Row key, SortedMap<Row, Long> members, Map<Row, Object[]> args) {
+        for (long mult : members.values()) {
+            if (mult < 0) {
+                return new Outcome(Map.of(), PlanEvaluator.NEGATIVE_REDUCE);
+            }
+        }
+        List<Object> out = new ArrayList<>(Arrays.asList(key.unpack()));
+        for (int a = 0; a < r.aggregates().size(); a++) {
+            Plan.Aggregate agg = r.aggregates().get(a);
+            DatumType type = outTypes.get(r.groupKey().size() + a);
+            Object value;
+            switch (agg.func()) {
+                case COUNT -> {
+                    BigInteger n = BigInteger.ZERO;
+                    for (Map.Entry<Row, Long> m : members.entrySet()) {
+                        if (agg.expr() == null || args.get(m.getKey())[a] != null) {
+                            n = n.add(BigInteger.valueOf(m.getValue()));
+                        }
+                    }
+                    value = n.longValueExact();
+                }
+                case SUM -> {
+                    value = sum(a, type, members, args);
+                    if (value == PlanEvaluator.SUM_OVERFLOW) {
+                        return new Outcome(Map.of(), PlanEvaluator.SUM_OVERFLOW);
+                    }
+                }
+                case MIN, MAX -> {
+                    Object best = null;
+                    for (Row row : members.keySet()) {
+                        Object v = args.get(row)[a];
+                        if (v == null) {
+                            continue;
+                        }
+                        int c = best == null ? 0 : Datums.compare(v, best);
+                        if (best == null || (agg.func() == AggregateFunc.MIN ? c < 0 : c > 0)) {
+                            best = v;
+                        }
+                    }
+                    value = best;
+                }
+                default -> throw new IllegalStateException("the reference evaluator does not know " + agg.func());
+            }
+            out.add(value);
+        }
+        return new Outcome(Map.of(Row.pack(outTypes, out), 1L), null);
+    }
+
+    /** The sum of argument {@code a}, NULL without a non-NULL value, or {@link PlanEvaluator#SUM_OVERFLOW}. */
+    private static Object sum(int a, DatumType type, SortedMap<Row, Long> members, Map<Row, Object[]> args) {
+        boolean any = false;
+        BigInteger exact = BigInteger.ZERO;
+        double approx = 0.0;
+        for (Map.Entry<Row, Long> m : members.entrySet()) {
+            Object v = args.get(m.getKey())[a];
+            if (v == null) {
+                continue;
+            }
+            any = true;
+            if (type == DatumType.FLOAT64) {
+                approx += ((Number) v).doubleValue() * m.getValue();
+            } else {
+                exact = exact.add(BigInteger.valueOf((Long) v).multiply(BigInteger.valueOf(m.getValue())));
+            }
+        }
+        if (!any) {
+            return null;
+        }
+        if (type == DatumType.FLOAT64) {
+            return approx;
+        }
+        boolean fits = exact.compareTo(BigInteger.valueOf(Long.MIN_VALUE)) >= 0 && exact.compareTo(BigInteger.valueOf(Long.MAX_VALUE)) <= 0;
+        return fits ? (Object) exact.longValue() : PlanEvaluator.SUM_OVERFLOW;
+    }
+
+    /** One top-k group: {@code members} maps each row to its multiplicity. */
+    static Outcome topK(Plan.TopK k, Map<Row, Long> members) {
+        for (long mult : members.values()) {
+            if (mult < 0) {
+                return new Outcome(Map.of(), PlanEvaluator.NEGATIVE_TOP_K);
+            }
+        }
+        List<Row> ranked = new ArrayList<>(members.keySet());
+        ranked.sort(ranking(k.orderBy()));
+        // Copy number p (0-based, counting every copy of every row in rank order) is kept when
+        // offset <= p < offset + limit.
+        BigInteger from = BigInteger.valueOf(k.offset());
+        BigInteger to = k.limit() == null ? null : from.add(BigInteger.valueOf(k.limit()));
+        Map<Row, Long> kept = new LinkedHashMap<>();
+        BigInteger position = BigInteger.ZERO;
+        for (Row row : ranked) {
+            BigInteger first = position;
+            BigInteger end = position.add(BigInteger.valueOf(members.get(row)));
+            BigInteger lo = first.max(from);
+            BigInteger hi = to == null ? end : end.min(to);
+            if (hi.compareTo(lo) > 0) {
+                kept.put(row, hi.subtract(lo).longValueExact());
+            }
+            position = end;
+        }
+        return new Outcome(kept, null);
+    }
+
+    /**
+     * The top-k ranking: each ordering in turn (NULL sorts after every value when {@code nullsLast},
+     * before otherwise, whatever the direction; {@code desc} reverses the order of values), then row order.
+     */
+    static Comparator<Row> ranking(List<Plan.Ordering> orderings) {
+        return (x, y) -> {
+            for (Plan.Ordering o : orderings) {
+                Object a = x.get(o.col());
+                Object b = y.get(o.col());
+                int c;
+                if (a == null && b == null) {
+                    c = 0;
+                } else if (a == null) {
+                    c = o.nullsLast() ? 1 : -1;
+                } else if (b == null) {
+                    c = o.nullsLast() ? -1 : 1;
+                } else {
+                    c = o.desc() ? Datums.compare(b, a) : Datums.compare(a, b);
+                }
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return x.compareTo(y);
+        };
+    }
+}

@@ -1,0 +1,87 @@
+package dev.tandem.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tandem.protocol.ComputeCommand;
+import dev.tandem.protocol.ComputeParameters;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.sharing.Publication;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * A runtime takes its time from {@link RuntimeResources}: with a virtual-time timer and a manual clock,
+ * introspection is sampled exactly when the test advances time by the sampling interval, never before.
+ */
+class RuntimeResourcesTest {
+
+    @Test
+    void introspectionIsSampledOnTheInjectedTimer() {
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        RuntimeResources.SchedulerFactory schedulers = new RuntimeResources.SchedulerFactory() {
+            @Override
+            public Scheduler newSingle(String name) {
+                return time;
+            }
+
+            @Override
+            public Scheduler newParallel(String name, int threads) {
+                return RuntimeResources.SchedulerFactory.REACTOR.newParallel(name, threads);
+            }
+
+            @Override
+            public Scheduler newBoundedElastic(String name, int threads) {
+                return RuntimeResources.SchedulerFactory.REACTOR.newBoundedElastic(name, threads);
+            }
+        };
+        Duration interval = Duration.ofSeconds(10);
+        RuntimeResources resources = RuntimeResources.of(clock::get).withSchedulers(schedulers).withIntrospectionInterval(interval);
+        Scheduler ticks = Schedulers.newSingle("test-ticks");
+        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock::get));
+        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        List<Throwable> fatal = new CopyOnWriteArrayList<>();
+        ComputeRuntime runtime = ComputeRuntime.create(Role.SOLO, 1, storage, registry, false, (w, e) -> fatal.add(e), resources,
+                RuntimeObserver.NONE);
+        try {
+            runtime.send(new ComputeCommand.Hello("test"));
+            runtime.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
+            runtime.send(new ComputeCommand.InitializationComplete());
+            await().atMost(Duration.ofSeconds(20)).until(() -> registry.current(Introspection.DATAFLOWS.id()).published());
+            // Nothing has sampled yet: the sampler runs only on the virtual timer, which has not moved.
+            time.advanceTimeBy(interval.minusMillis(1));
+            assertThat(records(registry)).as("rows before the first interval").isZero();
+
+            // One more millisecond completes the interval: one sample lists the six logging dataflows.
+            time.advanceTimeBy(Duration.ofMillis(1));
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                clock.incrementAndGet();
+                time.advanceTimeBy(resources.introspectionTick());
+                return records(registry) > 0;
+            });
+            assertThat(records(registry)).as("one row per logging dataflow and worker").isEqualTo(Introspection.ALL.size());
+            assertThat(fatal).isEmpty();
+        } finally {
+            runtime.close();
+            storage.close();
+            ticks.dispose();
+            time.dispose();
+        }
+    }
+
+    private static long records(ArrangementSharingRegistry registry) {
+        Publication p = registry.current(Introspection.DATAFLOWS.id());
+        return p.published() ? p.arrangement().snapshot().records() : 0;
+    }
+}
