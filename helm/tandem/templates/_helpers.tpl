@@ -82,7 +82,8 @@ toYaml so that it is always valid YAML.
   "compute" (dict
     "interactive-runtime" (dict "enabled" .Values.twoRuntimes)
     "maintenance-workers" .Values.workers.maintenance
-    "interactive-workers" .Values.workers.interactive)
+    "interactive-workers" .Values.workers.interactive
+    "dataflow-memory-budget" .Values.dataflowMemoryBudget)
   "storage" (dict
     "data-dir" (include "tandem.dataDir" .)
     "fsync" .Values.storage.fsync

@@ -45,6 +45,7 @@ public class TandemPropertiesTest {
     void propertyNamesFollowTheRecords() {
         assertThat(propertyNames()).containsExactly(
                 "tandem.compaction.window",
+                "tandem.compute.dataflow-memory-budget",
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
                 "tandem.compute.maintenance-workers",

@@ -41,6 +41,7 @@ class HelmChartTest {
             "tandem.compute.interactive-runtime.enabled",
             "tandem.compute.maintenance-workers",
             "tandem.compute.interactive-workers",
+            "tandem.compute.dataflow-memory-budget",
             "tandem.storage.data-dir",
             "tandem.storage.fsync",
             "tandem.storage.tick-interval",
@@ -176,6 +177,7 @@ class HelmChartTest {
                 .set("twoRuntimes", false)
                 .set("workers.maintenance", 6)
                 .set("workers.interactive", 2)
+                .set("dataflowMemoryBudget", "512MB")
                 .set("storage.fsync", false)
                 .set("storage.tickInterval", "5ms")
                 .set("compaction.window", "250ms")
@@ -194,6 +196,7 @@ class HelmChartTest {
                 "tandem.compaction.window", "250ms",
                 "tandem.peek.max-result-rows", 500,
                 "tandem.peek.max-pending", 64));
+        assertThat(flat).containsEntry("tandem.compute.dataflow-memory-budget", "512MB");
         assertThat(flat).containsEntry("spring.cloud.config.enabled", false).doesNotContainKey("spring.config.import");
         assertThat(m.env()).containsEntry("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=60.0");
     }
