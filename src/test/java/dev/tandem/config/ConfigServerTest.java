@@ -170,6 +170,7 @@ class ConfigServerTest {
     @Test
     void withoutAConfigServerUrlTandemStartsQuietlyWithoutOne(CapturedOutput output) {
         try (ConfigurableApplicationContext tandem = startTandem("--server.port=0", "--server.address=127.0.0.1",
+                "--management.endpoint.health.show-details=always",
                 "--tandem.storage.data-dir=" + dir.resolve("quiet"), "--tandem.storage.fsync=false")) {
             assertThat(tandem.getEnvironment().getPropertySources().stream().map(PropertySource::getName))
                     .noneMatch(name -> name.contains("configserver"));
