@@ -380,8 +380,9 @@ public final class Dataflow {
                 case TableEvent.Updates u -> {
                     synchronized (this) {
                         if (u.updates() instanceof PackedUpdates p) {
+                            byte[] rows = p.rowBytes();
                             for (int i = 0; i < p.size(); i++) {
-                                pending.add(p.row(i), p.time(i), p.diff(i));
+                                pending.add(rows, p.rowStart(i), p.rowEnd(i), p.time(i), p.diff(i));
                             }
                         } else {
                             for (TableUpdate x : u.updates()) {
@@ -403,6 +404,12 @@ public final class Dataflow {
 
         /** Moves updates before {@code upper} into the source's shards, by row hash. */
         synchronized long drainInto(SourceOperator source, long upper) {
+            if (workers == 1 && allBefore(upper)) {
+                // the common case (a snapshot, or a tick's writes): hand the buffer over whole
+                long moved = pending.size;
+                source.pending[0].moveFrom(pending);
+                return moved;
+            }
             Updates keep = new Updates();
             long moved = 0;
             for (int i = 0; i < pending.size; i++) {
@@ -417,6 +424,15 @@ public final class Dataflow {
             pending.clear();
             pending.addAll(keep);
             return moved;
+        }
+
+        private boolean allBefore(long upper) {
+            for (int i = 0; i < pending.size; i++) {
+                if (pending.times[i] >= upper) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -572,12 +588,17 @@ public final class Dataflow {
                 round.processed().add(u.size);
                 u.clear();
             }
-            for (int[] edge : consumers.get(o)) {
-                int c = edge[0];
-                int port = edge[1];
+            List<int[]> edges = consumers.get(o);
+            for (int n = 0; n < edges.size(); n++) {
+                int c = edges.get(n)[0];
+                int port = edges.get(n)[1];
                 Operator.Partitioner part = order.get(c).partitioner(port);
                 if (part == null || workers == 1) {
-                    inbox[c][w][port][w].addAll(out);
+                    if (n == edges.size() - 1) {
+                        inbox[c][w][port][w].moveFrom(out);
+                    } else {
+                        inbox[c][w][port][w].addAll(out);
+                    }
                 } else {
                     for (int i = 0; i < out.size; i++) {
                         inbox[c][part.shard(out.row(i), workers)][port][w].add(out, i, 1);

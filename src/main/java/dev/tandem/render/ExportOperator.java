@@ -7,6 +7,8 @@ import dev.tandem.trace.Spine;
 /** An exported index: its input exchanged by the key columns and arranged in one spine per shard. */
 final class ExportOperator extends Operator {
 
+    private static final int PROGRESS_STEP = 1 << 15;
+
     final String exportId;
     final int[] key;
     final Spine[] spines;
@@ -34,13 +36,11 @@ final class ExportOperator extends Operator {
             Updates u = in[0];
             // Arranging a large snapshot is one long step: report progress as it goes.
             builder.onProgress(round.processed()::add);
-            for (int i = 0; i < u.size; i++) {
-                builder.addKeyedBy(key, u.row(i), u.times[i], u.diffs[i]);
-                if ((i & 0x7fff) == 0x7fff) {
-                    round.processed().add(0x8000);
-                }
+            for (int from = 0; from < u.size; from += PROGRESS_STEP) {
+                int to = Math.min(u.size, from + PROGRESS_STEP);
+                u.arrangeInto(builder, key, from, to);
+                round.processed().add(to - from);
             }
-            round.processed().add(u.size & 0x7fff);
             spine.insert(builder.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since()));
         };
     }

@@ -21,8 +21,7 @@ final class SourceOperator extends Operator {
     @Override
     Shard shard(int w) {
         return (in, round, out, errs) -> {
-            out.addAll(pending[w]);
-            pending[w].clear();
+            out.moveFrom(pending[w]);
         };
     }
 }

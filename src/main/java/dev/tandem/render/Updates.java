@@ -59,6 +59,21 @@ final class Updates {
         push(n, time, diff);
     }
 
+    /** Adds an update whose row is the encoding at {@code src[from, to)}. */
+    void add(byte[] src, int from, int to, long time, long diff) {
+        int n = to - from;
+        reserve(n);
+        System.arraycopy(src, from, bytes, length, n);
+        push(n, time, diff);
+    }
+
+    /** Adds every update to {@code builder}, keyed by the datums at {@code key}, copying bytes only. */
+    void arrangeInto(dev.tandem.trace.BatchBuilder builder, int[] key, int from, int to) {
+        for (int i = from; i < to; i++) {
+            builder.addKeyedBy(key, bytes, start(i), ends[i], times[i], diffs[i]);
+        }
+    }
+
     /** Adds update {@code i} of {@code from}, its diff multiplied by {@code weight}. */
     void add(Updates from, int i, long weight) {
         int start = from.start(i);
@@ -134,13 +149,52 @@ final class Updates {
         length += other.length;
     }
 
+    /**
+     * Appends every update of {@code other} and empties it. When this buffer is empty it takes
+     * {@code other}'s arrays instead of copying them (views of their rows stay valid: bytes are never
+     * overwritten), so a large snapshot passes from operator to operator without a copy.
+     */
+    void moveFrom(Updates other) {
+        if (size != 0 || other.size == 0) {
+            addAll(other);
+            other.clear();
+            return;
+        }
+        if (other.budget != null) {
+            other.budget.release(other.charged);
+        }
+        long taken = other.byteSize();
+        byte[] b = bytes;
+        int[] e = ends;
+        long[] t = times;
+        long[] d = diffs;
+        bytes = other.bytes;
+        ends = other.ends;
+        times = other.times;
+        diffs = other.diffs;
+        size = other.size;
+        length = other.length;
+        other.bytes = b;
+        other.ends = e;
+        other.times = t;
+        other.diffs = d;
+        other.size = 0;
+        other.length = 0;
+        other.charged = 0;
+        charge(taken - byteSize(b, e));
+    }
+
+    private static long byteSize(byte[] bytes, int[] ends) {
+        return bytes.length + 20L * ends.length;
+    }
+
     boolean isEmpty() {
         return size == 0;
     }
 
     /** Heap bytes held by this buffer's arrays. */
     long byteSize() {
-        return bytes.length + 20L * ends.length;
+        return byteSize(bytes, ends);
     }
 
     /** Empties the buffer: views of its rows stay valid; capacity beyond a small bound is released. */

@@ -131,10 +131,15 @@ public final class Row implements Comparable<Row> {
      * {@link #byteSize()} bytes per projected column set that repeats no column.
      */
     public int projectInto(int[] columns, byte[] dst, int at) {
+        return projectInto(bytes, offset, offset + length, columns, dst, at);
+    }
+
+    /** As {@link #projectInto(int[], byte[], int)}, for the encoded row at {@code src[from, to)}. */
+    public static int projectInto(byte[] src, int from, int to, int[] columns, byte[] dst, int at) {
         for (int c : columns) {
-            int p = position(c);
-            int n = skip(bytes, p) - p;
-            System.arraycopy(bytes, p, dst, at, n);
+            int p = position(src, from, to, c);
+            int n = skip(src, p) - p;
+            System.arraycopy(src, p, dst, at, n);
             at += n;
         }
         return at;
@@ -149,8 +154,11 @@ public final class Row implements Comparable<Row> {
     }
 
     private int position(int i) {
+        return position(bytes, offset, offset + length, i);
+    }
+
+    private static int position(byte[] bytes, int offset, int end, int i) {
         int p = offset;
-        int end = offset + length;
         for (int k = 0; k < i; k++) {
             if (p >= end) {
                 throw new IndexOutOfBoundsException("column " + i + " of a row with " + k + " columns");

@@ -42,6 +42,22 @@ public final class PackedUpdates extends AbstractList<TableUpdate> implements Ra
         return Row.wrap(bytes, start, ends[i] - start);
     }
 
+    /** The array holding the rows' encodings; row {@code i} is {@code [rowStart(i), rowEnd(i))}. Never modify it. */
+    public byte[] rowBytes() {
+        return bytes;
+    }
+
+    public int rowStart(int i) {
+        return i == 0 ? 0 : ends[i - 1];
+    }
+
+    public int rowEnd(int i) {
+        if (i >= size) {
+            throw new IndexOutOfBoundsException(i);
+        }
+        return ends[i];
+    }
+
     public long time(int i) {
         if (i >= size) {
             throw new IndexOutOfBoundsException(i);

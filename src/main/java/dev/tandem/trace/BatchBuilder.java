@@ -50,6 +50,17 @@ public final class BatchBuilder {
         return this;
     }
 
+    /** As {@link #addKeyedBy(int[], Row, long, long)}, for the encoded row at {@code src[from, to)}. */
+    public BatchBuilder addKeyedBy(int[] keyColumns, byte[] src, int from, int to, long time, long diff) {
+        if (diff == 0) {
+            return this;
+        }
+        keys.addProjection(src, from, to, keyColumns);
+        vals.add(src, from, to);
+        push(time, diff);
+        return this;
+    }
+
     private void push(long time, long diff) {
         if (size == times.length) {
             times = Arrays.copyOf(times, size * 2);
@@ -251,6 +262,17 @@ public final class BatchBuilder {
         void addProjection(Row row, int[] columns) {
             reserve((long) row.byteSize() * Math.max(1, columns.length));
             end(row.projectInto(columns, bytes, length));
+        }
+
+        void add(byte[] src, int from, int to) {
+            reserve(to - from);
+            System.arraycopy(src, from, bytes, length, to - from);
+            end(length + to - from);
+        }
+
+        void addProjection(byte[] src, int from, int to, int[] columns) {
+            reserve((long) (to - from) * Math.max(1, columns.length));
+            end(Row.projectInto(src, from, to, columns, bytes, length));
         }
 
         private void end(int newLength) {
