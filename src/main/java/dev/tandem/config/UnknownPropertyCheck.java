@@ -14,7 +14,7 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.core.env.Environment;
 
 /**
- * Finds {@code tandem.*} properties that no setting binds (a typo such as {@code tandem.storage.path}
+ * Finds {@code tandem.*} properties that no setting binds (a typo such as {@code tandem.storage.fsyn}
  * would otherwise be silently ignored) and names, for each, the closest valid key. The valid keys are
  * read from the settings records themselves, so they cannot drift from what is bound.
  */

@@ -24,7 +24,7 @@ class UnknownPropertyCheckTest {
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("tandem.storage.data-dri", "/tmp/x");
         props.put("tandem.peek.maxPendin", "3");
-        props.put("tandem.storage.path", "/tmp/y");
+        props.put("tandem.storage.fsyn", "false");
         props.put("tandem.storage.fsync", "false");
         props.put("tandem.compute.maintenanceWorkers", "2");
         props.put("tandem.compaction.window", "2s");
@@ -35,7 +35,7 @@ class UnknownPropertyCheckTest {
         assertThat(UnknownPropertyCheck.warnings(env)).containsExactly(
                 "unknown setting 'tandem.peek.maxpendin' is ignored; did you mean 'tandem.peek.max-pending'?",
                 "unknown setting 'tandem.storage.data-dri' is ignored; did you mean 'tandem.storage.data-dir'?",
-                "unknown setting 'tandem.storage.path' is ignored; did you mean 'tandem.storage.data-dir'?");
+                "unknown setting 'tandem.storage.fsyn' is ignored; did you mean 'tandem.storage.fsync'?");
     }
 
     @Test
