@@ -36,8 +36,8 @@ class DataflowIdleTest {
             h.awaitSealed(df, t0);
             long hydrated = df.rounds();
 
-            // Idle: the table's frontier ticks (every 5 ms in the harness) but nothing changes.
-            awaitTicks(h, 100);
+            // Idle: the table's frontier ticks (reported every 100 ms of idle) but nothing changes.
+            awaitTicks(h, 30);
             assertThat(df.rounds()).as("rounds while idle").isEqualTo(hydrated);
 
             // Changes: each write is reflected promptly, by at most one round.
@@ -51,11 +51,11 @@ class DataflowIdleTest {
             assertThat(RenderHarness.read(df.exports().get(0), last).rows()).hasSize(11);
 
             // A heartbeat later, one frontier-only round moves the frontier on; then idle again.
-            awaitTicks(h, 20);
+            awaitTicks(h, 10);
             assertThat(df.rounds()).isEqualTo(afterWrites);
             clock.addAndGet(Dataflow.IDLE_HEARTBEAT_MILLIS);
             await().atMost(Duration.ofSeconds(30)).until(() -> df.rounds() == afterWrites + 1);
-            awaitTicks(h, 100);
+            awaitTicks(h, 30);
             assertThat(df.rounds()).isEqualTo(afterWrites + 1);
         }
     }
