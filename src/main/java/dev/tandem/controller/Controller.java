@@ -60,6 +60,13 @@ public final class Controller implements AutoCloseable {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
+    /** How often table compaction frontiers advance (the index ticker runs every 50 ms). */
+    private static final long TABLE_COMPACTION_EVERY_MS = 1000;
+    /** How far beyond the present an explicit {@code as_of} may lie; further is refused, not waited for. */
+    static final long MAX_AS_OF_AHEAD_MS = 3_600_000;
+    /** The longest a read may ask to wait ({@code timeout_ms}). */
+    static final long MAX_TIMEOUT_MS = 600_000;
+
     private final TableStorage storage;
     private final Multiplexer compute;
     private final ArrangementSharingRegistry registry;
@@ -70,13 +77,6 @@ public final class Controller implements AutoCloseable {
     private final Scheduler timer;
     /** The introspection collections, served like indexes but not in the durable catalog. */
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
-    /** How often table compaction frontiers advance (the index ticker runs every 50 ms). */
-    private static final long TABLE_COMPACTION_EVERY_MS = 1000;
-    /** How far beyond the present an explicit {@code as_of} may lie; further is refused, not waited for. */
-    static final long MAX_AS_OF_AHEAD_MS = 3_600_000;
-    /** The longest a read may ask to wait ({@code timeout_ms}). */
-    static final long MAX_TIMEOUT_MS = 600_000;
-
     private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
     /** The peek waiting on each transient dataflow, by transient id. */

@@ -511,7 +511,7 @@ public final class Dataflow {
     private void drain() {
         long from = lower;
         long to = target();
-        if (dropped || budget.isStopped() || to <= from || (to == Long.MAX_VALUE && !constantsOnly()) || idleAndRecent(from)) {
+        if (dropped || budget.isStopped() || to <= from || (to == Long.MAX_VALUE && !constantsOnly()) || idleAndRecent(from, to)) {
             if (wip.decrementAndGet() != 0) {
                 wip.set(1);
                 drain();
@@ -529,12 +529,19 @@ public final class Dataflow {
     }
 
     /**
-     * Whether a round from {@code from} would only move the frontier and one ran less than a heartbeat
-     * ago: a hydrated, unbounded dataflow over tables only, none of which has pending updates.
+     * Whether a round from {@code from} to {@code to} would only move the frontier over clock ticks and
+     * one ran less than a heartbeat ago: a hydrated, unbounded dataflow over tables only, none of which
+     * has pending updates, whose frontier would not cross a write (of any table) it has not yet passed.
+     * Crossing a write runs at once, so a read at a write's timestamp (read-your-writes, strict) never
+     * waits for the heartbeat.
      */
-    private boolean idleAndRecent(long from) {
+    private boolean idleAndRecent(long from, long to) {
         if (from == desc.asOf() || desc.until() != null || !importInputs.isEmpty()
                 || clock.getAsLong() - lastRoundMillis >= IDLE_HEARTBEAT_MILLIS) {
+            return false;
+        }
+        long lastWrite = tables.lastWriteTime();
+        if (lastWrite >= from && to > lastWrite) {
             return false;
         }
         for (TableInput t : tableInputs.values()) {

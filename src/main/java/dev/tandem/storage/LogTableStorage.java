@@ -68,9 +68,12 @@ final class LogTableStorage implements TableStorage {
     private static final long COMPACTION_MIN_BYTES = 4L << 20;
     private static final long COMPACTION_MIN_UPDATES = 100_000;
     private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
+    /** How often subscribers hear of an upper that only the clock moved. */
+    private static final long IDLE_REPORT_MILLIS = 100;
 
     private final Journal journal;
     private final TimestampOracle oracle;
+    private final java.util.function.LongSupplier clockMillis;
     private final Thread committer;
     private final BlockingQueue<Op> queue = new LinkedBlockingQueue<>();
     private final Disposable ticker;
@@ -94,6 +97,9 @@ final class LogTableStorage implements TableStorage {
     private final Map<String, List<Op>> inflight = new HashMap<>();
     private final TreeMap<String, String> catalog = new TreeMap<>();
     private long upper;
+    /** The upper last told to subscribers, and when. */
+    private long reportedUpper;
+    private long lastReportMillis;
     private boolean committing;
     private boolean closed;
     private long lastApplied = -1;
@@ -111,6 +117,7 @@ final class LogTableStorage implements TableStorage {
     LogTableStorage(Journal journal, StorageOptions options) {
         this.journal = journal;
         this.oracle = new TimestampOracle(options.clockMillis());
+        this.clockMillis = options.clockMillis();
         try {
             synchronized (lock) {
                 journal.recover(record -> apply(record, null));
@@ -702,10 +709,12 @@ final class LogTableStorage implements TableStorage {
 
     /** Moves the upper to {@code newUpper} (if later) and tells every subscriber. Called under {@code lock}. */
     private void advance(long newUpper, Map<StoredTable, PackedUpdates.Builder> fresh) {
-        boolean moved = newUpper > upper;
-        if (moved) {
+        if (newUpper > upper) {
             upper = newUpper;
         }
+        boolean moved = upper > reportedUpper;
+        reportedUpper = upper;
+        lastReportMillis = clockMillis.getAsLong();
         TableEvent.Progress progress = new TableEvent.Progress(Frontier.at(upper));
         for (StoredTable t : tables.values()) {
             if (t.subscribers.isEmpty()) {
@@ -747,6 +756,11 @@ final class LogTableStorage implements TableStorage {
         return true;
     }
 
+    /**
+     * Advances the upper to the clock when no write is on its way. Subscribers hear of a move that no
+     * write made at most every {@link #IDLE_REPORT_MILLIS} of the storage's clock (a write's move is reported at once), so idle
+     * tables cost their subscribers a few events a second rather than one per tick.
+     */
     private void tick() {
         probeIfUnavailable();
         synchronized (lock) {
@@ -755,7 +769,12 @@ final class LogTableStorage implements TableStorage {
             }
             long t = oracle.tickFrontier(upper);
             if (t > upper) {
-                advance(t, Map.of());
+                long now = clockMillis.getAsLong();
+                if (now - lastReportMillis >= IDLE_REPORT_MILLIS || now < lastReportMillis) {
+                    advance(t, Map.of());
+                } else {
+                    upper = t;
+                }
             }
         }
     }

@@ -36,8 +36,8 @@ class DataflowIdleTest {
             h.awaitSealed(df, t0);
             long hydrated = df.rounds();
 
-            // Idle: the table's frontier ticks (every 5 ms in the harness) but nothing changes.
-            awaitTicks(h, 100);
+            // Idle: the table's frontier ticks (reported every 100 ms of idle) but nothing changes.
+            awaitTicks(h, 30);
             assertThat(df.rounds()).as("rounds while idle").isEqualTo(hydrated);
 
             // Changes: each write is reflected promptly, by at most one round.
@@ -51,12 +51,19 @@ class DataflowIdleTest {
             assertThat(RenderHarness.read(df.exports().get(0), last).rows()).hasSize(11);
 
             // A heartbeat later, one frontier-only round moves the frontier on; then idle again.
-            awaitTicks(h, 20);
+            awaitTicks(h, 10);
             assertThat(df.rounds()).isEqualTo(afterWrites);
             clock.addAndGet(Dataflow.IDLE_HEARTBEAT_MILLIS);
             await().atMost(Duration.ofSeconds(30)).until(() -> df.rounds() == afterWrites + 1);
-            awaitTicks(h, 100);
+            awaitTicks(h, 30);
             assertThat(df.rounds()).isEqualTo(afterWrites + 1);
+
+            // A write to another table: the idle dataflow passes its timestamp at once (no heartbeat), so a
+            // read at that timestamp (read-your-writes, strict) does not wait; the clock stays frozen.
+            h.createTable("u9", List.of(DatumType.INT64));
+            long other = h.write("u9", Map.of(Row.of(1L), 1L));
+            h.awaitSealed(df, other);
+            assertThat(df.rounds()).isEqualTo(afterWrites + 2);
         }
     }
 
