@@ -5,6 +5,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
 import dev.tandem.time.Frontier;
+import dev.tandem.trace.TraceSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -358,16 +359,42 @@ final class LogTableStorage implements TableStorage {
                 }
                 StoredTable.Subscriber s = new StoredTable.Subscriber(asOf);
                 t.subscribers.add(s);
-                if (upper > asOf && !prime(t, s)) {
-                    t.subscribers.remove(s);
-                }
-                return s.sink.asFlux().doOnCancel(() -> {
+                Flux<TableEvent> events = s.sink.asFlux().doOnCancel(() -> {
                     synchronized (lock) {
                         t.subscribers.remove(s);
                     }
                 });
+                if (upper <= asOf) {
+                    return events;
+                }
+                // Capture the history now; read it outside the lock (a large table takes a while), holding
+                // back whatever is applied meanwhile until the snapshot has gone out.
+                TraceSnapshot history = t.history();
+                long capturedUpper = upper;
+                s.primed = true;
+                s.held = new ArrayList<>();
+                return Mono.fromRunnable(() -> finishPriming(t, s, history, capturedUpper)).thenMany(events);
             }
         });
+    }
+
+    /** Sends a subscriber its snapshot from {@code history}, then the events held back while it was read. */
+    private void finishPriming(StoredTable t, StoredTable.Subscriber s, TraceSnapshot history, long capturedUpper) {
+        StoredTable.Snapshot snap = StoredTable.read(history, s.asOf);
+        synchronized (lock) {
+            boolean ok = emit(s, new TableEvent.Updates(snap.at()))
+                    && (snap.later().isEmpty() || emit(s, new TableEvent.Updates(snap.later())))
+                    && emit(s, new TableEvent.Progress(Frontier.at(capturedUpper)));
+            for (TableEvent e : s.held) {
+                ok = ok && emit(s, e);
+            }
+            s.held = null;
+            if (s.completed) {
+                s.sink.tryEmitComplete();
+            } else if (!ok) {
+                t.subscribers.remove(s);
+            }
+        }
     }
 
     @Override
@@ -664,6 +691,11 @@ final class LogTableStorage implements TableStorage {
                 }
                 historySize -= t.size();
                 for (StoredTable.Subscriber s : List.copyOf(t.subscribers)) {
+                    if (s.held != null) {
+                        s.held.add(new TableEvent.Progress(Frontier.EMPTY));
+                        s.completed = true;
+                        continue;
+                    }
                     if (s.sink.tryEmitNext(new TableEvent.Progress(Frontier.EMPTY)).isFailure()) {
                         emitFailures.incrementAndGet();
                     }
@@ -729,6 +761,14 @@ final class LogTableStorage implements TableStorage {
                         continue;
                     }
                     ok = prime(t, s);
+                } else if (s.held != null) {
+                    if (updates != null) {
+                        s.held.add(updates);
+                    }
+                    if (moved) {
+                        s.held.add(progress);
+                    }
+                    ok = true;
                 } else {
                     ok = (updates == null || emit(s, updates)) && (!moved || emit(s, progress));
                 }
@@ -741,7 +781,7 @@ final class LogTableStorage implements TableStorage {
 
     /** Sends a subscriber its snapshot at {@code asOf}, the applied updates after it, and the upper. */
     private boolean prime(StoredTable t, StoredTable.Subscriber s) {
-        StoredTable.Snapshot snap = t.snapshot(s.asOf);
+        StoredTable.Snapshot snap = StoredTable.read(t.history(), s.asOf);
         s.primed = true;
         return emit(s, new TableEvent.Updates(snap.at()))
                 && (snap.later().isEmpty() || emit(s, new TableEvent.Updates(snap.later())))
@@ -801,22 +841,32 @@ final class LogTableStorage implements TableStorage {
             op.done.completeExceptionally(failure);
             return;
         }
+        // Under the lock only merge and capture each table's history; read it into the image outside, so a
+        // large table does not hold up subscriptions and frontiers. This runs on the commit thread, so no
+        // write is applied meanwhile.
+        record Captured(StoredTable table, TraceSnapshot history, long frontier, long since) {
+        }
+        List<Captured> captured = new ArrayList<>();
         List<LogRecord> image = new ArrayList<>();
+        Map<String, String> catalogNow;
         synchronized (lock) {
             image.add(new LogRecord.Clock(oracle.last()));
             historySize = 0;
             for (StoredTable t : tables.values()) {
-                List<LogRecord.Write> writes = t.consolidated(Math.min(t.since, upper));
+                captured.add(new Captured(t, t.compacted(), Math.min(t.since, upper), t.since));
                 historySize += t.size();
-                image.add(new LogRecord.CreateTable(t.id, t.schema));
-                if (t.since > 0) {
-                    image.add(new LogRecord.Since(t.id, t.since));
-                }
-                image.addAll(writes);
             }
-            catalog.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
+            catalogNow = new TreeMap<>(catalog);
             historySizeAfterCompaction = historySize;
         }
+        for (Captured c : captured) {
+            image.add(new LogRecord.CreateTable(c.table().id, c.table().schema));
+            if (c.since() > 0) {
+                image.add(new LogRecord.Since(c.table().id, c.since()));
+            }
+            image.addAll(StoredTable.consolidated(c.table().id, c.history(), c.frontier()));
+        }
+        catalogNow.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
         try {
             journal.rewrite(image);
         } catch (StorageException e) {

@@ -87,15 +87,20 @@ final class StoredTable {
         return spine.snapshot().byteSize();
     }
 
+    /** The history as it is now: immutable, readable from any thread without the storage's lock. */
+    TraceSnapshot history() {
+        return spine.snapshot();
+    }
+
     /**
-     * The snapshot at {@code asOf} (rows with their non-zero multiplicities at {@code asOf}, in row
-     * order) and the updates after it, in time order.
+     * The snapshot at {@code asOf} of {@code history} (rows with their non-zero multiplicities at
+     * {@code asOf}, in row order) and the updates after it, in time order.
      */
-    Snapshot snapshot(long asOf) {
+    static Snapshot read(TraceSnapshot history, long asOf) {
         PackedUpdates.Builder at = new PackedUpdates.Builder();
         List<long[]> later = new ArrayList<>();
         List<Row> laterRows = new ArrayList<>();
-        Cursor c = spine.snapshot().cursor();
+        Cursor c = history.cursor();
         long[] sum = new long[1];
         while (c.keyValid()) {
             Row row = c.key();
@@ -129,11 +134,20 @@ final class StoredTable {
      * The history consolidated at {@code frontier}: updates at or before it advanced to it and summed,
      * as writes in time order (for rewriting the log). Merges the history down first.
      */
-    List<LogRecord.Write> consolidated(long frontier) {
+    /** Merges the history down as far as compaction allows, and returns it. */
+    TraceSnapshot compacted() {
         spine.compactFully();
+        return spine.snapshot();
+    }
+
+    /**
+     * {@code history} consolidated at {@code frontier}: updates at or before it advanced to it and
+     * summed, as writes of table {@code id} in time order (for rewriting the log).
+     */
+    static List<LogRecord.Write> consolidated(String id, TraceSnapshot history, long frontier) {
         List<long[]> updates = new ArrayList<>();
         List<Row> rows = new ArrayList<>();
-        Cursor c = spine.snapshot().cursor();
+        Cursor c = history.cursor();
         long[] sum = new long[1];
         while (c.keyValid()) {
             Row row = c.key();
@@ -172,6 +186,10 @@ final class StoredTable {
         final reactor.core.publisher.Sinks.Many<TableEvent> sink =
                 reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
         boolean primed;
+        /** While its snapshot is read outside the lock: the events applied meanwhile, sent after it. */
+        List<TableEvent> held;
+        /** The table was dropped while the snapshot was read: complete after the held events. */
+        boolean completed;
 
         Subscriber(long asOf) {
             this.asOf = asOf;
