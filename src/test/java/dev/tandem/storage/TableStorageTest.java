@@ -304,4 +304,59 @@ class TableStorageTest {
         assertThat(storage.schema("u2")).isEqualTo(all);
         assertThat(storage.tables()).containsExactly("u1", "u2");
     }
+
+    /**
+     * A subscription to a large table, taken while writes keep being applied: its snapshot is read
+     * outside the storage's lock, so writes land meanwhile; each must reach the subscriber exactly once,
+     * after the snapshot and in order.
+     */
+    @Test
+    void aSubscriptionTakenWhileWritesApplySeesEachWriteExactlyOnce() throws Exception {
+        storage.createTable("u1", KV);
+        List<TableUpdate> acked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<RowDiff> bulk = new ArrayList<>();
+        for (long i = 0; i < 50_000; i++) {
+            bulk.add(RowDiff.insert(kv(i, "v")));
+        }
+        long t0 = storage.write("u1", bulk).block(Duration.ofSeconds(30));
+        bulk.forEach(d -> acked.add(new TableUpdate(d.row(), t0, 1)));
+        Thread writer = new Thread(() -> {
+            for (long i = 0; i < 300; i++) {
+                List<RowDiff> w = List.of(RowDiff.insert(kv(1_000_000 + i, "w")), RowDiff.delete(kv(i, "v")));
+                long ts = storage.write("u1", w).block(Duration.ofSeconds(30));
+                w.forEach(d -> acked.add(new TableUpdate(d.row(), ts, d.diff())));
+            }
+        }, "writer");
+        List<ConcurrentLinkedQueue<TableEvent>> streams = new ArrayList<>();
+        List<Long> asOfs = new ArrayList<>();
+        List<reactor.core.Disposable> subscriptions = new ArrayList<>();
+        writer.start();
+        for (int n = 0; n < 5; n++) {
+            long asOf = storage.upper("u1").time() - 1;
+            ConcurrentLinkedQueue<TableEvent> events = new ConcurrentLinkedQueue<>();
+            subscriptions.add(storage.subscribe("u1", asOf).subscribe(events::add));
+            streams.add(events);
+            asOfs.add(asOf);
+        }
+        writer.join(Duration.ofSeconds(60));
+        assertThat(writer.isAlive()).isFalse();
+        long last = storage.write("u1", List.of(RowDiff.insert(kv(-1, "end")))).block(Duration.ofSeconds(30));
+        acked.add(new TableUpdate(kv(-1, "end"), last, 1));
+        for (int n = 0; n < streams.size(); n++) {
+            ConcurrentLinkedQueue<TableEvent> events = streams.get(n);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> events.stream()
+                    .anyMatch(e -> e instanceof TableEvent.Progress p && p.upper().isPast(last)));
+            subscriptions.get(n).dispose();
+            List<TableEvent> seen = List.copyOf(events);
+            long asOf = asOfs.get(n);
+            StorageTesting.checkShape(seen, asOf);
+            List<Long> times = acked.stream().map(TableUpdate::time).filter(t -> t >= asOf).distinct().sorted().toList();
+            for (int k = 0; k < times.size(); k++) {
+                if (k % 25 == 0 || k == times.size() - 1) {
+                    long t = times.get(k);
+                    assertThat(accumulate(seen, t)).as("subscription %d at %d", n, t).isEqualTo(StorageTesting.model(acked, t));
+                }
+            }
+        }
+    }
 }
