@@ -7,8 +7,6 @@ import dev.tandem.trace.Spine;
 /** An exported index: its input exchanged by the key columns and arranged in one spine per shard. */
 final class ExportOperator extends Operator {
 
-    private static final int PROGRESS_STEP = 1 << 15;
-
     final String exportId;
     final int[] key;
     final Spine[] spines;
@@ -36,11 +34,7 @@ final class ExportOperator extends Operator {
             Updates u = in[0];
             // Arranging a large snapshot is one long step: report progress as it goes.
             builder.onProgress(round.processed()::add);
-            for (int from = 0; from < u.size; from += PROGRESS_STEP) {
-                int to = Math.min(u.size, from + PROGRESS_STEP);
-                u.arrangeInto(builder, key, from, to);
-                round.processed().add(to - from);
-            }
+            u.arrangeInto(builder, key, round.processed()::add);
             spine.insert(builder.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since()));
         };
     }

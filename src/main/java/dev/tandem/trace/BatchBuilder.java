@@ -61,6 +61,20 @@ public final class BatchBuilder {
         return this;
     }
 
+    /**
+     * Makes room for {@code updates} more updates whose values take {@code valBytes} (and keys at most
+     * as much), so that adding a known number of updates grows no array by doubling.
+     */
+    public BatchBuilder reserve(int updates, long valBytes) {
+        vals.reserve(valBytes, updates);
+        keys.reserve(0, updates);
+        if (size + updates > times.length) {
+            times = Arrays.copyOf(times, size + updates);
+            diffs = Arrays.copyOf(diffs, size + updates);
+        }
+        return this;
+    }
+
     private void push(long time, long diff) {
         if (size == times.length) {
             times = Arrays.copyOf(times, size * 2);
@@ -280,6 +294,14 @@ public final class BatchBuilder {
             ends[count++] = length;
         }
 
+        /** Room for {@code n} more bytes in {@code count} more rows. */
+        void reserve(long n, int rows) {
+            reserve(n);
+            if (count + rows > ends.length) {
+                ends = Arrays.copyOf(ends, count + rows);
+            }
+        }
+
         private void reserve(long n) {
             if (length + n > bytes.length) {
                 long want = Math.max(2L * bytes.length, length + n);
@@ -289,7 +311,7 @@ public final class BatchBuilder {
                 bytes = Arrays.copyOf(bytes, (int) want);
             }
             if (count == ends.length) {
-                ends = Arrays.copyOf(ends, count * 2);
+                ends = Arrays.copyOf(ends, Math.max(16, count * 2));
             }
         }
 

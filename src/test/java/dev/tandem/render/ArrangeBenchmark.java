@@ -53,7 +53,7 @@ public class ArrangeBenchmark {
 
     @Benchmark
     public Batch arrange() {
-        snapshot.arrangeInto(builder, KEY, 0, snapshot.size);
+        snapshot.arrangeInto(builder, KEY, n -> { });
         return builder.build(Frontier.at(5), Frontier.at(6), Frontier.at(5));
     }
 }
