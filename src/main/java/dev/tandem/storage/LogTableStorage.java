@@ -95,7 +95,7 @@ final class LogTableStorage implements TableStorage {
     /** Applied state, all guarded by {@code lock}. */
     private final Map<String, StoredTable> tables = new HashMap<>();
     /** Admitted writes not yet applied, by table; guarded by {@code admitLock}. */
-    private final Map<String, List<Op>> inflight = new HashMap<>();
+    private final Map<String, Map<Row, Long>> pendingDeletes = new HashMap<>();
     private final TreeMap<String, String> catalog = new TreeMap<>();
     private long upper;
     /** The upper last told to subscribers, and when. */
@@ -170,7 +170,7 @@ final class LogTableStorage implements TableStorage {
             if (admitted.remove(id) == null) {
                 throw unknownTable(id);
             }
-            inflight.remove(id);
+            pendingDeletes.remove(id);
             op = enqueue(Op.log(new LogRecord.DropTable(id)));
         }
         await(op);
@@ -250,22 +250,23 @@ final class LogTableStorage implements TableStorage {
             if (admitted.get(id) != schema) {
                 return Mono.error(unknownTable(id));
             }
-            String negative = negativeCount(id, updates);
-            if (negative != null) {
-                return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
+            Map<Row, Long> deletes = netDeletes(updates);
+            if (deletes != null) {
+                String negative = negativeCount(id, deletes);
+                if (negative != null) {
+                    return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
+                }
+                Map<Row, Long> pending = pendingDeletes.computeIfAbsent(id, k -> new HashMap<>());
+                deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
+                op.deletes = deletes;
             }
-            inflight.computeIfAbsent(id, k -> new ArrayList<>()).add(op);
             enqueue(op);
         }
         return Mono.fromFuture(op.done, true);
     }
 
-    /**
-     * Why {@code updates} would make a row's multiplicity negative (a table is a multiset), or null.
-     * Checked under {@code admitLock} against the applied rows and the admitted writes not yet
-     * applied, which the commit thread moves from one to the other under the same lock.
-     */
-    private String negativeCount(String id, List<RowDiff> updates) {
+    /** The rows {@code updates} delete more of than they insert, with how many; null if none. */
+    private static Map<Row, Long> netDeletes(List<RowDiff> updates) {
         Map<Row, Long> net = null;
         for (RowDiff u : updates) {
             if (u.diff() < 0) {
@@ -279,27 +280,31 @@ final class LogTableStorage implements TableStorage {
             return null;
         }
         for (RowDiff u : updates) {
-            net.computeIfPresent(u.row(), (r, d) -> d + u.diff());
+            net.computeIfPresent(u.row(), (r, d) -> d - u.diff());
         }
+        net.values().removeIf(n -> n <= 0);
+        return net.isEmpty() ? null : net;
+    }
+
+    /**
+     * Why deleting {@code deletes} (row → copies) would make a row's multiplicity negative (a table is a
+     * multiset), or null. Checked under {@code admitLock} against the applied rows less the deletes
+     * admitted and not yet applied, which the commit thread moves from one to the other under the same
+     * lock. Inserts not yet applied are not counted: a delete must follow the acknowledgement of the
+     * insert it retracts.
+     */
+    private String negativeCount(String id, Map<Row, Long> deletes) {
         StoredTable table;
         synchronized (lock) {
             table = tables.get(id);
         }
-        for (Map.Entry<Row, Long> e : net.entrySet()) {
-            if (e.getValue() >= 0) {
-                continue;
-            }
-            long have = table == null ? 0 : table.count(e.getKey());
-            for (Op pending : inflight.getOrDefault(id, List.of())) {
-                for (RowDiff u : pending.updates) {
-                    if (u.row().equals(e.getKey())) {
-                        have += u.diff();
-                    }
-                }
-            }
-            if (have + e.getValue() < 0) {
-                return "it deletes " + -e.getValue() + " cop" + (e.getValue() == -1 ? "y" : "ies") + " of row " + e.getKey()
-                        + " but the table holds " + have + "; nothing was written";
+        Map<Row, Long> pending = pendingDeletes.getOrDefault(id, Map.of());
+        for (Map.Entry<Row, Long> e : deletes.entrySet()) {
+            long have = (table == null ? 0 : table.count(e.getKey())) - pending.getOrDefault(e.getKey(), 0L);
+            if (have < e.getValue()) {
+                return "it deletes " + e.getValue() + " cop" + (e.getValue() == 1 ? "y" : "ies") + " of row " + e.getKey()
+                        + " but the table holds " + Math.max(0, have) + " (counting acknowledged writes and deletes in"
+                        + " flight); nothing was written";
             }
         }
         return null;
@@ -604,11 +609,11 @@ final class LogTableStorage implements TableStorage {
                 advance(Math.max(upper, maxTime + 1), fresh);
             }
             for (Op op : segment) {
-                List<Op> pending = op.kind == Op.Kind.WRITE ? inflight.get(op.table) : null;
+                Map<Row, Long> pending = op.deletes == null ? null : pendingDeletes.get(op.table);
                 if (pending != null) {
-                    pending.remove(op);
+                    op.deletes.forEach((row, n) -> pending.computeIfPresent(row, (r, m) -> m - n == 0 ? null : m - n));
                     if (pending.isEmpty()) {
-                        inflight.remove(op.table);
+                        pendingDeletes.remove(op.table);
                     }
                 }
             }
@@ -635,7 +640,7 @@ final class LogTableStorage implements TableStorage {
                     queue.add(op);
                 }
             }
-            inflight.clear();
+            pendingDeletes.clear();
             synchronized (lock) {
                 admitted.clear();
                 for (StoredTable t : tables.values()) {
@@ -946,6 +951,8 @@ final class LogTableStorage implements TableStorage {
         final Kind kind;
         final String table;
         final List<RowDiff> updates;
+        /** The rows this write deletes (net), while it is admitted and not yet applied; null if none. */
+        Map<Row, Long> deletes;
         final CompletableFuture<Long> done = new CompletableFuture<>();
         LogRecord record;
         long time = -1;

@@ -312,7 +312,6 @@ class TableStorageTest {
      */
     @Test
     void aSubscriptionTakenWhileWritesApplySeesEachWriteExactlyOnce() throws Exception {
-        storage.createTable("u1", KV);
         List<TableUpdate> acked = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<RowDiff> bulk = new ArrayList<>();
         for (long i = 0; i < 50_000; i++) {
