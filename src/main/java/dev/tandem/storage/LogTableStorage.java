@@ -96,6 +96,10 @@ final class LogTableStorage implements TableStorage {
     private final Map<String, StoredTable> tables = new HashMap<>();
     /** Admitted writes not yet applied, by table; guarded by {@code admitLock}. */
     private final Map<String, Map<Row, Long>> pendingDeletes = new HashMap<>();
+    /** Admitted writes not yet applied, by table, in admission (= application) order; guarded by {@code admitLock}. */
+    private final Map<String, java.util.ArrayDeque<Op>> inflight = new HashMap<>();
+    /** The sequence number of the next admitted write; guarded by {@code admitLock}. */
+    private long nextSeq;
     private final TreeMap<String, String> catalog = new TreeMap<>();
     private long upper;
     /** The upper last told to subscribers, and when. */
@@ -122,7 +126,7 @@ final class LogTableStorage implements TableStorage {
         try {
             synchronized (lock) {
                 journal.recover(record -> apply(record, null));
-                tables.values().forEach(StoredTable::flush);
+                tables.values().forEach(t -> t.flush(-1));
                 upper = oracle.last() + 1;
                 for (StoredTable t : tables.values()) {
                     admitted.put(t.id, t.schema);
@@ -171,6 +175,7 @@ final class LogTableStorage implements TableStorage {
                 throw unknownTable(id);
             }
             pendingDeletes.remove(id);
+            inflight.remove(id);
             op = enqueue(Op.log(new LogRecord.DropTable(id)));
         }
         await(op);
@@ -260,6 +265,8 @@ final class LogTableStorage implements TableStorage {
                 deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
                 op.deletes = deletes;
             }
+            op.seq = nextSeq++;
+            inflight.computeIfAbsent(id, k -> new java.util.ArrayDeque<>()).addLast(op);
             enqueue(op);
         }
         return Mono.fromFuture(op.done, true);
@@ -288,23 +295,40 @@ final class LogTableStorage implements TableStorage {
 
     /**
      * Why deleting {@code deletes} (row → copies) would make a row's multiplicity negative (a table is a
-     * multiset), or null. Checked under {@code admitLock} against the applied rows less the deletes
+     * multiset), or null. Checked under {@code admitLock} against the applied rows and the writes
      * admitted and not yet applied, which the commit thread moves from one to the other under the same
-     * lock. Inserts not yet applied are not counted: a delete must follow the acknowledgement of the
-     * insert it retracts.
+     * lock: first cheaply (applied less the deletes in flight, a lower bound); only when that is not
+     * enough, exactly, by scanning the writes in flight for the row.
      */
     private String negativeCount(String id, Map<Row, Long> deletes) {
         StoredTable table;
         synchronized (lock) {
             table = tables.get(id);
         }
+        StoredTable.Applied view = table == null ? null : table.applied();
+        long viewSeq = view == null ? -1 : view.seq();
         Map<Row, Long> pending = pendingDeletes.getOrDefault(id, Map.of());
         for (Map.Entry<Row, Long> e : deletes.entrySet()) {
-            long have = (table == null ? 0 : table.count(e.getKey())) - pending.getOrDefault(e.getKey(), 0L);
+            long applied = view == null ? 0 : view.count(e.getKey());
+            long have = applied - pending.getOrDefault(e.getKey(), 0L);
+            if (have < e.getValue()) {
+                // Not enough without the inserts in flight (a client that does not wait for acknowledgements):
+                // count every admitted write exactly, the slow way.
+                have = applied;
+                for (Op op : inflight.getOrDefault(id, new java.util.ArrayDeque<>())) {
+                    if (op.seq <= viewSeq) {
+                        continue;
+                    }
+                    for (RowDiff u : op.updates) {
+                        if (u.row().equals(e.getKey())) {
+                            have += u.diff();
+                        }
+                    }
+                }
+            }
             if (have < e.getValue()) {
                 return "it deletes " + e.getValue() + " cop" + (e.getValue() == 1 ? "y" : "ies") + " of row " + e.getKey()
-                        + " but the table holds " + Math.max(0, have) + " (counting acknowledged writes and deletes in"
-                        + " flight); nothing was written";
+                        + " but the table holds " + Math.max(0, have) + "; nothing was written";
             }
         }
         return null;
@@ -599,16 +623,31 @@ final class LogTableStorage implements TableStorage {
         records.addAndGet(segment.size());
         commits.incrementAndGet();
         Map<StoredTable, PackedUpdates.Builder> fresh = new IdentityHashMap<>();
-        synchronized (admitLock) {
-            synchronized (lock) {
-                for (Op op : segment) {
-                    apply(op.record, fresh);
-                }
-                tables.values().forEach(StoredTable::flush);
-                committing = false;
-                advance(Math.max(upper, maxTime + 1), fresh);
-            }
+        // Admission counts a row in the published history, which carries the sequence number of the last
+        // write applied to it, and in the writes in flight after that number: exactly once, so admission
+        // need not wait while a segment applies. Deletes in flight are forgotten only after publication.
+        long appliedSeq = -1;
+        for (Op op : segment) {
+            appliedSeq = Math.max(appliedSeq, op.seq);
+        }
+        synchronized (lock) {
             for (Op op : segment) {
+                apply(op.record, fresh);
+            }
+            long seq = appliedSeq;
+            tables.values().forEach(t -> t.flush(seq));
+            committing = false;
+            advance(Math.max(upper, maxTime + 1), fresh);
+        }
+        synchronized (admitLock) {
+            for (Op op : segment) {
+                java.util.ArrayDeque<Op> queued = op.kind == Op.Kind.WRITE ? inflight.get(op.table) : null;
+                if (queued != null) {
+                    queued.remove(op);
+                    if (queued.isEmpty()) {
+                        inflight.remove(op.table);
+                    }
+                }
                 Map<Row, Long> pending = op.deletes == null ? null : pendingDeletes.get(op.table);
                 if (pending != null) {
                     op.deletes.forEach((row, n) -> pending.computeIfPresent(row, (r, m) -> m - n == 0 ? null : m - n));
@@ -641,6 +680,7 @@ final class LogTableStorage implements TableStorage {
                 }
             }
             pendingDeletes.clear();
+            inflight.clear();
             synchronized (lock) {
                 admitted.clear();
                 for (StoredTable t : tables.values()) {
@@ -953,6 +993,8 @@ final class LogTableStorage implements TableStorage {
         final List<RowDiff> updates;
         /** The rows this write deletes (net), while it is admitted and not yet applied; null if none. */
         Map<Row, Long> deletes;
+        /** A write's place in admission order (= application order); -1 for other operations. */
+        long seq = -1;
         final CompletableFuture<Long> done = new CompletableFuture<>();
         LogRecord record;
         long time = -1;

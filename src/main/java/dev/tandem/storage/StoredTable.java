@@ -38,6 +38,7 @@ final class StoredTable {
         this.schema = schema;
         this.spine = new Spine("table " + id, Frontier.MIN);
         this.sinceHold = spine.acquireHold("compaction frontier of table " + id, Frontier.MIN);
+        this.applied = new Applied(spine.snapshot(), -1);
     }
 
     /** Stages an update; it becomes visible at the next {@link #flush()}. Times must not decrease. */
@@ -47,14 +48,34 @@ final class StoredTable {
     }
 
     /** Moves the staged updates into the history as one batch. */
-    void flush() {
-        if (pending.size() == 0) {
-            return;
+    void flush(long appliedSeq) {
+        if (pending.size() != 0) {
+            Frontier lower = spine.upper();
+            Frontier upper = Frontier.at(Math.max(pendingMaxTime + 1, lower.time()));
+            spine.insert(pending.build(lower, upper, spine.since()));
+            pendingMaxTime = -1;
         }
-        Frontier lower = spine.upper();
-        Frontier upper = Frontier.at(Math.max(pendingMaxTime + 1, lower.time()));
-        spine.insert(pending.build(lower, upper, spine.since()));
-        pendingMaxTime = -1;
+        if (appliedSeq > applied.seq() || applied.history() != spine.snapshot()) {
+            applied = new Applied(spine.snapshot(), Math.max(appliedSeq, applied.seq()));
+        }
+    }
+
+    /** The history as published together with the sequence number of the last write applied to it. */
+    record Applied(TraceSnapshot history, long seq) {
+
+        /** The multiplicity of {@code row} over every update in the history. */
+        long count(Row row) {
+            long[] sum = new long[1];
+            history.lookup(row, Long.MAX_VALUE, (v, d) -> sum[0] += d);
+            return sum[0];
+        }
+    }
+
+    private volatile Applied applied;
+
+    /** The published history and how far into the admitted writes it goes; any thread. */
+    Applied applied() {
+        return applied;
     }
 
     /** Allows compaction up to {@code frontier}. */
@@ -70,12 +91,6 @@ final class StoredTable {
         }
     }
 
-    /** The multiplicity of {@code row} over all flushed updates. */
-    long count(Row row) {
-        long[] sum = new long[1];
-        spine.snapshot().lookup(row, Long.MAX_VALUE, (v, d) -> sum[0] += d);
-        return sum[0];
-    }
 
     /** Updates held (a measure of memory and of the log's consolidated size). */
     long size() {
