@@ -308,26 +308,38 @@ final class LogTableStorage implements TableStorage {
         StoredTable.Applied view = table == null ? null : table.applied();
         long viewSeq = view == null ? -1 : view.seq();
         Map<Row, Long> pending = pendingDeletes.getOrDefault(id, Map.of());
+        Map<Row, long[]> unsure = null;
         for (Map.Entry<Row, Long> e : deletes.entrySet()) {
             long applied = view == null ? 0 : view.count(e.getKey());
-            long have = applied - pending.getOrDefault(e.getKey(), 0L);
-            if (have < e.getValue()) {
+            if (applied - pending.getOrDefault(e.getKey(), 0L) < e.getValue()) {
                 // Not enough without the inserts in flight (a client that does not wait for acknowledgements):
-                // count every admitted write exactly, the slow way.
-                have = applied;
-                for (Op op : inflight.getOrDefault(id, new java.util.ArrayDeque<>())) {
-                    if (op.seq <= viewSeq) {
-                        continue;
-                    }
-                    for (RowDiff u : op.updates) {
-                        if (u.row().equals(e.getKey())) {
-                            have += u.diff();
-                        }
-                    }
+                // these rows are counted exactly below.
+                if (unsure == null) {
+                    unsure = new HashMap<>();
+                }
+                unsure.put(e.getKey(), new long[] {applied});
+            }
+        }
+        if (unsure == null) {
+            return null;
+        }
+        // One pass over the writes in flight that the published history does not yet hold.
+        for (Op op : inflight.getOrDefault(id, new java.util.ArrayDeque<>())) {
+            if (op.seq <= viewSeq) {
+                continue;
+            }
+            for (RowDiff u : op.updates) {
+                long[] have = unsure.get(u.row());
+                if (have != null) {
+                    have[0] += u.diff();
                 }
             }
-            if (have < e.getValue()) {
-                return "it deletes " + e.getValue() + " cop" + (e.getValue() == 1 ? "y" : "ies") + " of row " + e.getKey()
+        }
+        for (Map.Entry<Row, long[]> e : unsure.entrySet()) {
+            long want = deletes.get(e.getKey());
+            long have = e.getValue()[0];
+            if (have < want) {
+                return "it deletes " + want + " cop" + (want == 1 ? "y" : "ies") + " of row " + e.getKey()
                         + " but the table holds " + Math.max(0, have) + "; nothing was written";
             }
         }
