@@ -27,6 +27,10 @@ import java.util.TreeMap;
  */
 final class PeekServer {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PeekServer.class);
+    /** Arrangements already warned about for holding rows of negative multiplicity. */
+    private static final java.util.Set<String> WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private PeekServer() {
     }
 
@@ -67,6 +71,10 @@ final class PeekServer {
                 for (TraceSnapshot shard : snap.oks()) {
                     shard.scan(t, (key, val, diff) -> rows.add(val, diff, mfp));
                 }
+            }
+            if (rows.negatives > 0 && WARNED.add(arr.id())) {
+                LOG.warn("index {} holds {} row(s) with a negative multiplicity at {} (written before writes were checked"
+                        + " against the table's counts); reads skip them", arr.id(), rows.negatives, t);
             }
             return new Rows(rows.finish(), new ReadInfo(t, snap.upper(), snap.since(),
                     hydrated != null ? hydrated : snap.upper().compareTo(snap.since()) > 0, runtime));
@@ -126,9 +134,14 @@ final class PeekServer {
             this.best = keep >= 0 ? new PriorityQueue<>((a, b) -> order.compare((Row) b[0], (Row) a[0])) : null;
         }
 
+        /** Rows of negative multiplicity seen (and skipped). */
+        long negatives;
+
         void add(Row val, long diff, MfpEvaluator mfp) {
             if (diff < 0) {
-                throw new PeekFailure(ErrorKind.FAILED, "negative multiplicity " + diff + " for row " + val + ": the index is corrupt or its inputs retract more than they inserted");
+                // Only data written before writes were checked can hold one; it must not make every read fail.
+                negatives++;
+                return;
             }
             Row out = mfp == null ? val : mfp.apply(val);
             if (out == null) {
