@@ -358,4 +358,47 @@ class TableStorageTest {
             }
         }
     }
+
+    /**
+     * Writers racing inserts against deletes of the same few rows: every acknowledged history is a
+     * multiset at every timestamp (no row ever negative), refused writes change nothing, and the table
+     * ends as the acknowledged writes say.
+     */
+    @Test
+    void concurrentDeletesRacingInsertsNeverMakeARowNegative() throws Exception {
+        List<TableUpdate> acked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            long seed = w;
+            writers.add(new Thread(() -> {
+                java.util.Random random = new java.util.Random(seed);
+                for (int i = 0; i < 300; i++) {
+                    Row row = kv(random.nextInt(4), "x");
+                    long diff = random.nextInt(3) == 0 ? 1 : -1;
+                    List<RowDiff> write = List.of(new RowDiff(row, diff));
+                    try {
+                        long ts = storage.write("u1", write).block(Duration.ofSeconds(30));
+                        acked.add(new TableUpdate(row, ts, diff));
+                    } catch (IllegalArgumentException e) {
+                        assertThat(e).hasMessageContaining("but the table holds");
+                        refused.incrementAndGet();
+                    }
+                }
+            }, "writer-" + w));
+        }
+        writers.forEach(Thread::start);
+        for (Thread t : writers) {
+            t.join(Duration.ofSeconds(60));
+            assertThat(t.isAlive()).isFalse();
+        }
+        assertThat(refused.get()).as("some deletes found nothing to delete").isPositive();
+        assertThat(acked.stream().filter(u -> u.diff() < 0)).as("some deletes were accepted").isNotEmpty();
+        List<Long> times = acked.stream().map(TableUpdate::time).distinct().sorted().toList();
+        for (long t : times) {
+            assertThat(StorageTesting.model(acked, t).values()).as("counts at %d", t).allMatch(c -> c > 0);
+        }
+        long last = times.getLast();
+        assertThat(accumulate(read(storage, "u1", last, last), last)).isEqualTo(StorageTesting.model(acked, last));
+    }
 }
