@@ -34,7 +34,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * End to end with a real Prometheus (the binary named by {@code TANDEM_PROMETHEUS}, else
+ * End to end with a real Prometheus (the binary named by {@code PROMETHEUS_BINARY}, else
  * {@code prometheus} on the {@code PATH}, else {@code /usr/bin/prometheus} from the Debian package
  * {@code prometheus}, which {@code .ci/run} installs): Prometheus scrapes a running Tandem on loopback
  * every second while a small workload runs, then every Grafana panel's query, evaluated through
@@ -49,9 +49,9 @@ class PrometheusDashboardTest {
 
     static final Path PROMETHEUS = locatePrometheus();
 
-    /** The Prometheus binary to run: {@code TANDEM_PROMETHEUS}, the {@code PATH}, or the Debian package's path. */
+    /** The Prometheus binary to run: {@code PROMETHEUS_BINARY}, the {@code PATH}, or the Debian package's path. */
     static Path locatePrometheus() {
-        String named = System.getenv("TANDEM_PROMETHEUS");
+        String named = System.getenv("PROMETHEUS_BINARY");
         if (named != null && !named.isBlank()) {
             return Path.of(named);
         }
@@ -75,7 +75,7 @@ class PrometheusDashboardTest {
     @BeforeAll
     static void prometheusIsInstalled() {
         if (!Files.isExecutable(PROMETHEUS)) {
-            String why = PROMETHEUS + " is missing: install the Debian package 'prometheus' (.ci/run does) or set TANDEM_PROMETHEUS"
+            String why = PROMETHEUS + " is missing: install the Debian package 'prometheus' (.ci/run does) or set PROMETHEUS_BINARY"
                     + " to a Prometheus binary to check the dashboard against it";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 fail(why);
