@@ -28,6 +28,8 @@ final class TandemServer implements AutoCloseable {
     final ConfigurableApplicationContext context;
     final int port;
     final WebClient client;
+    /** A client that opens a new connection for every request (no keep-alive). */
+    final WebClient oneShot;
 
     TandemServer(Path dataDir, Map<String, Object> extra) {
         Map<String, Object> props = new LinkedHashMap<>();
@@ -42,6 +44,8 @@ final class TandemServer implements AutoCloseable {
         port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
         client = WebClient.builder().baseUrl("http://127.0.0.1:" + port)
                 .codecs(c -> c.defaultCodecs().maxInMemorySize(16 << 20)).build();
+        oneShot = client.mutate().clientConnector(new org.springframework.http.client.reactive.ReactorClientHttpConnector(
+                reactor.netty.http.client.HttpClient.create().keepAlive(false))).build();
     }
 
     static JsonNode json(String s) {
@@ -53,7 +57,11 @@ final class TandemServer implements AutoCloseable {
     }
 
     Response call(HttpMethod method, String uri, MediaType type, byte[] body) {
-        WebClient.RequestBodySpec spec = client.method(method).uri(uri);
+        return call(client, method, uri, type, body);
+    }
+
+    Response call(WebClient through, HttpMethod method, String uri, MediaType type, byte[] body) {
+        WebClient.RequestBodySpec spec = through.method(method).uri(uri);
         if (type != null) {
             spec.contentType(type);
         }
