@@ -10,7 +10,6 @@ import dev.tandem.trace.ReadHold;
 import dev.tandem.trace.Spine;
 import dev.tandem.trace.TraceSnapshot;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -145,10 +144,6 @@ final class StoredTable {
     record Snapshot(PackedUpdates at, PackedUpdates later) {
     }
 
-    /**
-     * The history consolidated at {@code frontier}: updates at or before it advanced to it and summed,
-     * as writes in time order (for rewriting the log). Merges the history down first.
-     */
     /** Merges the history down as far as compaction allows, and returns it. */
     TraceSnapshot compacted() {
         spine.compactFully();
@@ -160,39 +155,23 @@ final class StoredTable {
      * summed, as writes of table {@code id} in time order (for rewriting the log).
      */
     static List<LogRecord.Write> consolidated(String id, TraceSnapshot history, long frontier) {
-        List<long[]> updates = new ArrayList<>();
-        List<Row> rows = new ArrayList<>();
-        Cursor c = history.cursor();
-        long[] sum = new long[1];
-        while (c.keyValid()) {
-            Row row = c.key();
-            sum[0] = 0;
-            c.forEachUpdate((val, time, diff) -> {
-                if (time <= frontier) {
-                    sum[0] += diff;
-                } else {
-                    updates.add(new long[] {time, diff, rows.size()});
-                    rows.add(row);
-                }
-            });
-            if (sum[0] != 0) {
-                updates.add(new long[] {frontier, sum[0], rows.size()});
-                rows.add(row);
-            }
-            c.stepKey();
-        }
-        long[][] sorted = updates.toArray(new long[0][]);
-        Arrays.sort(sorted, (a, b) -> Long.compare(a[0], b[0]));
+        Snapshot s = read(history, frontier);
         List<LogRecord.Write> out = new ArrayList<>();
-        for (int i = 0; i < sorted.length; ) {
-            long time = sorted[i][0];
+        addWrites(id, s.at(), out);
+        addWrites(id, s.later(), out);
+        return out;
+    }
+
+    /** Appends {@code updates} (in time order) as one write per timestamp. */
+    private static void addWrites(String id, PackedUpdates updates, List<LogRecord.Write> out) {
+        for (int i = 0; i < updates.size(); ) {
+            long time = updates.time(i);
             List<RowDiff> same = new ArrayList<>();
-            for (; i < sorted.length && sorted[i][0] == time; i++) {
-                same.add(new RowDiff(rows.get((int) sorted[i][2]), sorted[i][1]));
+            for (; i < updates.size() && updates.time(i) == time; i++) {
+                same.add(new RowDiff(updates.row(i), updates.diff(i)));
             }
             out.add(new LogRecord.Write(id, time, same));
         }
-        return out;
     }
 
     /** A subscription: its read time, its sink, and whether it has had its snapshot. */
