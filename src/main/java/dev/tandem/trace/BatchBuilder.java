@@ -188,8 +188,15 @@ public final class BatchBuilder {
         return order;
     }
 
-    /** Sorts {@code order[from, to)} by comparing the updates in full (quicksort, insertion sort for short runs). */
+    /**
+     * Sorts {@code order[from, to)} by comparing the updates in full: nothing to do when the run is
+     * already in order (rows added in key order, as a table loaded in order arrives), else quicksort,
+     * with insertion sort for short runs.
+     */
     private void sortRun(int[] order, int from, int to) {
+        if (inOrder(order, from, to)) {
+            return;
+        }
         while (to - from > 16) {
             int mid = (from + to) >>> 1;
             int pivot = medianOfThree(order[from], order[mid], order[to - 1]);
@@ -225,6 +232,15 @@ public final class BatchBuilder {
             }
             order[j + 1] = u;
         }
+    }
+
+    private boolean inOrder(int[] order, int from, int to) {
+        for (int i = from + 1; i < to; i++) {
+            if (compare(order[i - 1], order[i]) > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private int medianOfThree(int a, int b, int c) {
