@@ -332,7 +332,9 @@ public final class Controller implements AutoCloseable {
         if (diffs.isEmpty()) {
             throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
         }
-        return storage.write(t.id(), diffs).onErrorMap(IllegalArgumentException.class, x -> ControllerException.invalid(x.getMessage()));
+        // the storage names tables by id; the user named it
+        return storage.write(t.id(), diffs).onErrorMap(IllegalArgumentException.class, x -> ControllerException.invalid(
+                x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
     }
 
     private static void parseRows(JsonNode rows, Schema schema, String field, long diff, List<RowDiff> out) {
