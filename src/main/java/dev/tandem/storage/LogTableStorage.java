@@ -25,7 +25,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 /**
  * The table storage over a {@link Journal}: tables, the timestamp oracle, group commit, frontiers and
@@ -48,7 +47,8 @@ import reactor.core.publisher.Sinks;
  * <h2>Subscriptions</h2>
  * A subscriber registers under {@code lock}, the same lock under which writes are applied and emitted,
  * so it sees every write exactly once: in its snapshot if applied before it registered, as an update
- * after. Its events are emitted under {@code lock} into a buffering unicast sink; an emission that fails
+ * after. The snapshot is taken under {@code lock} as an immutable trace snapshot but read outside it;
+ * updates applied meanwhile are held back for the subscriber and sent after its snapshot. Its events are emitted under {@code lock} into a buffering unicast sink; an emission that fails
  * (the subscriber cancelled) removes it and is counted.
  *
  * <h2>Faults</h2>

@@ -11,6 +11,7 @@ import dev.tandem.trace.Spine;
 import dev.tandem.trace.TraceSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import reactor.core.publisher.Sinks;
 
 /**
  * One table's rows at rest: its history as a {@link Spine} keyed by the whole row (with no value), so
@@ -96,11 +97,6 @@ final class StoredTable {
         return spine.snapshot().records();
     }
 
-    /** Heap bytes of the packed history. */
-    long byteSize() {
-        return spine.snapshot().byteSize();
-    }
-
     /** The history as it is now: immutable, readable from any thread without the storage's lock. */
     TraceSnapshot history() {
         return spine.snapshot();
@@ -177,8 +173,7 @@ final class StoredTable {
     /** A subscription: its read time, its sink, and whether it has had its snapshot. */
     static final class Subscriber {
         final long asOf;
-        final reactor.core.publisher.Sinks.Many<TableEvent> sink =
-                reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+        final Sinks.Many<TableEvent> sink = Sinks.many().unicast().onBackpressureBuffer();
         boolean primed;
         /** While its snapshot is read outside the lock: the events applied meanwhile, sent after it. */
         List<TableEvent> held;
