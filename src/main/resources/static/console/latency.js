@@ -1,6 +1,7 @@
-// Read latency next to maintenance work: the interactive runtime's peek latency p50/p99 and the
-// maintenance runtime's busy time (operator step seconds per second, i.e. cores kept busy), from two
-// scrapes of /actuator/prometheus some seconds apart.
+// Read latency next to maintenance work: the interactive runtime's peek latency p50/p99, the
+// maintenance runtime's busy time (operator step seconds per second, i.e. cores kept busy; a step is
+// counted when it ends, so a long hydration step shows as one burst at its end) and the process' CPU
+// (live, both runtimes), from two scrapes of /actuator/prometheus some seconds apart.
 import { replace, el, duration } from './dom.js';
 import { TimeChart } from './charts.js';
 import { parseSamples, histogram, difference, quantile, sum } from './prometheus.js';
@@ -13,8 +14,8 @@ export class LatencyView {
     this.windowSeconds = windowSeconds;
     this.scrapes = []; // {time (s), samples}
     this.chart = new TimeChart(root.querySelector('#latency-chart'), {
-      scales: { ms: { label: 'peek latency (ms)', min: 1 }, cores: { label: 'maintenance busy (cores)', min: 1 } },
-      scaleOf: name => (name.endsWith(' busy') ? 'cores' : 'ms'),
+      scales: { ms: { label: 'peek latency (ms)', min: 1 }, cores: { label: 'busy (cores)', min: 1 } },
+      scaleOf: name => (name.endsWith(' busy') || name === 'process CPU' ? 'cores' : 'ms'),
       format: { ms: v => duration(v), cores: v => v.toFixed(2) },
     });
     this.tiles = root.querySelector('#latency-tiles');
@@ -42,15 +43,17 @@ export class LatencyView {
     const slowP99 = quantile(0.99, difference(histogram(samples, PEEKS, slow), histogram(then.samples, PEEKS, slow)));
     const peeks = recent.length ? recent[recent.length - 1][1] : 0;
     const busy = (sum(samples, STEPS, { role: busyRole }) - sum(then.samples, STEPS, { role: busyRole })) / seconds;
+    const cpu = sum(samples, 'process_cpu_usage') * sum(samples, 'system_cpu_count');
     const ms = v => (v === null ? null : v * 1000);
     this.chart.push(time, {
-      'fast p50': ms(p50), 'fast p99': ms(p99), 'slow p99': ms(slowP99), [`${busyRole} busy`]: Math.max(0, busy),
+      'fast p50': ms(p50), 'fast p99': ms(p99), 'slow p99': ms(slowP99), [`${busyRole} busy`]: Math.max(0, busy), 'process CPU': cpu,
     });
     replace(this.tiles,
       tile('fast-path p50', duration(ms(p50)), 'p50'),
       tile('fast-path p99', duration(ms(p99)), 'p99'),
       tile('peeks / s', (peeks / seconds).toFixed(1), 'rate'),
       tile(`${busyRole} busy`, `${Math.max(0, busy).toFixed(2)} cores`, 'busy'),
+      tile('process CPU', `${cpu.toFixed(2)} cores`, 'cpu'),
       el('p', { class: 'muted small' }, `over the last ${Math.round(seconds)} s, runtime ${peekRole}`));
     return samples;
   }
