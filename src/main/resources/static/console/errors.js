@@ -1,4 +1,4 @@
-// Errors: failed indexes, the requests the server refused (from its http_server_requests metrics), and
+// Errors: failed indexes and dataflows, the requests the server refused (from its http_server_requests metrics), and
 // the requests this console sent that were refused, with their problem details.
 import { el, table, replace } from './dom.js';
 
@@ -12,10 +12,17 @@ export class ErrorsView {
     this.renderConsole();
   }
 
+  /** Failed indexes (their state) and failed dataflows (the tandem_dataflows error collection). */
   renderCatalog(model) {
-    const failed = model.indexes.filter(i => i.state === 'failed');
-    replace(this.failed, failed.length === 0 ? el('p', { class: 'muted' }, 'no failed indexes')
-      : table(['index', 'on', 'error'], failed.map(i => [i.name, i.on, i.error || '']), { class: 'grid' }));
+    const rows = model.indexes.filter(i => i.state === 'failed').map(i => [i.name, 'index', i.error || '']);
+    const listed = new Set(model.indexes.filter(i => i.state === 'failed').map(i => i.id));
+    for (const d of model.failedDataflows) {
+      if (!listed.has(d.id)) {
+        rows.push([model.name(d.id), 'dataflow', d.error]);
+      }
+    }
+    replace(this.failed, rows.length === 0 ? el('p', { class: 'muted' }, 'no failed indexes or dataflows')
+      : table(['name', 'kind', 'error'], rows, { class: 'grid', id: 'failed-table' }));
   }
 
   /** Requests answered with a 4xx or 5xx since the server started, by route, status and exception. */

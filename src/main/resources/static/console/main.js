@@ -27,10 +27,10 @@ function records(answer) {
 
 /** One consistent look at the catalog and the introspection collections. */
 async function readModel() {
-  const [tables, views, indexes, collections, progress, frontiers, holds] = await Promise.all([
+  const [tables, views, indexes, collections, progress, frontiers, holds, dataflows] = await Promise.all([
     api.get('/v1/tables'), api.get('/v1/views'), api.get('/v1/indexes'), api.get('/v1/introspection'),
     api.get('/v1/introspection/tandem_hydration_progress'), api.get('/v1/introspection/tandem_frontiers'),
-    api.get('/v1/introspection/tandem_read_holds'),
+    api.get('/v1/introspection/tandem_read_holds'), api.get('/v1/introspection/tandem_dataflows'),
   ]);
   const names = new Map([...tables, ...views, ...indexes, ...collections].map(c => [c.id, c.name]));
   return {
@@ -40,6 +40,8 @@ async function readModel() {
     progress: new Map(records(progress).map(p => [p.dataflow, { processed: p.records_processed, total: p.records_total }])),
     frontiers: new Map(records(frontiers).map(f => [f.collection_id, f])),
     holds: records(holds),
+    // Dataflows that failed, from tandem_dataflows' error column (where the server has one), one per dataflow.
+    failedDataflows: [...new Map(records(dataflows).filter(d => d.error).map(d => [d.id, d])).values()],
     // The server's clock when it answered the frontiers read: the read time plus how far it lagged.
     serverNow: frontiers.as_of + frontiers.lag_ms,
   };
