@@ -28,7 +28,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.tandem.trace.ReadHold;
 import java.util.function.LongSupplier;
@@ -67,7 +66,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final SchedulerWorkerPool pool;
     private final Scheduler fastLane;
     private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
-    private final AtomicLong emitFailures = new AtomicLong();
+    private final SerialEmitter<ComputeResponse> emitter = new SerialEmitter<>(out);
 
     private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
     /** Exports of bounded dataflows (built for one read, with an {@code until}) sent here and not yet dropped. */
@@ -199,7 +198,7 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     public long emitFailures() {
-        return emitFailures.get();
+        return emitter.failures();
     }
 
     private void apply(ComputeCommand command) {
@@ -450,11 +449,7 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     private void emit(ComputeResponse r) {
-        synchronized (out) {
-            if (out.tryEmitNext(r).isFailure()) {
-                emitFailures.incrementAndGet();
-            }
-        }
+        emitter.emit(r);
     }
 
     @Override
@@ -473,6 +468,6 @@ public final class ComputeRuntime implements ComputeInstance {
         if (fastLane != null) {
             fastLane.dispose();
         }
-        out.tryEmitComplete();
+        emitter.complete();
     }
 }
