@@ -74,6 +74,12 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
+    /** Maintained dataflows that failed, by id, until the controller drops their exports. */
+    private final Map<String, FailedDataflow> failed = new ConcurrentHashMap<>();
+
+    /** A maintained dataflow that failed: shown in introspection with its error until it is dropped. */
+    public record FailedDataflow(String id, long asOf, String error) {
+    }
 
     /** A peek waiting for its answer: how to stop it, and what to report when it ends. */
     private record PendingPeek(Disposable subscription, String path, long startNanos) {
@@ -193,6 +199,11 @@ public final class ComputeRuntime implements ComputeInstance {
         return Map.copyOf(byExport);
     }
 
+    /** Maintained dataflows that failed and were not dropped yet (for introspection). */
+    public java.util.Collection<FailedDataflow> failedDataflows() {
+        return List.copyOf(failed.values());
+    }
+
     public int pendingPeeks() {
         return peeks.size();
     }
@@ -216,7 +227,12 @@ public final class ComputeRuntime implements ComputeInstance {
             case ComputeCommand.UpdateConfiguration u -> parameters = u.parameters().over(parameters);
             case CreateDataflow c -> createDataflow(c.dataflow());
             case ComputeCommand.Schedule s -> schedule(s.id());
-            case AllowCompaction a -> allowCompaction(a.id(), a.frontier());
+            case AllowCompaction a -> {
+                if (a.frontier().isEmpty()) {
+                    failed.remove(a.id());
+                }
+                allowCompaction(a.id(), a.frontier());
+            }
             case Peek p -> startPeek(p);
             case CancelPeek c -> cancelPeek(c.uuid());
         }
@@ -424,6 +440,9 @@ public final class ComputeRuntime implements ComputeInstance {
 
         @Override
         public void failed(Dataflow dataflow, String message) {
+            if (dataflow.exportIds().stream().noneMatch(boundedExports::contains)) {
+                failed.put(dataflow.id(), new FailedDataflow(dataflow.id(), dataflow.asOf(), message));
+            }
             emit(new Status("dataflow_failed", dataflow.id(), message));
             commands.schedule(() -> {
                 for (String e : dataflow.exportIds()) {
