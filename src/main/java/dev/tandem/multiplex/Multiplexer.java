@@ -84,6 +84,16 @@ public final class Multiplexer implements ComputeInstance {
     }
 
     /** Sets the memory budget of each dataflow created from now on, in both runtimes (bytes). */
+    /**
+     * In two-runtime mode, lowers the OS priority of maintenance's worker threads to {@code nice}, so a
+     * saturated CPU serves reads first; a solo runtime answers reads on its workers and is left alone.
+     */
+    public void setMaintenanceNice(int nice) {
+        if (interactive != null) {
+            maintenance.setWorkerNice(nice);
+        }
+    }
+
     public void setDataflowMemoryBudget(long bytes) {
         maintenance.setDataflowMemoryBudget(bytes);
         if (interactive != null) {

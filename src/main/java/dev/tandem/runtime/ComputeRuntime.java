@@ -139,6 +139,11 @@ public final class ComputeRuntime implements ComputeInstance {
         this.dataflowMemoryBudget = bytes;
     }
 
+    /** Lowers the OS priority of this runtime's worker threads to {@code nice} (0: normal); see {@link ThreadNice}. */
+    public void setWorkerNice(int nice) {
+        pool.setNice(nice);
+    }
+
     public Role role() {
         return role;
     }
