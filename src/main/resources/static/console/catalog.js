@@ -56,7 +56,8 @@ export class CatalogView {
     const rows = model.indexes.map(i => {
       const percent = hydrationPercent(i, model.progress.get(i.id), this.shown.get(i.id));
       this.shown.set(i.id, percent);
-      const lag = i.write_frontier === null || model.serverNow === null ? null : Math.max(0, model.serverNow - i.write_frontier);
+      const lag = i.state === 'failed' || i.write_frontier === null || model.serverNow === null ? null
+        : Math.max(0, model.serverNow - i.write_frontier);
       return el('tr', { 'data-index': i.name, 'data-state': i.state },
         el('td', {}, i.name),
         el('td', {}, i.on),
@@ -64,8 +65,8 @@ export class CatalogView {
         el('td', { class: `state ${i.state}` }, i.state, i.error ? el('div', { class: 'bad small' }, i.error) : null),
         el('td', {}, progressBar(i.name, percent, i.state)),
         el('td', { class: 'num' }, i.records.toLocaleString('en')),
-        el('td', { class: 'num small' }, millisTime(i.since)),
-        el('td', { class: 'num small' }, millisTime(i.write_frontier)),
+        el('td', { class: 'num small' }, i.state === 'failed' ? '–' : millisTime(i.since)),
+        el('td', { class: 'num small' }, i.state === 'failed' ? '–' : millisTime(i.write_frontier)),
         el('td', { class: 'num' }, duration(lag)));
     });
     replace(this.indexes, model.indexes.length === 0 ? el('p', { class: 'muted' }, 'no indexes yet: create one below')
