@@ -21,10 +21,12 @@ import reactor.core.publisher.Mono;
  * {@link LogTableStorage} that serves its reads and subscriptions.
  *
  * <h2>Timestamps</h2>
- * A write's timestamp is a function of the log alone: {@code max(entry timestamp, previous write's
- * timestamp + 1)}, where the entry timestamp is the one the log stored with it. So every replica stamps
- * every write alike without an oracle of its own. The applied storage's clock is that derived time,
- * so its upper never runs ahead of the log: it is the last applied write's timestamp plus one.
+ * Every entry's time is a function of the log alone: {@code max(entry timestamp, previous entry's time
+ * + 1)}, where the entry timestamp is the one the log stored with it; a write's timestamp is its entry's
+ * time. So every replica stamps every write alike without an oracle of its own. The applied storage's
+ * clock follows the derived times, so its upper never runs ahead of the log: once an entry at {@code t}
+ * is applied it is {@code t + 1} (the next entry's time is later). With no new entries the upper stands
+ * still; it does not follow the wall clock.
  *
  * <h2>Acknowledgement</h2>
  * A change is validated against this replica's tables, appended, and acknowledged once this replica
@@ -50,9 +52,13 @@ final class ReplicatedTableStorage implements TableStorage {
     private final Map<String, CompletableFuture<Long>> waiting = new ConcurrentHashMap<>();
     private final Thread follower;
     private volatile boolean closing;
+    /** The derived time of the last entry applied (every entry takes one, applied or rejected). */
     private volatile long lastTime = -1;
     private volatile long appliedPosition = -1;
+    /** Why the last append failed, until one succeeds; null while appends succeed. */
     private volatile String unavailable;
+    /** Why the last read of the log failed, until one succeeds. */
+    private volatile String readFailure;
     private final AtomicLong appliedEntries = new AtomicLong();
     private final AtomicLong rejectedEntries = new AtomicLong();
 
@@ -79,28 +85,41 @@ final class ReplicatedTableStorage implements TableStorage {
         return appliedPosition;
     }
 
+    /**
+     * Follows the log until closed. A failure to read is retried (and shown by {@link #unavailable});
+     * a failure to apply is a defect and escapes to the thread's uncaught-exception handler (shared fate).
+     */
     private void follow() {
         while (!closing) {
+            List<SharedLog.Entry> entries;
             try {
-                log.poll(POLL).forEach(this::apply);
+                entries = log.poll(POLL);
+                readFailure = null;
             } catch (RuntimeException e) {
                 if (closing) {
                     return;
                 }
-                unavailable = "cannot read the shared log: " + e.getMessage();
+                readFailure = "cannot read the shared log: " + e.getMessage();
                 LOG.log(System.Logger.Level.WARNING, "reading the shared log failed; retrying", e);
                 try {
                     Thread.sleep(POLL.toMillis());
                 } catch (InterruptedException ie) {
                     return;
                 }
+                continue;
             }
+            entries.forEach(this::apply);
         }
     }
 
-    /** Applies one entry, identically on every replica, and answers its appender if it is waiting here. */
+    /**
+     * Applies one entry, identically on every replica, and answers its appender if it is waiting here.
+     * Every entry, applied or rejected, takes the next derived time; afterwards the applied storage's
+     * clock stands just past it, so its upper shows that nothing earlier can still come.
+     */
     private void apply(SharedLog.Entry e) {
         CompletableFuture<Long> waiter = e.origin() == null ? null : waiting.remove(e.origin());
+        long time = Math.max(e.timestamp(), lastTime + 1);
         try {
             long result = switch (LogCodec.decode(e.payload())) {
                 case LogRecord.CreateTable c -> {
@@ -112,9 +131,11 @@ final class ReplicatedTableStorage implements TableStorage {
                     yield 0L;
                 }
                 case LogRecord.Write w -> {
-                    derivedClock.set(Math.max(e.timestamp(), lastTime + 1));
+                    derivedClock.set(time);
                     long t = join(applied.write(w.id(), w.updates()).toFuture());
-                    lastTime = t;
+                    if (t != time) {
+                        throw new IllegalStateException("the applied storage stamped " + t + ", the log derives " + time);
+                    }
                     yield t;
                 }
                 case LogRecord.CatalogPut p -> {
@@ -132,7 +153,7 @@ final class ReplicatedTableStorage implements TableStorage {
             if (waiter != null) {
                 waiter.complete(result);
             }
-        } catch (IllegalArgumentException | IllegalStateException | java.nio.BufferUnderflowException ex) {
+        } catch (IllegalArgumentException | java.nio.BufferUnderflowException ex) {
             // Rejected alike on every replica: the entry changes nothing.
             rejectedEntries.incrementAndGet();
             if (waiter != null) {
@@ -140,6 +161,8 @@ final class ReplicatedTableStorage implements TableStorage {
                         : new IllegalArgumentException("log entry " + e.position() + " rejected: " + ex.getMessage(), ex));
             }
         }
+        lastTime = time;
+        derivedClock.set(time + 1);
         appliedPosition = e.position();
     }
 
@@ -283,7 +306,8 @@ final class ReplicatedTableStorage implements TableStorage {
 
     @Override
     public String unavailable() {
-        return unavailable;
+        String read = readFailure;
+        return read != null ? read : unavailable;
     }
 
     @Override
