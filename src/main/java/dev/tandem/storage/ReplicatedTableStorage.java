@@ -34,6 +34,12 @@ import reactor.core.publisher.Mono;
  * of it, e.g. a delete of rows another replica's write already removed). Any replica then reading
  * {@code as_of} that timestamp waits until it has applied the write itself.
  *
+ * <h2>Definitions</h2>
+ * Tables and catalog entries travel through the log like writes, but a controller reads the catalog
+ * only when it starts. So once another replica has changed tables or the catalog, this replica refuses
+ * changes to them ({@link LogUnavailableException}) until it is restarted: definitions are made through
+ * one replica at a time, and the others pick them up on restart.
+ *
  * <h2>Start-up</h2>
  * The constructor applies the log up to its end as of opening before returning (catch-up), so the
  * catalog a controller reads at start-up is complete; a thread then follows the log.
@@ -52,6 +58,10 @@ final class ReplicatedTableStorage implements TableStorage {
     private final Map<String, CompletableFuture<Long>> waiting = new ConcurrentHashMap<>();
     private final Thread follower;
     private volatile boolean closing;
+    /** Set once the follower is running: entries applied after it were not in the catalog at start-up. */
+    private volatile boolean following;
+    /** Why definitions are refused here: another replica changed them after this one started; null if none did. */
+    private volatile String definitionsChangedElsewhere;
     /** The derived time of the last entry applied (every entry takes one, applied or rejected). */
     private volatile long lastTime = -1;
     private volatile long appliedPosition = -1;
@@ -75,6 +85,7 @@ final class ReplicatedTableStorage implements TableStorage {
             log.close();
             throw e;
         }
+        following = true;
         follower = new Thread(this::follow, "tandem-log-follower");
         follower.setDaemon(true);
         follower.start();
@@ -121,7 +132,12 @@ final class ReplicatedTableStorage implements TableStorage {
         CompletableFuture<Long> waiter = e.origin() == null ? null : waiting.remove(e.origin());
         long time = Math.max(e.timestamp(), lastTime + 1);
         try {
-            long result = switch (LogCodec.decode(e.payload())) {
+            LogRecord record = LogCodec.decode(e.payload());
+            if (following && !(record instanceof LogRecord.Write) && (e.origin() == null || !e.origin().startsWith(replicaId + "/"))) {
+                definitionsChangedElsewhere = "another replica changed tables or catalog entries (log entry " + e.position()
+                        + ") after this replica started; restart it to load them, and make definitions through one replica";
+            }
+            long result = switch (record) {
                 case LogRecord.CreateTable c -> {
                     applied.createTable(c.id(), c.schema());
                     yield 0L;
@@ -202,6 +218,10 @@ final class ReplicatedTableStorage implements TableStorage {
     }
 
     private void submitAndAwait(LogRecord record) {
+        String refused = definitionsChangedElsewhere;
+        if (refused != null) {
+            throw new LogUnavailableException(refused, null);
+        }
         join(submit(record));
     }
 

@@ -8,6 +8,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
+import dev.tandem.storage.LogUnavailableException;
 import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableEvent;
@@ -87,7 +88,8 @@ class KafkaReplicatedStorageTest {
         try (TableStorage a = replica(topic); TableStorage b = replica(topic)) {
             a.createTable("t", KV);
             await().atMost(Duration.ofSeconds(20)).until(() -> b.tables().contains("t"));
-            assertThatThrownBy(() -> b.createTable("t", KV)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> a.createTable("t", KV)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exists");
+            assertThatThrownBy(() -> b.createTable("t2", KV)).isInstanceOf(LogUnavailableException.class);
 
             // Writes from both replicas, concurrently; each is acknowledged with a timestamp both agree on.
             List<Long> times = Flux.range(0, 200)
@@ -130,11 +132,17 @@ class KafkaReplicatedStorageTest {
         try (TableStorage a = replica(topic); TableStorage b = replica(topic)) {
             a.putCatalogEntry("table/x", "{\"a\":1}");
             await().atMost(Duration.ofSeconds(20)).until(() -> b.catalogEntries().containsKey("table/x"));
-            b.removeCatalogEntry("table/x");
-            assertThat(b.catalogEntries()).isEmpty();
-            await().atMost(Duration.ofSeconds(20)).until(() -> a.catalogEntries().isEmpty());
+            a.removeCatalogEntry("table/x");
+            assertThat(a.catalogEntries()).isEmpty();
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.catalogEntries().isEmpty());
+            // b's controller would not know a's definitions: b refuses definitions until restarted, and still writes.
+            assertThatThrownBy(() -> b.putCatalogEntry("table/y", "{}")).isInstanceOf(LogUnavailableException.class)
+                    .hasMessageContaining("restart");
+            assertThatThrownBy(() -> b.createTable("u", KV)).isInstanceOf(LogUnavailableException.class);
 
             a.createTable("t", KV);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.tables().contains("t"));
+            assertThat(b.write("t", List.of(RowDiff.insert(kv(5, 5)))).block()).isPositive();
             // Shape errors are refused before anything reaches the log.
             assertThatThrownBy(() -> a.write("t", List.of(RowDiff.insert(Row.of(1L)))).block())
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("columns");
@@ -145,7 +153,12 @@ class KafkaReplicatedStorageTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds 0");
             long t = a.write("t", List.of(RowDiff.insert(kv(2, 2)))).block();
             await().atMost(Duration.ofSeconds(20)).until(() -> b.upper("t").isPast(t));
-            assertThat(history(b, "t", t)).isEqualTo(history(a, "t", t)).hasSize(1);
+            assertThat(history(b, "t", t)).isEqualTo(history(a, "t", t)).hasSize(2);
+            // A replica started after those definitions knows them, and may make new ones.
+            try (TableStorage c = replica(topic)) {
+                c.putCatalogEntry("table/z", "{}");
+                assertThat(c.catalogEntries()).containsKey("table/z");
+            }
         }
     }
 }
