@@ -36,6 +36,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class KafkaSharedLog implements SharedLog {
 
+    /** The largest entry (one write) the topic takes when created here; a 16 MB request body fits. */
+    static final int MAX_ENTRY_BYTES = 32 << 20;
+
     private final TopicPartition partition;
     private final KafkaProducer<byte[], byte[]> producer;
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -66,7 +69,7 @@ public final class KafkaSharedLog implements SharedLog {
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis() / 2, 30_000));
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout.toMillis());
-        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_ENTRY_BYTES);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "tandem-log-producer");
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         Properties c = new Properties();
@@ -91,7 +94,7 @@ public final class KafkaSharedLog implements SharedLog {
         try (Admin admin = Admin.create(a)) {
             NewTopic create = new NewTopic(topic, 1, replicationFactor).configs(Map.of(
                     "retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete",
-                    "message.timestamp.type", "LogAppendTime"));
+                    "message.timestamp.type", "LogAppendTime", "max.message.bytes", Integer.toString(MAX_ENTRY_BYTES)));
             try {
                 admin.createTopics(List.of(create)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {

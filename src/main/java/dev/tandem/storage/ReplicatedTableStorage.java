@@ -48,6 +48,8 @@ final class ReplicatedTableStorage implements TableStorage {
 
     private static final System.Logger LOG = System.getLogger(ReplicatedTableStorage.class.getName());
     private static final Duration POLL = Duration.ofMillis(200);
+    /** How long the follower may see no entries before it asks the log for its end. */
+    private static final Duration REACH_CHECK = Duration.ofSeconds(5);
 
     private final SharedLog log;
     /** The derived time of the write being applied; the applied storage's clock. */
@@ -91,20 +93,22 @@ final class ReplicatedTableStorage implements TableStorage {
         follower.start();
     }
 
-    /** The position of the last log entry this replica has applied, or -1. */
-    long appliedPosition() {
-        return appliedPosition;
-    }
-
     /**
-     * Follows the log until closed. A failure to read is retried (and shown by {@link #unavailable});
-     * a failure to apply is a defect and escapes to the thread's uncaught-exception handler (shared fate).
+     * Follows the log until closed. A failure to read is retried (and shown by {@link #unavailable}),
+     * and while no entries come the log's end is asked for every {@link #REACH_CHECK} (a consumer does not
+     * fail on an unreachable broker, it only returns nothing). A failure to apply is a defect and
+     * escapes to the thread's uncaught-exception handler (shared fate).
      */
     private void follow() {
+        long lastReached = System.nanoTime();
         while (!closing) {
             List<SharedLog.Entry> entries;
             try {
                 entries = log.poll(POLL);
+                if (entries.isEmpty() && System.nanoTime() - lastReached > REACH_CHECK.toNanos()) {
+                    log.endPosition();
+                    lastReached = System.nanoTime();
+                }
                 readFailure = null;
             } catch (RuntimeException e) {
                 if (closing) {
@@ -119,7 +123,10 @@ final class ReplicatedTableStorage implements TableStorage {
                 }
                 continue;
             }
-            entries.forEach(this::apply);
+            if (!entries.isEmpty()) {
+                lastReached = System.nanoTime();
+                entries.forEach(this::apply);
+            }
         }
     }
 
