@@ -2,9 +2,11 @@ package dev.tandem.api;
 
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
+import dev.tandem.config.SecurityProperties;
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
 import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.security.PrincipalLimits;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -108,8 +110,9 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props) {
-        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes()), props);
+    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits) {
+        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes(),
+                security.credentialsConfigured(), limits), props);
     }
 
     /**

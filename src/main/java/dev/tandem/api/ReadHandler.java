@@ -36,8 +36,9 @@ final class ReadHandler {
     }
 
     Mono<ServerResponse> peek(ServerRequest request) {
-        return JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
-                .flatMap(b -> controller.read(ApiJson.readRequest(b)))
+        return request.principal().map(TandemAuthentication::of).map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())
+                .flatMap(caller -> JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
+                        .flatMap(b -> controller.read(ObjectGrants.check(caller.orElse(null), ApiJson.readRequest(b)))))
                 .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
