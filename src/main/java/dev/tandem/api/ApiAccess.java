@@ -44,6 +44,7 @@ public final class ApiAccess {
             .route("GET", "/v1/compute", REPLICA)
             .route("GET", "/v3/api-docs", READER)
             .route("GET", "/v3/api-docs/**", READER)
+            .route("GET", "/v3/api-docs.yaml", READER)
             .route("GET", "/actuator/health", null)
             .route("GET", "/actuator/health/**", null)
             .route("GET", "/actuator/prometheus", null)
