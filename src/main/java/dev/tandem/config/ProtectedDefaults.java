@@ -45,7 +45,9 @@ final class ProtectedDefaults implements EnvironmentPostProcessor, Ordered {
             return;
         }
         Map<String, Object> loopback = new LinkedHashMap<>();
-        for (String key : new String[] {"server.address", "management.server.address"}) {
+        String managementPort = environment.getProperty("management.server.port");
+        boolean separateManagement = managementPort != null && !managementPort.equals(environment.getProperty("server.port", "8080"));
+        for (String key : separateManagement ? new String[] {"server.address", "management.server.address"} : new String[] {"server.address"}) {
             String address = environment.getProperty(key);
             if (address == null || address.isBlank()) {
                 loopback.put(key, "127.0.0.1");

@@ -62,14 +62,11 @@ class AccessMatrixTest {
             for (AccessTable.Route route : ApiAccess.TABLE.routes()) {
                 String uri = concrete(route.pattern());
                 for (String caller : CALLERS) {
-                    Response r = s.server.call(s.as(caller), HttpMethod.valueOf(route.method()), uri, MediaType.APPLICATION_JSON, "{}".getBytes());
+                    Answer r = call(s, caller, route.method(), uri);
                     int expected = expected(route.role(), caller);
                     cells++;
-                    boolean ok = expected == 0 ? r.status() != 401 && r.status() != 403 : r.status() == expected;
-                    if (expected != 0 && !r.isProblem()) {
-                        ok = false;
-                    }
-                    if (expected == 401 && !"Bearer".equals(header(s, caller, route, uri))) {
+                    boolean ok = expected == 0 ? r.status() != 401 && r.status() != 403 : r.status() == expected && r.problem();
+                    if (expected == 401 && !"Bearer".equals(r.authenticate())) {
                         ok = false;
                     }
                     if (!ok) {
@@ -142,9 +139,15 @@ class AccessMatrixTest {
         }
     }
 
-    private static String header(SecuredServer s, String caller, AccessTable.Route route, String uri) {
-        return s.as(caller).method(HttpMethod.valueOf(route.method())).uri(uri)
-                .exchangeToMono(r -> reactor.core.publisher.Mono.justOrEmpty(r.headers().asHttpHeaders().getFirst("WWW-Authenticate")))
+    /** Status, whether the body is a problem, and the {@code WWW-Authenticate} header of one answer. */
+    record Answer(int status, boolean problem, String authenticate, String text) {
+    }
+
+    private static Answer call(SecuredServer s, String caller, String method, String uri) {
+        return s.as(caller).method(HttpMethod.valueOf(method)).uri(uri).contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
+                .exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(text -> new Answer(r.statusCode().value(),
+                        r.headers().contentType().map(MediaType.APPLICATION_PROBLEM_JSON::isCompatibleWith).orElse(false),
+                        r.headers().asHttpHeaders().getFirst("WWW-Authenticate"), text)))
                 .block(java.time.Duration.ofSeconds(30));
     }
 
