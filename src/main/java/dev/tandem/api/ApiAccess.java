@@ -37,6 +37,7 @@ public final class ApiAccess {
             .route("GET", "/v1/indexes/{name}/rows", READER, NAME)
             .route("POST", "/v1/peek", READER)
             .route("GET", "/v1/introspection", READER)
+            .route("GET", "/v1/introspection/tandem_audit", ADMIN)
             .route("GET", "/v1/introspection/{name}", READER)
             .route("POST", "/v1/introspection/{name}", READER)
             .route("GET", "/v1/ping", READER)

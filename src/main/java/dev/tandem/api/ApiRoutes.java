@@ -6,6 +6,7 @@ import dev.tandem.config.SecurityProperties;
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
 import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -74,10 +75,10 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking) {
+    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit) {
         long max = props.maxBodyBytes().toBytes();
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
-        ReadHandler read = new ReadHandler(controller, max);
+        ReadHandler read = new ReadHandler(controller, max, audit);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)

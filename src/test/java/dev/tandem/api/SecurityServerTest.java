@@ -101,6 +101,12 @@ class SecurityServerTest {
             assertThat(audit).anySatisfy(e -> assertThat(e.toString()).contains("principal=admin", "target=/actuator/refresh", "outcome=200"));
             assertThat(audit).anySatisfy(e -> assertThat(e.toString()).contains("principal=old", "target=/actuator/refresh", "forbidden"));
             assertThat(audit).anySatisfy(e -> assertThat(e.toString()).contains("action=authenticate", "address=127.0.0.1", "refused"));
+            assertThat(status(http, newReader, "GET", "/v1/introspection/tandem_audit", null)).isEqualTo(403);
+            String recent = body(http, admin, "/v1/introspection/tandem_audit?limit=3");
+            assertThat(TandemServer.json(recent).get("rows")).hasSize(3);
+            assertThat(TandemServer.json(recent).get("columns").toString()).isEqualTo(
+                    "[\"time\",\"principal\",\"address\",\"action\",\"target\",\"outcome\"]");
+            assertThat(recent).contains("/v1/introspection/tandem_audit", "forbidden");
         }
     }
 
