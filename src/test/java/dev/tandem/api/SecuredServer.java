@@ -7,9 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.netty.http.client.HttpClient;
 
-/** A real Tandem server configured with one API token per role (and one limited to an allow-list), and clients holding each. */
+/**
+ * A real Tandem server configured with one API token per role (and one limited to an allow-list), and
+ * clients holding each; the server's own clients ({@link TandemServer#client}) hold the admin token.
+ */
 final class SecuredServer implements AutoCloseable {
 
     /** Token name → roles (comma-separated); {@code scoped} is a reader granted only {@code orders} and {@code orders_by_id}. */
@@ -36,13 +41,17 @@ final class SecuredServer implements AutoCloseable {
             i++;
         }
         props.putAll(extra);
-        server = new TandemServer(dir, props);
+        server = new TandemServer(dir, props, secrets.get("admin"));
+        anonymous = WebClient.builder().baseUrl("http://127.0.0.1:" + server.port)
+                .clientConnector(new ReactorClientHttpConnector(HttpClient.create().keepAlive(false))).build();
     }
 
-    /** A client sending {@code token}'s secret as a bearer token; {@code null}: no credentials. */
+    /** A client without credentials, one connection per request. */
+    private final WebClient anonymous;
+
+    /** A client sending {@code token}'s secret as a bearer token, one connection per request; {@code null}: no credentials. */
     WebClient as(String token) {
-        return token == null ? server.oneShot : server.oneShot.mutate()
-                .defaultHeader(HttpHeaders.AUTHORIZATION, "Bearer " + secrets.get(token)).build();
+        return token == null ? anonymous : anonymous.mutate().defaultHeader(HttpHeaders.AUTHORIZATION, "Bearer " + secrets.get(token)).build();
     }
 
     HttpHeaders bearer(String token) {
