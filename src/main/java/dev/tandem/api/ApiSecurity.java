@@ -51,6 +51,7 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtRea
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authorization.AuthorizationContext;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -88,8 +89,13 @@ public class ApiSecurity {
     }
 
     @Bean
-    PrincipalLimits tandemPrincipalLimits(SecurityProperties props) {
-        return new PrincipalLimits(props.limits().maxConcurrentPeeks(), props.limits().maxSubscriptions());
+    PrincipalLimits tandemPrincipalLimits(SecurityProperties props, ObjectProvider<MeterRegistry> meters) {
+        return new PrincipalLimits(props.limits().maxConcurrentPeeks(), props.limits().maxSubscriptions(), (principal, kind) -> {
+            MeterRegistry m = meters.getIfAvailable();
+            if (m != null) {
+                m.counter("tandem.principal.limited", "principal", principal, "kind", kind.name().toLowerCase(java.util.Locale.ROOT)).increment();
+            }
+        });
     }
 
     /**
@@ -166,6 +172,19 @@ public class ApiSecurity {
         return new AccessPrincipal(name == null ? jwt.getSubject() : String.valueOf(name), roles, null, "jwt");
     }
 
+    /**
+     * A request Spring Security's firewall rejects before anything else sees it (an encoded percent,
+     * slash or period in the path, a path that is not normalized) is answered 400 as a problem.
+     */
+    @Bean
+    ServerExchangeRejectedHandler tandemRejectedRequests() {
+        return (exchange, rejected) -> ProblemExceptionHandler.write(exchange,
+                Problem.of(HttpStatus.BAD_REQUEST, REJECTED, "the request was rejected: " + rejected.getMessage()));
+    }
+
+    /** The problem type slug of a request rejected by the firewall. */
+    static final String REJECTED = "rejected-request";
+
     @Bean
     SecurityWebFilterChain tandemSecurity(ServerHttpSecurity http, SecurityProperties props, ReactiveAuthenticationManager authentication,
             AuditLog audit) {
@@ -234,7 +253,7 @@ public class ApiSecurity {
      * with its outcome, and holds each HTTP peek against the caller's concurrent-peek limit (429 over it).
      */
     @Bean
-    WebFilter tandemAuditAndLimits(AuditLog audit, PrincipalLimits limits, ObjectProvider<MeterRegistry> meters) {
+    WebFilter tandemAuditAndLimits(AuditLog audit, PrincipalLimits limits) {
         PathPatternParser parser = PathPatternParser.defaultInstance;
         List<AccessTable.Route> audited = ApiAccess.TABLE.routes().stream()
                 .filter(r -> r.role() == Role.ADMIN && !r.method().equals("GET")).toList();
@@ -268,10 +287,6 @@ public class ApiSecurity {
                 }
                 PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.PEEKS);
                 if (permit == null) {
-                    MeterRegistry m = meters.getIfAvailable();
-                    if (m != null) {
-                        m.counter("tandem.principal.limited", "principal", who, "kind", "peeks").increment();
-                    }
                     return ProblemExceptionHandler.write(exchange, new Problem(429, "https://tandem.dev/problems/too-many-requests",
                             "Too Many Requests", "'" + who + "' has " + limits.limit(PrincipalLimits.Kind.PEEKS)
                             + " peeks in flight, its limit (tandem.security.limits.max-concurrent-peeks); retry when some finish", 1));

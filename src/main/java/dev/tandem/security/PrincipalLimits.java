@@ -2,6 +2,7 @@ package dev.tandem.security;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 /**
  * Per-principal limits on work held at once (peeks in flight, subscriptions), so that one client
@@ -19,11 +20,18 @@ public final class PrincipalLimits {
     }
 
     private final ConcurrentHashMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
+    private final BiConsumer<String, Kind> refused;
     private volatile int maxPeeks;
     private volatile int maxSubscriptions;
 
     /** Limits per principal; 0 means unlimited. */
     public PrincipalLimits(int maxPeeks, int maxSubscriptions) {
+        this(maxPeeks, maxSubscriptions, (principal, kind) -> { });
+    }
+
+    /** Limits per principal; {@code refused} hears of each refusal (to count it by principal). */
+    public PrincipalLimits(int maxPeeks, int maxSubscriptions, BiConsumer<String, Kind> refused) {
+        this.refused = refused;
         setLimits(maxPeeks, maxSubscriptions);
     }
 
@@ -39,6 +47,7 @@ public final class PrincipalLimits {
         AtomicInteger count = held.computeIfAbsent(kind + "/" + principal, k -> new AtomicInteger());
         if (count.incrementAndGet() > limit && limit > 0) {
             count.decrementAndGet();
+            refused.accept(principal, kind);
             return null;
         }
         AtomicInteger once = new AtomicInteger();
