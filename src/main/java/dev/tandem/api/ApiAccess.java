@@ -13,7 +13,8 @@ import dev.tandem.security.AccessTable;
  * {@code AccessMatrixTest} fails for any route the server serves that is not declared. A new route is
  * one line: {@code .route("GET", "/v1/indexes/{name}/changes", READER, "name")} (the last argument names
  * the path variable holding a table, view or index, checked against a token's object allow-list); a new
- * WebSocket op is {@code .op("sql", WRITER)}; a public path (static assets) is {@code .route("GET", "/", null)}.
+ * WebSocket op is {@code .op("sql", WRITER)}; a public path (the console's static assets, which call the
+ * API with the user's token) is {@code .route("GET", "/console/**", null)}.
  */
 public final class ApiAccess {
 
@@ -46,6 +47,10 @@ public final class ApiAccess {
             .route("GET", "/v3/api-docs", READER)
             .route("GET", "/v3/api-docs/**", READER)
             .route("GET", "/v3/api-docs.yaml", READER)
+            .route("GET", "/", null)
+            .route("GET", "/index.html", null)
+            .route("GET", "/console/**", null)
+            .route("GET", "/webjars/**", null)
             .route("GET", "/actuator/health", null)
             .route("GET", "/actuator/health/**", null)
             .route("GET", "/actuator/prometheus", null)

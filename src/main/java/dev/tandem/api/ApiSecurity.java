@@ -90,7 +90,9 @@ public class ApiSecurity {
 
     @Bean
     PrincipalLimits tandemPrincipalLimits(SecurityProperties props, ObjectProvider<MeterRegistry> meters) {
-        return new PrincipalLimits(props.limits().maxConcurrentPeeks(), props.limits().maxSubscriptions(), (principal, kind) -> {
+        // Without credentials every caller is the same anonymous one: no limit per principal.
+        boolean on = props.credentialsConfigured();
+        return new PrincipalLimits(on ? props.limits().maxConcurrentPeeks() : 0, on ? props.limits().maxSubscriptions() : 0, (principal, kind) -> {
             MeterRegistry m = meters.getIfAvailable();
             if (m != null) {
                 m.counter("tandem.principal.limited", "principal", principal, "kind", kind.name().toLowerCase(java.util.Locale.ROOT)).increment();
@@ -103,8 +105,12 @@ public class ApiSecurity {
      * removed token stops working at once. A bad token configuration is refused whole and logged.
      */
     @Bean
-    ApplicationListener<EnvironmentChangeEvent> tandemTokenRotation(Environment environment, TokenDirectory tokens, PrincipalLimits limits) {
+    ApplicationListener<EnvironmentChangeEvent> tandemTokenRotation(Environment environment, TokenDirectory tokens, PrincipalLimits limits,
+            SecurityProperties atStart) {
         return event -> {
+            if (!atStart.credentialsConfigured()) {
+                return;
+            }
             try {
                 SecurityProperties next = Binder.get(environment).bindOrCreate("tandem.security", SecurityProperties.class);
                 List<String> before = tokens.names();

@@ -39,8 +39,9 @@ public record SecurityProperties(
     }
 
     /**
-     * Per principal: peeks in flight (HTTP and WebSocket together) and WebSocket subscriptions held at
-     * once; 0 means unlimited. Over a limit a request gets 429 with {@code Retry-After}.
+     * Per principal, when credentials are in use: peeks in flight (HTTP and WebSocket together) and
+     * WebSocket subscriptions held at once; 0 means unlimited. Over a limit a request gets 429 with
+     * {@code Retry-After}.
      */
     public record Limits(@DefaultValue("64") int maxConcurrentPeeks, @DefaultValue("256") int maxSubscriptions) {
     }
