@@ -110,10 +110,39 @@ toYaml so that it is always valid YAML.
   "server" (dict "port" .Values.ports.management)
   "endpoint" (dict "health" (dict "probes" (dict "enabled" true)))
   "endpoints" (dict "web" (dict "exposure" (dict "include" "health,info,prometheus,refresh"))) }}
+{{- $security := dict }}
+{{- with .Values.security.jwt }}
+{{- if or .issuerUri .jwkSetUri }}
+{{- $jwt := dict "roles-claim" .rolesClaim }}
+{{- if .issuerUri }}{{- $_ := set $jwt "issuer-uri" .issuerUri }}{{- end }}
+{{- if .jwkSetUri }}{{- $_ := set $jwt "jwk-set-uri" .jwkSetUri }}{{- end }}
+{{- if .audience }}{{- $_ := set $jwt "audience" .audience }}{{- end }}
+{{- $_ := set $security "jwt" $jwt }}
+{{- end }}
+{{- end }}
+{{- if $security }}
+{{- $_ := set $tandem "security" $security }}
+{{- end }}
+{{- $server := dict "port" .Values.ports.http }}
+{{- if .Values.tls.secret }}
+{{- $_ := set $server "ssl" (dict
+  "certificate" (printf "file:%s/tls.crt" (include "tandem.tlsDir" .))
+  "certificate-private-key" (printf "file:%s/tls.key" (include "tandem.tlsDir" .))) }}
+{{- end }}
 {{- $config := dict
-  "server" (dict "port" .Values.ports.http)
+  "server" $server
   "management" $management
   "spring" $spring
   "tandem" $tandem }}
 {{- toYaml (mergeOverwrite $config (deepCopy .Values.extraConfig)) }}
+{{- end }}
+
+{{/* Where the tokens Secret is mounted. */}}
+{{- define "tandem.tokensDir" -}}
+/etc/tandem/tokens
+{{- end }}
+
+{{/* Where the TLS Secret is mounted. */}}
+{{- define "tandem.tlsDir" -}}
+/etc/tandem/tls
 {{- end }}

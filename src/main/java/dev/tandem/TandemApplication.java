@@ -1,6 +1,8 @@
 package dev.tandem;
 
 import dev.tandem.bench.BenchMain;
+import dev.tandem.security.TokenCommand;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -9,10 +11,20 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 @SpringBootApplication
 public class TandemApplication {
 
-    /** Runs the server, or with {@code bench <scenario> ...} the load generator (which starts no server here). */
+    /**
+     * Runs the server, or with {@code bench <scenario> ...} the load generator (which starts no server
+     * here), or with {@code token hash|new ...} the API token tool.
+     */
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("bench")) {
             BenchMain.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("token")) {
+            int status = TokenCommand.run(Arrays.copyOfRange(args, 1, args.length), System.in, System.out, System.err, new SecureRandom());
+            if (status != 0) {
+                System.exit(status);
+            }
             return;
         }
         keepAliveWorkaround();

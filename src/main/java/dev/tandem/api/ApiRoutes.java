@@ -2,9 +2,12 @@ package dev.tandem.api;
 
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 
+import dev.tandem.config.SecurityProperties;
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
 import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.security.AuditLog;
+import dev.tandem.security.PrincipalLimits;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -72,10 +75,10 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking) {
+    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit) {
         long max = props.maxBodyBytes().toBytes();
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
-        ReadHandler read = new ReadHandler(controller, max);
+        ReadHandler read = new ReadHandler(controller, max, audit);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)
@@ -108,8 +111,9 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props) {
-        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes()), props);
+    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits) {
+        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes(),
+                security.credentialsConfigured(), limits), props);
     }
 
     /**

@@ -79,6 +79,9 @@ public record Problem(int status, String type, String title, String detail, long
             case CONTENT_TOO_LARGE -> "body-too-large";
             case CONFLICT -> "conflict";
             case UNPROCESSABLE_CONTENT -> "invalid";
+            case UNAUTHORIZED -> "unauthorized";
+            case FORBIDDEN -> "forbidden";
+            case TOO_MANY_REQUESTS -> "too-many-requests";
             default -> "http-" + status.value();
         };
     }

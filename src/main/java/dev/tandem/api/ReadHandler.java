@@ -6,6 +6,7 @@ import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.DatumType;
 import dev.tandem.runtime.Introspection;
+import dev.tandem.security.AuditLog;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,17 +28,23 @@ final class ReadHandler {
     private static final Set<String> INTROSPECTION_FIELDS = Set.of("key", "filter", "project", "order_by", "limit", "offset",
             "isolation", "as_of", "timeout_ms");
 
+    /** The collection of recent audit entries (admin only, see {@link ApiAccess}). */
+    static final String AUDIT = "tandem_audit";
+
     private final Controller controller;
     private final long maxBodyBytes;
+    private final AuditLog audit;
 
-    ReadHandler(Controller controller, long maxBodyBytes) {
+    ReadHandler(Controller controller, long maxBodyBytes, AuditLog audit) {
         this.controller = controller;
         this.maxBodyBytes = maxBodyBytes;
+        this.audit = audit;
     }
 
     Mono<ServerResponse> peek(ServerRequest request) {
-        return JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
-                .flatMap(b -> controller.read(ApiJson.readRequest(b)))
+        return request.principal().map(TandemAuthentication::of).map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())
+                .flatMap(caller -> JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
+                        .flatMap(b -> controller.read(ObjectGrants.check(caller.orElse(null), ApiJson.readRequest(b)))))
                 .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
@@ -68,6 +75,9 @@ final class ReadHandler {
             }
         }
         String name = request.pathVariable("name");
+        if (name.equals(AUDIT)) {
+            return auditEntries(longParam(request, "limit"));
+        }
         ReadRequest read = new ReadRequest(name, null, null, null, null, null, longParam(request, "limit"), null,
                 request.queryParam("isolation").orElse(null), longParam(request, "as_of"), null);
         return controller.readIntrospection(name, read).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
@@ -79,6 +89,23 @@ final class ReadHandler {
         return JsonBody.read(request, maxBodyBytes, INTROSPECTION_FIELDS)
                 .flatMap(b -> controller.readIntrospection(name, ApiJson.readRequest(b)))
                 .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+    }
+
+    /**
+     * {@code GET /v1/introspection/tandem_audit?limit=N}: the most recent audit entries, newest last, kept
+     * in memory (the full trail is the {@code tandem.audit} log).
+     */
+    private Mono<ServerResponse> auditEntries(Long limit) {
+        List<AuditLog.Entry> entries = audit.recent();
+        int from = limit == null ? 0 : (int) Math.max(0, entries.size() - Math.min(limit, entries.size()));
+        var out = JsonNodeFactory.instance.objectNode();
+        var columns = out.putArray("columns");
+        List.of("time", "principal", "address", "action", "target", "outcome").forEach(columns::add);
+        ArrayNode rows = out.putArray("rows");
+        for (AuditLog.Entry e : entries.subList(from, entries.size())) {
+            rows.addArray().add(e.time().toString()).add(e.principal()).add(e.address()).add(e.action()).add(e.target()).add(e.outcome());
+        }
+        return CatalogHandler.ok(out);
     }
 
     Mono<ServerResponse> lookup(ServerRequest request) {

@@ -4,6 +4,9 @@ import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
+import dev.tandem.security.AccessPrincipal;
+import dev.tandem.security.PrincipalLimits;
+import dev.tandem.security.Role;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
  * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
  * the connection stays open. That includes a message over the body limit (413), and a peek beyond
  * {@value #MAX_PENDING_PEEKS} in flight on the connection (429). When the connection closes, its peeks
- * in flight are cancelled.
+ * in flight are cancelled. When credentials are in use, each op needs the role {@link ApiAccess} declares
+ * for it (an undeclared op is refused, 403) and counts against the caller's per-principal limits (429).
  */
 final class SessionSocketHandler implements WebSocketHandler {
 
@@ -46,14 +50,26 @@ final class SessionSocketHandler implements WebSocketHandler {
 
     private final Controller controller;
     private final long maxMessageBytes;
+    private final boolean enforced;
+    private final PrincipalLimits limits;
 
-    SessionSocketHandler(Controller controller, long maxMessageBytes) {
+    /** {@code enforced}: credentials are in use, so every op is checked against {@link ApiAccess}. */
+    SessionSocketHandler(Controller controller, long maxMessageBytes, boolean enforced, PrincipalLimits limits) {
         this.controller = controller;
         this.maxMessageBytes = maxMessageBytes;
+        this.enforced = enforced;
+        this.limits = limits;
     }
 
     @Override
     public Mono<Void> handle(WebSocketSession session) {
+        return session.getHandshakeInfo().getPrincipal().map(TandemAuthentication::of)
+                .map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())
+                .flatMap(caller -> handle(session, caller.orElse(null)));
+    }
+
+    private Mono<Void> handle(WebSocketSession session, AccessPrincipal caller) {
+        String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
         Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
         AtomicInteger peeks = new AtomicInteger();
         // When the socket closes, everything in flight is cancelled: its peeks stop and free their slots.
@@ -64,7 +80,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                         return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
                                 + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))));
                     }
-                    return serve(message.getPayloadAsText(), subscriptions, peeks);
+                    return serve(message.getPayloadAsText(), subscriptions, peeks, caller, who);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + 64)
                 .map(JsonNode::toString)
                 .takeUntilOther(session.closeStatus());
@@ -72,7 +88,8 @@ final class SessionSocketHandler implements WebSocketHandler {
                 .doFinally(s -> subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty));
     }
 
-    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, AtomicInteger peeks) {
+    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, AtomicInteger peeks, AccessPrincipal caller,
+            String who) {
         JsonNode id = null;
         try {
             JsonNode message = JsonBody.MAPPER.readTree(text);
@@ -85,6 +102,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                 throw ApiException.badRequest("message: 'op' is required: one of peek, subscribe, unsubscribe");
             }
             JsonNode correlation = id;
+            authorize(caller, op.stringValue());
             return switch (op.stringValue()) {
                 case "peek" -> {
                     JsonBody m = JsonBody.of(message, "message", PEEK);
@@ -93,14 +111,23 @@ final class SessionSocketHandler implements WebSocketHandler {
                         throw ApiException.badRequest("message: 'request' is required for op peek");
                     }
                     JsonBody body = JsonBody.of(request, "request", ApiJson.PEEK_FIELDS);
-                    var read = ApiJson.readRequest(body);
+                    var read = ObjectGrants.check(caller, ApiJson.readRequest(body));
                     if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
                         peeks.decrementAndGet();
                         throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
                                 + " peeks may be in flight on one connection; wait for some to finish");
                     }
+                    PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.PEEKS);
+                    if (permit == null) {
+                        peeks.decrementAndGet();
+                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' has " + limits.limit(PrincipalLimits.Kind.PEEKS)
+                                + " peeks in flight, its limit (tandem.security.limits.max-concurrent-peeks); retry when some finish");
+                    }
                     yield controller.read(read)
-                            .doFinally(sig -> peeks.decrementAndGet())
+                            .doFinally(sig -> {
+                                peeks.decrementAndGet();
+                                permit.close();
+                            })
                             .map(r -> {
                                 ObjectNode n = reply("peek_result", correlation);
                                 n.set("result", ApiJson.result(r));
@@ -109,7 +136,10 @@ final class SessionSocketHandler implements WebSocketHandler {
                             .onErrorResume(e -> Mono.just(error(correlation, Problem.of(e))))
                             .flux();
                 }
-                case "subscribe" -> subscribe(JsonBody.of(message, "message", SUBSCRIBE).requiredString("index"), correlation, subscriptions);
+                case "subscribe" -> {
+                    String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
+                    yield subscribe(ObjectGrants.checkName(caller, index, index), correlation, subscriptions, who);
+                }
                 case "unsubscribe" -> {
                     String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
                     Sinks.Empty<Void> s = subscriptions.remove(index);
@@ -133,13 +163,19 @@ final class SessionSocketHandler implements WebSocketHandler {
      * Streams the events of the index named {@code index}. The index need not exist yet (a client may
      * subscribe before creating it); the acknowledgement says whether it does, with its current state.
      */
-    private Flux<ObjectNode> subscribe(String index, JsonNode id, Map<String, Sinks.Empty<Void>> subscriptions) {
+    private Flux<ObjectNode> subscribe(String index, JsonNode id, Map<String, Sinks.Empty<Void>> subscriptions, String who) {
         if (subscriptions.size() >= MAX_SUBSCRIPTIONS) {
             throw ApiException.badRequest("at most " + MAX_SUBSCRIPTIONS + " subscriptions per connection");
         }
         Sinks.Empty<Void> stop = Sinks.empty();
         if (subscriptions.putIfAbsent(index, stop) != null) {
             throw ApiException.badRequest("already subscribed to '" + JsonBody.abbreviate(index) + "'");
+        }
+        PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
+        if (permit == null) {
+            subscriptions.remove(index);
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
+                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions)");
         }
         ObjectNode ack = reply("subscribed", id);
         ack.put("index", index);
@@ -155,7 +191,23 @@ final class SessionSocketHandler implements WebSocketHandler {
                 .map(ApiJson::event)
                 .onBackpressureLatest()
                 .takeUntilOther(stop.asMono());
-        return Flux.concat(Mono.just(ack), events);
+        return Flux.concat(Mono.just(ack), events).doFinally(s -> permit.close());
+    }
+
+    /** Refuses (403) an op the caller's roles do not cover, or any op {@link ApiAccess} does not declare. */
+    private void authorize(AccessPrincipal caller, String op) {
+        if (!enforced) {
+            return;
+        }
+        Role need = ApiAccess.TABLE.op(op).orElse(null);
+        if (need == null) {
+            throw new ApiException(HttpStatus.FORBIDDEN, "op '" + JsonBody.abbreviate(op) + "' is not a declared op (ApiAccess);"
+                    + " expected peek, subscribe or unsubscribe");
+        }
+        if (caller == null || !caller.has(need)) {
+            throw new ApiException(HttpStatus.FORBIDDEN, "op " + op + " needs the role " + need.label()
+                    + (caller == null ? "" : "; '" + caller.name() + "' has " + ApiSecurity.labels(caller.roles())));
+        }
     }
 
     private static ObjectNode reply(String op, JsonNode id) {

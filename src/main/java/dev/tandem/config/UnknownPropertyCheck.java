@@ -33,6 +33,9 @@ final class UnknownPropertyCheck {
         Set<String> keys = new TreeSet<>(OTHER_KEYS);
         collect("tandem", TandemProperties.class, keys);
         collect("tandem.api", ApiProperties.class, keys);
+        collect("tandem.security", SecurityProperties.class, keys);
+        collect("tandem.security.tokens", SecurityProperties.Token.class, keys);
+        keys.remove("tandem.security.tokens");
         return keys;
     }
 
@@ -82,7 +85,7 @@ final class UnknownPropertyCheck {
 
     /** Case, dashes and underscores do not matter to relaxed binding, so they do not matter here. */
     private static String normalize(String key) {
-        return key.toLowerCase(Locale.ROOT).replace("-", "").replace("_", "");
+        return key.toLowerCase(Locale.ROOT).replaceAll("\\[\\d+]", "").replace("-", "").replace("_", "");
     }
 
     /** The valid key at the least edit distance from {@code name} (ties: the first in key order). */

@@ -3,6 +3,7 @@ package dev.tandem.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tandem.api.TandemServer.Response;
+import dev.tandem.security.AccessTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,10 +47,64 @@ class ApiFuzzTest {
 
     final Random rnd = new Random(SEED);
 
+    /** Requests of the run with credentials (each from a random caller). */
+    static final int SECURED_REQUESTS = 500;
+
     @Test
     @Timeout(120)
     void randomInvalidRequestsGetProblemsNeverServerErrorsAndChangeNothing() {
         try (TandemServer s = new TandemServer(dir, Map.of("tandem.api.max-body-bytes", "64KB"))) {
+            fuzz(s, REQUESTS, req -> s.call(s.oneShot, req.method(), req.uri(), req.type(), req.body()), r -> null);
+        }
+    }
+
+    /**
+     * The same with credentials: each request from a random caller (none, or a token of one role). No
+     * 5xx, every error a problem, nothing changed, and a caller whose roles do not cover the route (or
+     * any caller of an undeclared route) is refused: 401 without credentials, else 403 (or 400 when the
+     * firewall rejects the path before anyone is asked).
+     */
+    @Test
+    @Timeout(120)
+    void withCredentialsNoRequestGetsPastItsRoleOrAServerError() {
+        try (SecuredServer secured = new SecuredServer(dir, Map.of("tandem.api.max-body-bytes", "64KB"))) {
+            String[] caller = new String[1];
+            fuzz(secured.server, SECURED_REQUESTS, req -> {
+                caller[0] = pick(null, "reader", "writer", "admin", "replica");
+                return secured.server.call(secured.as(caller[0]), req.method(), req.uri(), req.type(), req.body());
+            }, r -> {
+                AccessTable.Route route = route(lastRequest);
+                boolean allowed = route != null && AccessMatrixTest.expected(route.role(), caller[0]) == 0;
+                int refusal = caller[0] == null ? 401 : 403;
+                boolean rejectedFirst = r.status() == 400 && r.json() != null
+                        && r.json().path("type").asString("").endsWith("/" + ApiSecurity.REJECTED);
+                if (!allowed && r.status() != refusal && !rejectedFirst) {
+                    return "not refused (" + refusal + ") as " + caller[0] + ": " + r.status() + " for " + lastRequest + " → " + r.text();
+                }
+                return null;
+            });
+        }
+    }
+
+    /** The declared route a request falls under (the first matching, as the server matches them), or null. */
+    static AccessTable.Route route(Req req) {
+        String path = req.uri().contains("?") ? req.uri().substring(0, req.uri().indexOf('?')) : req.uri();
+        org.springframework.http.server.PathContainer container = org.springframework.http.server.PathContainer.parsePath(path);
+        return ApiAccess.TABLE.routes().stream().filter(r -> r.method().equals(req.method().name())
+                && org.springframework.web.util.pattern.PathPatternParser.defaultInstance.parse(r.pattern()).matches(container))
+                .findFirst().orElse(null);
+    }
+
+    /** The request being checked. */
+    Req lastRequest;
+
+    /**
+     * Sets up tables, views and indexes through {@code s}'s own client, sends {@code requests} random
+     * requests through {@code send}, and checks each answer (plus {@code check}, which returns a failure or
+     * null) and that nothing changed.
+     */
+    void fuzz(TandemServer s, int requests, java.util.function.Function<Req, Response> send, java.util.function.Function<Response, String> check) {
+        {
             s.post("/v1/tables", "{\"name\":\"orders\",\"columns\":[{\"name\":\"id\",\"type\":\"int64\",\"nullable\":false},"
                     + "{\"name\":\"customer\",\"type\":\"int64\"},{\"name\":\"amount\",\"type\":\"float64\"}]}");
             s.post("/v1/tables", "{\"name\":\"customers\",\"columns\":[{\"name\":\"id\",\"type\":\"int64\"},{\"name\":\"name\",\"type\":\"string\"},"
@@ -67,17 +122,22 @@ class ApiFuzzTest {
 
             Map<Integer, Integer> statuses = new TreeMap<>();
             List<String> failures = new ArrayList<>();
-            for (int i = 0; i < REQUESTS; i++) {
+            for (int i = 0; i < requests; i++) {
                 Req req = request();
+                lastRequest = req;
                 Response r;
                 try {
                     // Each malformed request on its own connection, so that one cannot disturb the next.
-                    r = s.call(s.oneShot, req.method(), req.uri(), req.type(), req.body());
+                    r = send.apply(req);
                 } catch (IllegalStateException timeout) {
                     failures.add("no answer within 30 s: " + req);
                     break;
                 }
                 statuses.merge(r.status(), 1, Integer::sum);
+                String failure = check.apply(r);
+                if (failure != null) {
+                    failures.add(failure);
+                }
                 if (r.status() >= 500) {
                     failures.add(r.status() + " for " + req + " → " + r.text());
                 } else if (r.status() >= 400 && (!r.isProblem() || r.json() == null || r.json().path("detail").asString("").isBlank()
@@ -87,7 +147,7 @@ class ApiFuzzTest {
                     failures.add("accepted: " + r.status() + " for " + req + " → " + r.text());
                 }
             }
-            System.out.println("fuzz: " + REQUESTS + " requests, seed " + SEED + ", statuses " + statuses);
+            System.out.println("fuzz: " + requests + " requests, seed " + SEED + ", statuses " + statuses);
             assertThat(failures).isEmpty();
             assertThat(snapshot(s)).isEqualTo(before);
         }

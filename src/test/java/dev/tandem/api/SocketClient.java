@@ -22,8 +22,12 @@ final class SocketClient implements AutoCloseable {
     private final Disposable connection;
 
     SocketClient(int port, String path) {
-        ReactorNettyWebSocketClient client = new ReactorNettyWebSocketClient();
-        connection = client.execute(URI.create("ws://127.0.0.1:" + port + path), session -> {
+        this(URI.create("ws://127.0.0.1:" + port + path), new org.springframework.http.HttpHeaders(), new ReactorNettyWebSocketClient());
+    }
+
+    /** A connection to {@code uri} whose handshake carries {@code headers} (e.g. {@code Authorization}). */
+    SocketClient(URI uri, org.springframework.http.HttpHeaders headers, ReactorNettyWebSocketClient client) {
+        connection = client.execute(uri, headers, session -> {
             session.closeStatus().subscribe(closed::tryEmitValue);
             return session.send(outbound.asFlux().map(session::textMessage))
                     .and(session.receive().map(WebSocketMessage::getPayloadAsText).doOnNext(received::add).then());

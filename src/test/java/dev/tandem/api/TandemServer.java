@@ -32,6 +32,11 @@ final class TandemServer implements AutoCloseable {
     final WebClient oneShot;
 
     TandemServer(Path dataDir, Map<String, Object> extra) {
+        this(dataDir, extra, null);
+    }
+
+    /** A server whose clients send {@code bearer} as their {@code Authorization: Bearer} token (null: none). */
+    TandemServer(Path dataDir, Map<String, Object> extra, String bearer) {
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("server.port", 0);
         props.put("server.address", "127.0.0.1");
@@ -42,8 +47,12 @@ final class TandemServer implements AutoCloseable {
         props.putAll(extra);
         context = new SpringApplicationBuilder(TandemApplication.class).properties(props).run();
         port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
-        client = WebClient.builder().baseUrl("http://127.0.0.1:" + port)
-                .codecs(c -> c.defaultCodecs().maxInMemorySize(16 << 20)).build();
+        WebClient.Builder builder = WebClient.builder().baseUrl("http://127.0.0.1:" + port)
+                .codecs(c -> c.defaultCodecs().maxInMemorySize(16 << 20));
+        if (bearer != null) {
+            builder.defaultHeader(org.springframework.http.HttpHeaders.AUTHORIZATION, "Bearer " + bearer);
+        }
+        client = builder.build();
         oneShot = client.mutate().clientConnector(new org.springframework.http.client.reactive.ReactorClientHttpConnector(
                 reactor.netty.http.client.HttpClient.create().keepAlive(false))).build();
     }

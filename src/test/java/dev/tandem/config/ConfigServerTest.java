@@ -45,8 +45,16 @@ class ConfigServerTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /** The config server application; not a {@code @Configuration}, so Tandem's component scan never picks it up. */
-    @EnableAutoConfiguration
+    /**
+     * The config server application; not a {@code @Configuration}, so Tandem's component scan never
+     * picks it up. Spring Security is on the classpath (for Tandem); this test server serves without it.
+     */
+    @EnableAutoConfiguration(excludeName = {
+            "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration"})
     @EnableConfigServer
     static class NativeConfigServer {
     }

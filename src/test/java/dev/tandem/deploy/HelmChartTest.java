@@ -124,7 +124,7 @@ class HelmChartTest {
     void defaultsRenderTheCoreObjectsOnly() {
         Manifests m = render(UnaryOperator.identity());
 
-        assertThat(m.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Deployment");
+        assertThat(m.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Deployment", "NetworkPolicy");
         Map<String, Object> deployment = m.one("Deployment");
         assertThat(m.at(deployment, "spec.replicas")).isEqualTo(1);
         assertThat(m.at(m.container(), "image")).isEqualTo("tandem:0.1.0");
@@ -232,7 +232,7 @@ class HelmChartTest {
 
         assertThat(m.kinds()).containsExactlyInAnyOrder(
                 "ServiceAccount", "ConfigMap", "ConfigMap", "Service", "Deployment",
-                "PersistentVolumeClaim", "ServiceMonitor");
+                "PersistentVolumeClaim", "ServiceMonitor", "NetworkPolicy");
 
         Map<String, Object> claim = m.one("PersistentVolumeClaim");
         assertThat(m.at(m.volume("data"), "persistentVolumeClaim.claimName")).isEqualTo(m.at(claim, "metadata.name"));
@@ -285,6 +285,42 @@ class HelmChartTest {
         assertThat(checksum(render(t -> t.set("replicaCount", 3)))).isEqualTo(base);
         assertThat(checksum(render(t -> t.set("compaction.window", "2s")))).isNotEqualTo(base);
         assertThat(checksum(render(t -> t.set("peek.maxPending", 10)))).isNotEqualTo(base);
+    }
+
+    @Test
+    void tokensAndTlsSecretsAreMountedWhereTheConfigurationReadsThem() {
+        Manifests m = render(t -> t.set("security.tokensSecret", "tandem-tokens").set("tls.secret", "tandem-tls")
+                .set("security.jwt.issuerUri", "https://issuer.example").set("security.jwt.audience", "tandem"));
+        assertThat(m.at(m.volume("tokens"), "secret.secretName")).isEqualTo("tandem-tokens");
+        assertThat(m.at(m.volume("tls"), "secret.secretName")).isEqualTo("tandem-tls");
+        List<Map<String, Object>> env = m.typed(m.container(), "env");
+        String locations = env.stream().filter(e -> "SPRING_CONFIG_ADDITIONAL_LOCATION".equals(e.get("name")))
+                .map(e -> (String) e.get("value")).findFirst().orElseThrow();
+        assertThat(locations).contains("optional:file:" + mountPath(m, "tokens") + "/tokens.properties");
+        Map<String, Object> flat = flatten(m.applicationConfig());
+        assertThat(flat)
+                .containsEntry("server.ssl.certificate", "file:" + mountPath(m, "tls") + "/tls.crt")
+                .containsEntry("server.ssl.certificate-private-key", "file:" + mountPath(m, "tls") + "/tls.key")
+                .containsEntry("tandem.security.jwt.issuer-uri", "https://issuer.example")
+                .containsEntry("tandem.security.jwt.audience", "tandem")
+                .containsEntry("tandem.security.jwt.roles-claim", "roles");
+        Map<String, Object> none = flatten(render(UnaryOperator.identity()).applicationConfig());
+        assertThat(none.keySet()).noneMatch(k -> k.startsWith("server.ssl") || k.startsWith("tandem.security"));
+    }
+
+    @Test
+    void theNetworkPolicyAdmitsOnlyTheApiClientsAndTheScraper() {
+        Manifests m = render(UnaryOperator.identity());
+        Map<String, Object> policy = m.one("NetworkPolicy");
+        assertThat(m.at(policy, "spec.podSelector.matchLabels")).isEqualTo(m.at(m.one("Service"), "spec.selector"));
+        List<Map<String, Object>> ingress = m.typed(policy, "spec.ingress");
+        assertThat(ingress).hasSize(2);
+        assertThat(m.at(ingress.get(0), "from")).isEqualTo(List.of(Map.of("podSelector", Map.of())));
+        assertThat(firstOf(m.at(ingress.get(0), "ports"))).containsEntry("port", "http");
+        assertThat(m.at(ingress.get(1), "from")).isEqualTo(List.of(Map.of("namespaceSelector",
+                Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", "monitoring")))));
+        assertThat(firstOf(m.at(ingress.get(1), "ports"))).containsEntry("port", "management");
+        assertThat(render(t -> t.set("networkPolicy.enabled", false)).kinds()).doesNotContain("NetworkPolicy");
     }
 
     @Test

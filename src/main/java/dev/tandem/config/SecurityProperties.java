@@ -1,0 +1,67 @@
+package dev.tandem.config;
+
+import dev.tandem.security.ApiToken;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code tandem.security.*}: the API tokens (live: re-read on {@code /actuator/refresh}), the JWT
+ * resource server (start-up only) and per-principal limits (live). With neither tokens nor a JWT
+ * issuer configured at start-up, Tandem serves loopback only and asks no credentials.
+ */
+@ConfigurationProperties("tandem.security")
+public record SecurityProperties(
+        @DefaultValue List<Token> tokens,
+        @DefaultValue Jwt jwt,
+        @DefaultValue Limits limits) {
+
+    /**
+     * One API token: {@code hash} is the output of {@code tandem.jar token hash}; {@code roles}
+     * comma-separated; {@code objects} the tables, views and indexes it may touch (empty: all).
+     */
+    public record Token(String name, String hash, String roles, List<String> objects) {
+    }
+
+    /**
+     * A JWT resource server: tokens signed by a key of {@code jwkSetUri} (or of the issuer's published
+     * keys), issued by {@code issuerUri} when set, for {@code audience} when set; roles from the claim
+     * {@code rolesClaim} (a list, or a string of names separated by spaces or commas), the principal's
+     * name from {@code nameClaim}.
+     */
+    public record Jwt(String issuerUri, String jwkSetUri, String audience, @DefaultValue("roles") String rolesClaim,
+            @DefaultValue("sub") String nameClaim) {
+
+        public boolean enabled() {
+            return has(issuerUri) || has(jwkSetUri);
+        }
+    }
+
+    /**
+     * Per principal, when credentials are in use: peeks in flight (HTTP and WebSocket together) and
+     * WebSocket subscriptions held at once; 0 means unlimited. Over a limit a request gets 429 with
+     * {@code Retry-After}.
+     */
+    public record Limits(@DefaultValue("64") int maxConcurrentPeeks, @DefaultValue("256") int maxSubscriptions) {
+    }
+
+    /** Whether any credentials are configured; without them the server is open but bound to loopback only. */
+    public boolean credentialsConfigured() {
+        return !tokens.isEmpty() || jwt.enabled();
+    }
+
+    /** The tokens, parsed and validated; an {@link IllegalArgumentException} names the first bad one. */
+    public List<ApiToken> apiTokens() {
+        List<ApiToken> out = new ArrayList<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            out.add(ApiToken.parse(i, t.name(), t.hash(), t.roles(), t.objects()));
+        }
+        return out;
+    }
+
+    private static boolean has(String s) {
+        return s != null && !s.isBlank();
+    }
+}

@@ -1,0 +1,99 @@
+package dev.tandem.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.PlainJWT;
+import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+
+/**
+ * JWT bearer tokens: a key pair generated here, its JWKS served by a local HTTP server; a valid token's
+ * roles claim decides what it may do, and an expired, not-yet-valid, wrongly issued, wrongly addressed,
+ * badly signed or unsigned ({@code alg: none}) token is refused with 401.
+ */
+class JwtAuthenticationTest {
+
+    static final String ISSUER = "https://issuer.tandem.test";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aValidJwtIsAuthorizedByItsRolesClaimAndEveryInvalidOneIsRefused() throws Exception {
+        RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
+        RSAKey impostor = new RSAKeyGenerator(2048).keyID("k1").generate();
+        HttpServer jwks = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        byte[] keys = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
+        jwks.createContext("/jwks", exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, keys.length);
+            exchange.getResponseBody().write(keys);
+            exchange.close();
+        });
+        jwks.start();
+        try (TandemServer s = new TandemServer(dir, Map.of(
+                "tandem.security.jwt.jwk-set-uri", "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks",
+                "tandem.security.jwt.issuer-uri", ISSUER,
+                "tandem.security.jwt.audience", "tandem",
+                "tandem.security.jwt.roles-claim", "tandem_roles"))) {
+            Instant now = Instant.now();
+            String reader = sign(key, c -> c.claim("tandem_roles", List.of("reader", "some-other-app-role")));
+            assertThat(status(s, reader, HttpMethod.GET, "/v1/tables")).isEqualTo(200);
+            assertThat(status(s, reader, HttpMethod.POST, "/v1/tables")).isEqualTo(403);
+            String admin = sign(key, c -> c.claim("tandem_roles", "admin"));
+            assertThat(status(s, admin, HttpMethod.POST, "/v1/tables")).as("admin passes to the handler, which wants a body").isEqualTo(400);
+
+            Map<String, String> refused = Map.of(
+                    "expired", sign(key, c -> c.expirationTime(Date.from(now.minusSeconds(600)))),
+                    "not yet valid", sign(key, c -> c.notBeforeTime(Date.from(now.plusSeconds(600)))),
+                    "wrong issuer", sign(key, c -> c.issuer("https://elsewhere.test")),
+                    "wrong audience", sign(key, c -> c.audience("another-service")),
+                    "bad signature", sign(impostor, c -> { }),
+                    "alg none", new PlainJWT(claims(now, c -> { })).serialize());
+            refused.forEach((why, token) -> assertThat(status(s, token, HttpMethod.GET, "/v1/tables")).as(why).isEqualTo(401));
+        } finally {
+            jwks.stop(0);
+        }
+    }
+
+    private static JWTClaimsSet claims(Instant now, Consumer<JWTClaimsSet.Builder> change) {
+        JWTClaimsSet.Builder c = new JWTClaimsSet.Builder().subject("ada").issuer(ISSUER).audience("tandem")
+                .issueTime(Date.from(now.minusSeconds(5))).expirationTime(Date.from(now.plusSeconds(600)))
+                .claim("tandem_roles", List.of("reader"));
+        change.accept(c);
+        return c.build();
+    }
+
+    private static String sign(RSAKey key, Consumer<JWTClaimsSet.Builder> change) throws JOSEException {
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(), claims(Instant.now(), change));
+        jwt.sign(new RSASSASigner(key));
+        return jwt.serialize();
+    }
+
+    private static int status(TandemServer s, String token, HttpMethod method, String uri) {
+        return s.oneShot.method(method).uri(uri).header(HttpHeaders.AUTHORIZATION, "Bearer " + token).contentType(MediaType.APPLICATION_JSON)
+                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())).block(Duration.ofSeconds(30));
+    }
+}
