@@ -337,7 +337,7 @@ class HelmChartTest {
                 .set("storage.kafka.bootstrapServers", "kafka-0.kafka:9092,kafka-1.kafka:9092")
                 .set("storage.kafka.topic", "tandem-prod-log"));
 
-        assertThat(m.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Service", "StatefulSet");
+        assertThat(m.kinds()).containsExactlyInAnyOrder("NetworkPolicy", "ServiceAccount", "ConfigMap", "Service", "Service", "StatefulSet");
         Map<String, Object> set = m.one("StatefulSet");
         assertThat(m.at(set, "spec.replicas")).isEqualTo(3);
         assertThat(m.at(set, "spec.podManagementPolicy")).isEqualTo("Parallel");
