@@ -60,9 +60,16 @@ final class ChangeReader {
         return diffs(rows);
     }
 
-    /** The changes at each time in {@code (after, before)}, by time; times with no visible change are absent. */
-    TreeMap<Long, List<ChangeMessage.Change>> changes(SharedArrangement.Snapshot snap, long after, long before) {
-        TreeMap<Long, List<ChangeMessage.Change>> out = new TreeMap<>();
+    /** Receives the changes at one time. */
+    interface TimeChanges {
+        void accept(long time, List<ChangeMessage.Change> changes);
+    }
+
+    /**
+     * Hands {@code out} the changes at each time in {@code (after, before)}, in time order (times with
+     * no visible change are skipped); a failure at one time comes after the times before it.
+     */
+    void changes(SharedArrangement.Snapshot snap, long after, long before, TimeChanges out) {
         if (envelope == Envelope.UPSERT) {
             TreeMap<Long, TreeSet<Row>> changedKeys = new TreeMap<>();
             visitUpdates(snap, after, before, (key, val, time, diff) -> changedKeys.computeIfAbsent(time, x -> new TreeSet<>()).add(key));
@@ -78,10 +85,10 @@ final class ChangeReader {
                     }
                 }
                 if (!changes.isEmpty()) {
-                    out.put(t, changes);
+                    out.accept(t, changes);
                 }
             }
-            return out;
+            return;
         }
         TreeMap<Long, TreeMap<Row, Long>> byTime = new TreeMap<>();
         visitUpdates(snap, after, before, (key, val, time, diff) -> {
@@ -94,13 +101,12 @@ final class ChangeReader {
             checkErrors(snap, e.getKey());
             List<ChangeMessage.Change> changes = diffs(e.getValue());
             if (!changes.isEmpty()) {
-                out.put(e.getKey(), changes);
+                out.accept(e.getKey(), changes);
             }
         }
         if (before - 1 > after) {
             checkErrors(snap, before - 1);
         }
-        return out;
     }
 
     private static List<ChangeMessage.Change> diffs(TreeMap<Row, Long> rows) {

@@ -5,8 +5,6 @@ import dev.tandem.sharing.Publication;
 import dev.tandem.sharing.SharedArrangement;
 import dev.tandem.time.Frontier;
 import dev.tandem.trace.ReadHold;
-import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,6 +58,7 @@ final class StreamSubscription implements ChangeSubscription {
     private boolean started;
     private long produced;
     private long lastProgress;
+    private long queued;
 
     StreamSubscription(long id, ChangeStreamRequest request, ChangeStreams server) {
         this.id = id;
@@ -154,18 +153,16 @@ final class StreamSubscription implements ChangeSubscription {
             if (snap.since().compareTo(Frontier.at(produced)) > 0) {
                 throw new IllegalStateException("index " + arr.id() + " compacted to " + snap.since() + " past the stream's position " + produced);
             }
-            boolean changed = false;
-            for (Map.Entry<Long, List<ChangeMessage.Change>> e : reader.changes(snap, produced, u).entrySet()) {
-                offer(new ChangeMessage.Updates(e.getKey(), e.getValue()));
-                changed = true;
-            }
+            long before = queued;
+            reader.changes(snap, produced, u, (t, changes) -> offer(new ChangeMessage.Updates(t, changes)));
             produced = u - 1;
-            if (changed || lastProgress == asOf || u - lastProgress >= server.limits().progressIntervalMillis()) {
+            if (queued != before || lastProgress == asOf || u - lastProgress >= server.limits().progressIntervalMillis()) {
                 lastProgress = u;
                 offer(new ChangeMessage.Progress(u));
             }
         } catch (ChangeStreamException e) {
-            fail(new ChangeStreamException(e.kind(), e.getMessage(), delivered));
+            // What was valid before the failing time is still delivered, then the failure.
+            endAfterDrain(new ChangeStreamException(e.kind(), e.getMessage(), null));
         } catch (RuntimeException e) {
             fail(new ChangeStreamException(ChangeStreamException.Kind.FAILED, "the stream failed: " + e.getMessage(), delivered));
         }
@@ -188,6 +185,7 @@ final class StreamSubscription implements ChangeSubscription {
             return;
         }
         buffered.addAndGet(weight(m));
+        queued++;
         queue.add(m);
         drain();
     }
