@@ -33,6 +33,7 @@ final class UnknownPropertyCheck {
         Set<String> keys = new TreeSet<>(OTHER_KEYS);
         collect("tandem", TandemProperties.class, keys);
         collect("tandem.api", ApiProperties.class, keys);
+        collect("tandem.subscribe", SubscribeProperties.class, keys);
         return keys;
     }
 
