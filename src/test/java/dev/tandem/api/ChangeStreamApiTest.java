@@ -18,7 +18,7 @@ import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import tools.jackson.databind.JsonNode;
 
-/** Change streams over the real HTTP server: Server-Sent Events with resume, the WebSocket's subscribe_rows, limits, metrics. */
+/** Change streams over the real HTTP server: Server-Sent Events with resume, the WebSocket's subscribe_rows, limits, metrics, introspection. */
 class ChangeStreamApiTest {
 
     @TempDir
@@ -155,7 +155,7 @@ class ChangeStreamApiTest {
     }
 
     @Test
-    void metricsCountSubscriptionsMessagesAndBytes() {
+    void metricsAndIntrospectionShowSubscriptionsMessagesAndBytes() {
         try (SocketClient ws = new SocketClient(server.port, "/v1/ws")) {
             ws.send("{\"op\":\"subscribe_rows\",\"id\":1,\"from\":\"kv_k\"}");
             ws.await(n -> op(n, "progress"));
@@ -165,6 +165,15 @@ class ChangeStreamApiTest {
             names.forEach(n -> assertThat(metrics).contains(n));
             assertThat(metrics).containsPattern("tandem_subscriptions_active(\\{[^}]*\\})? [1-9]");
             assertThat(metrics).containsPattern("tandem_subscription_bytes_total(\\{[^}]*\\})? [1-9]");
+            // The subscription shows in introspection, with what it has sent.
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                for (JsonNode r : server.get("/v1/introspection/tandem_subscriptions").json().get("rows")) {
+                    if (r.get(1).asString().equals("kv_k") && r.get(2).asString().equals("ws 1") && r.get(6).longValue() > 0) {
+                        return true;
+                    }
+                }
+                return false;
+            });
         }
     }
 }
