@@ -114,7 +114,8 @@ final class SubscribeFanoutScenario {
                 };
                 ChildResources.Window window = a.window();
                 LatencySummary acks = LoadGenerator.openLoop(write, rate, duration, Duration.ofSeconds(30).plus(duration));
-                Thread.sleep(2000);
+                // Deliveries still in flight after the last acknowledgement get a few seconds to arrive.
+                Thread.sleep(5000);
                 window.finish(json);
                 acks.writeTo(json.putObject("write_ack"));
                 json.put("churn_indexes_created", churn.created());
