@@ -26,8 +26,10 @@ import reactor.core.publisher.FluxSink;
  * never holds more than its buffer plus one message.
  *
  * <h2>Ends</h2>
- * A dropped index ends the stream after what was queued is delivered; a lag, a failure or a cancel
- * ends it at once. Every end releases the hold and the slot.
+ * A dropped index, or a failure in the data (an error in the collection, several rows for one key under
+ * upsert), ends the stream after what was queued before it is delivered; a lag, a start before the
+ * compaction frontier, a server shutdown or a cancel ends it at once. Every end releases the hold and
+ * the slot.
  */
 final class StreamSubscription implements ChangeSubscription {
 
