@@ -95,10 +95,10 @@ public final class StreamBlockHoundChild {
         }
         System.out.println("streams=" + n + " caught_up=" + caughtUp + " blocking=" + blocking.get() + " messages_positive=" + (messages.get() > n));
         // The control: a subscriber that parks in onNext, on the interactive threads.
+        int before = blocking.get();
         ChangeStreamStart start = new ChangeStreamStart("u2", "u2", kv, List.of("c0"), null, Mfp.identity(), List.of("c0", "c1"), last, () -> { });
         streams.subscribe(new ChangeStreamRequest(start, true, Envelope.DIFFS, "control")).messages()
                 .subscribe(m -> java.util.concurrent.locks.LockSupport.parkNanos(1_000_000), e -> { });
-        int before = blocking.get();
         deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline && blocking.get() == before) {
             Thread.onSpinWait();
