@@ -83,6 +83,7 @@ toYaml so that it is always valid YAML.
     "interactive-runtime" (dict "enabled" .Values.twoRuntimes)
     "maintenance-workers" .Values.workers.maintenance
     "interactive-workers" .Values.workers.interactive
+    "maintenance-nice" .Values.workers.maintenanceNice
     "dataflow-memory-budget" .Values.dataflowMemoryBudget)
   "storage" (dict
     "data-dir" (include "tandem.dataDir" .)

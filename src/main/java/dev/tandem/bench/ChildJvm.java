@@ -17,12 +17,10 @@ final class ChildJvm {
     /**
      * The child servers' JVM options besides the heap size and the GC log: the collector and its
      * tuning, as {@code bin/dev server} and the Helm chart run it: generational ZGC (the only ZGC from
-     * JDK 23 on; the bench runs its children on its own JDK, which is at least 21, so JDK 21 and 22 get
-     * {@code -XX:+ZGenerational}). Recorded in each result's {@code settings.child_jvm_options}; a
+     * JDK 23 on, and Tandem needs JDK 25). Recorded in each result's {@code settings.child_jvm_options}; a
      * {@code --jvm-arg -XX:+UseG1GC} measures G1 instead.
      */
-    static final List<String> DEFAULT_OPTIONS = Runtime.version().feature() < 23
-            ? List.of("-XX:+UseZGC", "-XX:+ZGenerational") : List.of("-XX:+UseZGC");
+    static final List<String> DEFAULT_OPTIONS = List.of("-XX:+UseZGC");
 
     /** The GC log's selection: pauses and stalls at info level ({@code gc+phases} holds ZGC's pauses), never rotated. */
     private static final String GC_LOG_SELECTION = "gc,gc+phases";

@@ -58,6 +58,7 @@ public class TandemConfiguration {
         Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
                 storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
         m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
+        m.setMaintenanceNice(c.maintenanceNice());
         return m;
     }
 

@@ -27,7 +27,15 @@ public record TandemProperties(
 
     /** Start-up only. */
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
-            @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget) {
+            @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
+            @DefaultValue("10") int maintenanceNice) {
+
+        public Compute {
+            if (maintenanceNice < 0 || maintenanceNice > 19) {
+                throw new IllegalArgumentException("tandem.compute.maintenance-nice must be between 0 (normal priority) and 19, got "
+                        + maintenanceNice);
+            }
+        }
 
         /**
          * Workers of the maintenance (or solo) runtime; 0 means one per available processor, less one
@@ -99,6 +107,7 @@ public record TandemProperties(
         s.put("tandem.compute.maintenance-workers", compute.maintenanceWorkers());
         s.put("tandem.compute.interactive-workers", compute.interactiveWorkers());
         s.put("tandem.compute.dataflow-memory-budget", compute.dataflowMemoryBudget());
+        s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());

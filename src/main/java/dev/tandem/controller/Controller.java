@@ -87,7 +87,11 @@ public final class Controller implements AutoCloseable {
     private final Object sendLock = new Object();
     private final Disposable responses;
     private final Disposable ticker;
-    /** Makes choosing a read time and holding it atomic with respect to {@link #compact()}. */
+    /**
+     * Makes choosing a read time over several inputs (a slow-path read) and holding it atomic with respect
+     * to {@link #compact()}. A fast-path read holds only its index's {@code holds}, under which compaction
+     * also moves that index's {@code since}.
+     */
     private final Object policyLock = new Object();
     private long lastTableCompaction = Long.MIN_VALUE / 2;
     private volatile List<String> recovering = List.of();
@@ -119,7 +123,17 @@ public final class Controller implements AutoCloseable {
         this.ticker = Flux.interval(Duration.ofMillis(50), timer).subscribe(x -> compact());
     }
 
+    /**
+     * Sends a command. Commands that change the instance go out one at a time, in the order they were
+     * decided; peeks and their cancels need no order among themselves or with those (a peek finds its
+     * target through the sharing registry) and skip the lock, so a read never waits behind another
+     * thread's send — nor behind that thread being descheduled while it holds the lock.
+     */
     private void send(ComputeCommand command) {
+        if (command instanceof ComputeCommand.Peek || command instanceof ComputeCommand.CancelPeek) {
+            compute.send(command);
+            return;
+        }
         synchronized (sendLock) {
             compute.send(command);
         }
@@ -458,8 +472,8 @@ public final class Controller implements AutoCloseable {
 
     /**
      * Advances every index's compaction frontier to its window behind the upper, but never past a hold;
-     * under {@code policyLock}, so a read's time and its hold are taken with no compaction in between.
-     * Tables (whose log compaction is coarse anyway) are visited at most once a second.
+     * under {@code policyLock} (and each index's {@code holds}), so a read's time and its hold are taken
+     * with no compaction in between. Tables (whose log compaction is coarse anyway) are visited at most once a second.
      */
     private void compact() {
         synchronized (policyLock) {
@@ -467,10 +481,15 @@ public final class Controller implements AutoCloseable {
                 if (s.upper.isEmpty() || !s.hydrated) {
                     continue;
                 }
-                long target = Math.min(s.upper.time() - 1 - windowOf(s.index), s.holds.min());
-                if (target > s.since.time()) {
-                    s.since = Frontier.at(target);
-                    send(new ComputeCommand.AllowCompaction(s.index.id(), s.since));
+                Frontier next = null;
+                synchronized (s.holds) {
+                    long target = Math.min(s.upper.time() - 1 - windowOf(s.index), s.holds.min());
+                    if (target > s.since.time()) {
+                        s.since = next = Frontier.at(target);
+                    }
+                }
+                if (next != null) {
+                    send(new ComputeCommand.AllowCompaction(s.index.id(), next));
                 }
             }
             long now = clock.getAsLong();
@@ -722,7 +741,10 @@ public final class Controller implements AutoCloseable {
         }
         long t;
         long hold;
-        synchronized (policyLock) {
+        // The index's own hold lock (not the policy lock): compaction moves this index's since under it
+        // too, so the time chosen and its hold are taken with no compaction in between, and a point read
+        // never waits for compaction of other collections or for slow-path reads.
+        synchronized (s.holds) {
             t = chooseTime(strict, req.asOf(), List.of(s), List.of());
             hold = s.holds.add(t);
         }

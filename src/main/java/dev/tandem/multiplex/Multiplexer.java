@@ -11,6 +11,7 @@ import dev.tandem.protocol.ComputeResponse.PeekResponse;
 import dev.tandem.runtime.ComputeInstance;
 import dev.tandem.runtime.ComputeRuntime;
 import dev.tandem.runtime.Role;
+import dev.tandem.runtime.SerialEmitter;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -49,9 +50,9 @@ public final class Multiplexer implements ComputeInstance {
     private final Map<String, ComputeRuntime> owners = new ConcurrentHashMap<>();
     private final Set<UUID> outstanding = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<ComputeResponse> out = Sinks.many().multicast().onBackpressureBuffer(1 << 20, false);
+    private final SerialEmitter<ComputeResponse> emitter = new SerialEmitter<>(out);
     private final Disposable.Composite subscriptions = Disposables.composite();
     private final AtomicLong suppressedFrontiers = new AtomicLong();
-    private final AtomicLong emitFailures = new AtomicLong();
 
     /**
      * Starts the compute side: with {@code twoRuntimes}, a maintenance runtime of
@@ -83,6 +84,16 @@ public final class Multiplexer implements ComputeInstance {
     }
 
     /** Sets the memory budget of each dataflow created from now on, in both runtimes (bytes). */
+    /**
+     * In two-runtime mode, lowers the OS priority of maintenance's worker threads to {@code nice}, so a
+     * saturated CPU serves reads first; a solo runtime answers reads on its workers and is left alone.
+     */
+    public void setMaintenanceNice(int nice) {
+        if (interactive != null) {
+            maintenance.setWorkerNice(nice);
+        }
+    }
+
     public void setDataflowMemoryBudget(long bytes) {
         maintenance.setDataflowMemoryBudget(bytes);
         if (interactive != null) {
@@ -191,16 +202,12 @@ public final class Multiplexer implements ComputeInstance {
     }
 
     private void emit(ComputeResponse r) {
-        synchronized (out) {
-            if (out.tryEmitNext(r).isFailure()) {
-                emitFailures.incrementAndGet();
-            }
-        }
+        emitter.emit(r);
     }
 
     /** Responses that could not be emitted on the merged stream (a subscriber gone or overflowing). */
     public long emitFailures() {
-        return emitFailures.get();
+        return emitter.failures();
     }
 
     @Override
@@ -215,6 +222,6 @@ public final class Multiplexer implements ComputeInstance {
             interactive.close();
         }
         maintenance.close();
-        out.tryEmitComplete();
+        emitter.complete();
     }
 }

@@ -28,7 +28,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.tandem.trace.ReadHold;
 import java.util.function.LongSupplier;
@@ -67,7 +66,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final SchedulerWorkerPool pool;
     private final Scheduler fastLane;
     private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
-    private final AtomicLong emitFailures = new AtomicLong();
+    private final SerialEmitter<ComputeResponse> emitter = new SerialEmitter<>(out);
 
     private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
     /** Exports of bounded dataflows (built for one read, with an {@code until}) sent here and not yet dropped. */
@@ -75,6 +74,12 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
+    /** Maintained dataflows that failed, by id, until the controller drops their exports. */
+    private final Map<String, FailedDataflow> failed = new ConcurrentHashMap<>();
+
+    /** A maintained dataflow that failed: shown in introspection with its error until it is dropped. */
+    public record FailedDataflow(String id, long asOf, String error) {
+    }
 
     /** A peek waiting for its answer: how to stop it, and what to report when it ends. */
     private record PendingPeek(Disposable subscription, String path, long startNanos) {
@@ -133,6 +138,11 @@ public final class ComputeRuntime implements ComputeInstance {
             throw new IllegalArgumentException("a dataflow memory budget must be positive, got " + bytes);
         }
         this.dataflowMemoryBudget = bytes;
+    }
+
+    /** Lowers the OS priority of this runtime's worker threads to {@code nice} (0: normal); see {@link ThreadNice}. */
+    public void setWorkerNice(int nice) {
+        pool.setNice(nice);
     }
 
     public Role role() {
@@ -208,12 +218,17 @@ public final class ComputeRuntime implements ComputeInstance {
         return Map.copyOf(byExport);
     }
 
+    /** Maintained dataflows that failed and were not dropped yet (for introspection). */
+    public java.util.Collection<FailedDataflow> failedDataflows() {
+        return List.copyOf(failed.values());
+    }
+
     public int pendingPeeks() {
         return peeks.size();
     }
 
     public long emitFailures() {
-        return emitFailures.get();
+        return emitter.failures();
     }
 
     private void apply(ComputeCommand command) {
@@ -231,7 +246,12 @@ public final class ComputeRuntime implements ComputeInstance {
             case ComputeCommand.UpdateConfiguration u -> parameters = u.parameters().over(parameters);
             case CreateDataflow c -> createDataflow(c.dataflow());
             case ComputeCommand.Schedule s -> schedule(s.id());
-            case AllowCompaction a -> allowCompaction(a.id(), a.frontier());
+            case AllowCompaction a -> {
+                if (a.frontier().isEmpty()) {
+                    failed.remove(a.id());
+                }
+                allowCompaction(a.id(), a.frontier());
+            }
             case Peek p -> startPeek(p);
             case CancelPeek c -> cancelPeek(c.uuid());
         }
@@ -439,6 +459,9 @@ public final class ComputeRuntime implements ComputeInstance {
 
         @Override
         public void failed(Dataflow dataflow, String message) {
+            if (dataflow.exportIds().stream().noneMatch(boundedExports::contains)) {
+                failed.put(dataflow.id(), new FailedDataflow(dataflow.id(), dataflow.asOf(), message));
+            }
             emit(new Status("dataflow_failed", dataflow.id(), message));
             commands.schedule(() -> {
                 for (String e : dataflow.exportIds()) {
@@ -464,11 +487,7 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     private void emit(ComputeResponse r) {
-        synchronized (out) {
-            if (out.tryEmitNext(r).isFailure()) {
-                emitFailures.incrementAndGet();
-            }
-        }
+        emitter.emit(r);
     }
 
     @Override
@@ -487,6 +506,6 @@ public final class ComputeRuntime implements ComputeInstance {
         if (fastLane != null) {
             fastLane.dispose();
         }
-        out.tryEmitComplete();
+        emitter.complete();
     }
 }

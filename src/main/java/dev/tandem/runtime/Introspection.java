@@ -24,9 +24,11 @@ public final class Introspection {
     }
 
     public static final Collection DATAFLOWS = new Collection("s1", "tandem_dataflows",
-            "each dataflow per worker: as_of, whether it hydrated and how long hydration took",
+            "each dataflow per worker: as_of, whether it hydrated and how long hydration took; a maintained dataflow"
+                    + " that failed (e.g. over its memory budget) stays listed with its error until it is dropped",
             new Schema(List.of(c("id", DatumType.STRING), c("name", DatumType.STRING), c("worker", DatumType.INT64),
-                    c("as_of", DatumType.INT64), c("hydrated", DatumType.BOOL), c("hydration_ms", DatumType.INT64))));
+                    c("as_of", DatumType.INT64), c("hydrated", DatumType.BOOL), c("hydration_ms", DatumType.INT64),
+                    c("error", DatumType.STRING))));
     public static final Collection FRONTIERS = new Collection("s2", "tandem_frontiers",
             "each exported collection's write frontier and compaction frontier",
             new Schema(List.of(c("collection_id", DatumType.STRING), c("write_frontier", DatumType.INT64), c("since", DatumType.INT64))));

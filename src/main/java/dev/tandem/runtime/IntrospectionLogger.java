@@ -104,7 +104,7 @@ final class IntrospectionLogger implements AutoCloseable {
             }
             for (int w = 0; w < runtime.workers(); w++) {
                 add(now, Introspection.DATAFLOWS, df.id(), df.id(), (long) w, df.asOf(), df.hydrated(),
-                        df.hydrationMillis() < 0 ? null : df.hydrationMillis());
+                        df.hydrationMillis() < 0 ? null : df.hydrationMillis(), null);
             }
             add(now, Introspection.HYDRATION_PROGRESS, df.id(), df.processed(), Math.max(df.hydrationTotal(), df.processed()));
             for (SharedArrangement arr : df.exports()) {
@@ -121,6 +121,11 @@ final class IntrospectionLogger implements AutoCloseable {
                     }
                 }
                 holds.forEach((holder, f) -> add(now, Introspection.READ_HOLDS, arr.id(), holder, time(f)));
+            }
+        }
+        for (ComputeRuntime.FailedDataflow f : runtime.failedDataflows()) {
+            for (int w = 0; w < runtime.workers(); w++) {
+                add(now, Introspection.DATAFLOWS, f.id(), f.id(), (long) w, f.asOf(), false, null, f.error());
             }
         }
         for (Introspection.Collection c : Introspection.ALL) {

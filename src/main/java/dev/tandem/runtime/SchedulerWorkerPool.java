@@ -16,6 +16,10 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private final Scheduler.Worker[] workers;
     private final FatalErrorHandler fatal;
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
+    /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
+    private volatile int nice;
+    /** The nice value the current thread was given, so it is set once per thread (threads may be replaced). */
+    private static final ThreadLocal<Integer> NICED = ThreadLocal.withInitial(() -> 0);
 
     public SchedulerWorkerPool(String name, Scheduler scheduler, int size, FatalErrorHandler fatal) {
         this.name = name;
@@ -40,6 +44,22 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
         }).then();
     }
 
+    /**
+     * Lowers the OS priority of this pool's threads to {@code nice} (from their next task on), so that
+     * on a saturated machine the kernel prefers other threads (the interactive runtime's) to these.
+     */
+    public void setNice(int nice) {
+        this.nice = nice;
+    }
+
+    private void niceCurrentThread() {
+        int n = nice;
+        if (n != 0 && NICED.get() != n) {
+            NICED.set(n);
+            ThreadNice.apply(n);
+        }
+    }
+
     /** Tasks submitted and not yet finished. */
     public long queued() {
         return queued.get();
@@ -50,6 +70,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
         return Mono.create(sink -> {
             queued.incrementAndGet();
             workers[worker].schedule(() -> {
+                niceCurrentThread();
                 T value;
                 try {
                     value = task.call();
@@ -68,6 +89,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     /** Schedules {@code task} on worker {@code worker} without waiting for it. */
     public void execute(int worker, Runnable task) {
         workers[worker].schedule(() -> {
+            niceCurrentThread();
             try {
                 task.run();
             } catch (Throwable t) {

@@ -120,8 +120,9 @@ class ChangeStreamApiTest {
     @Test
     void theWebSocketStreamsRowsByIdUntilCancelledWithinThePerConnectionLimit() {
         try (SocketClient ws = new SocketClient(server.port, "/v1/ws")) {
-            write("{\"insert\":[[5,\"five\"]]}");
-            ws.send("{\"op\":\"subscribe_rows\",\"id\":\"a\",\"from\":\"kv_k\",\"key\":[[5]],\"project\":[\"v\"]}");
+            // At the write's time: a serializable start may lie before a write just acknowledged.
+            long five = write("{\"insert\":[[5,\"five\"]]}");
+            ws.send("{\"op\":\"subscribe_rows\",\"id\":\"a\",\"from\":\"kv_k\",\"key\":[[5]],\"project\":[\"v\"],\"as_of\":" + five + "}");
             JsonNode ack = ws.await(n -> op(n, "rows_subscribed"));
             assertThat(ack.get("id").asString()).isEqualTo("a");
             assertThat(ack.get("columns")).isEqualTo(TandemServer.json("[\"v\"]"));

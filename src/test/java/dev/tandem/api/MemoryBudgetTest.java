@@ -73,6 +73,10 @@ class MemoryBudgetTest {
                 TandemServer.Response refused = s.get("/v1/indexes/all_pairs/rows?key=1");
                 assertThat(refused.status()).isEqualTo(409);
                 assertThat(refused.json().get("detail").asString()).contains("failed");
+                String id = s.get("/v1/indexes/all_pairs").json().get("id").asString();
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        s.post("/v1/introspection/tandem_dataflows", "{\"key\":[[\"" + id + "\"]]}").json().get("rows").toString())
+                        .contains("memory budget of 32.0 MB"));
                 int later = answered.get();
                 await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > later + 20);
             } finally {

@@ -48,6 +48,7 @@ public class TandemPropertiesTest {
                 "tandem.compute.dataflow-memory-budget",
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
+                "tandem.compute.maintenance-nice",
                 "tandem.compute.maintenance-workers",
                 "tandem.http.idle-timeout",
                 "tandem.http.read-timeout",

@@ -41,6 +41,7 @@ class HelmChartTest {
             "tandem.compute.interactive-runtime.enabled",
             "tandem.compute.maintenance-workers",
             "tandem.compute.interactive-workers",
+            "tandem.compute.maintenance-nice",
             "tandem.compute.dataflow-memory-budget",
             "tandem.storage.data-dir",
             "tandem.storage.fsync",

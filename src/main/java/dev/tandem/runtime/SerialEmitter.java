@@ -1,0 +1,67 @@
+package dev.tandem.runtime;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Sinks;
+
+/**
+ * Emits into a sink from any number of threads without a lock: each emitter enqueues, and whichever
+ * thread finds no drain in progress delivers everything queued, in order, one item at a time.
+ *
+ * <p>A lock around {@code tryEmitNext} (what this replaces) makes every emitter wait while another
+ * delivers: when the holder is a maintenance thread that the CPU-saturated OS has descheduled, the
+ * interactive runtime's threads queue up behind it and reads stall for the length of that preemption.
+ * Here an emitter never waits; it returns at once and goes on answering. Items from one thread keep
+ * their order; items from different threads are delivered in the order they were enqueued.
+ */
+public final class SerialEmitter<T> {
+
+    private final Sinks.Many<T> sink;
+    /** Marks the end of the stream in the queue, so completion follows everything emitted before it. */
+    private static final Object COMPLETE = new Object();
+
+    private final Queue<Object> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger wip = new AtomicInteger();
+    private final AtomicLong failures = new AtomicLong();
+
+    public SerialEmitter(Sinks.Many<T> sink) {
+        this.sink = sink;
+    }
+
+    /** Enqueues {@code item} and delivers it (with whatever else is queued) unless a drain is under way. */
+    public void emit(T item) {
+        offer(item);
+    }
+
+    /** Completes the sink after everything emitted so far. */
+    public void complete() {
+        offer(COMPLETE);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void offer(Object item) {
+        queue.offer(item);
+        if (wip.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            Object next;
+            while ((next = queue.poll()) != null) {
+                if (next == COMPLETE) {
+                    sink.tryEmitComplete();
+                } else if (sink.tryEmitNext((T) next).isFailure()) {
+                    failures.incrementAndGet();
+                }
+            }
+            missed = wip.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    /** Items the sink refused (no subscriber, or a subscriber gone or overflowing). */
+    public long failures() {
+        return failures.get();
+    }
+}

@@ -1,0 +1,74 @@
+package dev.tandem.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Sinks;
+
+class SerialEmitterTest {
+
+    /** Threads emitting at once: every item arrives exactly once, each thread's in its order, completion last. */
+    @Test
+    void concurrentEmittersDeliverEverythingOnceInPerThreadOrderThenComplete() throws Exception {
+        int threads = 4;
+        int perThread = 20_000;
+        Sinks.Many<long[]> sink = Sinks.many().unicast().onBackpressureBuffer();
+        SerialEmitter<long[]> emitter = new SerialEmitter<>(sink);
+        List<long[]> received = new ArrayList<>();
+        CountDownLatch done = new CountDownLatch(1);
+        sink.asFlux().subscribe(received::add, e -> done.countDown(), done::countDown);
+
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long id = t;
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (long i = 0; i < perThread; i++) {
+                    emitter.emit(new long[] {id, i});
+                }
+            });
+            w.start();
+            workers.add(w);
+        }
+        start.countDown();
+        for (Thread w : workers) {
+            w.join(Duration.ofSeconds(60).toMillis());
+        }
+        emitter.complete();
+        assertTrue(done.await(60, TimeUnit.SECONDS), "the stream completed");
+
+        assertEquals(threads * perThread, received.size());
+        Map<Long, Long> next = new HashMap<>();
+        for (long[] item : received) {
+            long expected = next.getOrDefault(item[0], 0L);
+            assertEquals(expected, item[1], "thread " + item[0] + "'s items in order");
+            next.put(item[0], expected + 1);
+        }
+        assertEquals(0, emitter.failures());
+    }
+
+    /** Items emitted after the only subscriber went away are refused by the sink and counted. */
+    @Test
+    void itemsTheSinkRefusesAreCounted() {
+        Sinks.Many<Integer> sink = Sinks.many().unicast().onBackpressureBuffer();
+        SerialEmitter<Integer> emitter = new SerialEmitter<>(sink);
+        sink.asFlux().take(1).subscribe();
+        emitter.emit(1);
+        emitter.emit(2);
+        emitter.emit(3);
+        assertEquals(2, emitter.failures());
+    }
+}

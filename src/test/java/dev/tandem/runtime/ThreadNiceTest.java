@@ -1,0 +1,43 @@
+package dev.tandem.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
+
+/** Maintenance's worker threads take the configured nice value; other threads keep theirs. */
+class ThreadNiceTest {
+
+    @Test
+    void aPoolsWorkersRunAtItsNiceValueAndOtherThreadsDoNot() {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int before = ThreadNice.current().orElseThrow();
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("nice-test", Schedulers.newBoundedElastic(2, 100, "nice-test"), 2,
+                (where, t) -> { });
+        try {
+            pool.setNice(before + 7);
+            Optional<Integer> first = pool.call(0, ThreadNice::current).block(Duration.ofSeconds(30));
+            Optional<Integer> second = pool.call(1, ThreadNice::current).block(Duration.ofSeconds(30));
+            assertThat(first).contains(before + 7);
+            assertThat(second).contains(before + 7);
+        } finally {
+            pool.dispose();
+        }
+        assertThat(ThreadNice.current()).contains(before);
+    }
+
+    @Test
+    void zeroLeavesTheThreadAlone() {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int inherited = ThreadNice.current().orElseThrow();
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("plain", Schedulers.newBoundedElastic(1, 100, "plain"), 1, (where, t) -> { });
+        try {
+            assertThat(pool.call(0, ThreadNice::current).block(Duration.ofSeconds(30))).contains(inherited);
+        } finally {
+            pool.dispose();
+        }
+    }
+}
