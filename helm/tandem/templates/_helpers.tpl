@@ -88,7 +88,13 @@ toYaml so that it is always valid YAML.
   "storage" (dict
     "data-dir" (include "tandem.dataDir" .)
     "fsync" .Values.storage.fsync
-    "tick-interval" .Values.storage.tickInterval)
+    "tick-interval" .Values.storage.tickInterval
+    "backend" .Values.storage.backend
+    "kafka" (dict
+      "bootstrap-servers" .Values.storage.kafka.bootstrapServers
+      "topic" .Values.storage.kafka.topic
+      "replication-factor" .Values.storage.kafka.replicationFactor
+      "timeout" .Values.storage.kafka.timeout))
   "compaction" (dict "window" .Values.compaction.window)
   "peek" (dict
     "max-result-rows" .Values.peek.maxResultRows

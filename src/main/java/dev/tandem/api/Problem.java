@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
 import dev.tandem.controller.ControllerException;
+import dev.tandem.storage.LogUnavailableException;
 import dev.tandem.storage.StorageFullException;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpStatus;
@@ -26,6 +27,7 @@ public record Problem(int status, String type, String title, String detail, long
             case ApiException a -> of(a.status(), slug(a.status()), a.getMessage());
             case ControllerException c -> ofController(c);
             case StorageFullException f -> new Problem(507, TYPE_PREFIX + "insufficient-storage", "Insufficient Storage", f.getMessage(), 5);
+            case LogUnavailableException l -> new Problem(503, TYPE_PREFIX + "log-unavailable", "Service Unavailable", l.getMessage(), 1);
             case DataBufferLimitException d -> of(HttpStatus.CONTENT_TOO_LARGE, "body-too-large",
                     "the request body exceeds the limit: " + d.getMessage());
             case io.netty.handler.timeout.TimeoutException t -> of(HttpStatus.REQUEST_TIMEOUT, "request-timeout",

@@ -57,6 +57,25 @@ final class BenchHttp implements AutoCloseable {
                         .defaultIfEmpty(res.status().code()));
     }
 
+    /** A measured POST of JSON whose answer is only its status code. */
+    Mono<Integer> postStatus(String uri, String body) {
+        return measured.headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON))
+                .post().uri(uri).send(ByteBufFlux.fromString(Mono.just(body)))
+                .responseSingle((res, b) -> b.asByteArray().map(x -> res.status().code()).defaultIfEmpty(res.status().code()));
+    }
+
+    /** A measured POST of JSON answering its body; fails on a non-2xx answer. */
+    Mono<String> postBody(String uri, String body) {
+        return measured.headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON))
+                .post().uri(uri).send(ByteBufFlux.fromString(Mono.just(body)))
+                .responseSingle((res, b) -> b.asString().defaultIfEmpty("").map(s -> {
+                    if (res.status().code() / 100 != 2) {
+                        throw new IllegalStateException("POST " + uri + " answered " + res.status().code() + ": " + s);
+                    }
+                    return s;
+                }));
+    }
+
     /** A blocking GET of JSON; fails on a non-2xx answer. */
     JsonNode getJson(String uri) {
         return JSON.readTree(exchange(client.get().uri(uri), "GET " + uri));

@@ -52,6 +52,7 @@ public final class BenchMain {
             case "maintenance-throughput" -> MaintenanceScenario.run(o);
             case "peek-throughput" -> PeekThroughputScenario.run(o);
             case "memory" -> MemoryScenario.run(o);
+            case "replicas" -> ReplicasScenario.run(o);
             case "subscribe-fanout" -> SubscribeFanoutScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };

@@ -19,22 +19,25 @@ import java.util.Locale;
  * @param heapMb the child server's heap (null: sized from the rows)
  * @param jvmArgs extra JVM options of the child servers
  * @param serverArgs extra {@code name=value} properties of the child servers
+ * @param kafka the bootstrap servers of a running Kafka broker ({@code replicas} only; null if none)
  * @param subscribers WebSocket subscribers of {@code subscribe-fanout} (null: the scenario's default)
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
-        int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, Integer subscribers) {
+        int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
+        Integer subscribers) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "subscribe-fanout");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout");
 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | subscribe-fanout
+                         | replicas | subscribe-fanout
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase)
               --rate N          open-loop requests/s (default: 30% of the capacity probed on the first arm)
               --rows N          rows of the large table (2000000; maintenance-throughput and memory 1000000;
-                                peek-throughput: rows of the looked-up table, 100000)
+                                peek-throughput: rows of the looked-up table, 100000;
+                                replicas: rows written before a replica's catch-up is timed, 1000000)
               --point-rows N    rows of the small point-indexed table (10000)
               --connections N   concurrent requests of closed loops (32)
               --churn-loops N   concurrent create-hydrate-drop loops (2)
@@ -44,6 +47,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
                                 (e.g. -XX:+UseZGC replaces the default collector; repeatable)
               --server-arg K=V  an extra property of the child servers (repeatable)
+              --kafka HOST:PORT a running Kafka broker (replicas only; it is not started for you)
               --out FILE        the JSON results (bench-<scenario>.json)
             durations: 500ms, 3s, 2m or plain seconds""";
 
@@ -63,6 +67,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Path out = Path.of("bench-" + scenario + ".json");
         List<String> jvmArgs = new ArrayList<>();
         List<String> serverArgs = new ArrayList<>();
+        String kafka = null;
         Integer subscribers = null;
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
@@ -89,12 +94,13 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                 case "--out" -> out = Path.of(value);
                 case "--jvm-arg" -> jvmArgs.add(value);
                 case "--server-arg" -> serverArgs.add(value);
+                case "--kafka" -> kafka = value;
                 case "--subscribers" -> subscribers = (int) positive(name, Integer.parseInt(value));
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'");
             }
         }
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), subscribers);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers);
     }
 
     /** The measured interval, or the scenario's default. */

@@ -2,12 +2,14 @@ package dev.tandem.config;
 
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
+import dev.tandem.kafka.KafkaSharedLog;
 import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.FatalErrorHandler;
 import dev.tandem.runtime.RuntimeObserver;
 import dev.tandem.runtime.SharedFate;
 import dev.tandem.sharing.ArrangementSharingRegistry;
+
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
@@ -41,7 +43,11 @@ public class TandemConfiguration {
     TableStorage tableStorage(TandemProperties props, Scheduler tandemTimer, ObjectProvider<MeterRegistry> meters) {
         TandemProperties.Storage s = props.storage();
         StorageOptions options = StorageOptions.defaults(tandemTimer).withTickInterval(s.tickInterval()).withFsync(s.fsync());
-        TableStorage storage = TableStorages.durable(s.dataDir(), options, s.repair() == TandemProperties.Repair.TRUNCATE);
+        TableStorage storage = switch (s.backend()) {
+            case LOCAL -> TableStorages.durable(s.dataDir(), options, s.repair() == TandemProperties.Repair.TRUNCATE);
+            case KAFKA -> TableStorages.replicated(KafkaSharedLog.open(s.kafka().bootstrapServers(), s.kafka().topic(),
+                    s.kafka().replicationFactor(), s.kafka().timeout()), options);
+        };
         MeterRegistry registry = meters.getIfAvailable();
         return registry == null ? storage : TandemMeters.countingIngest(storage, registry);
     }

@@ -71,10 +71,25 @@ public record TandemProperties(
     /**
      * Start-up only (the storage's tick timer is fixed when it opens). {@code repair}: {@code none}
      * refuses to start on a log damaged in the middle; {@code truncate} keeps a backup of the original
-     * and cuts the log at the damage, accepting the loss of the records after it.
+     * and cuts the log at the damage, accepting the loss of the records after it. {@code backend}:
+     * {@code local} keeps the log in {@code dataDir}; {@code kafka} shares one log topic among replicas
+     * ({@code kafka.*}), and {@code dataDir}, {@code fsync} and {@code repair} do not apply.
      */
     public record Storage(@DefaultValue("./data") Path dataDir, @DefaultValue("true") boolean fsync,
-            @DefaultValue("10ms") Duration tickInterval, @DefaultValue("none") Repair repair) {
+            @DefaultValue("10ms") Duration tickInterval, @DefaultValue("none") Repair repair,
+            @DefaultValue("local") Backend backend, @DefaultValue Kafka kafka) {
+    }
+
+    /** Where the storage's log lives. */
+    public enum Backend { LOCAL, KAFKA }
+
+    /**
+     * Start-up only: the shared log of {@code backend=kafka}. {@code topic} is created if absent (one
+     * partition, kept forever) with {@code replicationFactor}; {@code timeout} bounds a produce and a
+     * metadata call.
+     */
+    public record Kafka(@DefaultValue("localhost:9092") String bootstrapServers, @DefaultValue("tandem-log") String topic,
+            @DefaultValue("1") short replicationFactor, @DefaultValue("30s") Duration timeout) {
     }
 
     /** What to do with a log damaged in the middle. */
@@ -112,6 +127,11 @@ public record TandemProperties(
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());
         s.put("tandem.storage.repair", storage.repair());
+        s.put("tandem.storage.backend", storage.backend());
+        s.put("tandem.storage.kafka.bootstrap-servers", storage.kafka().bootstrapServers());
+        s.put("tandem.storage.kafka.topic", storage.kafka().topic());
+        s.put("tandem.storage.kafka.replication-factor", storage.kafka().replicationFactor());
+        s.put("tandem.storage.kafka.timeout", storage.kafka().timeout());
         s.put("tandem.http.request-head-timeout", http.requestHeadTimeout());
         s.put("tandem.http.read-timeout", http.readTimeout());
         s.put("tandem.http.request-body-timeout", http.requestBodyTimeout());

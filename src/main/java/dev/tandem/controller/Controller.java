@@ -112,7 +112,7 @@ public final class Controller implements AutoCloseable {
             CatalogEntry.Index entry = new CatalogEntry.Index(c.id(), c.name(), c.name(), List.of(c.schema().column(0).name()), c.schema(),
                     CatalogEntry.Index.DEFAULT_WINDOW);
             system.put(c.name(), entry);
-            indexes.put(c.id(), new IndexState(entry, 0));
+            indexes.put(c.id(), new IndexState(entry, IndexState.SYSTEM_AS_OF));
         }
         List<CatalogEntry.Index> recovered = catalog.recover().stream().filter(i -> catalog.failure(i.name()) == null).toList();
         for (CatalogEntry.Index i : recovered) {
@@ -381,6 +381,16 @@ public final class Controller implements AutoCloseable {
         volatile Frontier upper;
         volatile Frontier since;
         volatile boolean hydrated;
+        /** Completes at compute's first frontier report for this index. */
+        final Sinks.Empty<Void> firstFrontier = Sinks.empty();
+        /** An introspection collection's state starts with no as_of of its own ({@link #SYSTEM_AS_OF}). */
+        static final long SYSTEM_AS_OF = 0;
+
+        volatile boolean reported;
+
+        boolean awaitingFirstFrontier() {
+            return asOf == SYSTEM_AS_OF && !reported;
+        }
 
         IndexState(CatalogEntry.Index index, long asOf) {
             this.index = index;
@@ -417,6 +427,19 @@ public final class Controller implements AutoCloseable {
                 }
                 if (f.writeFrontier().compareTo(s.upper) > 0) {
                     s.upper = f.writeFrontier();
+                }
+                if (!s.reported) {
+                    if (s.asOf == IndexState.SYSTEM_AS_OF && !f.writeFrontier().isEmpty()) {
+                        // The first upper reported is at or after the logging dataflow's as_of, where
+                        // its compaction frontier starts: no read may choose an earlier time.
+                        synchronized (s.holds) {
+                            if (f.writeFrontier().compareTo(s.since) > 0) {
+                                s.since = f.writeFrontier();
+                            }
+                        }
+                    }
+                    s.reported = true;
+                    s.firstFrontier.tryEmitEmpty();
                 }
                 boolean wasHydrated = s.hydrated;
                 s.hydrated = s.upper.compareTo(Frontier.at(s.asOf)) > 0;
@@ -733,6 +756,14 @@ public final class Controller implements AutoCloseable {
         IndexState s = indexes.get(index.id());
         if (s == null) {
             throw ControllerException.notFound("index '" + index.name() + "' is not running");
+        }
+        if (s.awaitingFirstFrontier()) {
+            // An introspection collection's read time is known only once compute first reports it (its
+            // logging dataflow starts at a time of its own): until then, wait for that report.
+            return s.firstFrontier.asMono().timeout(timeout).onErrorMap(java.util.concurrent.TimeoutException.class,
+                            x -> new ControllerException(ControllerException.Kind.TIMEOUT, "'" + index.name()
+                                    + "' was not reported by compute within " + timeout.toMillis() + " ms"))
+                    .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
         }
         Shaping shape = shaping(req, index.schema());
         List<Row> keys = null;

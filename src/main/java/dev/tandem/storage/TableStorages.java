@@ -27,6 +27,15 @@ public final class TableStorages {
         return new LogTableStorage(FileJournal.open(directory, options.fsync(), repairTruncate), options);
     }
 
+    /**
+     * A replica's storage over a shared, ordered log that other replicas append to as well: it applies
+     * the whole log before returning, then follows it; changes are acknowledged once applied here, with
+     * timestamps derived from the log so that every replica agrees on them.
+     */
+    public static TableStorage replicated(SharedLog log, StorageOptions options) {
+        return new ReplicatedTableStorage(log, options);
+    }
+
     /** A storage that keeps everything in memory and forgets it on close. */
     public static TableStorage inMemory(StorageOptions options) {
         return new LogTableStorage(new MemoryJournal(), options);

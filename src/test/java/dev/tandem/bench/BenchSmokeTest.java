@@ -31,11 +31,13 @@ class BenchSmokeTest {
     private static final long MEMORY_ROWS = 100_000;
 
     /**
-     * The scenarios run here. {@code subscribe-fanout} is left out: its hundreds of WebSocket clients would
+     * The scenarios run here. {@code replicas} needs a Kafka broker ({@code ReplicasScenarioSmokeTest} runs
+     * it on demand). {@code subscribe-fanout} is left out: its hundreds of WebSocket clients would
      * crowd this concurrent run; smoke-run it by hand with {@code bin/dev bench subscribe-fanout --subscribers 8
      * --rate 50 --rows 20000 --duration 3s --churn-loops 1} (see docs/BENCHMARKS.md).
      */
-    private static final List<String> SCENARIOS = BenchOptions.SCENARIOS.stream().filter(s -> !s.equals("subscribe-fanout")).toList();
+    private static final List<String> SCENARIOS = BenchOptions.SCENARIOS.stream()
+            .filter(s -> !s.equals("replicas") && !s.equals("subscribe-fanout")).toList();
 
     @Test
     @Timeout(420)

@@ -58,8 +58,13 @@ public class TandemPropertiesTest {
                 "tandem.peek.default-timeout",
                 "tandem.peek.max-pending",
                 "tandem.peek.max-result-rows",
+                "tandem.storage.backend",
                 "tandem.storage.data-dir",
                 "tandem.storage.fsync",
+                "tandem.storage.kafka.bootstrap-servers",
+                "tandem.storage.kafka.replication-factor",
+                "tandem.storage.kafka.timeout",
+                "tandem.storage.kafka.topic",
                 "tandem.storage.repair",
                 "tandem.storage.tick-interval");
     }

@@ -46,6 +46,11 @@ class HelmChartTest {
             "tandem.storage.data-dir",
             "tandem.storage.fsync",
             "tandem.storage.tick-interval",
+            "tandem.storage.backend",
+            "tandem.storage.kafka.bootstrap-servers",
+            "tandem.storage.kafka.topic",
+            "tandem.storage.kafka.replication-factor",
+            "tandem.storage.kafka.timeout",
             "tandem.compaction.window",
             "tandem.peek.max-result-rows",
             "tandem.peek.max-pending");
@@ -286,6 +291,55 @@ class HelmChartTest {
     void persistenceRefusesMoreThanOneReplica() {
         assertThatThrownBy(() -> render(t -> t.set("storage.persistence.enabled", true).set("replicaCount", 2)))
                 .hasMessageContaining("replicaCount");
+    }
+
+    @Test
+    void kafkaBackendRendersReplicasAsAStatefulSet() {
+        Manifests m = render(t -> t
+                .set("replicaCount", 3)
+                .set("storage.backend", "kafka")
+                .set("storage.kafka.bootstrapServers", "kafka-0.kafka:9092,kafka-1.kafka:9092")
+                .set("storage.kafka.topic", "tandem-prod-log"));
+
+        assertThat(m.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Service", "StatefulSet");
+        Map<String, Object> set = m.one("StatefulSet");
+        assertThat(m.at(set, "spec.replicas")).isEqualTo(3);
+        assertThat(m.at(set, "spec.podManagementPolicy")).isEqualTo("Parallel");
+        Map<String, Object> headless = m.all("Service").stream().filter(s -> "None".equals(m.at(s, "spec.clusterIP"))).findFirst().orElseThrow();
+        assertThat(m.at(set, "spec.serviceName")).isEqualTo(m.at(headless, "metadata.name"));
+        assertThat(m.at(headless, "spec.selector")).isEqualTo(m.at(set, "spec.selector.matchLabels"));
+        Map<String, Object> spread = m.all("Service").stream().filter(s -> s != headless).findFirst().orElseThrow();
+        assertThat(m.at(spread, "spec.selector")).isEqualTo(m.at(set, "spec.selector.matchLabels"));
+
+        List<Map<String, Object>> containers = m.typed(set, "spec.template.spec.containers");
+        assertThat(m.at(containers.getFirst(), "readinessProbe.httpGet.path")).isEqualTo(READINESS);
+
+        Map<String, Object> flat = flatten(m.applicationConfig());
+        assertThat(flat).containsAllEntriesOf(Map.of(
+                "tandem.storage.backend", "kafka",
+                "tandem.storage.kafka.bootstrap-servers", "kafka-0.kafka:9092,kafka-1.kafka:9092",
+                "tandem.storage.kafka.topic", "tandem-prod-log",
+                "tandem.storage.kafka.replication-factor", 3,
+                "tandem.storage.kafka.timeout", "30s"));
+        Map<String, Object> tandem = new TreeMap<>();
+        flat.forEach((k, v) -> {
+            if (k.startsWith("tandem.")) {
+                tandem.put(k, v);
+            }
+        });
+        TandemProperties p = new Binder(new MapConfigurationPropertySource(tandem)).bind("tandem", TandemProperties.class).get();
+        assertThat(p.storage().backend()).isEqualTo(TandemProperties.Backend.KAFKA);
+        assertThat(p.storage().kafka().topic()).isEqualTo("tandem-prod-log");
+    }
+
+    @Test
+    void kafkaBackendRefusesPersistenceAndBadValues() {
+        assertThatThrownBy(() -> render(t -> t.set("storage.backend", "kafka").set("storage.persistence.enabled", true)))
+                .hasMessageContaining("persistence");
+        assertThatThrownBy(() -> render(t -> t.set("storage.backend", "zookeeper")))
+                .hasMessageContaining("backend");
+        assertThatThrownBy(() -> render(t -> t.set("storage.kafka.topic", "no spaces")))
+                .hasMessageContaining("topic");
     }
 
     private static String checksum(Manifests m) {

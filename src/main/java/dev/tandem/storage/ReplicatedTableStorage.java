@@ -1,0 +1,370 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Schema;
+import dev.tandem.time.Frontier;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A replica's table storage over a {@link SharedLog} that several replicas append to: every change
+ * goes to the log, and every replica applies the whole log, in log order, to an in-memory
+ * {@link LogTableStorage} that serves its reads and subscriptions.
+ *
+ * <h2>Timestamps</h2>
+ * Every entry's time is a function of the log alone: {@code max(entry timestamp, previous entry's time
+ * + 1)}, where the entry timestamp is the one the log stored with it; a write's timestamp is its entry's
+ * time. So every replica stamps every write alike without an oracle of its own. The applied storage's
+ * clock follows the derived times, so its upper never runs ahead of the log: once an entry at {@code t}
+ * is applied it is {@code t + 1} (the next entry's time is later). With no new entries the upper stands
+ * still; it does not follow the wall clock.
+ *
+ * <h2>Acknowledgement</h2>
+ * A change is validated against this replica's tables, appended, and acknowledged once this replica
+ * has applied it: the caller learns the timestamp (or the deterministic rejection every replica makes
+ * of it, e.g. a delete of rows another replica's write already removed). Any replica then reading
+ * {@code as_of} that timestamp waits until it has applied the write itself.
+ *
+ * <h2>Definitions</h2>
+ * Tables and catalog entries travel through the log like writes, but a controller reads the catalog
+ * only when it starts. So once another replica has changed tables or the catalog, this replica refuses
+ * changes to them ({@link LogUnavailableException}) until it is restarted: definitions are made through
+ * one replica at a time, and the others pick them up on restart.
+ *
+ * <h2>Start-up</h2>
+ * The constructor applies the log up to its end as of opening before returning (catch-up), so the
+ * catalog a controller reads at start-up is complete; a thread then follows the log.
+ */
+final class ReplicatedTableStorage implements TableStorage {
+
+    private static final System.Logger LOG = System.getLogger(ReplicatedTableStorage.class.getName());
+    private static final Duration POLL = Duration.ofMillis(200);
+    /** How long the follower may see no entries before it asks the log for its end. */
+    private static final Duration REACH_CHECK = Duration.ofSeconds(5);
+
+    private final SharedLog log;
+    /** The derived time of the write being applied; the applied storage's clock. */
+    private final AtomicLong derivedClock = new AtomicLong(-1);
+    private final LogTableStorage applied;
+    private final String replicaId = UUID.randomUUID().toString();
+    private final AtomicLong requests = new AtomicLong();
+    private final Map<String, CompletableFuture<Long>> waiting = new ConcurrentHashMap<>();
+    private final Thread follower;
+    private volatile boolean closing;
+    /** Set once the follower is running: entries applied after it were not in the catalog at start-up. */
+    private volatile boolean following;
+    /** Why definitions are refused here: another replica changed them after this one started; null if none did. */
+    private volatile String definitionsChangedElsewhere;
+    /** The derived time of the last entry applied (every entry takes one, applied or rejected). */
+    private volatile long lastTime = -1;
+    private volatile long appliedPosition = -1;
+    /** Why the last append failed, until one succeeds; null while appends succeed. */
+    private volatile String unavailable;
+    /** Why the last read of the log failed, until one succeeds. */
+    private volatile String readFailure;
+    private final AtomicLong appliedEntries = new AtomicLong();
+    private final AtomicLong rejectedEntries = new AtomicLong();
+
+    ReplicatedTableStorage(SharedLog log, StorageOptions options) {
+        this.log = log;
+        this.applied = new LogTableStorage(new MemoryJournal(), options.withClock(derivedClock::get));
+        try {
+            long end = log.endPosition();
+            while (appliedPosition + 1 < end) {
+                log.poll(POLL).forEach(this::apply);
+            }
+        } catch (RuntimeException e) {
+            applied.close();
+            log.close();
+            throw e;
+        }
+        following = true;
+        follower = new Thread(this::follow, "tandem-log-follower");
+        follower.setDaemon(true);
+        follower.start();
+    }
+
+    /**
+     * Follows the log until closed. A failure to read is retried (and shown by {@link #unavailable}),
+     * and while no entries come the log's end is asked for every {@link #REACH_CHECK} (a consumer does not
+     * fail on an unreachable broker, it only returns nothing). A failure to apply is a defect and
+     * escapes to the thread's uncaught-exception handler (shared fate).
+     */
+    private void follow() {
+        long lastReached = System.nanoTime();
+        while (!closing) {
+            List<SharedLog.Entry> entries;
+            try {
+                entries = log.poll(POLL);
+                if (entries.isEmpty() && System.nanoTime() - lastReached > REACH_CHECK.toNanos()) {
+                    log.endPosition();
+                    lastReached = System.nanoTime();
+                }
+                readFailure = null;
+            } catch (RuntimeException e) {
+                if (closing) {
+                    return;
+                }
+                readFailure = "cannot read the shared log: " + e.getMessage();
+                LOG.log(System.Logger.Level.WARNING, "reading the shared log failed; retrying", e);
+                try {
+                    Thread.sleep(POLL.toMillis());
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                continue;
+            }
+            if (!entries.isEmpty()) {
+                lastReached = System.nanoTime();
+                entries.forEach(this::apply);
+            }
+        }
+    }
+
+    /**
+     * Applies one entry, identically on every replica, and answers its appender if it is waiting here.
+     * Every entry, applied or rejected, takes the next derived time; afterwards the applied storage's
+     * clock stands just past it, so its upper shows that nothing earlier can still come.
+     */
+    private void apply(SharedLog.Entry e) {
+        CompletableFuture<Long> waiter = e.origin() == null ? null : waiting.remove(e.origin());
+        long time = Math.max(e.timestamp(), lastTime + 1);
+        try {
+            LogRecord record = LogCodec.decode(e.payload());
+            if (following && !(record instanceof LogRecord.Write) && (e.origin() == null || !e.origin().startsWith(replicaId + "/"))) {
+                definitionsChangedElsewhere = "another replica changed tables or catalog entries (log entry " + e.position()
+                        + ") after this replica started; restart it to load them, and make definitions through one replica";
+            }
+            long result = switch (record) {
+                case LogRecord.CreateTable c -> {
+                    applied.createTable(c.id(), c.schema());
+                    yield 0L;
+                }
+                case LogRecord.DropTable d -> {
+                    applied.dropTable(d.id());
+                    yield 0L;
+                }
+                case LogRecord.Write w -> {
+                    derivedClock.set(time);
+                    long t = join(applied.write(w.id(), w.updates()).toFuture());
+                    if (t != time) {
+                        throw new IllegalStateException("the applied storage stamped " + t + ", the log derives " + time);
+                    }
+                    yield t;
+                }
+                case LogRecord.CatalogPut p -> {
+                    applied.putCatalogEntry(p.key(), p.json());
+                    yield 0L;
+                }
+                case LogRecord.CatalogRemove r -> {
+                    applied.removeCatalogEntry(r.key());
+                    yield 0L;
+                }
+                case LogRecord.Since s -> throw new IllegalArgumentException("a shared log holds no compaction records");
+                case LogRecord.Clock c -> throw new IllegalArgumentException("a shared log holds no clock records");
+            };
+            appliedEntries.incrementAndGet();
+            if (waiter != null) {
+                waiter.complete(result);
+            }
+        } catch (IllegalArgumentException | java.nio.BufferUnderflowException ex) {
+            // Rejected alike on every replica: the entry changes nothing.
+            rejectedEntries.incrementAndGet();
+            if (waiter != null) {
+                waiter.completeExceptionally(ex instanceof IllegalArgumentException ? ex
+                        : new IllegalArgumentException("log entry " + e.position() + " rejected: " + ex.getMessage(), ex));
+            }
+        }
+        lastTime = time;
+        derivedClock.set(time + 1);
+        appliedPosition = e.position();
+    }
+
+    private static long join(CompletableFuture<Long> f) {
+        try {
+            return f.join();
+        } catch (CompletionException ex) {
+            if (ex.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw ex;
+        }
+    }
+
+    /** Appends a change and completes once this replica has applied it (with a write's timestamp). */
+    private CompletableFuture<Long> submit(LogRecord record) {
+        if (closing) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the storage is closed"));
+        }
+        LogCodec.FrameBuffer frame = new LogCodec.FrameBuffer();
+        frame.frame(record);
+        byte[] payload = Arrays.copyOfRange(frame.array(), LogCodec.FRAME_HEADER, frame.length());
+        String origin = replicaId + "/" + requests.incrementAndGet();
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        waiting.put(origin, done);
+        log.append(origin, payload).whenComplete((position, error) -> {
+            if (error != null) {
+                waiting.remove(origin);
+                unavailable = "the shared log did not take a change: " + error.getMessage();
+                done.completeExceptionally(new LogUnavailableException("the shared log did not take the change ("
+                        + error.getMessage() + "); it may or may not be applied later", error));
+            } else {
+                unavailable = null;
+            }
+        });
+        return done;
+    }
+
+    private void submitAndAwait(LogRecord record) {
+        String refused = definitionsChangedElsewhere;
+        if (refused != null) {
+            throw new LogUnavailableException(refused, null);
+        }
+        join(submit(record));
+    }
+
+    // ---- changes: through the log ----------------------------------------------------------------
+
+    @Override
+    public void createTable(String id, Schema schema) {
+        requireId(id);
+        Objects.requireNonNull(schema, "schema");
+        submitAndAwait(new LogRecord.CreateTable(id, schema));
+    }
+
+    @Override
+    public void dropTable(String id) {
+        requireId(id);
+        applied.schema(id);
+        submitAndAwait(new LogRecord.DropTable(id));
+    }
+
+    @Override
+    public Mono<Long> write(String id, List<RowDiff> updates) {
+        Objects.requireNonNull(updates, "updates");
+        Schema schema;
+        try {
+            schema = applied.schema(id);
+        } catch (IllegalArgumentException e) {
+            return Mono.error(e);
+        }
+        String violation = LogTableStorage.violation(schema, updates);
+        if (violation != null) {
+            return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
+        }
+        CompletableFuture<Long> done = submit(new LogRecord.Write(id, -1, List.copyOf(updates)));
+        return Mono.fromFuture(done, true);
+    }
+
+    @Override
+    public void putCatalogEntry(String key, String json) {
+        requireId(key);
+        Objects.requireNonNull(json, "json");
+        submitAndAwait(new LogRecord.CatalogPut(key, json));
+    }
+
+    @Override
+    public void removeCatalogEntry(String key) {
+        requireId(key);
+        submitAndAwait(new LogRecord.CatalogRemove(key));
+    }
+
+    // ---- reads: from the applied tables ---------------------------------------------------------
+
+    @Override
+    public Schema schema(String id) {
+        return applied.schema(id);
+    }
+
+    @Override
+    public List<String> tables() {
+        return applied.tables();
+    }
+
+    @Override
+    public Flux<TableEvent> subscribe(String id, long asOf) {
+        return applied.subscribe(id, asOf);
+    }
+
+    @Override
+    public Frontier upper(String id) {
+        return applied.upper(id);
+    }
+
+    @Override
+    public Frontier since(String id) {
+        return applied.since(id);
+    }
+
+    @Override
+    public void allowCompaction(String id, Frontier since) {
+        applied.allowCompaction(id, since);
+    }
+
+    @Override
+    public long lastWriteTime() {
+        return applied.lastWriteTime();
+    }
+
+    @Override
+    public Map<String, String> catalogEntries() {
+        return applied.catalogEntries();
+    }
+
+    /** Consolidates the applied tables in memory; the shared log itself is never rewritten. */
+    @Override
+    public void compact() {
+        applied.compact();
+    }
+
+    @Override
+    public StorageStats stats() {
+        return applied.stats();
+    }
+
+    @Override
+    public String unavailable() {
+        String read = readFailure;
+        return read != null ? read : unavailable;
+    }
+
+    @Override
+    public void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        log.wakeup();
+        boolean interrupted = false;
+        while (follower.isAlive()) {
+            try {
+                follower.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        IllegalStateException closed = new IllegalStateException("the storage is closed");
+        waiting.values().forEach(f -> f.completeExceptionally(closed));
+        waiting.clear();
+        applied.close();
+        log.close();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void requireId(String id) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("an id must be a non-empty string");
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package dev.tandem.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import dev.tandem.storage.LogUnavailableException;
+import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableEvent;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import dev.tandem.storage.TableUpdate;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Replicated storages over one real Kafka broker (KRaft, in this JVM): every replica applies the same
+ * log to the same tables with the same timestamps, rejects the same writes, and a late replica catches up.
+ */
+class KafkaReplicatedStorageTest {
+
+    private static final Schema KV = new Schema(List.of(
+            new Column("k", DatumType.INT64, false),
+            new Column("v", DatumType.INT64, true)));
+    private static final AtomicInteger TOPICS = new AtomicInteger();
+
+    private static EmbeddedKafkaKraftBroker broker;
+    private static Scheduler timer;
+
+    @BeforeAll
+    static void startBroker() {
+        KafkaTesting.quietLogs();
+        broker = new EmbeddedKafkaKraftBroker(1, 1);
+        broker.afterPropertiesSet();
+        timer = Schedulers.newParallel("kafka-test-timer", 1);
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        timer.dispose();
+        broker.destroy();
+    }
+
+    private static TableStorage replica(String topic) {
+        KafkaSharedLog log = KafkaSharedLog.open(broker.getBrokersAsString(), topic, (short) 1, Duration.ofSeconds(20));
+        return TableStorages.replicated(log, StorageOptions.defaults(timer).withFsync(false));
+    }
+
+    private static Row kv(long k, long v) {
+        return Row.of(k, v);
+    }
+
+    /** Every update of {@code id} at or after time 0 up to {@code until}, as (row, time) → diff. */
+    private static Map<List<Object>, Long> history(TableStorage s, String id, long until) {
+        List<TableEvent> events = s.subscribe(id, 0)
+                .takeUntil(e -> e instanceof TableEvent.Progress p && p.upper().isPast(until))
+                .collectList().block(Duration.ofSeconds(30));
+        Map<List<Object>, Long> out = new HashMap<>();
+        for (TableEvent e : events) {
+            if (e instanceof TableEvent.Updates u) {
+                for (TableUpdate x : u.updates()) {
+                    out.merge(List.of(x.row().toString(), x.time()), x.diff(), Long::sum);
+                }
+            }
+        }
+        out.values().removeIf(d -> d == 0);
+        return out;
+    }
+
+    @Test
+    void replicasAgreeOnTablesTimestampsAndRejections() {
+        String topic = "log-" + TOPICS.incrementAndGet();
+        try (TableStorage a = replica(topic); TableStorage b = replica(topic)) {
+            a.createTable("t", KV);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.tables().contains("t"));
+            assertThatThrownBy(() -> a.createTable("t", KV)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exists");
+            assertThatThrownBy(() -> b.createTable("t2", KV)).isInstanceOf(LogUnavailableException.class);
+
+            // Writes from both replicas, concurrently; each is acknowledged with a timestamp both agree on.
+            List<Long> times = Flux.range(0, 200)
+                    .flatMap(i -> (i % 2 == 0 ? a : b).write("t", List.of(RowDiff.insert(kv(i, i * 10L)))), 16)
+                    .collectList().block(Duration.ofSeconds(60));
+            assertThat(times).hasSize(200).doesNotHaveDuplicates();
+            long last = times.stream().mapToLong(Long::longValue).max().orElseThrow();
+
+            // Two replicas each delete the same single row: the log orders them, exactly one wins everywhere.
+            Row victim = kv(7, 70);
+            List<String> outcomes = Flux.merge(
+                            a.write("t", List.of(RowDiff.delete(victim))).map(t -> "ok").onErrorResume(IllegalArgumentException.class, e -> reactor.core.publisher.Mono.just("rejected")),
+                            b.write("t", List.of(RowDiff.delete(victim))).map(t -> "ok").onErrorResume(IllegalArgumentException.class, e -> reactor.core.publisher.Mono.just("rejected")))
+                    .collectList().block(Duration.ofSeconds(30));
+            assertThat(outcomes).containsExactlyInAnyOrder("ok", "rejected");
+            long end = Math.max(last, a.lastWriteTime()) + 1;
+
+            // A write's timestamp is readable at once on the replica that made it and, once applied, on the other.
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.upper("t").isPast(end - 1) && a.upper("t").isPast(end - 1));
+            Map<List<Object>, Long> ha = history(a, "t", end - 1);
+            Map<List<Object>, Long> hb = history(b, "t", end - 1);
+            assertThat(ha).isEqualTo(hb);
+            assertThat(ha.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(200 - 1);
+            for (long t : times) {
+                assertThat(ha.keySet().stream().filter(k -> k.get(1).equals(t)).count()).as("one write at " + t).isEqualTo(1);
+            }
+
+            // A replica that starts later replays the log to the same state before it serves.
+            try (TableStorage c = replica(topic)) {
+                assertThat(c.tables()).containsExactly("t");
+                assertThat(c.lastWriteTime()).isEqualTo(a.lastWriteTime());
+                assertThat(history(c, "t", end - 1)).isEqualTo(ha);
+            }
+        }
+    }
+
+    @Test
+    void catalogEntriesAndBadWritesBehaveAsOnTheLocalLog() {
+        String topic = "log-" + TOPICS.incrementAndGet();
+        try (TableStorage a = replica(topic); TableStorage b = replica(topic)) {
+            a.putCatalogEntry("table/x", "{\"a\":1}");
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.catalogEntries().containsKey("table/x"));
+            a.removeCatalogEntry("table/x");
+            assertThat(a.catalogEntries()).isEmpty();
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.catalogEntries().isEmpty());
+            // b's controller would not know a's definitions: b refuses definitions until restarted, and still writes.
+            assertThatThrownBy(() -> b.putCatalogEntry("table/y", "{}")).isInstanceOf(LogUnavailableException.class)
+                    .hasMessageContaining("restart");
+            assertThatThrownBy(() -> b.createTable("u", KV)).isInstanceOf(LogUnavailableException.class);
+
+            a.createTable("t", KV);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.tables().contains("t"));
+            assertThat(b.write("t", List.of(RowDiff.insert(kv(5, 5)))).block()).isPositive();
+            // Shape errors are refused before anything reaches the log.
+            assertThatThrownBy(() -> a.write("t", List.of(RowDiff.insert(Row.of(1L)))).block())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("columns");
+            assertThatThrownBy(() -> a.write("nope", List.of(RowDiff.insert(kv(1, 1)))).block())
+                    .isInstanceOf(IllegalArgumentException.class);
+            // A delete of a row nobody inserted is rejected when applied, alike on every replica.
+            assertThatThrownBy(() -> a.write("t", List.of(RowDiff.delete(kv(1, 1)))).block())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds 0");
+            long t = a.write("t", List.of(RowDiff.insert(kv(2, 2)))).block();
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.upper("t").isPast(t));
+            assertThat(history(b, "t", t)).isEqualTo(history(a, "t", t)).hasSize(2);
+            // A replica started after those definitions knows them, and may make new ones.
+            try (TableStorage c = replica(topic)) {
+                c.putCatalogEntry("table/z", "{}");
+                assertThat(c.catalogEntries()).containsKey("table/z");
+            }
+        }
+    }
+}
