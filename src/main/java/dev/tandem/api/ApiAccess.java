@@ -36,6 +36,7 @@ public final class ApiAccess {
             .route("GET", "/v1/indexes/{name}", READER, NAME)
             .route("DELETE", "/v1/indexes/{name}", ADMIN, NAME)
             .route("GET", "/v1/indexes/{name}/rows", READER, NAME)
+            .route("GET", "/v1/indexes/{name}/changes", READER, NAME)
             .route("POST", "/v1/peek", READER)
             .route("GET", "/v1/introspection", READER)
             .route("GET", "/v1/introspection/tandem_audit", ADMIN)
@@ -60,6 +61,8 @@ public final class ApiAccess {
             .op("peek", READER)
             .op("subscribe", READER)
             .op("unsubscribe", READER)
+            .op("subscribe_rows", READER)
+            .op("cancel_rows", READER)
             .build();
 
     private ApiAccess() {

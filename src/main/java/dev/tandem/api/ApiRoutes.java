@@ -8,6 +8,7 @@ import dev.tandem.controller.Controller;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
+import dev.tandem.stream.ChangeStreams;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -58,6 +59,7 @@ public class ApiRoutes {
         ALLOWED.put("/v1/indexes", "GET, POST");
         ALLOWED.put("/v1/indexes/{name}", "GET, DELETE");
         ALLOWED.put("/v1/indexes/{name}/rows", "GET");
+        ALLOWED.put("/v1/indexes/{name}/changes", "GET");
         ALLOWED.put("/v1/peek", "POST");
         ALLOWED.put("/v1/introspection", "GET");
         ALLOWED.put("/v1/introspection/{name}", "GET, POST");
@@ -75,10 +77,12 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit) {
+    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit,
+            ChangeStreams changeStreams) {
         long max = props.maxBodyBytes().toBytes();
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
+        ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)
@@ -94,6 +98,7 @@ public class ApiRoutes {
                 .GET("/v1/indexes/{name}", catalog::getIndex)
                 .DELETE("/v1/indexes/{name}", catalog::dropIndex)
                 .GET("/v1/indexes/{name}/rows", read::lookup)
+                .GET("/v1/indexes/{name}/changes", changes::stream)
                 .POST("/v1/peek", read::peek)
                 .GET("/v1/introspection", read::listIntrospection)
                 .GET("/v1/introspection/{name}", read::readIntrospection)
@@ -111,9 +116,10 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits) {
+    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits,
+            ChangeStreams changeStreams) {
         return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes(),
-                security.credentialsConfigured(), limits), props);
+                security.credentialsConfigured(), limits, changeStreams), props);
     }
 
     /**

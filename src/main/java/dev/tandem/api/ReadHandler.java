@@ -140,7 +140,7 @@ final class ReadHandler {
     }
 
     /** A query-string key value as a JSON datum of the key column's type. */
-    private static JsonNode keyValue(String v, DatumType type, String column) {
+    static JsonNode keyValue(String v, DatumType type, String column) {
         JsonNodeFactory f = JsonNodeFactory.instance;
         String bad = "key: '" + JsonBody.abbreviate(v) + "' is not a valid " + type.jsonName() + " for key column '" + column + "'";
         return switch (type) {
@@ -170,7 +170,7 @@ final class ReadHandler {
         };
     }
 
-    private static Long longParam(ServerRequest request, String name) {
+    static Long longParam(ServerRequest request, String name) {
         String v = request.queryParam(name).orElse(null);
         if (v == null) {
             return null;

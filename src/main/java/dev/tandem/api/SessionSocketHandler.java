@@ -1,12 +1,18 @@
 package dev.tandem.api;
 
 import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.ChangeStreamStart;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.Role;
+import dev.tandem.stream.ChangeMessage;
+import dev.tandem.stream.ChangeStreamRequest;
+import dev.tandem.stream.ChangeStreams;
+import dev.tandem.stream.ChangeSubscription;
+import dev.tandem.stream.Envelope;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,6 +24,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -29,6 +36,10 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>{@code {"op":"peek","id":...,"request":{...as POST /v1/peek...}}} → {@code {"op":"peek_result","id":...,"result":{...}}}</li>
  *   <li>{@code {"op":"subscribe","index":"name"}} → {@code {"op":"subscribed",...}}, then {@code {"op":"event","kind":"frontier|hydrated",...}}</li>
  *   <li>{@code {"op":"unsubscribe","index":"name"}} → {@code {"op":"unsubscribed","index":...}}</li>
+ *   <li>{@code {"op":"subscribe_rows","id":...,"from":"index",...}} → {@code {"op":"rows_subscribed",...}}, then
+ *       {@code {"op":"changes","id":...,"timestamp":t,"updates":[...]}} and {@code {"op":"progress","id":...,"progress":t}},
+ *       until {@code {"op":"subscription_ended","id":...,"error":...}} (a change stream, {@link ChangeStreams})</li>
+ *   <li>{@code {"op":"cancel_rows","id":...}} → {@code {"op":"rows_canceled","id":...}}</li>
  * </ul>
  *
  * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
@@ -46,19 +57,23 @@ final class SessionSocketHandler implements WebSocketHandler {
 
     private static final Set<String> PEEK = Set.of("op", "id", "request");
     private static final Set<String> SUBSCRIBE = Set.of("op", "id", "index");
+    private static final Set<String> SUBSCRIBE_ROWS = Set.of("op", "id", "from", "key", "filter", "project", "as_of", "snapshot", "envelope");
+    private static final Set<String> CANCEL_ROWS = Set.of("op", "id");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
     private final long maxMessageBytes;
     private final boolean enforced;
     private final PrincipalLimits limits;
+    private final ChangeStreams streams;
 
     /** {@code enforced}: credentials are in use, so every op is checked against {@link ApiAccess}. */
-    SessionSocketHandler(Controller controller, long maxMessageBytes, boolean enforced, PrincipalLimits limits) {
+    SessionSocketHandler(Controller controller, long maxMessageBytes, boolean enforced, PrincipalLimits limits, ChangeStreams streams) {
         this.controller = controller;
         this.maxMessageBytes = maxMessageBytes;
         this.enforced = enforced;
         this.limits = limits;
+        this.streams = streams;
     }
 
     @Override
@@ -71,6 +86,7 @@ final class SessionSocketHandler implements WebSocketHandler {
     private Mono<Void> handle(WebSocketSession session, AccessPrincipal caller) {
         String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
         Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
+        Map<JsonNode, Sinks.Empty<Void>> rowStreams = new ConcurrentHashMap<>();
         AtomicInteger peeks = new AtomicInteger();
         // When the socket closes, everything in flight is cancelled: its peeks stop and free their slots.
         Flux<String> out = session.receive()
@@ -80,16 +96,19 @@ final class SessionSocketHandler implements WebSocketHandler {
                         return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
                                 + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))));
                     }
-                    return serve(message.getPayloadAsText(), subscriptions, peeks, caller, who);
-                }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + 64)
+                    return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who);
+                }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
                 .map(JsonNode::toString)
                 .takeUntilOther(session.closeStatus());
         return session.send(out.map(session::textMessage))
-                .doFinally(s -> subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty));
+                .doFinally(s -> {
+                    subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty);
+                    rowStreams.values().forEach(Sinks.Empty::tryEmitEmpty);
+                });
     }
 
-    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, AtomicInteger peeks, AccessPrincipal caller,
-            String who) {
+    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
+            AtomicInteger peeks, AccessPrincipal caller, String who) {
         JsonNode id = null;
         try {
             JsonNode message = JsonBody.MAPPER.readTree(text);
@@ -99,7 +118,7 @@ final class SessionSocketHandler implements WebSocketHandler {
             id = message.get("id");
             JsonNode op = message.get("op");
             if (op == null || !op.isString()) {
-                throw ApiException.badRequest("message: 'op' is required: one of peek, subscribe, unsubscribe");
+                throw ApiException.badRequest("message: 'op' is required: one of peek, subscribe, unsubscribe, subscribe_rows, cancel_rows");
             }
             JsonNode correlation = id;
             authorize(caller, op.stringValue());
@@ -151,8 +170,18 @@ final class SessionSocketHandler implements WebSocketHandler {
                     n.put("index", index);
                     yield Flux.just(n);
                 }
+                case "subscribe_rows" -> subscribeRows(JsonBody.of(message, "message", SUBSCRIBE_ROWS), correlation, rowStreams, caller, who);
+                case "cancel_rows" -> {
+                    JsonBody.of(message, "message", CANCEL_ROWS);
+                    Sinks.Empty<Void> s = correlation == null ? null : rowStreams.remove(correlation);
+                    if (s == null) {
+                        throw ApiException.badRequest("no row subscription with id " + (correlation == null ? "(none given)" : JsonBody.abbreviate(correlation.toString())));
+                    }
+                    s.tryEmitEmpty();
+                    yield Flux.just(reply("rows_canceled", correlation));
+                }
                 default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
-                        + "'; expected peek, subscribe or unsubscribe");
+                        + "'; expected peek, subscribe, unsubscribe, subscribe_rows or cancel_rows");
             };
         } catch (RuntimeException e) {
             return Flux.just(error(id, Problem.of(e)));
@@ -202,12 +231,78 @@ final class SessionSocketHandler implements WebSocketHandler {
         Role need = ApiAccess.TABLE.op(op).orElse(null);
         if (need == null) {
             throw new ApiException(HttpStatus.FORBIDDEN, "op '" + JsonBody.abbreviate(op) + "' is not a declared op (ApiAccess);"
-                    + " expected peek, subscribe or unsubscribe");
+                    + " expected peek, subscribe, unsubscribe, subscribe_rows or cancel_rows");
         }
         if (caller == null || !caller.has(need)) {
             throw new ApiException(HttpStatus.FORBIDDEN, "op " + op + " needs the role " + need.label()
                     + (caller == null ? "" : "; '" + caller.name() + "' has " + ApiSecurity.labels(caller.roles())));
         }
+    }
+
+    /**
+     * Opens a change stream of {@code from} with the client's {@code id}: the acknowledgement (its start
+     * time and columns), then its messages, until it ends (with why) or the client cancels it.
+     */
+    private Flux<ObjectNode> subscribeRows(JsonBody m, JsonNode id, Map<JsonNode, Sinks.Empty<Void>> rowStreams, AccessPrincipal caller,
+            String who) {
+        if (id == null || !(id.isString() || id.isIntegralNumber())) {
+            throw ApiException.badRequest("message: subscribe_rows needs an 'id' (a string or an integer) to name the subscription");
+        }
+        String from = ObjectGrants.checkName(caller, m.requiredString("from"), m.requiredString("from"));
+        Boolean snapshotField = m.bool("snapshot");
+        boolean snapshot = snapshotField == null || snapshotField;
+        Envelope envelope;
+        try {
+            envelope = Envelope.parse(m.string("envelope"));
+        } catch (IllegalArgumentException x) {
+            throw ApiException.badRequest(x.getMessage());
+        }
+        int limit = streams.limits().maxPerConnection();
+        Sinks.Empty<Void> stop = Sinks.empty();
+        synchronized (rowStreams) {
+            if (rowStreams.containsKey(id)) {
+                throw ApiException.badRequest("a row subscription with id " + JsonBody.abbreviate(id.toString()) + " is already open");
+            }
+            if (rowStreams.size() >= limit) {
+                throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + limit
+                        + " row subscriptions per connection (tandem.subscribe.max-per-connection); cancel one first");
+            }
+            rowStreams.put(id, stop);
+        }
+        PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
+        if (permit == null) {
+            rowStreams.remove(id, stop);
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
+                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions)");
+        }
+        ChangeSubscription sub;
+        ChangeStreamStart start;
+        try {
+            start = controller.startChangeStream(from, m.array("key"), m.raw("filter"), m.array("project"), m.nonNegativeLong("as_of"));
+            sub = streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope, "ws " + JsonBody.abbreviate(id.toString())));
+        } catch (RuntimeException x) {
+            rowStreams.remove(id, stop);
+            permit.close();
+            throw ChangeJson.refused(x);
+        }
+        ObjectNode ack = reply("rows_subscribed", id);
+        ack.put("index", start.indexName());
+        ack.put("as_of", start.asOf());
+        ArrayNode cols = ack.putArray("columns");
+        start.columns().forEach(cols::add);
+        Flux<ObjectNode> changes = sub.messages()
+                .map(msg -> {
+                    ObjectNode n = ChangeJson.message(reply(msg instanceof ChangeMessage.Progress ? "progress" : "changes", id), msg);
+                    sub.sent(ChangeJson.utf8Length(n.toString()));
+                    return n;
+                })
+                .takeUntilOther(stop.asMono())
+                .onErrorResume(x -> Mono.just(ChangeJson.end(reply("subscription_ended", id), x)))
+                .doFinally(sig -> {
+                    rowStreams.remove(id, stop);
+                    permit.close();
+                });
+        return Flux.concat(Mono.just(ack), changes);
     }
 
     private static ObjectNode reply(String op, JsonNode id) {

@@ -53,6 +53,7 @@ public final class BenchMain {
             case "peek-throughput" -> PeekThroughputScenario.run(o);
             case "memory" -> MemoryScenario.run(o);
             case "replicas" -> ReplicasScenario.run(o);
+            case "subscribe-fanout" -> SubscribeFanoutScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };
         ObjectNode settings = report.settings();

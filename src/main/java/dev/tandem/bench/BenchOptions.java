@@ -20,17 +20,19 @@ import java.util.Locale;
  * @param jvmArgs extra JVM options of the child servers
  * @param serverArgs extra {@code name=value} properties of the child servers
  * @param kafka the bootstrap servers of a running Kafka broker ({@code replicas} only; null if none)
+ * @param subscribers WebSocket subscribers of {@code subscribe-fanout} (null: the scenario's default)
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
-        int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka) {
+        int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
+        Integer subscribers) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "replicas");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout");
 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | replicas
+                         | replicas | subscribe-fanout
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase)
               --rate N          open-loop requests/s (default: 30% of the capacity probed on the first arm)
               --rows N          rows of the large table (2000000; maintenance-throughput and memory 1000000;
@@ -39,6 +41,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --point-rows N    rows of the small point-indexed table (10000)
               --connections N   concurrent requests of closed loops (32)
               --churn-loops N   concurrent create-hydrate-drop loops (2)
+              --subscribers N   WebSocket subscribers of subscribe-fanout (1000; its --rate is writes/s, 1000)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
@@ -65,6 +68,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         List<String> jvmArgs = new ArrayList<>();
         List<String> serverArgs = new ArrayList<>();
         String kafka = null;
+        Integer subscribers = null;
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -91,16 +95,22 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                 case "--jvm-arg" -> jvmArgs.add(value);
                 case "--server-arg" -> serverArgs.add(value);
                 case "--kafka" -> kafka = value;
+                case "--subscribers" -> subscribers = (int) positive(name, Integer.parseInt(value));
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'");
             }
         }
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers);
     }
 
     /** The measured interval, or the scenario's default. */
     Duration durationOr(Duration fallback) {
         return duration != null ? duration : fallback;
+    }
+
+    /** The subscribers of {@code subscribe-fanout}, or its default. */
+    int subscribersOr(int fallback) {
+        return subscribers != null ? subscribers : fallback;
     }
 
     /** The large table's rows, or the scenario's default. */

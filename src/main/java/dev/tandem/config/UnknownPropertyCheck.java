@@ -36,6 +36,7 @@ final class UnknownPropertyCheck {
         collect("tandem.security", SecurityProperties.class, keys);
         collect("tandem.security.tokens", SecurityProperties.Token.class, keys);
         keys.remove("tandem.security.tokens");
+        collect("tandem.subscribe", SubscribeProperties.class, keys);
         return keys;
     }
 

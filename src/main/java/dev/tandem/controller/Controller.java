@@ -786,6 +786,42 @@ public final class Controller implements AutoCloseable {
                 .doFinally(x -> s.holds.remove(hold));
     }
 
+    /**
+     * Resolves a change stream of {@code name} (an index, or a table or view with an index): its keys,
+     * filter and projection, checked as for a read, and its start time (an explicit {@code as_of}, at
+     * or after the index's compaction frontier, or the serializable read time), held on the index until
+     * the returned start is released.
+     */
+    public ChangeStreamStart startChangeStream(String name, JsonNode key, JsonNode filter, JsonNode project, Long asOf) {
+        CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
+        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), key);
+        if (index == null) {
+            throw ControllerException.invalid("a change stream follows an index, and '" + name + "' has none"
+                    + (key != null && !key.isNull() ? " with a key of that arity" : "") + "; create one on it first");
+        }
+        String failure = catalog.failure(index.name());
+        if (failure != null) {
+            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure);
+        }
+        IndexState s = indexes.get(index.id());
+        if (s == null) {
+            throw ControllerException.notFound("index '" + index.name() + "' is not running");
+        }
+        if (asOf != null && asOf > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
+            throw ControllerException.invalid("as_of " + asOf + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
+        }
+        Shaping shape = shaping(new ReadRequest(name, null, key, filter, project, null, null, null, null, asOf, null), index.schema());
+        List<Row> keys = key != null && !key.isNull() ? List.copyOf(new java.util.LinkedHashSet<>(keyRows(key, index))) : null;
+        long t;
+        long hold;
+        synchronized (policyLock) {
+            t = chooseTime(false, asOf, List.of(s), List.of());
+            hold = s.holds.add(t);
+        }
+        return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), keys, shape.mfp(), shape.columns(), t,
+                () -> s.holds.remove(hold));
+    }
+
     private List<Row> keyRows(JsonNode key, CatalogEntry.Index index) {
         if (!key.isArray()) {
             throw ControllerException.invalid("key: expected an array of key rows, e.g. [[1]]");

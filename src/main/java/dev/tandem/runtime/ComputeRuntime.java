@@ -89,6 +89,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final FatalErrorHandler fatal;
     private final List<Disposable> mirrors = new ArrayList<>();
     private volatile IntrospectionLogger logging;
+    private final Map<String, java.util.function.Supplier<List<List<Object>>>> introspectionSources = new ConcurrentHashMap<>();
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
     private volatile long dataflowMemoryBudget = dev.tandem.render.MemoryBudget.UNLIMITED;
 
@@ -187,6 +188,19 @@ public final class ComputeRuntime implements ComputeInstance {
         } else {
             pool.execute(0, task);
         }
+    }
+
+    /**
+     * Adds a source of rows for the introspection collection {@code id}, sampled with this runtime's own
+     * state (e.g. the change-stream server's subscriptions); each row lists the collection's columns.
+     */
+    public void addIntrospectionSource(String id, java.util.function.Supplier<List<List<Object>>> rows) {
+        introspectionSources.put(id, rows);
+    }
+
+    /** The sources added with {@link #addIntrospectionSource}, by collection id. */
+    Map<String, java.util.function.Supplier<List<List<Object>>>> introspectionSources() {
+        return introspectionSources;
     }
 
     /** Runs {@code task} on the command thread after every command sent so far was applied. */

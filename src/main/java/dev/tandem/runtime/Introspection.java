@@ -47,7 +47,16 @@ public final class Introspection {
             "records processed and (estimated) total of each dataflow's hydration, sampled while long steps run",
             new Schema(List.of(c("dataflow", DatumType.STRING), c("records_processed", DatumType.INT64), c("records_total", DatumType.INT64))));
 
-    public static final List<Collection> ALL = List.of(DATAFLOWS, FRONTIERS, ARRANGEMENT_SIZES, OPERATOR_ELAPSED, READ_HOLDS, HYDRATION_PROGRESS);
+    /** Sampled from the change-stream server (see {@link ComputeRuntime#addIntrospectionSource}). */
+    public static final Collection SUBSCRIPTIONS = new Collection("s7", "tandem_subscriptions",
+            "open change-stream subscriptions: index, subscriber, last timestamp its client saw completely, lag behind the index,"
+                    + " updates waiting in its buffer, messages and bytes sent",
+            new Schema(List.of(c("id", DatumType.INT64), c("index", DatumType.STRING), c("subscriber", DatumType.STRING),
+                    c("delivered", DatumType.INT64), c("lag_ms", DatumType.INT64), c("buffered", DatumType.INT64),
+                    c("messages", DatumType.INT64), c("bytes", DatumType.INT64))));
+
+    public static final List<Collection> ALL = List.of(DATAFLOWS, FRONTIERS, ARRANGEMENT_SIZES, OPERATOR_ELAPSED, READ_HOLDS, HYDRATION_PROGRESS,
+            SUBSCRIPTIONS);
 
     private Introspection() {
     }

@@ -29,7 +29,7 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * The maintenance runtime's logging: samples the runtime's state (dataflows, frontiers, arrangement
- * sizes, operator time, read holds, hydration progress) at a fixed interval, writes each change as
+ * sizes, operator time, read holds, hydration progress) and the sources added to it (subscriptions) at a fixed interval, writes each change as
  * updates to internal logging tables, and maintains the introspection indexes from them with ordinary
  * dataflows, published like any index. The logging dataflows run on their own maintenance thread, so
  * they keep advancing while the workers are pinned by a long step; progress counters are read while
@@ -126,6 +126,19 @@ final class IntrospectionLogger implements AutoCloseable {
         for (ComputeRuntime.FailedDataflow f : runtime.failedDataflows()) {
             for (int w = 0; w < runtime.workers(); w++) {
                 add(now, Introspection.DATAFLOWS, f.id(), f.id(), (long) w, f.asOf(), false, null, f.error());
+            }
+        }
+        for (Introspection.Collection c : Introspection.ALL) {
+            var source = runtime.introspectionSources().get(c.id());
+            if (source != null) {
+                try {
+                    for (List<Object> row : source.get()) {
+                        add(now, c, row.toArray());
+                    }
+                } catch (RuntimeException e) {
+                    // A failing source shows nothing this time; the runtime's own collections still sample.
+                    now.put(c.id(), new HashMap<>(previous.get(c.id())));
+                }
             }
         }
         elapsed.forEach((k, a) -> add(now, Introspection.OPERATOR_ELAPSED, k.get(0), k.get(1), ((Integer) k.get(2)).longValue(), a[0].sum(), a[1].sum()));

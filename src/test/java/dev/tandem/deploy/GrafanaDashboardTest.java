@@ -40,6 +40,11 @@ public class GrafanaDashboardTest {
             "tandem_frontier_lag_seconds",
             "tandem_ingested_updates_total",
             "tandem_standing_hold_gap_seconds",
+            "tandem_subscriptions_active",
+            "tandem_subscription_lag_max_seconds",
+            "tandem_subscription_messages_total",
+            "tandem_subscription_bytes_total",
+            "tandem_subscriptions_lagged_total",
             "jvm_memory_used_bytes",
             "jvm_gc_pause_seconds_count",
             "jvm_gc_pause_seconds_sum",
@@ -48,6 +53,8 @@ public class GrafanaDashboardTest {
     /** The meters without a {@code role} tag. */
     static final Set<String> UNTAGGED_BY_ROLE = Set.of(
             "tandem_ingested_updates_total", "jvm_memory_used_bytes",
+            "tandem_subscriptions_active", "tandem_subscription_lag_max_seconds", "tandem_subscription_messages_total",
+            "tandem_subscription_bytes_total", "tandem_subscriptions_lagged_total",
             "jvm_gc_pause_seconds_count", "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_max");
 
     /** One series of each meter the dashboard must show. */
@@ -64,6 +71,10 @@ public class GrafanaDashboardTest {
             "tandem_arrangement_bytes",
             "tandem_ingested_updates_total",
             "tandem_standing_hold_gap_seconds",
+            "tandem_subscriptions_active",
+            "tandem_subscription_lag_max_seconds",
+            "tandem_subscription_messages_total",
+            "tandem_subscription_bytes_total",
             "jvm_memory_used_bytes",
             "jvm_gc_pause_seconds_sum");
 

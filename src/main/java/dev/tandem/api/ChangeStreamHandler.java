@@ -1,0 +1,114 @@
+package dev.tandem.api;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.ChangeStreamStart;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerException;
+import dev.tandem.row.DatumType;
+import dev.tandem.stream.ChangeMessage;
+import dev.tandem.stream.ChangeStreamRequest;
+import dev.tandem.stream.ChangeStreams;
+import dev.tandem.stream.ChangeSubscription;
+import dev.tandem.stream.Envelope;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/**
+ * {@code GET /v1/indexes/{name}/changes}: an index's change stream as Server-Sent Events. Each event's
+ * {@code data} is one JSON object (the changes at one timestamp, or progress) and its {@code id} the
+ * last timestamp the client has then seen completely; a reconnect with {@code Last-Event-ID} resumes
+ * right after it, without a snapshot. The end of a stream is an event named {@code end}.
+ */
+final class ChangeStreamHandler {
+
+    private static final Set<String> PARAMS = Set.of("as_of", "key", "snapshot", "envelope");
+
+    private final Controller controller;
+    private final ChangeStreams streams;
+
+    ChangeStreamHandler(Controller controller, ChangeStreams streams) {
+        this.controller = controller;
+        this.streams = streams;
+    }
+
+    Mono<ServerResponse> stream(ServerRequest request) {
+        String name = request.pathVariable("name");
+        Map<String, List<String>> params = request.queryParams();
+        for (String p : params.keySet()) {
+            if (!PARAMS.contains(p)) {
+                throw ApiException.badRequest("unknown query parameter '" + JsonBody.abbreviate(p) + "'; expected " + List.copyOf(new TreeSet<>(PARAMS)));
+            }
+        }
+        CatalogEntry e = controller.entry(name);
+        if (!(e instanceof CatalogEntry.Index index)) {
+            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass())
+                    + ", not an index");
+        }
+        JsonNode keys = null;
+        List<String> values = params.getOrDefault("key", List.of());
+        if (!values.isEmpty()) {
+            if (index.key().size() != 1) {
+                throw new ControllerException(ControllerException.Kind.INVALID, "index '" + name + "' has a " + index.key().size()
+                        + "-column key " + index.key() + "; ?key= watches single-column keys, use the WebSocket's subscribe_rows with \"key\": [[...]]");
+            }
+            DatumType type = index.schema().type(index.schema().indexOf(index.key().get(0)));
+            ArrayNode rows = JsonNodeFactory.instance.arrayNode();
+            for (String v : values) {
+                rows.addArray().add(ReadHandler.keyValue(v, type, index.key().get(0)));
+            }
+            keys = rows;
+        }
+        Long asOf = ReadHandler.longParam(request, "as_of");
+        boolean snapshot = switch (request.queryParam("snapshot").orElse("true")) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw ApiException.badRequest("snapshot: expected true or false");
+        };
+        Envelope envelope;
+        try {
+            envelope = Envelope.parse(request.queryParam("envelope").orElse(null));
+        } catch (IllegalArgumentException x) {
+            throw ApiException.badRequest(x.getMessage());
+        }
+        String lastEventId = request.headers().firstHeader("Last-Event-ID");
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            try {
+                asOf = Long.parseLong(lastEventId.trim());
+            } catch (NumberFormatException x) {
+                throw ApiException.badRequest("Last-Event-ID: expected a timestamp, got '" + JsonBody.abbreviate(lastEventId) + "'");
+            }
+            snapshot = false;
+        }
+        ChangeStreamStart start = controller.startChangeStream(name, keys, null, null, asOf);
+        ChangeSubscription sub;
+        try {
+            sub = streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope,
+                    "sse " + request.remoteAddress().map(Object::toString).orElse("?")));
+        } catch (RuntimeException x) {
+            throw ChangeJson.refused(x);
+        }
+        Flux<ServerSentEvent<String>> events = sub.messages()
+                .map(m -> event(sub, m))
+                .onErrorResume(x -> Mono.just(ServerSentEvent.builder(ChangeJson.end(JsonNodeFactory.instance.objectNode(), x).toString())
+                        .event("end").build()));
+        return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(BodyInserters.fromServerSentEvents(events));
+    }
+
+    private static ServerSentEvent<String> event(ChangeSubscription sub, ChangeMessage m) {
+        String data = ChangeJson.message(m).toString();
+        sub.sent(ChangeJson.utf8Length(data));
+        return ServerSentEvent.builder(data).id(Long.toString(m.complete())).build();
+    }
+}

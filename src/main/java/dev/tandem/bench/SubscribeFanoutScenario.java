@@ -1,0 +1,179 @@
+package dev.tandem.bench;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code subscribe-fanout}: {@code --subscribers} WebSocket clients (default 1,000, one connection each)
+ * each watch three of 100 hot keys of the point index with {@code subscribe_rows}, while writes to
+ * those keys arrive at a fixed rate ({@code --rate}, default 1,000/s) and hydration churn keeps
+ * maintenance busy; it measures, for every write and every subscriber watching its key, the time from
+ * the write's acknowledgement to the change's delivery (zero when the change arrived first), in a
+ * two-runtime arm and a {@code SOLO} arm.
+ */
+final class SubscribeFanoutScenario {
+
+    static final int HOT_KEYS = 100;
+    static final int KEYS_PER_SUBSCRIBER = 3;
+
+    private SubscribeFanoutScenario() {
+    }
+
+    static BenchReport run(BenchOptions o) {
+        long rows = o.rowsOr(1_000_000);
+        int subscribers = o.subscribersOr(1_000);
+        double rate = o.rate() != null ? o.rate() : 1_000;
+        Duration duration = o.durationOr(Duration.ofSeconds(60));
+        BenchReport report = new BenchReport(o.scenario());
+        ObjectNode settings = report.settings();
+        settings.put("rows", rows);
+        settings.put("point_rows", o.pointRows());
+        settings.put("subscribers", subscribers);
+        settings.put("rate", rate);
+        settings.put("duration_s", duration.toMillis() / 1000.0);
+        settings.put("subscriptions", "each subscriber: one WebSocket, subscribe_rows on " + BenchWorkload.POINT_INDEX + " with "
+                + KEYS_PER_SUBSCRIBER + " of " + HOT_KEYS + " hot keys");
+        settings.put("writes", "POST /v1/tables/points/rows inserting one row of a hot key per write, open loop");
+        settings.put("latency", "write acknowledged -> change delivered, per (write, watching subscriber); 0 when delivered first");
+        settings.put("churn", o.churnLoops() + " loops creating, hydrating and dropping indexes on big_count and big_self_join");
+        for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
+            ObjectNode json = report.arm(arm);
+            try (BenchArm a = BenchArm.start(arm, o, rows)) {
+                json.put("load_seconds", LatencySummary.round(a.loadData(rows, Math.max(o.pointRows(), HOT_KEYS))));
+                a.recordAtRest(json, rows + o.pointRows());
+                runArm(a, json, report, arm, subscribers, rate, duration, o.churnLoops());
+            }
+        }
+        ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
+        ObjectNode solo = report.arm(BenchReport.SOLO);
+        report.ratio("solo_over_two_runtime_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));
+        report.ratio("solo_over_two_runtime_p99", IsolationScenario.value(solo, "p99_ms"), IsolationScenario.value(two, "p99_ms"));
+        return report;
+    }
+
+    private static void runArm(BenchArm a, ObjectNode json, BenchReport report, String arm, int subscribers, double rate, Duration duration,
+            int churnLoops) {
+        Map<Long, Long> ackAt = new ConcurrentHashMap<>();
+        Map<Long, ConcurrentLinkedQueue<Long>> deliveredAt = new ConcurrentHashMap<>();
+        AtomicLong ended = new AtomicLong();
+        AtomicLong subscribed = new AtomicLong();
+        ConnectionProvider sockets = ConnectionProvider.builder("tandem-bench-subscribers").maxConnections(subscribers + 16)
+                .pendingAcquireMaxCount(-1).build();
+        HttpClient ws = HttpClient.create(sockets).baseUrl("ws://127.0.0.1:" + a.server.port());
+        List<Disposable> clients = new ArrayList<>();
+        try {
+            for (int s = 0; s < subscribers; s++) {
+                StringBuilder keys = new StringBuilder();
+                for (int j = 0; j < KEYS_PER_SUBSCRIBER; j++) {
+                    keys.append(j == 0 ? "" : ",").append('[').append((s * KEYS_PER_SUBSCRIBER + j) % HOT_KEYS).append(']');
+                }
+                String subscribe = "{\"op\":\"subscribe_rows\",\"id\":" + s + ",\"from\":\"" + BenchWorkload.POINT_INDEX + "\",\"key\":[" + keys + "]}";
+                clients.add(ws.websocket(reactor.netty.http.client.WebsocketClientSpec.builder().maxFramePayloadLength(16 << 20).build())
+                        .uri("/v1/ws")
+                        .handle((in, out) -> out.sendString(Mono.just(subscribe)).then()
+                                .and(in.receive().asString().doOnNext(text -> received(text, deliveredAt, ended, subscribed)).then()))
+                        .subscribe(x -> { }, e -> ended.incrementAndGet()));
+            }
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (subscribed.get() < subscribers && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            json.put("subscribed", subscribed.get());
+            BenchMain.log("[%s] %d of %d subscribers are subscribed", arm, subscribed.get(), subscribers);
+            try (HydrationChurn churn = new HydrationChurn(a.server.port(), churnLoops)) {
+                churn.awaitStarted();
+                BenchMain.log("[%s] churn under way; writes at %.0f/s for %s", arm, rate, duration);
+                HttpClient writes = HttpClient.create(ConnectionProvider.builder("tandem-bench-writes").maxConnections(64)
+                        .pendingAcquireMaxCount(-1).build()).baseUrl("http://127.0.0.1:" + a.server.port())
+                        .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
+                AtomicLong next = new AtomicLong();
+                Supplier<Mono<Integer>> write = () -> {
+                    long seq = next.getAndIncrement();
+                    String body = "{\"insert\":[[" + (seq % HOT_KEYS) + "," + (-seq - 1) + "]]}";
+                    return writes.post().uri("/v1/tables/points/rows").send(ByteBufFlux.fromString(Mono.just(body)))
+                            .responseSingle((res, b) -> b.asByteArray().map(x -> res.status().code()).defaultIfEmpty(res.status().code()))
+                            .doOnNext(code -> {
+                                if (code / 100 == 2) {
+                                    ackAt.put(seq, System.nanoTime());
+                                }
+                            });
+                };
+                ChildResources.Window window = a.window();
+                LatencySummary acks = LoadGenerator.openLoop(write, rate, duration, Duration.ofSeconds(30).plus(duration));
+                // Deliveries still in flight after the last acknowledgement get a few seconds to arrive.
+                Thread.sleep(5000);
+                window.finish(json);
+                acks.writeTo(json.putObject("write_ack"));
+                json.put("churn_indexes_created", churn.created());
+                json.put("churn_indexes_hydrated", churn.hydrated());
+                LatencyRecorder delivery = new LatencyRecorder();
+                long expected = 0;
+                long delivered = 0;
+                int watchers = subscribers * KEYS_PER_SUBSCRIBER / HOT_KEYS;
+                for (Map.Entry<Long, Long> e : ackAt.entrySet()) {
+                    long seq = e.getKey();
+                    expected += watchers + (seq % HOT_KEYS < (subscribers * KEYS_PER_SUBSCRIBER) % HOT_KEYS ? 1 : 0);
+                    ConcurrentLinkedQueue<Long> got = deliveredAt.get(seq);
+                    if (got != null) {
+                        for (long d : got) {
+                            delivery.record(0, Math.max(0, d - e.getValue()));
+                            delivered++;
+                        }
+                    }
+                }
+                LatencySummary s = delivery.summary(duration.toMillis() / 1000.0);
+                s.writeTo(json);
+                json.put("deliveries_expected", expected);
+                json.put("deliveries", delivered);
+                json.put("subscriptions_ended", ended.get());
+                report.row(arm + " delivery", s);
+                BenchMain.log("[%s] %d of %d deliveries: p50 %s ms, p99 %s ms; write acks p99 %s ms", arm, delivered, expected,
+                        BenchReport.ms(s.p50Ms()), BenchReport.ms(s.p99Ms()), BenchReport.ms(acks.p99Ms()));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } finally {
+            clients.forEach(Disposable::dispose);
+            sockets.dispose();
+        }
+    }
+
+    /** Notes the delivery time of each bench write in a {@code changes} message. */
+    private static void received(String text, Map<Long, ConcurrentLinkedQueue<Long>> deliveredAt, AtomicLong ended, AtomicLong subscribed) {
+        long now = System.nanoTime();
+        JsonNode n = BenchHttp.JSON.readTree(text);
+        String op = n.path("op").asString();
+        if (op.equals("subscription_ended") || op.equals("error")) {
+            ended.incrementAndGet();
+            return;
+        }
+        if (op.equals("rows_subscribed")) {
+            subscribed.incrementAndGet();
+            return;
+        }
+        if (!op.equals("changes")) {
+            return;
+        }
+        for (JsonNode u : n.path("updates")) {
+            long v = u.path(0).path(1).asLong();
+            if (u.path(1).asLong() > 0 && v < 0) {
+                deliveredAt.computeIfAbsent(-v - 1, k -> new ConcurrentLinkedQueue<>()).add(now);
+            }
+        }
+    }
+}

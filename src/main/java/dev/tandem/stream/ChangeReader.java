@@ -1,0 +1,228 @@
+package dev.tandem.stream;
+
+import dev.tandem.expr.MfpEvaluator;
+import dev.tandem.row.Row;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.time.Frontier;
+import dev.tandem.trace.Batch;
+import dev.tandem.trace.Cursor;
+import dev.tandem.trace.TraceSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Reads a change stream's messages from snapshots of a shared arrangement: the snapshot at a time,
+ * and the changes at the times in {@code (after, before)}, each consolidated after the filter and
+ * projection. Reads only immutable snapshots; the caller's hold keeps them exact (compaction never
+ * passes {@code after}, so every update at a later time keeps its own time).
+ */
+final class ChangeReader {
+
+    private final SharedArrangement arrangement;
+    private final List<Row> keys;
+    private final MfpEvaluator mfp;
+    private final Envelope envelope;
+
+    ChangeReader(SharedArrangement arrangement, List<Row> keys, MfpEvaluator mfp, Envelope envelope) {
+        this.arrangement = arrangement;
+        this.keys = keys;
+        this.mfp = mfp;
+        this.envelope = envelope;
+    }
+
+    /** The snapshot at {@code t}: rows of positive multiplicity, or for upsert each key's value. */
+    List<ChangeMessage.Change> snapshot(SharedArrangement.Snapshot snap, long t) {
+        checkErrors(snap, t);
+        if (envelope == Envelope.UPSERT) {
+            TreeSet<Row> present = new TreeSet<>();
+            visitAt(snap, t, (key, val, diff) -> present.add(key));
+            List<ChangeMessage.Change> out = new ArrayList<>();
+            for (Row key : present) {
+                Row v = valueAt(snap, key, t);
+                if (v != null) {
+                    out.add(new ChangeMessage.Upsert(key, v));
+                }
+            }
+            return out;
+        }
+        TreeMap<Row, Long> rows = new TreeMap<>();
+        visitAt(snap, t, (key, val, diff) -> {
+            if (diff > 0) {
+                Row out = shape(val);
+                if (out != null) {
+                    rows.merge(out, diff, Long::sum);
+                }
+            }
+        });
+        return diffs(rows);
+    }
+
+    /** Receives the changes at one time. */
+    interface TimeChanges {
+        void accept(long time, List<ChangeMessage.Change> changes);
+    }
+
+    /**
+     * Hands {@code out} the changes at each time in {@code (after, before)}, in time order (times with
+     * no visible change are skipped); a failure at one time comes after the times before it.
+     */
+    void changes(SharedArrangement.Snapshot snap, long after, long before, TimeChanges out) {
+        if (envelope == Envelope.UPSERT) {
+            TreeMap<Long, TreeSet<Row>> changedKeys = new TreeMap<>();
+            visitUpdates(snap, after, before, (key, val, time, diff) -> changedKeys.computeIfAbsent(time, x -> new TreeSet<>()).add(key));
+            for (Map.Entry<Long, TreeSet<Row>> e : changedKeys.entrySet()) {
+                long t = e.getKey();
+                checkErrors(snap, t);
+                List<ChangeMessage.Change> changes = new ArrayList<>();
+                for (Row key : e.getValue()) {
+                    Row before1 = valueAt(snap, key, t - 1);
+                    Row now = valueAt(snap, key, t);
+                    if (before1 == null ? now != null : !before1.equals(now)) {
+                        changes.add(new ChangeMessage.Upsert(key, now));
+                    }
+                }
+                if (!changes.isEmpty()) {
+                    out.accept(t, changes);
+                }
+            }
+            return;
+        }
+        TreeMap<Long, TreeMap<Row, Long>> byTime = new TreeMap<>();
+        visitUpdates(snap, after, before, (key, val, time, diff) -> {
+            Row shaped = shape(val);
+            if (shaped != null) {
+                byTime.computeIfAbsent(time, x -> new TreeMap<>()).merge(shaped, diff, Long::sum);
+            }
+        });
+        for (Map.Entry<Long, TreeMap<Row, Long>> e : byTime.entrySet()) {
+            checkErrors(snap, e.getKey());
+            List<ChangeMessage.Change> changes = diffs(e.getValue());
+            if (!changes.isEmpty()) {
+                out.accept(e.getKey(), changes);
+            }
+        }
+        if (before - 1 > after) {
+            checkErrors(snap, before - 1);
+        }
+    }
+
+    private static List<ChangeMessage.Change> diffs(TreeMap<Row, Long> rows) {
+        List<ChangeMessage.Change> out = new ArrayList<>(rows.size());
+        rows.forEach((row, diff) -> {
+            if (diff != 0) {
+                out.add(new ChangeMessage.Diff(row, diff));
+            }
+        });
+        return out;
+    }
+
+    private Row shape(Row val) {
+        return mfp == null ? val : mfp.apply(val);
+    }
+
+    /** The single value of {@code key} at {@code t} after the filter and projection, or null; several are an error. */
+    private Row valueAt(SharedArrangement.Snapshot snap, Row key, long t) {
+        List<Row> values = new ArrayList<>();
+        long[] copies = new long[1];
+        shardOf(snap, key).lookup(key, t, (val, diff) -> {
+            if (diff > 0) {
+                Row out = shape(val);
+                if (out != null) {
+                    values.add(out);
+                    copies[0] += diff;
+                }
+            }
+        });
+        if (copies[0] > 1) {
+            throw new ChangeStreamException(ChangeStreamException.Kind.FAILED, "envelope upsert needs at most one row per key, but key "
+                    + key + " of index " + arrangement.id() + " has " + copies[0] + " rows at " + t, null);
+        }
+        return values.isEmpty() ? null : values.get(0);
+    }
+
+    private TraceSnapshot shardOf(SharedArrangement.Snapshot snap, Row key) {
+        return snap.oks().get(SharedArrangement.shardOf(key, snap.oks().size()));
+    }
+
+    private interface KeyValDiff {
+        void accept(Row key, Row val, long diff);
+    }
+
+    private interface KeyValTimeDiff {
+        void accept(Row key, Row val, long time, long diff);
+    }
+
+    /** Every (key, value) of the watched keys with a non-zero accumulation at {@code t}. */
+    private void visitAt(SharedArrangement.Snapshot snap, long t, KeyValDiff out) {
+        if (keys != null) {
+            for (Row key : keys) {
+                shardOf(snap, key).lookup(key, t, (val, diff) -> out.accept(key, val, diff));
+            }
+            return;
+        }
+        for (TraceSnapshot shard : snap.oks()) {
+            shard.scan(t, out::accept);
+        }
+    }
+
+    /** Every update of the watched keys at a time in {@code (after, before)}, reading only batches that may hold one. */
+    private void visitUpdates(SharedArrangement.Snapshot snap, long after, long before, KeyValTimeDiff out) {
+        Frontier from = Frontier.at(after + 1);
+        if (keys != null) {
+            for (Row key : keys) {
+                Cursor c = recent(shardOf(snap, key), from).cursor();
+                c.seekKey(key);
+                if (c.keyValid() && c.key().equals(key)) {
+                    emitUpdates(c, key, after, before, out);
+                }
+            }
+            return;
+        }
+        for (TraceSnapshot shard : snap.oks()) {
+            Cursor c = recent(shard, from).cursor();
+            while (c.keyValid()) {
+                emitUpdates(c, c.key(), after, before, out);
+                c.stepKey();
+            }
+        }
+    }
+
+    private static void emitUpdates(Cursor c, Row key, long after, long before, KeyValTimeDiff out) {
+        c.forEachUpdate((val, time, diff) -> {
+            if (time > after && time < before) {
+                out.accept(key, val, time, diff);
+            }
+        });
+    }
+
+    /** The batches of {@code shard} that may hold an update at or after {@code from} (a batch holds times below its upper). */
+    private static TraceSnapshot recent(TraceSnapshot shard, Frontier from) {
+        List<Batch> batches = new ArrayList<>();
+        for (Batch b : shard.batches()) {
+            if (b.upper().compareTo(from) > 0) {
+                batches.add(b);
+            }
+        }
+        return new TraceSnapshot(batches, shard.upper(), shard.since());
+    }
+
+    /** Ends the stream if the collection holds an error at {@code t}, as a read at {@code t} would answer it. */
+    private void checkErrors(SharedArrangement.Snapshot snap, long t) {
+        if (snap.errs().stream().allMatch(s -> s.records() == 0)) {
+            return;
+        }
+        TreeMap<Row, Long> counts = new TreeMap<>();
+        for (TraceSnapshot s : snap.errs()) {
+            s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
+        }
+        for (Map.Entry<Row, Long> e : counts.entrySet()) {
+            if (e.getValue() > 0) {
+                throw new ChangeStreamException(ChangeStreamException.Kind.FAILED, "index " + arrangement.id() + " holds an error at " + t
+                        + ": " + e.getKey().get(0), null);
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.tandem.stream;
+
+import dev.tandem.controller.ChangeStreamStart;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerSettings;
+import dev.tandem.controller.ReadRequest;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/**
+ * Durable storage (fsync off), a real compute replica (solo or two runtimes), the controller (with a
+ * compaction window of an hour, so any past time stays readable for the oracle) and a change-stream
+ * server on the reading runtime's threads. A fatal error on a runtime thread fails {@link #close}.
+ */
+final class StreamStack implements AutoCloseable {
+
+    static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    final Scheduler timer = Schedulers.newParallel("test-timer", 1);
+    final TableStorage storage;
+    final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+    final Multiplexer mux;
+    final Controller controller;
+    final ChangeStreams streams;
+    final List<Throwable> fatal = new CopyOnWriteArrayList<>();
+
+    StreamStack(Path dir, boolean twoRuntimes, ChangeStreamLimits limits) {
+        storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
+        mux = Multiplexer.start(twoRuntimes, 1, 1, storage, registry, (w, e) -> fatal.add(new AssertionError("fatal error in " + w, e)),
+                System::currentTimeMillis, RuntimeObserver.NONE);
+        controller = new Controller(storage, mux, registry, new ControllerSettings(Duration.ofHours(1), 1024, 1_000_000, Duration.ofSeconds(30)),
+                System::currentTimeMillis, timer);
+        streams = new ChangeStreams(registry, Schedulers.fromExecutor(mux.reader()::execute), limits);
+    }
+
+    /** A table {@code name(k int64 not null, v int64)} with an index {@code name_k} on k. */
+    void tableWithIndex(String name) {
+        controller.createTable(name, List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, true)));
+        controller.createIndex(name + "_k", name, List.of("k"), null);
+    }
+
+    static ArrayNode rows(List<long[]> rows) {
+        ArrayNode a = NODES.arrayNode();
+        for (long[] r : rows) {
+            ArrayNode row = a.addArray();
+            for (long x : r) {
+                row.add(x);
+            }
+        }
+        return a;
+    }
+
+    long write(String table, List<long[]> insert, List<long[]> delete) {
+        return controller.write(table, insert.isEmpty() ? null : rows(insert), delete.isEmpty() ? null : rows(delete)).block(Duration.ofSeconds(30));
+    }
+
+    ChangeSubscription subscribe(String index, List<long[]> keys, JsonNode filter, JsonNode project, Long asOf, boolean snapshot, Envelope envelope) {
+        ChangeStreamStart start = controller.startChangeStream(index, keys == null ? null : rows(keys), filter, project, asOf);
+        return streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope, "test"));
+    }
+
+    /** A peek of {@code index} at {@code t} with the same keys and shaping: the oracle of a change stream. */
+    List<Row> peek(String index, List<long[]> keys, JsonNode filter, JsonNode project, long t) {
+        return new ArrayList<>(controller.read(new ReadRequest(index, null, keys == null ? null : rows(keys), filter, project, null, null, null,
+                null, t, null)).block(Duration.ofSeconds(30)).rows());
+    }
+
+    @Override
+    public void close() {
+        streams.close();
+        controller.close();
+        mux.close();
+        storage.close();
+        timer.dispose();
+        if (!fatal.isEmpty()) {
+            AssertionError e = new AssertionError(fatal.size() + " fatal error(s) on runtime threads", fatal.get(0));
+            fatal.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+}
