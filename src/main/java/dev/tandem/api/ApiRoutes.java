@@ -4,6 +4,7 @@ import static org.springframework.web.reactive.function.server.RequestPredicates
 
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
+import dev.tandem.sql.SqlEngine;
 import dev.tandem.multiplex.Multiplexer;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,6 +60,7 @@ public class ApiRoutes {
         ALLOWED.put("/v1/introspection", "GET");
         ALLOWED.put("/v1/introspection/{name}", "GET, POST");
         ALLOWED.put("/v1/ping", "GET");
+        ALLOWED.put("/v1/sql", "POST");
     }
 
     /** The constant answer of {@code GET /v1/ping}: the HTTP stack's own ceiling, against which reads are measured. */
@@ -72,10 +74,11 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking) {
+    RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, SqlEngine sqlEngine) {
         long max = props.maxBodyBytes().toBytes();
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max);
+        SqlHandler sql = new SqlHandler(sqlEngine, max);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)
@@ -92,6 +95,7 @@ public class ApiRoutes {
                 .DELETE("/v1/indexes/{name}", catalog::dropIndex)
                 .GET("/v1/indexes/{name}/rows", read::lookup)
                 .POST("/v1/peek", read::peek)
+                .POST("/v1/sql", sql::sql)
                 .GET("/v1/introspection", read::listIntrospection)
                 .GET("/v1/introspection/{name}", read::readIntrospection)
                 .POST("/v1/introspection/{name}", read::peekIntrospection)
@@ -108,8 +112,9 @@ public class ApiRoutes {
 
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props) {
-        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes()), props);
+    HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SqlEngine sqlEngine) {
+        long max = props.maxBodyBytes().toBytes();
+        return socketMapping("/v1/ws", new SessionSocketHandler(controller, max, new SqlHandler(sqlEngine, max)), props);
     }
 
     /**

@@ -26,6 +26,8 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>{@code {"op":"peek","id":...,"request":{...as POST /v1/peek...}}} → {@code {"op":"peek_result","id":...,"result":{...}}}</li>
  *   <li>{@code {"op":"subscribe","index":"name"}} → {@code {"op":"subscribed",...}}, then {@code {"op":"event","kind":"frontier|hydrated",...}}</li>
  *   <li>{@code {"op":"unsubscribe","index":"name"}} → {@code {"op":"unsubscribed","index":...}}</li>
+ *   <li>{@code {"op":"sql","id":...,"sql":"...","params":[...]}} → {@code {"op":"sql_result","id":...,"result":{...as POST /v1/sql...}}};
+ *       a refused statement's error carries its {@code sqlstate} (and {@code position})</li>
  * </ul>
  *
  * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
@@ -42,14 +44,17 @@ final class SessionSocketHandler implements WebSocketHandler {
 
     private static final Set<String> PEEK = Set.of("op", "id", "request");
     private static final Set<String> SUBSCRIBE = Set.of("op", "id", "index");
+    private static final Set<String> SQL = Set.of("op", "id", "sql", "params", "isolation");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
     private final long maxMessageBytes;
+    private final SqlHandler sql;
 
-    SessionSocketHandler(Controller controller, long maxMessageBytes) {
+    SessionSocketHandler(Controller controller, long maxMessageBytes, SqlHandler sql) {
         this.controller = controller;
         this.maxMessageBytes = maxMessageBytes;
+        this.sql = sql;
     }
 
     @Override
@@ -82,7 +87,7 @@ final class SessionSocketHandler implements WebSocketHandler {
             id = message.get("id");
             JsonNode op = message.get("op");
             if (op == null || !op.isString()) {
-                throw ApiException.badRequest("message: 'op' is required: one of peek, subscribe, unsubscribe");
+                throw ApiException.badRequest("message: 'op' is required: one of peek, sql, subscribe, unsubscribe");
             }
             JsonNode correlation = id;
             return switch (op.stringValue()) {
@@ -109,6 +114,24 @@ final class SessionSocketHandler implements WebSocketHandler {
                             .onErrorResume(e -> Mono.just(error(correlation, Problem.of(e))))
                             .flux();
                 }
+                case "sql" -> {
+                    JsonBody m = JsonBody.of(message, "message", SQL);
+                    if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
+                        peeks.decrementAndGet();
+                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
+                                + " peeks and SQL statements may be in flight on one connection; wait for some to finish");
+                    }
+                    yield Mono.defer(() -> sql.run(m))
+                            .doFinally(sig -> peeks.decrementAndGet())
+                            .map(r -> {
+                                ObjectNode n = reply("sql_result", correlation);
+                                n.set("result", r);
+                                return n;
+                            })
+                            .onErrorResume(e -> Mono.just(e instanceof dev.tandem.sql.SqlException x
+                                    ? sqlError(correlation, x) : error(correlation, Problem.of(e))))
+                            .flux();
+                }
                 case "subscribe" -> subscribe(JsonBody.of(message, "message", SUBSCRIBE).requiredString("index"), correlation, subscriptions);
                 case "unsubscribe" -> {
                     String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
@@ -122,7 +145,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                     yield Flux.just(n);
                 }
                 default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
-                        + "'; expected peek, subscribe or unsubscribe");
+                        + "'; expected peek, sql, subscribe or unsubscribe");
             };
         } catch (RuntimeException e) {
             return Flux.just(error(id, Problem.of(e)));
@@ -164,6 +187,13 @@ final class SessionSocketHandler implements WebSocketHandler {
         if (id != null) {
             n.set("id", id);
         }
+        return n;
+    }
+
+    private static ObjectNode sqlError(JsonNode id, dev.tandem.sql.SqlException e) {
+        ObjectNode n = reply("error", id);
+        n.setAll(SqlHandler.problem(e, null));
+        n.put("op", "error");
         return n;
     }
 

@@ -13,7 +13,7 @@ public final class SqlSession {
         return strict;
     }
 
-    void strict(boolean strict) {
+    public void strict(boolean strict) {
         this.strict = strict;
     }
 
