@@ -18,6 +18,7 @@ import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
@@ -94,13 +95,23 @@ final class CalcitePlanner {
                 root.add(e.name(), new CatalogTable(e.schema()));
             }
         }
+        // PostgreSQL's type names that Calcite does not know, for CAST
+        root.add("text", f -> f.createSqlType(SqlTypeName.VARCHAR));
+        root.add("int8", f -> f.createSqlType(SqlTypeName.BIGINT));
+        root.add("int4", f -> f.createSqlType(SqlTypeName.INTEGER));
+        root.add("int2", f -> f.createSqlType(SqlTypeName.SMALLINT));
+        root.add("float8", f -> f.createSqlType(SqlTypeName.DOUBLE));
+        root.add("float4", f -> f.createSqlType(SqlTypeName.REAL));
+        root.add("bool", f -> f.createSqlType(SqlTypeName.BOOLEAN));
         return Frameworks.newConfigBuilder()
                 .parserConfig(PARSER)
                 .defaultSchema(root)
                 .typeSystem(TYPES)
                 .sqlValidatorConfig(SqlValidator.Config.DEFAULT
                         .withConformance(SqlConformanceEnum.LENIENT)
-                        .withIdentifierExpansion(true))
+                        .withIdentifierExpansion(true)
+                        // no implicit casts between strings and numbers: PostgreSQL refuses text + 1, and so do we
+                        .withTypeCoercionEnabled(false))
                 .sqlToRelConverterConfig(SqlToRelConverter.config().withExpand(false))
                 .build();
     }
@@ -150,9 +161,9 @@ final class CalcitePlanner {
             state = SqlException.UNDEFINED_TABLE;
         } else if (msg.matches("(?s)Column '.*' not found.*") || msg.matches("(?s)Unknown field.*")) {
             state = SqlException.UNDEFINED_COLUMN;
-        } else if (msg.startsWith("No match found for function signature")) {
+        } else if (msg.startsWith("No match found for function signature") || msg.startsWith("Cannot apply")) {
             state = SqlException.UNDEFINED_FUNCTION;
-        } else if (msg.startsWith("Cannot apply") || msg.contains("incompatible") || msg.startsWith("Cannot infer")) {
+        } else if (msg.contains("incompatible") || msg.startsWith("Cannot infer")) {
             state = SqlException.DATATYPE_MISMATCH;
         } else {
             state = "42000";

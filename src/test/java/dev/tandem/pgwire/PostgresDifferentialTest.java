@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresDifferentialTest {
 
-    static final int SCHEMAS = 6;
-    static final int QUERIES_PER_SCHEMA = 60;
+    static final int SCHEMAS = 5;
+    static final int QUERIES_PER_SCHEMA = 40;
 
     @TempDir
     Path dir;
