@@ -664,6 +664,10 @@ final class RelTranslator {
         if (e instanceof Expr.Lit l && l.value() == null) {
             return Expr.lit(null, to);
         }
+        if (e instanceof Expr.Lit l && from == DatumType.STRING) {
+            // a quoted literal takes the type it is used as, parsed as PostgreSQL parses it ('2024-01-02 03:04:05')
+            return Expr.lit(SqlTypes.convert(l.value(), to), to);
+        }
         return Expr.cast(e, to);
     }
 

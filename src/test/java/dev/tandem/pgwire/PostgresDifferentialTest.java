@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresDifferentialTest {
 
-    static final int SCHEMAS = 5;
+    static final int SCHEMAS = 4;
     static final int QUERIES_PER_SCHEMA = 40;
 
     @TempDir
