@@ -29,7 +29,9 @@ public class SqlConfiguration {
 
     @Bean
     SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking) {
-        return new SqlEngine(controller, tandemSqlBlocking);
+        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking);
+        engine.warmUp();
+        return engine;
     }
 
     @Bean(destroyMethod = "close")

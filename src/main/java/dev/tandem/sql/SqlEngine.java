@@ -89,6 +89,21 @@ public final class SqlEngine {
         this.blocking = blocking;
     }
 
+    /**
+     * Plans a query once in the background, so Calcite's one-time initialisation (class loading, code
+     * generation: seconds) is paid at start-up rather than by the first user's query.
+     */
+    public void warmUp() {
+        blocking.schedule(() -> {
+            try {
+                CalcitePlanner.plan(CalcitePlanner.parse("SELECT a, count(*) FROM (VALUES (1, 'x')) AS t(a, b) WHERE a = 1 GROUP BY a ORDER BY a"),
+                        List.of());
+            } catch (RuntimeException ignored) {
+                // a failed warm-up only means the first query pays for the initialisation
+            }
+        });
+    }
+
     /** Splits a string of several statements (a simple query) at semicolons outside quotes and comments. */
     public static List<String> split(String sql) {
         return SqlLexer.split(sql);
