@@ -23,7 +23,14 @@ test_postgres_start() {
   local bin port
   bin="$(test_postgres_bin)" || return 1
   TEST_POSTGRES_DIR="$(mktemp -d /tmp/tandem-test-postgres.XXXXXX)"
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+  # a port nothing listens on
+  local i
+  for i in $(seq 1 100); do
+    port=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      break
+    fi
+  done
   local as=()
   if [ "$(id -u)" -eq 0 ]; then
     chown postgres "$TEST_POSTGRES_DIR"
