@@ -414,7 +414,7 @@ public final class SqlEngine {
 
     private Read read(Query q, List<Object> values, SqlSession session) {
         RelTranslator tr = new RelTranslator(i -> values.get(q.params.number(i) - 1), i -> q.paramTypes.get(q.params.number(i) - 1));
-        String isolation = session.strict() ? "strict" : null;
+        String isolation = session.strict() || session.wrote() ? "strict" : null;
         Long asOf = q.asOf;
         if (q.asOfParam != null) {
             Object v = values.get(Integer.parseInt(q.asOfParam.substring(1)) - 1);
@@ -529,12 +529,11 @@ public final class SqlEngine {
         Read r = read(q, values, session);
         return controller.read(r.request).map(result -> {
             List<Object[]> rows = new ArrayList<>(result.rows().size());
-            boolean projected = r.request.project() != null;
             for (Row row : result.rows()) {
                 Object[] all = row.unpack();
                 Object[] out = new Object[q.fields.size()];
                 for (int i = 0; i < out.length; i++) {
-                    out[i] = projected ? all[i] : all[q.fields.get(i)];
+                    out[i] = all[q.fields.get(i)];
                 }
                 rows.add(out);
             }
@@ -620,7 +619,10 @@ public final class SqlEngine {
                 }
             }
             return controller.write(name, rows, null)
-                    .map(ts -> new SqlResult("INSERT", null, null, tuples.size(), null, ts));
+                    .map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
+                    });
         }, true);
     }
 
@@ -676,7 +678,10 @@ public final class SqlEngine {
                         a.add(RowJson.json(v));
                     }
                 }
-                return controller.write(name, null, rows).map(ts -> new SqlResult("DELETE", null, null, found.rows().size(), null, ts));
+                return controller.write(name, null, rows).map(ts -> {
+                    session.wrote(true);
+                    return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
+                });
             });
         }, true);
     }

@@ -57,6 +57,8 @@ public class TandemPropertiesTest {
                 "tandem.peek.default-timeout",
                 "tandem.peek.max-pending",
                 "tandem.peek.max-result-rows",
+                "tandem.pgwire.host",
+                "tandem.pgwire.port",
                 "tandem.storage.data-dir",
                 "tandem.storage.fsync",
                 "tandem.storage.repair",
