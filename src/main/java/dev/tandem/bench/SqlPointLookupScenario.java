@@ -77,8 +77,8 @@ final class SqlPointLookupScenario {
                 IsolationScenario.value((ObjectNode) two.get("rest"), "p50_ms"));
         report.ratio("solo_sql_over_rest_p50", IsolationScenario.value(solo, "p50_ms"),
                 IsolationScenario.value((ObjectNode) solo.get("rest"), "p50_ms"));
-        report.ratio("solo_over_two_runtime_sql_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));
-        report.ratio("solo_over_two_runtime_sql_p99", IsolationScenario.value(solo, "p99_ms"), IsolationScenario.value(two, "p99_ms"));
+        report.ratio("solo_over_two_runtime_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));
+        report.ratio("solo_over_two_runtime_p99", IsolationScenario.value(solo, "p99_ms"), IsolationScenario.value(two, "p99_ms"));
         return report;
     }
 
