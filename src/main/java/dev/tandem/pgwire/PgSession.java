@@ -82,7 +82,7 @@ final class PgSession {
     private boolean skipToSync;
     /** The statement being parsed, to place a Parse error's position. */
     private String errorText;
-    private volatile Sinks.Empty<Void> running;
+    private volatile Sinks.One<Boolean> running;
 
     PgSession(SqlEngine engine, PgAuthenticator authenticator, PgWireServer.Sessions sessions, int pid, int secret) {
         this.engine = engine;
@@ -98,9 +98,9 @@ final class PgSession {
 
     /** Cancels the query in flight, if any (called from the connection that sent the CancelRequest). */
     void cancel() {
-        Sinks.Empty<Void> r = running;
+        Sinks.One<Boolean> r = running;
         if (r != null) {
-            r.tryEmitEmpty();
+            r.tryEmitValue(true);
         }
     }
 
@@ -256,7 +256,8 @@ final class PgSession {
         if (!query) {
             return exec;
         }
-        Sinks.Empty<Void> cancel = Sinks.empty();
+        // takeUntilOther stops at the companion's first value (not at its completion), so a cancel emits one
+        Sinks.One<Boolean> cancel = Sinks.one();
         running = cancel;
         return exec.takeUntilOther(cancel.asMono())
                 .switchIfEmpty(Mono.error(() -> new SqlException(SqlException.CANCELED, "canceling statement due to user request")))

@@ -40,16 +40,10 @@ class PgWireCancelTest {
                     return e;
                 }
             });
-            // cancel until the query has been answered (a cancel that arrives before the query starts does nothing)
-            while (!query.isDone()) {
-                s.cancel();
-                try {
-                    query.get(200, TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.TimeoutException ignored) {
-                    // not answered yet: cancel again
-                }
-            }
-            assertThat(query.get()).isInstanceOfSatisfying(SQLException.class, e -> {
+            // a cancel that arrives before the query runs does nothing (as in PostgreSQL): wait until the read is in flight
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> stack.pendingReads() > 0);
+            s.cancel();
+            assertThat(query.get(20, TimeUnit.SECONDS)).isInstanceOfSatisfying(SQLException.class, e -> {
                 assertThat(e.getSQLState()).isEqualTo("57014");
                 assertThat(e.getMessage()).contains("canceling statement due to user request");
             });

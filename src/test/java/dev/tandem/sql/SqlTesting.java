@@ -12,6 +12,9 @@ public final class SqlTesting {
     public interface Stack extends AutoCloseable {
         SqlEngine engine();
 
+        /** Reads the controller has in flight. */
+        int pendingReads();
+
         @Override
         void close();
     }
@@ -22,6 +25,11 @@ public final class SqlTesting {
             @Override
             public SqlEngine engine() {
                 return s.sql;
+            }
+
+            @Override
+            public int pendingReads() {
+                return s.controller.pendingReads();
             }
 
             @Override
