@@ -85,11 +85,7 @@ final class SltRunner {
             counter[0]++;
             String where = file + ":" + r.line() + ": ";
             try {
-                long t0 = System.nanoTime();
                 List<Object[]> rows = exec.apply(r.sql(), r.line());
-                if (System.getenv("SLT_TIMING") != null) {
-                    System.out.println((System.nanoTime() - t0) / 1_000_000 + " ms  " + r.sql().replace('\n', ' '));
-                }
                 switch (r.kind()) {
                     case "statement ok" -> {
                     }
