@@ -38,6 +38,7 @@ public final class ApiAccess {
             .route("GET", "/v1/indexes/{name}/rows", READER, NAME)
             .route("GET", "/v1/indexes/{name}/changes", READER, NAME)
             .route("POST", "/v1/peek", READER)
+            .route("POST", "/v1/sql", ADMIN)
             .route("GET", "/v1/introspection", READER)
             .route("GET", "/v1/introspection/tandem_audit", ADMIN)
             .route("GET", "/v1/introspection/{name}", READER)
@@ -62,6 +63,7 @@ public final class ApiAccess {
             .op("subscribe", READER)
             .op("unsubscribe", READER)
             .op("subscribe_rows", READER)
+            .op("sql", ADMIN)
             .op("cancel_rows", READER)
             .build();
 

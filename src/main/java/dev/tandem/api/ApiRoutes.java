@@ -5,6 +5,7 @@ import static org.springframework.web.reactive.function.server.RequestPredicates
 import dev.tandem.config.SecurityProperties;
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
+import dev.tandem.sql.SqlEngine;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
@@ -64,6 +65,7 @@ public class ApiRoutes {
         ALLOWED.put("/v1/introspection", "GET");
         ALLOWED.put("/v1/introspection/{name}", "GET, POST");
         ALLOWED.put("/v1/ping", "GET");
+        ALLOWED.put("/v1/sql", "POST");
     }
 
     /** The constant answer of {@code GET /v1/ping}: the HTTP stack's own ceiling, against which reads are measured. */
@@ -78,11 +80,12 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit,
-            ChangeStreams changeStreams) {
+            ChangeStreams changeStreams, SqlEngine sqlEngine) {
         long max = props.maxBodyBytes().toBytes();
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
         ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams);
+        SqlHandler sql = new SqlHandler(sqlEngine, max);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)
@@ -100,6 +103,7 @@ public class ApiRoutes {
                 .GET("/v1/indexes/{name}/rows", read::lookup)
                 .GET("/v1/indexes/{name}/changes", changes::stream)
                 .POST("/v1/peek", read::peek)
+                .POST("/v1/sql", sql::sql)
                 .GET("/v1/introspection", read::listIntrospection)
                 .GET("/v1/introspection/{name}", read::readIntrospection)
                 .POST("/v1/introspection/{name}", read::peekIntrospection)
@@ -117,9 +121,10 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits,
-            ChangeStreams changeStreams) {
-        return socketMapping("/v1/ws", new SessionSocketHandler(controller, props.maxBodyBytes().toBytes(),
-                security.credentialsConfigured(), limits, changeStreams), props);
+            ChangeStreams changeStreams, SqlEngine sqlEngine) {
+        long max = props.maxBodyBytes().toBytes();
+        return socketMapping("/v1/ws", new SessionSocketHandler(controller, max, security.credentialsConfigured(), limits, changeStreams,
+                new SqlHandler(sqlEngine, max)), props);
     }
 
     /**

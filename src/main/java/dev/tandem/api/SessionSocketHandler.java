@@ -40,6 +40,8 @@ import tools.jackson.databind.node.ObjectNode;
  *       {@code {"op":"changes","id":...,"timestamp":t,"updates":[...]}} and {@code {"op":"progress","id":...,"progress":t}},
  *       until {@code {"op":"subscription_ended","id":...,"error":...}} (a change stream, {@link ChangeStreams})</li>
  *   <li>{@code {"op":"cancel_rows","id":...}} → {@code {"op":"rows_canceled","id":...}}</li>
+ *   <li>{@code {"op":"sql","id":...,"sql":"...","params":[...]}} → {@code {"op":"sql_result","id":...,"result":{...as POST /v1/sql...}}};
+ *       a refused statement's error carries its {@code sqlstate} (and {@code position})</li>
  * </ul>
  *
  * A message that cannot be served gets {@code {"op":"error","id":...,"status":...,"title":...,"detail":...}};
@@ -59,6 +61,7 @@ final class SessionSocketHandler implements WebSocketHandler {
     private static final Set<String> SUBSCRIBE = Set.of("op", "id", "index");
     private static final Set<String> SUBSCRIBE_ROWS = Set.of("op", "id", "from", "key", "filter", "project", "as_of", "snapshot", "envelope");
     private static final Set<String> CANCEL_ROWS = Set.of("op", "id");
+    private static final Set<String> SQL = Set.of("op", "id", "sql", "params", "isolation");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
@@ -66,14 +69,17 @@ final class SessionSocketHandler implements WebSocketHandler {
     private final boolean enforced;
     private final PrincipalLimits limits;
     private final ChangeStreams streams;
+    private final SqlHandler sql;
 
     /** {@code enforced}: credentials are in use, so every op is checked against {@link ApiAccess}. */
-    SessionSocketHandler(Controller controller, long maxMessageBytes, boolean enforced, PrincipalLimits limits, ChangeStreams streams) {
+    SessionSocketHandler(Controller controller, long maxMessageBytes, boolean enforced, PrincipalLimits limits, ChangeStreams streams,
+            SqlHandler sql) {
         this.controller = controller;
         this.maxMessageBytes = maxMessageBytes;
         this.enforced = enforced;
         this.limits = limits;
         this.streams = streams;
+        this.sql = sql;
     }
 
     @Override
@@ -118,7 +124,7 @@ final class SessionSocketHandler implements WebSocketHandler {
             id = message.get("id");
             JsonNode op = message.get("op");
             if (op == null || !op.isString()) {
-                throw ApiException.badRequest("message: 'op' is required: one of peek, subscribe, unsubscribe, subscribe_rows, cancel_rows");
+                throw ApiException.badRequest("message: 'op' is required: one of peek, sql, subscribe, unsubscribe, subscribe_rows, cancel_rows");
             }
             JsonNode correlation = id;
             authorize(caller, op.stringValue());
@@ -155,6 +161,24 @@ final class SessionSocketHandler implements WebSocketHandler {
                             .onErrorResume(e -> Mono.just(error(correlation, Problem.of(e))))
                             .flux();
                 }
+                case "sql" -> {
+                    JsonBody m = JsonBody.of(message, "message", SQL);
+                    if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
+                        peeks.decrementAndGet();
+                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
+                                + " peeks and SQL statements may be in flight on one connection; wait for some to finish");
+                    }
+                    yield Mono.defer(() -> sql.run(m))
+                            .doFinally(sig -> peeks.decrementAndGet())
+                            .map(r -> {
+                                ObjectNode n = reply("sql_result", correlation);
+                                n.set("result", r);
+                                return n;
+                            })
+                            .onErrorResume(e -> Mono.just(e instanceof dev.tandem.sql.SqlException x
+                                    ? sqlError(correlation, x) : error(correlation, Problem.of(e))))
+                            .flux();
+                }
                 case "subscribe" -> {
                     String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
                     yield subscribe(ObjectGrants.checkName(caller, index, index), correlation, subscriptions, who);
@@ -181,7 +205,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                     yield Flux.just(reply("rows_canceled", correlation));
                 }
                 default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
-                        + "'; expected peek, subscribe, unsubscribe, subscribe_rows or cancel_rows");
+                        + "'; expected peek, sql, subscribe, unsubscribe, subscribe_rows or cancel_rows");
             };
         } catch (RuntimeException e) {
             return Flux.just(error(id, Problem.of(e)));
@@ -231,7 +255,7 @@ final class SessionSocketHandler implements WebSocketHandler {
         Role need = ApiAccess.TABLE.op(op).orElse(null);
         if (need == null) {
             throw new ApiException(HttpStatus.FORBIDDEN, "op '" + JsonBody.abbreviate(op) + "' is not a declared op (ApiAccess);"
-                    + " expected peek, subscribe, unsubscribe, subscribe_rows or cancel_rows");
+                    + " expected peek, sql, subscribe, unsubscribe, subscribe_rows or cancel_rows");
         }
         if (caller == null || !caller.has(need)) {
             throw new ApiException(HttpStatus.FORBIDDEN, "op " + op + " needs the role " + need.label()
@@ -311,6 +335,13 @@ final class SessionSocketHandler implements WebSocketHandler {
         if (id != null) {
             n.set("id", id);
         }
+        return n;
+    }
+
+    private static ObjectNode sqlError(JsonNode id, dev.tandem.sql.SqlException e) {
+        ObjectNode n = reply("error", id);
+        n.setAll(SqlHandler.problem(e, null));
+        n.put("op", "error");
         return n;
     }
 

@@ -51,6 +51,7 @@ public final class BenchMain {
             case "introspection-under-hydration" -> IsolationScenario.run(o, true);
             case "maintenance-throughput" -> MaintenanceScenario.run(o);
             case "peek-throughput" -> PeekThroughputScenario.run(o);
+            case "sql-point-lookup" -> SqlPointLookupScenario.run(o);
             case "memory" -> MemoryScenario.run(o);
             case "replicas" -> ReplicasScenario.run(o);
             case "subscribe-fanout" -> SubscribeFanoutScenario.run(o);

@@ -27,12 +27,12 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Integer subscribers) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "replicas", "subscribe-fanout");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup");
 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | replicas | subscribe-fanout
+                         | replicas | subscribe-fanout | sql-point-lookup
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase)
               --rate N          open-loop requests/s (default: 30% of the capacity probed on the first arm)
               --rows N          rows of the large table (2000000; maintenance-throughput and memory 1000000;

@@ -39,11 +39,13 @@ final class ChildServer implements AutoCloseable {
     private final Process process;
     private final Path dir;
     private final int port;
+    private final int pgwirePort;
 
-    private ChildServer(Process process, Path dir, int port) {
+    private ChildServer(Process process, Path dir, int port, int pgwirePort) {
         this.process = process;
         this.dir = dir;
         this.port = port;
+        this.pgwirePort = pgwirePort;
     }
 
     /**
@@ -62,6 +64,7 @@ final class ChildServer implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         int port = freePort();
+        int pgwirePort = freePort();
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ChildJvm.options(heapMb, jvmArgs, dir.resolve(GC_LOG)));
@@ -70,6 +73,7 @@ final class ChildServer implements AutoCloseable {
         cmd.add("--server.port=" + port);
         cmd.add("--tandem.storage.data-dir=" + dir.resolve("data"));
         cmd.add("--tandem.storage.fsync=false");
+        cmd.add("--tandem.pgwire.port=" + pgwirePort);
         cmd.add("--tandem.compute.interactive-runtime.enabled=" + twoRuntimes);
         cmd.add("--tandem.api.max-body-bytes=16MB");
         cmd.add("--spring.main.banner-mode=off");
@@ -82,7 +86,7 @@ final class ChildServer implements AutoCloseable {
             throw new UncheckedIOException("cannot start a child server: " + cmd, e);
         }
         LIVE.add(p);
-        ChildServer child = new ChildServer(p, dir, port);
+        ChildServer child = new ChildServer(p, dir, port, pgwirePort);
         try {
             child.awaitReady(timeout);
         } catch (RuntimeException e) {
@@ -95,6 +99,11 @@ final class ChildServer implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** The port of the child's PostgreSQL wire protocol. */
+    int pgwirePort() {
+        return pgwirePort;
     }
 
     long pid() {

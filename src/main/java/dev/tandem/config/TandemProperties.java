@@ -20,7 +20,8 @@ public record TandemProperties(
         @DefaultValue Storage storage,
         @DefaultValue Compaction compaction,
         @DefaultValue Peek peek,
-        @DefaultValue Http http) {
+        @DefaultValue Http http,
+        @DefaultValue Pgwire pgwire) {
 
     /** {@code standalone}: built-in controller and user API; {@code replica}: the compute protocol only. */
     public enum Mode { STANDALONE, REPLICA }
@@ -105,6 +106,14 @@ public record TandemProperties(
             @DefaultValue("60s") Duration requestBodyTimeout, @DefaultValue("60s") Duration idleTimeout) {
     }
 
+    /**
+     * Start-up only: the PostgreSQL wire protocol. {@code port} 6875 by default, 0 for a free port (logged),
+     * -1 for off; {@code host} the interface it listens on, loopback by default (authentication is trust
+     * until the security work lands, so expose it with care).
+     */
+    public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host) {
+    }
+
     /** Live. */
     public record Compaction(@DefaultValue("1s") Duration window) {
     }
@@ -136,6 +145,8 @@ public record TandemProperties(
         s.put("tandem.http.read-timeout", http.readTimeout());
         s.put("tandem.http.request-body-timeout", http.requestBodyTimeout());
         s.put("tandem.http.idle-timeout", http.idleTimeout());
+        s.put("tandem.pgwire.port", pgwire.port());
+        s.put("tandem.pgwire.host", pgwire.host());
         return s;
     }
 }

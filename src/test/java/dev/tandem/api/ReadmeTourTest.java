@@ -40,8 +40,76 @@ class ReadmeTourTest {
     void theTourInTheReadmeWorksAsWritten() throws IOException {
         List<Step> steps = tour(Files.readString(Path.of("README.md")));
         assertThat(steps).hasSizeGreaterThanOrEqualTo(10);
-        assertThat(steps).allSatisfy(s -> assertThat(s.expected()).as(s.command()).isNotNull());
         try (TandemServer s = new TandemServer(dir, Map.of())) {
+            runCurls(s, steps);
+        }
+    }
+
+    /**
+     * The README's SQL section: its {@code curl} block against {@code POST /v1/sql}, then its psql session
+     * over the wire protocol (through JDBC), each statement checked against its {@code -- →} lines.
+     */
+    @Test
+    void theSqlSectionOfTheReadmeWorksAsWritten() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        List<Step> steps = tour(readme, "\n## SQL");
+        assertThat(steps).hasSizeGreaterThanOrEqualTo(5);
+        int section = readme.indexOf("\n## SQL");
+        int start = readme.indexOf("```sql\n", section);
+        String block = readme.substring(start + 7, readme.indexOf("\n```", start + 7));
+        try (TandemServer s = new TandemServer(dir, Map.of())) {
+            runCurls(s, steps);
+            int port = s.context.getBean(dev.tandem.config.SqlConfiguration.PgWireHolder.class).port();
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/tandem?user=me&sslmode=disable");
+                    java.sql.Statement st = c.createStatement()) {
+                String statement = null;
+                List<String> expected = new ArrayList<>();
+                List<String> lines = new ArrayList<>(List.of(block.split("\n")));
+                lines.add("");
+                for (String line : lines) {
+                    if (line.startsWith("-- →")) {
+                        expected.add(line.substring(4).strip());
+                        continue;
+                    }
+                    if (statement != null) {
+                        assertThat(psqlLines(st, statement)).as(statement).isEqualTo(expected);
+                    }
+                    statement = line.isBlank() ? null : line;
+                    expected = new ArrayList<>();
+                }
+            }
+        }
+    }
+
+    /** What psql -A shows for a statement, as the README writes it: rows as {@code a|b}, a command's tag, or {@code ERROR:  sqlstate}. */
+    private static List<String> psqlLines(java.sql.Statement st, String sql) {
+        List<String> out = new ArrayList<>();
+        try {
+            if (st.execute(sql)) {
+                try (java.sql.ResultSet rs = st.getResultSet()) {
+                    int n = rs.getMetaData().getColumnCount();
+                    while (rs.next()) {
+                        List<String> row = new ArrayList<>();
+                        for (int i = 1; i <= n; i++) {
+                            row.add(rs.getString(i) == null ? "" : rs.getString(i));
+                        }
+                        out.add(String.join("|", row));
+                    }
+                }
+            } else {
+                String verb = sql.strip().split("\\s+")[0].toUpperCase(java.util.Locale.ROOT);
+                String tag = sql.strip().toUpperCase(java.util.Locale.ROOT).replaceAll("^(CREATE \\w+|DROP \\w+|SET|DELETE|INSERT).*", "$1");
+                out.add(verb.equals("DELETE") ? "DELETE " + st.getUpdateCount() : verb.equals("INSERT") ? "INSERT 0 " + st.getUpdateCount() : tag);
+            }
+        } catch (java.sql.SQLException e) {
+            out.add("ERROR:  " + e.getSQLState());
+        }
+        return out;
+    }
+
+    private static void runCurls(TandemServer s, List<Step> steps) {
+        assertThat(steps).allSatisfy(step -> assertThat(step.expected()).as(step.command()).isNotNull());
+        {
             for (Step step : steps) {
                 Curl c = curl(step.command());
                 String uri = c.url().replaceFirst("^(http://)?localhost:8080", "");
@@ -63,8 +131,13 @@ class ReadmeTourTest {
 
     /** The commands of the tour and the expectation after each. */
     static List<Step> tour(String readme) {
-        int section = readme.indexOf("\n## Tour");
-        assertThat(section).as("README has a '## Tour' section").isPositive();
+        return tour(readme, "\n## Tour");
+    }
+
+    /** The commands of the first {@code sh} block of a section and the expectation after each. */
+    static List<Step> tour(String readme, String heading) {
+        int section = readme.indexOf(heading);
+        assertThat(section).as("README has a '" + heading.strip() + "' section").isPositive();
         int start = readme.indexOf("```sh\n", section);
         int end = readme.indexOf("\n```", start + 6);
         List<Step> steps = new ArrayList<>();

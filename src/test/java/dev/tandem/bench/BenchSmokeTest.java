@@ -76,6 +76,10 @@ class BenchSmokeTest {
                         assertThat(json.path("ratios").has("two_runtime_peeks_over_ceiling")).isTrue();
                         assertThat(json.path("arms").path("two_runtime").path("ceiling").has("rate")).isTrue();
                     }
+                    case "sql-point-lookup" -> {
+                        assertThat(json.path("ratios").has("two_runtime_sql_over_rest_p50")).isTrue();
+                        assertThat(json.path("arms").path("two_runtime").path("rest").has("rate")).isTrue();
+                    }
                     case "maintenance-throughput" -> {
                         assertThat(json.path("ratios").has("two_runtime_maintenance_loss_pct")).isTrue();
                         for (String kind : List.of("arrange", "reduce", "join")) {
@@ -113,7 +117,7 @@ class BenchSmokeTest {
     private static long rowsAtRest(String scenario) {
         return switch (scenario) {
             case "memory" -> MEMORY_ROWS;
-            case "peek-throughput" -> 20_000;
+            case "peek-throughput", "sql-point-lookup" -> 20_000;
             default -> 22_000;
         };
     }

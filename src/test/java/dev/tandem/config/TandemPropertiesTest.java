@@ -58,6 +58,8 @@ public class TandemPropertiesTest {
                 "tandem.peek.default-timeout",
                 "tandem.peek.max-pending",
                 "tandem.peek.max-result-rows",
+                "tandem.pgwire.host",
+                "tandem.pgwire.port",
                 "tandem.storage.backend",
                 "tandem.storage.data-dir",
                 "tandem.storage.fsync",

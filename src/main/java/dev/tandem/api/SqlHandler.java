@@ -1,0 +1,170 @@
+package dev.tandem.api;
+
+import dev.tandem.row.RowJson;
+import dev.tandem.sql.SqlColumn;
+import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlResult;
+import dev.tandem.sql.SqlSession;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code POST /v1/sql} {@code {"sql": "...", "params": [...], "isolation": "strict"}}: one SQL statement.
+ * A query answers the peek answer's shape ({@code columns}, {@code rows}, {@code as_of}, ... {@code path},
+ * {@code runtime}), a command {@code {"command": "INSERT", "rows": 3, "timestamp": ...}}. A refused
+ * statement answers problem+json with its {@code sqlstate} and, when known, {@code line}, {@code column}
+ * and {@code position} ({@code "line:column"}).
+ */
+final class SqlHandler {
+
+    static final Set<String> FIELDS = Set.of("sql", "params", "isolation");
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private final SqlEngine engine;
+    private final long maxBodyBytes;
+
+    SqlHandler(SqlEngine engine, long maxBodyBytes) {
+        this.engine = engine;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    Mono<ServerResponse> sql(ServerRequest request) {
+        String path = request.path();
+        return JsonBody.read(request, maxBodyBytes, FIELDS)
+                .flatMap(this::run)
+                .flatMap(CatalogHandler::ok)
+                .onErrorResume(SqlException.class, e -> {
+                    ObjectNode p = problem(e, path);
+                    return ServerResponse.status(p.get("status").intValue()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                            .bodyValue(p.toString());
+                });
+    }
+
+    /** Runs the statement of a body ({@code sql}, {@code params}, {@code isolation}); errors are {@link SqlException}s or API errors. */
+    Mono<ObjectNode> run(JsonBody body) {
+        String sql = body.requiredString("sql");
+        JsonNode params = body.array("params");
+        String isolation = body.string("isolation");
+        SqlSession session = new SqlSession();
+        if (isolation != null && !isolation.equals("serializable")) {
+            if (!isolation.equals("strict")) {
+                throw ApiException.badRequest("isolation: expected 'serializable' or 'strict', got '" + JsonBody.abbreviate(isolation) + "'");
+            }
+            session.strict(true);
+        }
+        if (SqlEngine.split(sql).size() > 1) {
+            throw ApiException.badRequest("sql: one statement per request");
+        }
+        List<Object> values = new ArrayList<>();
+        if (params != null) {
+            for (int i = 0; i < params.size(); i++) {
+                values.add(param(params.get(i), i));
+            }
+        }
+        return engine.execute(sql, values, session).map(SqlHandler::json);
+    }
+
+    private static Object param(JsonNode n, int i) {
+        if (n.isNull()) {
+            return null;
+        }
+        if (n.isBoolean()) {
+            return n.booleanValue();
+        }
+        if (n.isIntegralNumber() && n.canConvertToLong()) {
+            return n.longValue();
+        }
+        if (n.isNumber()) {
+            return n.doubleValue();
+        }
+        if (n.isString()) {
+            return n.stringValue();
+        }
+        throw ApiException.badRequest("params[" + i + "]: expected a string, number, boolean or null, got " + JsonBody.kind(n));
+    }
+
+    static ObjectNode json(SqlResult r) {
+        ObjectNode n = NODES.objectNode();
+        if (!r.isQuery()) {
+            n.put("command", r.command());
+            if (r.command().equals("INSERT") || r.command().equals("DELETE")) {
+                n.put("rows", r.rowCount());
+            }
+            if (r.timestamp() != null) {
+                n.put("timestamp", r.timestamp());
+            }
+            return n;
+        }
+        ArrayNode cols = n.putArray("columns");
+        for (SqlColumn c : r.columns()) {
+            cols.add(c.name());
+        }
+        ArrayNode types = n.putArray("types");
+        for (SqlColumn c : r.columns()) {
+            types.add(c.type().jsonName());
+        }
+        ArrayNode rows = n.putArray("rows");
+        for (Object[] row : r.rows()) {
+            ArrayNode a = rows.addArray();
+            for (Object v : row) {
+                a.add(RowJson.json(v));
+            }
+        }
+        if (r.read() != null) {
+            n.put("as_of", r.read().asOf());
+            ApiJson.frontier(n, "upper", r.read().upper());
+            ApiJson.frontier(n, "since", r.read().since());
+            n.put("lag_ms", r.read().lagMs());
+            n.put("hydrated", r.read().hydrated());
+            n.put("path", r.read().path());
+            n.put("runtime", r.read().runtime());
+        }
+        return n;
+    }
+
+    /** The HTTP status of a SQL error, by its SQLSTATE class. */
+    static int status(SqlException e) {
+        String s = e.sqlState();
+        return switch (s) {
+            case SqlException.UNDEFINED_TABLE, "42704" -> 404;
+            case SqlException.DUPLICATE_OBJECT, SqlException.DEPENDENT_OBJECTS, "55000", SqlException.SNAPSHOT_TOO_OLD -> 409;
+            case SqlException.CANCELED -> 504;
+            case SqlException.TOO_MANY_READS -> 503;
+            case "53100" -> 507;
+            case SqlException.PROGRAM_LIMIT -> 413;
+            case SqlException.INTERNAL -> 500;
+            default -> s.startsWith("22") || s.startsWith("23") ? 422 : 400;
+        };
+    }
+
+    static ObjectNode problem(SqlException e, String instance) {
+        int status = status(e);
+        ObjectNode n = NODES.objectNode();
+        n.put("type", "https://tandem.dev/problems/sql");
+        HttpStatus hs = HttpStatus.resolve(status);
+        n.put("title", hs == null ? "SQL error" : hs.getReasonPhrase());
+        n.put("status", status);
+        n.put("detail", e.getMessage());
+        n.put("sqlstate", e.sqlState());
+        if (e.line() > 0) {
+            n.put("line", e.line());
+            n.put("column", e.column());
+            n.put("position", e.line() + ":" + e.column());
+        }
+        if (instance != null) {
+            n.put("instance", instance);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,438 @@
+package dev.tandem.pgwire;
+
+import dev.tandem.row.DatumType;
+import dev.tandem.sql.SqlColumn;
+import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlResult;
+import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlStatement;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * One PostgreSQL wire-protocol (v3) connection: start-up, the simple query protocol, the extended
+ * protocol (prepared statements and portals, Parse/Bind/Describe/Execute/Sync/Close/Flush), text and
+ * binary result formats, ErrorResponse with SQLSTATE, CancelRequest and Terminate.
+ *
+ * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
+ * each returns the backend's answer as one buffer. A query in flight can be cancelled from another
+ * connection through {@link #cancel}, which is the only method called from another thread.
+ */
+final class PgSession {
+
+    /** Thrown (as a signal) to end the connection after the answer so far. */
+    static final class Close extends RuntimeException {
+        final ByteBuf last;
+
+        Close(ByteBuf last) {
+            super(null, null, false, false);
+            this.last = last;
+        }
+    }
+
+    private record Prepared(SqlStatement statement, PgCatalogQueries.Answer canned, int[] paramOids) {
+        List<SqlColumn> columns() {
+            return canned != null ? canned.columns() : statement == null ? null : statement.columns();
+        }
+
+        List<DatumType> parameterTypes() {
+            return statement == null ? List.of() : statement.parameterTypes();
+        }
+    }
+
+    private static final class Portal {
+        final Prepared prepared;
+        final List<Object> params;
+        final short[] resultFormats;
+        List<Object[]> pending;
+        SqlResult result;
+        int sent;
+
+        Portal(Prepared prepared, List<Object> params, short[] resultFormats) {
+            this.prepared = prepared;
+            this.params = params;
+            this.resultFormats = resultFormats;
+        }
+
+        int format(int column) {
+            return resultFormats.length == 0 ? 0 : resultFormats.length == 1 ? resultFormats[0] : resultFormats[column];
+        }
+    }
+
+    private final SqlEngine engine;
+    private final PgAuthenticator authenticator;
+    private final PgWireServer.Sessions sessions;
+    private final SqlSession sql = new SqlSession();
+    private final Map<String, Prepared> statements = new HashMap<>();
+    private final Map<String, Portal> portals = new HashMap<>();
+    private final int pid;
+    private final int secret;
+    private boolean started;
+    private boolean skipToSync;
+    /** The statement being parsed, to place a Parse error's position. */
+    private String errorText;
+    private volatile Sinks.One<Boolean> running;
+
+    PgSession(SqlEngine engine, PgAuthenticator authenticator, PgWireServer.Sessions sessions, int pid, int secret) {
+        this.engine = engine;
+        this.authenticator = authenticator;
+        this.sessions = sessions;
+        this.pid = pid;
+        this.secret = secret;
+    }
+
+    int secret() {
+        return secret;
+    }
+
+    /** Cancels the query in flight, if any (called from the connection that sent the CancelRequest). */
+    void cancel() {
+        Sinks.One<Boolean> r = running;
+        if (r != null) {
+            r.tryEmitValue(true);
+        }
+    }
+
+    Mono<ByteBuf> handle(PgMessage m) {
+        try {
+            return dispatch(m);
+        } catch (Close c) {
+            return Mono.error(c);
+        } catch (SqlException e) {
+            return Mono.just(errorAnswer(e, 0));
+        } catch (RuntimeException e) {
+            return Mono.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
+        }
+    }
+
+    private Mono<ByteBuf> dispatch(PgMessage m) {
+        if (m.type() == PgMessage.TOO_LARGE) {
+            throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
+        }
+        if (m.type() == PgMessage.SSL_REQUEST || m.type() == PgMessage.GSS_REQUEST) {
+            return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
+        }
+        if (!started) {
+            if (m.type() != PgMessage.STARTUP) {
+                throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
+            }
+            return startup(m.body());
+        }
+        if (skipToSync && m.type() != 'S' && m.type() != 'X' && m.type() != 'Q') {
+            return Mono.empty();
+        }
+        PgReader in = new PgReader(m.body());
+        return switch (m.type()) {
+            case 'Q' -> simpleQuery(in.cstring());
+            case 'P' -> guarded(() -> parse(in));
+            case 'B' -> guarded(() -> bind(in));
+            case 'D' -> guarded(() -> describe(in));
+            case 'E' -> execute(in);
+            case 'C' -> guarded(() -> close(in));
+            case 'S' -> {
+                skipToSync = false;
+                portals.clear();
+                yield Mono.just(new PgWriter().readyForQuery().buffer());
+            }
+            case 'H' -> Mono.empty();
+            case 'X' -> Mono.error(new Close(null));
+            case 'd', 'c', 'f' -> guarded(() -> {
+                throw SqlException.notSupported("COPY");
+            });
+            default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + m.type() + "'", 0).buffer());
+        };
+    }
+
+    // ------------------------------------------------------------------ start-up
+
+    private Mono<ByteBuf> startup(byte[] body) {
+        PgReader in = new PgReader(body);
+        int code = in.int32();
+        if (code == PgDecoder.CANCEL_CODE) {
+            int targetPid = in.int32();
+            int targetSecret = in.int32();
+            sessions.cancel(targetPid, targetSecret);
+            return Mono.error(new Close(null));
+        }
+        if (code >> 16 != 3) {
+            throw new Close(new PgWriter().error("FATAL", "0A000", "unsupported frontend protocol " + (code >> 16) + "." + (code & 0xffff)
+                    + ": Tandem speaks protocol 3.0", 0).buffer());
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        while (in.remaining() > 1) {
+            String k = in.cstring();
+            params.put(k, in.cstring());
+        }
+        String user = params.getOrDefault("user", "");
+        if (user.isEmpty()) {
+            throw new Close(new PgWriter().error("FATAL", "28000", "no user name given in the start-up packet", 0).buffer());
+        }
+        return authenticator.authenticate(params)
+                .then(Mono.fromSupplier(() -> {
+                    started = true;
+                    PgWriter w = new PgWriter().authenticationOk();
+                    w.parameterStatus("server_version", SqlEngine.SERVER_VERSION);
+                    w.parameterStatus("server_encoding", "UTF8");
+                    w.parameterStatus("client_encoding", "UTF8");
+                    w.parameterStatus("DateStyle", "ISO, MDY");
+                    w.parameterStatus("TimeZone", "UTC");
+                    w.parameterStatus("IntervalStyle", "postgres");
+                    w.parameterStatus("integer_datetimes", "on");
+                    w.parameterStatus("standard_conforming_strings", "on");
+                    w.parameterStatus("is_superuser", "off");
+                    w.parameterStatus("session_authorization", user);
+                    w.parameterStatus("application_name", params.getOrDefault("application_name", ""));
+                    w.backendKeyData(pid, secret);
+                    return w.readyForQuery().buffer();
+                }))
+                .onErrorMap(e -> !(e instanceof Close), e -> new Close(new PgWriter().error("FATAL", "28000",
+                        "authentication failed for user \"" + user + "\": " + e.getMessage(), 0).buffer()));
+    }
+
+    // ------------------------------------------------------------------ simple query
+
+    private Mono<ByteBuf> simpleQuery(String text) {
+        List<String> parts;
+        try {
+            parts = SqlEngine.split(text);
+        } catch (SqlException e) {
+            return Mono.just(new PgWriter().error(e, position(text, text, e)).readyForQuery().buffer());
+        }
+        if (parts.isEmpty()) {
+            return Mono.just(new PgWriter().simple('I').readyForQuery().buffer());
+        }
+        PgWriter w = new PgWriter();
+        return Flux.fromIterable(parts)
+                .concatMap(part -> run(part, List.of()).map(r -> {
+                    if (r.isQuery()) {
+                        w.rowDescription(r.columns(), i -> 0);
+                        for (Object[] row : r.rows()) {
+                            w.dataRow(row, r.columns(), i -> 0);
+                        }
+                    }
+                    w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag());
+                    return r;
+                }).onErrorMap(SqlException.class, e -> new Located(e, position(text, part, e))))
+                .then(Mono.fromSupplier(() -> w.readyForQuery().buffer()))
+                .onErrorResume(Located.class, e -> Mono.just(w.error(e.error, e.position).readyForQuery().buffer()));
+    }
+
+    /** A SQL error and its position in the whole query string. */
+    private static final class Located extends RuntimeException {
+        final SqlException error;
+        final int position;
+
+        Located(SqlException error, int position) {
+            super(error.getMessage(), null, false, false);
+            this.error = error;
+            this.position = position;
+        }
+    }
+
+    /** Prepares (or answers from the catalog shims) and executes one statement; cancellable when it is a query. */
+    private Mono<SqlResult> run(String statement, List<Object> params) {
+        PgCatalogQueries.Answer canned = PgCatalogQueries.answer(statement, engine);
+        if (canned != null) {
+            return canned.result();
+        }
+        return Mono.defer(() -> {
+            SqlStatement s = engine.prepare(statement);
+            return cancellable(engine.execute(s, params, sql), s.columns() != null);
+        });
+    }
+
+    private Mono<SqlResult> cancellable(Mono<SqlResult> exec, boolean query) {
+        if (!query) {
+            return exec;
+        }
+        // takeUntilOther stops at the companion's first value (not at its completion), so a cancel emits one
+        Sinks.One<Boolean> cancel = Sinks.one();
+        running = cancel;
+        return exec.takeUntilOther(cancel.asMono())
+                .switchIfEmpty(Mono.error(() -> new SqlException(SqlException.CANCELED, "canceling statement due to user request")))
+                .doFinally(s -> running = null);
+    }
+
+    private ByteBuf errorAnswer(SqlException e, int position) {
+        return new PgWriter().error(e, position).buffer();
+    }
+
+    /** The 1-based character position of an error in the query string, from its line and column in the statement. */
+    private static int position(String whole, String statement, SqlException e) {
+        if (e.line() <= 0) {
+            return 0;
+        }
+        int offset = 0;
+        int line = 1;
+        while (line < e.line() && offset < statement.length()) {
+            if (statement.charAt(offset++) == '\n') {
+                line++;
+            }
+        }
+        int base = Math.max(0, whole.indexOf(statement));
+        return base + offset + e.column();
+    }
+
+    // ------------------------------------------------------------------ extended protocol
+
+    /** Runs a step of the extended protocol; an error is answered and the rest skipped until Sync. */
+    private Mono<ByteBuf> guarded(java.util.function.Supplier<ByteBuf> step) {
+        try {
+            return Mono.just(step.get());
+        } catch (SqlException e) {
+            skipToSync = true;
+            int position = errorText != null ? position(errorText, errorText, e) : 0;
+            errorText = null;
+            return Mono.just(errorAnswer(e, position));
+        }
+    }
+
+    private ByteBuf parse(PgReader in) {
+        String name = in.cstring();
+        String query = in.cstring();
+        int n = in.int16();
+        int[] oids = new int[n];
+        for (int i = 0; i < n; i++) {
+            oids[i] = in.int32();
+        }
+        List<String> parts = SqlEngine.split(query);
+        if (parts.size() > 1) {
+            throw new SqlException(SqlException.SYNTAX, "cannot insert multiple commands into a prepared statement");
+        }
+        Prepared p;
+        if (parts.isEmpty()) {
+            p = new Prepared(null, null, oids);
+        } else {
+            PgCatalogQueries.Answer canned = PgCatalogQueries.answer(parts.get(0), engine);
+            errorText = parts.get(0);
+            p = canned != null ? new Prepared(null, canned, oids) : new Prepared(engine.prepare(parts.get(0)), null, oids);
+            errorText = null;
+        }
+        statements.put(name, p);
+        return new PgWriter().simple('1').buffer();
+    }
+
+    private ByteBuf bind(PgReader in) {
+        String portal = in.cstring();
+        String name = in.cstring();
+        Prepared p = statements.get(name);
+        if (p == null) {
+            throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
+        }
+        int nf = in.int16();
+        short[] formats = new short[nf];
+        for (int i = 0; i < nf; i++) {
+            formats[i] = (short) in.int16();
+        }
+        int np = in.int16();
+        List<Object> params = new ArrayList<>();
+        List<DatumType> types = p.parameterTypes();
+        for (int i = 0; i < np; i++) {
+            int len = in.int32();
+            if (len < 0) {
+                params.add(null);
+                continue;
+            }
+            byte[] b = in.bytes(len);
+            int format = nf == 0 ? 0 : nf == 1 ? formats[0] : formats[i];
+            if (format == 0) {
+                params.add(new String(b, StandardCharsets.UTF_8));
+            } else {
+                int oid = i < p.paramOids().length && p.paramOids()[i] != 0 ? p.paramOids()[i]
+                        : i < types.size() ? PgWriter.oid(types.get(i)) : 25;
+                params.add(PgWriter.decodeBinary(b, oid));
+            }
+        }
+        if (np != types.size()) {
+            throw new SqlException("08P01", "bind message supplies " + np + " parameters, but prepared statement \"" + name
+                    + "\" requires " + types.size());
+        }
+        int nr = in.int16();
+        short[] results = new short[nr];
+        for (int i = 0; i < nr; i++) {
+            results[i] = (short) in.int16();
+        }
+        portals.put(portal, new Portal(p, params, results));
+        return new PgWriter().simple('2').buffer();
+    }
+
+    private ByteBuf describe(PgReader in) {
+        char kind = (char) in.int8();
+        String name = in.cstring();
+        PgWriter w = new PgWriter();
+        if (kind == 'S') {
+            Prepared p = statements.get(name);
+            if (p == null) {
+                throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
+            }
+            w.parameterDescription(p.parameterTypes());
+            return (p.columns() == null ? w.simple('n') : w.rowDescription(p.columns(), i -> 0)).buffer();
+        }
+        Portal portal = portals.get(name);
+        if (portal == null) {
+            throw new SqlException("34000", "portal \"" + name + "\" does not exist");
+        }
+        List<SqlColumn> cols = portal.prepared.columns();
+        return (cols == null ? w.simple('n') : w.rowDescription(cols, portal::format)).buffer();
+    }
+
+    private Mono<ByteBuf> execute(PgReader in) {
+        String name = in.cstring();
+        int maxRows = in.int32();
+        Portal portal = portals.get(name);
+        if (portal == null) {
+            return guarded(() -> {
+                throw new SqlException("34000", "portal \"" + name + "\" does not exist");
+            });
+        }
+        Mono<SqlResult> result;
+        if (portal.result != null) {
+            result = Mono.just(portal.result);
+        } else if (portal.prepared.canned() != null) {
+            result = portal.prepared.canned().result();
+        } else if (portal.prepared.statement() == null) {
+            return Mono.just(new PgWriter().simple('I').buffer());
+        } else {
+            result = cancellable(engine.execute(portal.prepared.statement(), portal.params, sql), portal.prepared.columns() != null);
+        }
+        return result.map(r -> {
+            portal.result = r;
+            PgWriter w = new PgWriter();
+            if (!r.isQuery()) {
+                return w.commandComplete(r.tag()).buffer();
+            }
+            Function<Integer, Integer> format = portal::format;
+            int end = maxRows > 0 ? Math.min(r.rows().size(), portal.sent + maxRows) : r.rows().size();
+            for (int i = portal.sent; i < end; i++) {
+                w.dataRow(r.rows().get(i), r.columns(), format);
+            }
+            portal.sent = end;
+            return (end < r.rows().size() ? w.simple('s') : w.commandComplete(r.tag())).buffer();
+        }).onErrorResume(SqlException.class, e -> {
+            skipToSync = true;
+            return Mono.just(errorAnswer(e, 0));
+        });
+    }
+
+    private ByteBuf close(PgReader in) {
+        char kind = (char) in.int8();
+        String name = in.cstring();
+        if (kind == 'S') {
+            statements.remove(name);
+        } else {
+            portals.remove(name);
+        }
+        return new PgWriter().simple('3').buffer();
+    }
+}

@@ -1,0 +1,216 @@
+package dev.tandem.pgwire;
+
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Timestamp;
+import dev.tandem.sql.SqlColumn;
+import dev.tandem.sql.SqlException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Function;
+
+/** Backend messages written into one buffer, to be sent (and flushed) together. */
+final class PgWriter {
+
+    /** Microseconds from the Unix epoch to PostgreSQL's, 2000-01-01. */
+    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+
+    private final ByteBuf buf = Unpooled.buffer(256);
+    private int start = -1;
+
+    ByteBuf buffer() {
+        return buf;
+    }
+
+    private PgWriter begin(char type) {
+        buf.writeByte(type);
+        start = buf.writerIndex();
+        buf.writeInt(0);
+        return this;
+    }
+
+    private PgWriter end() {
+        buf.setInt(start, buf.writerIndex() - start);
+        return this;
+    }
+
+    private void cstring(String s) {
+        buf.writeBytes(s.getBytes(StandardCharsets.UTF_8));
+        buf.writeByte(0);
+    }
+
+    PgWriter raw(byte b) {
+        buf.writeByte(b);
+        return this;
+    }
+
+    PgWriter authenticationOk() {
+        begin('R');
+        buf.writeInt(0);
+        return end();
+    }
+
+    PgWriter parameterStatus(String name, String value) {
+        begin('S');
+        cstring(name);
+        cstring(value);
+        return end();
+    }
+
+    PgWriter backendKeyData(int pid, int secret) {
+        begin('K');
+        buf.writeInt(pid);
+        buf.writeInt(secret);
+        return end();
+    }
+
+    PgWriter readyForQuery() {
+        begin('Z');
+        buf.writeByte('I');
+        return end();
+    }
+
+    PgWriter simple(char type) {
+        return begin(type).end();
+    }
+
+    PgWriter commandComplete(String tag) {
+        begin('C');
+        cstring(tag);
+        return end();
+    }
+
+    PgWriter parameterDescription(List<DatumType> types) {
+        begin('t');
+        buf.writeShort(types.size());
+        for (DatumType t : types) {
+            buf.writeInt(oid(t));
+        }
+        return end();
+    }
+
+    /** A RowDescription; {@code format} gives each column's format code (0 text, 1 binary). */
+    PgWriter rowDescription(List<SqlColumn> columns, Function<Integer, Integer> format) {
+        begin('T');
+        buf.writeShort(columns.size());
+        for (int i = 0; i < columns.size(); i++) {
+            SqlColumn c = columns.get(i);
+            cstring(c.name());
+            buf.writeInt(0);
+            buf.writeShort(0);
+            buf.writeInt(oid(c.type()));
+            buf.writeShort(typeLength(c.type()));
+            buf.writeInt(-1);
+            buf.writeShort(format.apply(i));
+        }
+        return end();
+    }
+
+    PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format) {
+        begin('D');
+        buf.writeShort(row.length);
+        for (int i = 0; i < row.length; i++) {
+            Object v = row[i];
+            if (v == null) {
+                buf.writeInt(-1);
+                continue;
+            }
+            if (format.apply(i) == 1) {
+                binary(v, columns.get(i).type());
+            } else {
+                byte[] b = dev.tandem.sql.SqlValues.text(v).getBytes(StandardCharsets.UTF_8);
+                buf.writeInt(b.length);
+                buf.writeBytes(b);
+            }
+        }
+        return end();
+    }
+
+    private void binary(Object v, DatumType t) {
+        switch (t) {
+            case BOOL -> {
+                buf.writeInt(1);
+                buf.writeByte((Boolean) v ? 1 : 0);
+            }
+            case INT64 -> {
+                buf.writeInt(8);
+                buf.writeLong((Long) v);
+            }
+            case FLOAT64 -> {
+                buf.writeInt(8);
+                buf.writeDouble((Double) v);
+            }
+            case TIMESTAMP -> {
+                buf.writeInt(8);
+                buf.writeLong(((Timestamp) v).micros() - PG_EPOCH_MICROS);
+            }
+            case STRING -> {
+                byte[] b = ((String) v).getBytes(StandardCharsets.UTF_8);
+                buf.writeInt(b.length);
+                buf.writeBytes(b);
+            }
+        }
+    }
+
+    /** An ErrorResponse: severity, SQLSTATE, message and, when known, the 1-based character position. */
+    PgWriter error(String severity, String sqlState, String message, int position) {
+        begin('E');
+        buf.writeByte('S');
+        cstring(severity);
+        buf.writeByte('V');
+        cstring(severity);
+        buf.writeByte('C');
+        cstring(sqlState);
+        buf.writeByte('M');
+        cstring(message == null ? "error" : message);
+        if (position > 0) {
+            buf.writeByte('P');
+            cstring(Integer.toString(position));
+        }
+        buf.writeByte(0);
+        return end();
+    }
+
+    PgWriter error(SqlException e, int position) {
+        return error("ERROR", e.sqlState(), e.getMessage(), position);
+    }
+
+    static int oid(DatumType t) {
+        return switch (t) {
+            case BOOL -> 16;
+            case INT64 -> 20;
+            case FLOAT64 -> 701;
+            case STRING -> 25;
+            case TIMESTAMP -> 1114;
+        };
+    }
+
+    private static int typeLength(DatumType t) {
+        return switch (t) {
+            case BOOL -> 1;
+            case INT64, FLOAT64, TIMESTAMP -> 8;
+            case STRING -> -1;
+        };
+    }
+
+    /** A binary parameter of type {@code oid} as a Java value the SQL engine converts. */
+    static Object decodeBinary(byte[] b, int oid) {
+        ByteBuf in = Unpooled.wrappedBuffer(b);
+        return switch (oid) {
+            case 16 -> b.length == 1 ? (Object) (b[0] != 0) : bad(oid);
+            case 20 -> b.length == 8 ? (Object) in.readLong() : bad(oid);
+            case 23 -> b.length == 4 ? (Object) (long) in.readInt() : bad(oid);
+            case 21 -> b.length == 2 ? (Object) (long) in.readShort() : bad(oid);
+            case 701 -> b.length == 8 ? (Object) in.readDouble() : bad(oid);
+            case 700 -> b.length == 4 ? (Object) (double) in.readFloat() : bad(oid);
+            case 25, 1043, 705, 19, 1042, 0 -> new String(b, StandardCharsets.UTF_8);
+            case 1114, 1184 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
+        };
+    }
+
+    private static Object bad(int oid) {
+        throw new SqlException("22P03", "invalid binary parameter for type oid " + oid);
+    }
+}

@@ -1,0 +1,750 @@
+package dev.tandem.sql;
+
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.ExprException;
+import dev.tandem.expr.Func;
+import dev.tandem.expr.Mfp;
+import dev.tandem.plan.AggregateFunc;
+import dev.tandem.plan.Plan;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Timestamp;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.IntFunction;
+import org.apache.calcite.rel.RelCollation;
+import org.apache.calcite.rel.RelFieldCollation;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Intersect;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.core.Minus;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.SetOp;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.core.Union;
+import org.apache.calcite.rel.core.Values;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexDynamicParam;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.TimestampString;
+
+/**
+ * Translates Calcite's relational algebra into Tandem plans and its row expressions into Tandem
+ * expressions. Every operator and function it does not know is refused as "not supported: ...", so a
+ * query either means in Tandem what it means in SQL or does not run.
+ *
+ * <p>SQL constructs without a Tandem operator of their own are built from the operators there are:
+ * outer joins are the inner join plus the unmatched rows padded with NULLs (the input less its
+ * semi-join with the other side's distinct keys); {@code EXCEPT [ALL]} and {@code INTERSECT [ALL]} are
+ * unions with negation and threshold; {@code avg} is {@code sum/count}; an aggregate without
+ * {@code GROUP BY} answers one row over an empty input too (the default row, added when the
+ * reduce has none).
+ */
+final class RelTranslator {
+
+    /** A plan and the Tandem types of its columns. */
+    record Translated(Plan plan, List<DatumType> types) {
+    }
+
+    private final IntFunction<Object> params;
+    private final IntFunction<DatumType> paramTypes;
+    private RexBuilder rexBuilder;
+
+    /**
+     * @param params the value of dynamic parameter {@code i} (in Calcite's numbering), already of its type
+     * @param paramTypes the type of dynamic parameter {@code i}
+     */
+    RelTranslator(IntFunction<Object> params, IntFunction<DatumType> paramTypes) {
+        this.params = params;
+        this.paramTypes = paramTypes;
+    }
+
+    Translated translate(RelNode rel) {
+        rexBuilder = rel.getCluster().getRexBuilder();
+        return rel(rel);
+    }
+
+    private Translated rel(RelNode rel) {
+        return switch (rel) {
+            case TableScan scan -> {
+                List<String> name = scan.getTable().getQualifiedName();
+                yield new Translated(Plan.getByName(name.get(name.size() - 1)), typesOf(rel));
+            }
+            case Values values -> values(values);
+            case Filter filter -> {
+                Translated in = rel(filter.getInput());
+                Expr cond = rex(filter.getCondition(), in.types());
+                yield new Translated(new Plan.MapFilterProject(in.plan(), Mfp.filter(List.of(cond))), in.types());
+            }
+            case Project project -> {
+                Translated in = rel(project.getInput());
+                List<Expr> exprs = new ArrayList<>();
+                for (RexNode e : project.getProjects()) {
+                    exprs.add(rex(e, in.types()));
+                }
+                yield project(in, exprs);
+            }
+            case Join join -> join(join);
+            case Aggregate agg -> aggregate(agg);
+            case Union union -> setOp(union);
+            case Minus minus -> setOp(minus);
+            case Intersect intersect -> setOp(intersect);
+            case Sort sort -> sort(sort);
+            default -> throw SqlException.notSupported("the relational operator " + rel.getRelTypeName().replaceFirst("^Logical", ""));
+        };
+    }
+
+    /** A plan computing {@code exprs} over the input's rows. */
+    private Translated project(Translated in, List<Expr> exprs) {
+        List<DatumType> types = new ArrayList<>();
+        List<Integer> cols = new ArrayList<>();
+        List<Expr> map = new ArrayList<>();
+        for (Expr e : exprs) {
+            types.add(typeOf(e, in.types()));
+            if (e instanceof Expr.Col c) {
+                cols.add(c.index());
+            } else {
+                cols.add(in.types().size() + map.size());
+                map.add(e);
+            }
+        }
+        boolean identity = map.isEmpty() && cols.size() == in.types().size();
+        for (int i = 0; identity && i < cols.size(); i++) {
+            identity = cols.get(i) == i;
+        }
+        if (identity) {
+            return in;
+        }
+        return new Translated(new Plan.MapFilterProject(in.plan(), new Mfp(map, List.of(), cols)), types);
+    }
+
+    private Translated values(Values values) {
+        List<DatumType> types = new ArrayList<>();
+        for (RelDataTypeField f : values.getRowType().getFieldList()) {
+            DatumType t = SqlTypes.of(f.getType());
+            types.add(t == null ? DatumType.STRING : t);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (List<RexLiteral> tuple : values.getTuples()) {
+            List<Object> vals = new ArrayList<>();
+            for (int i = 0; i < tuple.size(); i++) {
+                vals.add(SqlTypes.convert(literalValue(tuple.get(i)), types.get(i)));
+            }
+            rows.add(Row.pack(types, vals));
+        }
+        return new Translated(new Plan.Constant(rows, types), types);
+    }
+
+    // ------------------------------------------------------------------ joins
+
+    private Translated join(Join join) {
+        JoinRelType type = join.getJoinType();
+        if (type == JoinRelType.RIGHT) {
+            // b RIGHT JOIN a is a LEFT JOIN b, with the columns put back in order
+            Translated left = rel(join.getLeft());
+            Translated right = rel(join.getRight());
+            int nl = left.types().size();
+            int nr = right.types().size();
+            List<Expr> swapped = new ArrayList<>();
+            List<DatumType> concat = concat(left.types(), right.types());
+            List<Expr> conjuncts = conjuncts(rex(join.getCondition(), concat));
+            List<Expr> remapped = new ArrayList<>();
+            for (Expr c : conjuncts) {
+                remapped.add(shift(c, i -> i < nl ? i + nr : i - nl));
+            }
+            Translated lj = leftJoin(right, left, remapped, false);
+            for (int i = 0; i < nl; i++) {
+                swapped.add(Expr.col(nr + i));
+            }
+            for (int i = 0; i < nr; i++) {
+                swapped.add(Expr.col(i));
+            }
+            return project(lj, swapped);
+        }
+        Translated left = rel(join.getLeft());
+        Translated right = rel(join.getRight());
+        List<DatumType> concat = concat(left.types(), right.types());
+        List<Expr> conjuncts = conjuncts(rex(join.getCondition(), concat));
+        return switch (type) {
+            case INNER -> innerJoin(left, right, conjuncts);
+            case LEFT -> leftJoin(left, right, conjuncts, false);
+            case FULL -> leftJoin(left, right, conjuncts, true);
+            default -> throw SqlException.notSupported(type.name().toLowerCase(Locale.ROOT) + " join");
+        };
+    }
+
+    /** Equality keys between the two sides, and the rest of the condition. */
+    private record JoinKeys(List<int[]> keys, List<Expr> rest) {
+    }
+
+    private static JoinKeys keys(List<Expr> conjuncts, List<DatumType> concat, int nl) {
+        List<int[]> keys = new ArrayList<>();
+        List<Expr> rest = new ArrayList<>();
+        for (Expr c : conjuncts) {
+            if (c instanceof Expr.Call call && call.func() == Func.EQ
+                    && call.args().get(0) instanceof Expr.Col a && call.args().get(1) instanceof Expr.Col b
+                    && concat.get(a.index()) == concat.get(b.index())
+                    && (a.index() < nl) != (b.index() < nl)) {
+                int l = Math.min(a.index(), b.index());
+                int r = Math.max(a.index(), b.index()) - nl;
+                keys.add(new int[] {l, r});
+            } else {
+                rest.add(c);
+            }
+        }
+        return new JoinKeys(keys, rest);
+    }
+
+    private Translated innerJoin(Translated left, Translated right, List<Expr> conjuncts) {
+        int nl = left.types().size();
+        List<DatumType> concat = concat(left.types(), right.types());
+        JoinKeys k = keys(conjuncts, concat, nl);
+        Plan join = new Plan.Join(List.of(left.plan(), right.plan()), on(k.keys()));
+        if (!k.rest().isEmpty()) {
+            join = new Plan.MapFilterProject(join, Mfp.filter(k.rest()));
+        }
+        return new Translated(join, concat);
+    }
+
+    private static List<List<Plan.JoinColumn>> on(List<int[]> keys) {
+        List<List<Plan.JoinColumn>> on = new ArrayList<>();
+        for (int[] k : keys) {
+            on.add(List.of(new Plan.JoinColumn(0, k[0]), new Plan.JoinColumn(1, k[1])));
+        }
+        return on;
+    }
+
+    /**
+     * {@code left LEFT JOIN right} (and with {@code full}, FULL JOIN): the inner join, plus each left
+     * row without a match padded with NULLs (plus, for a full join, each unmatched right row). The
+     * condition must be equalities between the sides and conditions on the right side alone (the
+     * left side alone too for a full join's... no: only equalities for a full join).
+     */
+    private Translated leftJoin(Translated left, Translated right, List<Expr> conjuncts, boolean full) {
+        int nl = left.types().size();
+        int nr = right.types().size();
+        List<DatumType> concat = concat(left.types(), right.types());
+        JoinKeys k = keys(conjuncts, concat, nl);
+        List<Expr> rightOnly = new ArrayList<>();
+        for (Expr c : k.rest()) {
+            if (!full && minColumn(c) >= nl) {
+                rightOnly.add(shift(c, i -> i - nl));
+            } else {
+                throw SqlException.notSupported((full ? "full" : "outer") + " join condition other than equalities between the two sides"
+                        + (full ? "" : " and conditions on the inner side"));
+            }
+        }
+        Translated r = rightOnly.isEmpty() ? right
+                : new Translated(new Plan.MapFilterProject(right.plan(), Mfp.filter(rightOnly)), right.types());
+        Plan inner = new Plan.Join(List.of(left.plan(), r.plan()), on(k.keys()));
+        List<int[]> flipped = k.keys().stream().map(a -> new int[] {a[1], a[0]}).toList();
+        List<Plan> parts = new ArrayList<>();
+        parts.add(inner);
+        parts.add(padRight(unmatched(left, k.keys().stream().map(a -> a[0]).toList(), r, k.keys().stream().map(a -> a[1]).toList()), right.types()));
+        if (full) {
+            Plan unmatchedRight = unmatched(r, flipped.stream().map(a -> a[0]).toList(), left, flipped.stream().map(a -> a[1]).toList());
+            List<Expr> map = new ArrayList<>();
+            List<Integer> cols = new ArrayList<>();
+            for (int i = 0; i < nl; i++) {
+                map.add(Expr.lit(null, left.types().get(i)));
+                cols.add(nr + i);
+            }
+            for (int i = 0; i < nr; i++) {
+                cols.add(i);
+            }
+            parts.add(new Plan.MapFilterProject(unmatchedRight, new Mfp(map, List.of(), cols)));
+        }
+        return new Translated(new Plan.Union(parts), concat);
+    }
+
+    /** The rows of {@code side} whose {@code keys} match no row of {@code other} on {@code otherKeys}, with their multiplicities. */
+    private static Plan unmatched(Translated side, List<Integer> keys, Translated other, List<Integer> otherKeys) {
+        Plan distinctKeys = new Plan.Reduce(other.plan(), otherKeys, List.of());
+        List<List<Plan.JoinColumn>> on = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            on.add(List.of(new Plan.JoinColumn(0, keys.get(i)), new Plan.JoinColumn(1, i)));
+        }
+        List<Integer> sideCols = new ArrayList<>();
+        for (int i = 0; i < side.types().size(); i++) {
+            sideCols.add(i);
+        }
+        Plan matched = new Plan.MapFilterProject(new Plan.Join(List.of(side.plan(), distinctKeys), on), Mfp.project(sideCols));
+        return new Plan.Union(List.of(side.plan(), new Plan.Negate(matched)));
+    }
+
+    private static Plan padRight(Plan rows, List<DatumType> padTypes) {
+        List<Expr> map = new ArrayList<>();
+        for (DatumType t : padTypes) {
+            map.add(Expr.lit(null, t));
+        }
+        return new Plan.MapFilterProject(rows, new Mfp(map, List.of(), null));
+    }
+
+    // ------------------------------------------------------------------ aggregates
+
+    private Translated aggregate(Aggregate agg) {
+        if (agg.getGroupType() != Aggregate.Group.SIMPLE) {
+            throw SqlException.notSupported("GROUPING SETS, ROLLUP and CUBE");
+        }
+        Translated in = rel(agg.getInput());
+        List<Integer> key = agg.getGroupSet().asList();
+        List<Plan.Aggregate> aggs = new ArrayList<>();
+        List<DatumType> types = new ArrayList<>();
+        for (int k : key) {
+            types.add(in.types().get(k));
+        }
+        int n = key.size();
+        // the final columns, over the reduce's output (avg and sum0 need a step after the reduce)
+        List<Expr> finals = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            finals.add(Expr.col(i));
+        }
+        List<Object> defaults = new ArrayList<>();
+        for (AggregateCall call : agg.getAggCallList()) {
+            if (call.isDistinct()) {
+                throw SqlException.notSupported("DISTINCT in an aggregate (" + call.getAggregation().getName().toLowerCase(Locale.ROOT) + "(DISTINCT ...))");
+            }
+            if (call.filterArg >= 0) {
+                throw SqlException.notSupported("FILTER on an aggregate");
+            }
+            if (call.getArgList().size() > 1) {
+                throw SqlException.notSupported("aggregate " + call.getAggregation().getName() + " of several arguments");
+            }
+            Expr arg = call.getArgList().isEmpty() ? null : Expr.col(call.getArgList().get(0));
+            DatumType argType = arg == null ? null : in.types().get(call.getArgList().get(0));
+            SqlKind kind = call.getAggregation().getKind();
+            int at = n + aggs.size();
+            switch (kind) {
+                case COUNT -> {
+                    aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
+                    finals.add(Expr.col(at));
+                    types.add(DatumType.INT64);
+                    defaults.add(0L);
+                }
+                case SUM, SUM0, MIN, MAX -> {
+                    if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                        throw SqlException.notSupported(kind.name().toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(argType));
+                    }
+                    AggregateFunc f = kind == SqlKind.MIN ? AggregateFunc.MIN : kind == SqlKind.MAX ? AggregateFunc.MAX : AggregateFunc.SUM;
+                    aggs.add(new Plan.Aggregate(f, arg));
+                    finals.add(kind == SqlKind.SUM0
+                            ? Expr.call(Func.COALESCE, Expr.col(at), argType == DatumType.INT64 ? Expr.lit(0L, argType) : Expr.lit(0.0, argType))
+                            : Expr.col(at));
+                    types.add(argType);
+                    defaults.add(kind == SqlKind.SUM0 ? (argType == DatumType.INT64 ? (Object) 0L : (Object) 0.0) : null);
+                }
+                case AVG -> {
+                    if (argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                        throw SqlException.notSupported("avg of " + SqlTypes.pgName(argType));
+                    }
+                    aggs.add(new Plan.Aggregate(AggregateFunc.SUM, arg));
+                    aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
+                    finals.add(Expr.call(Func.DIV, toFloat(Expr.col(at), argType), Expr.cast(Expr.col(at + 1), DatumType.FLOAT64)));
+                    types.add(DatumType.FLOAT64);
+                    defaults.add(null);
+                }
+                default -> throw SqlException.notSupported("aggregate function " + call.getAggregation().getName().toLowerCase(Locale.ROOT));
+            }
+        }
+        Plan reduce = new Plan.Reduce(in.plan(), key, aggs);
+        List<DatumType> reduceTypes = new ArrayList<>(types.subList(0, n));
+        for (Plan.Aggregate a : aggs) {
+            reduceTypes.add(a.func() == AggregateFunc.COUNT ? DatumType.INT64 : typeOf(a.expr(), in.types()));
+        }
+        Translated out = project(new Translated(reduce, reduceTypes), finals);
+        if (!key.isEmpty()) {
+            return out;
+        }
+        // Without GROUP BY an aggregate answers one row even over no rows: add the default row when the reduce has none.
+        Plan defaultRow = new Plan.Constant(List.of(Row.pack(out.types(), defaults)), out.types());
+        List<Expr> asDefault = new ArrayList<>();
+        for (int i = 0; i < defaults.size(); i++) {
+            asDefault.add(Expr.lit(defaults.get(i), out.types().get(i)));
+        }
+        Plan present = project(out, asDefault).plan();
+        return new Translated(new Plan.Union(List.of(out.plan(), defaultRow, new Plan.Negate(present))), out.types());
+    }
+
+    private static Expr toFloat(Expr e, DatumType t) {
+        return t == DatumType.FLOAT64 ? e : Expr.cast(e, DatumType.FLOAT64);
+    }
+
+    // ------------------------------------------------------------------ set operations and sorts
+
+    private Translated setOp(SetOp op) {
+        List<Translated> inputs = new ArrayList<>();
+        for (RelNode r : op.getInputs()) {
+            inputs.add(rel(r));
+        }
+        int arity = inputs.get(0).types().size();
+        List<DatumType> types = new ArrayList<>();
+        for (int c = 0; c < arity; c++) {
+            List<DatumType> col = new ArrayList<>();
+            for (Translated t : inputs) {
+                col.add(t.types().get(c));
+            }
+            types.add(col.contains(DatumType.FLOAT64) && col.stream().allMatch(t -> t == DatumType.INT64 || t == DatumType.FLOAT64)
+                    ? DatumType.FLOAT64 : col.get(0));
+        }
+        List<Plan> plans = new ArrayList<>();
+        for (Translated t : inputs) {
+            List<Expr> cast = new ArrayList<>();
+            for (int c = 0; c < arity; c++) {
+                cast.add(coerce(Expr.col(c), t.types().get(c), types.get(c)));
+            }
+            Plan p = project(t, cast).plan();
+            plans.add(op.all ? p : distinct(p, arity));
+        }
+        Plan result = switch (op) {
+            case Union u -> new Plan.Union(plans);
+            case Minus m -> {
+                Plan acc = plans.get(0);
+                for (int i = 1; i < plans.size(); i++) {
+                    acc = new Plan.Threshold(new Plan.Union(List.of(acc, new Plan.Negate(plans.get(i)))));
+                }
+                yield acc;
+            }
+            case Intersect x -> {
+                // min(a, b) = a - max(a - b, 0)
+                Plan acc = plans.get(0);
+                for (int i = 1; i < plans.size(); i++) {
+                    Plan aLessB = new Plan.Threshold(new Plan.Union(List.of(acc, new Plan.Negate(plans.get(i)))));
+                    acc = new Plan.Union(List.of(acc, new Plan.Negate(aLessB)));
+                }
+                yield acc;
+            }
+            default -> throw SqlException.notSupported(op.getRelTypeName());
+        };
+        if (!op.all && op instanceof Union) {
+            result = distinct(result, arity);
+        }
+        return new Translated(result, types);
+    }
+
+    private static Plan distinct(Plan p, int arity) {
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < arity; i++) {
+            all.add(i);
+        }
+        return new Plan.Reduce(p, all, List.of());
+    }
+
+    /** A sort inside a query: with a limit or offset it is a top-k, without one it does not change the multiset. */
+    private Translated sort(Sort sort) {
+        Translated in = rel(sort.getInput());
+        if (sort.fetch == null && sort.offset == null) {
+            return in;
+        }
+        Long limit = sort.fetch == null ? null : count(sort.fetch, "LIMIT");
+        long offset = sort.offset == null ? 0 : count(sort.offset, "OFFSET");
+        return new Translated(new Plan.TopK(in.plan(), List.of(), orderings(sort.getCollation()), limit, offset), in.types());
+    }
+
+    static List<Plan.Ordering> orderings(RelCollation collation) {
+        List<Plan.Ordering> out = new ArrayList<>();
+        for (RelFieldCollation f : collation.getFieldCollations()) {
+            boolean desc = f.getDirection().isDescending();
+            boolean nullsLast = switch (f.nullDirection) {
+                case LAST -> true;
+                case FIRST -> false;
+                default -> !desc;
+            };
+            out.add(new Plan.Ordering(f.getFieldIndex(), desc, nullsLast));
+        }
+        return out;
+    }
+
+    /** A LIMIT or OFFSET count: a literal or a parameter, not negative. */
+    long count(RexNode n, String what) {
+        Object v = switch (n) {
+            case RexLiteral l -> literalValue(l);
+            case RexDynamicParam p -> params.apply(p.getIndex());
+            default -> throw SqlException.notSupported(what + " with an expression");
+        };
+        if (v == null) {
+            throw new SqlException(SqlException.INVALID_PARAMETER, what + " must not be NULL");
+        }
+        long c = ((Number) SqlTypes.convert(v, DatumType.INT64)).longValue();
+        if (c < 0) {
+            throw new SqlException("2201W", what + " must not be negative");
+        }
+        return c;
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    Expr rex(RexNode node, List<DatumType> in) {
+        return switch (node) {
+            case RexInputRef ref -> Expr.col(ref.getIndex());
+            case RexLiteral lit -> {
+                DatumType t = SqlTypes.of(lit.getType());
+                yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
+            }
+            case RexDynamicParam p -> Expr.lit(params.apply(p.getIndex()), paramTypes.apply(p.getIndex()));
+            case RexCall call -> call(call, in);
+            default -> throw SqlException.notSupported(node.getKind() == SqlKind.SCALAR_QUERY || node.getKind() == SqlKind.IN
+                    || node.getKind() == SqlKind.EXISTS ? "subqueries in expressions (only subqueries in FROM)" : "expression " + node);
+        };
+    }
+
+    private Expr call(RexCall call, List<DatumType> in) {
+        List<RexNode> ops = call.getOperands();
+        SqlKind kind = call.getKind();
+        switch (kind) {
+            case SEARCH -> {
+                return rex(RexUtil.expandSearch(rexBuilder, null, call), in);
+            }
+            case EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL -> {
+                Func f = switch (kind) {
+                    case EQUALS -> Func.EQ;
+                    case NOT_EQUALS -> Func.NEQ;
+                    case LESS_THAN -> Func.LT;
+                    case LESS_THAN_OR_EQUAL -> Func.LTE;
+                    case GREATER_THAN -> Func.GT;
+                    default -> Func.GTE;
+                };
+                List<Expr> args = unify(args(ops, in), in);
+                for (int i = 0; i < 2; i++) {
+                    if (typeOf(args.get(i), in) == DatumType.FLOAT64) {
+                        // PostgreSQL: -0 = 0 (Tandem's datum order puts -0.0 before 0.0); NaN is greatest in both
+                        args.set(i, Expr.call(Func.ADD, args.get(i), Expr.lit(0.0, DatumType.FLOAT64)));
+                    }
+                }
+                return new Expr.Call(f, args);
+            }
+            case AND, OR -> {
+                return new Expr.Call(kind == SqlKind.AND ? Func.AND : Func.OR, args(ops, in));
+            }
+            case NOT -> {
+                return Expr.call(Func.NOT, rex(ops.get(0), in));
+            }
+            case IS_NULL -> {
+                return Expr.call(Func.IS_NULL, rex(ops.get(0), in));
+            }
+            case IS_NOT_NULL -> {
+                return Expr.call(Func.NOT, Expr.call(Func.IS_NULL, rex(ops.get(0), in)));
+            }
+            case IS_TRUE, IS_NOT_FALSE -> {
+                Expr a = rex(ops.get(0), in);
+                return Expr.call(Func.COALESCE, a, Expr.lit(kind == SqlKind.IS_NOT_FALSE, DatumType.BOOL));
+            }
+            case IS_FALSE, IS_NOT_TRUE -> {
+                Expr a = Expr.call(Func.NOT, rex(ops.get(0), in));
+                return Expr.call(Func.COALESCE, a, Expr.lit(kind == SqlKind.IS_NOT_TRUE, DatumType.BOOL));
+            }
+            case IS_DISTINCT_FROM, IS_NOT_DISTINCT_FROM -> {
+                List<Expr> ab = unify(args(ops, in), in);
+                Expr a = ab.get(0);
+                Expr b = ab.get(1);
+                Expr same = Expr.call(Func.IF, Expr.call(Func.IS_NULL, a), Expr.call(Func.IS_NULL, b),
+                        Expr.call(Func.IF, Expr.call(Func.IS_NULL, b), Expr.lit(false, DatumType.BOOL), Expr.call(Func.EQ, a, b)));
+                return kind == SqlKind.IS_NOT_DISTINCT_FROM ? same : Expr.call(Func.NOT, same);
+            }
+            case PLUS, MINUS, TIMES, DIVIDE, MOD -> {
+                Func f = switch (kind) {
+                    case PLUS -> Func.ADD;
+                    case MINUS -> Func.SUB;
+                    case TIMES -> Func.MUL;
+                    case DIVIDE -> Func.DIV;
+                    default -> Func.MOD;
+                };
+                List<Expr> args = unify(args(ops, in), in);
+                DatumType t = typeOf(args.get(0), in);
+                if (t != DatumType.INT64 && t != DatumType.FLOAT64) {
+                    throw SqlException.notSupported("arithmetic on " + SqlTypes.pgName(t));
+                }
+                return new Expr.Call(f, args);
+            }
+            case MINUS_PREFIX -> {
+                return Expr.call(Func.NEG, rex(ops.get(0), in));
+            }
+            case PLUS_PREFIX -> {
+                return rex(ops.get(0), in);
+            }
+            case CASE -> {
+                // WHEN c1 THEN v1 ... ELSE e
+                List<Expr> values = new ArrayList<>();
+                for (int i = 1; i < ops.size(); i += 2) {
+                    values.add(rex(ops.get(i), in));
+                }
+                values.add(rex(ops.get(ops.size() - 1), in));
+                values = unify(values, in);
+                Expr acc = values.get(values.size() - 1);
+                for (int i = ops.size() - 3; i >= 0; i -= 2) {
+                    acc = Expr.call(Func.IF, rex(ops.get(i), in), values.get(i / 2), acc);
+                }
+                return acc;
+            }
+            case COALESCE -> {
+                return new Expr.Call(Func.COALESCE, unify(args(ops, in), in));
+            }
+            case CAST -> {
+                Expr a = rex(ops.get(0), in);
+                DatumType to = SqlTypes.of(call.getType());
+                if (to == null) {
+                    return a;
+                }
+                return coerce(a, typeOf(a, in), to);
+            }
+            default -> {
+            }
+        }
+        String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        Func f = switch (name) {
+            case "||" -> Func.CONCAT;
+            case "LOWER" -> Func.LOWER;
+            case "UPPER" -> Func.UPPER;
+            case "CHAR_LENGTH", "CHARACTER_LENGTH", "LENGTH" -> Func.LENGTH;
+            case "SUBSTRING" -> Func.SUBSTR;
+            case "ABS" -> Func.ABS;
+            case "MOD" -> Func.MOD;
+            default -> throw SqlException.notSupported("function " + call.getOperator().getName().toLowerCase(Locale.ROOT));
+        };
+        List<Expr> args = args(ops, in);
+        if (f == Func.MOD) {
+            args = unify(args, in);
+        }
+        return new Expr.Call(f, args);
+    }
+
+    private List<Expr> args(List<RexNode> ops, List<DatumType> in) {
+        List<Expr> out = new ArrayList<>();
+        for (RexNode o : ops) {
+            out.add(rex(o, in));
+        }
+        return out;
+    }
+
+    /** The arguments brought to one type: float64 if any is a float and the rest int64; NULL literals take the type. */
+    private static List<Expr> unify(List<Expr> args, List<DatumType> in) {
+        DatumType target = null;
+        boolean numeric = true;
+        boolean anyFloat = false;
+        for (Expr a : args) {
+            if (a instanceof Expr.Lit l && l.value() == null) {
+                continue;
+            }
+            DatumType t = typeOf(a, in);
+            target = target == null ? t : target;
+            numeric &= t == DatumType.INT64 || t == DatumType.FLOAT64;
+            anyFloat |= t == DatumType.FLOAT64;
+        }
+        if (target == null) {
+            target = typeOf(args.get(0), in);
+        }
+        if (numeric && anyFloat) {
+            target = DatumType.FLOAT64;
+        }
+        List<Expr> out = new ArrayList<>();
+        for (Expr a : args) {
+            out.add(coerce(a, typeOf(a, in), target));
+        }
+        return out;
+    }
+
+    private static Expr coerce(Expr e, DatumType from, DatumType to) {
+        if (from == to) {
+            return e;
+        }
+        if (e instanceof Expr.Lit l && l.value() == null) {
+            return Expr.lit(null, to);
+        }
+        if (e instanceof Expr.Lit l && from == DatumType.STRING) {
+            // a quoted literal takes the type it is used as, parsed as PostgreSQL parses it ('2024-01-02 03:04:05')
+            return Expr.lit(SqlTypes.convert(l.value(), to), to);
+        }
+        return Expr.cast(e, to);
+    }
+
+    static DatumType typeOf(Expr e, List<DatumType> in) {
+        try {
+            return e.typeOf(in);
+        } catch (ExprException x) {
+            throw new SqlException(SqlException.DATATYPE_MISMATCH, x.getMessage());
+        }
+    }
+
+    /** The value of a literal as Java sees it: Long, BigDecimal, Double, String, Boolean, Timestamp or null. */
+    static Object literalValue(RexLiteral lit) {
+        if (lit.isNull()) {
+            return null;
+        }
+        SqlTypeName t = lit.getType().getSqlTypeName();
+        return switch (t) {
+            case BOOLEAN -> lit.getValueAs(Boolean.class);
+            case TINYINT, SMALLINT, INTEGER, BIGINT -> lit.getValueAs(Long.class);
+            case DECIMAL -> lit.getValueAs(BigDecimal.class);
+            case FLOAT, REAL, DOUBLE -> lit.getValueAs(Double.class);
+            case CHAR, VARCHAR -> lit.getValueAs(String.class);
+            case TIMESTAMP -> new Timestamp(lit.getValueAs(TimestampString.class).getMillisSinceEpoch() * 1000);
+            default -> throw SqlException.notSupported("a literal of type " + t.getName().toLowerCase(Locale.ROOT));
+        };
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    static List<DatumType> typesOf(RelNode rel) {
+        List<DatumType> out = new ArrayList<>();
+        for (RelDataTypeField f : rel.getRowType().getFieldList()) {
+            DatumType t = SqlTypes.of(f.getType());
+            out.add(t == null ? DatumType.STRING : t);
+        }
+        return out;
+    }
+
+    private static List<DatumType> concat(List<DatumType> a, List<DatumType> b) {
+        List<DatumType> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    static List<Expr> conjuncts(Expr e) {
+        if (e instanceof Expr.Call c && c.func() == Func.AND) {
+            List<Expr> out = new ArrayList<>();
+            for (Expr a : c.args()) {
+                out.addAll(conjuncts(a));
+            }
+            return out;
+        }
+        if (e instanceof Expr.Lit l && Boolean.TRUE.equals(l.value())) {
+            return List.of();
+        }
+        return List.of(e);
+    }
+
+    private static int minColumn(Expr e) {
+        return switch (e) {
+            case Expr.Col c -> c.index();
+            case Expr.Lit l -> Integer.MAX_VALUE;
+            case Expr.Call c -> c.args().stream().mapToInt(RelTranslator::minColumn).min().orElse(Integer.MAX_VALUE);
+        };
+    }
+
+    static Expr shift(Expr e, java.util.function.IntUnaryOperator map) {
+        return switch (e) {
+            case Expr.Col c -> Expr.col(map.applyAsInt(c.index()));
+            case Expr.Lit l -> l;
+            case Expr.Call c -> new Expr.Call(c.func(), c.args().stream().map(a -> shift(a, map)).toList(), c.type());
+        };
+    }
+
+    @SuppressWarnings("unused")
+    private static String describe(Object[] row) {
+        return Arrays.toString(row);
+    }
+}

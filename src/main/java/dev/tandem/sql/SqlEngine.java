@@ -1,0 +1,1079 @@
+package dev.tandem.sql;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ReadRequest;
+import dev.tandem.controller.ReadResult;
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.ExprJson;
+import dev.tandem.expr.Func;
+import dev.tandem.plan.Plan;
+import dev.tandem.plan.PlanJson;
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.RowJson;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rex.RexDynamicParam;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDelete;
+import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlDataTypeSpec;
+
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Tandem's SQL front end: statements in PostgreSQL's dialect, planned with Calcite into the controller's
+ * own requests — tables, views and indexes are the same catalog objects the REST API shows, a read is a
+ * {@link ReadRequest}, a write is a controller write.
+ *
+ * <p><b>Reads.</b> A {@code SELECT} that is a filter and a projection of columns over one table or view
+ * becomes a read of that collection by name: when an index's key columns are all pinned to literals or
+ * parameters by the filter it is a key lookup of that index, else the controller scans an index on the
+ * collection if it has one (fast path) or runs a transient dataflow (slow path). Any other query is
+ * translated into a plan and read through a transient dataflow. A top-level {@code ORDER BY / LIMIT /
+ * OFFSET} becomes the read's finishing.
+ *
+ * <p><b>Plan cache.</b> Calcite's parsing and validation are kept off the read path: a statement's
+ * planned form is cached by its text (and the catalog it was planned against), and a prepared
+ * statement is planned once; executing it only binds parameters into the translated plan.
+ *
+ * <p><b>Blocking.</b> Catalog changes block on durable storage, so they run on {@code blocking}; reads
+ * and writes are asynchronous already.
+ */
+public final class SqlEngine {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final Pattern AS_OF = Pattern.compile("(?is)\\s+AS\\s+OF\\s+(\\$\\d+|\\d+)\\s*;?\\s*$");
+    private static final int CACHE_SIZE = 1024;
+
+    private final Controller controller;
+    private final Scheduler blocking;
+    private final Map<String, Prepared> cache = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Prepared> eldest) {
+            return size() > CACHE_SIZE;
+        }
+    });
+
+    public SqlEngine(Controller controller, Scheduler blocking) {
+        this.controller = controller;
+        this.blocking = blocking;
+    }
+
+    /**
+     * Plans a query once in the background, so Calcite's one-time initialisation (class loading, code
+     * generation: seconds) is paid at start-up rather than by the first user's query.
+     */
+    public void warmUp() {
+        blocking.schedule(() -> {
+            try {
+                CalcitePlanner.plan(CalcitePlanner.parse("SELECT a, count(*) FROM (VALUES (1, 'x')) AS t(a, b) WHERE a = 1 GROUP BY a ORDER BY a"),
+                        List.of());
+            } catch (RuntimeException ignored) {
+                // a failed warm-up only means the first query pays for the initialisation
+            }
+        });
+    }
+
+    /** Splits a string of several statements (a simple query) at semicolons outside quotes and comments. */
+    public static List<String> split(String sql) {
+        return SqlLexer.split(sql);
+    }
+
+    /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
+    public SqlStatement prepare(String sql) {
+        String fingerprint = fingerprint();
+        Prepared p = cache.get(sql);
+        if (p != null && p.fingerprint.equals(fingerprint)) {
+            return p;
+        }
+        p = compile(sql, fingerprint);
+        if (p.cacheable()) {
+            cache.put(sql, p);
+        }
+        return p;
+    }
+
+    /** Prepares and executes one statement. */
+    public Mono<SqlResult> execute(String sql, List<Object> params, SqlSession session) {
+        return Mono.defer(() -> execute(prepare(sql), params, session));
+    }
+
+    /**
+     * Executes a prepared statement with parameter values (Java values or strings in PostgreSQL's text
+     * format; converted to each parameter's type). A statement prepared before the catalog changed is
+     * planned again; if its result columns changed it fails as PostgreSQL does.
+     */
+    public Mono<SqlResult> execute(SqlStatement statement, List<Object> params, SqlSession session) {
+        return Mono.defer(() -> {
+            Prepared p = (Prepared) statement;
+            String fingerprint = fingerprint();
+            if (!p.fingerprint.equals(fingerprint) && p.cacheable()) {
+                Prepared again = (Prepared) prepare(p.text);
+                if (!java.util.Objects.equals(again.columns(), p.columns())) {
+                    return Mono.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
+                }
+                p = again;
+            }
+            List<Object> values = bind(p, params);
+            return p.run.run(values, session);
+        }).onErrorMap(SqlErrors::map);
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    /** What an execution does with bound parameter values. */
+    private interface Run {
+        Mono<SqlResult> run(List<Object> params, SqlSession session);
+    }
+
+    private static final class Prepared implements SqlStatement {
+        final String text;
+        final String fingerprint;
+        final List<SqlColumn> columns;
+        final List<DatumType> parameterTypes;
+        final Run run;
+        final boolean cacheable;
+
+        Prepared(String text, String fingerprint, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run, boolean cacheable) {
+            this.text = text;
+            this.fingerprint = fingerprint;
+            this.columns = columns;
+            this.parameterTypes = List.copyOf(parameterTypes);
+            this.run = run;
+            this.cacheable = cacheable;
+        }
+
+        @Override
+        public String text() {
+            return text;
+        }
+
+        @Override
+        public List<SqlColumn> columns() {
+            return columns;
+        }
+
+        @Override
+        public List<DatumType> parameterTypes() {
+            return parameterTypes;
+        }
+
+        boolean cacheable() {
+            return cacheable;
+        }
+    }
+
+    private static List<Object> bind(Prepared p, List<Object> params) {
+        List<Object> given = params == null ? List.of() : params;
+        if (given.size() < p.parameterTypes.size()) {
+            throw new SqlException("08P01", "the statement has " + p.parameterTypes.size() + " parameters, " + given.size() + " given");
+        }
+        List<Object> out = new ArrayList<>();
+        for (int i = 0; i < p.parameterTypes.size(); i++) {
+            try {
+                out.add(SqlTypes.convert(given.get(i), p.parameterTypes.get(i)));
+            } catch (SqlException e) {
+                throw new SqlException(e.sqlState(), "parameter $" + (i + 1) + ": " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    /** A fingerprint of the catalog a plan depends on: names and ids of its tables, views and indexes (ids are never reused). */
+    private String fingerprint() {
+        StringBuilder b = new StringBuilder();
+        for (CatalogEntry e : controller.catalog()) {
+            b.append(e.name()).append(':').append(e.id()).append(',');
+        }
+        return b.toString();
+    }
+
+    private Prepared compile(String sql, String fingerprint) {
+        SqlLexer lex = new SqlLexer(sql);
+        SqlLexer.Token first = lex.peek();
+        if (first.kind() == SqlLexer.Kind.END) {
+            return utility(sql, fingerprint, (params, session) -> Mono.just(SqlResult.command("EMPTY")));
+        }
+        return switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : "") {
+            case "create" -> create(sql, lex, fingerprint);
+            case "drop" -> drop(sql, lex, fingerprint);
+            case "show" -> show(sql, lex, fingerprint);
+            case "set" -> set(sql, lex, fingerprint);
+            case "explain" -> explain(sql, lex, fingerprint);
+            case "select", "with", "values", "table" -> query(sql, fingerprint, false);
+            case "insert" -> insert(sql, fingerprint);
+            case "delete" -> delete(sql, fingerprint);
+            case "update" -> throw SqlException.notSupported("UPDATE (delete the old rows and insert the new ones)");
+            case "begin", "start", "commit", "rollback", "end", "savepoint", "abort" ->
+                    throw SqlException.notSupported("transactions (" + first.text().toUpperCase(Locale.ROOT)
+                            + "): each statement is applied on its own");
+            case "alter", "truncate", "grant", "revoke", "copy", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
+                    throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
+            default -> {
+                if (first.isPunct("(")) {
+                    yield query(sql, fingerprint, false);
+                }
+                throw lex.error("not a statement Tandem knows", first);
+            }
+        };
+    }
+
+    private static Prepared utility(String sql, String fingerprint, Run run) {
+        return new Prepared(sql, fingerprint, null, List.of(), run, false);
+    }
+
+    private static Prepared rows(String sql, String fingerprint, List<SqlColumn> columns, Run run) {
+        return new Prepared(sql, fingerprint, columns, List.of(), run, false);
+    }
+
+    // ------------------------------------------------------------------ parameters
+
+    /** A statement text with {@code $n} rewritten to Calcite's {@code ?} (positions kept), and which {@code $n} each {@code ?} is. */
+    private record Params(String text, List<Integer> order, int count) {
+        /** The PostgreSQL parameter number (1-based) of Calcite's dynamic parameter {@code i}. */
+        int number(int i) {
+            return order.get(i);
+        }
+    }
+
+    private static Params params(String sql) {
+        StringBuilder b = new StringBuilder(sql);
+        List<Integer> order = new ArrayList<>();
+        int max = 0;
+        for (SqlLexer.Token t : new SqlLexer(sql).tokens()) {
+            if (t.kind() == SqlLexer.Kind.PARAM) {
+                int n = Integer.parseInt(t.text());
+                if (n < 1 || n > 65535) {
+                    int[] lc = SqlLexer.lineColumn(sql, t.offset());
+                    throw new SqlException(SqlException.UNDEFINED_PARAMETER, "there is no parameter $" + n, lc[0], lc[1]);
+                }
+                order.add(n);
+                max = Math.max(max, n);
+                b.setCharAt(t.offset(), '?');
+                for (int i = 1; i <= t.text().length(); i++) {
+                    b.setCharAt(t.offset() + i, ' ');
+                }
+            }
+        }
+        return new Params(b.toString(), order, max);
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    /** A planned query: the body below the top-level sort, the sort, and which body columns are output. */
+    private record Query(RelNode body, Sort sort, List<Integer> fields, List<SqlColumn> columns, Params params,
+            List<DatumType> paramTypes, String asOfParam, Long asOf) {
+    }
+
+    private Prepared query(String sql, String fingerprint, boolean explain) {
+        String text = sql;
+        Long asOf = null;
+        String asOfParam = null;
+        Matcher m = AS_OF.matcher(text);
+        if (m.find()) {
+            if (m.group(1).startsWith("$")) {
+                asOfParam = m.group(1);
+            } else {
+                asOf = Long.parseLong(m.group(1));
+            }
+            text = SqlLexer.blank(text, m.start(), text.length());
+        }
+        Params params = params(text);
+        SqlNode parsed = CalcitePlanner.parse(params.text());
+        if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
+            throw SqlException.notSupported(parsed.getKind().sql + " here");
+        }
+        Query q = planQuery(parsed, params, asOfParam, asOf);
+        if (explain) {
+            return rows(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), (values, session) -> {
+                Read r = read(q, values, session);
+                List<Object[]> lines = new ArrayList<>();
+                lines.add(new Object[] {r.describe});
+                lines.add(new Object[] {r.request.plan() != null ? r.request.plan().toString() : describeFast(r.request)});
+                return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
+            });
+        }
+        return new Prepared(sql, fingerprint, q.columns, q.paramTypes, (values, session) -> runQuery(q, values, session), true);
+    }
+
+    private static String describeFast(ReadRequest r) {
+        ObjectNode o = NODES.objectNode();
+        o.put("from", r.from());
+        if (r.key() != null) {
+            o.set("key", r.key());
+        }
+        if (r.filter() != null) {
+            o.set("filter", r.filter());
+        }
+        if (r.project() != null) {
+            o.set("project", r.project());
+        }
+        return o.toString();
+    }
+
+    private Query planQuery(SqlNode parsed, Params params, String asOfParam, Long asOf) {
+        CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog());
+        RelRoot root = planned.root();
+        RelNode top = root.rel;
+        Sort sort = top instanceof Sort s ? s : null;
+        RelNode body = sort != null ? sort.getInput() : top;
+        List<Integer> fields = new ArrayList<>();
+        for (java.util.Map.Entry<Integer, String> f : root.fields) {
+            fields.add(f.getKey());
+        }
+        // parameter types: those Calcite inferred, by PostgreSQL number
+        DatumType[] byNumber = new DatumType[params.count()];
+        collectParams(top, params, byNumber);
+        if (asOfParam != null) {
+            int n = Integer.parseInt(asOfParam.substring(1));
+            byNumber = java.util.Arrays.copyOf(byNumber, Math.max(byNumber.length, n));
+            byNumber[n - 1] = DatumType.INT64;
+        }
+        List<DatumType> paramTypes = new ArrayList<>();
+        for (DatumType t : byNumber) {
+            paramTypes.add(t == null ? DatumType.STRING : t);
+        }
+        // the result's types, from a translation with placeholder values
+        List<DatumType> bodyTypes = new RelTranslator(i -> placeholder(paramTypes.get(params.number(i) - 1)),
+                i -> paramTypes.get(params.number(i) - 1)).translate(body).types();
+        List<String> names = SqlNames.of(planned.validated(), root);
+        List<SqlColumn> columns = new ArrayList<>();
+        for (int i = 0; i < fields.size(); i++) {
+            columns.add(new SqlColumn(names.get(i), bodyTypes.get(fields.get(i))));
+        }
+        return new Query(body, sort, fields, columns, params, paramTypes, asOfParam, asOf);
+    }
+
+    private static void collectParams(RelNode rel, Params params, DatumType[] byNumber) {
+        rel.accept(new RexShuttle() {
+            @Override
+            public RexNode visitDynamicParam(RexDynamicParam p) {
+                int n = params.number(p.getIndex());
+                if (byNumber[n - 1] == null) {
+                    DatumType t = SqlTypes.of(p.getType());
+                    byNumber[n - 1] = t;
+                }
+                return p;
+            }
+        });
+        if (rel instanceof Sort s) {
+            for (RexNode n : new RexNode[] {s.fetch, s.offset}) {
+                if (n instanceof RexDynamicParam p) {
+                    byNumber[params.number(p.getIndex()) - 1] = DatumType.INT64;
+                }
+            }
+        }
+        for (RelNode in : rel.getInputs()) {
+            collectParams(in, params, byNumber);
+        }
+    }
+
+    private static Object placeholder(DatumType t) {
+        return switch (t) {
+            case BOOL -> false;
+            case INT64 -> 0L;
+            case FLOAT64 -> 0.0;
+            case STRING -> "";
+            case TIMESTAMP -> new dev.tandem.row.Timestamp(0);
+        };
+    }
+
+    /** A read request for a query with its parameters bound, and how it will be answered. */
+    private record Read(ReadRequest request, String describe) {
+    }
+
+    private Read read(Query q, List<Object> values, SqlSession session) {
+        RelTranslator tr = new RelTranslator(i -> values.get(q.params.number(i) - 1), i -> q.paramTypes.get(q.params.number(i) - 1));
+        String isolation = session.strict() || session.wrote() ? "strict" : null;
+        Long asOf = q.asOf;
+        if (q.asOfParam != null) {
+            Object v = values.get(Integer.parseInt(q.asOfParam.substring(1)) - 1);
+            if (v == null) {
+                throw new SqlException(SqlException.INVALID_PARAMETER, "AS OF needs a timestamp, got NULL");
+            }
+            asOf = (Long) v;
+        }
+        JsonNode orderBy = null;
+        Long limit = null;
+        Long offset = null;
+        if (q.sort != null) {
+            ArrayNode o = NODES.arrayNode();
+            for (dev.tandem.plan.Plan.Ordering ord : RelTranslator.orderings(q.sort.getCollation())) {
+                ObjectNode n = o.addObject();
+                n.put("col", ord.col());
+                n.put("desc", ord.desc());
+                n.put("nulls_last", ord.nullsLast());
+            }
+            orderBy = o.isEmpty() ? null : o;
+            limit = q.sort.fetch == null ? null : tr.count(q.sort.fetch, "LIMIT");
+            offset = q.sort.offset == null ? null : tr.count(q.sort.offset, "OFFSET");
+        }
+        Read simple = simpleRead(q.body, tr, orderBy, limit, offset, isolation, asOf);
+        if (simple != null) {
+            return simple;
+        }
+        Plan plan = tr.translate(q.body).plan();
+        return new Read(new ReadRequest(null, PlanJson.write(plan), null, null, null, orderBy, limit, offset, isolation, asOf, null),
+                "slow path: a transient dataflow");
+    }
+
+    /**
+     * A read of one collection by name with a filter and a projection of columns, when the query is
+     * that: a key lookup when an index's key is pinned by the filter, else a read the controller
+     * answers from an index if there is one. Null when the query is anything else.
+     */
+    private Read simpleRead(RelNode body, RelTranslator tr, JsonNode orderBy, Long limit, Long offset, String isolation, Long asOf) {
+        RelNode rel = body;
+        Project project = rel instanceof Project p ? p : null;
+        rel = project != null ? project.getInput() : rel;
+        Filter filter = rel instanceof Filter f ? f : null;
+        rel = filter != null ? filter.getInput() : rel;
+        if (!(rel instanceof TableScan scan)) {
+            return null;
+        }
+        tr.translate(scan);
+        List<String> qn = scan.getTable().getQualifiedName();
+        String target = qn.get(qn.size() - 1);
+        CatalogEntry entry = controller.catalog().stream().filter(e -> e.name().equals(target)).findFirst().orElse(null);
+        if (entry == null) {
+            return null;
+        }
+        List<DatumType> types = entry.schema().types();
+        List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
+        ArrayNode projectJson = null;
+        if (project != null) {
+            projectJson = NODES.arrayNode();
+            for (RexNode e : project.getProjects()) {
+                if (!(tr.rex(e, types) instanceof Expr.Col c)) {
+                    return null;
+                }
+                projectJson.add(c.index());
+            }
+        }
+        Map<Integer, Object> pinned = new LinkedHashMap<>();
+        for (Expr c : conjuncts) {
+            if (c instanceof Expr.Call call && call.func() == Func.EQ) {
+                Expr a = call.args().get(0);
+                Expr b = call.args().get(1);
+                if (a instanceof Expr.Col col && b instanceof Expr.Lit lit && lit.value() != null) {
+                    pinned.putIfAbsent(col.index(), lit.value());
+                } else if (b instanceof Expr.Col col && a instanceof Expr.Lit lit && lit.value() != null) {
+                    pinned.putIfAbsent(col.index(), lit.value());
+                }
+            }
+        }
+        String from = target;
+        ArrayNode key = null;
+        String describe = null;
+        for (CatalogEntry e : controller.catalog()) {
+            if (e instanceof CatalogEntry.Index idx && idx.on().equals(target)) {
+                ArrayNode k = NODES.arrayNode();
+                for (String col : idx.key()) {
+                    int c = entry.schema().indexOf(col);
+                    if (!pinned.containsKey(c)) {
+                        k = null;
+                        break;
+                    }
+                    k.add(RowJson.json(pinned.get(c)));
+                }
+                if (k != null) {
+                    from = idx.name();
+                    key = NODES.arrayNode();
+                    key.add(k);
+                    describe = "fast path: a lookup of key " + k + " in index " + idx.name();
+                    break;
+                }
+                if (describe == null) {
+                    describe = "fast path: a scan of index " + idx.name() + " on " + target;
+                }
+            }
+        }
+        if (describe == null) {
+            describe = "slow path: a transient dataflow reading " + target;
+        }
+        JsonNode filterJson = conjuncts.isEmpty() ? null : ExprJson.writeList(conjuncts);
+        return new Read(new ReadRequest(from, null, key, filterJson, projectJson, orderBy, limit, offset, isolation, asOf, null), describe);
+    }
+
+    private Mono<SqlResult> runQuery(Query q, List<Object> values, SqlSession session) {
+        Read r = read(q, values, session);
+        return controller.read(r.request).map(result -> {
+            List<Object[]> rows = new ArrayList<>(result.rows().size());
+            for (Row row : result.rows()) {
+                Object[] all = row.unpack();
+                Object[] out = new Object[q.fields.size()];
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = all[q.fields.get(i)];
+                }
+                rows.add(out);
+            }
+            return new SqlResult("SELECT", q.columns, rows, rows.size(), result, null);
+        });
+    }
+
+    // ------------------------------------------------------------------ EXPLAIN
+
+    private Prepared explain(String sql, SqlLexer lex, String fingerprint) {
+        SqlLexer.Token explain = lex.take();
+        if (!lex.peek().is("select") && !lex.peek().is("with") && !lex.peek().isPunct("(")) {
+            throw lex.error("EXPLAIN explains a SELECT", lex.peek());
+        }
+        return query(SqlLexer.blank(sql, explain.offset(), lex.offset()), fingerprint, true);
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    private Prepared insert(String sql, String fingerprint) {
+        Params params = params(sql);
+        SqlInsert ins = (SqlInsert) CalcitePlanner.parse(params.text());
+        CatalogEntry.Table table = table(ins.getTargetTable());
+        List<Column> cols = table.schema().columns();
+        int[] targets;
+        if (ins.getTargetColumnList() == null) {
+            targets = new int[cols.size()];
+            for (int i = 0; i < targets.length; i++) {
+                targets[i] = i;
+            }
+        } else {
+            SqlNodeList list = ins.getTargetColumnList();
+            targets = new int[list.size()];
+            for (int i = 0; i < list.size(); i++) {
+                SqlIdentifier id = (SqlIdentifier) list.get(i);
+                int c = table.schema().indexOf(id.getSimple());
+                if (c < 0) {
+                    throw at(new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + id.getSimple() + "\" of relation \""
+                            + table.name() + "\" does not exist"), id);
+                }
+                targets[i] = c;
+            }
+        }
+        SqlNode source = ins.getSource();
+        if (source.getKind() != SqlKind.VALUES) {
+            throw at(SqlException.notSupported("INSERT ... SELECT (insert VALUES)"), source);
+        }
+        List<SqlNode> tuples = ((SqlCall) source).getOperandList();
+        DatumType[] paramTypes = new DatumType[params.count()];
+        for (SqlNode tuple : tuples) {
+            List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
+            if (vals.size() != targets.length) {
+                throw at(new SqlException(SqlException.SYNTAX, "INSERT has " + (vals.size() > targets.length ? "more" : "fewer")
+                        + " expressions than target columns"), tuple);
+            }
+            for (int i = 0; i < vals.size(); i++) {
+                if (vals.get(i) instanceof SqlDynamicParam p) {
+                    paramTypes[params.number(p.getIndex()) - 1] = cols.get(targets[i]).type();
+                }
+            }
+        }
+        List<DatumType> pTypes = new ArrayList<>();
+        for (DatumType t : paramTypes) {
+            pTypes.add(t == null ? DatumType.STRING : t);
+        }
+        String name = table.name();
+        return new Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
+            ArrayNode rows = NODES.arrayNode();
+            for (SqlNode tuple : tuples) {
+                List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
+                JsonNode[] row = new JsonNode[cols.size()];
+                for (int i = 0; i < vals.size(); i++) {
+                    Object v = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
+                    row[targets[i]] = RowJson.json(v);
+                }
+                ArrayNode r = rows.addArray();
+                for (int c = 0; c < row.length; c++) {
+                    if (row[c] == null && !cols.get(c).nullable()) {
+                        throw new SqlException(SqlException.NOT_NULL_VIOLATION, "null value in column \"" + cols.get(c).name()
+                                + "\" of relation \"" + name + "\" violates not-null constraint");
+                    }
+                    r.add(row[c] == null ? NODES.nullNode() : row[c]);
+                }
+            }
+            return controller.write(name, rows, null)
+                    .map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
+                    });
+        }, true);
+    }
+
+    /** A VALUES entry: a literal, a parameter, a negated number or a cast of one, as a value of the column's type. */
+    private static Object constant(SqlNode n, DatumType type, List<Object> values, Params params) {
+        try {
+            return switch (n) {
+                case SqlDynamicParam p -> SqlTypes.convert(values.get(params.number(p.getIndex()) - 1), type);
+                case SqlLiteral l when l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.NULL -> null;
+                case SqlLiteral l when l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(
+                        type == DatumType.STRING ? d.toPlainString() : (Object) d, type);
+                case SqlLiteral l when l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.BOOLEAN -> SqlTypes.convert(l.booleanValue(), type);
+                case SqlLiteral l when l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.CHAR -> SqlTypes.convert(l.getValueAs(String.class), type);
+                case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
+                        && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
+                case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
+                    DatumType to = SqlTypes.ofName(spec.getTypeName().getSimple());
+                    if (to == null) {
+                        throw SqlException.notSupported("type " + spec.getTypeName().getSimple().toLowerCase(Locale.ROOT));
+                    }
+                    yield SqlTypes.convert(SqlTypes.convert(constant(c.operand(0), to, values, params), to), type);
+                }
+                default -> throw SqlException.notSupported("an expression in VALUES (only literals and parameters): " + n);
+            };
+        } catch (SqlException e) {
+            throw at(e, n);
+        }
+    }
+
+    private Prepared delete(String sql, String fingerprint) {
+        Params params = params(sql);
+        SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
+        if (del.getAlias() != null) {
+            throw at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
+        }
+        CatalogEntry.Table table = table(del.getTargetTable());
+        SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM \"" + table.name().replace("\"", "\"\"") + "\"");
+        select.setWhere(del.getCondition());
+        Query q = planQuery(select, params, null, null);
+        String name = table.name();
+        return new Prepared(sql, fingerprint, null, q.paramTypes, (values, session) -> {
+            // the rows to retract, read as of the last acknowledged write
+            SqlSession strict = new SqlSession();
+            strict.strict(true);
+            return runQuery(q, values, strict).flatMap(found -> {
+                if (found.rows().isEmpty()) {
+                    return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
+                }
+                ArrayNode rows = NODES.arrayNode();
+                for (Object[] r : found.rows()) {
+                    ArrayNode a = rows.addArray();
+                    for (Object v : r) {
+                        a.add(RowJson.json(v));
+                    }
+                }
+                return controller.write(name, null, rows).map(ts -> {
+                    session.wrote(true);
+                    return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
+                });
+            });
+        }, true);
+    }
+
+    private CatalogEntry.Table table(SqlNode target) {
+        if (!(target instanceof SqlIdentifier id)) {
+            throw at(SqlException.notSupported("this target"), target);
+        }
+        String name = id.names.get(id.names.size() - 1);
+        CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> at(new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist"), target));
+        if (!(e instanceof CatalogEntry.Table t)) {
+            throw at(new SqlException("42809", "\"" + name + "\" is not a table; only tables accept writes"), target);
+        }
+        return t;
+    }
+
+    private static SqlException at(SqlException e, SqlNode n) {
+        return n == null || n.getParserPosition() == null ? e : e.at(n.getParserPosition().getLineNum(), n.getParserPosition().getColumnNum());
+    }
+
+    // ------------------------------------------------------------------ DDL
+
+    private Prepared create(String sql, SqlLexer lex, String fingerprint) {
+        lex.expect("create");
+        if (lex.accept("table")) {
+            return createTable(sql, lex, fingerprint);
+        }
+        boolean materialized = lex.accept("materialized");
+        if (lex.accept("view")) {
+            return createView(sql, lex, fingerprint, materialized);
+        }
+        if (materialized) {
+            throw lex.error("expected VIEW", lex.peek());
+        }
+        if (lex.peek().is("unique")) {
+            throw SqlException.notSupported("UNIQUE indexes (Tandem tables are multisets)");
+        }
+        if (lex.accept("index")) {
+            return createIndex(sql, lex, fingerprint);
+        }
+        if (lex.peek().is("or")) {
+            throw SqlException.notSupported("CREATE OR REPLACE");
+        }
+        throw SqlException.notSupported("CREATE " + lex.peek().text().toUpperCase(Locale.ROOT));
+    }
+
+    private boolean ifNotExists(SqlLexer lex) {
+        if (lex.accept("if")) {
+            lex.expect("not");
+            lex.expect("exists");
+            return true;
+        }
+        return false;
+    }
+
+    private boolean exists(String name) {
+        return controller.catalog().stream().anyMatch(e -> e.name().equals(name));
+    }
+
+    private Prepared createTable(String sql, SqlLexer lex, String fingerprint) {
+        boolean ifNotExists = ifNotExists(lex);
+        String name = lex.name("a table name");
+        lex.expectPunct("(");
+        List<Column> columns = new ArrayList<>();
+        do {
+            SqlLexer.Token at = lex.peek();
+            if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
+                throw lex.error("not supported: table constraints (Tandem tables are multisets; create an index)", at);
+            }
+            String col = lex.name("a column name");
+            SqlLexer.Token typeAt = lex.peek();
+            StringBuilder type = new StringBuilder(lex.name("a type"));
+            if (type.toString().equals("double") && lex.accept("precision")) {
+                type.append(" precision");
+            } else if (type.toString().equals("character") && lex.accept("varying")) {
+                type.append(" varying");
+            } else if (type.toString().equals("timestamp") && lex.peek().is("without")) {
+                lex.take();
+                lex.expect("time");
+                lex.expect("zone");
+            }
+            if (lex.acceptPunct("(")) {
+                lex.take();
+                lex.expectPunct(")");
+            }
+            DatumType t = SqlTypes.ofName(type.toString());
+            if (t == null) {
+                int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
+                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
+                        + " (types are bigint, integer, double precision, text, varchar, boolean, timestamp)", lc[0], lc[1]);
+            }
+            boolean nullable = true;
+            while (true) {
+                if (lex.accept("not")) {
+                    lex.expect("null");
+                    nullable = false;
+                } else if (lex.accept("null")) {
+                    nullable = true;
+                } else if (lex.peek().is("primary") || lex.peek().is("unique") || lex.peek().is("references")
+                        || lex.peek().is("default") || lex.peek().is("check")) {
+                    throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
+                } else {
+                    break;
+                }
+            }
+            columns.add(new Column(col, t, nullable));
+        } while (lex.acceptPunct(","));
+        lex.expectPunct(")");
+        lex.end();
+        return utility(sql, fingerprint, (params, session) -> blocking(() -> {
+            if (ifNotExists && exists(name)) {
+                return SqlResult.command("CREATE TABLE");
+            }
+            controller.createTable(name, columns);
+            return SqlResult.command("CREATE TABLE");
+        }));
+    }
+
+    private Prepared createView(String sql, SqlLexer lex, String fingerprint, boolean materialized) {
+        boolean ifNotExists = ifNotExists(lex);
+        String name = lex.name("a view name");
+        List<String> names = null;
+        if (lex.acceptPunct("(")) {
+            names = new ArrayList<>();
+            do {
+                names.add(lex.name("a column name"));
+            } while (lex.acceptPunct(","));
+            lex.expectPunct(")");
+        }
+        lex.expect("as");
+        String body = SqlLexer.blank(sql, 0, lex.offset());
+        Params params = params(body);
+        if (params.count() > 0) {
+            throw new SqlException(SqlException.UNDEFINED_PARAMETER, "a view cannot have parameters");
+        }
+        SqlNode parsed = CalcitePlanner.parse(body);
+        if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
+            throw at(new SqlException(SqlException.SYNTAX, "a view is defined by a query"), parsed);
+        }
+        Query q = planQuery(parsed, params, null, null);
+        RelNode whole = q.sort == null ? q.body : q.sort;
+        RelTranslator.Translated t = new RelTranslator(i -> null, i -> DatumType.STRING).translate(whole);
+        List<Integer> fields = q.fields;
+        List<Integer> ids = new ArrayList<>();
+        for (int i = 0; i < t.types().size(); i++) {
+            ids.add(i);
+        }
+        Plan plan = fields.equals(ids) ? t.plan() : new Plan.MapFilterProject(t.plan(), dev.tandem.expr.Mfp.project(fields));
+        List<String> columnNames = names != null ? names : q.columns.stream().map(SqlColumn::name).toList();
+        if (columnNames.size() != fields.size()) {
+            throw new SqlException(SqlException.SYNTAX, "CREATE VIEW specifies " + columnNames.size() + " column names, the query has " + fields.size());
+        }
+        for (int i = 0; i < columnNames.size(); i++) {
+            if (columnNames.subList(0, i).contains(columnNames.get(i))) {
+                throw new SqlException("42701", "column \"" + columnNames.get(i) + "\" specified more than once");
+            }
+        }
+        String command = materialized ? "CREATE MATERIALIZED VIEW" : "CREATE VIEW";
+        String first = columnNames.get(0);
+        return utility(sql, fingerprint, (values, session) -> blocking(() -> {
+            if (ifNotExists && exists(name)) {
+                return SqlResult.command(command);
+            }
+            controller.createView(name, PlanJson.write(plan), columnNames);
+            if (materialized) {
+                try {
+                    controller.createIndex(materializedIndex(name), name, List.of(first), null);
+                } catch (RuntimeException e) {
+                    controller.drop(name, CatalogEntry.View.class);
+                    throw e;
+                }
+            }
+            return SqlResult.command(command);
+        }));
+    }
+
+    /** The index that maintains a materialized view (keyed by its first column). */
+    static String materializedIndex(String view) {
+        return view + "_primary_idx";
+    }
+
+    private Prepared createIndex(String sql, SqlLexer lex, String fingerprint) {
+        boolean ifNotExists = ifNotExists(lex);
+        String name = lex.peek().is("on") ? null : lex.name("an index name");
+        lex.expect("on");
+        String on = lex.name("a table or view name");
+        if (lex.accept("using")) {
+            lex.name("an index method");
+        }
+        lex.expectPunct("(");
+        List<String> key = new ArrayList<>();
+        do {
+            key.add(lex.name("a column name"));
+        } while (lex.acceptPunct(","));
+        lex.expectPunct(")");
+        lex.end();
+        String indexName = name != null ? name : on + "_" + String.join("_", key) + "_idx";
+        return utility(sql, fingerprint, (params, session) -> blocking(() -> {
+            if (ifNotExists && exists(indexName)) {
+                return SqlResult.command("CREATE INDEX");
+            }
+            CatalogEntry target = controller.catalog().stream().filter(e -> e.name().equals(on)).findFirst()
+                    .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + on + "\" does not exist"));
+            for (String k : key) {
+                if (target.schema().indexOf(k) < 0) {
+                    throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + k + "\" does not exist");
+                }
+            }
+            controller.createIndex(indexName, on, key, null);
+            return SqlResult.command("CREATE INDEX");
+        }));
+    }
+
+    private Prepared drop(String sql, SqlLexer lex, String fingerprint) {
+        lex.expect("drop");
+        String what;
+        Class<? extends CatalogEntry> kind;
+        boolean materialized = false;
+        if (lex.accept("table")) {
+            what = "TABLE";
+            kind = CatalogEntry.Table.class;
+        } else if (lex.accept("view")) {
+            what = "VIEW";
+            kind = CatalogEntry.View.class;
+        } else if (lex.accept("materialized")) {
+            lex.expect("view");
+            what = "MATERIALIZED VIEW";
+            kind = CatalogEntry.View.class;
+            materialized = true;
+        } else if (lex.accept("index")) {
+            what = "INDEX";
+            kind = CatalogEntry.Index.class;
+        } else {
+            throw SqlException.notSupported("DROP " + lex.peek().text().toUpperCase(Locale.ROOT));
+        }
+        boolean ifExists = false;
+        if (lex.accept("if")) {
+            lex.expect("exists");
+            ifExists = true;
+        }
+        List<String> names = new ArrayList<>();
+        do {
+            names.add(lex.name("a name"));
+        } while (lex.acceptPunct(","));
+        if (lex.peek().is("cascade")) {
+            throw SqlException.notSupported("DROP ... CASCADE (drop the dependent objects first)");
+        }
+        lex.accept("restrict");
+        lex.end();
+        boolean ifx = ifExists;
+        boolean mat = materialized;
+        return utility(sql, fingerprint, (params, session) -> blocking(() -> {
+            for (String n : names) {
+                CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(n)).findFirst().orElse(null);
+                if (e == null) {
+                    if (ifx) {
+                        continue;
+                    }
+                    throw new SqlException(kind == CatalogEntry.Index.class ? "42704" : SqlException.UNDEFINED_TABLE,
+                            what.toLowerCase(Locale.ROOT) + " \"" + n + "\" does not exist");
+                }
+                if (!kind.isInstance(e)) {
+                    throw new SqlException("42809", "\"" + n + "\" is not a " + what.toLowerCase(Locale.ROOT));
+                }
+                if (mat && exists(materializedIndex(n))) {
+                    controller.drop(materializedIndex(n), CatalogEntry.Index.class);
+                }
+                controller.drop(n, kind);
+            }
+            return SqlResult.command("DROP " + what);
+        }));
+    }
+
+    private <T> Mono<T> blocking(java.util.concurrent.Callable<T> call) {
+        return Mono.fromCallable(call).subscribeOn(blocking);
+    }
+
+    // ------------------------------------------------------------------ SHOW and SET
+
+    private Prepared show(String sql, SqlLexer lex, String fingerprint) {
+        lex.expect("show");
+        SqlLexer.Token what = lex.take();
+        List<SqlColumn> nameCol = List.of(new SqlColumn("name", DatumType.STRING));
+        switch (what.text()) {
+            case "tables", "views" -> {
+                lex.end();
+                Class<? extends CatalogEntry> kind = what.text().equals("tables") ? CatalogEntry.Table.class : CatalogEntry.View.class;
+                return rows(sql, fingerprint, nameCol, (p, s) -> Mono.fromSupplier(() -> SqlResult.rows("SHOW", nameCol,
+                        controller.catalog().stream().filter(kind::isInstance).map(e -> new Object[] {e.name()})
+                                .sorted(java.util.Comparator.comparing(a -> (String) a[0])).toList())));
+            }
+            case "indexes", "indices" -> {
+                String on = null;
+                if (lex.accept("from") || lex.accept("on") || lex.accept("in")) {
+                    on = lex.name("a table or view name");
+                }
+                lex.end();
+                String target = on;
+                List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("on", DatumType.STRING),
+                        new SqlColumn("key", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.fromSupplier(() -> SqlResult.rows("SHOW", cols,
+                        controller.catalog().stream().filter(e -> e instanceof CatalogEntry.Index i && (target == null || i.on().equals(target)))
+                                .map(e -> (CatalogEntry.Index) e)
+                                .sorted(java.util.Comparator.comparing(CatalogEntry.Index::name))
+                                .map(i -> new Object[] {i.name(), i.on(), String.join(", ", i.key())}).toList())));
+            }
+            case "columns" -> {
+                if (!lex.accept("from")) {
+                    lex.expect("in");
+                }
+                String of = lex.name("a table or view name");
+                lex.end();
+                List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("nullable", DatumType.BOOL),
+                        new SqlColumn("type", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.fromSupplier(() -> {
+                    CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(of)).findFirst()
+                            .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + of + "\" does not exist"));
+                    return SqlResult.rows("SHOW", cols, e.schema().columns().stream()
+                            .map(c -> new Object[] {c.name(), c.nullable(), SqlTypes.pgName(c.type())}).toList());
+                }));
+            }
+            case "transaction_isolation", "transaction" -> {
+                if (what.text().equals("transaction")) {
+                    lex.expect("isolation");
+                    lex.expect("level");
+                }
+                lex.end();
+                List<SqlColumn> cols = List.of(new SqlColumn("transaction_isolation", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {s.isolationName()}))));
+            }
+            case "server_version" -> {
+                lex.end();
+                List<SqlColumn> cols = List.of(new SqlColumn("server_version", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {SERVER_VERSION}))));
+            }
+            default -> throw new SqlException("42704", "unrecognized configuration parameter \"" + what.text()
+                    + "\" (SHOW knows TABLES, VIEWS, INDEXES, COLUMNS FROM name, transaction_isolation, server_version)");
+        }
+    }
+
+    /** The PostgreSQL version Tandem reports to clients (the protocol and catalog queries it answers are those of 15). */
+    public static final String SERVER_VERSION = "15.0";
+
+    private Prepared set(String sql, SqlLexer lex, String fingerprint) {
+        lex.expect("set");
+        if (lex.accept("session")) {
+            if (lex.peek().is("characteristics")) {
+                throw SqlException.notSupported("SET SESSION CHARACTERISTICS (use SET transaction_isolation)");
+            }
+        }
+        lex.accept("local");
+        String name = lex.name("a setting");
+        if (!lex.acceptPunct("=")) {
+            lex.expect("to");
+        }
+        SqlLexer.Token value = lex.take();
+        StringBuilder v = new StringBuilder(value.text());
+        while (lex.peek().kind() == SqlLexer.Kind.WORD) {
+            v.append(' ').append(lex.take().text());
+        }
+        lex.end();
+        String val = v.toString().toLowerCase(Locale.ROOT);
+        switch (name) {
+            case "transaction_isolation" -> {
+                boolean strict = switch (val) {
+                    case "strict serializable" -> true;
+                    case "serializable" -> false;
+                    default -> throw new SqlException(SqlException.INVALID_PARAMETER, "invalid value for parameter \"transaction_isolation\": \""
+                            + val + "\" (Tandem offers 'serializable' and 'strict serializable')");
+                };
+                return utility(sql, fingerprint, (p, s) -> {
+                    s.strict(strict);
+                    return Mono.just(SqlResult.command("SET"));
+                });
+            }
+            case "extra_float_digits", "application_name", "client_min_messages", "statement_timeout", "search_path" -> {
+                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
+            }
+            case "client_encoding", "names" -> {
+                if (!val.equals("utf8") && !val.equals("utf-8") && !val.equals("unicode")) {
+                    throw SqlException.notSupported("client encoding " + val + " (only UTF8)");
+                }
+                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
+            }
+            case "timezone", "time" -> {
+                if (!val.equals("utc") && !val.equals("zone utc") && !val.equals("gmt")) {
+                    throw SqlException.notSupported("time zone " + val + " (timestamps are UTC)");
+                }
+                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
+            }
+            default -> throw new SqlException("42704", "unrecognized configuration parameter \"" + name + "\"");
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.tandem.sql;
+
+/**
+ * A SQL statement Tandem refuses or could not run, with the PostgreSQL SQLSTATE a client recognises
+ * ({@code 42601} syntax, {@code 42P01} undefined table, {@code 42703} undefined column, {@code 0A000}
+ * not supported, {@code 22xxx} data errors, {@code 57014} cancelled) and, when known, the 1-based
+ * line and column in the statement text.
+ */
+public final class SqlException extends RuntimeException {
+
+    public static final String SYNTAX = "42601";
+    public static final String UNDEFINED_TABLE = "42P01";
+    public static final String UNDEFINED_COLUMN = "42703";
+    public static final String UNDEFINED_FUNCTION = "42883";
+    public static final String DUPLICATE_OBJECT = "42P07";
+    public static final String DATATYPE_MISMATCH = "42804";
+    public static final String INVALID_NAME = "42602";
+    public static final String DEPENDENT_OBJECTS = "2BP01";
+    public static final String NOT_SUPPORTED = "0A000";
+    public static final String DATA_EXCEPTION = "22000";
+    public static final String DIVISION_BY_ZERO = "22012";
+    public static final String OUT_OF_RANGE = "22003";
+    public static final String INVALID_TEXT = "22P02";
+    public static final String NOT_NULL_VIOLATION = "23502";
+    public static final String INVALID_PARAMETER = "22023";
+    public static final String CANCELED = "57014";
+    public static final String TOO_MANY_READS = "53000";
+    public static final String SNAPSHOT_TOO_OLD = "72000";
+    public static final String PROGRAM_LIMIT = "54000";
+    public static final String UNDEFINED_PARAMETER = "42P02";
+    public static final String INTERNAL = "XX000";
+
+    private final String sqlState;
+    private final int line;
+    private final int column;
+
+    public SqlException(String sqlState, String message, int line, int column) {
+        super(message, null, false, false);
+        this.sqlState = sqlState;
+        this.line = line;
+        this.column = column;
+    }
+
+    public SqlException(String sqlState, String message) {
+        this(sqlState, message, 0, 0);
+    }
+
+    /** The "not supported: construct" error every construct outside the dialect gets. */
+    public static SqlException notSupported(String construct) {
+        return new SqlException(NOT_SUPPORTED, "not supported: " + construct);
+    }
+
+    public String sqlState() {
+        return sqlState;
+    }
+
+    /** 1-based line of the error in the statement, or 0 when it has no position. */
+    public int line() {
+        return line;
+    }
+
+    /** 1-based column of the error in the statement, or 0 when it has no position. */
+    public int column() {
+        return column;
+    }
+
+    /** The error at a position, unless it already has one. */
+    SqlException at(int line, int column) {
+        return this.line > 0 || line <= 0 ? this : new SqlException(sqlState, getMessage(), line, column);
+    }
+}

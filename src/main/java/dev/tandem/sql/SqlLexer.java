@@ -1,0 +1,239 @@
+package dev.tandem.sql;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A small tokenizer for the statements Calcite does not parse (CREATE TABLE/INDEX/VIEW heads, DROP,
+ * SHOW, SET, EXPLAIN): identifiers (unquoted ones folded to lower case, as PostgreSQL does), quoted
+ * identifiers, numbers, strings, {@code $n} parameters and punctuation, each with its offset.
+ */
+final class SqlLexer {
+
+    enum Kind { WORD, QUOTED, NUMBER, STRING, PARAM, PUNCT, END }
+
+    record Token(Kind kind, String text, int offset) {
+        boolean is(String word) {
+            return kind == Kind.WORD && text.equals(word);
+        }
+
+        boolean isPunct(String p) {
+            return kind == Kind.PUNCT && text.equals(p);
+        }
+
+        /** An identifier: a word or a quoted identifier. */
+        boolean isName() {
+            return kind == Kind.WORD || kind == Kind.QUOTED;
+        }
+    }
+
+    private final String sql;
+    private final List<Token> tokens = new ArrayList<>();
+    private int next;
+
+    SqlLexer(String sql) {
+        this.sql = sql;
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c)) {
+                i++;
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                while (i < n && sql.charAt(i) != '\n') {
+                    i++;
+                }
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (Character.isLetter(c) || c == '_') {
+                int s = i;
+                while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_' || sql.charAt(i) == '$')) {
+                    i++;
+                }
+                tokens.add(new Token(Kind.WORD, sql.substring(s, i).toLowerCase(Locale.ROOT), s));
+            } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(sql.charAt(i + 1)))) {
+                int s = i;
+                while (i < n && (Character.isDigit(sql.charAt(i)) || sql.charAt(i) == '.')) {
+                    i++;
+                }
+                tokens.add(new Token(Kind.NUMBER, sql.substring(s, i), s));
+            } else if (c == '\'' || c == '"') {
+                int s = i;
+                StringBuilder b = new StringBuilder();
+                i++;
+                while (true) {
+                    if (i >= n) {
+                        throw error("unterminated " + (c == '"' ? "quoted identifier" : "quoted string"), s);
+                    }
+                    char d = sql.charAt(i);
+                    if (d == c) {
+                        if (i + 1 < n && sql.charAt(i + 1) == c) {
+                            b.append(c);
+                            i += 2;
+                            continue;
+                        }
+                        i++;
+                        break;
+                    }
+                    b.append(d);
+                    i++;
+                }
+                tokens.add(new Token(c == '"' ? Kind.QUOTED : Kind.STRING, b.toString(), s));
+            } else if (c == '$' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))) {
+                int s = i++;
+                while (i < n && Character.isDigit(sql.charAt(i))) {
+                    i++;
+                }
+                tokens.add(new Token(Kind.PARAM, sql.substring(s + 1, i), s));
+            } else {
+                tokens.add(new Token(Kind.PUNCT, String.valueOf(c), i));
+                i++;
+            }
+        }
+        tokens.add(new Token(Kind.END, "", n));
+    }
+
+    /** The tokens of the text, ending with an END token. */
+    List<Token> tokens() {
+        return tokens;
+    }
+
+    Token peek() {
+        return tokens.get(next);
+    }
+
+    Token peek(int ahead) {
+        return tokens.get(Math.min(next + ahead, tokens.size() - 1));
+    }
+
+    Token take() {
+        Token t = tokens.get(next);
+        if (t.kind() != Kind.END) {
+            next++;
+        }
+        return t;
+    }
+
+    /** Takes the next token if it is the word. */
+    boolean accept(String word) {
+        if (peek().is(word)) {
+            next++;
+            return true;
+        }
+        return false;
+    }
+
+    boolean acceptPunct(String p) {
+        if (peek().isPunct(p)) {
+            next++;
+            return true;
+        }
+        return false;
+    }
+
+    void expect(String word) {
+        if (!accept(word)) {
+            throw error("expected " + word.toUpperCase(Locale.ROOT), peek());
+        }
+    }
+
+    void expectPunct(String p) {
+        if (!acceptPunct(p)) {
+            throw error("expected \"" + p + "\"", peek());
+        }
+    }
+
+    String name(String what) {
+        Token t = peek();
+        if (!t.isName()) {
+            throw error("expected " + what, t);
+        }
+        next++;
+        return t.text();
+    }
+
+    /** Expects the end of the statement (a trailing semicolon allowed). */
+    void end() {
+        acceptPunct(";");
+        if (peek().kind() != Kind.END) {
+            throw error("unexpected text", peek());
+        }
+    }
+
+    /** The rest of the text from the current token on. */
+    int offset() {
+        return peek().offset();
+    }
+
+    SqlException error(String message, Token at) {
+        String near = at.kind() == Kind.END ? "end of input" : "\"" + at.text() + "\"";
+        return error("syntax error at or near " + near + ": " + message, at.offset());
+    }
+
+    SqlException error(String message, int offset) {
+        int[] lc = lineColumn(sql, offset);
+        return new SqlException(SqlException.SYNTAX, message, lc[0], lc[1]);
+    }
+
+    /** The 1-based line and column of an offset. */
+    static int[] lineColumn(String sql, int offset) {
+        int line = 1;
+        int col = 1;
+        for (int i = 0; i < offset && i < sql.length(); i++) {
+            if (sql.charAt(i) == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        return new int[] {line, col};
+    }
+
+    /** The text with {@code [from, to)} blanked out by spaces (newlines kept), so positions after it stay the same. */
+    static String blank(String sql, int from, int to) {
+        StringBuilder b = new StringBuilder(sql);
+        for (int i = from; i < to && i < b.length(); i++) {
+            if (b.charAt(i) != '\n') {
+                b.setCharAt(i, ' ');
+            }
+        }
+        return b.toString();
+    }
+
+    /** Splits a simple-query string into statements at semicolons outside quotes and comments. */
+    static List<String> split(String sql) {
+        List<String> out = new ArrayList<>();
+        int start = 0;
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"') {
+                i++;
+                while (i < n && sql.charAt(i) != c) {
+                    i++;
+                }
+                i++;
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                while (i < n && sql.charAt(i) != '\n') {
+                    i++;
+                }
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (c == ';') {
+                out.add(sql.substring(start, i));
+                start = ++i;
+            } else {
+                i++;
+            }
+        }
+        if (start < n) {
+            out.add(sql.substring(start));
+        }
+        return out.stream().filter(s -> !new SqlLexer(s).tokens().get(0).kind().equals(Kind.END)).toList();
+    }
+}

@@ -1,0 +1,198 @@
+package dev.tandem.sql;
+
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Timestamp;
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/** Between SQL types (PostgreSQL spellings, Calcite's types) and Tandem's datum types, and values between them. */
+final class SqlTypes {
+
+    private SqlTypes() {
+    }
+
+    /** The datum type of a PostgreSQL type name as written in DDL ({@code bigint}, {@code double precision}...), or null. */
+    static DatumType ofName(String name) {
+        String n = name.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ").trim();
+        return switch (n) {
+            case "bigint", "int8", "integer", "int", "int4", "smallint", "int2" -> DatumType.INT64;
+            case "double precision", "float8", "float", "real", "float4" -> DatumType.FLOAT64;
+            case "text", "varchar", "character varying", "string" -> DatumType.STRING;
+            case "boolean", "bool" -> DatumType.BOOL;
+            case "timestamp", "timestamp without time zone" -> DatumType.TIMESTAMP;
+            default -> null;
+        };
+    }
+
+    /** The datum type of a Calcite type; throws "not supported" for types Tandem has no datum for. */
+    static DatumType of(RelDataType type) {
+        SqlTypeName n = type.getSqlTypeName();
+        return switch (n) {
+            case BOOLEAN -> DatumType.BOOL;
+            case TINYINT, SMALLINT, INTEGER, BIGINT -> DatumType.INT64;
+            case DECIMAL -> type.getScale() == 0 && type.getPrecision() <= 18 ? DatumType.INT64 : DatumType.FLOAT64;
+            case FLOAT, REAL, DOUBLE -> DatumType.FLOAT64;
+            case CHAR, VARCHAR -> DatumType.STRING;
+            case TIMESTAMP -> DatumType.TIMESTAMP;
+            case NULL -> null;
+            default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
+        };
+    }
+
+    /** The Calcite type of a datum type. */
+    static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {
+        RelDataType base = switch (t) {
+            case BOOL -> f.createSqlType(SqlTypeName.BOOLEAN);
+            case INT64 -> f.createSqlType(SqlTypeName.BIGINT);
+            case FLOAT64 -> f.createSqlType(SqlTypeName.DOUBLE);
+            case STRING -> f.createSqlType(SqlTypeName.VARCHAR);
+            case TIMESTAMP -> f.createSqlType(SqlTypeName.TIMESTAMP, 6);
+        };
+        return f.createTypeWithNullability(base, nullable);
+    }
+
+    /** The PostgreSQL name of a datum type, as {@code SHOW COLUMNS} and errors spell it. */
+    static String pgName(DatumType t) {
+        return switch (t) {
+            case BOOL -> "boolean";
+            case INT64 -> "bigint";
+            case FLOAT64 -> "double precision";
+            case STRING -> "text";
+            case TIMESTAMP -> "timestamp";
+        };
+    }
+
+    private static final DateTimeFormatter PG_TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss[.SSSSSS]");
+
+    /**
+     * A value given for a column or parameter of type {@code t}, converted as PostgreSQL converts a
+     * quoted literal or a client's parameter: numbers, booleans and strings (parsed by the target type).
+     * Throws 22P02 when a string does not parse.
+     */
+    static Object convert(Object v, DatumType t) {
+        if (v == null) {
+            return null;
+        }
+        try {
+            return switch (t) {
+                case INT64 -> switch (v) {
+                    case Long l -> l;
+                    case Integer i -> (long) i;
+                    case BigDecimal b -> b.longValueExact();
+                    case Double d when d == Math.rint(d) && Math.abs(d) < 0x1p63 -> d.longValue();
+                    case String s -> Long.parseLong(s.trim());
+                    default -> throw mismatch(v, t);
+                };
+                case FLOAT64 -> switch (v) {
+                    case Number n -> n.doubleValue();
+                    case String s -> parseDouble(s.trim());
+                    default -> throw mismatch(v, t);
+                };
+                case STRING -> switch (v) {
+                    case String s -> s;
+                    case Boolean b -> b ? "true" : "false";
+                    case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
+                    default -> throw mismatch(v, t);
+                };
+                case BOOL -> switch (v) {
+                    case Boolean b -> b;
+                    case String s -> parseBool(s);
+                    default -> throw mismatch(v, t);
+                };
+                case TIMESTAMP -> switch (v) {
+                    case Timestamp ts -> ts;
+                    case String s -> parseTimestamp(s.trim());
+                    default -> throw mismatch(v, t);
+                };
+            };
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type " + pgName(t) + ": \"" + v + "\"");
+        }
+    }
+
+    private static double parseDouble(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "nan" -> Double.NaN;
+            case "infinity", "inf" -> Double.POSITIVE_INFINITY;
+            case "-infinity", "-inf" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(s);
+        };
+    }
+
+    private static boolean parseBool(String s) {
+        return switch (s.trim().toLowerCase(Locale.ROOT)) {
+            case "t", "true", "yes", "y", "on", "1" -> true;
+            case "f", "false", "no", "n", "off", "0" -> false;
+            default -> throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type boolean: \"" + s + "\"");
+        };
+    }
+
+    static Timestamp parseTimestamp(String s) {
+        try {
+            LocalDateTime t = LocalDateTime.parse(s.replace('T', ' '), PG_TIMESTAMP);
+            return Timestamp.of(t.toInstant(ZoneOffset.UTC));
+        } catch (DateTimeParseException e) {
+            try {
+                return Timestamp.parse(s);
+            } catch (RuntimeException x) {
+                throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type timestamp: \"" + s + "\"");
+            }
+        }
+    }
+
+    private static SqlException mismatch(Object v, DatumType t) {
+        return new SqlException(SqlException.DATATYPE_MISMATCH, "a " + describe(v) + " value cannot be a " + pgName(t));
+    }
+
+    private static String describe(Object v) {
+        return switch (v) {
+            case Boolean b -> "boolean";
+            case Number n -> "numeric";
+            case String s -> "text";
+            case Timestamp t -> "timestamp";
+            default -> v.getClass().getSimpleName();
+        };
+    }
+
+    /** A datum in PostgreSQL's text output format ({@code t}/{@code f}, {@code 2} for 2.0, {@code 2024-01-02 03:04:05}). */
+    static String text(Object v) {
+        return switch (v) {
+            case null -> null;
+            case Boolean b -> b ? "t" : "f";
+            case Double d -> floatText(d);
+            case Timestamp ts -> {
+                LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
+                String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+                int micros = (int) Math.floorMod(ts.micros(), 1_000_000L);
+                yield micros == 0 ? s : s + "." + String.format("%06d", micros).replaceAll("0+$", "");
+            }
+            default -> v.toString();
+        };
+    }
+
+    private static String floatText(double d) {
+        if (Double.isNaN(d)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(d)) {
+            return d > 0 ? "Infinity" : "-Infinity";
+        }
+        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+            return (d == 0 && 1 / d < 0) ? "-0" : Long.toString((long) d);
+        }
+        String s = Double.toString(d);
+        int e = s.indexOf('E');
+        if (e < 0) {
+            return s;
+        }
+        String exp = s.substring(e + 1);
+        return s.substring(0, e).replaceAll("\\.0$", "") + "e" + (exp.startsWith("-") ? exp : "+" + exp);
+    }
+}

@@ -1,0 +1,100 @@
+package dev.tandem.pgwire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tandem.sql.SqlTesting;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The PostgreSQL JDBC driver over the wire protocol: DDL, prepared writes and reads (text and binary), errors, cancel. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PgWireJdbcTest {
+
+    @TempDir
+    static Path dir;
+    SqlTesting.Stack stack;
+    PgWireServer server;
+
+    @BeforeAll
+    void start() {
+        stack = SqlTesting.stack(dir);
+        server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+    }
+
+    @AfterAll
+    void stop() {
+        server.close();
+        stack.close();
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=ada&sslmode=disable");
+    }
+
+    @Test
+    void tablesPreparedStatementsAndErrors() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE orders (id bigint NOT NULL, customer integer, amount double precision, note text)");
+            try (PreparedStatement ins = c.prepareStatement("INSERT INTO orders VALUES (?, ?, ?, ?)")) {
+                for (int i = 1; i <= 12; i++) {
+                    ins.setLong(1, i);
+                    ins.setInt(2, i % 3);
+                    ins.setDouble(3, i * 1.5);
+                    if (i % 4 == 0) {
+                        ins.setNull(4, java.sql.Types.VARCHAR);
+                    } else {
+                        ins.setString(4, "n" + i);
+                    }
+                    assertThat(ins.executeUpdate()).isEqualTo(1);
+                }
+            }
+            s.execute("CREATE INDEX orders_by_id ON orders (id)");
+            // more executions than the driver's prepare threshold, so it switches to a named statement and binary results
+            try (PreparedStatement q = c.prepareStatement("SELECT id, amount, note FROM orders WHERE id = ?")) {
+                for (int i = 1; i <= 12; i++) {
+                    q.setLong(1, i);
+                    try (ResultSet rs = q.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getLong(1)).isEqualTo(i);
+                        assertThat(rs.getDouble(2)).isEqualTo(i * 1.5);
+                        assertThat(rs.getString(3)).isEqualTo(i % 4 == 0 ? null : "n" + i);
+                        assertThat(rs.next()).isFalse();
+                    }
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT customer, count(*), sum(amount) FROM orders GROUP BY customer ORDER BY customer")) {
+                List<String> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(rs.getLong(1) + ":" + rs.getLong(2) + ":" + rs.getDouble(3));
+                }
+                assertThat(rows).containsExactly("0:4:45.0", "1:4:33.0", "2:4:39.0");
+            }
+            assertThatThrownBy(() -> s.executeQuery("SELECT * FROM nope"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42P01"));
+            assertThatThrownBy(() -> s.executeQuery("SELECT nope FROM orders"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42703"));
+            assertThatThrownBy(() -> s.executeQuery("SELEC 1"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42601"));
+            assertThatThrownBy(() -> s.executeQuery("SELECT 1 / (id - id) FROM orders"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22012"));
+            // the connection is still usable after errors
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM orders")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(12);
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.tandem.sql;
+
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerSettings;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/** A SQL engine over a real controller, two compute runtimes and durable storage (fsync off) on a directory. */
+final class SqlStack implements AutoCloseable {
+
+    final Scheduler timer = Schedulers.newParallel("sql-test-timer", 1);
+    final Scheduler blocking = Schedulers.newBoundedElastic(4, 1000, "sql-test-blocking");
+    final TableStorage storage;
+    final Multiplexer mux;
+    final Controller controller;
+    final SqlEngine sql;
+    final List<Throwable> fatal = new CopyOnWriteArrayList<>();
+
+    SqlStack(Path dir) {
+        storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
+        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        mux = Multiplexer.start(true, 1, 1, storage, registry, (w, e) -> fatal.add(e), System::currentTimeMillis, RuntimeObserver.NONE);
+        controller = new Controller(storage, mux, registry, new ControllerSettings(Duration.ofSeconds(10), 1000, 100_000, Duration.ofSeconds(30)), System::currentTimeMillis, timer);
+        sql = new SqlEngine(controller, blocking);
+    }
+
+    /** Runs one statement in a session and waits (bounded) for its result. */
+    SqlResult run(String statement, SqlSession session, Object... params) {
+        return sql.execute(statement, List.of(params), session).block(Duration.ofSeconds(30));
+    }
+
+    @Override
+    public void close() {
+        controller.close();
+        mux.close();
+        storage.close();
+        timer.dispose();
+        blocking.dispose();
+        if (!fatal.isEmpty()) {
+            throw new AssertionError("fatal error on a runtime thread", fatal.get(0));
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.tandem.sql;
+
+import java.nio.file.Path;
+
+/** Test access to a SQL engine over a real stack, for the tests of other packages (pgwire). */
+public final class SqlTesting {
+
+    private SqlTesting() {
+    }
+
+    /** A running stack and its engine. */
+    public interface Stack extends AutoCloseable {
+        SqlEngine engine();
+
+        /** Reads the controller has in flight. */
+        int pendingReads();
+
+        @Override
+        void close();
+    }
+
+    public static Stack stack(Path dir) {
+        SqlStack s = new SqlStack(dir);
+        return new Stack() {
+            @Override
+            public SqlEngine engine() {
+                return s.sql;
+            }
+
+            @Override
+            public int pendingReads() {
+                return s.controller.pendingReads();
+            }
+
+            @Override
+            public void close() {
+                s.close();
+            }
+        };
+    }
+}
