@@ -1,6 +1,6 @@
 # Sourced by bin/dev and .ci/run: a throw-away PostgreSQL for the SQL differential test.
 #   test_postgres_start   initdb a temporary data directory (as the postgres user when running as root),
-#                         start the server on a free loopback port and export TANDEM_TEST_POSTGRES=127.0.0.1:PORT
+#                         start the server on a free loopback port and export POSTGRES_ORACLE_ADDRESS=127.0.0.1:PORT
 #   test_postgres_stop    stop it and delete the directory
 # Finds initdb/pg_ctl on the PATH or under /usr/lib/postgresql/*/bin (Debian's postgresql package).
 
@@ -46,8 +46,8 @@ test_postgres_start() {
     return 1
   }
   TEST_POSTGRES_BIN="$bin"
-  export TANDEM_TEST_POSTGRES="127.0.0.1:$port"
-  echo "test PostgreSQL started at $TANDEM_TEST_POSTGRES ($TEST_POSTGRES_DIR)"
+  export POSTGRES_ORACLE_ADDRESS="127.0.0.1:$port"
+  echo "test PostgreSQL started at $POSTGRES_ORACLE_ADDRESS ($TEST_POSTGRES_DIR)"
 }
 
 test_postgres_stop() {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * union/except/intersect, subqueries in FROM, CASE/COALESCE), each answered by Tandem through the wire
  * protocol over JDBC and by PostgreSQL, compared as multisets (as lists where ORDER BY fixes the order).
  *
- * <p>PostgreSQL's address comes from {@code TANDEM_TEST_POSTGRES} ({@code host:port}, user
+ * <p>PostgreSQL's address comes from {@code POSTGRES_ORACLE_ADDRESS} ({@code host:port}, user
  * {@code postgres}, trust authentication); {@code bin/dev test} and {@code .ci/run} start one. Without
  * it the test is skipped, loudly.
  */
@@ -46,11 +46,11 @@ class PostgresDifferentialTest {
 
     @Test
     void tandemAnswersAsPostgresDoes() throws SQLException {
-        String address = System.getenv("TANDEM_TEST_POSTGRES");
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         if (address == null || address.isBlank()) {
-            System.err.println("!!! PostgresDifferentialTest SKIPPED: TANDEM_TEST_POSTGRES is not set (bin/dev test and .ci/run start a PostgreSQL)");
+            System.err.println("!!! PostgresDifferentialTest SKIPPED: POSTGRES_ORACLE_ADDRESS is not set (bin/dev test and .ci/run start a PostgreSQL)");
         }
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "TANDEM_TEST_POSTGRES is not set");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         List<String> mismatches = new ArrayList<>();
         int compared = 0;
         int[] outcome = new int[2];
