@@ -45,6 +45,7 @@ final class ReplicaProcess implements AutoCloseable {
                 "--server.address=127.0.0.1",
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off",
+                "--tandem.pgwire.port=0",
                 "--tandem.storage.backend=kafka",
                 "--tandem.storage.kafka.bootstrap-servers=" + bootstrapServers,
                 "--tandem.storage.kafka.topic=" + topic,
