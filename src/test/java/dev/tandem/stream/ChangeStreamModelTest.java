@@ -122,7 +122,8 @@ class ChangeStreamModelTest {
                     assertThat(p.frontier() - 1).as("%s: progress never goes back", c.name).isGreaterThanOrEqualTo(last);
                     last = p.frontier() - 1;
                     assertThat(state).as("%s: reconstruction at %d equals the model", c.name, last).isEqualTo(modelAt(last, c));
-                    if (peeked < peeks) {
+                    // A progress at the start time itself says nothing new; there is nothing to peek before since.
+                    if (peeked < peeks && last >= s.controller.indexStatus("t_k").since().time()) {
                         peeked++;
                         assertThat(counts(s.peek("t_k", c.keys, null, c.project(), last)))
                                 .as("%s: reconstruction at %d equals a peek", c.name, last).isEqualTo(state);
@@ -180,7 +181,7 @@ class ChangeStreamModelTest {
                     }
                     case 60 -> {
                         clients.add(new Client("project v, as_of the last write", null, true, Envelope.DIFFS, i));
-                        startAsOf.add(ts);
+                        startAsOf.add(Math.max(ts, s.controller.indexStatus("t_k").since().time()));
                     }
                     case 90 -> {
                         clients.add(new Client("all keys, as_of the first write", null, false, Envelope.DIFFS, i));
