@@ -205,6 +205,32 @@ class ConsoleBrowserTest {
         boolean sqlExists = sql != 404 && sql != 405;
         await("SQL mode shown only if the server has SQL").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                 .until(() -> browser.findElement(By.cssSelector("[data-mode=sql]")).isDisplayed() == sqlExists);
+        assertThat(sqlExists).as("this server has SQL").isTrue();
+
+        // SQL through the console: a point query answered from the index, shown as a table.
+        browser.findElement(By.cssSelector("[data-mode=sql]")).click();
+        WebElement sqlText = browser.findElement(By.id("sql-text"));
+        sqlText.clear();
+        sqlText.sendKeys("SELECT id, note FROM events WHERE id = 77");
+        browser.findElement(By.id("run")).click();
+        await("the SQL answer is shown").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> !browser.findElements(By.id("result-table")).isEmpty()
+                        && tableCells(By.id("result-table")).size() == 2 && tableCells(By.id("result-table")).get(0).contains("note"));
+        assertThat(tableCells(By.id("result-table"))).containsExactly(List.of("id", "note"), List.of("77", "n77"));
+
+        // Watch: the index's change stream, live in the page; a row written afterwards shows up in it.
+        browser.findElement(By.cssSelector("[data-mode=lookup]")).click();
+        new Select(browser.findElement(By.id("lookup-index"))).selectByValue("events_by_id");
+        await("the watch button is offered").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> browser.findElement(By.id("watch")).isDisplayed());
+        browser.findElement(By.id("watch")).click();
+        await("the watch table is shown").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> !browser.findElements(By.id("watch-table")).isEmpty());
+        post(base + "/v1/tables/events/rows", "{\"insert\":[[" + (ROWS + 1) + ",1,\"watched\"]]}");
+        await("the new row arrives in the watch table").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> text(By.id("watch-table")).contains("watched"));
+        screenshot("console-watch.png");
+        browser.findElement(By.id("watch")).click();
         screenshot("console.png");
     }
 
