@@ -133,8 +133,14 @@ class BenchSmokeTest {
         assertThat(gc.path("pause_kinds").isObject()).as("%s gc.pause_kinds", what).isTrue();
         assertThat(gc.path("allocation_stalls").asLong(-1)).as("%s gc.allocation_stalls", what).isZero();
         assertThat(gc.has("allocation_stall_total_ms") && gc.has("allocation_stall_max_ms")).as("%s stall fields", what).isTrue();
-        assertThat(gc.path("allocated_bytes").asLong()).as("%s gc.allocated_bytes in %s", what, gc).isPositive();
-        assertThat(gc.path("allocation_rate_bytes_per_s").asLong()).as("%s gc.allocation_rate_bytes_per_s", what).isPositive();
+        // Allocation is Micrometer's young-generation growth at each collection plus the young pool's growth
+        // since; in a window of a few seconds with no collection the pool reading may show none yet (seen once
+        // in CI), so a positive figure is required only when the window saw a collection.
+        assertThat(gc.path("allocated_bytes").asLong(-1)).as("%s gc.allocated_bytes in %s", what, gc).isNotNegative();
+        assertThat(gc.path("allocation_rate_bytes_per_s").asLong(-1)).as("%s gc.allocation_rate_bytes_per_s", what).isNotNegative();
+        if (gc.path("pauses").asLong() > 0) {
+            assertThat(gc.path("allocated_bytes").asLong()).as("%s gc.allocated_bytes after a collection in %s", what, gc).isPositive();
+        }
         assertThat(gc.path("cpu_seconds").asDouble()).as("%s gc.cpu_seconds", what).isPositive();
         JsonNode m = arm.path("memory");
         assertThat(m.path("full_gc").asString()).as("%s memory.full_gc", what).isEqualTo("jcmd GC.run");
