@@ -178,9 +178,9 @@ class ApiFuzzTest {
         read = false;
         int kind = rnd.nextInt(14);
         return switch (kind) {
-            case 0 -> post(pick("/v1/tables", "/v1/views", "/v1/indexes", "/v1/peek", "/v1/tables/orders/rows"), randomJson(3));
+            case 0 -> post(pick("/v1/tables", "/v1/views", "/v1/indexes", "/v1/peek", "/v1/tables/orders/rows", "/v1/sql"), randomJson(3));
             case 1 -> rawBody();
-            case 2 -> new Req(HttpMethod.POST, pick("/v1/tables", "/v1/peek", "/v1/indexes", "/v1/tables/orders/rows"),
+            case 2 -> new Req(HttpMethod.POST, pick("/v1/tables", "/v1/peek", "/v1/indexes", "/v1/tables/orders/rows", "/v1/sql"),
                     pickType(), validTableBody().getBytes(StandardCharsets.UTF_8));
             case 3 -> post("/v1/tables", badTable());
             case 4 -> post("/v1/views", badView());
