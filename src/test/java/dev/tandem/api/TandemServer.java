@@ -75,6 +75,28 @@ final class TandemServer implements AutoCloseable {
             spec.contentType(type);
         }
         WebClient.RequestHeadersSpec<?> req = body == null ? spec : spec.bodyValue(body);
+        try {
+            return exchange(req);
+        } catch (IllegalStateException e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("Timeout on blocking read")) {
+                throw e;
+            }
+            // a hang says why only with the threads' stacks at the moment it was seen
+            StringBuilder dump = new StringBuilder("no answer to " + method + " " + uri + " within " + ANSWER_WITHIN.toSeconds() + " s; threads:\n");
+            for (java.lang.management.ThreadInfo t : java.lang.management.ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+                dump.append(t);
+                for (StackTraceElement frame : t.getStackTrace()) {
+                    dump.append("\t  at ").append(frame).append('\n');
+                }
+            }
+            System.err.println(dump);
+            throw new AssertionError("no answer to " + method + " " + uri + " within " + ANSWER_WITHIN.toSeconds() + " s (thread dump on stderr)", e);
+        }
+    }
+
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
+
+    private static Response exchange(WebClient.RequestHeadersSpec<?> req) {
         return req.exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(text -> {
             JsonNode n;
             try {
@@ -83,7 +105,7 @@ final class TandemServer implements AutoCloseable {
                 n = JSON.getNodeFactory().stringNode(text);
             }
             return new Response(r.statusCode().value(), r.headers().contentType().orElse(null), n, text);
-        })).block(Duration.ofSeconds(30));
+        })).block(ANSWER_WITHIN);
     }
 
     Response get(String uri) {
