@@ -27,20 +27,6 @@ public class TandemApplication {
             }
             return;
         }
-        keepAliveWorkaround();
         SpringApplication.run(TandemApplication.class, args);
-    }
-
-    /**
-     * Reactor Netty 1.3.6 (Boot 4.0.7's) can stop reading a keep-alive connection when the next request
-     * arrives before the previous one's operations terminate (reactor-netty issues 4361 and 4347; our
-     * load generator saw it on a few connections under closed-loop load). Flushing the last response
-     * when no read is pending dispatches such a request at once instead of queueing it. An explicit
-     * setting of the property wins.
-     */
-    static void keepAliveWorkaround() {
-        if (System.getProperty("reactor.netty.http.server.lastFlushWhenNoRead") == null) {
-            System.setProperty("reactor.netty.http.server.lastFlushWhenNoRead", "true");
-        }
     }
 }
