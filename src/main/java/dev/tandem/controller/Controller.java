@@ -89,8 +89,8 @@ public final class Controller implements AutoCloseable {
     private final Disposable ticker;
     /**
      * Makes choosing a read time over several inputs (a slow-path read) and holding it atomic with respect
-     * to {@link #compact()}. A fast-path read holds only its index's {@code holds}, under which compaction
-     * also moves that index's {@code since}.
+     * to {@link #compact()}. A fast-path read takes no lock: it chooses and holds its time with
+     * {@link HeldFrontier#chooseAndHold}, which agrees with compaction through the order of its reads and writes.
      */
     private final Object policyLock = new Object();
     private long lastTableCompaction = Long.MIN_VALUE / 2;
@@ -305,7 +305,7 @@ public final class Controller implements AutoCloseable {
         String failure = catalog.failure(i.name());
         return new IndexStatus(i.id(), i.name(), i.on(), i.key(), failure == null ? (s != null && s.hydrated ? "hydrated" : "hydrating") : "failed",
                 failure, s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
-                s == null ? Frontier.MIN : s.since, records, s == null ? 0 : s.asOf, windowOf(i));
+                s == null ? Frontier.MIN : s.reads.since(), records, s == null ? 0 : s.asOf, windowOf(i));
     }
 
     /**
@@ -377,9 +377,9 @@ public final class Controller implements AutoCloseable {
     private static final class IndexState {
         final CatalogEntry.Index index;
         final long asOf;
-        final Holds holds = new Holds();
+        /** The index's compaction frontier and the read holds that keep it back. */
+        final HeldFrontier reads;
         volatile Frontier upper;
-        volatile Frontier since;
         volatile boolean hydrated;
         /** Completes at compute's first frontier report for this index. */
         final Sinks.Empty<Void> firstFrontier = Sinks.empty();
@@ -396,7 +396,7 @@ public final class Controller implements AutoCloseable {
             this.index = index;
             this.asOf = asOf;
             this.upper = Frontier.at(asOf);
-            this.since = Frontier.at(asOf);
+            this.reads = new HeldFrontier(Frontier.at(asOf));
         }
     }
 
@@ -432,10 +432,8 @@ public final class Controller implements AutoCloseable {
                     if (s.asOf == IndexState.SYSTEM_AS_OF && !f.writeFrontier().isEmpty()) {
                         // The first upper reported is at or after the logging dataflow's as_of, where
                         // its compaction frontier starts: no read may choose an earlier time.
-                        synchronized (s.holds) {
-                            if (f.writeFrontier().compareTo(s.since) > 0) {
-                                s.since = f.writeFrontier();
-                            }
+                        synchronized (policyLock) {
+                            s.reads.raise(f.writeFrontier());
                         }
                     }
                     s.reported = true;
@@ -504,13 +502,7 @@ public final class Controller implements AutoCloseable {
                 if (s.upper.isEmpty() || !s.hydrated) {
                     continue;
                 }
-                Frontier next = null;
-                synchronized (s.holds) {
-                    long target = Math.min(s.upper.time() - 1 - windowOf(s.index), s.holds.min());
-                    if (target > s.since.time()) {
-                        s.since = next = Frontier.at(target);
-                    }
-                }
+                Frontier next = s.reads.compactTo(s.upper.time() - 1 - windowOf(s.index));
                 if (next != null) {
                     send(new ComputeCommand.AllowCompaction(s.index.id(), next));
                 }
@@ -770,20 +762,15 @@ public final class Controller implements AutoCloseable {
         if (req.key() != null && !req.key().isNull()) {
             keys = List.copyOf(new java.util.LinkedHashSet<>(keyRows(req.key(), index)));
         }
-        long t;
-        long hold;
-        // The index's own hold lock (not the policy lock): compaction moves this index's since under it
-        // too, so the time chosen and its hold are taken with no compaction in between, and a point read
-        // never waits for compaction of other collections or for slow-path reads.
-        synchronized (s.holds) {
-            t = chooseTime(strict, req.asOf(), List.of(s), List.of());
-            hold = s.holds.add(t);
-        }
+        // No lock: a point read never waits for compaction, slow-path reads or other point reads.
+        long[] held = s.reads.chooseAndHold(() -> chooseTime(strict, req.asOf(), List.of(s), List.of()));
+        long t = held[0];
+        long hold = held[1];
         UUID uuid = peekId();
         ComputeCommand.Peek peek = new ComputeCommand.Peek(uuid, index.id(), t, keys, shape.mfp(), shape.finishing(), settings.get().maxResultRows());
         return awaitPeek(peek, timeout, strict || req.asOf() != null)
                 .map(result -> toResult(result, shape.columns(), t, s.hydrated, "fast"))
-                .doFinally(x -> s.holds.remove(hold));
+                .doFinally(x -> s.reads.holds.remove(hold));
     }
 
     /**
@@ -816,10 +803,10 @@ public final class Controller implements AutoCloseable {
         long hold;
         synchronized (policyLock) {
             t = chooseTime(false, asOf, List.of(s), List.of());
-            hold = s.holds.add(t);
+            hold = s.reads.holds.add(t);
         }
         return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), keys, shape.mfp(), shape.columns(), t,
-                () -> s.holds.remove(hold));
+                () -> s.reads.holds.remove(hold));
     }
 
     private List<Row> keyRows(JsonNode key, CatalogEntry.Index index) {
@@ -851,7 +838,7 @@ public final class Controller implements AutoCloseable {
         long since = Long.MIN_VALUE;
         long sealed = Long.MAX_VALUE;
         for (IndexState s : inputs) {
-            since = Math.max(since, s.since.time());
+            since = Math.max(since, s.reads.since().time());
             sealed = Math.min(sealed, Math.max(s.asOf, s.upper.isEmpty() ? Long.MAX_VALUE : s.upper.time() - 1));
         }
         for (String table : tables) {
@@ -937,8 +924,8 @@ public final class Controller implements AutoCloseable {
         synchronized (policyLock) {
             t = chooseTime(strict, req.asOf(), inputs, tables);
             for (IndexState s : inputs) {
-                long h = s.holds.add(t);
-                releases.add(() -> s.holds.remove(h));
+                long h = s.reads.holds.add(t);
+                releases.add(() -> s.reads.holds.remove(h));
             }
             for (String table : tables) {
                 Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());

@@ -1,36 +1,36 @@
 package dev.tandem.controller;
 
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The read holds the controller keeps on one collection: read times of in-flight reads. */
+/**
+ * The read holds the controller keeps on one collection: read times of in-flight reads. Lock-free, so
+ * a read taking or dropping its hold never waits behind another thread (a point read on an event loop
+ * must not queue behind a descheduled compaction or another read); {@link #min()} scans the holds, of
+ * which there are as many as reads in flight.
+ */
 final class Holds {
 
-    private final TreeMap<Long, Long> byId = new TreeMap<>();
-    private final TreeMap<Long, Integer> byTime = new TreeMap<>();
+    private final ConcurrentHashMap<Long, Long> timeById = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
 
     /** Holds {@code time}; returns the hold's id for {@link #remove}. */
-    synchronized long add(long time) {
+    long add(long time) {
         long id = ids.incrementAndGet();
-        byId.put(id, time);
-        byTime.merge(time, 1, Integer::sum);
+        timeById.put(id, time);
         return id;
     }
 
-    synchronized void remove(long id) {
-        Long time = byId.remove(id);
-        if (time != null) {
-            byTime.computeIfPresent(time, (t, n) -> n == 1 ? null : n - 1);
-        }
+    void remove(long id) {
+        timeById.remove(id);
     }
 
     /** The earliest held time, or {@code Long.MAX_VALUE} when nothing is held. */
-    synchronized long min() {
-        return byTime.isEmpty() ? Long.MAX_VALUE : byTime.firstKey();
-    }
-
-    synchronized int size() {
-        return byId.size();
+    long min() {
+        long min = Long.MAX_VALUE;
+        for (long t : timeById.values()) {
+            min = Math.min(min, t);
+        }
+        return min;
     }
 }

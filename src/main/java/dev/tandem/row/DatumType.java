@@ -10,7 +10,10 @@ public enum DatumType {
     STRING(4),
     TIMESTAMP(5);
 
-    /** Tag byte of a non-null datum of this type in the packed row encoding. */
+    /**
+     * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
+     * carries its sign and length: see {@link Row}); with the NULL flag, the tag of a NULL.
+     */
     final byte tag;
 
     DatumType(int tag) {
@@ -41,6 +44,9 @@ public enum DatumType {
 
     static DatumType ofTag(byte tag) {
         int base = tag & 0x3f;
+        if ((tag & 0x40) == 0 && Row.isInt64Tag(tag)) {
+            return INT64;
+        }
         for (DatumType t : values()) {
             if (t.tag == base) {
                 return t;

@@ -11,7 +11,9 @@ import java.util.List;
  * An immutable row of datums in a packed, self-describing, order-preserving byte encoding.
  *
  * <p>Each datum is a tag byte (its type, with a NULL flag) followed by its payload: one byte for
- * {@code bool}; eight big-endian bytes for {@code int64} and {@code timestamp} (sign bit flipped) and
+ * {@code bool}; for {@code int64} only the bytes its magnitude needs (0 to 8), the tag telling sign and
+ * length so that shorter positives sort before longer ones and longer negatives before shorter ones
+ * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp} (sign bit flipped) and
  * for {@code float64} (IEEE bits made sortable); for {@code string} the UTF-8 bytes with {@code 0x00}
  * escaped as {@code 00 FF} and terminated by {@code 00 01}. NULL has no payload and a larger tag, so it
  * sorts last. Rows of one schema therefore compare correctly as unsigned byte strings, and equality
@@ -42,6 +44,29 @@ public final class Row implements Comparable<Row> {
 
     /** A view of an encoded row stored at {@code bytes[offset, offset+length)}; the array must not change. */
     public static Row wrap(byte[] bytes, int offset, int length) {
+        return new Row(bytes, offset, length);
+    }
+
+    /**
+     * A view of the encoded row at {@code bytes[offset, offset+length)} as {@link #wrap} gives, unless it
+     * holds int64s in the fixed eight-byte encoding of logs written before the variable-length one:
+     * those are re-encoded into a new row, so equal values have equal bytes whatever wrote them.
+     */
+    public static Row canonical(byte[] bytes, int offset, int length) {
+        int end = offset + length;
+        for (int p = offset; p < end; p = skip(bytes, p)) {
+            if (bytes[p] == LEGACY_INT64_TAG) {
+                RowPacker packer = new RowPacker(length);
+                for (int q = offset; q < end; q = skip(bytes, q)) {
+                    if (bytes[q] == LEGACY_INT64_TAG) {
+                        packer.pushInt64((Long) decode(bytes, q));
+                    } else {
+                        packer.appendRaw(bytes, q, skip(bytes, q) - q);
+                    }
+                }
+                return packer.finish();
+            }
+        }
         return new Row(bytes, offset, length);
     }
 
@@ -171,11 +196,30 @@ public final class Row implements Comparable<Row> {
         return p;
     }
 
+    /** Tag of the int64 zero; other int64 tags lie in {@code [ZERO - 9, ZERO + 8]}, all below any NULL tag. */
+    static final int INT64_ZERO_TAG = 0x18;
+    /** The int64 tag of rows written before the variable-length encoding (a flipped sign bit and eight bytes). */
+    static final int LEGACY_INT64_TAG = 2;
+
+    /** Whether {@code tag} is a non-null int64's. */
+    static boolean isInt64Tag(int tag) {
+        return tag >= INT64_ZERO_TAG - 9 && tag <= INT64_ZERO_TAG + 8;
+    }
+
+    /** The payload bytes of the int64 {@code v}: those of {@code v}, or of its complement when negative. */
+    static int int64Bytes(long v) {
+        long magnitude = v < 0 ? ~v : v;
+        return (Long.SIZE - Long.numberOfLeadingZeros(magnitude) + 7) / 8;
+    }
+
     /** The position after the datum that starts at {@code p}. */
     static int skip(byte[] b, int p) {
         byte tag = b[p];
         if ((tag & 0x40) != 0) {
             return p + 1;
+        }
+        if (isInt64Tag(tag)) {
+            return p + 1 + (tag >= INT64_ZERO_TAG ? tag - INT64_ZERO_TAG : INT64_ZERO_TAG - 1 - tag);
         }
         return switch (tag) {
             case 1 -> p + 2;
@@ -195,6 +239,15 @@ public final class Row implements Comparable<Row> {
         byte tag = b[p];
         if ((tag & 0x40) != 0) {
             return null;
+        }
+        if (isInt64Tag(tag)) {
+            boolean negative = tag < INT64_ZERO_TAG;
+            int n = negative ? INT64_ZERO_TAG - 1 - tag : tag - INT64_ZERO_TAG;
+            long v = negative ? -1L : 0L;
+            for (int i = 1; i <= n; i++) {
+                v = (v << 8) | (b[p + i] & 0xffL);
+            }
+            return v;
         }
         return switch (tag) {
             case 1 -> b[p + 1] != 0;

@@ -36,8 +36,20 @@ public final class RowPacker {
         return this;
     }
 
+    /**
+     * Pushes an int64 in as few bytes as its magnitude needs: a tag that orders by sign and length
+     * ({@link Row#INT64_ZERO_TAG} {@code + n} for a non-negative value of {@code n} significant bytes,
+     * {@link Row#INT64_ZERO_TAG} {@code - 1 - n} for a negative one whose complement has {@code n}), then
+     * those {@code n} low bytes, big-endian. Equal values have one encoding, and byte order is value order.
+     */
     public RowPacker pushInt64(long v) {
-        return pushFixed(DatumType.INT64, v ^ Long.MIN_VALUE);
+        int n = Row.int64Bytes(v);
+        ensure(1 + n);
+        buf[len++] = (byte) (v >= 0 ? Row.INT64_ZERO_TAG + n : Row.INT64_ZERO_TAG - 1 - n);
+        for (int shift = 8 * (n - 1); shift >= 0; shift -= 8) {
+            buf[len++] = (byte) (v >>> shift);
+        }
+        return this;
     }
 
     public RowPacker pushTimestamp(long micros) {

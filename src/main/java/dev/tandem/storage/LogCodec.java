@@ -191,7 +191,7 @@ final class LogCodec {
                         if (rowLen < 0 || rowLen > in.remaining()) {
                             throw new IllegalStateException("row length " + rowLen + " out of bounds");
                         }
-                        Row row = Row.wrap(payload, in.position(), rowLen);
+                        Row row = Row.canonical(payload, in.position(), rowLen);
                         in.position(in.position() + rowLen);
                         updates.add(new RowDiff(row, in.getLong()));
                     }
