@@ -29,8 +29,9 @@ import tools.jackson.databind.JsonNode;
 /**
  * Kafka sources through the public API over a real broker (KRaft): the append, upsert and Debezium
  * envelopes against a naive model of each, refused records in the error collection with partition and
- * offset while good records keep flowing, resuming from the recorded offsets after a restart (local
- * log and Kafka storage backend) with nothing lost or repeated, and the 4xx answers.
+ * offset while good records keep flowing, resuming from the recorded offsets after a restart on the
+ * Kafka storage backend with nothing lost or repeated (the local log's crash case is
+ * {@code SourceCrashTest}), and the 4xx answers.
  */
 class SourceApiTest {
 
@@ -245,11 +246,6 @@ class SourceApiTest {
             assertThat(s.get("/v1/tables/src").status()).isEqualTo(404);
             assertThat(s.get("/v1/sources").json()).isEmpty();
         }
-    }
-
-    @Test
-    void resumesFromRecordedOffsetsAfterRestartOnTheLocalLog() {
-        resumesAfterRestart(Map.of(), "resume-local");
     }
 
     @Test
