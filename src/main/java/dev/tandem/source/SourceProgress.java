@@ -40,11 +40,4 @@ record SourceProgress(Map<Integer, Long> offsets, long records, long errors) {
         n.get("offsets").properties().forEach(e -> offsets.put(Integer.parseInt(e.getKey()), e.getValue().asLong()));
         return new SourceProgress(offsets, n.get("records").asLong(), n.get("errors").asLong());
     }
-
-    /** The offsets alone, as JSON ({@code {"0":12}}). */
-    String offsetsJson() {
-        ObjectNode o = JSON.createObjectNode();
-        offsets.forEach((p, next) -> o.put(Integer.toString(p), next));
-        return o.toString();
-    }
 }
