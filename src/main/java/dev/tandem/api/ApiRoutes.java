@@ -5,6 +5,7 @@ import static org.springframework.web.reactive.function.server.RequestPredicates
 import dev.tandem.config.SecurityProperties;
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
+import dev.tandem.source.SourceManager;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.security.AuditLog;
@@ -66,6 +67,8 @@ public class ApiRoutes {
         ALLOWED.put("/v1/introspection/{name}", "GET, POST");
         ALLOWED.put("/v1/ping", "GET");
         ALLOWED.put("/v1/sql", "POST");
+        ALLOWED.put("/v1/sources", "GET, POST");
+        ALLOWED.put("/v1/sources/{name}", "GET, DELETE");
     }
 
     /** The constant answer of {@code GET /v1/ping}: the HTTP stack's own ceiling, against which reads are measured. */
@@ -80,8 +83,9 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit,
-            ChangeStreams changeStreams, SqlEngine sqlEngine) {
+            ChangeStreams changeStreams, SqlEngine sqlEngine, SourceManager sourceManager) {
         long max = props.maxBodyBytes().toBytes();
+        SourceHandler sources = new SourceHandler(sourceManager, max, tandemApiBlocking);
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
         ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams);
@@ -104,6 +108,10 @@ public class ApiRoutes {
                 .GET("/v1/indexes/{name}/changes", changes::stream)
                 .POST("/v1/peek", read::peek)
                 .POST("/v1/sql", sql::sql)
+                .POST("/v1/sources", sources::create)
+                .GET("/v1/sources", sources::list)
+                .GET("/v1/sources/{name}", sources::get)
+                .DELETE("/v1/sources/{name}", sources::drop)
                 .GET("/v1/introspection", read::listIntrospection)
                 .GET("/v1/introspection/{name}", read::readIntrospection)
                 .POST("/v1/introspection/{name}", read::peekIntrospection)

@@ -66,7 +66,7 @@ final class CatalogHandler {
         }).flatMap(t -> created(request, t.name(), ApiJson.table(t)));
     }
 
-    private static List<Column> columns(JsonNode array) {
+    static List<Column> columns(JsonNode array) {
         List<Column> out = new ArrayList<>();
         for (int i = 0; i < array.size(); i++) {
             String at = "columns[" + i + "]";

@@ -37,6 +37,7 @@ final class UnknownPropertyCheck {
         collect("tandem.security.tokens", SecurityProperties.Token.class, keys);
         keys.remove("tandem.security.tokens");
         collect("tandem.subscribe", SubscribeProperties.class, keys);
+        collect("tandem.sources", SourceProperties.class, keys);
         return keys;
     }
 

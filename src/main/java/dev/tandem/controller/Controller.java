@@ -78,6 +78,8 @@ public final class Controller implements AutoCloseable {
     /** The introspection collections, served like indexes but not in the durable catalog. */
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
     private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
+    /** Tables that only their feeder writes to (sources), by name, with why users may not write or drop them. */
+    private final Map<String, String> fedTables = new ConcurrentHashMap<>();
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
     /** The peek waiting on each transient dataflow, by transient id. */
     private final Map<String, UUID> transientPeeks = new ConcurrentHashMap<>();
@@ -254,6 +256,10 @@ public final class Controller implements AutoCloseable {
         if (!kind.isInstance(e)) {
             throw ControllerException.notFound("'" + name + "' is not a " + kind.getSimpleName().toLowerCase());
         }
+        String fed = e instanceof CatalogEntry.Table ? fedTables.get(name) : null;
+        if (fed != null) {
+            throw ControllerException.conflict(fed);
+        }
         List<String> dependents = catalog.dependents(name);
         if (!dependents.isEmpty()) {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
@@ -274,6 +280,23 @@ public final class Controller implements AutoCloseable {
 
     public List<CatalogEntry> catalog() {
         return catalog.all();
+    }
+
+    /** The names of the views and indexes that read {@code name} directly. */
+    public List<String> dependents(String name) {
+        return catalog.dependents(name);
+    }
+
+    /**
+     * Marks table {@code name} as fed by something other than user writes (a source): writes to it and
+     * drops of it are refused (409) with {@code reason}; {@code reason} null lifts the mark.
+     */
+    public void feedTable(String name, String reason) {
+        if (reason == null) {
+            fedTables.remove(name);
+        } else {
+            fedTables.put(name, reason);
+        }
     }
 
     /** The introspection collections with their current status. */
@@ -339,6 +362,10 @@ public final class Controller implements AutoCloseable {
         CatalogEntry e = catalog.require(table);
         if (!(e instanceof CatalogEntry.Table t)) {
             throw ControllerException.invalid("'" + table + "' is a " + kindOf(e) + "; only tables accept writes");
+        }
+        String fed = fedTables.get(table);
+        if (fed != null) {
+            throw ControllerException.conflict(fed);
         }
         List<RowDiff> diffs = new ArrayList<>();
         parseRows(insert, t.schema(), "insert", 1, diffs);

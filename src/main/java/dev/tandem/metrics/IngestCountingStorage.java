@@ -1,6 +1,7 @@
 package dev.tandem.metrics;
 
 import dev.tandem.row.Schema;
+import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.StorageStats;
 import dev.tandem.storage.TableEvent;
@@ -40,6 +41,14 @@ final class IngestCountingStorage implements TableStorage {
         Mono<Long> result = delegate.write(id, updates);
         int n = updates.size();
         // The write is submitted already; this subscription only observes its outcome (failures are the caller's).
+        result.subscribe(t -> ingested.add(n), e -> { });
+        return result;
+    }
+
+    @Override
+    public Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
+        Mono<Long> result = delegate.write(id, updates, swap);
+        int n = updates.size();
         result.subscribe(t -> ingested.add(n), e -> { });
         return result;
     }

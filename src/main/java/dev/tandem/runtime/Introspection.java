@@ -55,8 +55,24 @@ public final class Introspection {
                     c("delivered", DatumType.INT64), c("lag_ms", DatumType.INT64), c("buffered", DatumType.INT64),
                     c("messages", DatumType.INT64), c("bytes", DatumType.INT64))));
 
+    /** Sampled from the Kafka sources (see {@link ComputeRuntime#addIntrospectionSource}). */
+    public static final Collection SOURCES = new Collection("s8", "tandem_sources",
+            "each Kafka source: its topic and envelope, the partitions it reads, the next offset of each (JSON), the end offsets"
+                    + " (JSON), lag (end offsets less next offsets, summed), records ingested, records refused, state and the last problem",
+            new Schema(List.of(c("name", DatumType.STRING), c("topic", DatumType.STRING), c("envelope", DatumType.STRING),
+                    c("partitions", DatumType.INT64), c("offsets", DatumType.STRING), c("end_offsets", DatumType.STRING),
+                    c("lag", DatumType.INT64), c("records", DatumType.INT64), c("errors", DatumType.INT64), c("state", DatumType.STRING),
+                    c("detail", DatumType.STRING))));
+
+    /** Sampled from the Kafka sources: each source's error collection. */
+    public static final Collection SOURCE_ERRORS = new Collection("s9", "tandem_source_errors",
+            "records a Kafka source could not ingest (unparsable or ill-typed), the most recent ones per source: partition, offset,"
+                    + " why, and the start of the record's value",
+            new Schema(List.of(c("source", DatumType.STRING), c("partition", DatumType.INT64), c("offset", DatumType.INT64),
+                    c("error", DatumType.STRING), c("value", DatumType.STRING))));
+
     public static final List<Collection> ALL = List.of(DATAFLOWS, FRONTIERS, ARRANGEMENT_SIZES, OPERATOR_ELAPSED, READ_HOLDS, HYDRATION_PROGRESS,
-            SUBSCRIPTIONS);
+            SUBSCRIPTIONS, SOURCES, SOURCE_ERRORS);
 
     private Introspection() {
     }

@@ -8,7 +8,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
@@ -29,6 +32,8 @@ final class LogCodec {
     private static final byte REMOVE = 5;
     private static final byte SINCE = 6;
     private static final byte CLOCK = 7;
+    /** A write with a {@link CatalogSwap}: the write's fields, then the swap's. */
+    private static final byte WRITE_SWAP = 8;
 
     private LogCodec() {
     }
@@ -81,7 +86,7 @@ final class LogCodec {
                     putString(d.id());
                 }
                 case LogRecord.Write w -> {
-                    putByte(WRITE);
+                    putByte(w.swap() == null ? WRITE : WRITE_SWAP);
                     putString(w.id());
                     putLong(w.time());
                     putInt(w.updates().size());
@@ -92,6 +97,23 @@ final class LogCodec {
                         row.copyTo(buf, len);
                         len += row.byteSize();
                         putLong(u.diff());
+                    }
+                    if (w.swap() != null) {
+                        CatalogSwap swap = w.swap();
+                        putString(swap.guardKey());
+                        putByte((byte) (swap.guardValue() == null ? 0 : 1));
+                        if (swap.guardValue() != null) {
+                            putString(swap.guardValue());
+                        }
+                        putInt(swap.puts().size());
+                        for (var e : new TreeMap<>(swap.puts()).entrySet()) {
+                            putString(e.getKey());
+                            putString(e.getValue());
+                        }
+                        putInt(swap.removes().size());
+                        for (String key : swap.removes()) {
+                            putString(key);
+                        }
                     }
                 }
                 case LogRecord.CatalogPut p -> {
@@ -181,7 +203,7 @@ final class LogCodec {
                     yield new LogRecord.CreateTable(id, new Schema(cols));
                 }
                 case DROP -> new LogRecord.DropTable(string(in));
-                case WRITE -> {
+                case WRITE, WRITE_SWAP -> {
                     String id = string(in);
                     long time = in.getLong();
                     int n = in.getInt();
@@ -195,7 +217,7 @@ final class LogCodec {
                         in.position(in.position() + rowLen);
                         updates.add(new RowDiff(row, in.getLong()));
                     }
-                    yield new LogRecord.Write(id, time, updates);
+                    yield new LogRecord.Write(id, time, updates, type == WRITE_SWAP ? swap(in) : null);
                 }
                 case PUT -> new LogRecord.CatalogPut(string(in), string(in));
                 case REMOVE -> new LogRecord.CatalogRemove(string(in));
@@ -213,6 +235,28 @@ final class LogCodec {
             }
             throw new IllegalStateException("malformed log record: " + e, e);
         }
+    }
+
+    private static CatalogSwap swap(ByteBuffer in) {
+        String guardKey = string(in);
+        String guardValue = in.get() != 0 ? string(in) : null;
+        int puts = in.getInt();
+        if (puts < 0 || puts > in.remaining()) {
+            throw new IllegalStateException("catalog put count " + puts + " out of bounds");
+        }
+        Map<String, String> put = new HashMap<>();
+        for (int i = 0; i < puts; i++) {
+            put.put(string(in), string(in));
+        }
+        int removes = in.getInt();
+        if (removes < 0 || removes > in.remaining()) {
+            throw new IllegalStateException("catalog remove count " + removes + " out of bounds");
+        }
+        List<String> remove = new ArrayList<>(removes);
+        for (int i = 0; i < removes; i++) {
+            remove.add(string(in));
+        }
+        return new CatalogSwap(guardKey, guardValue, put, remove);
     }
 
     private static String string(ByteBuffer in) {

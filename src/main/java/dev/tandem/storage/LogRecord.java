@@ -12,7 +12,11 @@ sealed interface LogRecord {
     record DropTable(String id) implements LogRecord {
     }
 
-    record Write(String id, long time, List<RowDiff> updates) implements LogRecord {
+    /** Rows written at {@code time}; with a {@code swap} (else null), catalog changes made with them. */
+    record Write(String id, long time, List<RowDiff> updates, CatalogSwap swap) implements LogRecord {
+        Write(String id, long time, List<RowDiff> updates) {
+            this(id, time, updates, null);
+        }
     }
 
     record CatalogPut(String key, String json) implements LogRecord {

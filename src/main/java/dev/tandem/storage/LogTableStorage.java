@@ -98,6 +98,11 @@ final class LogTableStorage implements TableStorage {
     private final Map<String, Map<Row, Long>> pendingDeletes = new HashMap<>();
     /** Admitted writes not yet applied, by table, in admission (= application) order; guarded by {@code admitLock}. */
     private final Map<String, java.util.ArrayDeque<Op>> inflight = new HashMap<>();
+    /**
+     * Catalog entries as they will be once every admitted change is applied, for the entries admitted
+     * changes touched (a null value: removed); others are as applied. Guarded by {@code admitLock}.
+     */
+    private final Map<String, String> admittedCatalog = new HashMap<>();
     /** The sequence number of the next admitted write; guarded by {@code admitLock}. */
     private long nextSeq;
     private final TreeMap<String, String> catalog = new TreeMap<>();
@@ -199,21 +204,23 @@ final class LogTableStorage implements TableStorage {
     public void putCatalogEntry(String key, String json) {
         requireId(key);
         Objects.requireNonNull(json, "json");
-        logAndAwait(new LogRecord.CatalogPut(key, json));
+        Op op;
+        synchronized (admitLock) {
+            ensureOpen();
+            admittedCatalog.put(key, json);
+            op = enqueue(Op.log(new LogRecord.CatalogPut(key, json)));
+        }
+        await(op);
     }
 
     @Override
     public void removeCatalogEntry(String key) {
         requireId(key);
-        logAndAwait(new LogRecord.CatalogRemove(key));
-    }
-
-    /** Admits a catalog record in log order and waits until it is durable and applied. */
-    private void logAndAwait(LogRecord record) {
         Op op;
         synchronized (admitLock) {
             ensureOpen();
-            op = enqueue(Op.log(record));
+            admittedCatalog.put(key, null);
+            op = enqueue(Op.log(new LogRecord.CatalogRemove(key)));
         }
         await(op);
     }
@@ -229,6 +236,11 @@ final class LogTableStorage implements TableStorage {
 
     @Override
     public Mono<Long> write(String id, List<RowDiff> updates) {
+        return write(id, updates, null);
+    }
+
+    @Override
+    public Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
         Schema schema;
         synchronized (admitLock) {
@@ -244,7 +256,7 @@ final class LogTableStorage implements TableStorage {
         if (violation != null) {
             return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
         }
-        Op op = Op.write(id, List.copyOf(updates));
+        Op op = Op.write(id, List.copyOf(updates), swap);
         synchronized (admitLock) {
             if (closing) {
                 return Mono.error(closedError());
@@ -254,6 +266,13 @@ final class LogTableStorage implements TableStorage {
             }
             if (admitted.get(id) != schema) {
                 return Mono.error(unknownTable(id));
+            }
+            if (swap != null) {
+                String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
+                if (!Objects.equals(current, swap.guardValue())) {
+                    return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: catalog entry '" + swap.guardKey()
+                            + "' does not hold the value the write expects (another writer moved it); nothing was written"));
+                }
             }
             Map<Row, Long> deletes = netDeletes(updates);
             if (deletes != null) {
@@ -265,11 +284,21 @@ final class LogTableStorage implements TableStorage {
                 deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
                 op.deletes = deletes;
             }
+            if (swap != null) {
+                admittedCatalog.putAll(swap.puts());
+                swap.removes().forEach(k -> admittedCatalog.put(k, null));
+            }
             op.seq = nextSeq++;
             inflight.computeIfAbsent(id, k -> new java.util.ArrayDeque<>()).addLast(op);
             enqueue(op);
         }
         return Mono.fromFuture(op.done, true);
+    }
+
+    private String appliedCatalogEntry(String key) {
+        synchronized (lock) {
+            return catalog.get(key);
+        }
     }
 
     /** The rows {@code updates} delete more of than they insert, with how many; null if none. */
@@ -599,7 +628,7 @@ final class LogTableStorage implements TableStorage {
             for (Op op : segment) {
                 if (op.kind == Op.Kind.WRITE) {
                     op.time = oracle.next(upper);
-                    op.record = new LogRecord.Write(op.table, op.time, op.updates);
+                    op.record = new LogRecord.Write(op.table, op.time, op.updates, op.swap);
                     maxTime = op.time;
                 }
             }
@@ -693,6 +722,7 @@ final class LogTableStorage implements TableStorage {
             }
             pendingDeletes.clear();
             inflight.clear();
+            admittedCatalog.clear();
             synchronized (lock) {
                 admitted.clear();
                 for (StoredTable t : tables.values()) {
@@ -777,6 +807,10 @@ final class LogTableStorage implements TableStorage {
                     }
                 }
                 historySize += w.updates().size();
+                if (w.swap() != null) {
+                    catalog.putAll(w.swap().puts());
+                    w.swap().removes().forEach(catalog::remove);
+                }
                 oracle.observe(w.time());
                 lastApplied = Math.max(lastApplied, w.time());
             }
@@ -1003,6 +1037,8 @@ final class LogTableStorage implements TableStorage {
         final Kind kind;
         final String table;
         final List<RowDiff> updates;
+        /** Catalog changes made with a write, or null. */
+        final CatalogSwap swap;
         /** The rows this write deletes (net), while it is admitted and not yet applied; null if none. */
         Map<Row, Long> deletes;
         /** A write's place in admission order (= application order); -1 for other operations. */
@@ -1011,23 +1047,24 @@ final class LogTableStorage implements TableStorage {
         LogRecord record;
         long time = -1;
 
-        private Op(Kind kind, LogRecord record, String table, List<RowDiff> updates) {
+        private Op(Kind kind, LogRecord record, String table, List<RowDiff> updates, CatalogSwap swap) {
             this.kind = kind;
             this.record = record;
             this.table = table;
             this.updates = updates;
+            this.swap = swap;
         }
 
         static Op log(LogRecord record) {
-            return new Op(Kind.LOG, record, null, null);
+            return new Op(Kind.LOG, record, null, null, null);
         }
 
-        static Op write(String table, List<RowDiff> updates) {
-            return new Op(Kind.WRITE, null, table, updates);
+        static Op write(String table, List<RowDiff> updates, CatalogSwap swap) {
+            return new Op(Kind.WRITE, null, table, updates, swap);
         }
 
         static Op control(Kind kind) {
-            return new Op(kind, null, null, null);
+            return new Op(kind, null, null, null, null);
         }
     }
 }

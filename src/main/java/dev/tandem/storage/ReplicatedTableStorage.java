@@ -155,7 +155,7 @@ final class ReplicatedTableStorage implements TableStorage {
                 }
                 case LogRecord.Write w -> {
                     derivedClock.set(time);
-                    long t = join(applied.write(w.id(), w.updates()).toFuture());
+                    long t = join(applied.write(w.id(), w.updates(), w.swap()).toFuture());
                     if (t != time) {
                         throw new IllegalStateException("the applied storage stamped " + t + ", the log derives " + time);
                     }
@@ -250,6 +250,12 @@ final class ReplicatedTableStorage implements TableStorage {
 
     @Override
     public Mono<Long> write(String id, List<RowDiff> updates) {
+        return write(id, updates, null);
+    }
+
+    /** The swap's guard is checked where the entry is applied, alike on every replica. */
+    @Override
+    public Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
         Schema schema;
         try {
@@ -261,7 +267,7 @@ final class ReplicatedTableStorage implements TableStorage {
         if (violation != null) {
             return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
         }
-        CompletableFuture<Long> done = submit(new LogRecord.Write(id, -1, List.copyOf(updates)));
+        CompletableFuture<Long> done = submit(new LogRecord.Write(id, -1, List.copyOf(updates), swap));
         return Mono.fromFuture(done, true);
     }
 

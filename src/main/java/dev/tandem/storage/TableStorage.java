@@ -49,6 +49,13 @@ public interface TableStorage extends AutoCloseable {
     Mono<Long> write(String id, List<RowDiff> updates);
 
     /**
+     * Like {@link #write(String, List)}, and makes the catalog changes of {@code swap} in the same log
+     * record, so both are durable together or not at all; the write is refused whole (an
+     * {@link IllegalArgumentException}) if the swap's guard entry does not hold its expected value.
+     */
+    Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap);
+
+    /**
      * The table's updates as of {@code asOf}: once the upper passes {@code asOf}, one {@code Updates}
      * with the consolidated snapshot at {@code asOf} (times advanced to {@code asOf}), then every update
      * with a later time, in timestamp order, each batch followed by {@code Progress}. Idle ticks emit

@@ -45,6 +45,7 @@ class OpenApiTest {
             ApiRoutesAccess.allowed().forEach((p, allow) -> assertThat(paths.get(p).propertyNames().stream().map(String::toUpperCase))
                     .as(p).containsExactlyInAnyOrder(allow.split(", ")));
             assertThat(r.json().at("/components/schemas/Problem").isObject()).isTrue();
+            assertThat(r.json().at("/components/schemas/Source/properties/offsets").isObject()).isTrue();
         }
     }
 

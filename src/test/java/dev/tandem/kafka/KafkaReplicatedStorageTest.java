@@ -8,6 +8,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
+import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.LogUnavailableException;
 import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.StorageOptions;
@@ -122,6 +123,32 @@ class KafkaReplicatedStorageTest {
                 assertThat(c.tables()).containsExactly("t");
                 assertThat(c.lastWriteTime()).isEqualTo(a.lastWriteTime());
                 assertThat(history(c, "t", end - 1)).isEqualTo(ha);
+            }
+        }
+    }
+
+    /** Two replicas write the same batch guarded by the same progress (two source ingesters racing): exactly one applies, everywhere. */
+    @Test
+    void guardedWritesRacingFromTwoReplicasApplyOnceEverywhere() {
+        String topic = "log-" + TOPICS.incrementAndGet();
+        try (TableStorage a = replica(topic); TableStorage b = replica(topic)) {
+            a.createTable("t", KV);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.tables().contains("t"));
+            CatalogSwap swap = new CatalogSwap("progress", null, Map.of("progress", "next=1"), List.of());
+            List<String> outcomes = Flux.merge(
+                            a.write("t", List.of(RowDiff.insert(kv(1, 1))), swap).map(t -> "ok")
+                                    .onErrorResume(IllegalArgumentException.class, e -> reactor.core.publisher.Mono.just("rejected")),
+                            b.write("t", List.of(RowDiff.insert(kv(1, 1))), swap).map(t -> "ok")
+                                    .onErrorResume(IllegalArgumentException.class, e -> reactor.core.publisher.Mono.just("rejected")))
+                    .collectList().block(Duration.ofSeconds(30));
+            assertThat(outcomes).containsExactlyInAnyOrder("ok", "rejected");
+            // The next batch, guarded by the progress the winner recorded, applies from either replica.
+            long last = b.write("t", List.of(RowDiff.insert(kv(2, 2))), new CatalogSwap("progress", "next=1", Map.of("progress", "next=2"), List.of()))
+                    .block(Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(20)).until(() -> a.upper("t").isPast(last));
+            for (TableStorage s : List.of(a, b)) {
+                assertThat(s.catalogEntries()).containsEntry("progress", "next=2");
+                assertThat(history(s, "t", last).values().stream().mapToLong(Long::longValue).sum()).isEqualTo(2);
             }
         }
     }

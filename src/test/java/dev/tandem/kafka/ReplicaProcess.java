@@ -37,6 +37,14 @@ final class ReplicaProcess implements AutoCloseable {
 
     /** Starts a replica over {@code topic} on {@code bootstrapServers}; does not wait for it to be ready. */
     static ReplicaProcess start(String name, String bootstrapServers, String topic, Path dir) {
+        return start(name, dir, List.of(
+                "--tandem.storage.backend=kafka",
+                "--tandem.storage.kafka.bootstrap-servers=" + bootstrapServers,
+                "--tandem.storage.kafka.topic=" + topic));
+    }
+
+    /** Starts a server with its data in {@code dir/name} and the extra {@code args}; does not wait for it to be ready. */
+    static ReplicaProcess start(String name, Path dir, List<String> args) {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -46,12 +54,10 @@ final class ReplicaProcess implements AutoCloseable {
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off",
                 "--tandem.pgwire.port=0",
-                "--tandem.storage.backend=kafka",
-                "--tandem.storage.kafka.bootstrap-servers=" + bootstrapServers,
-                "--tandem.storage.kafka.topic=" + topic,
                 "--tandem.storage.data-dir=" + dir.resolve(name),
                 "--tandem.compute.maintenance-workers=1",
                 "--tandem.compute.interactive-workers=1"));
+        cmd.addAll(args);
         Path log = dir.resolve(name + "-" + System.nanoTime() + ".log");
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

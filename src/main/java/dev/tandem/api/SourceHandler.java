@@ -1,0 +1,123 @@
+package dev.tandem.api;
+
+import dev.tandem.row.Schema;
+import dev.tandem.source.Envelope;
+import dev.tandem.source.SourceDefinition;
+import dev.tandem.source.SourceManager;
+import dev.tandem.source.SourceStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Kafka sources: {@code /v1/sources}. */
+final class SourceHandler {
+
+    private static final Set<String> SOURCE_FIELDS = Set.of("name", "columns", "kafka");
+    private static final Set<String> KAFKA_FIELDS = Set.of("bootstrap_servers", "topic", "format", "key", "envelope");
+
+    private final SourceManager sources;
+    private final long maxBodyBytes;
+    private final Scheduler blocking;
+
+    SourceHandler(SourceManager sources, long maxBodyBytes, Scheduler blocking) {
+        this.sources = sources;
+        this.maxBodyBytes = maxBodyBytes;
+        this.blocking = blocking;
+    }
+
+    Mono<ServerResponse> create(ServerRequest request) {
+        return JsonBody.read(request, maxBodyBytes, SOURCE_FIELDS).flatMap(b -> {
+            String name = b.requiredString("name");
+            var columns = CatalogHandler.columns(b.requiredArray("columns"));
+            JsonNode kafkaJson = b.raw("kafka");
+            if (kafkaJson == null) {
+                throw ApiException.badRequest("body: field 'kafka' is required");
+            }
+            JsonBody kafka = JsonBody.of(kafkaJson, "kafka", KAFKA_FIELDS);
+            String servers = kafka.string("bootstrap_servers");
+            String topic = kafka.requiredString("topic");
+            String format = kafka.string("format");
+            Envelope envelope;
+            try {
+                envelope = Envelope.fromJson(kafka.requiredString("envelope"));
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("kafka.envelope: " + e.getMessage());
+            }
+            List<String> key = new ArrayList<>();
+            JsonNode keyJson = kafka.array("key");
+            if (keyJson != null) {
+                for (int i = 0; i < keyJson.size(); i++) {
+                    if (!keyJson.get(i).isString()) {
+                        throw ApiException.badRequest("kafka.key[" + i + "]: expected a column name, got " + JsonBody.kind(keyJson.get(i)));
+                    }
+                    key.add(keyJson.get(i).stringValue());
+                }
+            }
+            SourceDefinition def = new SourceDefinition(name, columns, servers != null ? servers : sources.defaultBootstrapServers(), topic,
+                    format != null ? format : SourceDefinition.JSON_FORMAT, key, envelope);
+            return Mono.fromCallable(() -> sources.create(def)).subscribeOn(blocking);
+        }).flatMap(s -> CatalogHandler.created(request, s.definition().name(), json(s)));
+    }
+
+    Mono<ServerResponse> list(ServerRequest request) {
+        ArrayNode a = JsonNodeFactory.instance.arrayNode();
+        sources.list().forEach(s -> a.add(json(s)));
+        return CatalogHandler.ok(a);
+    }
+
+    Mono<ServerResponse> get(ServerRequest request) {
+        return CatalogHandler.ok(json(sources.status(request.pathVariable("name"))));
+    }
+
+    Mono<ServerResponse> drop(ServerRequest request) {
+        String name = request.pathVariable("name");
+        return Mono.fromCallable(() -> {
+            sources.drop(name);
+            return name;
+        }).subscribeOn(blocking).flatMap(n -> ServerResponse.noContent().build());
+    }
+
+    static ObjectNode json(SourceStatus s) {
+        SourceDefinition d = s.definition();
+        ObjectNode n = JsonNodeFactory.instance.objectNode();
+        n.put("name", d.name());
+        n.set("columns", ApiJson.columns(new Schema(d.columns())));
+        ObjectNode kafka = n.putObject("kafka");
+        kafka.put("bootstrap_servers", d.bootstrapServers());
+        kafka.put("topic", d.topic());
+        kafka.put("format", d.format());
+        ArrayNode key = kafka.putArray("key");
+        d.key().forEach(key::add);
+        kafka.put("envelope", d.envelope().jsonName());
+        n.put("state", s.state());
+        if (s.detail() != null) {
+            n.put("detail", s.detail());
+        }
+        n.put("partitions", s.partitions());
+        n.set("offsets", offsets(s.offsets()));
+        n.set("end_offsets", offsets(s.endOffsets()));
+        if (s.lag() >= 0) {
+            n.put("lag", s.lag());
+        } else {
+            n.putNull("lag");
+        }
+        n.put("records", s.records());
+        n.put("errors", s.errors());
+        return n;
+    }
+
+    private static ObjectNode offsets(Map<Integer, Long> offsets) {
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        offsets.forEach((p, off) -> o.put(Integer.toString(p), off));
+        return o;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.tandem.config;
+
+import dev.tandem.controller.Controller;
+import dev.tandem.metrics.SourceMeters;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.Introspection;
+import dev.tandem.source.SourceManager;
+import dev.tandem.storage.TableStorage;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Arrays;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the Kafka sources (standalone mode): the manager resumes every stored source at start-up; its
+ * status and refused records feed {@code tandem_sources} and {@code tandem_source_errors}, its lag the
+ * {@code tandem.source.*} meters.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(SourceProperties.class)
+public class SourceConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
+    SourceManager sourceManager(Controller controller, TableStorage storage, Multiplexer multiplexer, SourceProperties props,
+            ObjectProvider<MeterRegistry> meters) {
+        MeterRegistry registry = meters.getIfAvailable();
+        SourceMeters sourceMeters = registry == null ? null : new SourceMeters(registry);
+        SourceManager sources = new SourceManager(controller, storage, props.bootstrapServers(),
+                sourceMeters == null ? dev.tandem.source.SourceListener.NONE : sourceMeters);
+        if (sourceMeters != null) {
+            sourceMeters.bind(sources);
+        }
+        multiplexer.maintenance().addIntrospectionSource(Introspection.SOURCES.id(), () -> sources.list().stream()
+                .map(s -> Arrays.<Object>asList(s.definition().name(), s.definition().topic(), s.definition().envelope().jsonName(),
+                        (long) s.partitions(), json(s.offsets()), json(s.endOffsets()), s.lag(), s.records(), s.errors(), s.state(), s.detail()))
+                .toList());
+        multiplexer.maintenance().addIntrospectionSource(Introspection.SOURCE_ERRORS.id(), () -> sources.errors().stream()
+                .map(e -> Arrays.<Object>asList(e.source(), (long) e.partition(), e.offset(), e.error(), e.value()))
+                .toList());
+        return sources;
+    }
+
+    /** Offsets by partition as JSON ({@code {"0":12}}). */
+    private static String json(java.util.Map<Integer, Long> offsets) {
+        StringBuilder b = new StringBuilder("{");
+        offsets.forEach((p, o) -> b.append(b.length() > 1 ? "," : "").append('"').append(p).append("\":").append(o));
+        return b.append('}').toString();
+    }
+}

@@ -1,0 +1,204 @@
+package dev.tandem.source;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerException;
+import dev.tandem.storage.CatalogSwap;
+import dev.tandem.storage.TableStorage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The Kafka sources: tables fed by external topics. A source is a catalog table (readable, indexable,
+ * usable in views like any table) that users may not write or drop, plus its definition in the storage
+ * catalog ({@code source/<name>}); its ingestion ({@link SourceIngester}) records its progress with the
+ * rows it writes. On start every stored source resumes from its recorded offsets.
+ *
+ * <p>Changes are serialized and block on durable storage; call them off event-loop threads.
+ */
+public final class SourceManager implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(SourceManager.class.getName());
+
+    private final Controller controller;
+    private final TableStorage storage;
+    private final String defaultBootstrapServers;
+    private final SourceListener listener;
+    private final Map<String, Running> sources = new ConcurrentSkipListMap<>();
+
+    /** A source known here: its ingester, or why it cannot run (its table is missing). */
+    private record Running(SourceDefinition def, String tableId, SourceIngester ingester, String failure) {
+    }
+
+    /**
+     * Resumes every source stored in the catalog.
+     *
+     * @param defaultBootstrapServers the Kafka cluster of a source that names none
+     */
+    public SourceManager(Controller controller, TableStorage storage, String defaultBootstrapServers, SourceListener listener) {
+        this.controller = controller;
+        this.storage = storage;
+        this.defaultBootstrapServers = defaultBootstrapServers;
+        this.listener = listener;
+        storage.catalogEntries().forEach((key, json) -> {
+            if (key.startsWith(SourceIngester.DEFINITION_PREFIX)) {
+                resume(SourceDefinition.fromJson(json));
+            }
+        });
+    }
+
+    private void resume(SourceDefinition def) {
+        CatalogEntry table = controller.catalog().stream().filter(e -> e.name().equals(def.name())).findFirst().orElse(null);
+        if (!(table instanceof CatalogEntry.Table)) {
+            String why = "the source's table '" + def.name() + "' is missing from the catalog; drop the source";
+            LOG.log(System.Logger.Level.WARNING, why);
+            sources.put(def.name(), new Running(def, null, null, why));
+            return;
+        }
+        start(def, table.id());
+    }
+
+    private void start(SourceDefinition def, String tableId) {
+        controller.feedTable(def.name(), fedReason(def));
+        SourceIngester ingester = new SourceIngester(def, tableId, storage);
+        sources.put(def.name(), new Running(def, tableId, ingester, null));
+        ingester.start();
+        listener.started(def.name());
+    }
+
+    private static String fedReason(SourceDefinition def) {
+        return "'" + def.name() + "' is the table of the Kafka source '" + def.name() + "' (topic '" + def.topic()
+                + "'): only the topic writes its rows; drop it with DELETE /v1/sources/" + def.name();
+    }
+
+    /** The Kafka cluster of a source whose definition names none. */
+    public String defaultBootstrapServers() {
+        return defaultBootstrapServers;
+    }
+
+    /** Creates a source: its table, its stored definition, and starts ingesting from the topic's beginning. */
+    public synchronized SourceStatus create(SourceDefinition def) {
+        String violation = def.violation();
+        if (violation != null) {
+            throw new ControllerException(ControllerException.Kind.INVALID, violation);
+        }
+        if (sources.containsKey(def.name())) {
+            throw new ControllerException(ControllerException.Kind.CONFLICT, "source '" + def.name() + "' already exists");
+        }
+        // Marked before it exists, so no user write can reach the new table first.
+        controller.feedTable(def.name(), fedReason(def));
+        CatalogEntry.Table table;
+        try {
+            table = controller.createTable(def.name(), def.columns());
+        } catch (RuntimeException e) {
+            controller.feedTable(def.name(), null);
+            throw e;
+        }
+        try {
+            storage.putCatalogEntry(SourceIngester.DEFINITION_PREFIX + def.name(), def.toJson());
+        } catch (RuntimeException e) {
+            controller.feedTable(def.name(), null);
+            controller.drop(def.name(), CatalogEntry.Table.class);
+            throw e;
+        }
+        start(def, table.id());
+        return status(def.name());
+    }
+
+    /**
+     * Drops a source: stops its ingestion, removes its definition, progress and refused records in one
+     * storage write, then drops its table. Refused (409) while views or indexes read it.
+     */
+    public synchronized void drop(String name) {
+        Running r = require(name);
+        List<String> dependents = controller.dependents(name);
+        if (!dependents.isEmpty()) {
+            throw new ControllerException(ControllerException.Kind.CONFLICT,
+                    "source '" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
+        }
+        if (r.ingester() != null) {
+            r.ingester().stop();
+            listener.stopped(name);
+        }
+        Map<String, String> catalog = storage.catalogEntries();
+        List<String> removes = new ArrayList<>();
+        removes.add(SourceIngester.DEFINITION_PREFIX + name);
+        removes.add(SourceIngester.progressKey(name));
+        String errors = SourceIngester.ERROR_PREFIX + name + "/";
+        catalog.keySet().stream().filter(k -> k.startsWith(errors)).forEach(removes::add);
+        String progressKey = SourceIngester.progressKey(name);
+        try {
+            if (r.tableId() != null) {
+                storage.write(r.tableId(), List.of(), new CatalogSwap(progressKey, catalog.get(progressKey), Map.of(), removes)).block();
+            } else {
+                removes.forEach(storage::removeCatalogEntry);
+            }
+        } catch (RuntimeException e) {
+            if (r.ingester() != null) {
+                start(r.def(), r.tableId());
+            }
+            throw e;
+        }
+        sources.remove(name);
+        controller.feedTable(name, null);
+        if (r.tableId() != null) {
+            controller.drop(name, CatalogEntry.Table.class);
+        }
+    }
+
+    /** The sources, by name. */
+    public List<SourceStatus> list() {
+        return sources.keySet().stream().map(this::statusOrNull).filter(s -> s != null).toList();
+    }
+
+    /** One source's status; 404 if there is none by that name. */
+    public SourceStatus status(String name) {
+        SourceStatus s = statusOrNull(name);
+        if (s == null) {
+            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "no source named '" + name + "'");
+        }
+        return s;
+    }
+
+    private SourceStatus statusOrNull(String name) {
+        Running r = sources.get(name);
+        if (r == null) {
+            return null;
+        }
+        if (r.ingester() == null) {
+            return new SourceStatus(r.def(), 0, Map.of(), Map.of(), -1, 0, 0, "failed", r.failure());
+        }
+        return r.ingester().status();
+    }
+
+    /** The records every source refused, the most recent {@value SourceIngester#MAX_ERRORS} per source. */
+    public List<SourceError> errors() {
+        List<SourceError> out = new ArrayList<>();
+        for (Running r : sources.values()) {
+            if (r.ingester() != null) {
+                out.addAll(r.ingester().errors());
+            }
+        }
+        return out;
+    }
+
+    private Running require(String name) {
+        Running r = sources.get(name);
+        if (r == null) {
+            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "no source named '" + name + "'");
+        }
+        return r;
+    }
+
+    /** Stops every ingestion (what it wrote is durable with its offsets). */
+    @Override
+    public synchronized void close() {
+        for (Running r : sources.values()) {
+            if (r.ingester() != null) {
+                r.ingester().stop();
+            }
+        }
+    }
+}
