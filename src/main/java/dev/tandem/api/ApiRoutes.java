@@ -85,7 +85,7 @@ public class ApiRoutes {
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
         ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams);
-        SqlHandler sql = new SqlHandler(sqlEngine, max);
+        SqlHandler sql = new SqlHandler(sqlEngine, max, audit);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)
@@ -121,10 +121,10 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits,
-            ChangeStreams changeStreams, SqlEngine sqlEngine) {
+            ChangeStreams changeStreams, SqlEngine sqlEngine, AuditLog audit) {
         long max = props.maxBodyBytes().toBytes();
         return socketMapping("/v1/ws", new SessionSocketHandler(controller, max, security.credentialsConfigured(), limits, changeStreams,
-                new SqlHandler(sqlEngine, max)), props);
+                new SqlHandler(sqlEngine, max, audit)), props);
     }
 
     /**
