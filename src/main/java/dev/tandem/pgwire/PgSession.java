@@ -32,7 +32,8 @@ import reactor.core.publisher.Sinks;
  *
  * <p><b>Authentication.</b> When the authenticator asks for a password, start-up answers
  * AuthenticationCleartextPassword, but only on an encrypted or a loopback connection (else FATAL
- * {@code 28000}); a refused password is FATAL {@code 28P01}, audited. The session then runs as the
+ * {@code 28000}); a refused password is FATAL {@code 28P01}, audited, and a principal without a SQL role
+ * (a replica) FATAL {@code 42501}. The session then runs as the
  * principal: each statement needs the role of its kind and the grants on the objects it names
  * ({@link SqlGrants}; else {@code 42501}), checked when it is parsed.
  *
@@ -239,6 +240,11 @@ final class PgSession {
         if (who.isEmpty()) {
             audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + user, "refused: password authentication failed");
             throw new Close(new PgWriter().error("FATAL", "28P01", "password authentication failed for user \"" + user + "\"", 0).buffer());
+        }
+        if (!who.get().has(dev.tandem.security.Role.READER)) {
+            audit.record(who.get().name(), peer.address(), "authenticate", "pgwire user " + user, "forbidden: no SQL role");
+            throw new Close(new PgWriter().error("FATAL", INSUFFICIENT_PRIVILEGE, "permission denied: '" + who.get().name()
+                    + "' has no role that may use SQL (reader, writer or admin)", 0).buffer());
         }
         principal = who.get();
         return Mono.just(ready(params));
