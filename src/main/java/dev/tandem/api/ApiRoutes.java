@@ -80,11 +80,11 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit,
-            ChangeStreams changeStreams, SqlEngine sqlEngine) {
+            ChangeStreams changeStreams, SqlEngine sqlEngine, PrincipalLimits limits) {
         long max = props.maxBodyBytes().toBytes();
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
-        ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams);
+        ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams, limits);
         SqlHandler sql = new SqlHandler(sqlEngine, max, audit);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
