@@ -86,8 +86,6 @@ final class SqlHandler {
                 values.add(param(params.get(i), i));
             }
         }
-        // Prepared first, so that a statement that does not parse or names nothing that exists fails as such.
-        SqlStatement statement = engine.prepare(sql);
         SqlStatement.Kind kind = SqlEngine.kind(sql);
         String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
         String target = JsonBody.abbreviate(sql);
@@ -98,7 +96,7 @@ final class SqlHandler {
                 throw new ApiException(HttpStatus.FORBIDDEN, refusal);
             }
         }
-        Mono<SqlResult> result = engine.execute(statement, values, session);
+        Mono<SqlResult> result = engine.execute(sql, values, session);
         if (kind == SqlStatement.Kind.DDL) {
             result = result.doOnSuccess(r -> audit.record(who, address, "sql", target, r.command()))
                     .doOnError(e -> audit.record(who, address, "sql", target, "failed: " + e.getMessage()));
