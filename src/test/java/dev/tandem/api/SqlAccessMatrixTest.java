@@ -229,6 +229,31 @@ class SqlAccessMatrixTest {
                     assertThat(rs.next()).as("no tables yet").isFalse();
                 }
             }
+            // Plaintext sent behind an SSLRequest is never read as the start-up: refused (08P01), or fed to the TLS handshake.
+            try (java.net.Socket raw = new java.net.Socket("127.0.0.1", pg)) {
+                raw.setSoTimeout(30_000);
+                java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+                java.io.DataOutputStream out = new java.io.DataOutputStream(b);
+                out.writeInt(8);
+                out.writeInt(80877103);
+                byte[] startup = "\0\3\0\0user\0reader\0database\0tandem\0\0".getBytes(StandardCharsets.UTF_8);
+                out.writeInt(4 + startup.length);
+                out.write(startup);
+                raw.getOutputStream().write(b.toByteArray());
+                byte[] answer;
+                try {
+                    answer = raw.getInputStream().readAllBytes();
+                } catch (java.net.SocketException reset) {
+                    answer = new byte[] {'S'};
+                }
+                assertThat(answer).isNotEmpty();
+                if (answer[0] == 'E') {
+                    assertThat(new String(answer, StandardCharsets.UTF_8)).contains("08P01", "received unencrypted data after SSL request");
+                } else {
+                    assertThat((char) answer[0]).as("TLS was accepted; the plaintext then fails its handshake").isEqualTo('S');
+                    assertThat(new String(answer, StandardCharsets.UTF_8)).doesNotContain("R\0\0\0\10");
+                }
+            }
             // A client that does not trust the certificate is refused at the handshake.
             assertThatThrownBy(() -> connect("127.0.0.1", pg, "reader", s.secrets.get("reader"), "&sslmode=verify-ca&sslrootcert="
                     + TlsTestCertificates.other(dir)).close()).isInstanceOf(SQLException.class);
