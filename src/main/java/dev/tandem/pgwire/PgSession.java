@@ -33,9 +33,9 @@ import reactor.core.publisher.Sinks;
  * <p><b>Authentication.</b> When the authenticator asks for a password, start-up answers
  * AuthenticationCleartextPassword, but only on an encrypted or a loopback connection (else FATAL
  * {@code 28000}); a refused password is FATAL {@code 28P01}, audited, and a principal without a SQL role
- * (a replica) FATAL {@code 42501}. The session then runs as the
- * principal: each statement needs the role of its kind and the grants on the objects it names
- * ({@link SqlGrants}; else {@code 42501}), checked when it is parsed.
+ * (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement needs the role
+ * of its kind and the grants on the objects it names ({@link SqlGrants}; else {@code 42501}), checked
+ * when it is parsed.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
  * each returns the backend's answer as one buffer. A query in flight can be cancelled from another
@@ -223,7 +223,7 @@ final class PgSession {
         if (!peer.encrypted().getAsBoolean() && !peer.loopback()) {
             String why = peer.tlsOffered() ? "connect with TLS (sslmode=require)"
                     : "this server offers no TLS on the wire protocol (configure server.ssl.*), so connect from loopback";
-            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + user, "refused: unencrypted connection");
+            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: unencrypted connection");
             throw new Close(new PgWriter().error("FATAL", "28000", "password authentication for user \"" + user
                     + "\" needs an encrypted connection from " + peer.address() + ": " + why, 0).buffer());
         }
@@ -238,11 +238,11 @@ final class PgSession {
         String user = params.get("user");
         Optional<AccessPrincipal> who = authenticator.login(user, password);
         if (who.isEmpty()) {
-            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + user, "refused: password authentication failed");
+            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: password authentication failed");
             throw new Close(new PgWriter().error("FATAL", "28P01", "password authentication failed for user \"" + user + "\"", 0).buffer());
         }
         if (!who.get().has(dev.tandem.security.Role.READER)) {
-            audit.record(who.get().name(), peer.address(), "authenticate", "pgwire user " + user, "forbidden: no SQL role");
+            audit.record(who.get().name(), peer.address(), "authenticate", "pgwire user " + abbreviate(user), "forbidden: no SQL role");
             throw new Close(new PgWriter().error("FATAL", INSUFFICIENT_PRIVILEGE, "permission denied: '" + who.get().name()
                     + "' has no role that may use SQL (reader, writer or admin)", 0).buffer());
         }
@@ -306,8 +306,9 @@ final class PgSession {
 
     private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
+    /** A client's text as the audit trail shows it: one line (white space runs as one space, other control characters as ?), at most 200 characters. */
     private static String abbreviate(String text) {
-        String t = text.strip();
+        String t = text.strip().replaceAll("\\s+", " ").replaceAll("\\p{Cntrl}", "?");
         return t.length() <= 200 ? t : t.substring(0, 200) + "...";
     }
 
