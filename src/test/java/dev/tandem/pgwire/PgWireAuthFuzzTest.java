@@ -75,7 +75,7 @@ class PgWireAuthFuzzTest {
                 errors += reply.errors.size();
             }
             assertThat(wrong).as("answers that are not the protocol's").isEmpty();
-            assertThat(errors).as("refusals seen").isGreaterThan(100);
+            assertThat(errors).as("refusals seen (an answer slower than a second is not counted)").isGreaterThan(50);
             assertThat(audit.recent()).anySatisfy(e -> assertThat(e.toString()).contains("action=authenticate", "refused"));
 
             // The server still serves a real client.
