@@ -14,7 +14,8 @@ import dev.tandem.security.AccessTable;
  * one line: {@code .route("GET", "/v1/indexes/{name}/changes", READER, "name")} (the last argument names
  * the path variable holding a table, view or index, checked against a token's object allow-list); a new
  * WebSocket op is {@code .op("sql", WRITER)}; a public path (the console's static assets, which call the
- * API with the user's token) is {@code .route("GET", "/console/**", null)}.
+ * API with the user's token) is {@code .route("GET", "/console/**", null)}. SQL ({@code POST /v1/sql}, the
+ * {@code sql} op) needs {@code reader} here and then the role of each statement's kind ({@code SqlGrants}).
  */
 public final class ApiAccess {
 
@@ -38,7 +39,7 @@ public final class ApiAccess {
             .route("GET", "/v1/indexes/{name}/rows", READER, NAME)
             .route("GET", "/v1/indexes/{name}/changes", READER, NAME)
             .route("POST", "/v1/peek", READER)
-            .route("POST", "/v1/sql", ADMIN)
+            .route("POST", "/v1/sql", READER)
             .route("GET", "/v1/sources", READER)
             .route("POST", "/v1/sources", ADMIN)
             .route("GET", "/v1/sources/{name}", READER, NAME)
@@ -67,7 +68,7 @@ public final class ApiAccess {
             .op("subscribe", READER)
             .op("unsubscribe", READER)
             .op("subscribe_rows", READER)
-            .op("sql", ADMIN)
+            .op("sql", READER)
             .op("cancel_rows", READER)
             .build();
 

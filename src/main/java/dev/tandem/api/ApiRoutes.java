@@ -83,13 +83,14 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit,
-            ChangeStreams changeStreams, SqlEngine sqlEngine, SourceManager sourceManager) {
+            ChangeStreams changeStreams, SqlEngine sqlEngine, PrincipalLimits limits,
+            SourceManager sourceManager) {
         long max = props.maxBodyBytes().toBytes();
         SourceHandler sources = new SourceHandler(sourceManager, max, tandemApiBlocking);
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
-        ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams);
-        SqlHandler sql = new SqlHandler(sqlEngine, max);
+        ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams, limits);
+        SqlHandler sql = new SqlHandler(sqlEngine, max, audit);
         RouterFunctions.Builder routes = RouterFunctions.route()
                 .POST("/v1/tables", catalog::createTable)
                 .GET("/v1/tables", catalog::listTables)
@@ -129,10 +130,10 @@ public class ApiRoutes {
     @Bean
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     HandlerMapping tandemSessionSocket(Controller controller, ApiProperties props, SecurityProperties security, PrincipalLimits limits,
-            ChangeStreams changeStreams, SqlEngine sqlEngine) {
+            ChangeStreams changeStreams, SqlEngine sqlEngine, AuditLog audit) {
         long max = props.maxBodyBytes().toBytes();
         return socketMapping("/v1/ws", new SessionSocketHandler(controller, max, security.credentialsConfigured(), limits, changeStreams,
-                new SqlHandler(sqlEngine, max)), props);
+                new SqlHandler(sqlEngine, max, audit)), props);
     }
 
     /**

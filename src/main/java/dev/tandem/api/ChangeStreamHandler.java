@@ -5,6 +5,7 @@ import dev.tandem.controller.ChangeStreamStart;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.row.DatumType;
+import dev.tandem.security.PrincipalLimits;
 import dev.tandem.stream.ChangeMessage;
 import dev.tandem.stream.ChangeStreamRequest;
 import dev.tandem.stream.ChangeStreams;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.BodyInserters;
@@ -29,7 +31,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * {@code GET /v1/indexes/{name}/changes}: an index's change stream as Server-Sent Events. Each event's
  * {@code data} is one JSON object (the changes at one timestamp, or progress) and its {@code id} the
  * last timestamp the client has then seen completely; a reconnect with {@code Last-Event-ID} resumes
- * right after it, without a snapshot. The end of a stream is an event named {@code end}.
+ * right after it, without a snapshot. The end of a stream is an event named {@code end}. An open stream
+ * holds one of the caller's subscription permits ({@link PrincipalLimits}; 429 over the limit), given
+ * back when the stream ends or the client goes away.
  */
 final class ChangeStreamHandler {
 
@@ -37,13 +41,19 @@ final class ChangeStreamHandler {
 
     private final Controller controller;
     private final ChangeStreams streams;
+    private final PrincipalLimits limits;
 
-    ChangeStreamHandler(Controller controller, ChangeStreams streams) {
+    ChangeStreamHandler(Controller controller, ChangeStreams streams, PrincipalLimits limits) {
         this.controller = controller;
         this.streams = streams;
+        this.limits = limits;
     }
 
     Mono<ServerResponse> stream(ServerRequest request) {
+        return request.principal().map(ApiSecurity::name).defaultIfEmpty(ApiSecurity.ANONYMOUS).flatMap(who -> stream(request, who));
+    }
+
+    private Mono<ServerResponse> stream(ServerRequest request, String who) {
         String name = request.pathVariable("name");
         Map<String, List<String>> params = request.queryParams();
         for (String p : params.keySet()) {
@@ -91,18 +101,31 @@ final class ChangeStreamHandler {
             }
             snapshot = false;
         }
-        ChangeStreamStart start = controller.startChangeStream(name, keys, null, null, asOf);
+        PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
+        if (permit == null) {
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
+                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions); close one first");
+        }
+        ChangeStreamStart start;
         ChangeSubscription sub;
+        try {
+            start = controller.startChangeStream(name, keys, null, null, asOf);
+        } catch (RuntimeException x) {
+            permit.close();
+            throw x;
+        }
         try {
             sub = streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope,
                     "sse " + request.remoteAddress().map(Object::toString).orElse("?")));
         } catch (RuntimeException x) {
+            permit.close();
             throw ChangeJson.refused(x);
         }
         Flux<ServerSentEvent<String>> events = sub.messages()
                 .map(m -> event(sub, m))
                 .onErrorResume(x -> Mono.just(ServerSentEvent.builder(ChangeJson.end(JsonNodeFactory.instance.objectNode(), x).toString())
-                        .event("end").build()));
+                        .event("end").build()))
+                .doFinally(signal -> permit.close());
         return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(BodyInserters.fromServerSentEvents(events));
     }
 

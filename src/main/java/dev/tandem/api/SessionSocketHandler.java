@@ -91,6 +91,8 @@ final class SessionSocketHandler implements WebSocketHandler {
 
     private Mono<Void> handle(WebSocketSession session, AccessPrincipal caller) {
         String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
+        java.net.InetSocketAddress remote = session.getHandshakeInfo().getRemoteAddress();
+        String address = remote == null ? "unknown" : remote.getAddress() == null ? remote.getHostString() : remote.getAddress().getHostAddress();
         Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
         Map<JsonNode, Sinks.Empty<Void>> rowStreams = new ConcurrentHashMap<>();
         AtomicInteger peeks = new AtomicInteger();
@@ -102,7 +104,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                         return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
                                 + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))));
                     }
-                    return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who);
+                    return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who, address);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
                 .map(JsonNode::toString)
                 .takeUntilOther(session.closeStatus());
@@ -114,7 +116,7 @@ final class SessionSocketHandler implements WebSocketHandler {
     }
 
     private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
-            AtomicInteger peeks, AccessPrincipal caller, String who) {
+            AtomicInteger peeks, AccessPrincipal caller, String who, String address) {
         JsonNode id = null;
         try {
             JsonNode message = JsonBody.MAPPER.readTree(text);
@@ -168,7 +170,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                         throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
                                 + " peeks and SQL statements may be in flight on one connection; wait for some to finish");
                     }
-                    yield Mono.defer(() -> sql.run(m))
+                    yield Mono.defer(() -> sql.run(m, caller, address))
                             .doFinally(sig -> peeks.decrementAndGet())
                             .map(r -> {
                                 ObjectNode n = reply("sql_result", correlation);

@@ -1,13 +1,18 @@
 package dev.tandem.api;
 
 import dev.tandem.row.RowJson;
+import dev.tandem.security.AccessPrincipal;
+import dev.tandem.security.AuditLog;
+import dev.tandem.security.SqlGrants;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlStatement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,6 +30,9 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code runtime}), a command {@code {"command": "INSERT", "rows": 3, "timestamp": ...}}. A refused
  * statement answers problem+json with its {@code sqlstate} and, when known, {@code line}, {@code column}
  * and {@code position} ({@code "line:column"}).
+ *
+ * <p>With credentials in use, a statement needs the role of its kind and the grants on the objects it
+ * names ({@link SqlGrants}; 403 otherwise); catalog changes and refusals are audited.
  */
 final class SqlHandler {
 
@@ -33,16 +41,19 @@ final class SqlHandler {
 
     private final SqlEngine engine;
     private final long maxBodyBytes;
+    private final AuditLog audit;
 
-    SqlHandler(SqlEngine engine, long maxBodyBytes) {
+    SqlHandler(SqlEngine engine, long maxBodyBytes, AuditLog audit) {
         this.engine = engine;
         this.maxBodyBytes = maxBodyBytes;
+        this.audit = audit;
     }
 
     Mono<ServerResponse> sql(ServerRequest request) {
         String path = request.path();
-        return JsonBody.read(request, maxBodyBytes, FIELDS)
-                .flatMap(this::run)
+        String address = ApiSecurity.address(request.exchange());
+        return request.principal().map(p -> Optional.ofNullable(TandemAuthentication.of(p))).defaultIfEmpty(Optional.empty())
+                .flatMap(caller -> JsonBody.read(request, maxBodyBytes, FIELDS).flatMap(body -> run(body, caller.orElse(null), address)))
                 .flatMap(CatalogHandler::ok)
                 .onErrorResume(SqlException.class, e -> {
                     ObjectNode p = problem(e, path);
@@ -51,8 +62,11 @@ final class SqlHandler {
                 });
     }
 
-    /** Runs the statement of a body ({@code sql}, {@code params}, {@code isolation}); errors are {@link SqlException}s or API errors. */
-    Mono<ObjectNode> run(JsonBody body) {
+    /**
+     * Runs the statement of a body ({@code sql}, {@code params}, {@code isolation}) for {@code caller}
+     * (null: no credentials in use) from {@code address}; errors are {@link SqlException}s or API errors.
+     */
+    Mono<ObjectNode> run(JsonBody body, AccessPrincipal caller, String address) {
         String sql = body.requiredString("sql");
         JsonNode params = body.array("params");
         String isolation = body.string("isolation");
@@ -72,7 +86,22 @@ final class SqlHandler {
                 values.add(param(params.get(i), i));
             }
         }
-        return engine.execute(sql, values, session).map(SqlHandler::json);
+        SqlStatement.Kind kind = SqlEngine.kind(sql);
+        String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
+        String target = JsonBody.abbreviate(sql);
+        if (caller != null) {
+            String refusal = SqlGrants.refusal(caller, kind, () -> engine.objects(sql));
+            if (refusal != null) {
+                audit.record(who, address, "sql", target, "forbidden: " + refusal);
+                throw new ApiException(HttpStatus.FORBIDDEN, refusal);
+            }
+        }
+        Mono<SqlResult> result = engine.execute(sql, values, session);
+        if (kind == SqlStatement.Kind.DDL) {
+            result = result.doOnSuccess(r -> audit.record(who, address, "sql", target, r.command()))
+                    .doOnError(e -> audit.record(who, address, "sql", target, "failed: " + e.getMessage()));
+        }
+        return result.map(SqlHandler::json);
     }
 
     private static Object param(JsonNode n, int i) {

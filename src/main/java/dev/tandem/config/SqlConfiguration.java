@@ -3,8 +3,20 @@ package dev.tandem.config;
 import dev.tandem.controller.Controller;
 import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireServer;
+import dev.tandem.security.AccessPrincipal;
+import dev.tandem.security.AuditLog;
+import dev.tandem.security.TokenDirectory;
 import dev.tandem.sql.SqlEngine;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.web.server.Ssl;
+import org.springframework.boot.web.server.WebServerSslBundle;
+import org.springframework.boot.web.server.autoconfigure.ServerProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,7 +28,8 @@ import reactor.core.scheduler.Schedulers;
  * and the wire protocol) and the PostgreSQL wire-protocol server on {@code tandem.pgwire.port}
  * (default 6875; 0 picks a free port and logs it; -1 turns it off) at {@code tandem.pgwire.host}
  * (default: loopback). Authentication is the {@link PgAuthenticator} bean when there is one,
- * else trust.
+ * else trust. With {@code server.ssl.*} configured the wire protocol offers TLS with the same key
+ * material as the HTTP server.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
@@ -35,24 +48,50 @@ public class SqlConfiguration {
     }
 
     /**
-     * With credentials configured, the wire protocol refuses every connection (28000) until it
-     * authenticates against the same principals: it cannot yet exchange a password, and trust would let
-     * any local process past the tokens. Without credentials (loopback only) it trusts, like the HTTP API.
+     * With credentials configured, a session logs in with an API token: the user name is the token's
+     * name and the password its secret (checked against the same salted hashes as HTTP bearer tokens,
+     * so a rotated token is refused at the next login). Without credentials (loopback only) it trusts,
+     * like the HTTP API.
      */
     @Bean
-    PgAuthenticator tandemPgAuthenticator(SecurityProperties security) {
+    PgAuthenticator tandemPgAuthenticator(SecurityProperties security, TokenDirectory tokens) {
         if (!security.credentialsConfigured()) {
             return PgAuthenticator.TRUST;
         }
-        return startup -> reactor.core.publisher.Mono.error(new IllegalStateException("with tandem.security credentials configured the"
-                + " PostgreSQL wire protocol refuses connections (it does not authenticate yet); use POST /v1/sql with an admin token"));
+        return new PgAuthenticator() {
+            @Override
+            public boolean asksPassword() {
+                return true;
+            }
+
+            @Override
+            public Optional<AccessPrincipal> login(String user, String password) {
+                return tokens.verify(user, password);
+            }
+        };
     }
 
     @Bean(destroyMethod = "close")
-    PgWireHolder tandemPgWire(SqlEngine engine, ObjectProvider<PgAuthenticator> authenticator, TandemProperties props) {
+    PgWireHolder tandemPgWire(SqlEngine engine, ObjectProvider<PgAuthenticator> authenticator, TandemProperties props, AuditLog audit,
+            ObjectProvider<ServerProperties> server, ObjectProvider<SslBundles> bundles) {
         TandemProperties.Pgwire pg = props.pgwire();
         return new PgWireHolder(pg.port() < 0 ? null
-                : PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), pg.host(), pg.port()));
+                : PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
+                        tls(server.getIfAvailable(), bundles.getIfAvailable()), pg.host(), pg.port()));
+    }
+
+    /** The HTTP server's TLS key material ({@code server.ssl.*}) as a server context for the wire protocol, or null without TLS. */
+    static SslContext tls(ServerProperties server, SslBundles bundles) {
+        Ssl ssl = server == null ? null : server.getSsl();
+        if (!Ssl.isEnabled(ssl)) {
+            return null;
+        }
+        SslBundle bundle = WebServerSslBundle.get(ssl, bundles);
+        try {
+            return SslContextBuilder.forServer(bundle.getManagers().getKeyManagerFactory()).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("server.ssl.* cannot serve TLS on the wire protocol: " + e.getMessage(), e);
+        }
     }
 
     /** The running wire-protocol server, or none when it is turned off. */

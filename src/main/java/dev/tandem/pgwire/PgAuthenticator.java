@@ -1,21 +1,31 @@
 package dev.tandem.pgwire;
 
-import java.util.Map;
-import reactor.core.publisher.Mono;
+import dev.tandem.security.AccessPrincipal;
+import java.util.Optional;
 
 /**
- * Decides whether a connection's start-up may proceed: the hook where authentication goes. The
- * default trusts every user and database name as given; a refusal is an error that the session
- * reports as a FATAL {@code 28000} (or {@code 28P01}) and closes.
+ * Who may start a session. {@link #TRUST} (no credentials configured: loopback only) accepts every user
+ * name as given and authorizes nothing; otherwise the session asks for a password in the clear
+ * (AuthenticationCleartextPassword, only over TLS or from loopback) and {@link #login} decides.
  */
 public interface PgAuthenticator {
 
-    /** Authentication by trust: every start-up is accepted. */
-    PgAuthenticator TRUST = startup -> Mono.empty();
+    /** Authentication by trust: no password is asked and every statement is allowed. */
+    PgAuthenticator TRUST = new PgAuthenticator() {
+        @Override
+        public boolean asksPassword() {
+            return false;
+        }
 
-    /**
-     * Completes empty to accept the start-up parameters ({@code user}, {@code database},
-     * {@code application_name}...) or with an error to refuse them.
-     */
-    Mono<Void> authenticate(Map<String, String> startup);
+        @Override
+        public Optional<AccessPrincipal> login(String user, String password) {
+            return Optional.empty();
+        }
+    };
+
+    /** Whether start-up asks the client for a password. */
+    boolean asksPassword();
+
+    /** The principal {@code user} logs in as with {@code password}, or empty when refused. */
+    Optional<AccessPrincipal> login(String user, String password);
 }

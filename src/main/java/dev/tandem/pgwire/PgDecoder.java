@@ -1,14 +1,21 @@
 package dev.tandem.pgwire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslContext;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
  * Frames the frontend's byte stream into {@link PgMessage}s: untyped length-prefixed packets until
  * the start-up packet, then a type byte and a length per message. A message longer than the limit is
  * reported once as {@link PgMessage#TOO_LARGE} and the rest of the stream ignored (the session closes).
+ *
+ * <p>With TLS configured, an SSLRequest is answered here: {@code S}, then a TLS handler is put in front
+ * of this decoder and the stream continues encrypted. Bytes sent after the SSLRequest before the
+ * handshake would be plaintext injected into the encrypted session, so they break the connection.
  */
 final class PgDecoder extends ByteToMessageDecoder {
 
@@ -16,12 +23,18 @@ final class PgDecoder extends ByteToMessageDecoder {
     static final int GSS_CODE = 80877104;
     static final int CANCEL_CODE = 80877102;
 
+    /** The name of the TLS handler in the pipeline once a connection is encrypted. */
+    static final String TLS_HANDLER = "pg-tls";
+
     private final int maxMessageBytes;
+    private final SslContext tls;
     private boolean started;
     private boolean broken;
 
-    PgDecoder(int maxMessageBytes) {
+    /** {@code tls}: the server's TLS context, or null when the server offers no TLS (an SSLRequest is then the session's to refuse). */
+    PgDecoder(int maxMessageBytes, SslContext tls) {
         this.maxMessageBytes = maxMessageBytes;
+        this.tls = tls;
     }
 
     @Override
@@ -49,6 +62,18 @@ final class PgDecoder extends ByteToMessageDecoder {
             in.readBytes(body);
             if (!started) {
                 int code = ((body[0] & 0xff) << 24) | ((body[1] & 0xff) << 16) | ((body[2] & 0xff) << 8) | (body[3] & 0xff);
+                if (code == SSL_CODE && tls != null && ctx.pipeline().get(TLS_HANDLER) == null) {
+                    if (in.isReadable()) {
+                        broken = true;
+                        in.skipBytes(in.readableBytes());
+                        out.add(new PgMessage(PgMessage.INVALID, "received unencrypted data after SSL request".getBytes(StandardCharsets.UTF_8)));
+                        return;
+                    }
+                    // 'S' is written (synchronously, on the event loop) before the TLS handler exists, so it goes out in the clear.
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'S'}));
+                    ctx.pipeline().addBefore(ctx.name(), TLS_HANDLER, tls.newHandler(ctx.alloc()));
+                    return;
+                }
                 if (code == SSL_CODE) {
                     type = PgMessage.SSL_REQUEST;
                 } else if (code == GSS_CODE) {

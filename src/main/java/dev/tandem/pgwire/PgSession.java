@@ -1,6 +1,9 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.row.DatumType;
+import dev.tandem.security.AccessPrincipal;
+import dev.tandem.security.AuditLog;
+import dev.tandem.security.SqlGrants;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
@@ -15,6 +18,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -24,6 +29,13 @@ import reactor.core.publisher.Sinks;
  * One PostgreSQL wire-protocol (v3) connection: start-up, the simple query protocol, the extended
  * protocol (prepared statements and portals, Parse/Bind/Describe/Execute/Sync/Close/Flush), text and
  * binary result formats, ErrorResponse with SQLSTATE, CancelRequest and Terminate.
+ *
+ * <p><b>Authentication.</b> When the authenticator asks for a password, start-up answers
+ * AuthenticationCleartextPassword, but only on an encrypted or a loopback connection (else FATAL
+ * {@code 28000}); a refused password is FATAL {@code 28P01}, audited, and a principal without a SQL role
+ * (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement needs the role
+ * of its kind and the grants on the objects it names ({@link SqlGrants}; else {@code 42501}), checked
+ * when it is parsed.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
  * each returns the backend's answer as one buffer. A query in flight can be cancelled from another
@@ -70,8 +82,19 @@ final class PgSession {
         }
     }
 
+    /**
+     * The other end of the connection: its address, whether it is loopback, whether the server offers
+     * TLS and whether the connection is encrypted (now: it becomes so after an SSLRequest).
+     */
+    record Peer(String address, boolean loopback, boolean tlsOffered, BooleanSupplier encrypted) {
+    }
+
+    private static final String ANONYMOUS = "anonymous";
+
     private final SqlEngine engine;
     private final PgAuthenticator authenticator;
+    private final AuditLog audit;
+    private final Peer peer;
     private final PgWireServer.Sessions sessions;
     private final SqlSession sql = new SqlSession();
     private final Map<String, Prepared> statements = new HashMap<>();
@@ -79,14 +102,20 @@ final class PgSession {
     private final int pid;
     private final int secret;
     private boolean started;
+    /** The start-up parameters while the password is awaited, else null. */
+    private Map<String, String> awaitingPassword;
+    /** Who the session runs as; null under trust (every statement allowed). */
+    private AccessPrincipal principal;
     private boolean skipToSync;
     /** The statement being parsed, to place a Parse error's position. */
     private String errorText;
     private volatile Sinks.One<Boolean> running;
 
-    PgSession(SqlEngine engine, PgAuthenticator authenticator, PgWireServer.Sessions sessions, int pid, int secret) {
+    PgSession(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, Peer peer, PgWireServer.Sessions sessions, int pid, int secret) {
         this.engine = engine;
         this.authenticator = authenticator;
+        this.audit = audit;
+        this.peer = peer;
         this.sessions = sessions;
         this.pid = pid;
         this.secret = secret;
@@ -120,10 +149,20 @@ final class PgSession {
         if (m.type() == PgMessage.TOO_LARGE) {
             throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
         }
+        if (m.type() == PgMessage.INVALID) {
+            throw new Close(new PgWriter().error("FATAL", "08P01", new String(m.body(), StandardCharsets.UTF_8), 0).buffer());
+        }
         if (m.type() == PgMessage.SSL_REQUEST || m.type() == PgMessage.GSS_REQUEST) {
             return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
         }
         if (!started) {
+            if (awaitingPassword != null) {
+                if (m.type() != 'p') {
+                    throw new Close(new PgWriter().error("FATAL", "08P01", "expected a password message, got '" + printable(m.type()) + "'", 0)
+                            .buffer());
+                }
+                return password(new PgReader(m.body()).cstring());
+            }
             if (m.type() != PgMessage.STARTUP) {
                 throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
             }
@@ -150,7 +189,7 @@ final class PgSession {
             case 'd', 'c', 'f' -> guarded(() -> {
                 throw SqlException.notSupported("COPY");
             });
-            default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + m.type() + "'", 0).buffer());
+            default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + printable(m.type()) + "'", 0).buffer());
         };
     }
 
@@ -178,26 +217,99 @@ final class PgSession {
         if (user.isEmpty()) {
             throw new Close(new PgWriter().error("FATAL", "28000", "no user name given in the start-up packet", 0).buffer());
         }
-        return authenticator.authenticate(params)
-                .then(Mono.fromSupplier(() -> {
-                    started = true;
-                    PgWriter w = new PgWriter().authenticationOk();
-                    w.parameterStatus("server_version", SqlEngine.SERVER_VERSION);
-                    w.parameterStatus("server_encoding", "UTF8");
-                    w.parameterStatus("client_encoding", "UTF8");
-                    w.parameterStatus("DateStyle", "ISO, MDY");
-                    w.parameterStatus("TimeZone", "UTC");
-                    w.parameterStatus("IntervalStyle", "postgres");
-                    w.parameterStatus("integer_datetimes", "on");
-                    w.parameterStatus("standard_conforming_strings", "on");
-                    w.parameterStatus("is_superuser", "off");
-                    w.parameterStatus("session_authorization", user);
-                    w.parameterStatus("application_name", params.getOrDefault("application_name", ""));
-                    w.backendKeyData(pid, secret);
-                    return w.readyForQuery().buffer();
-                }))
-                .onErrorMap(e -> !(e instanceof Close), e -> new Close(new PgWriter().error("FATAL", "28000",
-                        "authentication failed for user \"" + user + "\": " + e.getMessage(), 0).buffer()));
+        if (!authenticator.asksPassword()) {
+            return Mono.just(ready(params));
+        }
+        if (!peer.encrypted().getAsBoolean() && !peer.loopback()) {
+            String why = peer.tlsOffered() ? "connect with TLS (sslmode=require)"
+                    : "this server offers no TLS on the wire protocol (configure server.ssl.*), so connect from loopback";
+            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: unencrypted connection");
+            throw new Close(new PgWriter().error("FATAL", "28000", "password authentication for user \"" + user
+                    + "\" needs an encrypted connection from " + peer.address() + ": " + why, 0).buffer());
+        }
+        awaitingPassword = params;
+        return Mono.just(new PgWriter().authenticationCleartextPassword().buffer());
+    }
+
+    /** Checks the password of the awaited start-up: the session begins as its principal, or the connection ends with 28P01. */
+    private Mono<ByteBuf> password(String password) {
+        Map<String, String> params = awaitingPassword;
+        awaitingPassword = null;
+        String user = params.get("user");
+        Optional<AccessPrincipal> who = authenticator.login(user, password);
+        if (who.isEmpty()) {
+            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: password authentication failed");
+            throw new Close(new PgWriter().error("FATAL", "28P01", "password authentication failed for user \"" + user + "\"", 0).buffer());
+        }
+        if (!who.get().has(dev.tandem.security.Role.READER)) {
+            audit.record(who.get().name(), peer.address(), "authenticate", "pgwire user " + abbreviate(user), "forbidden: no SQL role");
+            throw new Close(new PgWriter().error("FATAL", INSUFFICIENT_PRIVILEGE, "permission denied: '" + who.get().name()
+                    + "' has no role that may use SQL (reader, writer or admin)", 0).buffer());
+        }
+        principal = who.get();
+        return Mono.just(ready(params));
+    }
+
+    private ByteBuf ready(Map<String, String> params) {
+        started = true;
+        PgWriter w = new PgWriter().authenticationOk();
+        w.parameterStatus("server_version", SqlEngine.SERVER_VERSION);
+        w.parameterStatus("server_encoding", "UTF8");
+        w.parameterStatus("client_encoding", "UTF8");
+        w.parameterStatus("DateStyle", "ISO, MDY");
+        w.parameterStatus("TimeZone", "UTC");
+        w.parameterStatus("IntervalStyle", "postgres");
+        w.parameterStatus("integer_datetimes", "on");
+        w.parameterStatus("standard_conforming_strings", "on");
+        w.parameterStatus("is_superuser", "off");
+        w.parameterStatus("session_authorization", params.get("user"));
+        w.parameterStatus("application_name", params.getOrDefault("application_name", ""));
+        w.backendKeyData(pid, secret);
+        return w.readyForQuery().buffer();
+    }
+
+    private static String printable(char type) {
+        return type >= 0x20 && type < 0x7f ? String.valueOf(type) : String.format("\\x%02x", (int) type);
+    }
+
+    // ------------------------------------------------------------------ authorization
+
+    /** Refuses ({@code 42501}, audited) a statement the session's principal may not run. */
+    private void authorize(String text) {
+        if (principal == null) {
+            return;
+        }
+        String refusal = SqlGrants.refusal(principal, SqlEngine.kind(text), () -> engine.objects(text));
+        if (refusal != null) {
+            audit.record(principal.name(), peer.address(), "sql", abbreviate(text), "forbidden: " + refusal);
+            throw new SqlException(INSUFFICIENT_PRIVILEGE, "permission denied: " + refusal);
+        }
+    }
+
+    /** Refuses a catalog query (psql's {@code \d}) to a principal that may not read. */
+    private void authorizeCatalog() {
+        String refusal = principal == null ? null : SqlGrants.refusal(principal, SqlStatement.Kind.READ, java.util.Set::of);
+        if (refusal != null) {
+            throw new SqlException(INSUFFICIENT_PRIVILEGE, "permission denied: " + refusal);
+        }
+    }
+
+    /** A catalog change's outcome in the audit trail. */
+    private Mono<SqlResult> audited(String text, Mono<SqlResult> result) {
+        if (SqlEngine.kind(text) != SqlStatement.Kind.DDL) {
+            return result;
+        }
+        String who = principal == null ? ANONYMOUS : principal.name();
+        return result.doOnSuccess(r -> audit.record(who, peer.address(), "sql", abbreviate(text), r.command()))
+                .doOnError(e -> audit.record(who, peer.address(), "sql", abbreviate(text), "failed: " + e.getMessage()));
+    }
+
+    private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
+    /** A client's text as the audit trail shows it: one line (white space runs as one space, other control characters as ?), at most 200 characters. */
+    private static String abbreviate(String text) {
+        String t = text.strip().replaceAll("\\s+", " ").replaceAll("\\p{Cntrl}", "?");
+        return t.length() <= 200 ? t : t.substring(0, 200) + "...";
     }
 
     // ------------------------------------------------------------------ simple query
@@ -244,11 +356,15 @@ final class PgSession {
     private Mono<SqlResult> run(String statement, List<Object> params) {
         PgCatalogQueries.Answer canned = PgCatalogQueries.answer(statement, engine);
         if (canned != null) {
-            return canned.result();
+            return Mono.defer(() -> {
+                authorizeCatalog();
+                return canned.result();
+            });
         }
         return Mono.defer(() -> {
             SqlStatement s = engine.prepare(statement);
-            return cancellable(engine.execute(s, params, sql), s.columns() != null);
+            authorize(statement);
+            return audited(statement, cancellable(engine.execute(s, params, sql), s.columns() != null));
         });
     }
 
@@ -318,6 +434,11 @@ final class PgSession {
             errorText = parts.get(0);
             p = canned != null ? new Prepared(null, canned, oids) : new Prepared(engine.prepare(parts.get(0)), null, oids);
             errorText = null;
+            if (canned != null) {
+                authorizeCatalog();
+            } else {
+                authorize(parts.get(0));
+            }
         }
         statements.put(name, p);
         return new PgWriter().simple('1').buffer();
@@ -404,7 +525,8 @@ final class PgSession {
         } else if (portal.prepared.statement() == null) {
             return Mono.just(new PgWriter().simple('I').buffer());
         } else {
-            result = cancellable(engine.execute(portal.prepared.statement(), portal.params, sql), portal.prepared.columns() != null);
+            result = audited(portal.prepared.statement().text(),
+                    cancellable(engine.execute(portal.prepared.statement(), portal.params, sql), portal.prepared.columns() != null));
         }
         return result.map(r -> {
             portal.result = r;

@@ -1,7 +1,12 @@
 package dev.tandem.pgwire;
 
+import dev.tandem.security.AuditLog;
 import dev.tandem.sql.SqlEngine;
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,7 +19,8 @@ import reactor.netty.tcp.TcpServer;
 /**
  * The PostgreSQL wire protocol (v3) server on Reactor Netty TCP: each connection is a
  * {@link PgSession} over the SQL engine, so {@code psql}, JDBC and R2DBC drivers talk to Tandem as
- * to PostgreSQL. Start-up goes through a {@link PgAuthenticator} (trust by default).
+ * to PostgreSQL. Start-up goes through a {@link PgAuthenticator} (trust by default); with a TLS context
+ * an SSLRequest upgrades the connection to TLS ({@link PgDecoder}), else it is declined.
  */
 public final class PgWireServer implements AutoCloseable {
 
@@ -40,18 +46,29 @@ public final class PgWireServer implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts listening on {@code host:port} (port 0: a free port, see {@link #port}). */
+    /** Starts listening on {@code host:port} (port 0: a free port, see {@link #port}), without TLS, auditing to the log only. */
     public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, String host, int port) {
+        return start(engine, authenticator, new AuditLog(Clock.systemUTC(), 100), null, host, port);
+    }
+
+    /**
+     * Starts listening on {@code host:port}; refused logins, refused statements and catalog changes are
+     * recorded in {@code audit}; {@code tls} (or null) is offered to clients that ask for it.
+     */
+    public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, SslContext tls, String host, int port) {
         Sessions sessions = new Sessions();
         AtomicInteger pids = new AtomicInteger(1000);
         SecureRandom random = new SecureRandom();
         DisposableServer server = TcpServer.create()
                 .host(host)
                 .port(port)
-                .doOnConnection(c -> c.addHandlerFirst("pg-decoder", new PgDecoder(MAX_MESSAGE_BYTES)))
+                .doOnConnection(c -> c.addHandlerFirst("pg-decoder", new PgDecoder(MAX_MESSAGE_BYTES, tls)))
                 .handle((in, out) -> {
                     int pid = pids.incrementAndGet();
-                    PgSession session = new PgSession(engine, authenticator, sessions, pid, random.nextInt());
+                    Channel[] channel = new Channel[1];
+                    in.withConnection(c -> channel[0] = c.channel());
+                    PgSession.Peer peer = peer(channel[0], tls != null);
+                    PgSession session = new PgSession(engine, authenticator, audit, peer, sessions, pid, random.nextInt());
                     sessions.byPid.put(pid, session);
                     return out.sendObject(in.receiveObject()
                                     .cast(PgMessage.class)
@@ -66,6 +83,16 @@ public final class PgWireServer implements AutoCloseable {
                 .bindNow();
         LOG.info("PostgreSQL wire protocol listening on {}:{}", host, server.port());
         return new PgWireServer(server);
+    }
+
+    private static PgSession.Peer peer(Channel channel, boolean tlsOffered) {
+        String address = "unknown";
+        boolean loopback = false;
+        if (channel.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
+            address = a.getAddress().getHostAddress();
+            loopback = a.getAddress().isLoopbackAddress();
+        }
+        return new PgSession.Peer(address, loopback, tlsOffered, () -> channel.pipeline().get(PgDecoder.TLS_HANDLER) != null);
     }
 
     /** The port the server listens on. */

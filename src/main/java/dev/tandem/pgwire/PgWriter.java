@@ -51,6 +51,13 @@ final class PgWriter {
         return end();
     }
 
+    /** AuthenticationCleartextPassword: the client answers with a PasswordMessage. */
+    PgWriter authenticationCleartextPassword() {
+        begin('R');
+        buf.writeInt(3);
+        return end();
+    }
+
     PgWriter parameterStatus(String name, String value) {
         begin('S');
         cstring(name);

@@ -72,7 +72,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class SqlEngine {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final Pattern AS_OF = Pattern.compile("(?is)\\s+AS\\s+OF\\s+(\\$\\d+|\\d+)\\s*;?\\s*$");
+    static final Pattern AS_OF = Pattern.compile("(?is)\\s+AS\\s+OF\\s+(\\$\\d+|\\d+)\\s*;?\\s*$");
     private static final int CACHE_SIZE = 1024;
 
     private final Controller controller;
@@ -107,6 +107,20 @@ public final class SqlEngine {
     /** Splits a string of several statements (a simple query) at semicolons outside quotes and comments. */
     public static List<String> split(String sql) {
         return SqlLexer.split(sql);
+    }
+
+    /** What the statement {@code sql} does, by its first keyword; nothing is parsed beyond it (see {@link SqlStatement.Kind}). */
+    public static SqlStatement.Kind kind(String sql) {
+        return SqlClassifier.kind(sql);
+    }
+
+    /**
+     * The tables, views and indexes the statement {@code sql} names: those a query reads (a view by its
+     * own name, not what it reads), a write's table, what a DDL statement creates, drops or reads. A
+     * statement that does not parse or plan fails as {@link #prepare} would.
+     */
+    public java.util.Set<String> objects(String sql) {
+        return SqlClassifier.objects(sql, controller.catalog());
     }
 
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
@@ -259,14 +273,14 @@ public final class SqlEngine {
     // ------------------------------------------------------------------ parameters
 
     /** A statement text with {@code $n} rewritten to Calcite's {@code ?} (positions kept), and which {@code $n} each {@code ?} is. */
-    private record Params(String text, List<Integer> order, int count) {
+    record Params(String text, List<Integer> order, int count) {
         /** The PostgreSQL parameter number (1-based) of Calcite's dynamic parameter {@code i}. */
         int number(int i) {
             return order.get(i);
         }
     }
 
-    private static Params params(String sql) {
+    static Params params(String sql) {
         StringBuilder b = new StringBuilder(sql);
         List<Integer> order = new ArrayList<>();
         int max = 0;

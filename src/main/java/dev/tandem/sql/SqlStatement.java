@@ -17,4 +17,12 @@ public interface SqlStatement {
 
     /** The types of the parameters {@code $1..$n}, in order. */
     List<DatumType> parameterTypes();
+
+    /**
+     * What a statement does, for authorization ({@link SqlEngine#kind}): {@code READ} reads
+     * ({@code SELECT}, {@code SHOW}, {@code EXPLAIN}, {@code SUBSCRIBE}), {@code WRITE} changes rows
+     * ({@code INSERT}, {@code DELETE}), {@code DDL} changes the catalog (and anything not known to be
+     * harmless), {@code SESSION} changes only the connection ({@code SET}, an empty statement).
+     */
+    enum Kind { READ, WRITE, DDL, SESSION }
 }

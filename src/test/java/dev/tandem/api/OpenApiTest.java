@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-/** The OpenAPI description at {@code /v3/api-docs} lists every {@code /v1} operation. */
+/** The OpenAPI description at {@code /v3/api-docs} lists every {@code /v1} operation, with the bearer scheme and the role each needs. */
 class OpenApiTest {
 
     @TempDir
@@ -46,6 +46,18 @@ class OpenApiTest {
                     .as(p).containsExactlyInAnyOrder(allow.split(", ")));
             assertThat(r.json().at("/components/schemas/Problem").isObject()).isTrue();
             assertThat(r.json().at("/components/schemas/Source/properties/offsets").isObject()).isTrue();
+
+            // Security: the bearer scheme, and on every operation the role the route table (ApiAccess) gives it.
+            assertThat(r.json().at("/components/securitySchemes/bearer/type").asString()).isEqualTo("http");
+            assertThat(r.json().at("/components/securitySchemes/bearer/scheme").asString()).isEqualTo("bearer");
+            for (String path : paths.propertyNames()) {
+                for (String method : paths.get(path).propertyNames()) {
+                    dev.tandem.security.AccessTable.Route route = ApiAccess.TABLE.routes().stream()
+                            .filter(x -> x.method().equalsIgnoreCase(method) && x.pattern().equals(path)).findFirst().orElseThrow();
+                    assertThat(paths.get(path).get(method).at("/security/0/bearer").toString()).as(method + " " + path)
+                            .isEqualTo("[\"" + route.role().label() + "\"]");
+                }
+            }
         }
     }
 

@@ -1,0 +1,152 @@
+package dev.tandem.sql;
+
+import dev.tandem.controller.CatalogEntry;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelShuttleImpl;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.sql.SqlDelete;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+
+/**
+ * What a statement does ({@link SqlStatement.Kind}) and which catalog objects it names, read from its
+ * text without running it: the facts an authorization decision needs.
+ */
+final class SqlClassifier {
+
+    private SqlClassifier() {
+    }
+
+    static SqlStatement.Kind kind(String sql) {
+        SqlLexer.Token first = new SqlLexer(sql).peek();
+        if (first.kind() == SqlLexer.Kind.END) {
+            return SqlStatement.Kind.SESSION;
+        }
+        if (first.isPunct("(")) {
+            return SqlStatement.Kind.READ;
+        }
+        return switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : "") {
+            case "select", "with", "values", "table", "show", "explain", "subscribe" -> SqlStatement.Kind.READ;
+            case "insert", "delete", "update" -> SqlStatement.Kind.WRITE;
+            case "set", "reset", "begin", "start", "commit", "rollback", "end", "savepoint", "release", "abort" -> SqlStatement.Kind.SESSION;
+            default -> SqlStatement.Kind.DDL;
+        };
+    }
+
+    static Set<String> objects(String sql, List<CatalogEntry> catalog) {
+        Set<String> out = new LinkedHashSet<>();
+        SqlLexer lex = new SqlLexer(sql);
+        SqlLexer.Token first = lex.peek();
+        switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : first.isPunct("(") ? "select" : "") {
+            case "select", "with", "values", "table" -> query(sql, catalog, out);
+            case "explain" -> {
+                lex.take();
+                query(SqlLexer.blank(sql, first.offset(), lex.offset()), catalog, out);
+            }
+            case "subscribe" -> {
+                lex.take();
+                lex.accept("to");
+                if (lex.peek().isPunct("(")) {
+                    query(SqlLexer.blank(sql, 0, lex.offset()), catalog, out);
+                } else {
+                    out.add(lex.name("a table, view or index name"));
+                }
+            }
+            case "show" -> {
+                lex.take();
+                if (lex.accept("columns") || lex.accept("indexes") || lex.accept("indices")) {
+                    if (lex.accept("from") || lex.accept("in") || lex.accept("on")) {
+                        out.add(lex.name("a table or view name"));
+                    }
+                }
+            }
+            case "insert", "delete" -> {
+                SqlNode parsed = CalcitePlanner.parse(SqlEngine.params(sql).text());
+                SqlNode target = parsed instanceof SqlInsert i ? i.getTargetTable() : parsed instanceof SqlDelete d ? d.getTargetTable() : null;
+                if (target instanceof SqlIdentifier id) {
+                    out.add(id.names.get(id.names.size() - 1));
+                }
+            }
+            case "create" -> create(sql, lex, catalog, out);
+            case "drop" -> {
+                lex.take();
+                if (lex.accept("materialized")) {
+                    lex.expect("view");
+                } else {
+                    lex.take();
+                }
+                if (lex.accept("if")) {
+                    lex.expect("exists");
+                }
+                do {
+                    out.add(lex.name("a name"));
+                } while (lex.acceptPunct(","));
+            }
+            default -> {
+                // SET, transactions and the statements Tandem refuses name no object
+            }
+        }
+        return out;
+    }
+
+    private static void create(String sql, SqlLexer lex, List<CatalogEntry> catalog, Set<String> out) {
+        lex.take();
+        boolean view = lex.accept("materialized") | lex.peek().is("view");
+        if (lex.accept("table") || lex.accept("view")) {
+            if (lex.accept("if")) {
+                lex.expect("not");
+                lex.expect("exists");
+            }
+            out.add(lex.name("a name"));
+            if (view) {
+                if (lex.acceptPunct("(")) {
+                    while (!lex.acceptPunct(")")) {
+                        if (lex.take().kind() == SqlLexer.Kind.END) {
+                            throw lex.error("expected )", lex.peek());
+                        }
+                    }
+                }
+                lex.expect("as");
+                query(SqlLexer.blank(sql, 0, lex.offset()), catalog, out);
+            }
+        } else if (lex.accept("index")) {
+            if (lex.accept("if")) {
+                lex.expect("not");
+                lex.expect("exists");
+            }
+            if (!lex.peek().is("on")) {
+                out.add(lex.name("an index name"));
+            }
+            lex.expect("on");
+            out.add(lex.name("a table or view name"));
+        }
+    }
+
+    /** Adds the tables and views a query reads: the scans of its plan (a view is scanned by name, not expanded). */
+    private static void query(String sql, List<CatalogEntry> catalog, Set<String> out) {
+        String text = sql;
+        Matcher m = SqlEngine.AS_OF.matcher(text);
+        if (m.find()) {
+            text = SqlLexer.blank(text, m.start(), text.length());
+        }
+        SqlNode parsed = CalcitePlanner.parse(SqlEngine.params(text).text());
+        if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
+            throw SqlException.notSupported(parsed.getKind().sql + " here");
+        }
+        RelNode plan = CalcitePlanner.plan(parsed, catalog).root().rel;
+        plan.accept(new RelShuttleImpl() {
+            @Override
+            public RelNode visit(TableScan scan) {
+                List<String> name = scan.getTable().getQualifiedName();
+                out.add(name.get(name.size() - 1));
+                return scan;
+            }
+        });
+    }
+}
