@@ -4,6 +4,7 @@ import dev.tandem.controller.Controller;
 import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireServer;
 import dev.tandem.sql.SqlEngine;
+import dev.tandem.stream.ChangeStreams;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -28,8 +29,8 @@ public class SqlConfiguration {
     }
 
     @Bean
-    SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking) {
-        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking);
+    SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking, ChangeStreams changeStreams) {
+        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking, changeStreams);
         engine.warmUp();
         return engine;
     }
