@@ -481,7 +481,7 @@ public final class Controller implements AutoCloseable {
                     if (df != null) {
                         String id = s.id();
                         df.endReason = "the change stream of " + df.label + " failed: " + s.detail();
-                        timer.schedule(() -> endTransientStream(id, null));
+                        endTransientStreamLater(id);
                     }
                     publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                     IndexState failed = s.id() == null ? null : indexes.get(s.id());
@@ -952,8 +952,21 @@ public final class Controller implements AutoCloseable {
         send(new ComputeCommand.CreateDataflow(desc));
         send(new ComputeCommand.Schedule(tid));
         return new ChangeStreamStart(tid, label, out, List.of(), null, Mfp.identity(), shape.columns(), t,
-                () -> state.holds.remove(startHold), () -> timer.schedule(() -> endTransientStream(tid, null)),
+                () -> state.holds.remove(startHold), () -> endTransientStreamLater(tid),
                 () -> df.endReason != null ? df.endReason : "the change stream of " + label + " ended: its dataflow went away");
+    }
+
+    /**
+     * Drops a change stream's transient dataflow off the caller's thread (a stream ends on the interactive
+     * runtime's threads, which must not wait for the command lock); at shutdown, when the timer is gone,
+     * the dataflow goes with the process.
+     */
+    private void endTransientStreamLater(String tid) {
+        try {
+            timer.schedule(() -> endTransientStream(tid, null));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            streamDataflows.remove(tid);
+        }
     }
 
     /**

@@ -26,7 +26,8 @@ import reactor.core.publisher.Sinks;
  * binary result formats, ErrorResponse with SQLSTATE, CancelRequest and Terminate.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
- * each returns the backend's answer as one buffer. A query in flight can be cancelled from another
+ * each returns the backend's answer as one buffer (a simple query with a {@code SUBSCRIBE}: a buffer per
+ * statement and per batch of streamed rows). A query in flight can be cancelled from another
  * connection through {@link #cancel}, which is the only method called from another thread.
  */
 final class PgSession {
