@@ -277,4 +277,22 @@ class TransientChangeStreamTest {
                     && s.registry.current(start.indexId()).dropped());
         }
     }
+
+    @Test
+    void aQueryOfConstantsStreamsItsRowsThenProgressToTheEndOfTime(@TempDir Path dir) {
+        try (StreamStack s = new StreamStack(dir, true, new ChangeStreamLimits(100, 10, 100_000, 0))) {
+            Client c = new Client("constant", s.controller.startChangeStream(new ReadRequest(null,
+                    JSON.readTree("{\"op\":\"constant\",\"rows\":[[1],[1],[2]],\"types\":[\"int64\"]}"), null, null, null, null, null,
+                    null, null, null, null)), s.streams);
+            await().atMost(Duration.ofSeconds(30)).until(() -> c.lastProgress() == Long.MAX_VALUE || c.error.get() != null);
+            assertThat(c.error.get()).isNull();
+            ChangeMessage.Updates snapshot = (ChangeMessage.Updates) c.received.get(0);
+            Map<List<Long>, Long> rows = new HashMap<>();
+            snapshot.changes().forEach(ch -> rows.merge(values(((ChangeMessage.Diff) ch).row()), ((ChangeMessage.Diff) ch).diff(), Long::sum));
+            assertThat(rows).isEqualTo(Map.of(List.of(1L), 2L, List.of(2L), 1L));
+            assertThat(c.received).filteredOn(m -> m instanceof ChangeMessage.Updates).hasSize(1);
+            c.running.dispose();
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.controller.transientStreamCount() == 0 && s.streams.activeCount() == 0);
+        }
+    }
 }
