@@ -56,8 +56,10 @@ public class ApiRoutes {
         ALLOWED.put("/v1/tables", "GET, POST");
         ALLOWED.put("/v1/tables/{name}", "GET, DELETE");
         ALLOWED.put("/v1/tables/{name}/rows", "POST");
+        ALLOWED.put("/v1/tables/{name}/changes", "GET");
         ALLOWED.put("/v1/views", "GET, POST");
         ALLOWED.put("/v1/views/{name}", "GET, DELETE");
+        ALLOWED.put("/v1/views/{name}/changes", "GET");
         ALLOWED.put("/v1/indexes", "GET, POST");
         ALLOWED.put("/v1/indexes/{name}", "GET, DELETE");
         ALLOWED.put("/v1/indexes/{name}/rows", "GET");
@@ -97,10 +99,12 @@ public class ApiRoutes {
                 .GET("/v1/tables/{name}", catalog::getTable)
                 .DELETE("/v1/tables/{name}", catalog::dropTable)
                 .POST("/v1/tables/{name}/rows", catalog::writeRows)
+                .GET("/v1/tables/{name}/changes", changes::streamCollection)
                 .POST("/v1/views", catalog::createView)
                 .GET("/v1/views", catalog::listViews)
                 .GET("/v1/views/{name}", catalog::getView)
                 .DELETE("/v1/views/{name}", catalog::dropView)
+                .GET("/v1/views/{name}/changes", changes::streamCollection)
                 .POST("/v1/indexes", catalog::createIndex)
                 .GET("/v1/indexes", catalog::listIndexes)
                 .GET("/v1/indexes/{name}", catalog::getIndex)

@@ -78,6 +78,7 @@ final class ChangeJson {
             case LIMIT -> HttpStatus.TOO_MANY_REQUESTS;
             case BEFORE_SINCE -> HttpStatus.CONFLICT;
             case CLOSED -> HttpStatus.SERVICE_UNAVAILABLE;
+            case INVALID -> HttpStatus.BAD_REQUEST;
             default -> HttpStatus.CONFLICT;
         };
         return new ApiException(status, e.getMessage());

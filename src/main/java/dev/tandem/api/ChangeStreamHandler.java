@@ -49,11 +49,24 @@ final class ChangeStreamHandler {
         this.limits = limits;
     }
 
+    /** {@code GET /v1/indexes/{name}/changes}. */
     Mono<ServerResponse> stream(ServerRequest request) {
-        return request.principal().map(ApiSecurity::name).defaultIfEmpty(ApiSecurity.ANONYMOUS).flatMap(who -> stream(request, who));
+        return withPrincipal(request, CatalogEntry.Index.class);
     }
 
-    private Mono<ServerResponse> stream(ServerRequest request, String who) {
+    /**
+     * {@code GET /v1/tables/{name}/changes} and {@code GET /v1/views/{name}/changes}: followed through an
+     * index on the collection when it has one, else through a transient dataflow the stream owns.
+     */
+    Mono<ServerResponse> streamCollection(ServerRequest request) {
+        return withPrincipal(request, request.path().startsWith("/v1/tables/") ? CatalogEntry.Table.class : CatalogEntry.View.class);
+    }
+
+    private Mono<ServerResponse> withPrincipal(ServerRequest request, Class<? extends CatalogEntry> kind) {
+        return request.principal().map(ApiSecurity::name).defaultIfEmpty(ApiSecurity.ANONYMOUS).flatMap(who -> stream(request, who, kind));
+    }
+
+    private Mono<ServerResponse> stream(ServerRequest request, String who, Class<? extends CatalogEntry> kind) {
         String name = request.pathVariable("name");
         Map<String, List<String>> params = request.queryParams();
         for (String p : params.keySet()) {
@@ -62,13 +75,18 @@ final class ChangeStreamHandler {
             }
         }
         CatalogEntry e = controller.entry(name);
-        if (!(e instanceof CatalogEntry.Index index)) {
+        if (!kind.isInstance(e)) {
             throw new ControllerException(ControllerException.Kind.NOT_FOUND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass())
-                    + ", not an index");
+                    + ", not a " + CatalogHandler.kindName(kind));
         }
         JsonNode keys = null;
         List<String> values = params.getOrDefault("key", List.of());
         if (!values.isEmpty()) {
+            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : controller.catalog().stream()
+                    .filter(c -> c instanceof CatalogEntry.Index i && i.on().equals(name)).map(c -> (CatalogEntry.Index) c)
+                    .filter(i -> i.key().size() == 1).findFirst()
+                    .orElseThrow(() -> new ControllerException(ControllerException.Kind.INVALID, "key: watching keys needs an index with a"
+                            + " one-column key on '" + name + "', and it has none; create one, or watch it whole"));
             if (index.key().size() != 1) {
                 throw new ControllerException(ControllerException.Kind.INVALID, "index '" + name + "' has a " + index.key().size()
                         + "-column key " + index.key() + "; ?key= watches single-column keys, use the WebSocket's subscribe_rows with \"key\": [[...]]");

@@ -36,7 +36,7 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>{@code {"op":"peek","id":...,"request":{...as POST /v1/peek...}}} → {@code {"op":"peek_result","id":...,"result":{...}}}</li>
  *   <li>{@code {"op":"subscribe","index":"name"}} → {@code {"op":"subscribed",...}}, then {@code {"op":"event","kind":"frontier|hydrated",...}}</li>
  *   <li>{@code {"op":"unsubscribe","index":"name"}} → {@code {"op":"unsubscribed","index":...}}</li>
- *   <li>{@code {"op":"subscribe_rows","id":...,"from":"index",...}} → {@code {"op":"rows_subscribed",...}}, then
+ *   <li>{@code {"op":"subscribe_rows","id":...,"from":"index, table or view",...}} → {@code {"op":"rows_subscribed",...}}, then
  *       {@code {"op":"changes","id":...,"timestamp":t,"updates":[...]}} and {@code {"op":"progress","id":...,"progress":t}},
  *       until {@code {"op":"subscription_ended","id":...,"error":...}} (a change stream, {@link ChangeStreams})</li>
  *   <li>{@code {"op":"cancel_rows","id":...}} → {@code {"op":"rows_canceled","id":...}}</li>

@@ -11,6 +11,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
+import dev.tandem.stream.ChangeStreams;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -41,8 +42,8 @@ public class SqlConfiguration {
     }
 
     @Bean
-    SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking) {
-        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking);
+    SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking, ChangeStreams changeStreams) {
+        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking, changeStreams);
         engine.warmUp();
         return engine;
     }

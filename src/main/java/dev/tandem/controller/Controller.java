@@ -83,6 +83,8 @@ public final class Controller implements AutoCloseable {
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
     /** The peek waiting on each transient dataflow, by transient id. */
     private final Map<String, UUID> transientPeeks = new ConcurrentHashMap<>();
+    /** The transient dataflows change streams own, by transient id. */
+    private final Map<String, StreamDataflow> streamDataflows = new ConcurrentHashMap<>();
     private final AtomicInteger pending = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong droppedEvents = new java.util.concurrent.atomic.AtomicLong();
     private final Sinks.Many<ControllerEvent> events = Sinks.many().multicast().directBestEffort();
@@ -263,6 +265,13 @@ public final class Controller implements AutoCloseable {
         List<String> dependents = catalog.dependents(name);
         if (!dependents.isEmpty()) {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
+        }
+        // Change streams reading it through dataflows of their own end first, saying why.
+        for (Map.Entry<String, StreamDataflow> s : List.copyOf(streamDataflows.entrySet())) {
+            if (s.getValue().inputs.contains(name)) {
+                endTransientStream(s.getKey(), kindOf(e) + " '" + name + "' was dropped; the change stream of " + s.getValue().label
+                        + " ends here");
+            }
         }
         switch (e) {
             case CatalogEntry.Table t -> {
@@ -468,6 +477,14 @@ public final class Controller implements AutoCloseable {
                 }
                 boolean wasHydrated = s.hydrated;
                 s.hydrated = s.upper.compareTo(Frontier.at(s.asOf)) > 0;
+                StreamDataflow stream = streamDataflows.get(f.id());
+                if (stream != null) {
+                    // A change stream's own dataflow reads its inputs itself once it has hydrated.
+                    if (s.hydrated) {
+                        stream.releaseInputs();
+                    }
+                    return;
+                }
                 publish(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
                         s.upper, s.hydrated, null));
             }
@@ -484,6 +501,12 @@ public final class Controller implements AutoCloseable {
                     Sinks.One<ComputeResponse.PeekResult> sink = waiting == null ? null : peeks.remove(waiting);
                     if (sink != null) {
                         sink.tryEmitValue(new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "the query could not run: " + s.detail()));
+                    }
+                    StreamDataflow df = s.id() == null ? null : streamDataflows.get(s.id());
+                    if (df != null) {
+                        String id = s.id();
+                        df.endReason = "the change stream of " + df.label + " failed: " + s.detail();
+                        endTransientStreamLater(id);
                     }
                     publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                     IndexState failed = s.id() == null ? null : indexes.get(s.id());
@@ -810,8 +833,12 @@ public final class Controller implements AutoCloseable {
         CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
         CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), key);
         if (index == null) {
-            throw ControllerException.invalid("a change stream follows an index, and '" + name + "' has none"
-                    + (key != null && !key.isNull() ? " with a key of that arity" : "") + "; create one on it first");
+            if (key != null && !key.isNull()) {
+                throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
+                        + (indexOn(e.name(), null) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
+            }
+            return startTransientStream(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
+                    new ReadRequest(name, null, null, filter, project, null, null, null, null, asOf, null));
         }
         String failure = catalog.failure(index.name());
         if (failure != null) {
@@ -834,6 +861,150 @@ public final class Controller implements AutoCloseable {
         }
         return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), keys, shape.mfp(), shape.columns(), t,
                 () -> s.reads.holds.remove(hold));
+    }
+
+    /**
+     * Resolves a change stream of a query ({@code req.plan()}, a plan by names, or {@code req.from()}):
+     * a collection with an index is followed through it as by {@link #startChangeStream(String, JsonNode,
+     * JsonNode, JsonNode, Long)}; anything else through a transient dataflow the stream owns. A change
+     * stream has no order: {@code order_by}, {@code limit} and {@code offset} are refused.
+     */
+    public ChangeStreamStart startChangeStream(ReadRequest req) {
+        if (req.orderBy() != null && !req.orderBy().isNull() || req.limit() != null || req.offset() != null) {
+            throw ControllerException.invalid("a change stream has no order: order_by, limit and offset do not apply"
+                    + " (a top-k inside the query does)");
+        }
+        if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
+            throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
+        }
+        if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
+            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
+        }
+        if (req.from() != null) {
+            return startChangeStream(req.from(), req.key(), req.filter(), req.project(), req.asOf());
+        }
+        if (req.key() != null && !req.key().isNull()) {
+            throw ControllerException.invalid("key: watching keys needs 'from' naming an indexed collection");
+        }
+        Plan plan = parsePlan(req.plan(), "plan");
+        List<DatumType> types = typeByName(plan, "plan");
+        return startTransientStream(plan, defaultNames(plan, types.size()), "(query)", req);
+    }
+
+    /** A transient dataflow a change stream owns: the catalog names it reads (a drop of one ends it), and holds to release once it hydrates. */
+    private static final class StreamDataflow {
+        final String label;
+        final java.util.Set<String> inputs;
+        final List<Runnable> inputHolds;
+        volatile String endReason;
+
+        StreamDataflow(String label, java.util.Set<String> inputs, List<Runnable> inputHolds) {
+            this.label = label;
+            this.inputs = inputs;
+            this.inputHolds = inputHolds;
+        }
+
+        synchronized void releaseInputs() {
+            inputHolds.forEach(Runnable::run);
+            inputHolds.clear();
+        }
+    }
+
+    /**
+     * A change stream of a plan by names through a transient, unbounded dataflow of its own (an index of
+     * the shaped result, keyed by every column, never in the catalog): maintained like an index from
+     * {@code as_of} on (importing the indexes it can), published like one, compacted right behind the
+     * stream's own hold, and dropped when the stream ends or one of its inputs is dropped.
+     */
+    private ChangeStreamStart startTransientStream(Plan byName, List<String> names, String label, ReadRequest req) {
+        Expansion x = new Expansion(true);
+        Plan plan = x.expand(byName, "plan");
+        List<DatumType> types = typeById(plan, x, "plan");
+        List<Column> cols = new ArrayList<>();
+        for (int i = 0; i < types.size(); i++) {
+            cols.add(new Column(i < names.size() ? names.get(i) : "c" + i, types.get(i), true));
+        }
+        Schema schema = dedupe(cols);
+        Shaping shape = shaping(new ReadRequest(req.from(), req.plan(), null, req.filter(), req.project(), null, null, null, null,
+                req.asOf(), null), schema);
+        Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());
+        List<DatumType> outTypes = shape.mfp().isIdentity() ? types : shape.mfp().outputTypes(types, "");
+        List<Column> outCols = new ArrayList<>();
+        List<Integer> key = new ArrayList<>();
+        for (int i = 0; i < outTypes.size(); i++) {
+            outCols.add(new Column(shape.columns().get(i), outTypes.get(i), true));
+            key.add(i);
+        }
+        Schema out = dedupe(outCols);
+        List<IndexState> inputs = x.imports.keySet().stream().map(indexes::get).toList();
+        List<String> tables = List.copyOf(x.sources.keySet());
+        String tid = catalog.allocateTransientId();
+        CatalogEntry.Index entry = new CatalogEntry.Index(tid, label, label, List.of(), out, 0);
+        StreamDataflow df = new StreamDataflow(label, java.util.Set.copyOf(x.names), new ArrayList<>());
+        long t;
+        IndexState state;
+        long startHold;
+        synchronized (policyLock) {
+            t = chooseTime(false, req.asOf(), inputs, tables);
+            for (IndexState s : inputs) {
+                long h = s.reads.holds.add(t);
+                df.inputHolds.add(() -> s.reads.holds.remove(h));
+            }
+            for (String table : tables) {
+                Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());
+                long id = h.add(t);
+                df.inputHolds.add(() -> h.remove(id));
+            }
+            state = new IndexState(entry, t);
+            startHold = state.reads.holds.add(t);
+            streamDataflows.put(tid, df);
+            indexes.put(tid, state);
+        }
+        DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
+                List.of(new DataflowDescription.BuildDesc("o_" + tid, shaped)),
+                List.of(new DataflowDescription.IndexExport(tid, "o_" + tid, key)), t, null);
+        send(new ComputeCommand.CreateDataflow(desc));
+        send(new ComputeCommand.Schedule(tid));
+        return new ChangeStreamStart(tid, label, out, List.of(), null, Mfp.identity(), shape.columns(), t,
+                () -> state.reads.holds.remove(startHold), () -> endTransientStreamLater(tid),
+                () -> df.endReason != null ? df.endReason : "the change stream of " + label + " ended: its dataflow went away");
+    }
+
+    /**
+     * Drops a change stream's transient dataflow off the caller's thread (a stream ends on the interactive
+     * runtime's threads, which must not wait for the command lock); at shutdown, when the timer is gone,
+     * the dataflow goes with the process.
+     */
+    private void endTransientStreamLater(String tid) {
+        try {
+            timer.schedule(() -> endTransientStream(tid, null));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            streamDataflows.remove(tid);
+        }
+    }
+
+    /**
+     * Drops a change stream's transient dataflow (once): its stream, if still running, ends with
+     * {@code reason}.
+     */
+    private void endTransientStream(String tid, String reason) {
+        StreamDataflow df = streamDataflows.remove(tid);
+        if (df == null) {
+            return;
+        }
+        if (reason != null) {
+            df.endReason = reason;
+        }
+        df.releaseInputs();
+        synchronized (policyLock) {
+            indexes.remove(tid);
+        }
+        send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
+    }
+
+    /** The transient dataflows of change streams now running (for tests and introspection). */
+    public int transientStreamCount() {
+        return streamDataflows.size();
     }
 
     private List<Row> keyRows(JsonNode key, CatalogEntry.Index index) {
@@ -1049,6 +1220,8 @@ public final class Controller implements AutoCloseable {
         final boolean useIndexes;
         final Map<String, Schema> sources = new LinkedHashMap<>();
         final Map<String, DataflowDescription.IndexImport> imports = new LinkedHashMap<>();
+        /** Every catalog name the plan reads, directly or through views and indexes. */
+        final java.util.Set<String> names = new java.util.HashSet<>();
 
         Expansion(boolean useIndexes) {
             this.useIndexes = useIndexes;
@@ -1060,6 +1233,7 @@ public final class Controller implements AutoCloseable {
                     throw ControllerException.invalid(at + ": refer to collections by name ({\"op\":\"get\",\"name\":...}), not by id");
                 }
                 CatalogEntry e = catalog.get(g.name()).orElseThrow(() -> ControllerException.notFound(at + ": no table, view or index named '" + g.name() + "'"));
+                names.add(e.name());
                 if (e instanceof CatalogEntry.Index i) {
                     return importIndex(i);
                 }
@@ -1084,6 +1258,8 @@ public final class Controller implements AutoCloseable {
             if (!indexes.containsKey(i.id())) {
                 throw ControllerException.notFound("index '" + i.name() + "' is not running");
             }
+            names.add(i.name());
+            names.add(i.on());
             List<Integer> key = new ArrayList<>();
             for (String k : i.key()) {
                 key.add(i.schema().indexOf(k));

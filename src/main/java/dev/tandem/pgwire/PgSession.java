@@ -38,7 +38,8 @@ import reactor.core.publisher.Sinks;
  * when it is parsed.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
- * each returns the backend's answer as one buffer. A query in flight can be cancelled from another
+ * each returns the backend's answer as one buffer (a simple query with a {@code SUBSCRIBE}: a buffer per
+ * statement and per batch of streamed rows). A query in flight can be cancelled from another
  * connection through {@link #cancel}, which is the only method called from another thread.
  */
 final class PgSession {
@@ -133,19 +134,19 @@ final class PgSession {
         }
     }
 
-    Mono<ByteBuf> handle(PgMessage m) {
+    Flux<ByteBuf> handle(PgMessage m) {
         try {
-            return dispatch(m);
+            return Flux.from(dispatch(m));
         } catch (Close c) {
-            return Mono.error(c);
+            return Flux.error(c);
         } catch (SqlException e) {
-            return Mono.just(errorAnswer(e, 0));
+            return Flux.just(errorAnswer(e, 0));
         } catch (RuntimeException e) {
-            return Mono.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
+            return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
         }
     }
 
-    private Mono<ByteBuf> dispatch(PgMessage m) {
+    private org.reactivestreams.Publisher<ByteBuf> dispatch(PgMessage m) {
         if (m.type() == PgMessage.TOO_LARGE) {
             throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
         }
@@ -173,7 +174,10 @@ final class PgSession {
         }
         PgReader in = new PgReader(m.body());
         return switch (m.type()) {
-            case 'Q' -> simpleQuery(in.cstring());
+            case 'Q' -> {
+                String text = in.cstring();
+                yield SUBSCRIBE.matcher(text).find() ? streamingQuery(text) : simpleQuery(text);
+            }
             case 'P' -> guarded(() -> parse(in));
             case 'B' -> guarded(() -> bind(in));
             case 'D' -> guarded(() -> describe(in));
@@ -338,6 +342,75 @@ final class PgSession {
                 }).onErrorMap(SqlException.class, e -> new Located(e, position(text, part, e))))
                 .then(Mono.fromSupplier(() -> w.readyForQuery().buffer()))
                 .onErrorResume(Located.class, e -> Mono.just(w.error(e.error, e.position).readyForQuery().buffer()));
+    }
+
+    /** A simple query that may hold a {@code SUBSCRIBE} or {@code COPY (SUBSCRIBE ...)} (a guess: any statement so starting). */
+    private static final java.util.regex.Pattern SUBSCRIBE = java.util.regex.Pattern.compile("(?i)(^|;)\\s*(subscribe|copy)\\b");
+
+    /**
+     * A simple query with a {@code SUBSCRIBE} in it: each statement answered in turn, a SUBSCRIBE as COPY
+     * out ({@code CopyOutResponse}, a {@code CopyData} text row per change, then {@code CopyDone} and
+     * {@code COPY n} when it ends by {@code UP TO}), flushed as its rows come. A CancelRequest ends it
+     * with 57014; closing the connection ends it too (and drops what it owned).
+     */
+    private Flux<ByteBuf> streamingQuery(String text) {
+        List<String> parts;
+        try {
+            parts = SqlEngine.split(text);
+        } catch (SqlException e) {
+            return Flux.just(new PgWriter().error(e, position(text, text, e)).readyForQuery().buffer());
+        }
+        return Flux.fromIterable(parts)
+                .concatMap(part -> statement(part).onErrorMap(SqlException.class, e -> new Located(e, position(text, part, e))))
+                .concatWith(Mono.fromSupplier(() -> new PgWriter().readyForQuery().buffer()))
+                .onErrorResume(Located.class, e -> Mono.just(new PgWriter().error(e.error, e.position).readyForQuery().buffer()));
+    }
+
+    /** One statement of a simple query, answered on its own: rows and a tag, or a COPY-out stream. */
+    private Flux<ByteBuf> statement(String part) {
+        return Flux.defer(() -> {
+            if (PgCatalogQueries.answer(part, engine) == null) {
+                SqlStatement s = engine.prepare(part);
+                if (SqlEngine.streams(s)) {
+                    authorize(part);
+                    return copyOut(s);
+                }
+            }
+            return run(part, List.of()).map(r -> {
+                PgWriter w = new PgWriter();
+                if (r.isQuery()) {
+                    w.rowDescription(r.columns(), i -> 0);
+                    for (Object[] row : r.rows()) {
+                        w.dataRow(row, r.columns(), i -> 0);
+                    }
+                }
+                return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
+            }).flux();
+        });
+    }
+
+    private Flux<ByteBuf> copyOut(SqlStatement s) {
+        Sinks.One<Boolean> cancel = Sinks.one();
+        running = cancel;
+        java.util.concurrent.atomic.AtomicBoolean canceled = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong rows = new java.util.concurrent.atomic.AtomicLong();
+        Flux<ByteBuf> data = engine.subscribe(s, List.of(), sql)
+                .map(batch -> {
+                    PgWriter w = new PgWriter();
+                    for (Object[] row : batch) {
+                        w.copyData(row);
+                    }
+                    rows.addAndGet(batch.size());
+                    return w.buffer();
+                })
+                .takeUntilOther(cancel.asMono().doOnNext(x -> canceled.set(true)));
+        return Flux.concat(
+                        Mono.fromSupplier(() -> new PgWriter().copyOutResponse(s.columns().size()).buffer()),
+                        data,
+                        Mono.defer(() -> canceled.get()
+                                ? Mono.error(new SqlException(SqlException.CANCELED, "canceling statement due to user request"))
+                                : Mono.just(new PgWriter().simple('c').commandComplete("COPY " + rows.get()).buffer())))
+                .doFinally(x -> running = null);
     }
 
     /** A SQL error and its position in the whole query string. */

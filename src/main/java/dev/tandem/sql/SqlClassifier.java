@@ -31,6 +31,10 @@ final class SqlClassifier {
         if (first.isPunct("(")) {
             return SqlStatement.Kind.READ;
         }
+        String copied = copyInner(sql);
+        if (copied != null) {
+            return kind(copied);
+        }
         return switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : "") {
             case "select", "with", "values", "table", "show", "explain", "subscribe" -> SqlStatement.Kind.READ;
             case "insert", "delete", "update" -> SqlStatement.Kind.WRITE;
@@ -40,6 +44,10 @@ final class SqlClassifier {
     }
 
     static Set<String> objects(String sql, List<CatalogEntry> catalog) {
+        String copied = copyInner(sql);
+        if (copied != null) {
+            return objects(copied, catalog);
+        }
         Set<String> out = new LinkedHashSet<>();
         SqlLexer lex = new SqlLexer(sql);
         SqlLexer.Token first = lex.peek();
@@ -93,6 +101,35 @@ final class SqlClassifier {
             }
         }
         return out;
+    }
+
+    /**
+     * {@code COPY (statement) TO ...}: the statement in the parentheses, with everything around it blanked
+     * (offsets kept for error positions); null for anything else. The copy is what is authorized: a
+     * {@code COPY (SUBSCRIBE v) TO STDOUT} reads {@code v}.
+     */
+    private static String copyInner(String sql) {
+        SqlLexer lex = new SqlLexer(sql);
+        if (!lex.peek().is("copy")) {
+            return null;
+        }
+        lex.take();
+        if (!lex.acceptPunct("(")) {
+            return null;
+        }
+        int from = lex.offset();
+        int depth = 0;
+        while (true) {
+            SqlLexer.Token t = lex.take();
+            if (t.kind() == SqlLexer.Kind.END) {
+                return null;
+            }
+            if (t.isPunct("(")) {
+                depth++;
+            } else if (t.isPunct(")") && depth-- == 0) {
+                return SqlLexer.blank(SqlLexer.blank(sql, 0, from), t.offset(), sql.length());
+            }
+        }
     }
 
     private static void create(String sql, SqlLexer lex, List<CatalogEntry> catalog, Set<String> out) {

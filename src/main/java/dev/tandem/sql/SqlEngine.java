@@ -13,6 +13,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
+import dev.tandem.stream.ChangeStreams;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -43,6 +44,7 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import tools.jackson.databind.JsonNode;
@@ -77,6 +79,7 @@ public final class SqlEngine {
 
     private final Controller controller;
     private final Scheduler blocking;
+    private final SqlSubscribe subscribe;
     private final Map<String, Prepared> cache = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Prepared> eldest) {
@@ -85,8 +88,14 @@ public final class SqlEngine {
     });
 
     public SqlEngine(Controller controller, Scheduler blocking) {
+        this(controller, blocking, null);
+    }
+
+    /** An engine that also serves {@code SUBSCRIBE} from {@code streams} (null: SUBSCRIBE is refused). */
+    public SqlEngine(Controller controller, Scheduler blocking, ChangeStreams streams) {
         this.controller = controller;
         this.blocking = blocking;
+        this.subscribe = new SqlSubscribe(this, controller, streams);
     }
 
     /**
@@ -163,14 +172,45 @@ public final class SqlEngine {
         }).onErrorMap(SqlErrors::map);
     }
 
+    /**
+     * Whether executing {@code statement} streams rows ({@code SUBSCRIBE}, {@code COPY (SUBSCRIBE ...) TO
+     * STDOUT}) through {@link #subscribe} rather than answering once.
+     */
+    public static boolean streams(SqlStatement statement) {
+        return statement instanceof Prepared p && p.run instanceof SqlSubscribe.Streaming;
+    }
+
+    /**
+     * Runs a {@code SUBSCRIBE}: batches of rows {@code (mz_timestamp, [mz_progressed,] mz_diff, columns...)}
+     * as the changes come (the snapshot first, at its {@code AS OF}); endless unless it has {@code UP TO},
+     * ended by cancelling the flux. Fails with a {@link SqlException} when refused or when the stream ends
+     * with an error (the subscription lagged, what it reads was dropped).
+     */
+    public Flux<List<Object[]>> subscribe(SqlStatement statement, List<Object> params, SqlSession session) {
+        return Flux.defer(() -> {
+            Prepared p = (Prepared) statement;
+            if (!streams(p)) {
+                return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
+            }
+            if (!p.fingerprint.equals(fingerprint())) {
+                Prepared again = (Prepared) prepare(p.text);
+                if (!java.util.Objects.equals(again.columns(), p.columns())) {
+                    return Flux.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
+                }
+                p = again;
+            }
+            return ((SqlSubscribe.Streaming) p.run).stream(bind(p, params), session);
+        }).onErrorMap(SqlErrors::map);
+    }
+
     // ------------------------------------------------------------------ statements
 
     /** What an execution does with bound parameter values. */
-    private interface Run {
+    interface Run {
         Mono<SqlResult> run(List<Object> params, SqlSession session);
     }
 
-    private static final class Prepared implements SqlStatement {
+    static final class Prepared implements SqlStatement {
         final String text;
         final String fingerprint;
         final List<SqlColumn> columns;
@@ -247,11 +287,13 @@ public final class SqlEngine {
             case "select", "with", "values", "table" -> query(sql, fingerprint, false);
             case "insert" -> insert(sql, fingerprint);
             case "delete" -> delete(sql, fingerprint);
+            case "subscribe" -> subscribe.prepare(sql, sql, lex, fingerprint);
+            case "copy" -> subscribe.prepareCopy(sql, lex, fingerprint);
             case "update" -> throw SqlException.notSupported("UPDATE (delete the old rows and insert the new ones)");
             case "begin", "start", "commit", "rollback", "end", "savepoint", "abort" ->
                     throw SqlException.notSupported("transactions (" + first.text().toUpperCase(Locale.ROOT)
                             + "): each statement is applied on its own");
-            case "alter", "truncate", "grant", "revoke", "copy", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
+            case "alter", "truncate", "grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
                     throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
             default -> {
                 if (first.isPunct("(")) {
@@ -305,7 +347,7 @@ public final class SqlEngine {
     // ------------------------------------------------------------------ queries
 
     /** A planned query: the body below the top-level sort, the sort, and which body columns are output. */
-    private record Query(RelNode body, Sort sort, List<Integer> fields, List<SqlColumn> columns, Params params,
+    record Query(RelNode body, Sort sort, List<Integer> fields, List<SqlColumn> columns, Params params,
             List<DatumType> paramTypes, String asOfParam, Long asOf) {
     }
 
@@ -355,7 +397,7 @@ public final class SqlEngine {
         return o.toString();
     }
 
-    private Query planQuery(SqlNode parsed, Params params, String asOfParam, Long asOf) {
+    Query planQuery(SqlNode parsed, Params params, String asOfParam, Long asOf) {
         CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog());
         RelRoot root = planned.root();
         RelNode top = root.rel;
@@ -423,10 +465,10 @@ public final class SqlEngine {
     }
 
     /** A read request for a query with its parameters bound, and how it will be answered. */
-    private record Read(ReadRequest request, String describe) {
+    record Read(ReadRequest request, String describe) {
     }
 
-    private Read read(Query q, List<Object> values, SqlSession session) {
+    Read read(Query q, List<Object> values, SqlSession session) {
         RelTranslator tr = new RelTranslator(i -> values.get(q.params.number(i) - 1), i -> q.paramTypes.get(q.params.number(i) - 1));
         String isolation = session.strict() || session.wrote() ? "strict" : null;
         Long asOf = q.asOf;

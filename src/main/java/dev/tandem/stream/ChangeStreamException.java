@@ -19,7 +19,9 @@ public final class ChangeStreamException extends RuntimeException {
         /** The collection holds an error, or a row failed to evaluate, or upsert found several rows for one key. */
         FAILED("subscription_failed"),
         /** The server is shutting down. */
-        CLOSED("server_closing");
+        CLOSED("server_closing"),
+        /** The request cannot be served as asked (an upsert envelope without a key). */
+        INVALID("invalid_subscription");
 
         private final String code;
 

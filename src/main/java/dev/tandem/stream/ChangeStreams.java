@@ -39,16 +39,22 @@ public final class ChangeStreams implements AutoCloseable {
 
     /**
      * Opens a subscription; it starts producing when its messages are subscribed. Refused (and the
-     * controller's hold released) when the server is at {@code maxSubscriptions}.
+     * controller's hold released, a transient dataflow dropped) when the server is at {@code maxSubscriptions},
+     * or when an upsert envelope is asked of a stream without a key.
      */
     public ChangeSubscription subscribe(ChangeStreamRequest request) {
         if (closed) {
-            request.start().release();
+            refuse(request);
             throw new ChangeStreamException(ChangeStreamException.Kind.CLOSED, "the server is shutting down", null);
+        }
+        if (request.envelope() == Envelope.UPSERT && request.start().transientDataflow()) {
+            refuse(request);
+            throw new ChangeStreamException(ChangeStreamException.Kind.INVALID, "envelope upsert needs a key: '" + request.start().indexName()
+                    + "' has no index, so its change stream has no key; create an index on it, or use envelope diffs", null);
         }
         if (slots.incrementAndGet() > limits.maxSubscriptions()) {
             slots.decrementAndGet();
-            request.start().release();
+            refuse(request);
             throw new ChangeStreamException(ChangeStreamException.Kind.LIMIT, "the server already serves " + limits.maxSubscriptions()
                     + " subscriptions (tandem.subscribe.max-subscriptions); try again later", null);
         }
@@ -56,6 +62,11 @@ public final class ChangeStreams implements AutoCloseable {
         active.put(s.id(), s);
         opened.incrementAndGet();
         return s;
+    }
+
+    private static void refuse(ChangeStreamRequest request) {
+        request.start().release();
+        request.start().ended();
     }
 
     public ChangeStreamLimits limits() {

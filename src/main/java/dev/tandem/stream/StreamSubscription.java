@@ -105,8 +105,7 @@ final class StreamSubscription implements ChangeSubscription {
         }
         try {
             if (p.dropped()) {
-                endAfterDrain(new ChangeStreamException(ChangeStreamException.Kind.DROPPED, "index '" + request.start().indexName()
-                        + "' was dropped; its change stream ends here", delivered));
+                endAfterDrain(new ChangeStreamException(ChangeStreamException.Kind.DROPPED, request.start().droppedReason().get(), delivered));
                 return;
             }
             if (!p.published()) {
@@ -282,6 +281,7 @@ final class StreamSubscription implements ChangeSubscription {
         if (h != null) {
             h.release();
         }
+        request.start().ended();
         server.ended(this, why);
     }
 

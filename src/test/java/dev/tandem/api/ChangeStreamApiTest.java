@@ -177,4 +177,55 @@ class ChangeStreamApiTest {
             });
         }
     }
+
+    @Test
+    void viewsAndTablesWithoutAnIndexStreamThroughADataflowOfTheirOwn() {
+        server.post("/v1/sql", "{\"sql\":\"CREATE TABLE pets (id bigint NOT NULL, legs bigint)\"}");
+        server.post("/v1/sql", "{\"sql\":\"CREATE VIEW legs AS SELECT legs, count(*) AS n FROM pets GROUP BY legs\"}");
+        long first = server.post("/v1/sql", "{\"sql\":\"INSERT INTO pets VALUES (1, 4), (2, 4), (3, 2)\"}").json().get("timestamp").longValue();
+        // Server-Sent Events of the view: the snapshot, then the change to the group a write touches.
+        long[] written = new long[1];
+        List<ServerSentEvent<String>> events = changes("/v1/views/legs/changes?as_of=" + first, null, 2,
+                () -> written[0] = server.post("/v1/sql", "{\"sql\":\"INSERT INTO pets VALUES (4, 2)\"}").json().get("timestamp").longValue());
+        JsonNode snapshot = TandemServer.json(events.get(0).data());
+        assertThat(snapshot.get("timestamp").longValue()).isEqualTo(first);
+        assertThat(snapshot.get("updates")).isEqualTo(TandemServer.json("[[[2,1],1],[[4,2],1]]"));
+        JsonNode change = TandemServer.json(events.get(1).data());
+        assertThat(change.get("timestamp").longValue()).isEqualTo(written[0]);
+        assertThat(change.get("updates")).isEqualTo(TandemServer.json("[[[2,1],-1],[[2,2],1]]"));
+
+        // The WebSocket's subscribe_rows on the table, with a filter: the rows, then the transient dataflow goes away with the stream.
+        try (SocketClient ws = new SocketClient(server.port, "/v1/ws")) {
+            ws.send("{\"op\":\"subscribe_rows\",\"id\":\"p\",\"from\":\"pets\",\"project\":[\"id\"],\"as_of\":" + written[0]
+                    + ",\"filter\":[{\"call\":\"eq\",\"args\":[{\"col\":1},{\"lit\":2}]}]}");
+            JsonNode ack = ws.await(n -> op(n, "rows_subscribed") && "p".equals(n.get("id").asString()));
+            assertThat(ack.get("index").asString()).isEqualTo("pets");
+            assertThat(ack.get("columns")).isEqualTo(TandemServer.json("[\"id\"]"));
+            JsonNode rows = ws.await(n -> op(n, "changes") && "p".equals(n.get("id").asString()));
+            assertThat(rows.get("updates")).isEqualTo(TandemServer.json("[[[3],1],[[4],1]]"));
+            ws.send("{\"op\":\"subscribe_rows\",\"id\":\"u\",\"from\":\"pets\",\"envelope\":\"upsert\"}");
+            JsonNode upsert = ws.await(n -> op(n, "error") && "u".equals(n.path("id").asString()));
+            assertThat(upsert.get("status").intValue()).isEqualTo(400);
+            assertThat(upsert.get("detail").asString()).contains("envelope upsert needs a key");
+            ws.send("{\"op\":\"cancel_rows\",\"id\":\"p\"}");
+            ws.await(n -> op(n, "rows_canceled") && "p".equals(n.get("id").asString()));
+        }
+        // Keys need an index; the kinds of the path and of the object must agree.
+        assertThat(server.get("/v1/views/legs/changes?key=2").status()).isEqualTo(422);
+        assertThat(server.get("/v1/views/pets/changes").status()).isEqualTo(404);
+        // SUBSCRIBE over POST /v1/sql is a clear 4xx pointing to the streaming surfaces.
+        TandemServer.Response sub = server.post("/v1/sql", "{\"sql\":\"SUBSCRIBE legs\"}");
+        assertThat(sub.status()).isEqualTo(400);
+        assertThat(sub.isProblem()).isTrue();
+        assertThat(sub.json().get("sqlstate").asString()).isEqualTo("0A000");
+        assertThat(sub.json().get("detail").asString()).contains("/v1/views/{name}/changes").contains("subscribe_rows");
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            for (JsonNode r : server.get("/v1/introspection/tandem_subscriptions").json().get("rows")) {
+                if (r.get(1).asString().equals("pets") || r.get(1).asString().equals("legs")) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
 }

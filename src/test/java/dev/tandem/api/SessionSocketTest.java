@@ -88,4 +88,48 @@ class SessionSocketTest {
             assertThat(ok.get("result").get("rows")).isEqualTo(json("[[1,\"one\"]]"));
         }
     }
+
+    @Test
+    void sqlStatementsRunOverTheSocketCorrelatedByIdWithErrorsAsProblems() {
+        try (SocketClient ws = new SocketClient(server.port, "/v1/ws")) {
+            ws.send("{\"op\":\"sql\",\"id\":\"ddl\",\"sql\":\"CREATE TABLE birds (id bigint NOT NULL, name text)\"}");
+            JsonNode created = ws.await(n -> op(n, "sql_result") && "ddl".equals(n.get("id").asString()));
+            assertThat(created.get("result")).isEqualTo(json("{\"command\":\"CREATE TABLE\"}"));
+
+            ws.send("{\"op\":\"sql\",\"id\":1,\"sql\":\"INSERT INTO birds VALUES ($1, $2), (2, 'wren')\",\"params\":[1,\"robin\"]}");
+            JsonNode inserted = ws.await(n -> op(n, "sql_result") && n.get("id").isNumber());
+            assertThat(inserted.get("id").intValue()).isEqualTo(1);
+            assertThat(inserted.get("result").get("command").asString()).isEqualTo("INSERT");
+            assertThat(inserted.get("result").get("rows").intValue()).isEqualTo(2);
+            long written = inserted.get("result").get("timestamp").longValue();
+
+            // A strict read sees the write just acknowledged; the answer has the peek answer's shape.
+            ws.send("{\"op\":\"sql\",\"id\":\"q\",\"sql\":\"SELECT name FROM birds WHERE id > $1 ORDER BY name\",\"params\":[0],"
+                    + "\"isolation\":\"strict\"}");
+            JsonNode rows = ws.await(n -> op(n, "sql_result") && "q".equals(n.get("id").asString())).get("result");
+            assertThat(rows.get("columns")).isEqualTo(json("[\"name\"]"));
+            assertThat(rows.get("rows")).isEqualTo(json("[[\"robin\"],[\"wren\"]]"));
+            assertThat(rows.get("as_of").longValue()).isGreaterThanOrEqualTo(written);
+            assertThat(rows.get("path").asString()).isEqualTo("slow");
+
+            // A refused statement: an error with its SQLSTATE and position; the connection stays open.
+            ws.send("{\"op\":\"sql\",\"id\":\"bad\",\"sql\":\"SELECT nope FROM birds\"}");
+            JsonNode bad = ws.await(n -> op(n, "error") && "bad".equals(n.path("id").asString()));
+            assertThat(bad.get("status").intValue()).isEqualTo(400);
+            assertThat(bad.get("sqlstate").asString()).isEqualTo("42703");
+            assertThat(bad.get("position").asString()).isEqualTo("1:8");
+            ws.send("{\"op\":\"sql\",\"id\":\"sub\",\"sql\":\"SUBSCRIBE birds\"}");
+            JsonNode sub = ws.await(n -> op(n, "error") && "sub".equals(n.path("id").asString()));
+            assertThat(sub.get("sqlstate").asString()).isEqualTo("0A000");
+            assertThat(sub.get("detail").asString()).contains("subscribe_rows");
+            ws.send("{\"op\":\"sql\",\"id\":\"two\",\"sql\":\"SELECT 1; SELECT 2\"}");
+            assertThat(ws.await(n -> op(n, "error") && "two".equals(n.path("id").asString())).get("status").intValue()).isEqualTo(400);
+            ws.send("{\"op\":\"sql\",\"id\":\"no\"}");
+            assertThat(ws.await(n -> op(n, "error") && "no".equals(n.path("id").asString())).get("status").intValue()).isEqualTo(400);
+
+            ws.send("{\"op\":\"sql\",\"id\":\"count\",\"sql\":\"SELECT count(*) AS n FROM birds\",\"isolation\":\"strict\"}");
+            JsonNode count = ws.await(n -> op(n, "sql_result") && "count".equals(n.get("id").asString())).get("result");
+            assertThat(count.get("rows")).as("nothing changed by the refusals").isEqualTo(json("[[2]]"));
+        }
+    }
 }

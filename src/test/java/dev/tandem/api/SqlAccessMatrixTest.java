@@ -148,6 +148,15 @@ class SqlAccessMatrixTest {
                         assertThat(x.getMessage()).contains("'scoped' is not granted access to '");
                     });
                 }
+                // A change stream is a read too: SUBSCRIBE, plain or inside COPY, needs the grant on what it watches.
+                org.postgresql.copy.CopyManager copy = new org.postgresql.copy.CopyManager(scoped.unwrap(org.postgresql.core.BaseConnection.class));
+                for (String denied : List.of("COPY (SUBSCRIBE TO secrets) TO STDOUT", "COPY (SUBSCRIBE all_secrets) TO STDOUT", "SUBSCRIBE TO secrets")) {
+                    assertThatThrownBy(() -> copy.copyOut(denied, java.io.OutputStream.nullOutputStream())).as(denied)
+                            .isInstanceOfSatisfying(SQLException.class, x -> {
+                                assertThat(x.getSQLState()).isEqualTo("42501");
+                                assertThat(x.getMessage()).contains("'scoped' is not granted access to '");
+                            });
+                }
             }
             TandemServer.Response view = s.server.call(s.as("scoped"), HttpMethod.POST, "/v1/sql", MediaType.APPLICATION_JSON,
                     "{\"sql\":\"SELECT id FROM all_secrets\"}".getBytes(StandardCharsets.UTF_8));

@@ -37,6 +37,9 @@ class SqlClassifierTest {
                 Map.entry("ALTER TABLE t ADD COLUMN b text", SqlStatement.Kind.DDL),
                 Map.entry("GRANT SELECT ON t TO eve", SqlStatement.Kind.DDL),
                 Map.entry("COPY t FROM STDIN", SqlStatement.Kind.DDL),
+                Map.entry("COPY (SUBSCRIBE TO orders) TO STDOUT", SqlStatement.Kind.READ),
+                Map.entry("copy ( select (1) ) to stdout", SqlStatement.Kind.READ),
+                Map.entry("COPY (DELETE FROM t) TO STDOUT", SqlStatement.Kind.WRITE),
                 Map.entry("frobnicate", SqlStatement.Kind.DDL),
                 Map.entry("SET transaction_isolation = 'serializable'", SqlStatement.Kind.SESSION),
                 Map.entry("BEGIN", SqlStatement.Kind.SESSION),
@@ -74,6 +77,8 @@ class SqlClassifierTest {
                     Map.entry("SHOW TABLES", List.of()),
                     Map.entry("SUBSCRIBE TO orders_by_id", List.of("orders_by_id")),
                     Map.entry("SUBSCRIBE (SELECT name FROM named)", List.of("named")),
+                    Map.entry("COPY (SUBSCRIBE TO orders_by_id) TO STDOUT", List.of("orders_by_id")),
+                    Map.entry("COPY (SUBSCRIBE (SELECT name FROM named WHERE (1 = 1))) TO STDOUT", List.of("named")),
                     Map.entry("SET transaction_isolation = 'serializable'", List.of()));
             objects.forEach((sql, names) -> assertThat(e.objects(sql)).as(sql).containsExactlyInAnyOrderElementsOf(names));
             assertThatThrownBy(() -> e.objects("SELECT * FROM nowhere")).isInstanceOfSatisfying(SqlException.class,

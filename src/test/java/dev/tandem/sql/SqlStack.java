@@ -8,6 +8,8 @@ import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
+import dev.tandem.stream.ChangeStreamLimits;
+import dev.tandem.stream.ChangeStreams;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +17,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-/** A SQL engine over a real controller, two compute runtimes and durable storage (fsync off) on a directory. */
+/**
+ * A SQL engine over a real controller, two compute runtimes, durable storage (fsync off) on a directory and a
+ * change-stream server (for SUBSCRIBE).
+ */
 final class SqlStack implements AutoCloseable {
 
     final Scheduler timer = Schedulers.newParallel("sql-test-timer", 1);
@@ -24,6 +29,7 @@ final class SqlStack implements AutoCloseable {
     final Multiplexer mux;
     final Controller controller;
     final SqlEngine sql;
+    final ChangeStreams streams;
     final List<Throwable> fatal = new CopyOnWriteArrayList<>();
 
     SqlStack(Path dir) {
@@ -31,7 +37,8 @@ final class SqlStack implements AutoCloseable {
         ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
         mux = Multiplexer.start(true, 1, 1, storage, registry, (w, e) -> fatal.add(e), System::currentTimeMillis, RuntimeObserver.NONE);
         controller = new Controller(storage, mux, registry, new ControllerSettings(Duration.ofSeconds(10), 1000, 100_000, Duration.ofSeconds(30)), System::currentTimeMillis, timer);
-        sql = new SqlEngine(controller, blocking);
+        streams = new ChangeStreams(registry, Schedulers.fromExecutor(mux.reader()::execute), new ChangeStreamLimits(100, 10, 100_000, 0));
+        sql = new SqlEngine(controller, blocking, streams);
     }
 
     /** Runs one statement in a session and waits (bounded) for its result. */
@@ -41,6 +48,7 @@ final class SqlStack implements AutoCloseable {
 
     @Override
     public void close() {
+        streams.close();
         controller.close();
         mux.close();
         storage.close();

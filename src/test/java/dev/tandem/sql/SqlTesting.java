@@ -15,6 +15,9 @@ public final class SqlTesting {
         /** Reads the controller has in flight. */
         int pendingReads();
 
+        /** Change streams open now, and the transient dataflows they own. */
+        int openStreams();
+
         @Override
         void close();
     }
@@ -30,6 +33,11 @@ public final class SqlTesting {
             @Override
             public int pendingReads() {
                 return s.controller.pendingReads();
+            }
+
+            @Override
+            public int openStreams() {
+                return s.streams.activeCount() + s.controller.transientStreamCount();
             }
 
             @Override
