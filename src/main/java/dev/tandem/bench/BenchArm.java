@@ -62,9 +62,9 @@ final class BenchArm implements AutoCloseable {
         ChildResources.AtRest now = ChildResources.atRest(server, admin);
         ChildResources.writeMemory(arm, baseline, now, rows);
         ObjectNode m = (ObjectNode) arm.get("memory");
-        BenchMain.log("[%s] at rest with %d rows: heap %s MB (%s bytes/row), RSS %s MB (%s bytes/row)", name, rows,
-                mb(now.heapBytes()), m.path("heap_bytes_per_row"), mb(now.rssBytes() == null ? null : now.rssBytes().doubleValue()),
-                m.path("rss_bytes_per_row"));
+        BenchMain.log("[%s] at rest with %d rows: heap %s MB (%s bytes/row), live objects %s MB (%s bytes/row), RSS %s MB (%s bytes/row)",
+                name, rows, mb(now.heapBytes()), m.path("heap_bytes_per_row"), mb(now.liveBytes() == null ? null : now.liveBytes().doubleValue()),
+                m.path("live_bytes_per_row"), mb(now.rssBytes() == null ? null : now.rssBytes().doubleValue()), m.path("rss_bytes_per_row"));
     }
 
     /** Starts a measured window; its {@link ChildResources.Window#finish} writes the arm's {@code gc}. */

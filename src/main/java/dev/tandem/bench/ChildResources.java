@@ -112,14 +112,14 @@ final class ChildResources {
     }
 
     /** The heap after a full collection and the RSS, or nulls for what could not be read. */
-    record AtRest(boolean fullGc, Double heapBytes, Long rssBytes) {
+    record AtRest(boolean fullGc, Double heapBytes, Long liveBytes, Long rssBytes) {
     }
 
-    /** Forces a full collection in the child and reads its heap and RSS. */
+    /** Forces a full collection in the child and reads its heap, its live objects' bytes and its RSS. */
     static AtRest atRest(ChildServer server, BenchHttp http) {
         boolean collected = server.fullGc(FULL_GC_TIMEOUT);
         Double heap = collected ? Metrics.scrape(http).heapBytes() : null;
-        return new AtRest(collected, heap, server.rssBytes());
+        return new AtRest(collected, heap, server.liveHeapBytes(FULL_GC_TIMEOUT), server.rssBytes());
     }
 
     /** Writes the {@code memory} object of an arm: at rest now against {@code baseline}, per row of {@code rows}. */
@@ -132,6 +132,11 @@ final class ChildResources {
         bytes(m, "baseline_heap_bytes", baseline.heapBytes());
         bytes(m, "heap_bytes", now.heapBytes());
         perRow(m, "heap_bytes_per_row", baseline.heapBytes(), now.heapBytes(), rows);
+        Double baselineLive = baseline.liveBytes() == null ? null : baseline.liveBytes().doubleValue();
+        Double live = now.liveBytes() == null ? null : now.liveBytes().doubleValue();
+        bytes(m, "baseline_live_bytes", baselineLive);
+        bytes(m, "live_bytes", live);
+        perRow(m, "live_bytes_per_row", baselineLive, live, rows);
         bytes(m, "baseline_rss_bytes", baselineRss);
         bytes(m, "rss_bytes", rss);
         perRow(m, "rss_bytes_per_row", baselineRss, rss, rows);

@@ -134,24 +134,49 @@ final class ChildServer implements AutoCloseable {
      * this JVM's) and waits until it is done; false when there is no {@code jcmd} or it failed.
      */
     boolean fullGc(Duration timeout) {
+        return jcmd("GC.run", timeout) != null;
+    }
+
+    /**
+     * The bytes of all live objects in the child's heap: the total of {@code jcmd <pid> GC.class_histogram},
+     * which collects first and then counts only what is reachable (unlike the used heap, which with a
+     * concurrent collector may still hold garbage right after a collection); null when unavailable.
+     */
+    Long liveHeapBytes(Duration timeout) {
+        List<String> lines = jcmd("GC.class_histogram", timeout);
+        if (lines == null) {
+            return null;
+        }
+        for (String line : lines) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length == 3 && f[0].equals("Total")) {
+                return Long.parseLong(f[2]);
+            }
+        }
+        return null;
+    }
+
+    /** Runs a {@code jcmd} command against the child; its output lines, or null when it failed or timed out. */
+    private List<String> jcmd(String command, Duration timeout) {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         if (!Files.isExecutable(jcmd)) {
-            return false;
+            return null;
         }
+        Path out = dir.resolve("jcmd.log");
         try {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "GC.run")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("jcmd.log").toFile()).start();
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), command)
+                    .redirectErrorStream(true).redirectOutput(out.toFile()).start();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(10, TimeUnit.SECONDS);
-                return false;
+                return null;
             }
-            return p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
+            return p.exitValue() == 0 ? Files.readAllLines(out) : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
         }
     }
 

@@ -5,15 +5,50 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code memory}: what the data costs at rest. One child server with the default JVM options loads
- * {@code big(id, g, v)} through the API, indexes it on {@code id}, waits until the index has hydrated,
- * and reports the heap after a full collection and the RSS, absolute and per row above the same
- * figures taken right after start-up.
+ * {@code big(id, g, v)} through the API, indexes it on {@code id}, waits until the index has hydrated
+ * and background merges have settled, and reports the heap after a full collection, the bytes of live
+ * objects and the RSS, absolute and per row above the same figures taken right after start-up.
  */
 final class MemoryScenario {
 
     static final String INDEX = "big_by_id";
 
     private MemoryScenario() {
+    }
+
+    /** Longest wait for background merges to fold the load's batches together. */
+    static final Duration SETTLE_MAX = Duration.ofSeconds(120);
+    /** At rest once live bytes have not reached a new low (by more than 1 %) for this long. */
+    static final Duration SETTLE_QUIET = Duration.ofSeconds(20);
+
+    /**
+     * Waits until the data is at rest: background merges (which advance old times to the compaction
+     * frontier and fold batches together once writes stop; a merge in progress holds its inputs and its
+     * output at once, so memory rises before it falls) have finished, seen as live bytes that reach no
+     * new low for {@link #SETTLE_QUIET}; returns the seconds waited ({@link #SETTLE_MAX} at most).
+     */
+    private static double settle(BenchArm a, String arm) {
+        long start = System.nanoTime();
+        Long low = a.server.liveHeapBytes(Duration.ofMinutes(2));
+        long lowAt = System.nanoTime();
+        while (low != null && System.nanoTime() - start < SETTLE_MAX.toNanos() && System.nanoTime() - lowAt < SETTLE_QUIET.toNanos()) {
+            try {
+                Thread.sleep(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            Long now = a.server.liveHeapBytes(Duration.ofMinutes(2));
+            if (now == null) {
+                break;
+            }
+            BenchMain.log("[%s] settling: live objects %.1f MB", arm, now / 1048576.0);
+            if (now < low - low / 100) {
+                low = now;
+                lowAt = System.nanoTime();
+            }
+        }
+        return (System.nanoTime() - start) / 1e9;
     }
 
     static BenchReport run(BenchOptions o) {
@@ -23,7 +58,7 @@ final class MemoryScenario {
         settings.put("rows", rows);
         settings.put("data", "big(id, g, v) of three int64 columns, loaded " + BenchWorkload.BATCH_ROWS
                 + " rows per POST /v1/tables/big/rows, and the index " + INDEX + " on big(id)");
-        settings.put("measure", "heap = used heap outside eden right after jcmd GC.run; RSS = VmRSS; "
+        settings.put("measure", "heap = used heap outside eden right after jcmd GC.run; live = total of jcmd GC.class_histogram (reachable objects only); RSS = VmRSS; "
                 + "per row = (at rest - after start-up) / rows");
         String arm = BenchReport.TWO_RUNTIME;
         ObjectNode json = report.arm(arm);
@@ -40,15 +75,17 @@ final class MemoryScenario {
             window.finish(json);
             json.put("load_seconds", LatencySummary.round(load));
             json.put("hydrate_seconds", LatencySummary.round(hydrate));
+            json.put("settle_seconds", LatencySummary.round(settle(a, arm)));
             a.recordAtRest(json, rows);
             BenchArm.loadAverage(json, "load_average_after");
         }
         ObjectNode m = (ObjectNode) json.get("memory");
-        report.extra("| rows | heap after start-up MB | heap at rest MB | heap bytes/row | RSS after start-up MB | RSS at rest MB"
-                + " | RSS bytes/row |");
-        report.extra("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        report.extra("| rows | heap after start-up MB | heap at rest MB | heap bytes/row | live objects bytes/row | RSS after start-up MB"
+                + " | RSS at rest MB | RSS bytes/row |");
+        report.extra("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         report.extra(String.join(" | ", "| " + rows, BenchReport.mb(m.path("baseline_heap_bytes")), BenchReport.mb(m.path("heap_bytes")),
-                BenchReport.num(m.path("heap_bytes_per_row"), 1), BenchReport.mb(m.path("baseline_rss_bytes")),
+                BenchReport.num(m.path("heap_bytes_per_row"), 1), BenchReport.num(m.path("live_bytes_per_row"), 1),
+                BenchReport.mb(m.path("baseline_rss_bytes")),
                 BenchReport.mb(m.path("rss_bytes")), BenchReport.num(m.path("rss_bytes_per_row"), 1)) + " |");
         return report;
     }
