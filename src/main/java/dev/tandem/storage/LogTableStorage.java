@@ -22,6 +22,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -439,11 +440,19 @@ final class LogTableStorage implements TableStorage {
                 }
                 // Capture the history now; read it outside the lock (a large table takes a while), holding
                 // back whatever is applied meanwhile until the snapshot has gone out.
-                TraceSnapshot history = t.history();
+                // The operator chain keeps its source (and so this lambda) for the subscription's lifetime:
+                // the lambda lets go of the captured history once read, or the table's old batches would
+                // stay alive beside their merges for as long as the subscriber lives.
+                AtomicReference<TraceSnapshot> history = new AtomicReference<>(t.history());
                 long capturedUpper = upper;
                 s.primed = true;
                 s.held = new ArrayList<>();
-                return Mono.fromRunnable(() -> finishPriming(t, s, history, capturedUpper)).thenMany(events);
+                return Mono.fromRunnable(() -> {
+                    TraceSnapshot h = history.getAndSet(null);
+                    if (h != null) {
+                        finishPriming(t, s, h, capturedUpper);
+                    }
+                }).thenMany(events);
             }
         });
     }
@@ -1005,6 +1014,13 @@ final class LogTableStorage implements TableStorage {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /** The history a subscriber to {@code id} would be primed from now (for tests of what stays reachable). */
+    TraceSnapshot history(String id) {
+        synchronized (lock) {
+            return table(id).history();
         }
     }
 

@@ -60,6 +60,17 @@ final class StoredTable {
         }
     }
 
+    /**
+     * Publishes the spine's current snapshot after merges that no write made (idle merging, full
+     * compaction): the same rows, so the same sequence number. Without it the published history would
+     * keep the merged-away batches alive beside their merge for as long as no write comes.
+     */
+    private void republish() {
+        if (applied.history() != spine.snapshot()) {
+            applied = new Applied(spine.snapshot(), applied.seq());
+        }
+    }
+
     /** The history as published together with the sequence number of the last write applied to it. */
     record Applied(TraceSnapshot history, long seq) {
 
@@ -87,6 +98,7 @@ final class StoredTable {
             if (snap.batches().size() > 1 || snap.batches().size() == 1 && snap.batches().get(0).since().time() < frontier) {
                 // idle merging: fold history into the live rows at the new frontier once writes stop
                 spine.insert(Batch.empty(spine.upper(), spine.upper(), spine.since()));
+                republish();
             }
         }
     }
@@ -143,6 +155,7 @@ final class StoredTable {
     /** Merges the history down as far as compaction allows, and returns it. */
     TraceSnapshot compacted() {
         spine.compactFully();
+        republish();
         return spine.snapshot();
     }
 

@@ -179,6 +179,29 @@ class TableStorageTest {
     }
 
     @Test
+    void aLiveSubscriptionDoesNotKeepTheHistoryItWasPrimedFrom() throws InterruptedException {
+        long t1 = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(kv(2, "b")))).block();
+        java.lang.ref.WeakReference<dev.tandem.trace.TraceSnapshot> primedFrom =
+                new java.lang.ref.WeakReference<>(((LogTableStorage) storage).history("u1"));
+        List<TableEvent> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.Disposable subscription = storage.subscribe("u1", t1).subscribe(got::add);
+        try {
+            assertThat(got).as("the snapshot arrives while the subscription is set up").isNotEmpty();
+            assertThat(got.get(0)).isEqualTo(new TableEvent.Updates(List.of(new TableUpdate(kv(1, "a"), t1, 1), new TableUpdate(kv(2, "b"), t1, 1))));
+            storage.write("u1", List.of(RowDiff.insert(kv(3, "c")))).block(); // the table's history moves on
+            // The subscription lives on (as a maintained index's does); the old history must not live with it,
+            // or every merged-away batch of the table stays in memory beside its merge.
+            for (int i = 0; i < 50 && primedFrom.get() != null; i++) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertThat(primedFrom.get()).as("the history the subscription was primed from").isNull();
+        } finally {
+            subscription.dispose();
+        }
+    }
+
+    @Test
     void snapshotWaitsUntilTheUpperPassesAsOf() {
         long t1 = storage.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block();
         StepVerifier.create(storage.subscribe("u1", 3_000))
