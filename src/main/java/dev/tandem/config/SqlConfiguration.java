@@ -5,6 +5,7 @@ import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireServer;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.TokenDirectory;
 import dev.tandem.sql.SqlEngine;
 import io.netty.handler.ssl.SslContext;
@@ -74,11 +75,12 @@ public class SqlConfiguration {
 
     @Bean(destroyMethod = "close")
     PgWireHolder tandemPgWire(SqlEngine engine, ObjectProvider<PgAuthenticator> authenticator, TandemProperties props, AuditLog audit,
-            ObjectProvider<ServerProperties> server, ObjectProvider<SslBundles> bundles) {
+            ObjectProvider<PrincipalLimits> limits, ObjectProvider<ServerProperties> server, ObjectProvider<SslBundles> bundles) {
         TandemProperties.Pgwire pg = props.pgwire();
         return new PgWireHolder(pg.port() < 0 ? null
                 : PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
-                        tls(server.getIfAvailable(), bundles.getIfAvailable()), pg.host(), pg.port()));
+                        limits.getIfAvailable(() -> new PrincipalLimits(0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),
+                        pg.host(), pg.port()));
     }
 
     /** The HTTP server's TLS key material ({@code server.ssl.*}) as a server context for the wire protocol, or null without TLS. */

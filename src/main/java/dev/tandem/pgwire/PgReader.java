@@ -5,6 +5,13 @@ import java.nio.charset.StandardCharsets;
 /** Reads the fields of a frontend message body; a body shorter than its fields is a protocol violation. */
 final class PgReader {
 
+    /** A message body that does not hold the fields its type needs. */
+    static final class Malformed extends RuntimeException {
+        Malformed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     private final byte[] b;
     private int at;
 
@@ -18,7 +25,7 @@ final class PgReader {
 
     private void need(int n) {
         if (at + n > b.length) {
-            throw new IllegalStateException("message too short");
+            throw new Malformed("message too short");
         }
     }
 
@@ -54,7 +61,7 @@ final class PgReader {
             end++;
         }
         if (end >= b.length) {
-            throw new IllegalStateException("unterminated string");
+            throw new Malformed("unterminated string");
         }
         String s = new String(b, at, end - at, StandardCharsets.UTF_8);
         at = end + 1;

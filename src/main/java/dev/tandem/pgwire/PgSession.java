@@ -3,6 +3,7 @@ package dev.tandem.pgwire;
 import dev.tandem.row.DatumType;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.SqlGrants;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlEngine;
@@ -21,6 +22,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -36,6 +39,16 @@ import reactor.core.publisher.Sinks;
  * (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement needs the role
  * of its kind and the grants on the objects it names ({@link SqlGrants}; else {@code 42501}), checked
  * when it is parsed.
+ *
+ * <p><b>Transactions and cursors.</b> The session's {@link SqlSession} holds its transaction block and the
+ * cursors declared in it; ReadyForQuery reports the block ({@code I}, {@code T}, {@code E}), every error
+ * answered fails an open block, and the end of the connection closes the cursors. Each change stream
+ * (a SUBSCRIBE as COPY or as a cursor) holds one of the principal's subscription permits
+ * ({@link PrincipalLimits}; {@code 53400} over the limit) while it runs.
+ *
+ * <p><b>Errors.</b> A {@link SqlException} is answered with its SQLSTATE; a malformed message ends the
+ * connection ({@code 08P01}); any other failure of a statement is a bug, answered {@code XX000} and logged
+ * with its stack, and the session goes on.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
  * each returns the backend's answer as one buffer (a simple query with a {@code SUBSCRIBE}: a buffer per
@@ -90,14 +103,18 @@ final class PgSession {
     record Peer(String address, boolean loopback, boolean tlsOffered, BooleanSupplier encrypted) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(PgSession.class);
     private static final String ANONYMOUS = "anonymous";
+    /** SQLSTATE configuration_limit_exceeded: a principal at its limit of subscriptions. */
+    static final String LIMIT_EXCEEDED = "53400";
 
     private final SqlEngine engine;
     private final PgAuthenticator authenticator;
     private final AuditLog audit;
     private final Peer peer;
     private final PgWireServer.Sessions sessions;
-    private final SqlSession sql = new SqlSession();
+    private final PrincipalLimits limits;
+    private final SqlSession sql = new SqlSession(true);
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
     private final int pid;
@@ -112,8 +129,11 @@ final class PgSession {
     private String errorText;
     private volatile Sinks.One<Boolean> running;
 
-    PgSession(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, Peer peer, PgWireServer.Sessions sessions, int pid, int secret) {
+    PgSession(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, PrincipalLimits limits, Peer peer, PgWireServer.Sessions sessions,
+            int pid, int secret) {
         this.engine = engine;
+        this.limits = limits;
+        sql.streamPermits(this::subscriptionPermit);
         this.authenticator = authenticator;
         this.audit = audit;
         this.peer = peer;
@@ -134,16 +154,67 @@ final class PgSession {
         }
     }
 
+    /** Ends the session with its connection: the transaction block ends, its cursors' subscriptions and permits are released. */
+    void close() {
+        cancel();
+        sql.close();
+    }
+
+    /** A permit for one more change stream of the session's principal, or {@code 53400} at its limit. */
+    private Runnable subscriptionPermit() {
+        String who = principal == null ? ANONYMOUS : principal.name();
+        PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
+        if (permit == null) {
+            throw new SqlException(LIMIT_EXCEEDED, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
+                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions); close one first");
+        }
+        return permit::close;
+    }
+
     Flux<ByteBuf> handle(PgMessage m) {
         try {
-            return Flux.from(dispatch(m));
+            return Flux.from(dispatch(m)).onErrorResume(e -> !(e instanceof Close), e -> Mono.just(unexpected(m, e)));
         } catch (Close c) {
             return Flux.error(c);
         } catch (SqlException e) {
             return Flux.just(errorAnswer(e, 0));
+        } catch (PgReader.Malformed e) {
+            return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e.getMessage(), 0).buffer()));
         } catch (RuntimeException e) {
-            return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
+            if (!started) {
+                return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
+            }
+            return Flux.just(unexpected(m, e));
         }
+    }
+
+    /**
+     * The answer to a failure that is no SQL error (a bug): {@code XX000} without the stack, which goes to
+     * the log; a simple query is then ready for the next, an extended-protocol step skips to Sync.
+     */
+    private ByteBuf unexpected(PgMessage m, Throwable e) {
+        PgWriter w = new PgWriter().error(internal(e), 0);
+        sql.fail();
+        if (m.type() == 'Q') {
+            return w.readyForQuery(status()).buffer();
+        }
+        skipToSync = true;
+        return w.buffer();
+    }
+
+    /** A failure that is no SQL error, logged with its stack, as the {@code XX000} error a client gets. */
+    private static SqlException internal(Throwable e) {
+        if (e instanceof SqlException s) {
+            return s;
+        }
+        LOG.error("internal error in a PostgreSQL-protocol session", e);
+        return new SqlException(SqlException.INTERNAL, "internal error: " + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+    }
+
+    /** The transaction status ReadyForQuery reports. */
+    private char status() {
+        return sql.block().status();
     }
 
     private org.reactivestreams.Publisher<ByteBuf> dispatch(PgMessage m) {
@@ -186,7 +257,7 @@ final class PgSession {
             case 'S' -> {
                 skipToSync = false;
                 portals.clear();
-                yield Mono.just(new PgWriter().readyForQuery().buffer());
+                yield Mono.just(new PgWriter().readyForQuery(status()).buffer());
             }
             case 'H' -> Mono.empty();
             case 'X' -> Mono.error(new Close(null));
@@ -269,7 +340,7 @@ final class PgSession {
         w.parameterStatus("session_authorization", params.get("user"));
         w.parameterStatus("application_name", params.getOrDefault("application_name", ""));
         w.backendKeyData(pid, secret);
-        return w.readyForQuery().buffer();
+        return w.readyForQuery('I').buffer();
     }
 
     private static String printable(char type) {
@@ -323,10 +394,11 @@ final class PgSession {
         try {
             parts = SqlEngine.split(text);
         } catch (SqlException e) {
-            return Mono.just(new PgWriter().error(e, position(text, text, e)).readyForQuery().buffer());
+            sql.fail();
+            return Mono.just(new PgWriter().error(e, position(text, text, e)).readyForQuery(status()).buffer());
         }
         if (parts.isEmpty()) {
-            return Mono.just(new PgWriter().simple('I').readyForQuery().buffer());
+            return Mono.just(new PgWriter().simple('I').readyForQuery(status()).buffer());
         }
         PgWriter w = new PgWriter();
         return Flux.fromIterable(parts)
@@ -339,9 +411,12 @@ final class PgSession {
                     }
                     w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag());
                     return r;
-                }).onErrorMap(SqlException.class, e -> new Located(e, position(text, part, e))))
-                .then(Mono.fromSupplier(() -> w.readyForQuery().buffer()))
-                .onErrorResume(Located.class, e -> Mono.just(w.error(e.error, e.position).readyForQuery().buffer()));
+                }).onErrorMap(e -> !(e instanceof Located), e -> located(text, part, e)))
+                .then(Mono.fromSupplier(() -> w.readyForQuery(status()).buffer()))
+                .onErrorResume(Located.class, e -> Mono.fromSupplier(() -> {
+                    sql.fail();
+                    return w.error(e.error, e.position).readyForQuery(status()).buffer();
+                }));
     }
 
     /** A simple query that may hold a {@code SUBSCRIBE} or {@code COPY (SUBSCRIBE ...)} (a guess: any statement so starting). */
@@ -358,19 +433,29 @@ final class PgSession {
         try {
             parts = SqlEngine.split(text);
         } catch (SqlException e) {
-            return Flux.just(new PgWriter().error(e, position(text, text, e)).readyForQuery().buffer());
+            sql.fail();
+            return Flux.just(new PgWriter().error(e, position(text, text, e)).readyForQuery(status()).buffer());
         }
         return Flux.fromIterable(parts)
-                .concatMap(part -> statement(part).onErrorMap(SqlException.class, e -> new Located(e, position(text, part, e))))
-                .concatWith(Mono.fromSupplier(() -> new PgWriter().readyForQuery().buffer()))
-                .onErrorResume(Located.class, e -> Mono.just(new PgWriter().error(e.error, e.position).readyForQuery().buffer()));
+                .concatMap(part -> statement(part).onErrorMap(e -> !(e instanceof Located), e -> located(text, part, e)))
+                .concatWith(Mono.fromSupplier(() -> new PgWriter().readyForQuery(status()).buffer()))
+                .onErrorResume(Located.class, e -> Mono.fromSupplier(() -> {
+                    sql.fail();
+                    return new PgWriter().error(e.error, e.position).readyForQuery(status()).buffer();
+                }));
+    }
+
+    /** A statement's failure placed in the whole query string; a failure that is no SQL error becomes {@code XX000}. */
+    private static Located located(String text, String part, Throwable e) {
+        SqlException error = internal(e);
+        return new Located(error, position(text, part, error));
     }
 
     /** One statement of a simple query, answered on its own: rows and a tag, or a COPY-out stream. */
     private Flux<ByteBuf> statement(String part) {
         return Flux.defer(() -> {
             if (PgCatalogQueries.answer(part, engine) == null) {
-                SqlStatement s = engine.prepare(part);
+                SqlStatement s = engine.prepare(part, sql);
                 if (SqlEngine.streams(s)) {
                     authorize(part);
                     return copyOut(s);
@@ -430,12 +515,13 @@ final class PgSession {
         PgCatalogQueries.Answer canned = PgCatalogQueries.answer(statement, engine);
         if (canned != null) {
             return Mono.defer(() -> {
+                failedBlock();
                 authorizeCatalog();
                 return canned.result();
             });
         }
         return Mono.defer(() -> {
-            SqlStatement s = engine.prepare(statement);
+            SqlStatement s = engine.prepare(statement, sql);
             authorize(statement);
             return audited(statement, cancellable(engine.execute(s, params, sql), s.columns() != null));
         });
@@ -454,7 +540,15 @@ final class PgSession {
     }
 
     private ByteBuf errorAnswer(SqlException e, int position) {
+        sql.fail();
         return new PgWriter().error(e, position).buffer();
+    }
+
+    /** Refuses a catalog query (answered here, not by the engine) in a failed transaction block, as the engine refuses statements. */
+    private void failedBlock() {
+        if (sql.block() == SqlSession.Block.FAILED) {
+            throw new SqlException("25P02", "current transaction is aborted, commands ignored until end of transaction block");
+        }
     }
 
     /** The 1-based character position of an error in the query string, from its line and column in the statement. */
@@ -484,6 +578,12 @@ final class PgSession {
             int position = errorText != null ? position(errorText, errorText, e) : 0;
             errorText = null;
             return Mono.just(errorAnswer(e, position));
+        } catch (PgReader.Malformed e) {
+            throw e;
+        } catch (RuntimeException e) {
+            skipToSync = true;
+            errorText = null;
+            return Mono.just(errorAnswer(internal(e), 0));
         }
     }
 
@@ -505,9 +605,10 @@ final class PgSession {
         } else {
             PgCatalogQueries.Answer canned = PgCatalogQueries.answer(parts.get(0), engine);
             errorText = parts.get(0);
-            p = canned != null ? new Prepared(null, canned, oids) : new Prepared(engine.prepare(parts.get(0)), null, oids);
+            p = canned != null ? new Prepared(null, canned, oids) : new Prepared(engine.prepare(parts.get(0), sql), null, oids);
             errorText = null;
             if (canned != null) {
+                failedBlock();
                 authorizeCatalog();
             } else {
                 authorize(parts.get(0));
@@ -614,9 +715,9 @@ final class PgSession {
             }
             portal.sent = end;
             return (end < r.rows().size() ? w.simple('s') : w.commandComplete(r.tag())).buffer();
-        }).onErrorResume(SqlException.class, e -> {
+        }).onErrorResume(e -> {
             skipToSync = true;
-            return Mono.just(errorAnswer(e, 0));
+            return Mono.just(errorAnswer(internal(e), 0));
         });
     }
 

@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.PrincipalLimits;
 import dev.tandem.sql.SqlEngine;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslContext;
@@ -56,6 +57,15 @@ public final class PgWireServer implements AutoCloseable {
      * recorded in {@code audit}; {@code tls} (or null) is offered to clients that ask for it.
      */
     public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, SslContext tls, String host, int port) {
+        return start(engine, authenticator, audit, new PrincipalLimits(0, 0), tls, host, port);
+    }
+
+    /**
+     * Starts listening as {@link #start(SqlEngine, PgAuthenticator, AuditLog, SslContext, String, int)} does;
+     * each change stream a session opens holds one of its principal's permits from {@code limits}.
+     */
+    public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, PrincipalLimits limits, SslContext tls,
+            String host, int port) {
         Sessions sessions = new Sessions();
         AtomicInteger pids = new AtomicInteger(1000);
         SecureRandom random = new SecureRandom();
@@ -68,7 +78,7 @@ public final class PgWireServer implements AutoCloseable {
                     Channel[] channel = new Channel[1];
                     in.withConnection(c -> channel[0] = c.channel());
                     PgSession.Peer peer = peer(channel[0], tls != null);
-                    PgSession session = new PgSession(engine, authenticator, audit, peer, sessions, pid, random.nextInt());
+                    PgSession session = new PgSession(engine, authenticator, audit, limits, peer, sessions, pid, random.nextInt());
                     sessions.byPid.put(pid, session);
                     return out.sendObject(in.receiveObject()
                                     .cast(PgMessage.class)
@@ -77,7 +87,7 @@ public final class PgWireServer implements AutoCloseable {
                             .then()
                             .doFinally(s -> {
                                 sessions.byPid.remove(pid);
-                                session.cancel();
+                                session.close();
                             });
                 })
                 .bindNow();

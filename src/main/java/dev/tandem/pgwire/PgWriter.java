@@ -72,9 +72,10 @@ final class PgWriter {
         return end();
     }
 
-    PgWriter readyForQuery() {
+    /** ReadyForQuery with the transaction status: {@code I} idle, {@code T} in a block, {@code E} in a failed block. */
+    PgWriter readyForQuery(char status) {
         begin('Z');
-        buf.writeByte('I');
+        buf.writeByte(status);
         return end();
     }
 

@@ -35,10 +35,15 @@ final class SqlClassifier {
         if (copied != null) {
             return kind(copied);
         }
+        String declared = declaredInner(sql);
+        if (declared != null) {
+            return kind(declared);
+        }
         return switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : "") {
             case "select", "with", "values", "table", "show", "explain", "subscribe" -> SqlStatement.Kind.READ;
             case "insert", "delete", "update" -> SqlStatement.Kind.WRITE;
-            case "set", "reset", "begin", "start", "commit", "rollback", "end", "savepoint", "release", "abort" -> SqlStatement.Kind.SESSION;
+            case "set", "reset", "begin", "start", "commit", "rollback", "end", "savepoint", "release", "abort", "fetch", "close" ->
+                    SqlStatement.Kind.SESSION;
             default -> SqlStatement.Kind.DDL;
         };
     }
@@ -47,6 +52,10 @@ final class SqlClassifier {
         String copied = copyInner(sql);
         if (copied != null) {
             return objects(copied, catalog);
+        }
+        String declared = declaredInner(sql);
+        if (declared != null) {
+            return objects(declared, catalog);
         }
         Set<String> out = new LinkedHashSet<>();
         SqlLexer lex = new SqlLexer(sql);
@@ -128,6 +137,26 @@ final class SqlClassifier {
                 depth++;
             } else if (t.isPunct(")") && depth-- == 0) {
                 return SqlLexer.blank(SqlLexer.blank(sql, 0, from), t.offset(), sql.length());
+            }
+        }
+    }
+
+    /**
+     * {@code DECLARE c ... CURSOR ... FOR statement}: the statement, with what precedes it blanked; null
+     * for anything else. A cursor is authorized as its statement (a FETCH then reads what was authorized).
+     */
+    private static String declaredInner(String sql) {
+        SqlLexer lex = new SqlLexer(sql);
+        if (!lex.peek().is("declare")) {
+            return null;
+        }
+        while (true) {
+            SqlLexer.Token t = lex.take();
+            if (t.kind() == SqlLexer.Kind.END) {
+                return null;
+            }
+            if (t.is("for")) {
+                return SqlLexer.blank(sql, 0, lex.offset());
             }
         }
     }

@@ -80,6 +80,7 @@ public final class SqlEngine {
     private final Controller controller;
     private final Scheduler blocking;
     private final SqlSubscribe subscribe;
+    private final SqlCursors cursors;
     private final Map<String, Prepared> cache = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Prepared> eldest) {
@@ -96,6 +97,7 @@ public final class SqlEngine {
         this.controller = controller;
         this.blocking = blocking;
         this.subscribe = new SqlSubscribe(this, controller, streams);
+        this.cursors = new SqlCursors(this, blocking);
     }
 
     /**
@@ -146,9 +148,29 @@ public final class SqlEngine {
         return p;
     }
 
+    /**
+     * Prepares one statement for {@code session}: as {@link #prepare(String)}, but a {@code FETCH} takes
+     * its columns from the session's cursor, and in a failed transaction block only its end is accepted
+     * ({@code 25P02}). An error fails the session's block.
+     */
+    public SqlStatement prepare(String sql, SqlSession session) {
+        try {
+            if (session.block() == SqlSession.Block.FAILED && !SqlCursors.endsBlock(sql)) {
+                throw SqlCursors.aborted();
+            }
+            if (new SqlLexer(sql).peek().is("fetch")) {
+                return cursors.fetch(sql, fingerprint(), session);
+            }
+            return prepare(sql);
+        } catch (RuntimeException e) {
+            session.fail();
+            throw e;
+        }
+    }
+
     /** Prepares and executes one statement. */
     public Mono<SqlResult> execute(String sql, List<Object> params, SqlSession session) {
-        return Mono.defer(() -> execute(prepare(sql), params, session));
+        return Mono.defer(() -> execute(prepare(sql, session), params, session));
     }
 
     /**
@@ -159,6 +181,7 @@ public final class SqlEngine {
     public Mono<SqlResult> execute(SqlStatement statement, List<Object> params, SqlSession session) {
         return Mono.defer(() -> {
             Prepared p = (Prepared) statement;
+            inBlock(p, session);
             String fingerprint = fingerprint();
             if (!p.fingerprint.equals(fingerprint) && p.cacheable()) {
                 Prepared again = (Prepared) prepare(p.text);
@@ -169,7 +192,24 @@ public final class SqlEngine {
             }
             List<Object> values = bind(p, params);
             return p.run.run(values, session);
-        }).onErrorMap(SqlErrors::map);
+        }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
+    }
+
+    /**
+     * Refuses what may not run in the session's transaction block: anything but its end in a failed
+     * block ({@code 25P02}), writes and catalog changes in an open one (Tandem applies each on its own,
+     * so a ROLLBACK could not undo them).
+     */
+    private static void inBlock(Prepared p, SqlSession session) {
+        SqlSession.Block block = session.block();
+        if (block == SqlSession.Block.FAILED && !SqlCursors.endsBlock(p.text)) {
+            throw SqlCursors.aborted();
+        }
+        SqlStatement.Kind kind = kind(p.text);
+        if (block == SqlSession.Block.OPEN && (kind == SqlStatement.Kind.WRITE || kind == SqlStatement.Kind.DDL)) {
+            throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
+                    + " in a transaction block; Tandem applies each write and catalog change on its own, run it outside BEGIN ... COMMIT");
+        }
     }
 
     /**
@@ -192,6 +232,7 @@ public final class SqlEngine {
             if (!streams(p)) {
                 return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
             }
+            inBlock(p, session);
             if (!p.fingerprint.equals(fingerprint())) {
                 Prepared again = (Prepared) prepare(p.text);
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
@@ -199,8 +240,10 @@ public final class SqlEngine {
                 }
                 p = again;
             }
-            return ((SqlSubscribe.Streaming) p.run).stream(bind(p, params), session);
-        }).onErrorMap(SqlErrors::map);
+            List<Object> values = bind(p, params);
+            SqlSubscribe.Streaming streaming = (SqlSubscribe.Streaming) p.run;
+            return Flux.using(session::takeStreamPermit, permit -> streaming.stream(values, session), Runnable::run);
+        }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
     }
 
     // ------------------------------------------------------------------ statements
@@ -290,9 +333,11 @@ public final class SqlEngine {
             case "subscribe" -> subscribe.prepare(sql, sql, lex, fingerprint);
             case "copy" -> subscribe.prepareCopy(sql, lex, fingerprint);
             case "update" -> throw SqlException.notSupported("UPDATE (delete the old rows and insert the new ones)");
-            case "begin", "start", "commit", "rollback", "end", "savepoint", "abort" ->
-                    throw SqlException.notSupported("transactions (" + first.text().toUpperCase(Locale.ROOT)
-                            + "): each statement is applied on its own");
+            case "begin", "start", "commit", "rollback", "end", "abort" -> cursors.transaction(sql, lex, fingerprint);
+            case "declare" -> cursors.declare(sql, lex, fingerprint);
+            case "close" -> cursors.close(sql, lex, fingerprint);
+            case "fetch" -> throw SqlException.notSupported("FETCH outside a session (over HTTP: cursors are for the PostgreSQL protocol)");
+            case "savepoint", "release", "move" -> throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
             case "alter", "truncate", "grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
                     throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
             default -> {

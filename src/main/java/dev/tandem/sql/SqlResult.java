@@ -18,10 +18,11 @@ public record SqlResult(String command, List<SqlColumn> columns, List<Object[]> 
         return columns != null;
     }
 
-    /** The PostgreSQL CommandComplete tag: {@code SELECT 3}, {@code INSERT 0 2}, {@code CREATE TABLE}. */
+    /** The PostgreSQL CommandComplete tag: {@code SELECT 3}, {@code INSERT 0 2}, {@code CREATE TABLE}, {@code FETCH 2}. */
     public String tag() {
         return switch (command) {
             case "SELECT", "SHOW", "EXPLAIN" -> "SELECT " + rowCount;
+            case "FETCH" -> "FETCH " + rowCount;
             case "INSERT" -> "INSERT 0 " + rowCount;
             case "DELETE" -> "DELETE " + rowCount;
             default -> command;

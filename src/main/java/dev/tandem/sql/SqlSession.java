@@ -1,13 +1,69 @@
 package dev.tandem.sql;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
 /**
- * The per-connection state SQL statements read and {@code SET} changes: the isolation of reads
- * ({@code serializable}, the default, or {@code strict serializable}). Confined to one connection.
+ * The per-connection state SQL statements read and change: the isolation of reads ({@code serializable},
+ * the default, or {@code strict serializable}), the transaction block ({@code BEGIN ... COMMIT}) and the
+ * cursors declared in it, and how a change stream takes a permit. Confined to one connection, except
+ * {@link #close}, which may come from the thread that saw the connection end.
+ *
+ * <p><b>Transaction blocks.</b> A block groups reads and cursors the way PostgreSQL's does, but Tandem
+ * applies each write on its own, so writes and catalog changes are refused inside one. After an error
+ * in a block every statement but {@code COMMIT} and {@code ROLLBACK} fails with {@code 25P02}; ending
+ * the block closes its cursors (their subscriptions, holds and permits with them).
  */
 public final class SqlSession {
 
+    /** Where the session is with respect to a transaction block, as ReadyForQuery reports it. */
+    public enum Block {
+        /** No block: each statement on its own ({@code I}). */
+        IDLE('I'),
+        /** Inside {@code BEGIN ... } ({@code T}). */
+        OPEN('T'),
+        /** Inside a block after an error, until {@code COMMIT} or {@code ROLLBACK} ({@code E}). */
+        FAILED('E');
+
+        private final char status;
+
+        Block(char status) {
+            this.status = status;
+        }
+
+        /** The transaction status byte of ReadyForQuery. */
+        public char status() {
+            return status;
+        }
+    }
+
+    private final boolean blocks;
     private volatile boolean strict;
     private volatile boolean wrote;
+    private Block block = Block.IDLE;
+    private final Map<String, SqlCursor> cursors = new LinkedHashMap<>();
+    private Supplier<Runnable> streamPermits = () -> () -> { };
+
+    /** A session for one request or script: {@code BEGIN} is refused, so no cursor can outlive it. */
+    public SqlSession() {
+        this(false);
+    }
+
+    /**
+     * A session that may open transaction blocks ({@code blocks}) and so hold cursors: its owner must
+     * {@link #close} it when the connection ends.
+     */
+    public SqlSession(boolean blocks) {
+        this.blocks = blocks;
+    }
+
+    /** Whether this session may open transaction blocks. */
+    boolean blocksAllowed() {
+        return blocks;
+    }
 
     /** Whether reads are strict serializable (see every write acknowledged before them). */
     public boolean strict() {
@@ -33,5 +89,90 @@ public final class SqlSession {
     /** The value {@code SHOW transaction_isolation} answers. */
     String isolationName() {
         return strict ? "strict serializable" : "serializable";
+    }
+
+    /** The transaction block the session is in. */
+    public synchronized Block block() {
+        return block;
+    }
+
+    /** Marks the open transaction block failed after an error (no effect outside a block). */
+    public synchronized void fail() {
+        if (block == Block.OPEN) {
+            block = Block.FAILED;
+        }
+    }
+
+    synchronized void begin() {
+        if (block == Block.IDLE) {
+            block = Block.OPEN;
+        }
+    }
+
+    /** Ends the block (COMMIT or ROLLBACK): its cursors are closed. */
+    void end() {
+        List<SqlCursor> open;
+        synchronized (this) {
+            block = Block.IDLE;
+            open = new ArrayList<>(cursors.values());
+            cursors.clear();
+        }
+        open.forEach(SqlCursor::close);
+    }
+
+    /** Ends the session: the block ends and its cursors close (called when the connection ends). */
+    public void close() {
+        end();
+    }
+
+    synchronized SqlCursor cursor(String name) {
+        return cursors.get(name);
+    }
+
+    /** Adds a cursor; false (and the cursor is closed) when one of that name exists or the block ended meanwhile. */
+    boolean declare(SqlCursor cursor) {
+        boolean added;
+        synchronized (this) {
+            added = block == Block.OPEN && cursors.putIfAbsent(cursor.name(), cursor) == null;
+        }
+        if (!added) {
+            cursor.close();
+        }
+        return added;
+    }
+
+    /** Closes one cursor; false when there is none of that name. */
+    boolean closeCursor(String name) {
+        SqlCursor c;
+        synchronized (this) {
+            c = cursors.remove(name);
+        }
+        if (c != null) {
+            c.close();
+        }
+        return c != null;
+    }
+
+    /** Closes every cursor ({@code CLOSE ALL}). */
+    void closeCursors() {
+        List<SqlCursor> open;
+        synchronized (this) {
+            open = new ArrayList<>(cursors.values());
+            cursors.clear();
+        }
+        open.forEach(SqlCursor::close);
+    }
+
+    /**
+     * How a change stream of this session takes a permit (per principal, say): {@code permits} returns
+     * the release action, or throws a {@link SqlException} when the session may not open another stream.
+     * Every SUBSCRIBE (as COPY or as a cursor) takes one for as long as it runs.
+     */
+    public void streamPermits(Supplier<Runnable> permits) {
+        this.streamPermits = permits;
+    }
+
+    Runnable takeStreamPermit() {
+        return streamPermits.get();
     }
 }

@@ -33,12 +33,17 @@ class SltTest {
         int[] count = {0};
         for (Path f : files) {
             try (SqlStack stack = new SqlStack(Files.createDirectory(dir.resolve(f.getFileName().toString())))) {
-                SqlSession session = new SqlSession();
-                failures.addAll(SltRunner.run(f.getFileName().toString(), SltRunner.parse(Files.readString(f)),
-                        (sql, line) -> {
-                            SqlResult r = stack.run(sql, session);
-                            return r.isQuery() ? r.rows() : List.of();
-                        }, count));
+                // a connection's session, as the wire protocol's: transaction blocks and cursors allowed
+                SqlSession session = new SqlSession(true);
+                try {
+                    failures.addAll(SltRunner.run(f.getFileName().toString(), SltRunner.parse(Files.readString(f)),
+                            (sql, line) -> {
+                                SqlResult r = stack.run(sql, session);
+                                return r.isQuery() ? r.rows() : List.of();
+                            }, count));
+                } finally {
+                    session.close();
+                }
             }
         }
         System.out.println("SltTest: " + count[0] + " records in " + files.size() + " files, " + failures.size() + " failed");
