@@ -18,6 +18,9 @@ public final class SqlTesting {
         /** Change streams open now, and the transient dataflows they own. */
         int openStreams();
 
+        /** The holders of read holds now, as the introspection collection {@code tandem_read_holds} lists them. */
+        java.util.List<String> readHolds();
+
         @Override
         void close();
     }
@@ -38,6 +41,12 @@ public final class SqlTesting {
             @Override
             public int openStreams() {
                 return s.streams.activeCount() + s.controller.transientStreamCount();
+            }
+
+            @Override
+            public java.util.List<String> readHolds() {
+                return s.controller.readIntrospection("tandem_read_holds", dev.tandem.controller.ReadRequest.of("tandem_read_holds"))
+                        .block(java.time.Duration.ofSeconds(30)).rows().stream().map(r -> r.get(0) + " " + r.get(1)).sorted().toList();
             }
 
             @Override
