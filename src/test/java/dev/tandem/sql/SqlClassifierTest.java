@@ -43,6 +43,11 @@ class SqlClassifierTest {
                 Map.entry("frobnicate", SqlStatement.Kind.DDL),
                 Map.entry("SET transaction_isolation = 'serializable'", SqlStatement.Kind.SESSION),
                 Map.entry("BEGIN", SqlStatement.Kind.SESSION),
+                Map.entry("DECLARE c CURSOR FOR SUBSCRIBE orders", SqlStatement.Kind.READ),
+                Map.entry("declare c no scroll cursor without hold for select * from t", SqlStatement.Kind.READ),
+                Map.entry("DECLARE c CURSOR FOR DELETE FROM t", SqlStatement.Kind.WRITE),
+                Map.entry("FETCH 10 c WITH (timeout = '1s')", SqlStatement.Kind.SESSION),
+                Map.entry("CLOSE c", SqlStatement.Kind.SESSION),
                 Map.entry("", SqlStatement.Kind.SESSION));
         kinds.forEach((sql, kind) -> assertThat(SqlEngine.kind(sql)).as(sql).isEqualTo(kind));
     }
@@ -79,6 +84,9 @@ class SqlClassifierTest {
                     Map.entry("SUBSCRIBE (SELECT name FROM named)", List.of("named")),
                     Map.entry("COPY (SUBSCRIBE TO orders_by_id) TO STDOUT", List.of("orders_by_id")),
                     Map.entry("COPY (SUBSCRIBE (SELECT name FROM named WHERE (1 = 1))) TO STDOUT", List.of("named")),
+                    Map.entry("DECLARE c CURSOR FOR SUBSCRIBE TO orders_by_id", List.of("orders_by_id")),
+                    Map.entry("DECLARE \"for\" CURSOR FOR SELECT name FROM named", List.of("named")),
+                    Map.entry("FETCH ALL c", List.of()),
                     Map.entry("SET transaction_isolation = 'serializable'", List.of()));
             objects.forEach((sql, names) -> assertThat(e.objects(sql)).as(sql).containsExactlyInAnyOrderElementsOf(names));
             assertThatThrownBy(() -> e.objects("SELECT * FROM nowhere")).isInstanceOfSatisfying(SqlException.class,
