@@ -15,14 +15,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.Connection;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -33,7 +37,8 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * last timestamp the client has then seen completely; a reconnect with {@code Last-Event-ID} resumes
  * right after it, without a snapshot. The end of a stream is an event named {@code end}. An open stream
  * holds one of the caller's subscription permits ({@link PrincipalLimits}; 429 over the limit), given
- * back when the stream ends or the client goes away.
+ * back when the stream ends or the client goes away — also when it goes away before the body is
+ * subscribed, or the response is never written: the end of the exchange then ends the subscription too.
  */
 final class ChangeStreamHandler {
 
@@ -139,12 +144,33 @@ final class ChangeStreamHandler {
             permit.close();
             throw ChangeJson.refused(x);
         }
-        Flux<ServerSentEvent<String>> events = sub.messages()
+        // The subscription, its hold and the permit are taken now (so refusals are HTTP statuses), but the
+        // body may never be subscribed: the client can go away, or the response never be written. The
+        // end of the exchange then ends them; once the body is subscribed, its own end does.
+        // (A body subscribed on a connection that is gone is not always cancelled either: nothing is
+        // written to notice it while no change comes; the end of the exchange cancels it.)
+        AtomicBoolean bodySubscribed = new AtomicBoolean();
+        Sinks.One<Boolean> exchangeEnded = Sinks.one();
+        Runnable abandon = () -> {
+            permit.close();
+            exchangeEnded.tryEmitValue(true);
+            if (bodySubscribed.compareAndSet(false, true)) {
+                sub.messages().subscribe(m -> { }, x -> { }).dispose();
+            }
+        };
+        // takeUntilOther stops at the companion's first value, so the end of the exchange emits one
+        Flux<ServerSentEvent<String>> events = Flux.defer(() -> bodySubscribed.compareAndSet(false, true) ? sub.messages() : Flux.<ChangeMessage>empty())
+                .takeUntilOther(exchangeEnded.asMono())
                 .map(m -> event(sub, m))
                 .onErrorResume(x -> Mono.just(ServerSentEvent.builder(ChangeJson.end(JsonNodeFactory.instance.objectNode(), x).toString())
                         .event("end").build()))
                 .doFinally(signal -> permit.close());
-        return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(BodyInserters.fromServerSentEvents(events));
+        if (ServerHttpRequestDecorator.getNativeRequest(request.exchange().getRequest()) instanceof Connection connection) {
+            connection.onDispose(abandon::run);
+        }
+        return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(BodyInserters.fromServerSentEvents(events))
+                .doOnCancel(abandon)
+                .doOnError(x -> abandon.run());
     }
 
     private static ServerSentEvent<String> event(ChangeSubscription sub, ChangeMessage m) {
