@@ -65,7 +65,8 @@ final class SqlSubscribe {
         @Override
         public Mono<SqlResult> run(List<Object> params, SqlSession session) {
             return Mono.error(new SqlException(SqlException.NOT_SUPPORTED, "not supported: SUBSCRIBE here; it streams its rows:"
-                    + " over the PostgreSQL protocol send it (or COPY (SUBSCRIBE ...) TO STDOUT) as a simple query and read the COPY rows;"
+                    + " over the PostgreSQL protocol send it (or COPY (SUBSCRIBE ...) TO STDOUT) as a simple query and read the COPY rows,"
+                    + " or DECLARE a cursor FOR it in a transaction (BEGIN) and FETCH its rows;"
                     + " over HTTP use GET /v1/views/{name}/changes (or /v1/tables/…, /v1/indexes/…) as Server-Sent Events,"
                     + " or the WebSocket /v1/ws {\"op\":\"subscribe_rows\"}"));
         }

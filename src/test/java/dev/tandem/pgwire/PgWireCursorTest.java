@@ -182,6 +182,12 @@ class PgWireCursorTest {
             c.rollback();
             state("42P01", () -> s.execute("DECLARE e CURSOR FOR SUBSCRIBE nope"));
             c.rollback();
+            // a FETCH waiting for a change is cancelled like any query (pgjdbc's query timeout sends a CancelRequest)
+            s.execute("DECLARE quiet CURSOR FOR SUBSCRIBE t WITH (SNAPSHOT = false)");
+            s.setQueryTimeout(1);
+            state("57014", () -> s.executeQuery("FETCH ALL quiet"));
+            s.setQueryTimeout(0);
+            c.rollback();
             c.setAutoCommit(true);
             assertThat(rows(s.executeQuery("SELECT count(*) FROM t"))).containsExactly(List.of("2"));
             assertThat(stack.openStreams()).isZero();

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
 import dev.tandem.sql.SqlTesting;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,7 +129,7 @@ class PgWireSubscribeTest {
 
     @Test
     void psqlPrintsABoundedSubscribe() throws Exception {
-        String psql = findPsql();
+        String psql = PgWireTesting.psql();
         if (psql == null) {
             System.err.println("!!! PgWireSubscribeTest.psqlPrintsABoundedSubscribe SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
         }
@@ -162,15 +161,5 @@ class PgWireSubscribeTest {
             assertThat(p.exitValue()).isZero();
             await().atMost(Duration.ofSeconds(30)).until(() -> stack.openStreams() == 0);
         }
-    }
-
-    private static String findPsql() throws IOException {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            Path p = Path.of(d, "psql");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        return null;
     }
 }

@@ -3,7 +3,6 @@ package dev.tandem.pgwire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tandem.sql.SqlTesting;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +24,7 @@ class PsqlSessionTest {
 
     @Test
     void psqlRunsAScriptedSession() throws Exception {
-        String psql = findPsql();
+        String psql = PgWireTesting.psql();
         if (psql == null) {
             System.err.println("!!! PsqlSessionTest SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
         }
@@ -65,15 +64,5 @@ class PsqlSessionTest {
                     .contains("fast path: a lookup of key [1] in index pets_by_id");
             assertThat(p.exitValue()).isZero();
         }
-    }
-
-    private static String findPsql() throws IOException {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            Path p = Path.of(d, "psql");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        return null;
     }
 }
