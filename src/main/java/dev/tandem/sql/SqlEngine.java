@@ -68,6 +68,11 @@ import tools.jackson.databind.node.ObjectNode;
  * planned form is cached by its text (and the catalog it was planned against), and a prepared
  * statement is planned once; executing it only binds parameters into the translated plan.
  *
+ * <p><b>Sessions.</b> A connection's {@link SqlSession} carries its transaction block and cursors
+ * ({@link SqlCursors}): {@code BEGIN ... COMMIT} groups reads and cursors, writes inside one are refused,
+ * and after an error only its end runs. Statements that depend on the session ({@code FETCH}) are
+ * prepared with {@link #prepare(String, SqlSession)}.
+ *
  * <p><b>Blocking.</b> Catalog changes block on durable storage, so they run on {@code blocking}; reads
  * and writes are asynchronous already.
  */

@@ -22,7 +22,9 @@ public interface SqlStatement {
      * What a statement does, for authorization ({@link SqlEngine#kind}): {@code READ} reads
      * ({@code SELECT}, {@code SHOW}, {@code EXPLAIN}, {@code SUBSCRIBE}), {@code WRITE} changes rows
      * ({@code INSERT}, {@code DELETE}), {@code DDL} changes the catalog (and anything not known to be
-     * harmless), {@code SESSION} changes only the connection ({@code SET}, an empty statement).
+     * harmless), {@code SESSION} changes only the connection ({@code SET}, transaction blocks, {@code FETCH}
+     * and {@code CLOSE} of a cursor, an empty statement). A {@code DECLARE} is of the kind of the statement
+     * it declares a cursor for.
      */
     enum Kind { READ, WRITE, DDL, SESSION }
 }
