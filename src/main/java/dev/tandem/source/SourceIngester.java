@@ -43,6 +43,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Upsert and Debezium keep the table at one row per key: the ingester holds key → row as the table has
  * it (read from the table when it resyncs), so an update retracts exactly the row the table holds and a
  * delete of a key it does not hold does nothing.
+ *
+ * <h2>One ingester among replicas</h2>
+ * Before it reads the topic the ingester must hold the source's {@link SourceLease} (always, in a single
+ * process; among replicas over a shared log, for the one replica Kafka's group membership picks). The
+ * others stand by: they read nothing and show the progress recorded in the catalog, which reaches them
+ * through the log with the rows. When the holder dies another one gets the lease, resyncs from the
+ * recorded progress and goes on; if the old holder was only paused, its next write is refused by the
+ * guard, and it finds out it lost the lease before trying again.
  */
 final class SourceIngester {
 
@@ -65,6 +73,7 @@ final class SourceIngester {
     private final String tableId;
     private final TableStorage storage;
     private final RecordDecoder decoder;
+    private final SourceLease lease;
     private final Thread thread;
     private final CountDownLatch stop = new CountDownLatch(1);
     private volatile boolean stopping;
@@ -82,13 +91,17 @@ final class SourceIngester {
     private volatile int partitions;
     private volatile String state = "starting";
     private volatile String detail;
+    private volatile boolean ingesting;
+    /** Records this process decoded (whether or not their batch was then written). */
+    private final java.util.concurrent.atomic.AtomicLong decoded = new java.util.concurrent.atomic.AtomicLong();
     private final ArrayDeque<SourceError> recentErrors = new ArrayDeque<>();
 
-    SourceIngester(SourceDefinition def, String tableId, TableStorage storage) {
+    SourceIngester(SourceDefinition def, String tableId, TableStorage storage, SourceLease lease) {
         this.def = def;
         this.tableId = tableId;
         this.storage = storage;
         this.decoder = new RecordDecoder(def);
+        this.lease = lease;
         this.thread = new Thread(this::run, "tandem-source-" + def.name());
         this.thread.setDaemon(true);
     }
@@ -105,6 +118,7 @@ final class SourceIngester {
         if (c != null) {
             c.wakeup();
         }
+        lease.wakeup();
         boolean interrupted = false;
         while (thread.isAlive()) {
             try {
@@ -120,8 +134,10 @@ final class SourceIngester {
     }
 
     SourceStatus status() {
-        SourceProgress p = progress;
-        Map<Integer, Long> end = endOffsets;
+        boolean ingests = ingesting;
+        // A replica standing by shows the progress the ingesting one recorded (it arrives with the rows).
+        SourceProgress p = ingests ? progress : SourceProgress.fromJson(storage.catalogEntries().get(progressKey(def.name())));
+        Map<Integer, Long> end = ingests ? endOffsets : Map.of();
         long lag = -1;
         if (!end.isEmpty()) {
             lag = 0;
@@ -129,7 +145,7 @@ final class SourceIngester {
                 lag += Math.max(0, e.getValue() - p.offsets().getOrDefault(e.getKey(), 0L));
             }
         }
-        return new SourceStatus(def, partitions, p.offsets(), end, lag, p.records(), p.errors(), state, detail);
+        return new SourceStatus(def, partitions, p.offsets(), end, lag, p.records(), p.errors(), state, detail, ingests, decoded.get());
     }
 
     List<SourceError> errors() {
@@ -149,35 +165,64 @@ final class SourceIngester {
     // ---- the ingester thread ----------------------------------------------------------------------
 
     private void run() {
-        while (!stopping) {
-            try (KafkaConsumer<byte[], byte[]> c = newConsumer()) {
-                consumer = c;
-                if (stopping) {
-                    return;
-                }
-                resync(c);
-                state = "running";
-                detail = null;
-                while (!stopping) {
-                    step(c);
-                }
-            } catch (WakeupException e) {
-                // stopping
-            } catch (RuntimeException e) {
-                if (stopping) {
-                    return;
-                }
-                state = "retrying";
-                detail = String.valueOf(e.getMessage());
-                LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': " + e + "; resuming from the recorded offsets");
+        try (lease) {
+            while (!stopping) {
                 try {
-                    stop.await(RETRY_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException ie) {
-                    return;
+                    if (!lease.holds(POLL)) {
+                        standBy();
+                        continue;
+                    }
+                    ingest();
+                } catch (WakeupException e) {
+                    // stopping
+                } catch (RuntimeException e) {
+                    if (stopping) {
+                        return;
+                    }
+                    state = "retrying";
+                    detail = String.valueOf(e.getMessage());
+                    LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': " + e + "; resuming from the recorded offsets");
+                    try {
+                        stop.await(RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException ie) {
+                        return;
+                    }
                 }
-            } finally {
-                consumer = null;
             }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': leaving its group: " + e);
+        }
+    }
+
+    private void standBy() {
+        if (ingesting) {
+            LOG.log(System.Logger.Level.INFO, "source '" + def.name() + "': another replica ingests it now");
+        }
+        ingesting = false;
+        state = "standby";
+        detail = "another replica ingests this source, or will once " + lease.describe() + " assigns it";
+        endOffsets = Map.of();
+    }
+
+    /** Ingests while this replica holds the lease. */
+    private void ingest() {
+        if (!ingesting && lease != SourceLease.ALWAYS) {
+            LOG.log(System.Logger.Level.INFO, "source '" + def.name() + "': this replica ingests it now");
+        }
+        ingesting = true;
+        try (KafkaConsumer<byte[], byte[]> c = newConsumer()) {
+            consumer = c;
+            if (stopping) {
+                return;
+            }
+            resync(c);
+            state = "running";
+            detail = null;
+            while (!stopping && lease.holds(Duration.ZERO)) {
+                step(c);
+            }
+        } finally {
+            consumer = null;
         }
     }
 
@@ -198,6 +243,9 @@ final class SourceIngester {
     /** Reloads the recorded progress, the refused records and the table's rows, and seeks every partition to its recorded offset. */
     private void resync(KafkaConsumer<byte[], byte[]> c) {
         Map<String, String> catalog = storage.catalogEntries();
+        if (!catalog.containsKey(DEFINITION_PREFIX + def.name())) {
+            throw new IllegalStateException("the source was dropped through another replica; restart this replica to forget it");
+        }
         guard = catalog.get(progressKey(def.name()));
         SourceProgress p = SourceProgress.fromJson(guard);
         String errorPrefix = ERROR_PREFIX + def.name() + "/";
@@ -311,6 +359,7 @@ final class SourceIngester {
         for (ConsumerRecord<byte[], byte[]> r : records) {
             offsets.put(r.partition(), r.offset() + 1);
             RecordDecoder.Change change;
+            decoded.incrementAndGet();
             try {
                 change = decoder.decode(r.key(), r.value());
             } catch (RuntimeException e) {
