@@ -110,7 +110,11 @@ final class SourceIngester {
         thread.start();
     }
 
-    /** Stops ingesting and waits until the thread has finished its last write. */
+    /**
+     * Stops ingesting and waits until the thread has finished its last write. The lease stays held (no
+     * other replica starts ingesting) until {@link #release()}, so a drop can remove the source's
+     * progress before anyone else reads it.
+     */
     void stop() {
         stopping = true;
         stop.countDown();
@@ -131,6 +135,15 @@ final class SourceIngester {
             Thread.currentThread().interrupt();
         }
         state = "stopped";
+    }
+
+    /** Gives the lease up (after {@link #stop()}): another replica may ingest the source now. */
+    void release() {
+        try {
+            lease.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': leaving its group: " + e);
+        }
     }
 
     SourceStatus status() {
@@ -165,32 +178,28 @@ final class SourceIngester {
     // ---- the ingester thread ----------------------------------------------------------------------
 
     private void run() {
-        try (lease) {
-            while (!stopping) {
+        while (!stopping) {
+            try {
+                if (!lease.holds(POLL)) {
+                    standBy();
+                    continue;
+                }
+                ingest();
+            } catch (WakeupException e) {
+                // stopping
+            } catch (RuntimeException e) {
+                if (stopping) {
+                    return;
+                }
+                state = "retrying";
+                detail = String.valueOf(e.getMessage());
+                LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': " + e + "; resuming from the recorded offsets");
                 try {
-                    if (!lease.holds(POLL)) {
-                        standBy();
-                        continue;
-                    }
-                    ingest();
-                } catch (WakeupException e) {
-                    // stopping
-                } catch (RuntimeException e) {
-                    if (stopping) {
-                        return;
-                    }
-                    state = "retrying";
-                    detail = String.valueOf(e.getMessage());
-                    LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': " + e + "; resuming from the recorded offsets");
-                    try {
-                        stop.await(RETRY_MILLIS, TimeUnit.MILLISECONDS);
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
+                    stop.await(RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException ie) {
+                    return;
                 }
             }
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': leaving its group: " + e);
         }
     }
 

@@ -144,9 +144,14 @@ public final class SourceManager implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             if (r.ingester() != null) {
+                r.ingester().release();
                 start(r.def(), r.tableId());
             }
             throw e;
+        }
+        if (r.ingester() != null) {
+            // Only now, with the source's progress removed, may another replica's ingester get the lease.
+            r.ingester().release();
         }
         sources.remove(name);
         controller.feedTable(name, null);
@@ -205,6 +210,7 @@ public final class SourceManager implements AutoCloseable {
         for (Running r : sources.values()) {
             if (r.ingester() != null) {
                 r.ingester().stop();
+                r.ingester().release();
             }
         }
     }

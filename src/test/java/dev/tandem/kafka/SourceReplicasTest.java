@@ -31,7 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
  * reads and decodes each source's records (the others decode none and serve the table from the log); when
  * the ingesting replica is killed with SIGKILL while records keep arriving, one of the others takes over,
  * and every survivor's tables then equal a model of the topics: each appended record once, each key at its
- * latest value.
+ * latest value. A graceful stop of the next ingester then hands the sources to the last replica at once.
  */
 class SourceReplicasTest {
 
@@ -148,6 +148,26 @@ class SourceReplicasTest {
                 }
                 assertThat(kv).isEqualTo(new TreeMap<>(latest));
             }
+
+            // A graceful stop leaves the groups at once: the last replica takes over and ingests the rest.
+            ReplicaProcess ingester = status(survivors.get(0), "ev").get("ingesting").asBoolean() ? survivors.get(0) : survivors.get(1);
+            ReplicaProcess last = ingester == survivors.get(0) ? survivors.get(1) : survivors.get(0);
+            ingester.close();
+            for (; sent < RECORDS + 1000; sent++) {
+                send(producer, latest, sent);
+            }
+            producer.flush();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> records(last, "ev") >= RECORDS + 1000 && records(last, "kv") >= RECORDS + 1000);
+            assertThat(status(last, "ev").get("ingesting").asBoolean()).isTrue();
+            assertThat(records(last, "ev")).isEqualTo(RECORDS + 1000);
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> sql(last, "SELECT id FROM ev").size() == RECORDS + 1000);
+            Map<Long, Long> kv = new TreeMap<>();
+            for (JsonNode row : sql(last, "SELECT k, v FROM kv")) {
+                kv.put(row.get(0).asLong(), row.get(1).asLong());
+            }
+            assertThat(kv).isEqualTo(new TreeMap<>(latest));
         } catch (AssertionError | RuntimeException e) {
             StringBuilder logs = new StringBuilder();
             for (int i = 0; i < replicas.size(); i++) {
