@@ -18,6 +18,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -60,6 +61,7 @@ final class SourceIngester {
     private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
     private static final long END_OFFSETS_EVERY_NANOS = 1_000_000_000L;
     private static final long PARTITIONS_EVERY_NANOS = 5_000_000_000L;
+    private static final long RECORDED_EVERY_NANOS = 500_000_000L;
     private static final long RETRY_MILLIS = 1000;
     /** Refused records kept per source (the oldest are removed as new ones come). */
     static final int MAX_ERRORS = 1000;
@@ -92,8 +94,9 @@ final class SourceIngester {
     private volatile String state = "starting";
     private volatile String detail;
     private volatile boolean ingesting;
+    private volatile Recorded recorded;
     /** Records this process decoded (whether or not their batch was then written). */
-    private final java.util.concurrent.atomic.AtomicLong decoded = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong decoded = new AtomicLong();
     private final ArrayDeque<SourceError> recentErrors = new ArrayDeque<>();
 
     SourceIngester(SourceDefinition def, String tableId, TableStorage storage, SourceLease lease) {
@@ -148,8 +151,7 @@ final class SourceIngester {
 
     SourceStatus status() {
         boolean ingests = ingesting;
-        // A replica standing by shows the progress the ingesting one recorded (it arrives with the rows).
-        SourceProgress p = ingests ? progress : SourceProgress.fromJson(storage.catalogEntries().get(progressKey(def.name())));
+        SourceProgress p = ingests ? progress : recorded();
         Map<Integer, Long> end = ingests ? endOffsets : Map.of();
         long lag = -1;
         if (!end.isEmpty()) {
@@ -161,10 +163,43 @@ final class SourceIngester {
         return new SourceStatus(def, partitions, p.offsets(), end, lag, p.records(), p.errors(), state, detail, ingests, decoded.get());
     }
 
+    /**
+     * On a replica standing by, the progress the ingesting one recorded (it arrives with the rows through
+     * the log), read from the catalog at most every {@value #RECORDED_EVERY_NANOS} ns: the meters of a
+     * scrape read it several times, and reading it copies the catalog.
+     */
+    private SourceProgress recorded() {
+        Recorded r = recorded;
+        long now = System.nanoTime();
+        if (r == null || now - r.at() > RECORDED_EVERY_NANOS) {
+            r = new Recorded(SourceProgress.fromJson(storage.catalogEntries().get(progressKey(def.name()))), now);
+            recorded = r;
+        }
+        return r.progress();
+    }
+
+    private record Recorded(SourceProgress progress, long at) {
+    }
+
+    /** The refused records kept for this source (on a replica standing by, as the ingesting one recorded them). */
     List<SourceError> errors() {
+        if (!ingesting) {
+            return storedErrors(storage.catalogEntries());
+        }
         synchronized (recentErrors) {
             return List.copyOf(recentErrors);
         }
+    }
+
+    private List<SourceError> storedErrors(Map<String, String> catalog) {
+        String errorPrefix = ERROR_PREFIX + def.name() + "/";
+        List<SourceError> errors = new ArrayList<>();
+        catalog.forEach((k, v) -> {
+            if (k.startsWith(errorPrefix)) {
+                errors.add(SourceErrors.fromJson(def.name(), v));
+            }
+        });
+        return errors;
     }
 
     static String progressKey(String name) {
@@ -257,13 +292,7 @@ final class SourceIngester {
         }
         guard = catalog.get(progressKey(def.name()));
         SourceProgress p = SourceProgress.fromJson(guard);
-        String errorPrefix = ERROR_PREFIX + def.name() + "/";
-        List<SourceError> errors = new ArrayList<>();
-        catalog.forEach((k, v) -> {
-            if (k.startsWith(errorPrefix)) {
-                errors.add(SourceErrors.fromJson(def.name(), v));
-            }
-        });
+        List<SourceError> errors = storedErrors(catalog);
         synchronized (recentErrors) {
             recentErrors.clear();
             recentErrors.addAll(errors);

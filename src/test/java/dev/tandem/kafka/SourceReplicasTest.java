@@ -83,6 +83,7 @@ class SourceReplicasTest {
             for (; sent < BEFORE_KILL; sent++) {
                 send(producer, latest, sent);
             }
+            send(producer, "ev", 0, null, "not json");
             producer.flush();
             for (ReplicaProcess r : replicas) {
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
@@ -98,6 +99,13 @@ class SourceReplicasTest {
                     assertThat(s.get("state").asString()).isEqualTo("standby");
                     assertThat(s.get("decoded").asLong()).as("r%d decoded nothing of %s", i, source).isZero();
                 }
+            }
+            for (ReplicaProcess r : replicas) {
+                // The refused record, kept with the batch that skipped it: every replica shows it.
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> status(r, "ev").get("errors").asLong() == 1);
+                HttpResponse<String> errors = r.get("/v1/introspection/tandem_source_errors");
+                ok(errors);
+                assertThat(JSON.readTree(errors.body()).get("rows")).hasSize(1);
             }
             assertIntrospectionShowsTheIngester(replicas);
             assertDashboardSeriesExist(first);
