@@ -7,6 +7,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.function.Supplier;
 
 /**
  * The server's side of one SCRAM-SHA-256 exchange (RFC 5802, RFC 7677) without channel binding, as the
@@ -36,6 +37,7 @@ final class ScramServer {
     private static final int NONCE_BYTES = 18;
 
     private final ScramVerifier verifier;
+    private final Supplier<String> serverNonce;
     private String gs2Header;
     private String clientFirstBare;
     private String serverFirst;
@@ -44,7 +46,20 @@ final class ScramServer {
 
     /** An exchange checked against {@code verifier} (a real token's, or a mock one for a user that does not exist). */
     ScramServer(ScramVerifier verifier) {
+        this(verifier, ScramServer::freshNonce);
+    }
+
+    /** An exchange whose server nonce comes from {@code serverNonce} (a test replays RFC 7677's exchange with its nonce). */
+    ScramServer(ScramVerifier verifier, Supplier<String> serverNonce) {
         this.verifier = verifier;
+        this.serverNonce = serverNonce;
+    }
+
+    /** A server nonce: {@link #NONCE_BYTES} from SecureRandom, base64 (printable, no comma). */
+    private static String freshNonce() {
+        byte[] n = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(n);
+        return Base64.getEncoder().encodeToString(n);
     }
 
     ScramVerifier verifier() {
@@ -97,9 +112,7 @@ final class ScramServer {
         for (int i = 2; i < attrs.length; i++) {
             extension(attrs[i]);
         }
-        byte[] n = new byte[NONCE_BYTES];
-        RANDOM.nextBytes(n);
-        nonce = clientNonce + Base64.getEncoder().encodeToString(n);
+        nonce = clientNonce + serverNonce.get();
         clientFirstBare = bare;
         serverFirst = "r=" + nonce + ",s=" + Base64.getEncoder().encodeToString(verifier.salt()) + ",i=" + verifier.iterations();
         return serverFirst.getBytes(StandardCharsets.US_ASCII);
