@@ -36,9 +36,9 @@ import reactor.core.publisher.Sinks;
  * since it never reveals the secret), any other AuthenticationCleartextPassword, but only on an
  * encrypted or a loopback connection (else FATAL {@code 28000}). A refused password or proof is FATAL
  * {@code 28P01}, a malformed SASL message FATAL {@code 08P01}, both audited, and a principal without a
- * SQL role (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement needs the role
- * of its kind and the grants on the objects it names ({@link SqlGrants}; else {@code 42501}), checked
- * when it is parsed.
+ * SQL role (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement
+ * needs the role of its kind and the grants on the objects it names ({@link SqlGrants}; else
+ * {@code 42501}), checked when it is parsed.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
  * each returns the backend's answer as one buffer (a simple query with a {@code SUBSCRIBE}: a buffer per
@@ -250,7 +250,7 @@ final class PgSession {
     private Mono<ByteBuf> password(String password) {
         Map<String, String> params = awaitingPassword;
         awaitingPassword = null;
-        return Mono.just(begin(params, authenticator.login(params.get("user"), password)));
+        return Mono.just(startAs(params, authenticator.login(params.get("user"), password)));
     }
 
     /**
@@ -279,7 +279,7 @@ final class PgSession {
             byte[] serverFinal = scram.last(body);
             Map<String, String> params = awaitingPassword;
             awaitingPassword = null;
-            ByteBuf started = begin(params, serverFinal == null ? Optional.empty() : authenticator.scramLogin(user, scram.verifier()));
+            ByteBuf started = startAs(params, serverFinal == null ? Optional.empty() : authenticator.scramLogin(user, scram.verifier()));
             return Flux.just(new PgWriter().authenticationSaslFinal(serverFinal).buffer(), started);
         } catch (ScramServer.Violation | IllegalStateException e) {
             audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: malformed SASL message");
@@ -291,7 +291,7 @@ final class PgSession {
      * The session's start as {@code who} (the principal a password or a SCRAM proof logged in as): its
      * AuthenticationOk and parameters, or a Close with 28P01 (refused) or 42501 (no SQL role), audited.
      */
-    private ByteBuf begin(Map<String, String> params, Optional<AccessPrincipal> who) {
+    private ByteBuf startAs(Map<String, String> params, Optional<AccessPrincipal> who) {
         String user = params.get("user");
         if (who.isEmpty()) {
             audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: password authentication failed");

@@ -200,12 +200,21 @@ final class ScramServer {
         }
     }
 
+    /**
+     * Strict base64: padded, and with no stray bits in the last character (the JDK's decoder accepts
+     * either, so one proof would have several spellings).
+     */
     private static byte[] base64(String s, String what) {
+        byte[] bytes;
         try {
-            return Base64.getDecoder().decode(s);
+            bytes = Base64.getDecoder().decode(s);
         } catch (IllegalArgumentException e) {
             throw new Violation("malformed SCRAM message: the " + what + " is not base64");
         }
+        if (!Base64.getEncoder().encodeToString(bytes).equals(s)) {
+            throw new Violation("malformed SCRAM message: the " + what + " is not canonical base64");
+        }
+        return bytes;
     }
 
     private static String abbreviate(String s) {

@@ -220,6 +220,62 @@ class PgWireScramTest {
     }
 
     @Test
+    void mutatedSaslMessagesNeverAuthenticate() throws Exception {
+        long seed = new java.util.Random().nextLong();
+        System.out.println("PgWireScramTest seed " + seed);
+        java.util.Random random = new java.util.Random(seed);
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            try (Raw c = new Raw(server.port(), "ada")) {
+                c.read();
+                boolean mutateFirst = i % 3 == 0;
+                String got;
+                if (mutateFirst) {
+                    byte[] first = mutate(("n,,n=,r=nonce-" + i).getBytes(StandardCharsets.UTF_8), random);
+                    c.initial("SCRAM-SHA-256", first);
+                    Msg answer = c.read();
+                    // A mutation may leave a valid client-first message: the server then awaits the final one.
+                    if (answer.type == 'R' && answer.int32() == 11) {
+                        got = "R11 ";
+                    } else if (answer.type == 'E') {
+                        got = "E:" + field(answer.body, 'C') + ": " + c.readUntilEnd();
+                    } else {
+                        got = answer.type + " " + c.readUntilEnd();
+                    }
+                } else {
+                    c.login(adaSecret, "n,,", "nonce-" + i, m -> mutate(m, random));
+                    got = c.readUntilEnd();
+                }
+                boolean ok = !got.contains("auth-ok") && (got.contains("E:08P01:") || got.contains("E:28P01:") || got.startsWith("R11 "));
+                if (!ok) {
+                    wrong.add("case " + i + " (seed " + seed + "): " + got);
+                }
+            }
+        }
+        assertThat(wrong).isEmpty();
+        assertThat(selectOnePlusOne("127.0.0.1", "ada", adaSecret)).isEqualTo(2);
+    }
+
+    /** {@code message} with one byte changed, one removed, or cut short; never the same bytes. */
+    private static byte[] mutate(byte[] message, java.util.Random random) {
+        int at = random.nextInt(message.length);
+        return switch (random.nextInt(3)) {
+            case 0 -> {
+                byte[] m = message.clone();
+                m[at] ^= (byte) (1 + random.nextInt(255));
+                yield m;
+            }
+            case 1 -> {
+                byte[] m = new byte[message.length - 1];
+                System.arraycopy(message, 0, m, 0, at);
+                System.arraycopy(message, at + 1, m, at, message.length - at - 1);
+                yield m;
+            }
+            default -> java.util.Arrays.copyOf(message, at);
+        };
+    }
+
+    @Test
     void anUnknownUserRunsAMockExchangeThatLooksLikeARealOne() throws Exception {
         List<String> salts = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
@@ -339,6 +395,11 @@ class PgWireScramTest {
 
         /** A whole exchange with {@code password}, computed here from RFC 5802's definitions; the server's answer to the final message is left unread. */
         Exchange login(String password, String gs2, String clientNonce) throws Exception {
+            return login(password, gs2, clientNonce, m -> m);
+        }
+
+        /** As {@link #login(String, String, String)}, sending {@code tamper} of the client-final message. */
+        Exchange login(String password, String gs2, String clientNonce, java.util.function.UnaryOperator<byte[]> tamper) throws Exception {
             Exchange f = first(gs2, clientNonce);
             String[] attrs = f.serverFirst.split(",");
             byte[] salt = Base64.getDecoder().decode(attrs[1].substring(2));
@@ -354,7 +415,7 @@ class PgWireScramTest {
                 proof[i] = (byte) (clientKey[i] ^ signature[i]);
             }
             byte[] clientFinal = (withoutProof + ",p=" + Base64.getEncoder().encodeToString(proof)).getBytes(StandardCharsets.UTF_8);
-            send('p', clientFinal);
+            send('p', tamper.apply(clientFinal));
             byte[] serverSignature = hmac(hmac(salted, "Server Key".getBytes(StandardCharsets.US_ASCII)), authMessage);
             return new Exchange(f.clientFirstBare, f.serverFirst, f.nonce, clientFinal, serverSignature);
         }
