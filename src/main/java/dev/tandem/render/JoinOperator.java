@@ -44,6 +44,11 @@ final class JoinOperator extends Operator {
         this.workers = workers;
     }
 
+    /** Whether the right side is an imported arrangement read in place (its raw history, not a snapshot). */
+    boolean readsInPlace() {
+        return shared != null;
+    }
+
     @Override
     Partitioner partitioner(int port) {
         return Partitioners.byColumns(port == 0 ? leftKey : rightKey);

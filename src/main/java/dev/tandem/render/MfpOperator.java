@@ -7,7 +7,7 @@ import dev.tandem.row.Row;
 /** Map, filter and project each update; an evaluation error becomes an error update. */
 final class MfpOperator extends Operator {
 
-    private final MfpEvaluator mfp;
+    final MfpEvaluator mfp;
 
     MfpOperator(Operator input, MfpEvaluator mfp) {
         super("mfp", input);
