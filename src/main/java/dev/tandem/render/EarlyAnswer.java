@@ -1,6 +1,7 @@
 package dev.tandem.render;
 
-import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.Mfp;
 import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.row.Row;
 import java.util.ArrayList;
@@ -20,8 +21,7 @@ import java.util.function.Consumer;
  * are monotone ({@link #monotone}):
  * <ul>
  *   <li>sources, constants and imported indexes read as collections;</li>
- *   <li>map/filter/project (an evaluation error makes the whole read an error, so the tap gives up
- *       on the first one);</li>
+ *   <li>map/filter/project;</li>
  *   <li>{@code union} and {@code arrange_by} (each update passed on unchanged);</li>
  *   <li>a join whose sides are both arranged locally from such inputs (products of positive diffs).</li>
  * </ul>
@@ -37,10 +37,14 @@ import java.util.function.Consumer;
  * and which runs after every other operator but the tail. It applies the tail to each update the
  * producer writes, as the buffer grows (every few thousand updates, where the memory budget is checked)
  * and at the end of the step; once {@code offset + limit} rows (with multiplicity) have come out, it
- * ends the step and the dataflow answers with them and stops. Every operator before the producer has
- * finished, so their errors are known: any error makes the tap give up (the read answers with the
- * error, as today). The producer must itself be unable to emit errors, so an imported index is never
- * the producer.
+ * ends the step and the dataflow answers with them and stops.
+ *
+ * <p><b>Errors.</b> An evaluation error anywhere makes the whole read an error, so an early answer also
+ * needs certainty that none will come. Every operator before the producer has finished, so their
+ * errors are known, and any makes the tap give up (the read answers with the error, as today). The
+ * producer must be unable to emit errors (so an imported index, whose errors come with it, is never the
+ * producer), and the tail may only use expressions that cannot fail on any row ({@link #cannotFail}):
+ * rows the tap never looks at must not hide an error.
  */
 final class EarlyAnswer {
 
@@ -73,6 +77,9 @@ final class EarlyAnswer {
         int after = 1;
         while (op instanceof MfpOperator || op instanceof LinearOperator l && l.kind == LinearOperator.Kind.ARRANGE) {
             if (op instanceof MfpOperator m) {
+                if (!cannotFail(m.spec)) {
+                    return null;
+                }
                 tail.add(0, m.mfp);
             }
             op = op.inputs[0];
@@ -96,6 +103,24 @@ final class EarlyAnswer {
             case LinearOperator l -> l.kind != LinearOperator.Kind.NEGATE;
             case JoinOperator j -> !j.readsInPlace();
             default -> false;
+        };
+    }
+
+    /** Whether {@code mfp} evaluates without error on every row: only comparisons, logic and string functions that cannot fail. */
+    static boolean cannotFail(Mfp mfp) {
+        return mfp.map().stream().allMatch(EarlyAnswer::cannotFail) && mfp.filter().stream().allMatch(EarlyAnswer::cannotFail);
+    }
+
+    private static boolean cannotFail(Expr e) {
+        return switch (e) {
+            case Expr.Col c -> true;
+            case Expr.Lit l -> true;
+            case Expr.Call c -> switch (c.func()) {
+                case EQ, NEQ, LT, LTE, GT, GTE, AND, OR, NOT, IS_NULL, COALESCE, IF, CONCAT, LOWER, UPPER, LENGTH ->
+                        c.args().stream().allMatch(EarlyAnswer::cannotFail);
+                // arithmetic overflows or divides by zero, substr refuses a negative length, a cast a bad value
+                case ADD, SUB, MUL, DIV, MOD, NEG, ABS, SUBSTR, CAST -> false;
+            };
         };
     }
 
@@ -145,16 +170,11 @@ final class EarlyAnswer {
                 }
                 long diff = out.diffs[i];
                 Row row = out.row(i);
-                try {
-                    for (MfpEvaluator m : tail) {
-                        row = m.apply(row);
-                        if (row == null) {
-                            break;
-                        }
+                for (MfpEvaluator m : tail) {
+                    row = m.apply(row);
+                    if (row == null) {
+                        break;
                     }
-                } catch (EvalError e) {
-                    done = true;
-                    return out.size;
                 }
                 if (diff <= 0) {
                     // Not from non-negative inputs after all: the complete output decides.
