@@ -21,7 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Over HTTP, with a dataflow memory budget the complete cross join of two 20,000-row tables exceeds: a
- * peek of it with a limit and no order, and {@code SELECT ... FROM a, b LIMIT 10} via {@code POST
+ * peek of it (as a plan, and as a view without an index) with a limit and no order, and {@code SELECT ... FROM a, b LIMIT 10} via {@code POST
  * /v1/sql}, answer with rows of the cross join ({@code "path": "slow_early"}); their dataflows are gone
  * afterwards and other reads go on.
  */
@@ -88,6 +88,13 @@ class EarlyLimitHttpTest {
             assertThat(peek.status()).isEqualTo(200);
             assertThat(peek.json().get("path").asString()).isEqualTo("slow_early");
             assertCrossJoinRows(peek.json().get("rows"), 10);
+
+            // Over a view without an index, as MemoryBudgetTest's peek once did (it now asks for an order).
+            assertThat(post(client, "/v1/views", "{\"name\":\"everything\",\"plan\":" + cross + "}").status()).isEqualTo(201);
+            Response view = post(client, "/v1/peek", "{\"from\":\"everything\",\"limit\":10,\"offset\":1000}");
+            assertThat(view.status()).isEqualTo(200);
+            assertThat(view.json().get("path").asString()).isEqualTo("slow_early");
+            assertCrossJoinRows(view.json().get("rows"), 10);
 
             Response sql = post(client, "/v1/sql", "{\"sql\":\"SELECT * FROM a, b LIMIT 10\"}");
             assertThat(sql.status()).as("%s", sql.json()).isEqualTo(200);
