@@ -112,6 +112,8 @@ final class SourceHandler {
         }
         n.put("records", s.records());
         n.put("errors", s.errors());
+        n.put("ingesting", s.ingesting());
+        n.put("decoded", s.decoded());
         return n;
     }
 

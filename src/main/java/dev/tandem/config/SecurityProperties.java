@@ -19,9 +19,11 @@ public record SecurityProperties(
 
     /**
      * One API token: {@code hash} is the output of {@code tandem.jar token hash}; {@code roles}
-     * comma-separated; {@code objects} the tables, views and indexes it may touch (empty: all).
+     * comma-separated; {@code objects} the tables, views and indexes it may touch (empty: all);
+     * {@code scram} (optional) the SCRAM-SHA-256 verifier of its secret, also printed by {@code token
+     * hash}, with which a wire-protocol login runs SCRAM instead of a cleartext password.
      */
-    public record Token(String name, String hash, String roles, List<String> objects) {
+    public record Token(String name, String hash, String roles, List<String> objects, String scram) {
     }
 
     /**
@@ -56,7 +58,7 @@ public record SecurityProperties(
         List<ApiToken> out = new ArrayList<>();
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
-            out.add(ApiToken.parse(i, t.name(), t.hash(), t.roles(), t.objects()));
+            out.add(ApiToken.parse(i, t.name(), t.hash(), t.roles(), t.objects(), t.scram()));
         }
         return out;
     }

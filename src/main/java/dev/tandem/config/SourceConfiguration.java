@@ -4,6 +4,7 @@ import dev.tandem.controller.Controller;
 import dev.tandem.metrics.SourceMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.Introspection;
+import dev.tandem.source.SourceCoordination;
 import dev.tandem.source.SourceManager;
 import dev.tandem.storage.TableStorage;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +18,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Wires the Kafka sources (standalone mode): the manager resumes every stored source at start-up; its
  * status and refused records feed {@code tandem_sources} and {@code tandem_source_errors}, its lag the
- * {@code tandem.source.*} meters.
+ * {@code tandem.source.*} meters. On the Kafka storage backend the replicas pick each source's ingester
+ * through consumer groups on the log's cluster.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(SourceProperties.class)
@@ -26,17 +28,21 @@ public class SourceConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     SourceManager sourceManager(Controller controller, TableStorage storage, Multiplexer multiplexer, SourceProperties props,
-            ObjectProvider<MeterRegistry> meters) {
+            TandemProperties tandem, ObjectProvider<MeterRegistry> meters) {
+        TandemProperties.Storage st = tandem.storage();
+        SourceCoordination coordination = st.backend() == TandemProperties.Backend.KAFKA
+                ? new SourceCoordination(st.kafka().bootstrapServers(), st.kafka().topic(), props.failoverTimeout())
+                : null;
         MeterRegistry registry = meters.getIfAvailable();
         SourceMeters sourceMeters = registry == null ? null : new SourceMeters(registry);
         SourceManager sources = new SourceManager(controller, storage, props.bootstrapServers(),
-                sourceMeters == null ? dev.tandem.source.SourceListener.NONE : sourceMeters);
+                sourceMeters == null ? dev.tandem.source.SourceListener.NONE : sourceMeters, coordination);
         if (sourceMeters != null) {
             sourceMeters.bind(sources);
         }
         multiplexer.maintenance().addIntrospectionSource(Introspection.SOURCES.id(), () -> sources.list().stream()
                 .map(s -> Arrays.<Object>asList(s.definition().name(), s.definition().topic(), s.definition().envelope().jsonName(),
-                        (long) s.partitions(), json(s.offsets()), json(s.endOffsets()), s.lag(), s.records(), s.errors(), s.state(), s.detail()))
+                        (long) s.partitions(), json(s.offsets()), json(s.endOffsets()), s.lag(), s.records(), s.errors(), s.state(), s.detail(), s.ingesting(), s.decoded()))
                 .toList());
         multiplexer.maintenance().addIntrospectionSource(Introspection.SOURCE_ERRORS.id(), () -> sources.errors().stream()
                 .map(e -> Arrays.<Object>asList(e.source(), (long) e.partition(), e.offset(), e.error(), e.value()))

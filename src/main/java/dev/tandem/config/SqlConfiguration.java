@@ -3,14 +3,14 @@ package dev.tandem.config;
 import dev.tandem.controller.Controller;
 import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireServer;
-import dev.tandem.security.AccessPrincipal;
+import dev.tandem.pgwire.TokenAuthenticator;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.TokenDirectory;
 import dev.tandem.sql.SqlEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import java.util.Optional;
+import java.security.SecureRandom;
 import javax.net.ssl.SSLException;
 import dev.tandem.stream.ChangeStreams;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,26 +51,17 @@ public class SqlConfiguration {
 
     /**
      * With credentials configured, a session logs in with an API token: the user name is the token's
-     * name and the password its secret (checked against the same salted hashes as HTTP bearer tokens,
-     * so a rotated token is refused at the next login). Without credentials (loopback only) it trusts,
-     * like the HTTP API.
+     * name and the password its secret, proved with SCRAM-SHA-256 when the token has a verifier
+     * ({@code tandem.security.tokens[N].scram}), else sent in the clear and checked against the same
+     * salted hash as an HTTP bearer token. The directory is read at each login, so a rotated token is
+     * refused at the next one. Without credentials (loopback only) it trusts, like the HTTP API.
      */
     @Bean
     PgAuthenticator tandemPgAuthenticator(SecurityProperties security, TokenDirectory tokens) {
         if (!security.credentialsConfigured()) {
             return PgAuthenticator.TRUST;
         }
-        return new PgAuthenticator() {
-            @Override
-            public boolean asksPassword() {
-                return true;
-            }
-
-            @Override
-            public Optional<AccessPrincipal> login(String user, String password) {
-                return tokens.verify(user, password);
-            }
-        };
+        return new TokenAuthenticator(tokens, new SecureRandom());
     }
 
     @Bean(destroyMethod = "close")

@@ -1148,12 +1148,20 @@ public final class Controller implements AutoCloseable {
         send(new ComputeCommand.Schedule(tid));
         boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
         return awaitPeek(peek, timeout, true)
-                .map(result -> toResult(result, shape.columns(), t, hydrated, "slow"))
+                .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? "slow_early" : "slow"))
                 .doFinally(sig -> {
                     transientPeeks.remove(tid);
                     send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
                     releases.forEach(Runnable::run);
                 });
+    }
+
+    /**
+     * Whether compute answered a slow-path read before its dataflow's output was complete (a limit
+     * without an order, met by rows certainly in the result): such an answer is not sealed past the read time.
+     */
+    private static boolean answeredEarly(ComputeResponse.PeekResult result, long t) {
+        return result instanceof ComputeResponse.Rows rows && !rows.info().upper().isPast(t);
     }
 
     private static Schema dedupe(List<Column> cols) {

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -102,8 +103,9 @@ public final class KafkaSharedLog implements SharedLog {
                     throw e;
                 }
             }
-            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            TopicDescription d = untilVisible(() -> admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(remainingMillis(deadline), TimeUnit.MILLISECONDS).get(topic), deadline);
             if (d.partitions().size() != 1) {
                 throw new StorageException("the log topic '" + topic + "' has " + d.partitions().size()
                         + " partitions; a shared log needs exactly one (one total order)", null);
@@ -114,6 +116,38 @@ public final class KafkaSharedLog implements SharedLog {
             Thread.currentThread().interrupt();
             throw new StorageException("interrupted while opening the log topic '" + topic + "'", e);
         }
+    }
+
+    /** What {@link #untilVisible} calls. */
+    @FunctionalInterface
+    interface Describe<T> {
+        T call() throws ExecutionException, TimeoutException, InterruptedException;
+    }
+
+    /**
+     * Calls {@code describe} until it stops failing with {@link UnknownTopicOrPartitionException}, backing
+     * off from 50 ms to 1 s, and at the deadline lets the last failure through. A topic that the
+     * controller has just created (by this process, or by another replica: {@link TopicExistsException})
+     * reaches the brokers' metadata caches a moment later, and the broker that answers a describe may not
+     * know it yet.
+     */
+    static <T> T untilVisible(Describe<T> describe, long deadlineNanos) throws ExecutionException, TimeoutException, InterruptedException {
+        long backoff = 50;
+        while (true) {
+            try {
+                return describe.call();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || remainingMillis(deadlineNanos) <= backoff) {
+                    throw e;
+                }
+            }
+            Thread.sleep(backoff);
+            backoff = Math.min(1000, backoff * 2);
+        }
+    }
+
+    private static long remainingMillis(long deadlineNanos) {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
     }
 
     @Override

@@ -21,6 +21,10 @@ public final class SourceMeters implements SourceListener {
     public static final String RECORDS = "tandem.source.records";
     /** Counter: records refused into the source's error collection. */
     public static final String ERRORS = "tandem.source.errors";
+    /** Gauge: 1 on the replica that ingests the source, 0 on replicas standing by. */
+    public static final String INGESTING = "tandem.source.ingesting";
+    /** Counter: records this replica decoded (on replicas standing by it stays still). */
+    public static final String DECODED = "tandem.source.decoded";
 
     private final MeterRegistry registry;
     private final Map<String, List<Meter>> meters = new ConcurrentHashMap<>();
@@ -44,7 +48,11 @@ public final class SourceMeters implements SourceListener {
                 FunctionCounter.builder(RECORDS, this, m -> m.read(name, SourceStatus::records))
                         .tag("source", name).description("Records the source ingested").register(registry),
                 FunctionCounter.builder(ERRORS, this, m -> m.read(name, SourceStatus::errors))
-                        .tag("source", name).description("Records the source refused into its error collection").register(registry)));
+                        .tag("source", name).description("Records the source refused into its error collection").register(registry),
+                Gauge.builder(INGESTING, this, m -> m.read(name, s -> s.ingesting() ? 1 : 0))
+                        .tag("source", name).description("1 if this replica ingests the source, 0 if it stands by").register(registry),
+                FunctionCounter.builder(DECODED, this, m -> m.read(name, SourceStatus::decoded))
+                        .tag("source", name).description("Records this replica decoded from the source's topic").register(registry)));
     }
 
     @Override

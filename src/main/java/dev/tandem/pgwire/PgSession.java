@@ -4,6 +4,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
+import dev.tandem.security.ScramVerifier;
 import dev.tandem.security.SqlGrants;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlEngine;
@@ -33,12 +34,14 @@ import reactor.core.publisher.Sinks;
  * protocol (prepared statements and portals, Parse/Bind/Describe/Execute/Sync/Close/Flush), text and
  * binary result formats, ErrorResponse with SQLSTATE, CancelRequest and Terminate.
  *
- * <p><b>Authentication.</b> When the authenticator asks for a password, start-up answers
- * AuthenticationCleartextPassword, but only on an encrypted or a loopback connection (else FATAL
- * {@code 28000}); a refused password is FATAL {@code 28P01}, audited, and a principal without a SQL role
- * (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement needs the role
- * of its kind and the grants on the objects it names ({@link SqlGrants}; else {@code 42501}), checked
- * when it is parsed.
+ * <p><b>Authentication.</b> When the authenticator asks for a password, a user with a SCRAM verifier
+ * is asked AuthenticationSASL ({@code SCRAM-SHA-256}, run by {@link ScramServer}; on any connection,
+ * since it never reveals the secret), any other AuthenticationCleartextPassword, but only on an
+ * encrypted or a loopback connection (else FATAL {@code 28000}). A refused password or proof is FATAL
+ * {@code 28P01}, a malformed SASL message FATAL {@code 08P01}, both audited, and a principal without a
+ * SQL role (a replica) FATAL {@code 42501}. The session then runs as the principal: each statement
+ * needs the role of its kind and the grants on the objects it names ({@link SqlGrants}; else
+ * {@code 42501}), checked when it is parsed.
  *
  * <p><b>Transactions and cursors.</b> The session's {@link SqlSession} holds its transaction block and the
  * cursors declared in it; ReadyForQuery reports the block ({@code I}, {@code T}, {@code E}), every error
@@ -120,8 +123,10 @@ final class PgSession {
     private final int pid;
     private final int secret;
     private boolean started;
-    /** The start-up parameters while the password is awaited, else null. */
+    /** The start-up parameters while the password (or the SASL exchange) is awaited, else null. */
     private Map<String, String> awaitingPassword;
+    /** The SCRAM exchange under way while awaiting a SASL login, else null (a cleartext password is awaited). */
+    private ScramServer scram;
     /** Who the session runs as; null under trust (every statement allowed). */
     private AccessPrincipal principal;
     private boolean skipToSync;
@@ -230,10 +235,10 @@ final class PgSession {
         if (!started) {
             if (awaitingPassword != null) {
                 if (m.type() != 'p') {
-                    throw new Close(new PgWriter().error("FATAL", "08P01", "expected a password message, got '" + printable(m.type()) + "'", 0)
-                            .buffer());
+                    throw new Close(new PgWriter().error("FATAL", "08P01", "expected a " + (scram != null ? "SASL response" : "password message")
+                            + ", got '" + printable(m.type()) + "'", 0).buffer());
                 }
-                return password(new PgReader(m.body()).cstring());
+                return scram != null ? sasl(m.body()) : password(new PgReader(m.body()).cstring());
             }
             if (m.type() != PgMessage.STARTUP) {
                 throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
@@ -295,6 +300,12 @@ final class PgSession {
         if (!authenticator.asksPassword()) {
             return Mono.just(ready(params));
         }
+        Optional<ScramVerifier> verifier = authenticator.scramVerifier(user);
+        if (verifier.isPresent()) {
+            awaitingPassword = params;
+            scram = new ScramServer(verifier.get());
+            return Mono.just(new PgWriter().authenticationSasl(ScramServer.MECHANISM).buffer());
+        }
         if (!peer.encrypted().getAsBoolean() && !peer.loopback()) {
             String why = peer.tlsOffered() ? "connect with TLS (sslmode=require)"
                     : "this server offers no TLS on the wire protocol (configure server.ssl.*), so connect from loopback";
@@ -310,8 +321,49 @@ final class PgSession {
     private Mono<ByteBuf> password(String password) {
         Map<String, String> params = awaitingPassword;
         awaitingPassword = null;
+        return Mono.just(startAs(params, authenticator.login(params.get("user"), password)));
+    }
+
+    /**
+     * One SASL message of the awaited start-up: the SASLInitialResponse (mechanism and client-first
+     * message) is answered with the server-first message, the SASLResponse (client-final message) with
+     * the server-final message and the session's start when the proof holds, else 28P01. A malformed
+     * message ends the connection with 08P01.
+     */
+    private org.reactivestreams.Publisher<ByteBuf> sasl(byte[] body) {
+        String user = awaitingPassword.get("user");
+        try {
+            if (!scram.started()) {
+                PgReader in = new PgReader(body);
+                String mechanism = in.cstring();
+                if (!mechanism.equals(ScramServer.MECHANISM)) {
+                    throw new ScramServer.Violation("SASL mechanism \"" + abbreviate(mechanism) + "\" is not offered; the server offers "
+                            + ScramServer.MECHANISM);
+                }
+                int length = in.int32();
+                if (length < 0 || length != in.remaining()) {
+                    throw new ScramServer.Violation("SASLInitialResponse's data length " + length + " does not match the message ("
+                            + in.remaining() + " bytes)");
+                }
+                return Mono.just(new PgWriter().authenticationSaslContinue(scram.first(in.bytes(length))).buffer());
+            }
+            byte[] serverFinal = scram.last(body);
+            Map<String, String> params = awaitingPassword;
+            awaitingPassword = null;
+            ByteBuf started = startAs(params, serverFinal == null ? Optional.empty() : authenticator.scramLogin(user, scram.verifier()));
+            return Flux.just(new PgWriter().authenticationSaslFinal(serverFinal).buffer(), started);
+        } catch (ScramServer.Violation | IllegalStateException e) {
+            audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: malformed SASL message");
+            throw new Close(new PgWriter().error("FATAL", "08P01", e.getMessage(), 0).buffer());
+        }
+    }
+
+    /**
+     * The session's start as {@code who} (the principal a password or a SCRAM proof logged in as): its
+     * AuthenticationOk and parameters, or a Close with 28P01 (refused) or 42501 (no SQL role), audited.
+     */
+    private ByteBuf startAs(Map<String, String> params, Optional<AccessPrincipal> who) {
         String user = params.get("user");
-        Optional<AccessPrincipal> who = authenticator.login(user, password);
         if (who.isEmpty()) {
             audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: password authentication failed");
             throw new Close(new PgWriter().error("FATAL", "28P01", "password authentication failed for user \"" + user + "\"", 0).buffer());
@@ -322,7 +374,7 @@ final class PgSession {
                     + "' has no role that may use SQL (reader, writer or admin)", 0).buffer());
         }
         principal = who.get();
-        return Mono.just(ready(params));
+        return ready(params);
     }
 
     private ByteBuf ready(Map<String, String> params) {

@@ -58,6 +58,31 @@ final class PgWriter {
         return end();
     }
 
+    /** AuthenticationSASL: the mechanisms offered; the client answers with a SASLInitialResponse. */
+    PgWriter authenticationSasl(String mechanism) {
+        begin('R');
+        buf.writeInt(10);
+        cstring(mechanism);
+        buf.writeByte(0);
+        return end();
+    }
+
+    /** AuthenticationSASLContinue: a server SASL message; the client answers with a SASLResponse. */
+    PgWriter authenticationSaslContinue(byte[] data) {
+        begin('R');
+        buf.writeInt(11);
+        buf.writeBytes(data);
+        return end();
+    }
+
+    /** AuthenticationSASLFinal: the server's last SASL message, before AuthenticationOk. */
+    PgWriter authenticationSaslFinal(byte[] data) {
+        begin('R');
+        buf.writeInt(12);
+        buf.writeBytes(data);
+        return end();
+    }
+
     PgWriter parameterStatus(String name, String value) {
         begin('S');
         cstring(name);

@@ -83,6 +83,12 @@ public final class Dataflow {
     private final List<SharedArrangement> published = new ArrayList<>();
 
     private final MemoryBudget budget;
+    /** How this dataflow may answer a read early, or null when it may not (see {@link EarlyAnswer}). */
+    private final EarlyAnswer early;
+    /** The tap of the read it answers early, once one asked. */
+    private final AtomicReference<EarlyAnswer.Tap> tap = new AtomicReference<>();
+    /** Set when the dataflow stopped because it answered its read early: that is no failure. */
+    private volatile boolean answeredEarly;
     private final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
     private final AtomicInteger wip = new AtomicInteger();
     private final Disposable.Composite subscriptions = Disposables.composite();
@@ -127,6 +133,7 @@ public final class Dataflow {
                 exportErrs[e][w] = new Updates(budget);
             }
         }
+        early = desc.until() != null ? EarlyAnswer.of(order) : null;
         errorWeights = new long[order.size()][exports.size()];
         for (int o = order.size() - 1; o >= 0; o--) {
             int e = exports.indexOf(order.get(o));
@@ -334,6 +341,38 @@ public final class Dataflow {
         if (h != null) {
             h.downgrade(frontier.isEmpty() ? Frontier.at(lower) : frontier);
         }
+    }
+
+    /**
+     * Asks this bounded dataflow to answer a read at {@code readTime} as soon as {@code offset + limit}
+     * output rows (with multiplicity) are certainly in its result there, without waiting for the rest
+     * (a read with a limit and no order): {@code answer} then gets the {@code limit} rows after the first
+     * {@code offset}, and the dataflow stops at once, as if dropped. Returns false, and does nothing, when
+     * its plan may not answer early (see {@link EarlyAnswer}) or another read asked first; the read then
+     * waits for the complete output as usual. A call after the producing step began takes effect in no
+     * step of this dataflow, which is harmless.
+     */
+    public boolean answerEarly(long readTime, long offset, long limit, java.util.function.Consumer<List<Row>> answer) {
+        if (early == null || limit <= 0) {
+            return false;
+        }
+        return tap.compareAndSet(null, early.tap(readTime, offset, limit, this::hasErrors, rows -> {
+            answeredEarly = true;
+            budget.stop("dataflow " + id + " answered its read early");
+            answer.accept(rows);
+        }));
+    }
+
+    /** Whether any operator has produced an error so far (read between stages, or by the producer's step). */
+    private boolean hasErrors() {
+        for (int x = 0; x < exports.size(); x++) {
+            for (int w = 0; w < workers; w++) {
+                if (exportErrs[x][w].size > 0 || errSpines[x][w].snapshot().records() > 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Stops the dataflow, releases every hold it has and drops its exports from the registry. */
@@ -578,6 +617,7 @@ public final class Dataflow {
             in[p] = inbox[o][w][p][0];
         }
         Updates out = outs[w];
+        EarlyAnswer.Tap watching = early != null && o == early.producer ? tap.get() : null;
         try {
             budget.check();
             for (int p = 0; p < in.length; p++) {
@@ -588,7 +628,18 @@ public final class Dataflow {
                 }
             }
             long start = System.nanoTime();
-            shards[o][w].step(in, round, out, errs[w]);
+            if (watching != null) {
+                int[] seen = {0};
+                out.watch(() -> seen[0] = watching.observe(out, seen[0]));
+                try {
+                    shards[o][w].step(in, round, out, errs[w]);
+                } finally {
+                    out.watch(null);
+                }
+                watching.observe(out, seen[0]);
+            } else {
+                shards[o][w].step(in, round, out, errs[w]);
+            }
             steps.step(id, op.name, w, System.nanoTime() - start);
             attributeErrors(o, w);
             for (Updates u : in) {
@@ -614,13 +665,15 @@ public final class Dataflow {
             }
             out.clear();
             budget.resident(residentBytes());
-        } catch (MemoryBudget.DataflowAbort abort) {
+        } catch (MemoryBudget.DataflowAbort | EarlyAnswer.Reached stop) {
             for (Updates u : in) {
                 u.clear();
             }
             out.clear();
             errs[w].clear();
-            abort(abort.getMessage());
+            if (stop instanceof MemoryBudget.DataflowAbort) {
+                abort(stop.getMessage());
+            }
         }
     }
 
@@ -643,7 +696,7 @@ public final class Dataflow {
     /** Ends the dataflow's work after its budget was exceeded or it was stopped; reports a failure once. */
     private void abort(String why) {
         budget.stop(why);
-        if (failed.compareAndSet(false, true)) {
+        if (!answeredEarly && failed.compareAndSet(false, true)) {
             fail(why);
         }
     }

@@ -52,7 +52,7 @@ final class DataflowRenderer {
         return switch (plan) {
             case Plan.Get g -> get(g.id());
             case Plan.Constant c -> new ConstantOperator(c.rows(), desc.asOf());
-            case Plan.MapFilterProject m -> new MfpOperator(render(m.input()), m.mfp().bind(m.input().types(this::typesOf, "")));
+            case Plan.MapFilterProject m -> new MfpOperator(render(m.input()), m.mfp(), m.mfp().bind(m.input().types(this::typesOf, "")));
             case Plan.Join j -> join(j);
             case Plan.Reduce r -> {
                 List<DatumType> outTypes = r.types(this::typesOf, "");

@@ -44,6 +44,11 @@ final class JoinOperator extends Operator {
         this.workers = workers;
     }
 
+    /** Whether the right side is an imported arrangement read in place (its raw history, not a snapshot). */
+    boolean readsInPlace() {
+        return shared != null;
+    }
+
     @Override
     Partitioner partitioner(int port) {
         return Partitioners.byColumns(port == 0 ? leftKey : rightKey);
@@ -99,9 +104,13 @@ final class JoinOperator extends Operator {
             if (right != null) {
                 Batch dRight = arrange(in[1], rightKey, round, right);
                 TraceSnapshot rightOld = right.snapshot();
-                // New left against old right and against new right strictly earlier.
+                // New left against old right and against new right strictly earlier (none when no new
+                // right update is earlier than the latest new left one: a snapshot, all at as_of, skips
+                // what would be a pass over every pair of it that emits nothing).
                 pairs(dLeft.cursor(), rightOld, false, out);
-                pairs(dLeft.cursor(), new TraceSnapshot(List.of(dRight), Frontier.EMPTY, Frontier.MIN), true, out);
+                if (minTime(in[1]) < maxTime(in[0])) {
+                    pairs(dLeft.cursor(), new TraceSnapshot(List.of(dRight), Frontier.EMPTY, Frontier.MIN), true, out);
+                }
                 left.insert(dLeft);
                 right.insert(dRight);
                 // New right against all left at or before it.
@@ -179,6 +188,22 @@ final class JoinOperator extends Operator {
                 }
             });
         }
+    }
+
+    private static long minTime(Updates u) {
+        long min = Long.MAX_VALUE;
+        for (int i = 0; i < u.size; i++) {
+            min = Math.min(min, u.times[i]);
+        }
+        return min;
+    }
+
+    private static long maxTime(Updates u) {
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < u.size; i++) {
+            max = Math.max(max, u.times[i]);
+        }
+        return max;
     }
 
     /**

@@ -5,7 +5,7 @@ final class LinearOperator extends Operator {
 
     enum Kind { NEGATE, UNION, ARRANGE }
 
-    private final Kind kind;
+    final Kind kind;
     private final int[] key;
 
     LinearOperator(Kind kind, int[] key, Operator... inputs) {

@@ -1,16 +1,20 @@
 package dev.tandem.render;
 
 import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Mfp;
 import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.row.Row;
 
 /** Map, filter and project each update; an evaluation error becomes an error update. */
 final class MfpOperator extends Operator {
 
-    private final MfpEvaluator mfp;
+    /** What it computes, for deciding whether it can fail ({@link EarlyAnswer}). */
+    final Mfp spec;
+    final MfpEvaluator mfp;
 
-    MfpOperator(Operator input, MfpEvaluator mfp) {
+    MfpOperator(Operator input, Mfp spec, MfpEvaluator mfp) {
         super("mfp", input);
+        this.spec = spec;
         this.mfp = mfp;
     }
 

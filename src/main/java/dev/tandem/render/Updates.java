@@ -27,6 +27,8 @@ final class Updates {
     /** Charged for growth beyond the initial arrays, and checked for a stop now and then; may be null. */
     private final MemoryBudget budget;
     private long charged;
+    /** Told as the buffer grows, at the points the budget is checked (see {@link #watch}); may be null. */
+    private Runnable watcher;
 
     Updates() {
         this(null);
@@ -40,6 +42,14 @@ final class Updates {
         ends = new int[n];
         times = new long[n];
         diffs = new long[n];
+    }
+
+    /**
+     * Runs {@code watcher} every 4,096 updates added, before the next one goes in, so an operator's output
+     * can be looked at while its step runs (null: none). The watcher may throw to end the step.
+     */
+    void watch(Runnable watcher) {
+        this.watcher = watcher;
     }
 
     /** A view of row {@code i}. */
@@ -94,8 +104,13 @@ final class Updates {
     }
 
     private void push(int n, long time, long diff) {
-        if (budget != null && (size & 0xfff) == 0xfff) {
-            budget.check();
+        if ((size & 0xfff) == 0xfff) {
+            if (budget != null) {
+                budget.check();
+            }
+            if (watcher != null) {
+                watcher.run();
+            }
         }
         length += n;
         ends[size] = length;

@@ -6,6 +6,7 @@ import dev.tandem.protocol.ComputeCommand.AllowCompaction;
 import dev.tandem.protocol.ComputeCommand.CancelPeek;
 import dev.tandem.protocol.ComputeCommand.CreateDataflow;
 import dev.tandem.protocol.ComputeCommand.Peek;
+import dev.tandem.protocol.Finishing;
 import dev.tandem.protocol.ComputeParameters;
 import dev.tandem.protocol.ComputeResponse;
 import dev.tandem.protocol.ComputeResponse.Frontiers;
@@ -74,6 +75,8 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
+    /** Peeks of bounded exports that may be answered before the output is complete, by export id. */
+    private final Map<String, Peek> earlyPeeks = new ConcurrentHashMap<>();
     /** Maintained dataflows that failed, by id, until the controller drops their exports. */
     private final Map<String, FailedDataflow> failed = new ConcurrentHashMap<>();
 
@@ -236,6 +239,7 @@ public final class ComputeRuntime implements ComputeInstance {
             case ComputeCommand.Hello h -> {
                 peeks.values().forEach(p -> p.subscription().dispose());
                 peeks.clear();
+                earlyPeeks.clear();
             }
             case ComputeCommand.CreateInstance c -> {
                 parameters = c.parameters().over(parameters);
@@ -323,6 +327,10 @@ public final class ComputeRuntime implements ComputeInstance {
         liveExports.put(df, exports);
         for (String e : exports) {
             byExport.put(e, df);
+            Peek early = earlyPeeks.get(e);
+            if (early != null) {
+                offerEarly(df, early);
+            }
         }
     }
 
@@ -353,6 +361,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private void allowCompaction(String id, Frontier frontier) {
         if (frontier.isEmpty()) {
             boundedExports.remove(id);
+            earlyPeeks.remove(id);
         }
         Dataflow df = byExport.get(id);
         if (df == null) {
@@ -412,6 +421,43 @@ public final class ComputeRuntime implements ComputeInstance {
         subscription.update(result
                 .onErrorResume(e -> Mono.just(new ComputeResponse.Error(e.getMessage() == null ? e.toString() : e.getMessage())))
                 .subscribe(r -> respond(uuid, r)));
+        if (mayAnswerEarly(peek)) {
+            // Whichever comes second, this or the dataflow's creation on the command thread, offers it.
+            earlyPeeks.put(peek.target(), peek);
+            Dataflow df = byExport.get(peek.target());
+            if (df != null) {
+                offerEarly(df, peek);
+            }
+        }
+    }
+
+    /**
+     * Whether {@code peek} could be answered before its target's output is complete: it reads a bounded
+     * dataflow built for it, whole, with a limit (within the result size) and no order, so any rows
+     * certainly in the result will do (whether its plan allows that is the dataflow's to say).
+     */
+    private boolean mayAnswerEarly(Peek peek) {
+        Finishing f = peek.finishing();
+        long maxRows = peek.maxResultRows() != null ? peek.maxResultRows() : parameters.maxResultRows();
+        return boundedExports.contains(peek.target()) && peek.literalKeys() == null && peek.mfp().isIdentity()
+                && f.orderBy().isEmpty() && f.limit() != null && f.limit() > 0 && f.limit() <= maxRows;
+    }
+
+    /**
+     * Asks {@code df} to answer {@code peek} early. The answer's {@code upper} is the read time itself
+     * (the output was not complete past it), which tells the controller it was cut short; the
+     * dataflow has stopped by then, and the controller drops it as for any answer.
+     */
+    private void offerEarly(Dataflow df, Peek peek) {
+        long t = peek.timestamp();
+        df.answerEarly(t, peek.finishing().offset(), peek.finishing().limit(), rows -> {
+            PendingPeek p = peeks.get(peek.uuid());
+            respond(peek.uuid(), new ComputeResponse.Rows(rows, new ComputeResponse.ReadInfo(t, Frontier.at(t), Frontier.at(t), false, role.tag())));
+            if (p != null) {
+                // Stops waiting for the seal that will never come, and releases the peek's hold.
+                p.subscription().dispose();
+            }
+        });
     }
 
     /**

@@ -58,11 +58,12 @@ public final class Introspection {
     /** Sampled from the Kafka sources (see {@link ComputeRuntime#addIntrospectionSource}). */
     public static final Collection SOURCES = new Collection("s8", "tandem_sources",
             "each Kafka source: its topic and envelope, the partitions it reads, the next offset of each (JSON), the end offsets"
-                    + " (JSON), lag (end offsets less next offsets, summed), records ingested, records refused, state and the last problem",
+                    + " (JSON), lag (end offsets less next offsets, summed), records ingested, records refused, state and the last problem,"
+                    + " whether this replica is the one ingesting it, and the records this replica decoded since it started",
             new Schema(List.of(c("name", DatumType.STRING), c("topic", DatumType.STRING), c("envelope", DatumType.STRING),
                     c("partitions", DatumType.INT64), c("offsets", DatumType.STRING), c("end_offsets", DatumType.STRING),
                     c("lag", DatumType.INT64), c("records", DatumType.INT64), c("errors", DatumType.INT64), c("state", DatumType.STRING),
-                    c("detail", DatumType.STRING))));
+                    c("detail", DatumType.STRING), c("ingesting", DatumType.BOOL), c("decoded", DatumType.INT64))));
 
     /** Sampled from the Kafka sources: each source's error collection. */
     public static final Collection SOURCE_ERRORS = new Collection("s9", "tandem_source_errors",

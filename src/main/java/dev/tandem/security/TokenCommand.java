@@ -11,13 +11,14 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * {@code tandem.jar token hash} (reads a secret on standard input, prints its hash) and
- * {@code tandem.jar token new --name NAME --roles reader,writer [--objects a,b]} (prints a fresh secret
- * once and the configuration lines to paste).
+ * {@code tandem.jar token hash} (reads a secret on standard input, prints its hash and, on a second
+ * line, its SCRAM-SHA-256 verifier) and {@code tandem.jar token new --name NAME --roles reader,writer
+ * [--objects a,b]} (prints a fresh secret once and the configuration lines to paste, the verifier among
+ * them).
  */
 public final class TokenCommand {
 
-    static final String USAGE = "usage: token hash   (reads the secret on standard input)\n"
+    static final String USAGE = "usage: token hash   (reads the secret on standard input; prints its hash, then its SCRAM verifier)\n"
             + "       token new --name NAME --roles reader[,writer,admin,replica] [--objects name1,name2] [--index N]";
 
     private TokenCommand() {
@@ -33,6 +34,7 @@ public final class TokenCommand {
                     return 2;
                 }
                 out.println(TokenHash.hash(secret.strip(), random));
+                out.println(ScramVerifier.create(secret.strip(), random).encode());
                 return 0;
             }
             if (args.length >= 1 && args[0].equals("new")) {
@@ -63,9 +65,10 @@ public final class TokenCommand {
                 String p = "tandem.security.tokens[" + index + "].";
                 out.println("# The secret, shown only now; clients send it as 'Authorization: Bearer <secret>':");
                 out.println(secret);
-                out.println("# The configuration: properties to paste (or pass each as --KEY=VALUE); the hash is not secret:");
+                out.println("# The configuration: properties to paste (or pass each as --KEY=VALUE); neither the hash nor the SCRAM verifier reveals the secret:");
                 out.println(p + "name=" + name);
                 out.println(p + "hash=" + TokenHash.hash(secret, random));
+                out.println(p + "scram=" + ScramVerifier.create(secret, random).encode());
                 out.println(p + "roles=" + String.join(",", labels));
                 if (objects != null) {
                     out.println(p + "objects=" + objects);

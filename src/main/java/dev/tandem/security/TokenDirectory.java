@@ -51,6 +51,34 @@ public final class TokenDirectory implements PrincipalLookup {
         return Optional.empty();
     }
 
+    /** The SCRAM verifier of the token named {@code name}, if there is such a token and it has one. */
+    public Optional<ScramVerifier> scramVerifier(String name) {
+        for (ApiToken t : tokens) {
+            if (t.name().equals(name)) {
+                return Optional.ofNullable(t.scram());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether any token has a SCRAM verifier. */
+    public boolean anyScram() {
+        return tokens.stream().anyMatch(t -> t.scram() != null);
+    }
+
+    /**
+     * The principal named {@code name} if its token's verifier is still {@code proven} (a client proved
+     * it knows the secret behind it): a token removed or re-keyed during the exchange is refused.
+     */
+    public Optional<AccessPrincipal> scramPrincipal(String name, ScramVerifier proven) {
+        for (ApiToken t : tokens) {
+            if (t.name().equals(name) && proven.equals(t.scram())) {
+                return Optional.of(principal(t));
+            }
+        }
+        return Optional.empty();
+    }
+
     private static AccessPrincipal principal(ApiToken t) {
         return new AccessPrincipal(t.name(), t.roles(), t.objects(), "token");
     }

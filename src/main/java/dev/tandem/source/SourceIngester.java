@@ -18,6 +18,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -43,6 +44,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Upsert and Debezium keep the table at one row per key: the ingester holds key → row as the table has
  * it (read from the table when it resyncs), so an update retracts exactly the row the table holds and a
  * delete of a key it does not hold does nothing.
+ *
+ * <h2>One ingester among replicas</h2>
+ * Before it reads the topic the ingester must hold the source's {@link SourceLease} (always, in a single
+ * process; among replicas over a shared log, for the one replica Kafka's group membership picks). The
+ * others stand by: they read nothing and show the progress recorded in the catalog, which reaches them
+ * through the log with the rows. When the holder dies another one gets the lease, resyncs from the
+ * recorded progress and goes on; if the old holder was only paused, its next write is refused by the
+ * guard, and it finds out it lost the lease before trying again.
  */
 final class SourceIngester {
 
@@ -52,6 +61,7 @@ final class SourceIngester {
     private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
     private static final long END_OFFSETS_EVERY_NANOS = 1_000_000_000L;
     private static final long PARTITIONS_EVERY_NANOS = 5_000_000_000L;
+    private static final long RECORDED_EVERY_NANOS = 500_000_000L;
     private static final long RETRY_MILLIS = 1000;
     /** Refused records kept per source (the oldest are removed as new ones come). */
     static final int MAX_ERRORS = 1000;
@@ -65,6 +75,7 @@ final class SourceIngester {
     private final String tableId;
     private final TableStorage storage;
     private final RecordDecoder decoder;
+    private final SourceLease lease;
     private final Thread thread;
     private final CountDownLatch stop = new CountDownLatch(1);
     private volatile boolean stopping;
@@ -82,13 +93,18 @@ final class SourceIngester {
     private volatile int partitions;
     private volatile String state = "starting";
     private volatile String detail;
+    private volatile boolean ingesting;
+    private volatile Recorded recorded;
+    /** Records this process decoded (whether or not their batch was then written). */
+    private final AtomicLong decoded = new AtomicLong();
     private final ArrayDeque<SourceError> recentErrors = new ArrayDeque<>();
 
-    SourceIngester(SourceDefinition def, String tableId, TableStorage storage) {
+    SourceIngester(SourceDefinition def, String tableId, TableStorage storage, SourceLease lease) {
         this.def = def;
         this.tableId = tableId;
         this.storage = storage;
         this.decoder = new RecordDecoder(def);
+        this.lease = lease;
         this.thread = new Thread(this::run, "tandem-source-" + def.name());
         this.thread.setDaemon(true);
     }
@@ -97,7 +113,11 @@ final class SourceIngester {
         thread.start();
     }
 
-    /** Stops ingesting and waits until the thread has finished its last write. */
+    /**
+     * Stops ingesting and waits until the thread has finished its last write. The lease stays held (no
+     * other replica starts ingesting) until {@link #release()}, so a drop can remove the source's
+     * progress before anyone else reads it.
+     */
     void stop() {
         stopping = true;
         stop.countDown();
@@ -105,6 +125,7 @@ final class SourceIngester {
         if (c != null) {
             c.wakeup();
         }
+        lease.wakeup();
         boolean interrupted = false;
         while (thread.isAlive()) {
             try {
@@ -119,9 +140,19 @@ final class SourceIngester {
         state = "stopped";
     }
 
+    /** Gives the lease up (after {@link #stop()}): another replica may ingest the source now. */
+    void release() {
+        try {
+            lease.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': leaving its group: " + e);
+        }
+    }
+
     SourceStatus status() {
-        SourceProgress p = progress;
-        Map<Integer, Long> end = endOffsets;
+        boolean ingests = ingesting;
+        SourceProgress p = ingests ? progress : recorded();
+        Map<Integer, Long> end = ingests ? endOffsets : Map.of();
         long lag = -1;
         if (!end.isEmpty()) {
             lag = 0;
@@ -129,13 +160,46 @@ final class SourceIngester {
                 lag += Math.max(0, e.getValue() - p.offsets().getOrDefault(e.getKey(), 0L));
             }
         }
-        return new SourceStatus(def, partitions, p.offsets(), end, lag, p.records(), p.errors(), state, detail);
+        return new SourceStatus(def, partitions, p.offsets(), end, lag, p.records(), p.errors(), state, detail, ingests, decoded.get());
     }
 
+    /**
+     * On a replica standing by, the progress the ingesting one recorded (it arrives with the rows through
+     * the log), read from the catalog at most every {@value #RECORDED_EVERY_NANOS} ns: the meters of a
+     * scrape read it several times, and reading it copies the catalog.
+     */
+    private SourceProgress recorded() {
+        Recorded r = recorded;
+        long now = System.nanoTime();
+        if (r == null || now - r.at() > RECORDED_EVERY_NANOS) {
+            r = new Recorded(SourceProgress.fromJson(storage.catalogEntries().get(progressKey(def.name()))), now);
+            recorded = r;
+        }
+        return r.progress();
+    }
+
+    private record Recorded(SourceProgress progress, long at) {
+    }
+
+    /** The refused records kept for this source (on a replica standing by, as the ingesting one recorded them). */
     List<SourceError> errors() {
+        if (!ingesting) {
+            return storedErrors(storage.catalogEntries());
+        }
         synchronized (recentErrors) {
             return List.copyOf(recentErrors);
         }
+    }
+
+    private List<SourceError> storedErrors(Map<String, String> catalog) {
+        String errorPrefix = ERROR_PREFIX + def.name() + "/";
+        List<SourceError> errors = new ArrayList<>();
+        catalog.forEach((k, v) -> {
+            if (k.startsWith(errorPrefix)) {
+                errors.add(SourceErrors.fromJson(def.name(), v));
+            }
+        });
+        return errors;
     }
 
     static String progressKey(String name) {
@@ -150,17 +214,12 @@ final class SourceIngester {
 
     private void run() {
         while (!stopping) {
-            try (KafkaConsumer<byte[], byte[]> c = newConsumer()) {
-                consumer = c;
-                if (stopping) {
-                    return;
+            try {
+                if (!lease.holds(POLL)) {
+                    standBy();
+                    continue;
                 }
-                resync(c);
-                state = "running";
-                detail = null;
-                while (!stopping) {
-                    step(c);
-                }
+                ingest();
             } catch (WakeupException e) {
                 // stopping
             } catch (RuntimeException e) {
@@ -175,9 +234,39 @@ final class SourceIngester {
                 } catch (InterruptedException ie) {
                     return;
                 }
-            } finally {
-                consumer = null;
             }
+        }
+    }
+
+    private void standBy() {
+        if (ingesting) {
+            LOG.log(System.Logger.Level.INFO, "source '" + def.name() + "': another replica ingests it now");
+        }
+        ingesting = false;
+        state = "standby";
+        detail = "another replica ingests this source, or will once " + lease.describe() + " assigns it";
+        endOffsets = Map.of();
+    }
+
+    /** Ingests while this replica holds the lease. */
+    private void ingest() {
+        if (!ingesting && lease != SourceLease.ALWAYS) {
+            LOG.log(System.Logger.Level.INFO, "source '" + def.name() + "': this replica ingests it now");
+        }
+        ingesting = true;
+        try (KafkaConsumer<byte[], byte[]> c = newConsumer()) {
+            consumer = c;
+            if (stopping) {
+                return;
+            }
+            resync(c);
+            state = "running";
+            detail = null;
+            while (!stopping && lease.holds(Duration.ZERO)) {
+                step(c);
+            }
+        } finally {
+            consumer = null;
         }
     }
 
@@ -198,15 +287,12 @@ final class SourceIngester {
     /** Reloads the recorded progress, the refused records and the table's rows, and seeks every partition to its recorded offset. */
     private void resync(KafkaConsumer<byte[], byte[]> c) {
         Map<String, String> catalog = storage.catalogEntries();
+        if (!catalog.containsKey(DEFINITION_PREFIX + def.name())) {
+            throw new IllegalStateException("the source was dropped through another replica; restart this replica to forget it");
+        }
         guard = catalog.get(progressKey(def.name()));
         SourceProgress p = SourceProgress.fromJson(guard);
-        String errorPrefix = ERROR_PREFIX + def.name() + "/";
-        List<SourceError> errors = new ArrayList<>();
-        catalog.forEach((k, v) -> {
-            if (k.startsWith(errorPrefix)) {
-                errors.add(SourceErrors.fromJson(def.name(), v));
-            }
-        });
+        List<SourceError> errors = storedErrors(catalog);
         synchronized (recentErrors) {
             recentErrors.clear();
             recentErrors.addAll(errors);
@@ -311,6 +397,7 @@ final class SourceIngester {
         for (ConsumerRecord<byte[], byte[]> r : records) {
             offsets.put(r.partition(), r.offset() + 1);
             RecordDecoder.Change change;
+            decoded.incrementAndGet();
             try {
                 change = decoder.decode(r.key(), r.value());
             } catch (RuntimeException e) {

@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * The Kafka sources: tables fed by external topics. A source is a catalog table (readable, indexable,
  * usable in views like any table) that users may not write or drop, plus its definition in the storage
  * catalog ({@code source/<name>}); its ingestion ({@link SourceIngester}) records its progress with the
- * rows it writes. On start every stored source resumes from its recorded offsets.
+ * rows it writes. On start every stored source resumes from its recorded offsets. Among replicas over a
+ * shared log, each source is ingested by one replica at a time ({@link SourceCoordination}); the others
+ * stand by and serve its table from the log.
  *
  * <p>Changes are serialized and block on durable storage; call them off event-loop threads.
  */
@@ -26,6 +28,7 @@ public final class SourceManager implements AutoCloseable {
     private final TableStorage storage;
     private final String defaultBootstrapServers;
     private final SourceListener listener;
+    private final SourceCoordination coordination;
     private final Map<String, Running> sources = new ConcurrentSkipListMap<>();
 
     /** A source known here: its ingester, or why it cannot run (its table is missing). */
@@ -36,8 +39,11 @@ public final class SourceManager implements AutoCloseable {
      * Resumes every source stored in the catalog.
      *
      * @param defaultBootstrapServers the Kafka cluster of a source that names none
+     * @param coordination how replicas over a shared log pick each source's ingester; null for a single process
      */
-    public SourceManager(Controller controller, TableStorage storage, String defaultBootstrapServers, SourceListener listener) {
+    public SourceManager(Controller controller, TableStorage storage, String defaultBootstrapServers, SourceListener listener,
+            SourceCoordination coordination) {
+        this.coordination = coordination;
         this.controller = controller;
         this.storage = storage;
         this.defaultBootstrapServers = defaultBootstrapServers;
@@ -62,7 +68,8 @@ public final class SourceManager implements AutoCloseable {
 
     private void start(SourceDefinition def, String tableId) {
         controller.feedTable(def.name(), fedReason(def));
-        SourceIngester ingester = new SourceIngester(def, tableId, storage);
+        SourceLease lease = coordination == null ? SourceLease.ALWAYS : SourceLease.kafka(coordination, def.name());
+        SourceIngester ingester = new SourceIngester(def, tableId, storage, lease);
         sources.put(def.name(), new Running(def, tableId, ingester, null));
         ingester.start();
         listener.started(def.name());
@@ -137,9 +144,14 @@ public final class SourceManager implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             if (r.ingester() != null) {
+                r.ingester().release();
                 start(r.def(), r.tableId());
             }
             throw e;
+        }
+        if (r.ingester() != null) {
+            // Only now, with the source's progress removed, may another replica's ingester get the lease.
+            r.ingester().release();
         }
         sources.remove(name);
         controller.feedTable(name, null);
@@ -168,7 +180,7 @@ public final class SourceManager implements AutoCloseable {
             return null;
         }
         if (r.ingester() == null) {
-            return new SourceStatus(r.def(), 0, Map.of(), Map.of(), -1, 0, 0, "failed", r.failure());
+            return new SourceStatus(r.def(), 0, Map.of(), Map.of(), -1, 0, 0, "failed", r.failure(), false, 0);
         }
         return r.ingester().status();
     }
@@ -198,6 +210,7 @@ public final class SourceManager implements AutoCloseable {
         for (Running r : sources.values()) {
             if (r.ingester() != null) {
                 r.ingester().stop();
+                r.ingester().release();
             }
         }
     }

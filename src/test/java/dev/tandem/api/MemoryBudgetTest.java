@@ -56,8 +56,8 @@ class MemoryBudgetTest {
             }, "point-reader");
             reader.start();
             try {
-                // As a peek: stopped at the budget, answered with a problem naming it.
-                TandemServer.Response heavy = s.post("/v1/peek", "{\"from\":\"everything\",\"limit\":10,\"timeout_ms\":60000}");
+                // As a peek that needs every row (an order): stopped at the budget, answered with a problem naming it.
+                TandemServer.Response heavy = s.post("/v1/peek", "{\"from\":\"everything\",\"order_by\":[{\"col\":\"ax\"}],\"limit\":10,\"timeout_ms\":60000}");
                 assertThat(heavy.status()).isBetween(400, 499);
                 assertThat(heavy.isProblem()).isTrue();
                 assertThat(heavy.json().get("detail").asString()).contains("memory budget of 32.0 MB");

@@ -183,12 +183,19 @@ class SourceApiTest {
                 assertThat(sources).hasSize(3);
                 for (JsonNode r : sources) {
                     assertThat(r.get(6).asLong()).as("lag of %s", r.get(0)).isZero();
+                    assertThat(r.get(11).asBoolean()).as("a single process ingests %s", r.get(0)).isTrue();
                 }
             });
+            JsonNode app = status(s, "app");
+            assertThat(app.get("ingesting").asBoolean()).isTrue();
+            // At least once each (a batch whose write failed is decoded again after the retry).
+            assertThat(app.get("decoded").asLong()).as("every record of app-t decoded here, the bad ones included").isGreaterThanOrEqualTo(33);
             String metrics = s.get("/actuator/prometheus").text();
             assertThat(metrics).contains("tandem_source_lag{application=\"tandem\",source=\"app\"} 0.0",
                     "tandem_source_errors_total{application=\"tandem\",source=\"app\"} 2.0",
-                    "tandem_source_records_total{application=\"tandem\",source=\"app\"} 31.0");
+                    "tandem_source_records_total{application=\"tandem\",source=\"app\"} 31.0",
+                    "tandem_source_ingesting{application=\"tandem\",source=\"app\"} 1.0",
+                    "tandem_source_decoded_total{application=\"tandem\",source=\"app\"} ");
         }
     }
 
