@@ -23,6 +23,9 @@ import tools.jackson.databind.node.ObjectNode;
  * index) next to the same lookups over REST ({@code GET /v1/indexes/points_by_id/rows?key=K}),
  * measured in one run against the same child server, in both arms (two-runtime and SOLO).
  *
+ * <p>Then both loops run again while hydration churn keeps maintenance
+ * busy ({@link #underChurn}), for the read-isolation property of SQL reads.
+ *
  * <p>JDBC is blocking: each of the {@code connections} loops holds its own connection and prepared
  * statement and runs on a bounded-elastic thread, so the SQL figures include a thread hand-off the
  * REST client does not pay.
@@ -46,7 +49,7 @@ final class SqlPointLookupScenario {
         try {
             for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
                 ObjectNode json = report.arm(arm);
-                try (BenchArm a = BenchArm.start(arm, o, rows); JdbcPool pool = new JdbcPool(a.server.pgwirePort(), o.connections())) {
+                try (BenchArm a = BenchArm.start(arm, o, rows + churnRows(rows)); JdbcPool pool = new JdbcPool(a.server.pgwirePort(), o.connections())) {
                     json.put("load_seconds", LatencySummary.round(a.loadData(0, rows)));
                     a.recordAtRest(json, rows);
                     Supplier<Mono<Integer>> rest = BenchWorkload.pointLookup(a.closed, rows);
@@ -66,6 +69,9 @@ final class SqlPointLookupScenario {
                     report.row(arm + " REST", restReads);
                     BenchMain.log("[%s] SQL p50 %.3f ms, REST p50 %.3f ms", arm, IsolationScenario.value(json, "p50_ms"),
                             IsolationScenario.value((ObjectNode) json.get("rest"), "p50_ms"));
+                    if (o.churnLoops() > 0) {
+                        underChurn(o, a, json, arm, rest, sql, duration, report);
+                    }
                 }
             }
         } finally {
@@ -79,7 +85,45 @@ final class SqlPointLookupScenario {
                 IsolationScenario.value((ObjectNode) solo.get("rest"), "p50_ms"));
         report.ratio("solo_over_two_runtime_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));
         report.ratio("solo_over_two_runtime_p99", IsolationScenario.value(solo, "p99_ms"), IsolationScenario.value(two, "p99_ms"));
+        if (two.get("churn") != null && solo.get("churn") != null) {
+            ObjectNode twoChurn = (ObjectNode) two.get("churn");
+            ObjectNode soloChurn = (ObjectNode) solo.get("churn");
+            report.ratio("under_churn_sql_solo_over_two_runtime_p50", IsolationScenario.value(soloChurn, "p50_ms"),
+                    IsolationScenario.value(twoChurn, "p50_ms"));
+            report.ratio("under_churn_sql_solo_over_two_runtime_p99", IsolationScenario.value(soloChurn, "p99_ms"),
+                    IsolationScenario.value(twoChurn, "p99_ms"));
+        }
         return report;
+    }
+
+    /** Rows of {@code big} loaded for the hydration churn of the second phase: ten times the point rows (1 M by default). */
+    static long churnRows(long pointRows) {
+        return 10 * pointRows;
+    }
+
+    /**
+     * The second phase: the same closed loops while {@link HydrationChurn} keeps maintenance saturated
+     * (over {@link #churnRows} rows of {@code big}), so the read-isolation property can be read for
+     * SQL reads too: each arm's {@code churn} object holds the SQL figures, {@code churn.rest} REST's.
+     */
+    private static void underChurn(BenchOptions o, BenchArm a, ObjectNode json, String arm, Supplier<Mono<Integer>> rest,
+            Supplier<Mono<Integer>> sql, Duration duration, BenchReport report) {
+        BenchWorkload.createBigTable(a.admin);
+        BenchWorkload.loadBig(a.admin, churnRows(o.rowsOr(100_000)));
+        BenchWorkload.createChurnViews(a.admin);
+        ObjectNode churned = json.putObject("churn");
+        try (HydrationChurn churn = new HydrationChurn(a.server.port(), o.churnLoops())) {
+            churn.awaitStarted();
+            BenchMain.log("[%s] churn under way; closed loops of SQL then REST for %s each", arm, duration);
+            LatencySummary sqlReads = LoadGenerator.closedLoop(sql, o.connections(), duration);
+            LatencySummary restReads = LoadGenerator.closedLoop(rest, o.connections(), duration);
+            sqlReads.writeTo(churned);
+            restReads.writeTo(churned.putObject("rest"));
+            churned.put("churn_indexes_created", churn.created());
+            churned.put("churn_indexes_hydrated", churn.hydrated());
+            report.row(arm + " SQL (JDBC), under churn", sqlReads);
+            report.row(arm + " REST, under churn", restReads);
+        }
     }
 
     /** JDBC connections, each with the lookup prepared; a lookup takes one, runs, and gives it back. */

@@ -79,6 +79,8 @@ class BenchSmokeTest {
                     case "sql-point-lookup" -> {
                         assertThat(json.path("ratios").has("two_runtime_sql_over_rest_p50")).isTrue();
                         assertThat(json.path("arms").path("two_runtime").path("rest").has("rate")).isTrue();
+                        assertThat(json.path("arms").path("solo").path("churn").path("rest").has("rate")).isTrue();
+                        assertThat(json.path("ratios").has("under_churn_sql_solo_over_two_runtime_p99")).isTrue();
                     }
                     case "maintenance-throughput" -> {
                         assertThat(json.path("ratios").has("two_runtime_maintenance_loss_pct")).isTrue();
