@@ -919,16 +919,11 @@ public final class Controller implements AutoCloseable {
     private ChangeStreamStart startTransientStream(Plan byName, List<String> names, String label, ReadRequest req) {
         Expansion x = new Expansion(true);
         Plan plan = x.expand(byName, "plan");
-        List<DatumType> types = typeById(plan, x, "plan");
-        List<Column> cols = new ArrayList<>();
-        for (int i = 0; i < types.size(); i++) {
-            cols.add(new Column(i < names.size() ? names.get(i) : "c" + i, types.get(i), true));
-        }
-        Schema schema = dedupe(cols);
+        Schema schema = resultSchema(plan, x, names);
         Shaping shape = shaping(new ReadRequest(req.from(), req.plan(), null, req.filter(), req.project(), null, null, null, null,
                 req.asOf(), null), schema);
         Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());
-        List<DatumType> outTypes = shape.mfp().isIdentity() ? types : shape.mfp().outputTypes(types, "");
+        List<DatumType> outTypes = shape.mfp().isIdentity() ? schema.types() : shape.mfp().outputTypes(schema.types(), "");
         List<Column> outCols = new ArrayList<>();
         List<Integer> key = new ArrayList<>();
         for (int i = 0; i < outTypes.size(); i++) {
@@ -1102,15 +1097,20 @@ public final class Controller implements AutoCloseable {
         return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
     }
 
-    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout) {
-        Expansion x = new Expansion(true);
-        Plan plan = x.expand(byName, "plan");
+    /** The schema of an expanded plan's result: its types, named by {@code names} ({@code c<i>} past their end), deduplicated. */
+    private Schema resultSchema(Plan plan, Expansion x, List<String> names) {
         List<DatumType> types = typeById(plan, x, "plan");
         List<Column> cols = new ArrayList<>();
         for (int i = 0; i < types.size(); i++) {
             cols.add(new Column(i < names.size() ? names.get(i) : "c" + i, types.get(i), true));
         }
-        Schema schema = dedupe(cols);
+        return dedupe(cols);
+    }
+
+    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout) {
+        Expansion x = new Expansion(true);
+        Plan plan = x.expand(byName, "plan");
+        Schema schema = resultSchema(plan, x, names);
         Shaping shape = shaping(req, schema);
         if (req.key() != null && !req.key().isNull()) {
             throw ControllerException.invalid("key: a key lookup needs 'from' naming an indexed collection");

@@ -244,7 +244,8 @@ class PgWireAuthFuzzTest {
         return new Reply(bytes, errors, null, authenticated);
     }
 
-    private static String field(byte[] body, char code) {
+    /** The field {@code code} of an ErrorResponse body, or null. */
+    static String field(byte[] body, char code) {
         int i = 0;
         while (i < body.length && body[i] != 0) {
             char c = (char) body[i++];

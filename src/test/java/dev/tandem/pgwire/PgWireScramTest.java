@@ -275,7 +275,7 @@ class PgWireScramTest {
                     if (answer.type == 'R' && answer.int32() == 11) {
                         got = "R11 ";
                     } else if (answer.type == 'E') {
-                        got = "E:" + field(answer.body, 'C') + ": " + c.readUntilEnd();
+                        got = "E:" + PgWireAuthFuzzTest.field(answer.body, 'C') + ": " + c.readUntilEnd();
                     } else {
                         got = answer.type + " " + c.readUntilEnd();
                     }
@@ -472,8 +472,8 @@ class PgWireScramTest {
                 }
                 switch (m.type) {
                     case 'R' -> s.append(m.int32() == 0 ? "auth-ok " : "R" + m.int32() + " ");
-                    case 'E' -> s.append("E:").append(field(m.body, 'C')).append(':').append(field(m.body, 'M')).append(':')
-                            .append(field(m.body, 'S')).append(' ');
+                    case 'E' -> s.append("E:").append(PgWireAuthFuzzTest.field(m.body, 'C')).append(':').append(PgWireAuthFuzzTest.field(m.body, 'M')).append(':')
+                            .append(PgWireAuthFuzzTest.field(m.body, 'S')).append(' ');
                     case 'Z' -> {
                         return s.append("Z").toString();
                     }
@@ -492,22 +492,6 @@ class PgWireScramTest {
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(key, "HmacSHA256"));
         return mac.doFinal(data);
-    }
-
-    private static String field(byte[] body, char code) {
-        int i = 0;
-        while (i < body.length && body[i] != 0) {
-            char c = (char) body[i++];
-            int end = i;
-            while (end < body.length && body[end] != 0) {
-                end++;
-            }
-            if (c == code) {
-                return new String(body, i, end - i, StandardCharsets.UTF_8);
-            }
-            i = end + 1;
-        }
-        return null;
     }
 
     static InetAddress nonLoopbackAddress() throws Exception {
