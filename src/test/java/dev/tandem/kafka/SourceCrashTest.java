@@ -76,6 +76,13 @@ class SourceCrashTest {
                 }
                 if (sent % 500 == 499 && killedAt < 0) {
                     producer.flush();
+                    if (sent + 1 >= RECORDS / 2) {
+                        // A slow machine may not have started ingesting yet: hold the producer (bounded)
+                        // until it has, so the kill still lands mid-ingestion with half the records to come.
+                        ReplicaProcess running = server;
+                        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20))
+                                .until(() -> records(running, "ev") >= 2000);
+                    }
                     long ingested = records(server, "ev");
                     if (ingested >= 2000) {
                         server.kill();
