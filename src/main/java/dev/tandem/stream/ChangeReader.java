@@ -3,9 +3,6 @@ package dev.tandem.stream;
 import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.row.Row;
 import dev.tandem.sharing.SharedArrangement;
-import dev.tandem.time.Frontier;
-import dev.tandem.trace.Batch;
-import dev.tandem.trace.Cursor;
 import dev.tandem.trace.TraceSnapshot;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +31,8 @@ final class ChangeReader {
     }
 
     /** The snapshot at {@code t}: rows of positive multiplicity, or for upsert each key's value. */
-    List<ChangeMessage.Change> snapshot(SharedArrangement.Snapshot snap, long t) {
+    List<ChangeMessage.Change> snapshot(SnapshotReads reads, long t) {
+        SharedArrangement.Snapshot snap = reads.snapshot();
         checkErrors(snap, t);
         if (envelope == Envelope.UPSERT) {
             TreeSet<Row> present = new TreeSet<>();
@@ -69,10 +67,11 @@ final class ChangeReader {
      * Hands {@code out} the changes at each time in {@code (after, before)}, in time order (times with
      * no visible change are skipped); a failure at one time comes after the times before it.
      */
-    void changes(SharedArrangement.Snapshot snap, long after, long before, TimeChanges out) {
+    void changes(SnapshotReads reads, long after, long before, TimeChanges out) {
+        SharedArrangement.Snapshot snap = reads.snapshot();
         if (envelope == Envelope.UPSERT) {
             TreeMap<Long, TreeSet<Row>> changedKeys = new TreeMap<>();
-            visitUpdates(snap, after, before, (key, val, time, diff) -> changedKeys.computeIfAbsent(time, x -> new TreeSet<>()).add(key));
+            visitUpdates(reads, after, before, (key, val, time, diff) -> changedKeys.computeIfAbsent(time, x -> new TreeSet<>()).add(key));
             for (Map.Entry<Long, TreeSet<Row>> e : changedKeys.entrySet()) {
                 long t = e.getKey();
                 checkErrors(snap, t);
@@ -91,7 +90,7 @@ final class ChangeReader {
             return;
         }
         TreeMap<Long, TreeMap<Row, Long>> byTime = new TreeMap<>();
-        visitUpdates(snap, after, before, (key, val, time, diff) -> {
+        visitUpdates(reads, after, before, (key, val, time, diff) -> {
             Row shaped = shape(val);
             if (shaped != null) {
                 byTime.computeIfAbsent(time, x -> new TreeMap<>()).merge(shaped, diff, Long::sum);
@@ -168,45 +167,19 @@ final class ChangeReader {
         }
     }
 
-    /** Every update of the watched keys at a time in {@code (after, before)}, reading only batches that may hold one. */
-    private void visitUpdates(SharedArrangement.Snapshot snap, long after, long before, KeyValTimeDiff out) {
-        Frontier from = Frontier.at(after + 1);
+    /** Every update of the watched keys at a time in {@code (after, before)}, read once for all streams of the snapshot. */
+    private void visitUpdates(SnapshotReads reads, long after, long before, KeyValTimeDiff out) {
         if (keys != null) {
             for (Row key : keys) {
-                Cursor c = recent(shardOf(snap, key), from).cursor();
-                c.seekKey(key);
-                if (c.keyValid() && c.key().equals(key)) {
-                    emitUpdates(c, key, after, before, out);
+                for (SnapshotReads.Update u : reads.updates(key, after, before)) {
+                    out.accept(key, u.val(), u.time(), u.diff());
                 }
             }
             return;
         }
-        for (TraceSnapshot shard : snap.oks()) {
-            Cursor c = recent(shard, from).cursor();
-            while (c.keyValid()) {
-                emitUpdates(c, c.key(), after, before, out);
-                c.stepKey();
-            }
+        for (SnapshotReads.Update u : reads.updates(after, before)) {
+            out.accept(u.key(), u.val(), u.time(), u.diff());
         }
-    }
-
-    private static void emitUpdates(Cursor c, Row key, long after, long before, KeyValTimeDiff out) {
-        c.forEachUpdate((val, time, diff) -> {
-            if (time > after && time < before) {
-                out.accept(key, val, time, diff);
-            }
-        });
-    }
-
-    /** The batches of {@code shard} that may hold an update at or after {@code from} (a batch holds times below its upper). */
-    private static TraceSnapshot recent(TraceSnapshot shard, Frontier from) {
-        List<Batch> batches = new ArrayList<>();
-        for (Batch b : shard.batches()) {
-            if (b.upper().compareTo(from) > 0) {
-                batches.add(b);
-            }
-        }
-        return new TraceSnapshot(batches, shard.upper(), shard.since());
     }
 
     /** Ends the stream if the collection holds an error at {@code t}, as a read at {@code t} would answer it. */

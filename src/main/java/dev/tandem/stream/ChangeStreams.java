@@ -2,6 +2,7 @@ package dev.tandem.stream;
 
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +23,7 @@ public final class ChangeStreams implements AutoCloseable {
     private final Scheduler scheduler;
     private final ChangeStreamLimits limits;
     private final Map<Long, StreamSubscription> active = new ConcurrentHashMap<>();
+    private final Map<String, IndexFeed> feeds = new HashMap<>();
     private final AtomicInteger slots = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong messagesSent = new AtomicLong();
@@ -79,6 +81,43 @@ public final class ChangeStreams implements AutoCloseable {
 
     Scheduler scheduler() {
         return scheduler;
+    }
+
+    /** Adds {@code s} to its index's feed, following the index's publications if nobody did yet. */
+    void join(StreamSubscription s) {
+        synchronized (feeds) {
+            feeds.computeIfAbsent(s.indexId(), id -> new IndexFeed(id, registry, scheduler, e -> failFeed(id, e))).join(s);
+        }
+    }
+
+    /** Takes {@code s} out of its index's feed; the feed stops following the index with its last member. */
+    void leave(StreamSubscription s) {
+        synchronized (feeds) {
+            IndexFeed f = feeds.get(s.indexId());
+            if (f != null && f.leave(s)) {
+                feeds.remove(s.indexId());
+                f.close();
+            }
+        }
+    }
+
+    private void failFeed(String indexId, Throwable e) {
+        IndexFeed f;
+        synchronized (feeds) {
+            f = feeds.get(indexId);
+        }
+        if (f != null) {
+            for (StreamSubscription s : List.copyOf(f.members())) {
+                s.feedFailed(e);
+            }
+        }
+    }
+
+    /** Indexes whose publications are followed for change streams now (one feed per index, however many streams). */
+    public int feedCount() {
+        synchronized (feeds) {
+            return feeds.size();
+        }
     }
 
     void ended(StreamSubscription s, ChangeStreamException why) {

@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 
@@ -48,7 +47,6 @@ final class StreamSubscription implements ChangeSubscription {
     private volatile ChangeStreamException terminal;
     private volatile boolean immediate;
     private volatile FluxSink<ChangeMessage> sink;
-    private volatile Disposable publications;
     private volatile ReadHold hold;
     /** The last timestamp the consumer has seen completely, or null before anything. */
     private volatile Long delivered;
@@ -90,16 +88,15 @@ final class StreamSubscription implements ChangeSubscription {
             sink = s;
             s.onRequest(n -> drain());
             s.onDispose(() -> end(null));
-            publications = server.registry().publications(request.start().indexId())
-                    .onBackpressureLatest()
-                    .publishOn(server.scheduler(), 1)
-                    .subscribe(this::onPublication, e -> fail(new ChangeStreamException(ChangeStreamException.Kind.FAILED,
-                            "the stream failed: " + e, delivered)));
+            server.join(this);
         }, FluxSink.OverflowStrategy.BUFFER);
     }
 
-    /** Turns one publication into messages (on an interactive thread, one publication at a time). */
-    private void onPublication(Publication p) {
+    /**
+     * Turns one publication into messages (on an interactive thread, one publication at a time, by the
+     * index's {@link IndexFeed}); {@code reads} is the snapshot shared with the index's other streams.
+     */
+    void onPublication(Publication p, SnapshotReads reads) {
         if (ended.get() || terminal != null) {
             return;
         }
@@ -130,7 +127,7 @@ final class StreamSubscription implements ChangeSubscription {
                 reader = new ChangeReader(arr, request.start().keys(), mfp, request.envelope());
                 readerOf = arr;
             }
-            SharedArrangement.Snapshot snap = arr.snapshot();
+            SharedArrangement.Snapshot snap = reads.snapshot();
             Frontier upper = snap.upper();
             if (upper.isEmpty()) {
                 return;
@@ -145,7 +142,7 @@ final class StreamSubscription implements ChangeSubscription {
                 produced = asOf;
                 lastProgress = asOf;
                 if (request.snapshot()) {
-                    offer(new ChangeMessage.Updates(asOf, reader.snapshot(snap, asOf)));
+                    offer(new ChangeMessage.Updates(asOf, reader.snapshot(reads, asOf)));
                 }
             }
             if (u <= lastProgress) {
@@ -155,7 +152,7 @@ final class StreamSubscription implements ChangeSubscription {
                 throw new IllegalStateException("index " + arr.id() + " compacted to " + snap.since() + " past the stream's position " + produced);
             }
             long before = queued;
-            reader.changes(snap, produced, u, (t, changes) -> offer(new ChangeMessage.Updates(t, changes)));
+            reader.changes(reads, produced, u, (t, changes) -> offer(new ChangeMessage.Updates(t, changes)));
             produced = u - 1;
             if (queued != before || lastProgress == asOf || u - lastProgress >= server.limits().progressIntervalMillis()) {
                 lastProgress = u;
@@ -209,10 +206,16 @@ final class StreamSubscription implements ChangeSubscription {
     }
 
     private void stopProducing() {
-        Disposable d = publications;
-        if (d != null) {
-            d.dispose();
-        }
+        server.leave(this);
+    }
+
+    /** Ends the stream at once: its index's feed failed. */
+    void feedFailed(Throwable e) {
+        fail(new ChangeStreamException(ChangeStreamException.Kind.FAILED, "the stream failed: " + e, delivered));
+    }
+
+    String indexId() {
+        return request.start().indexId();
     }
 
     /** Hands queued messages to the consumer as it asks for them; one drainer at a time. */

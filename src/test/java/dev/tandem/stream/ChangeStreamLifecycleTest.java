@@ -132,6 +132,7 @@ class ChangeStreamLifecycleTest {
             consumer.dispose();
             await().atMost(Duration.ofSeconds(10)).until(() -> s.streams.activeCount() == 0);
             assertThat(shard.holds()).noneMatch(h -> h.holder().startsWith("subscription"));
+            assertThat(s.streams.feedCount()).as("the last stream's end stops following the index").isZero();
         }
     }
 
@@ -161,6 +162,7 @@ class ChangeStreamLifecycleTest {
             s.tableWithIndex("t");
             Disposable a = s.subscribe("t_k", null, null, null, null, true, Envelope.DIFFS).messages().subscribe();
             s.subscribe("t_k", null, null, null, null, true, Envelope.DIFFS).messages().subscribe();
+            assertThat(s.streams.feedCount()).as("streams of one index follow its publications once").isEqualTo(1);
             assertThatThrownBy(() -> s.subscribe("t_k", null, null, null, null, true, Envelope.DIFFS))
                     .isInstanceOfSatisfying(ChangeStreamException.class, e -> assertThat(e.kind()).isEqualTo(ChangeStreamException.Kind.LIMIT));
             a.dispose();
