@@ -102,11 +102,10 @@ final class SessionSocketHandler implements WebSocketHandler {
                     int size = message.getPayload().readableByteCount();
                     if (size > maxMessageBytes) {
                         return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
-                                + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))));
+                                + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))).toString());
                     }
                     return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who, address);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
-                .map(JsonNode::toString)
                 .takeUntilOther(session.closeStatus());
         return session.send(out.map(session::textMessage))
                 .doFinally(s -> {
@@ -115,7 +114,8 @@ final class SessionSocketHandler implements WebSocketHandler {
                 });
     }
 
-    private Flux<ObjectNode> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
+    /** Serves one message: its replies, already serialized (a change stream's bytes are counted as sent). */
+    private Flux<String> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
             AtomicInteger peeks, AccessPrincipal caller, String who, String address) {
         JsonNode id = null;
         try {
@@ -130,7 +130,10 @@ final class SessionSocketHandler implements WebSocketHandler {
             }
             JsonNode correlation = id;
             authorize(caller, op.stringValue());
-            return switch (op.stringValue()) {
+            if (op.stringValue().equals("subscribe_rows")) {
+                return subscribeRows(JsonBody.of(message, "message", SUBSCRIBE_ROWS), correlation, rowStreams, caller, who);
+            }
+            Flux<ObjectNode> replies = switch (op.stringValue()) {
                 case "peek" -> {
                     JsonBody m = JsonBody.of(message, "message", PEEK);
                     JsonNode request = m.raw("request");
@@ -196,7 +199,6 @@ final class SessionSocketHandler implements WebSocketHandler {
                     n.put("index", index);
                     yield Flux.just(n);
                 }
-                case "subscribe_rows" -> subscribeRows(JsonBody.of(message, "message", SUBSCRIBE_ROWS), correlation, rowStreams, caller, who);
                 case "cancel_rows" -> {
                     JsonBody.of(message, "message", CANCEL_ROWS);
                     Sinks.Empty<Void> s = correlation == null ? null : rowStreams.remove(correlation);
@@ -209,8 +211,9 @@ final class SessionSocketHandler implements WebSocketHandler {
                 default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
                         + "'; expected peek, sql, subscribe, unsubscribe, subscribe_rows or cancel_rows");
             };
+            return replies.map(JsonNode::toString);
         } catch (RuntimeException e) {
-            return Flux.just(error(id, Problem.of(e)));
+            return Flux.just(error(id, Problem.of(e)).toString());
         }
     }
 
@@ -269,7 +272,7 @@ final class SessionSocketHandler implements WebSocketHandler {
      * Opens a change stream of {@code from} with the client's {@code id}: the acknowledgement (its start
      * time and columns), then its messages, until it ends (with why) or the client cancels it.
      */
-    private Flux<ObjectNode> subscribeRows(JsonBody m, JsonNode id, Map<JsonNode, Sinks.Empty<Void>> rowStreams, AccessPrincipal caller,
+    private Flux<String> subscribeRows(JsonBody m, JsonNode id, Map<JsonNode, Sinks.Empty<Void>> rowStreams, AccessPrincipal caller,
             String who) {
         if (id == null || !(id.isString() || id.isIntegralNumber())) {
             throw ApiException.badRequest("message: subscribe_rows needs an 'id' (a string or an integer) to name the subscription");
@@ -316,19 +319,19 @@ final class SessionSocketHandler implements WebSocketHandler {
         ack.put("as_of", start.asOf());
         ArrayNode cols = ack.putArray("columns");
         start.columns().forEach(cols::add);
-        Flux<ObjectNode> changes = sub.messages()
+        Flux<String> changes = sub.messages()
                 .map(msg -> {
-                    ObjectNode n = ChangeJson.message(reply(msg instanceof ChangeMessage.Progress ? "progress" : "changes", id), msg);
-                    sub.sent(ChangeJson.utf8Length(n.toString()));
-                    return n;
+                    String text = ChangeJson.message(reply(msg instanceof ChangeMessage.Progress ? "progress" : "changes", id), msg).toString();
+                    sub.sent(ChangeJson.utf8Length(text));
+                    return text;
                 })
                 .takeUntilOther(stop.asMono())
-                .onErrorResume(x -> Mono.just(ChangeJson.end(reply("subscription_ended", id), x)))
+                .onErrorResume(x -> Mono.just(ChangeJson.end(reply("subscription_ended", id), x).toString()))
                 .doFinally(sig -> {
                     rowStreams.remove(id, stop);
                     permit.close();
                 });
-        return Flux.concat(Mono.just(ack), changes);
+        return Flux.concat(Mono.just(ack.toString()), changes);
     }
 
     private static ObjectNode reply(String op, JsonNode id) {
