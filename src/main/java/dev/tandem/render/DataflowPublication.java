@@ -20,9 +20,10 @@ import java.util.Map;
  * {@link DataflowListener} each new frontier), move the publisher's hold as the controller allows
  * compaction, and drop them with the dataflow.
  *
- * <p>Threading: {@link #publish}, {@link #allowCompaction} and {@link #drop} run on the runtime's command
- * thread, {@link #seal} at the end of a round (one at a time); the list of published arrangements is
- * guarded by its own monitor, so {@link #published()} may be read from any thread.
+ * <p>Threading: {@link #publish}, {@link #allowCompaction} and {@link #drop} run on the thread that drives
+ * the dataflow (the runtime's command thread), one after another; {@link #seal} runs at the end of a round
+ * (one at a time). The list of published arrangements is guarded by its own monitor, so
+ * {@link #published()} may be read from any thread.
  */
 final class DataflowPublication {
 
