@@ -5,6 +5,7 @@ import dev.tandem.controller.ChangeStreamStart;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
+import dev.tandem.json.StrictJson;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.Role;
@@ -119,7 +120,7 @@ final class SessionSocketHandler implements WebSocketHandler {
             AtomicInteger peeks, AccessPrincipal caller, String who, String address) {
         JsonNode id = null;
         try {
-            JsonNode message = JsonBody.MAPPER.readTree(text);
+            JsonNode message = StrictJson.MAPPER.readTree(text);
             if (message == null || !message.isObject()) {
                 throw ApiException.badRequest("message: expected a JSON object with an 'op', got " + JsonBody.kind(message));
             }

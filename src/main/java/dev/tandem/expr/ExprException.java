@@ -1,5 +1,7 @@
 package dev.tandem.expr;
 
+import dev.tandem.json.StrictJson;
+
 /**
  * A malformed or ill-typed expression: {@link #path()} says where (a JSON path such as
  * {@code filter[0].args[1]}) and {@link #reason()} why; the message is {@code "path: reason"}.
@@ -25,11 +27,11 @@ public class ExprException extends RuntimeException {
 
     /** The path of a member of the value at {@code path}: {@code path.member}, or {@code member} at the root. */
     public static String child(String path, String member) {
-        return path == null || path.isEmpty() ? member : path + "." + member;
+        return StrictJson.child(path, member);
     }
 
     /** The path of element {@code i} of the array at {@code path}: {@code path[i]}. */
     public static String index(String path, int i) {
-        return (path == null ? "" : path) + "[" + i + "]";
+        return StrictJson.index(path, i);
     }
 }

@@ -3,6 +3,7 @@ package dev.tandem.expr;
 import static dev.tandem.expr.ExprException.child;
 import static dev.tandem.expr.ExprException.index;
 
+import dev.tandem.json.StrictJson;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.RowJson;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class ExprJson {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final StrictJson JSON = new StrictJson(ExprException::new);
     private static final Set<String> COL_FIELDS = Set.of("col");
     private static final Set<String> LIT_FIELDS = Set.of("lit", "type");
     private static final Set<String> CALL_FIELDS = Set.of("call", "args", "type");
@@ -40,9 +42,7 @@ public final class ExprJson {
 
     /** Parses an expression found at {@code path}. */
     public static Expr parse(JsonNode node, String path) {
-        if (node == null || !node.isObject()) {
-            throw new ExprException(path, "expected an expression object with \"col\", \"lit\" or \"call\", got " + describe(node));
-        }
+        JSON.object(node, path, "an expression object with \"col\", \"lit\" or \"call\"");
         if (node.has("col")) {
             onlyFields(node, COL_FIELDS, path);
             return new Expr.Col(nonNegativeInt(node.get("col"), child(path, "col")));
@@ -60,9 +60,7 @@ public final class ExprJson {
 
     /** Parses a JSON array of expressions found at {@code path}. */
     public static List<Expr> parseList(JsonNode node, String path) {
-        if (node == null || !node.isArray()) {
-            throw new ExprException(path, "expected an array of expressions, got " + describe(node));
-        }
+        JSON.array(node, path, "an array of expressions");
         List<Expr> out = new ArrayList<>(node.size());
         for (int i = 0; i < node.size(); i++) {
             out.add(parse(node.get(i), index(path, i)));
@@ -131,17 +129,12 @@ public final class ExprJson {
 
     /** Reads a non-negative int found at {@code path}. */
     public static int nonNegativeInt(JsonNode node, String path) {
-        if (node == null || !node.isIntegralNumber() || !node.canConvertToInt() || node.intValue() < 0) {
-            throw new ExprException(path, "expected a non-negative integer, got " + describe(node));
-        }
-        return node.intValue();
+        return JSON.nonNegativeInt(node, path);
     }
 
     /** Reads an array of non-negative ints found at {@code path}. */
     public static List<Integer> intList(JsonNode node, String path) {
-        if (node == null || !node.isArray()) {
-            throw new ExprException(path, "expected an array of column indexes, got " + describe(node));
-        }
+        JSON.array(node, path, "an array of column indexes");
         List<Integer> out = new ArrayList<>(node.size());
         for (int i = 0; i < node.size(); i++) {
             out.add(nonNegativeInt(node.get(i), index(path, i)));
@@ -151,20 +144,12 @@ public final class ExprJson {
 
     /** Throws when {@code node} has a field outside {@code allowed}. */
     public static void onlyFields(JsonNode node, Set<String> allowed, String path) {
-        for (String name : node.propertyNames()) {
-            if (!allowed.contains(name)) {
-                throw new ExprException(path, "unknown field '" + name + "'; expected " + String.join(", ", allowed.stream().sorted().toList()));
-            }
-        }
+        JSON.onlyFields(node, path, allowed);
     }
 
     /** A short description of a JSON value for error messages. */
     public static String describe(JsonNode node) {
-        if (node == null || node.isMissingNode()) {
-            return "nothing";
-        }
-        String text = node.toString();
-        return node.getNodeType().name().toLowerCase() + " " + (text.length() > 40 ? text.substring(0, 40) + "..." : text);
+        return StrictJson.describe(node);
     }
 
     /** Reads the optional {@code map}, {@code filter} and {@code project} fields of {@code node}; other fields are ignored. */
@@ -177,9 +162,7 @@ public final class ExprJson {
 
     /** Parses an MFP object {@code {"map":[...],"filter":[...],"project":[...]}}. */
     public static Mfp parseMfp(JsonNode node, String path) {
-        if (node == null || !node.isObject()) {
-            throw new ExprException(path, "expected an object with \"map\", \"filter\", \"project\", got " + describe(node));
-        }
+        JSON.object(node, path, "an object with \"map\", \"filter\", \"project\"");
         onlyFields(node, Set.of("map", "filter", "project"), path);
         return parseMfpFields(node, path);
     }

@@ -5,6 +5,7 @@ import static dev.tandem.expr.ExprException.index;
 
 import dev.tandem.expr.ExprException;
 import dev.tandem.expr.ExprJson;
+import dev.tandem.json.StrictJson;
 import dev.tandem.row.Column;
 import dev.tandem.row.Schema;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class DataflowJson {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final StrictJson JSON = PlanJson.JSON;
 
     private DataflowJson() {
     }
@@ -44,9 +46,7 @@ public final class DataflowJson {
     }
 
     private static DataflowDescription parseUnchecked(JsonNode node) {
-        if (node == null || !node.isObject()) {
-            throw new PlanException("", "expected a dataflow description object, got " + ExprJson.describe(node));
-        }
+        JSON.object(node, "", "a dataflow description object");
         PlanJson.fields(node, "", "source_imports", "index_imports", "objects_to_build", "index_exports", "as_of", "until");
         Map<String, Schema> sources = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> e : object(node, "source_imports").properties()) {
@@ -56,9 +56,7 @@ public final class DataflowJson {
         for (Map.Entry<String, JsonNode> e : object(node, "index_imports").properties()) {
             String at = child("index_imports", e.getKey());
             JsonNode v = e.getValue();
-            if (!v.isObject()) {
-                throw new PlanException(at, "expected {\"on\": id, \"key\": [...], \"schema\": {...}}, got " + ExprJson.describe(v));
-            }
+            JSON.object(v, at, "{\"on\": id, \"key\": [...], \"schema\": {...}}");
             PlanJson.fields(v, at, "on", "key", "schema");
             indexes.put(e.getKey(), new DataflowDescription.IndexImport(
                     PlanJson.string(PlanJson.required(v, "on", at), child(at, "on")),
@@ -70,9 +68,7 @@ public final class DataflowJson {
         for (int i = 0; i < os.size(); i++) {
             String at = index("objects_to_build", i);
             JsonNode o = os.get(i);
-            if (!o.isObject()) {
-                throw new PlanException(at, "expected {\"id\": ..., \"plan\": ...}, got " + ExprJson.describe(o));
-            }
+            JSON.object(o, at, "{\"id\": ..., \"plan\": ...}");
             PlanJson.fields(o, at, "id", "plan");
             objects.add(new DataflowDescription.BuildDesc(PlanJson.string(PlanJson.required(o, "id", at), child(at, "id")),
                     PlanJson.parse(PlanJson.required(o, "plan", at), child(at, "plan"))));
@@ -82,9 +78,7 @@ public final class DataflowJson {
         for (int i = 0; i < xs.size(); i++) {
             String at = index("index_exports", i);
             JsonNode x = xs.get(i);
-            if (!x.isObject()) {
-                throw new PlanException(at, "expected {\"id\": ..., \"object\": ..., \"key\": [...]}, got " + ExprJson.describe(x));
-            }
+            JSON.object(x, at, "{\"id\": ..., \"object\": ..., \"key\": [...]}");
             PlanJson.fields(x, at, "id", "object", "key");
             exports.add(new DataflowDescription.IndexExport(PlanJson.string(PlanJson.required(x, "id", at), child(at, "id")),
                     PlanJson.string(PlanJson.required(x, "object", at), child(at, "object")),
@@ -100,9 +94,7 @@ public final class DataflowJson {
         if (v == null) {
             return NODES.objectNode();
         }
-        if (!v.isObject()) {
-            throw new PlanException(field, "expected an object keyed by id, got " + ExprJson.describe(v));
-        }
+        JSON.object(v, field, "an object keyed by id");
         return v;
     }
 
@@ -111,29 +103,21 @@ public final class DataflowJson {
         if (v == null) {
             return NODES.arrayNode();
         }
-        if (!v.isArray()) {
-            throw new PlanException(field, "expected an array, got " + ExprJson.describe(v));
-        }
+        JSON.array(v, field, "an array");
         return v;
     }
 
     /** Parses {@code {"columns": [{"name": n, "type": t, "nullable": b}, ...]}}. */
     public static Schema schema(JsonNode node, String path) {
-        if (node == null || !node.isObject()) {
-            throw new PlanException(path, "expected a schema {\"columns\": [...]}, got " + ExprJson.describe(node));
-        }
+        JSON.object(node, path, "a schema {\"columns\": [...]}");
         PlanJson.fields(node, path, "columns");
         JsonNode cs = PlanJson.required(node, "columns", path);
-        if (!cs.isArray()) {
-            throw new PlanException(child(path, "columns"), "expected an array of columns, got " + ExprJson.describe(cs));
-        }
+        JSON.array(cs, child(path, "columns"), "an array of columns");
         List<Column> columns = new ArrayList<>();
         for (int i = 0; i < cs.size(); i++) {
             String at = index(child(path, "columns"), i);
             JsonNode c = cs.get(i);
-            if (!c.isObject()) {
-                throw new PlanException(at, "expected a column {\"name\": ..., \"type\": ...}, got " + ExprJson.describe(c));
-            }
+            JSON.object(c, at, "a column {\"name\": ..., \"type\": ...}");
             PlanJson.fields(c, at, "name", "type", "nullable");
             columns.add(new Column(PlanJson.string(PlanJson.required(c, "name", at), child(at, "name")),
                     ExprJson.type(PlanJson.required(c, "type", at), child(at, "type")),

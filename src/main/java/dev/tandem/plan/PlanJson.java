@@ -6,6 +6,7 @@ import static dev.tandem.expr.ExprException.index;
 import dev.tandem.expr.Expr;
 import dev.tandem.expr.ExprException;
 import dev.tandem.expr.ExprJson;
+import dev.tandem.json.StrictJson;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
@@ -41,6 +42,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class PlanJson {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    static final StrictJson JSON = new StrictJson(PlanException::new);
 
     private PlanJson() {
     }
@@ -55,9 +57,7 @@ public final class PlanJson {
     }
 
     private static Plan plan(JsonNode node, String path) {
-        if (node == null || !node.isObject()) {
-            throw new PlanException(path, "expected a plan object with \"op\", got " + ExprJson.describe(node));
-        }
+        JSON.object(node, path, "a plan object with \"op\"");
         JsonNode op = node.get("op");
         if (op == null || !op.isString()) {
             throw new PlanException(child(path, "op"), "expected an operator name, got " + ExprJson.describe(op));
@@ -75,17 +75,13 @@ public final class PlanJson {
             case "constant" -> {
                 fields(node, path, "op", "rows", "types");
                 JsonNode ts = required(node, "types", path);
-                if (!ts.isArray()) {
-                    throw new PlanException(child(path, "types"), "expected an array of type names, got " + ExprJson.describe(ts));
-                }
+                JSON.array(ts, child(path, "types"), "an array of type names");
                 List<DatumType> types = new ArrayList<>();
                 for (int i = 0; i < ts.size(); i++) {
                     types.add(ExprJson.type(ts.get(i), index(child(path, "types"), i)));
                 }
                 JsonNode rs = required(node, "rows", path);
-                if (!rs.isArray()) {
-                    throw new PlanException(child(path, "rows"), "expected an array of rows, got " + ExprJson.describe(rs));
-                }
+                JSON.array(rs, child(path, "rows"), "an array of rows");
                 Schema schema = Schema.ofTypes(types);
                 List<Row> rows = new ArrayList<>();
                 for (int i = 0; i < rs.size(); i++) {
@@ -106,15 +102,11 @@ public final class PlanJson {
                 List<Plan> inputs = inputs(node, path);
                 List<List<Plan.JoinColumn>> on = new ArrayList<>();
                 JsonNode classes = node.has("on") ? node.get("on") : NODES.arrayNode();
-                if (!classes.isArray()) {
-                    throw new PlanException(child(path, "on"), "expected an array of equivalence classes, got " + ExprJson.describe(classes));
-                }
+                JSON.array(classes, child(path, "on"), "an array of equivalence classes");
                 for (int c = 0; c < classes.size(); c++) {
                     String cp = index(child(path, "on"), c);
                     JsonNode cls = classes.get(c);
-                    if (!cls.isArray()) {
-                        throw new PlanException(cp, "expected an array of [input, column] pairs, got " + ExprJson.describe(cls));
-                    }
+                    JSON.array(cls, cp, "an array of [input, column] pairs");
                     List<Plan.JoinColumn> members = new ArrayList<>();
                     for (int m = 0; m < cls.size(); m++) {
                         String mp = index(cp, m);
@@ -136,9 +128,7 @@ public final class PlanJson {
                 List<Plan.Aggregate> aggs = new ArrayList<>();
                 if (node.has("aggregates")) {
                     JsonNode as = node.get("aggregates");
-                    if (!as.isArray()) {
-                        throw new PlanException(child(path, "aggregates"), "expected an array of aggregates, got " + ExprJson.describe(as));
-                    }
+                    JSON.array(as, child(path, "aggregates"), "an array of aggregates");
                     for (int i = 0; i < as.size(); i++) {
                         aggs.add(aggregate(as.get(i), index(child(path, "aggregates"), i)));
                     }
@@ -152,9 +142,7 @@ public final class PlanJson {
                 List<Plan.Ordering> order = new ArrayList<>();
                 if (node.has("order_by")) {
                     JsonNode os = node.get("order_by");
-                    if (!os.isArray()) {
-                        throw new PlanException(child(path, "order_by"), "expected an array of orderings, got " + ExprJson.describe(os));
-                    }
+                    JSON.array(os, child(path, "order_by"), "an array of orderings");
                     for (int i = 0; i < os.size(); i++) {
                         order.add(ordering(os.get(i), index(child(path, "order_by"), i)));
                     }
@@ -185,9 +173,7 @@ public final class PlanJson {
     }
 
     private static Plan.Aggregate aggregate(JsonNode node, String path) {
-        if (node == null || !node.isObject()) {
-            throw new PlanException(path, "expected an aggregate {\"func\": ..., \"expr\": ...}, got " + ExprJson.describe(node));
-        }
+        JSON.object(node, path, "an aggregate {\"func\": ..., \"expr\": ...}");
         fields(node, path, "func", "expr");
         String name = string(required(node, "func", path), child(path, "func"));
         AggregateFunc f = AggregateFunc.fromJson(name);
@@ -203,9 +189,7 @@ public final class PlanJson {
 
     /** Parses an ordering {@code {"col": i, "desc": b, "nulls_last": b}} found at {@code path}; {@code nulls_last} defaults to {@code !desc}. */
     public static Plan.Ordering ordering(JsonNode node, String path) {
-        if (node == null || !node.isObject()) {
-            throw new PlanException(path, "expected an ordering {\"col\": i, \"desc\": b, \"nulls_last\": b}, got " + ExprJson.describe(node));
-        }
+        JSON.object(node, path, "an ordering {\"col\": i, \"desc\": b, \"nulls_last\": b}");
         fields(node, path, "col", "desc", "nulls_last");
         int col = ExprJson.nonNegativeInt(required(node, "col", path), child(path, "col"));
         boolean desc = node.has("desc") && bool(node.get("desc"), child(path, "desc"));
@@ -219,9 +203,7 @@ public final class PlanJson {
 
     private static List<Plan> inputs(JsonNode node, String path) {
         JsonNode is = required(node, "inputs", path);
-        if (!is.isArray()) {
-            throw new PlanException(child(path, "inputs"), "expected an array of plans, got " + ExprJson.describe(is));
-        }
+        JSON.array(is, child(path, "inputs"), "an array of plans");
         List<Plan> out = new ArrayList<>();
         for (int i = 0; i < is.size(); i++) {
             out.add(plan(is.get(i), index(child(path, "inputs"), i)));
@@ -234,36 +216,23 @@ public final class PlanJson {
     }
 
     static JsonNode required(JsonNode node, String field, String path) {
-        JsonNode v = node.get(field);
-        if (v == null) {
-            throw new PlanException(path, "missing field \"" + field + "\"");
-        }
-        return v;
+        return JSON.required(node, field, path);
     }
 
     static void fields(JsonNode node, String path, String... allowed) {
-        ExprJson.onlyFields(node, Set.of(allowed), path);
+        JSON.onlyFields(node, path, Set.of(allowed));
     }
 
     static String string(JsonNode node, String path) {
-        if (node == null || !node.isString()) {
-            throw new PlanException(path, "expected a string, got " + ExprJson.describe(node));
-        }
-        return node.stringValue();
+        return JSON.string(node, path);
     }
 
     static boolean bool(JsonNode node, String path) {
-        if (node == null || !node.isBoolean()) {
-            throw new PlanException(path, "expected true or false, got " + ExprJson.describe(node));
-        }
-        return node.booleanValue();
+        return JSON.bool(node, path);
     }
 
     static long nonNegativeLong(JsonNode node, String path) {
-        if (node == null || !node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 0) {
-            throw new PlanException(path, "expected a non-negative integer, got " + ExprJson.describe(node));
-        }
-        return node.longValue();
+        return JSON.nonNegativeLong(node, path);
     }
 
     /** Writes a plan. */

@@ -3,6 +3,7 @@ package dev.tandem.protocol;
 import dev.tandem.expr.ExprException;
 import dev.tandem.expr.ExprJson;
 import dev.tandem.expr.Mfp;
+import dev.tandem.json.StrictJson;
 import dev.tandem.plan.DataflowDescription;
 import dev.tandem.plan.DataflowJson;
 import dev.tandem.plan.Plan;
@@ -16,16 +17,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.StreamReadFeature;
-import tools.jackson.core.TokenStreamLocation;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -59,10 +53,7 @@ public final class ProtocolJson {
 
     private static final String ROOT = "$";
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final JsonMapper MAPPER = JsonMapper.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build();
+    private static final StrictJson JSON = new StrictJson(ProtocolException::new, ProtocolJson::describe);
     private static final Pattern UUID_FORM =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final List<String> COMMAND_TYPES = List.of("Hello", "CreateInstance", "InitializationComplete",
@@ -78,9 +69,9 @@ public final class ProtocolJson {
         JsonNode frame = tree(json);
         String type = type(frame, ROOT, COMMAND_TYPES, "command");
         return switch (type) {
-            case "Hello" -> new ComputeCommand.Hello(Obj.of(frame, ROOT, "type", "nonce").string("nonce"));
+            case "Hello" -> new ComputeCommand.Hello(JSON.fields(frame, ROOT, "type", "nonce").string("nonce"));
             case "CreateInstance" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "logging", "parameters");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "logging", "parameters");
                 JsonNode logging = o.optional("logging");
                 JsonNode parameters = o.optional("parameters");
                 yield new ComputeCommand.CreateInstance(
@@ -88,24 +79,24 @@ public final class ProtocolJson {
                         parameters == null ? ComputeParameters.UNSET : parameters(parameters, o.at("parameters")));
             }
             case "InitializationComplete" -> {
-                Obj.of(frame, ROOT, "type");
+                JSON.fields(frame, ROOT, "type");
                 yield new ComputeCommand.InitializationComplete();
             }
             case "UpdateConfiguration" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "parameters");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "parameters");
                 yield new ComputeCommand.UpdateConfiguration(parameters(o.required("parameters"), o.at("parameters")));
             }
             case "CreateDataflow" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "dataflow");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "dataflow");
                 yield new ComputeCommand.CreateDataflow(dataflow(o.required("dataflow"), o.at("dataflow")));
             }
-            case "Schedule" -> new ComputeCommand.Schedule(Obj.of(frame, ROOT, "type", "id").string("id"));
+            case "Schedule" -> new ComputeCommand.Schedule(JSON.fields(frame, ROOT, "type", "id").string("id"));
             case "AllowCompaction" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "id", "frontier");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "id", "frontier");
                 yield new ComputeCommand.AllowCompaction(o.string("id"), frontier(o.required("frontier"), o.at("frontier")));
             }
             case "Peek" -> peek(frame);
-            case "CancelPeek" -> new ComputeCommand.CancelPeek(Obj.of(frame, ROOT, "type", "uuid").uuid("uuid"));
+            case "CancelPeek" -> new ComputeCommand.CancelPeek(uuid(JSON.fields(frame, ROOT, "type", "uuid"), "uuid"));
             default -> throw new IllegalStateException(type);
         };
     }
@@ -116,18 +107,18 @@ public final class ProtocolJson {
         String type = type(frame, ROOT, RESPONSE_TYPES, "response");
         return switch (type) {
             case "Frontiers" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "id", "write_frontier", "input_frontier");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "id", "write_frontier", "input_frontier");
                 yield new ComputeResponse.Frontiers(o.string("id"),
                         frontier(o.required("write_frontier"), o.at("write_frontier")),
                         frontier(o.required("input_frontier"), o.at("input_frontier")));
             }
             case "PeekResponse" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "uuid", "result");
-                UUID uuid = o.uuid("uuid");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "uuid", "result");
+                UUID uuid = uuid(o, "uuid");
                 yield new ComputeResponse.PeekResponse(uuid, result(o.required("result"), o.at("result")));
             }
             case "Status" -> {
-                Obj o = Obj.of(frame, ROOT, "type", "kind", "id", "detail");
+                StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "kind", "id", "detail");
                 yield new ComputeResponse.Status(o.string("kind"), o.optionalString("id"), o.optionalString("detail"));
             }
             default -> throw new IllegalStateException(type);
@@ -170,7 +161,7 @@ public final class ProtocolJson {
             }
             case ComputeCommand.CancelPeek c -> o.put("uuid", c.uuid().toString());
         }
-        return MAPPER.writeValueAsString(o);
+        return StrictJson.MAPPER.writeValueAsString(o);
     }
 
     /** Writes one response frame. */
@@ -197,42 +188,41 @@ public final class ProtocolJson {
                 }
             }
         }
-        return MAPPER.writeValueAsString(o);
+        return StrictJson.MAPPER.writeValueAsString(o);
     }
 
     // ---- commands and responses
 
     private static ComputeCommand.Peek peek(JsonNode frame) {
-        Obj o = Obj.of(frame, ROOT, "type", "uuid", "target", "timestamp", "literal_keys", "mfp", "finishing", "max_result_rows");
-        UUID uuid = o.uuid("uuid");
+        StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "uuid", "target", "timestamp", "literal_keys", "mfp", "finishing", "max_result_rows");
+        UUID uuid = uuid(o, "uuid");
         String target = o.string("target");
-        long timestamp = o.time("timestamp");
+        long timestamp = o.nonNegativeLong("timestamp");
         JsonNode keys = o.optional("literal_keys");
-        List<Row> literalKeys = keys == null ? null : rows(Obj.of(keys, o.at("literal_keys"), "types", "rows"));
+        List<Row> literalKeys = keys == null ? null : rows(JSON.fields(keys, o.at("literal_keys"), "types", "rows"));
         JsonNode mfp = o.optional("mfp");
         JsonNode finishing = o.optional("finishing");
-        JsonNode max = o.optional("max_result_rows");
         return new ComputeCommand.Peek(uuid, target, timestamp, literalKeys,
                 mfp == null ? null : mfp(mfp, o.at("mfp")),
                 finishing == null ? null : finishing(finishing, o.at("finishing")),
-                max == null ? null : nonNegativeLong(max, o.at("max_result_rows")));
+                o.optionalNonNegativeLong("max_result_rows"));
     }
 
     private static ComputeResponse.PeekResult result(JsonNode node, String path) {
         String type = type(node, path, RESULT_TYPES, "peek result");
         return switch (type) {
             case "Rows" -> {
-                Obj o = Obj.of(node, path, "type", "types", "rows", "info");
+                StrictJson.Obj o = JSON.fields(node, path, "type", "types", "rows", "info");
                 List<Row> rows = rows(o);
-                Obj info = Obj.of(o.required("info"), o.at("info"), "timestamp", "upper", "since", "hydrated", "runtime");
-                yield new ComputeResponse.Rows(rows, new ComputeResponse.ReadInfo(info.time("timestamp"),
+                StrictJson.Obj info = JSON.fields(o.required("info"), o.at("info"), "timestamp", "upper", "since", "hydrated", "runtime");
+                yield new ComputeResponse.Rows(rows, new ComputeResponse.ReadInfo(info.nonNegativeLong("timestamp"),
                         frontier(info.required("upper"), info.at("upper")),
                         frontier(info.required("since"), info.at("since")),
                         bool(info.required("hydrated"), info.at("hydrated")),
                         info.optionalString("runtime")));
             }
             case "Error" -> {
-                Obj o = Obj.of(node, path, "type", "kind", "message");
+                StrictJson.Obj o = JSON.fields(node, path, "type", "kind", "message");
                 String kind = o.optionalString("kind");
                 ComputeResponse.ErrorKind k = ComputeResponse.ErrorKind.FAILED;
                 if (kind != null) {
@@ -243,7 +233,7 @@ public final class ProtocolJson {
                 yield new ComputeResponse.Error(k, o.string("message"));
             }
             case "Canceled" -> {
-                Obj.of(node, path, "type");
+                JSON.fields(node, path, "type");
                 yield new ComputeResponse.Canceled();
             }
             default -> throw new IllegalStateException(type);
@@ -279,9 +269,7 @@ public final class ProtocolJson {
     // ---- parts
 
     private static Map<String, String> logging(JsonNode node, String path) {
-        if (!node.isObject()) {
-            throw new ProtocolException(path, "expected an object of string settings, got " + describe(node));
-        }
+        JSON.object(node, path, "an object of string settings");
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> e : node.properties()) {
             out.put(e.getKey(), string(e.getValue(), child(path, e.getKey())));
@@ -290,9 +278,8 @@ public final class ProtocolJson {
     }
 
     private static ComputeParameters parameters(JsonNode node, String path) {
-        Obj o = Obj.of(node, path, "max_result_rows");
-        JsonNode max = o.optional("max_result_rows");
-        return new ComputeParameters(max == null ? null : nonNegativeLong(max, o.at("max_result_rows")));
+        StrictJson.Obj o = JSON.fields(node, path, "max_result_rows");
+        return new ComputeParameters(o.optionalNonNegativeLong("max_result_rows"));
     }
 
     private static ObjectNode writeParameters(ComputeParameters p) {
@@ -321,14 +308,12 @@ public final class ProtocolJson {
     }
 
     private static Finishing finishing(JsonNode node, String path) {
-        Obj o = Obj.of(node, path, "order_by", "limit", "offset");
+        StrictJson.Obj o = JSON.fields(node, path, "order_by", "limit", "offset");
         List<Plan.Ordering> orderBy = new ArrayList<>();
         JsonNode order = o.optional("order_by");
         if (order != null) {
             String at = o.at("order_by");
-            if (!order.isArray()) {
-                throw new ProtocolException(at, "expected an array of orderings, got " + describe(order));
-            }
+            JSON.array(order, at, "an array of orderings");
             for (int i = 0; i < order.size(); i++) {
                 try {
                     orderBy.add(PlanJson.ordering(order.get(i), index(at, i)));
@@ -337,10 +322,9 @@ public final class ProtocolJson {
                 }
             }
         }
-        JsonNode limit = o.optional("limit");
         JsonNode offset = o.optional("offset");
         return new Finishing(orderBy,
-                limit == null ? null : nonNegativeLong(limit, o.at("limit")),
+                o.optionalNonNegativeLong("limit"),
                 offset == null ? 0 : nonNegativeLong(offset, o.at("offset")));
     }
 
@@ -356,12 +340,10 @@ public final class ProtocolJson {
     }
 
     /** Reads the {@code types} and {@code rows} fields of a typed list of rows. */
-    private static List<Row> rows(Obj o) {
+    private static List<Row> rows(StrictJson.Obj o) {
         JsonNode typesNode = o.required("types");
         String typesAt = o.at("types");
-        if (!typesNode.isArray()) {
-            throw new ProtocolException(typesAt, "expected an array of type names, got " + describe(typesNode));
-        }
+        JSON.array(typesNode, typesAt, "an array of type names");
         List<DatumType> types = new ArrayList<>(typesNode.size());
         for (int i = 0; i < typesNode.size(); i++) {
             String name = string(typesNode.get(i), index(typesAt, i));
@@ -373,17 +355,13 @@ public final class ProtocolJson {
         }
         JsonNode rowsNode = o.required("rows");
         String rowsAt = o.at("rows");
-        if (!rowsNode.isArray()) {
-            throw new ProtocolException(rowsAt, "expected an array of rows, got " + describe(rowsNode));
-        }
+        JSON.array(rowsNode, rowsAt, "an array of rows");
         List<Row> rows = new ArrayList<>(rowsNode.size());
         RowPacker packer = new RowPacker();
         for (int r = 0; r < rowsNode.size(); r++) {
             JsonNode row = rowsNode.get(r);
             String rowAt = index(rowsAt, r);
-            if (!row.isArray()) {
-                throw new ProtocolException(rowAt, "expected a row (an array of " + types.size() + " values), got " + describe(row));
-            }
+            JSON.array(row, rowAt, "a row (an array of " + types.size() + " values)");
             if (row.size() != types.size()) {
                 throw new ProtocolException(rowAt, "expected " + types.size() + " values as in \"types\", got " + row.size());
             }
@@ -429,9 +407,7 @@ public final class ProtocolJson {
     }
 
     private static Frontier frontier(JsonNode node, String path) {
-        if (!node.isArray()) {
-            throw new ProtocolException(path, "expected a frontier [t] or [], got " + describe(node));
-        }
+        JSON.array(node, path, "a frontier [t] or []");
         return switch (node.size()) {
             case 0 -> Frontier.EMPTY;
             case 1 -> Frontier.at(nonNegativeLong(node.get(0), index(path, 0)));
@@ -450,26 +426,12 @@ public final class ProtocolJson {
     // ---- values
 
     private static JsonNode tree(String json) {
-        try {
-            return MAPPER.readTree(json);
-        } catch (JacksonException e) {
-            TokenStreamLocation at = e.getLocation();
-            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            String message = e.getOriginalMessage();
-            int nl = message.indexOf('\n');
-            throw new ProtocolException(ROOT, "malformed JSON" + where + ": " + (nl < 0 ? message : message.substring(0, nl)));
-        }
+        return JSON.tree(json, ROOT);
     }
 
     private static String type(JsonNode node, String path, List<String> known, String what) {
-        if (node == null || !node.isObject()) {
-            throw new ProtocolException(path, "expected a " + what + " object with a \"type\", got " + describe(node));
-        }
-        JsonNode type = node.get("type");
-        if (type == null) {
-            throw new ProtocolException(path, "missing field \"type\"");
-        }
-        String name = string(type, child(path, "type"));
+        JSON.object(node, path, "a " + what + " object with a \"type\"");
+        String name = JSON.string(JSON.required(node, "type", path), child(path, "type"));
         if (!known.contains(name)) {
             throw new ProtocolException(child(path, "type"), "unknown " + what + " type '" + name + "'; expected one of " + String.join(", ", known));
         }
@@ -477,104 +439,35 @@ public final class ProtocolJson {
     }
 
     private static String string(JsonNode node, String path) {
-        if (!node.isString()) {
-            throw new ProtocolException(path, "expected a string, got " + describe(node));
-        }
-        return node.stringValue();
+        return JSON.string(node, path);
     }
 
     private static boolean bool(JsonNode node, String path) {
-        if (!node.isBoolean()) {
-            throw new ProtocolException(path, "expected true or false, got " + describe(node));
-        }
-        return node.booleanValue();
+        return JSON.bool(node, path);
     }
 
     private static long nonNegativeLong(JsonNode node, String path) {
-        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 0) {
-            throw new ProtocolException(path, "expected a non-negative integer, got " + describe(node));
-        }
-        return node.longValue();
+        return JSON.nonNegativeLong(node, path);
     }
 
-    private static UUID uuid(JsonNode node, String path) {
-        String s = string(node, path);
+    private static UUID uuid(StrictJson.Obj o, String field) {
+        String s = o.string(field);
         if (!UUID_FORM.matcher(s).matches()) {
-            throw new ProtocolException(path, "expected a UUID of 8-4-4-4-12 hex digits, got string \"" + s + "\"");
+            throw new ProtocolException(o.at(field), "expected a UUID of 8-4-4-4-12 hex digits, got string \"" + s + "\"");
         }
         return UUID.fromString(s);
     }
 
+    /** As {@link StrictJson#describe}, but JSON null is just "null": the protocol's wording. */
     private static String describe(JsonNode node) {
-        if (node == null || node.isMissingNode()) {
-            return "nothing";
-        }
-        if (node.isNull()) {
-            return "null";
-        }
-        String kind = node.isObject() ? "object" : node.isArray() ? "array" : node.isString() ? "string"
-                : node.isNumber() ? "number" : node.isBoolean() ? "boolean" : node.getNodeType().name().toLowerCase();
-        String text = node.toString();
-        return kind + " " + (text.length() > 40 ? text.substring(0, 40) + "..." : text);
+        return node != null && node.isNull() ? "null" : StrictJson.describe(node);
     }
 
     private static String child(String path, String member) {
-        return path + "." + member;
+        return StrictJson.child(path, member);
     }
 
     private static String index(String path, int i) {
-        return path + "[" + i + "]";
-    }
-
-    /** A JSON object at {@code path} whose fields were checked against the allowed ones. */
-    private record Obj(JsonNode node, String path) {
-
-        static Obj of(JsonNode node, String path, String... allowed) {
-            if (node == null || !node.isObject()) {
-                throw new ProtocolException(path, "expected an object, got " + describe(node));
-            }
-            Set<String> fields = Set.of(allowed);
-            for (String name : node.propertyNames()) {
-                if (!fields.contains(name)) {
-                    throw new ProtocolException(path, "unknown field '" + name + "'; expected " + String.join(", ", new TreeSet<>(fields)));
-                }
-            }
-            return new Obj(node, path);
-        }
-
-        String at(String field) {
-            return child(path, field);
-        }
-
-        JsonNode required(String field) {
-            JsonNode v = node.get(field);
-            if (v == null) {
-                throw new ProtocolException(path, "missing field \"" + field + "\"");
-            }
-            return v;
-        }
-
-        /** The field's value, or null when it is absent or JSON null. */
-        JsonNode optional(String field) {
-            JsonNode v = node.get(field);
-            return v == null || v.isNull() ? null : v;
-        }
-
-        String string(String field) {
-            return ProtocolJson.string(required(field), at(field));
-        }
-
-        String optionalString(String field) {
-            JsonNode v = optional(field);
-            return v == null ? null : ProtocolJson.string(v, at(field));
-        }
-
-        long time(String field) {
-            return nonNegativeLong(required(field), at(field));
-        }
-
-        UUID uuid(String field) {
-            return ProtocolJson.uuid(required(field), at(field));
-        }
+        return StrictJson.index(path, i);
     }
 }

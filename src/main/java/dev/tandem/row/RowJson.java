@@ -1,5 +1,6 @@
 package dev.tandem.row;
 
+import dev.tandem.json.StrictJson;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -61,7 +62,7 @@ public final class RowJson {
                 if (node.isString()) return Timestamp.parse(node.stringValue());
             }
         }
-        throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + describe(node));
+        throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + StrictJson.describe(node));
     }
 
     /** The string, if it is well-formed UTF-16 (no lone surrogate, which UTF-8 cannot encode). */
@@ -76,11 +77,6 @@ public final class RowJson {
             }
         }
         return s;
-    }
-
-    private static String describe(JsonNode node) {
-        String text = node.toString();
-        return node.getNodeType().name().toLowerCase() + " " + (text.length() > 40 ? text.substring(0, 40) + "..." : text);
     }
 
     /** Writes one datum. */
