@@ -1,6 +1,7 @@
 package dev.tandem.storage;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -29,17 +30,27 @@ final class AppliedTables {
     long lastApplied = -1;
     /** Updates held by all tables: a measure of memory and of how much compaction could save. */
     long historySize;
+    /** What recovery found wrong in the stored data (rows of negative count); set once, before the commit thread starts. */
+    volatile List<StorageError> errors = List.of();
 
     AppliedTables(TimestampOracle oracle) {
         this.oracle = oracle;
     }
 
-    /** Replays {@code journal} into the tables and sets the upper past its last write; before any other use. */
+    /**
+     * Replays {@code journal} into the tables, sets the upper past its last write and finds the rows
+     * whose count the log leaves negative ({@link #errors}); before any other use.
+     */
     void recover(Journal journal, Consumer<StoredTable> dropped) {
         synchronized (lock) {
-            journal.recover(record -> apply(record, null, dropped));
+            NegativeCounts negatives = new NegativeCounts();
+            journal.recover((record, offset) -> {
+                apply(record, null, dropped);
+                negatives.replayed(record, offset);
+            });
             tables.values().forEach(t -> t.flush(-1));
             upper = oracle.last() + 1;
+            errors = negatives.find(tables);
         }
     }
 

@@ -163,6 +163,11 @@ final class LogTableStorage implements TableStorage {
     }
 
     @Override
+    public List<StorageError> errors() {
+        return applied.errors;
+    }
+
+    @Override
     public String unavailable() {
         return health.unavailable();
     }

@@ -333,6 +333,11 @@ final class ReplicatedTableStorage implements TableStorage {
     }
 
     @Override
+    public List<StorageError> errors() {
+        return applied.errors();
+    }
+
+    @Override
     public StorageStats stats() {
         return applied.stats();
     }
