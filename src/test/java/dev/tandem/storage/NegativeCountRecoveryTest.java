@@ -1,6 +1,7 @@
 package dev.tandem.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.TandemApplication;
@@ -105,7 +106,7 @@ class NegativeCountRecoveryTest {
         // The rewritten log holds the same counts: both rows are still reported, now from the compacted image.
         try (TableStorage storage = TableStorages.durable(dir, options)) {
             assertThat(storage.errors()).extracting(StorageError::row, StorageError::multiplicity)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple("[2, b]", -2L), org.assertj.core.groups.Tuple.tuple("[7, null]", -1L));
+                    .containsExactly(tuple("[2, b]", -2L), tuple("[7, null]", -1L));
             assertThat(storage.errors()).allSatisfy(e -> assertThat(e.logOffset()).isPositive());
         }
     }
