@@ -1,19 +1,26 @@
 package dev.tandem.config;
 
+import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
 import dev.tandem.kafka.KafkaSharedLog;
 import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.FatalErrorHandler;
+import dev.tandem.runtime.Introspection;
 import dev.tandem.runtime.RuntimeObserver;
 import dev.tandem.runtime.SharedFate;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 
+import dev.tandem.storage.StorageError;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -72,7 +79,26 @@ public class TandemConfiguration {
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     Controller controller(TandemProperties props, TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry,
             Scheduler tandemTimer) {
-        return new Controller(storage, multiplexer, registry, settings(props), System::currentTimeMillis, tandemTimer);
+        Controller controller = new Controller(storage, multiplexer, registry, settings(props), System::currentTimeMillis, tandemTimer);
+        multiplexer.maintenance().addIntrospectionSource(Introspection.STORAGE_ERRORS.id(), () -> storageErrors(storage, controller));
+        return controller;
+    }
+
+    /** The storage's errors as rows of {@code tandem_storage_errors}, naming each table as users know it. */
+    private static List<List<Object>> storageErrors(TableStorage storage, Controller controller) {
+        List<StorageError> errors = storage.errors();
+        if (errors.isEmpty()) {
+            return List.of();
+        }
+        Map<String, String> names = new HashMap<>();
+        for (CatalogEntry e : controller.catalog()) {
+            if (e instanceof CatalogEntry.Table t) {
+                names.put(t.id(), t.name());
+            }
+        }
+        return errors.stream()
+                .map(e -> Arrays.<Object>asList(names.getOrDefault(e.table(), e.table()), e.row(), e.multiplicity(), e.logOffset(), e.error()))
+                .toList();
     }
 
     /** The controller's live settings from the properties. */

@@ -129,6 +129,11 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public java.util.List<dev.tandem.storage.StorageError> errors() {
+        return delegate.errors();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -72,8 +72,16 @@ public final class Introspection {
             new Schema(List.of(c("source", DatumType.STRING), c("partition", DatumType.INT64), c("offset", DatumType.INT64),
                     c("error", DatumType.STRING), c("value", DatumType.STRING))));
 
+    /** Sampled from the storage: what start-up found wrong in the stored data (see {@code TableStorage.errors}). */
+    public static final Collection STORAGE_ERRORS = new Collection("s10", "tandem_storage_errors",
+            "stored rows that reads skip: a row whose count in the log is negative (written before deletes were checked against"
+                    + " the table's counts), with its table, the row, its multiplicity, the log offset of the record that made the"
+                    + " count negative (-1 where unknown) and why",
+            new Schema(List.of(c("table", DatumType.STRING), c("row", DatumType.STRING), c("multiplicity", DatumType.INT64),
+                    c("log_offset", DatumType.INT64), c("error", DatumType.STRING))));
+
     public static final List<Collection> ALL = List.of(DATAFLOWS, FRONTIERS, ARRANGEMENT_SIZES, OPERATOR_ELAPSED, READ_HOLDS, HYDRATION_PROGRESS,
-            SUBSCRIPTIONS, SOURCES, SOURCE_ERRORS);
+            SUBSCRIPTIONS, SOURCES, SOURCE_ERRORS, STORAGE_ERRORS);
 
     private Introspection() {
     }

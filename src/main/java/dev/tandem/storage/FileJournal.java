@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 
 /**
  * The storage log in a data directory: {@code tandem.log} holds a magic header and then framed
@@ -98,6 +99,11 @@ final class FileJournal implements Journal {
 
     @Override
     public void recover(Consumer<LogRecord> replay) {
+        recover((record, offset) -> replay.accept(record));
+    }
+
+    @Override
+    public void recover(ObjLongConsumer<LogRecord> replay) {
         try {
             long fileSize = channel.size();
             ByteBuffer magic = ByteBuffer.allocate(MAGIC.length);
@@ -128,7 +134,7 @@ final class FileJournal implements Journal {
                     cut = "checksum mismatch";
                     break;
                 }
-                replay.accept(LogCodec.decode(payload));
+                replay.accept(LogCodec.decode(payload), pos);
                 records++;
                 pos += LogCodec.FRAME_HEADER + length;
             }

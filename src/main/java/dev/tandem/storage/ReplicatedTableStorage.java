@@ -263,7 +263,7 @@ final class ReplicatedTableStorage implements TableStorage {
         } catch (IllegalArgumentException e) {
             return Mono.error(e);
         }
-        String violation = LogTableStorage.violation(schema, updates);
+        String violation = WriteAdmission.violation(schema, updates);
         if (violation != null) {
             return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
         }
@@ -330,6 +330,11 @@ final class ReplicatedTableStorage implements TableStorage {
     @Override
     public void compact() {
         applied.compact();
+    }
+
+    @Override
+    public List<StorageError> errors() {
+        return applied.errors();
     }
 
     @Override

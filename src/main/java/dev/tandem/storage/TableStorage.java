@@ -102,6 +102,15 @@ public interface TableStorage extends AutoCloseable {
         return null;
     }
 
+    /**
+     * What start-up found wrong in the stored data and reads work around: rows whose count in the log
+     * is negative (written before deletes were checked), which reads skip. Shown to users as the
+     * introspection collection {@code tandem_storage_errors}.
+     */
+    default List<StorageError> errors() {
+        return List.of();
+    }
+
     /** Stops ticking, finishes pending writes, completes subscriptions and releases the log. */
     @Override
     void close();

@@ -1,4 +1,4 @@
-package dev.tandem.kafka;
+package dev.tandem.testing;
 
 import static org.awaitility.Awaitility.await;
 
@@ -18,16 +18,17 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Tandem server in a child JVM with the Kafka storage backend, on a free loopback port: started from
- * this JVM's class path, stopped gracefully or killed with SIGKILL.
+ * A Tandem server in a child JVM (a replica on the Kafka storage backend, or a server on its own data
+ * directory), on a free loopback port: started from this JVM's class path, stopped gracefully or
+ * killed with SIGKILL. Shared by the tests that need a real process (crashes, start-up refusals).
  */
-final class ReplicaProcess implements AutoCloseable {
+public final class ReplicaProcess implements AutoCloseable {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
     private final Path log;
-    final int port;
+    public final int port;
 
     private ReplicaProcess(Process process, Path log, int port) {
         this.process = process;
@@ -36,7 +37,7 @@ final class ReplicaProcess implements AutoCloseable {
     }
 
     /** Starts a replica over {@code topic} on {@code bootstrapServers}; does not wait for it to be ready. */
-    static ReplicaProcess start(String name, String bootstrapServers, String topic, Path dir) {
+    public static ReplicaProcess start(String name, String bootstrapServers, String topic, Path dir) {
         return start(name, dir, List.of(
                 "--tandem.storage.backend=kafka",
                 "--tandem.storage.kafka.bootstrap-servers=" + bootstrapServers,
@@ -44,7 +45,7 @@ final class ReplicaProcess implements AutoCloseable {
     }
 
     /** Starts a server with its data in {@code dir/name} and the extra {@code args}; does not wait for it to be ready. */
-    static ReplicaProcess start(String name, Path dir, List<String> args) {
+    public static ReplicaProcess start(String name, Path dir, List<String> args) {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -68,34 +69,48 @@ final class ReplicaProcess implements AutoCloseable {
     }
 
     /** Waits until readiness answers 200 (caught up with the log and every index hydrated). */
-    ReplicaProcess awaitReady(Duration timeout) {
+    public ReplicaProcess awaitReady(Duration timeout) {
         await().atMost(timeout).pollInterval(Duration.ofMillis(200)).failFast("replica exited", () -> !process.isAlive())
                 .ignoreExceptions().until(() -> get("/actuator/health/readiness").statusCode() == 200);
         return this;
     }
 
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    public HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+    public HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(20))
                         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     /** SIGKILL: no shutdown hook, no flush. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    String logTail() {
+    public String logTail() {
         try {
             List<String> lines = Files.readAllLines(log);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
         } catch (IOException | RuntimeException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    /** Waits at most {@code timeout} for the process to exit by itself; its exit code, or null if it is still running. */
+    public Integer awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : null;
+    }
+
+    /** Everything the process printed so far. */
+    public String output() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
             return "(no log: " + e + ")";
         }
     }

@@ -1,0 +1,118 @@
+package dev.tandem.storage;
+
+import dev.tandem.trace.TraceSnapshot;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Rewrites the log as the consolidated image of the tables: each table's history is consolidated at
+ * its compaction frontier (capped at the upper, so later writes still append in time order), and the
+ * journal replaces the whole log with that image atomically. Asked for explicitly, or scheduled once
+ * the history or the log has grown to twice its size after the last compaction (plus a floor). A
+ * rewrite that fails for space keeps the old log and makes the storage unavailable until a write or
+ * probe succeeds.
+ *
+ * <p>Threading: {@link #compactIfGrown} runs on the storage's scheduler and only enqueues;
+ * {@link #compactNow} runs on the commit thread between batches, so no write is applied meanwhile.
+ */
+final class LogCompaction {
+
+    private static final long COMPACTION_MIN_BYTES = 4L << 20;
+    private static final long COMPACTION_MIN_UPDATES = 100_000;
+
+    private final AppliedTables applied;
+    private final Journal journal;
+    private final StorageHealth health;
+    private final WriteAdmission admission;
+    private final AtomicBoolean queued = new AtomicBoolean();
+    private final AtomicLong compactions = new AtomicLong();
+    /** The history's size after the last compaction; guarded by the applied tables' lock. */
+    private long historySizeAfter;
+    /** The log's size after the last compaction; written by the commit thread. */
+    private volatile long logSizeAfter;
+
+    LogCompaction(AppliedTables applied, Journal journal, StorageHealth health, WriteAdmission admission) {
+        this.applied = applied;
+        this.journal = journal;
+        this.health = health;
+        this.admission = admission;
+        synchronized (applied.lock) {
+            historySizeAfter = applied.historySize;
+        }
+        logSizeAfter = journal.size();
+    }
+
+    /** Log rewrites done. */
+    long compactions() {
+        return compactions.get();
+    }
+
+    /** Enqueues a compaction when the history or the log has doubled since the last one (and none is queued). */
+    void compactIfGrown() {
+        boolean grown;
+        synchronized (applied.lock) {
+            grown = applied.historySize > 2 * historySizeAfter + COMPACTION_MIN_UPDATES
+                    || journal.size() > 2 * logSizeAfter + COMPACTION_MIN_BYTES;
+        }
+        if (grown && queued.compareAndSet(false, true)) {
+            admission.controlIfOpen(CommitOp.Kind.COMPACT);
+        }
+    }
+
+    /** Consolidates every table at its compaction frontier and rewrites the log as that image; completes {@code op}. */
+    void compactNow(CommitOp op) {
+        queued.set(false);
+        if (health.failure() != null) {
+            op.done.completeExceptionally(health.failure());
+            return;
+        }
+        // Under the lock only merge and capture each table's history; read it into the image outside, so a
+        // large table does not hold up subscriptions and frontiers. This runs on the commit thread, so no
+        // write is applied meanwhile.
+        record Captured(StoredTable table, TraceSnapshot history, long frontier, long since) {
+        }
+        List<Captured> captured = new ArrayList<>();
+        List<LogRecord> image = new ArrayList<>();
+        Map<String, String> catalogNow;
+        synchronized (applied.lock) {
+            image.add(new LogRecord.Clock(applied.oracle.last()));
+            applied.historySize = 0;
+            for (StoredTable t : applied.tables.values()) {
+                captured.add(new Captured(t, t.compacted(), Math.min(t.since, applied.upper), t.since));
+                applied.historySize += t.size();
+            }
+            catalogNow = new TreeMap<>(applied.catalog);
+            historySizeAfter = applied.historySize;
+        }
+        for (Captured c : captured) {
+            image.add(new LogRecord.CreateTable(c.table().id, c.table().schema));
+            if (c.since() > 0) {
+                image.add(new LogRecord.Since(c.table().id, c.since()));
+            }
+            image.addAll(StoredTable.consolidated(c.table().id, c.history(), c.frontier()));
+        }
+        catalogNow.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
+        try {
+            journal.rewrite(image);
+        } catch (StorageException e) {
+            health.fail(e);
+            op.done.completeExceptionally(e);
+            return;
+        } catch (IOException | RuntimeException e) {
+            // The old log stays in place and complete; the storage is unavailable until a write or probe succeeds.
+            StorageFullException full = new StorageFullException("the log could not be rewritten (" + e.getMessage()
+                    + "); the old log is kept. The storage retries once it can write (free space on the data directory's file system)", e);
+            health.writeFailed(full);
+            op.done.completeExceptionally(full);
+            return;
+        }
+        logSizeAfter = journal.size();
+        compactions.incrementAndGet();
+        op.done.complete(0L);
+    }
+}

@@ -1,0 +1,380 @@
+package dev.tandem.storage;
+
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.Schema;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import reactor.core.publisher.Mono;
+
+/**
+ * Admission of changes into the commit queue. A change is checked against the tables as they will be
+ * once everything already admitted has been applied, and enqueued in the same step, so the log order
+ * is the admission order and every record is valid against the records before it: a table created
+ * twice, a write that does not fit its schema, a delete that would make a row's count negative (a
+ * table is a multiset) or a catalog swap whose guard no longer holds is refused and changes nothing.
+ *
+ * <p>Threading: callers admit from any thread under the admission lock; the commit thread takes from
+ * {@link #queue()} and, under the same lock, {@linkplain #applied forgets} what it has applied or
+ * {@linkplain #restart restarts} admission after a failed log write. The admission lock may be held
+ * while taking the applied tables' lock, never the other way round.
+ */
+final class WriteAdmission {
+
+    private final AppliedTables applied;
+    private final StorageHealth health;
+    private final BlockingQueue<CommitOp> queue = new LinkedBlockingQueue<>();
+    private final Object admitLock = new Object();
+    /** Tables as they will be once every admitted change is applied; guarded by {@code admitLock}. */
+    private final Map<String, Schema> admitted = new HashMap<>();
+    /** Admitted writes not yet applied, by table; guarded by {@code admitLock}. */
+    private final Map<String, Map<Row, Long>> pendingDeletes = new HashMap<>();
+    /** Admitted writes not yet applied, by table, in admission (= application) order; guarded by {@code admitLock}. */
+    private final Map<String, ArrayDeque<CommitOp>> inflight = new HashMap<>();
+    /**
+     * Catalog entries as they will be once every admitted change is applied, for the entries admitted
+     * changes touched (a null value: removed); others are as applied. Guarded by {@code admitLock}.
+     */
+    private final Map<String, String> admittedCatalog = new HashMap<>();
+    /** The sequence number of the next admitted write; guarded by {@code admitLock}. */
+    private long nextSeq;
+    private boolean closing;
+
+    WriteAdmission(AppliedTables applied, StorageHealth health) {
+        this.applied = applied;
+        this.health = health;
+        restartFromApplied();
+    }
+
+    /** The admitted changes in order, for the commit thread. */
+    BlockingQueue<CommitOp> queue() {
+        return queue;
+    }
+
+    CommitOp createTable(String id, Schema schema) {
+        LogTableStorage.requireId(id);
+        Objects.requireNonNull(schema, "schema");
+        synchronized (admitLock) {
+            ensureOpen();
+            if (admitted.containsKey(id)) {
+                throw new IllegalArgumentException("table '" + id + "' already exists");
+            }
+            admitted.put(id, schema);
+            return enqueue(CommitOp.log(new LogRecord.CreateTable(id, schema)));
+        }
+    }
+
+    CommitOp dropTable(String id) {
+        LogTableStorage.requireId(id);
+        synchronized (admitLock) {
+            ensureOpen();
+            if (admitted.remove(id) == null) {
+                throw LogTableStorage.unknownTable(id);
+            }
+            pendingDeletes.remove(id);
+            inflight.remove(id);
+            return enqueue(CommitOp.log(new LogRecord.DropTable(id)));
+        }
+    }
+
+    CommitOp putCatalogEntry(String key, String json) {
+        LogTableStorage.requireId(key);
+        Objects.requireNonNull(json, "json");
+        synchronized (admitLock) {
+            ensureOpen();
+            admittedCatalog.put(key, json);
+            return enqueue(CommitOp.log(new LogRecord.CatalogPut(key, json)));
+        }
+    }
+
+    CommitOp removeCatalogEntry(String key) {
+        LogTableStorage.requireId(key);
+        synchronized (admitLock) {
+            ensureOpen();
+            admittedCatalog.put(key, null);
+            return enqueue(CommitOp.log(new LogRecord.CatalogRemove(key)));
+        }
+    }
+
+    /** Enqueues a control operation for a caller that waits for it; refused once closing or failed. */
+    CommitOp control(CommitOp.Kind kind) {
+        synchronized (admitLock) {
+            ensureOpen();
+            return enqueue(CommitOp.control(kind));
+        }
+    }
+
+    /** Enqueues a control operation the storage schedules itself, unless closing; returns whether it did. */
+    boolean controlIfOpen(CommitOp.Kind kind) {
+        synchronized (admitLock) {
+            if (closing) {
+                return false;
+            }
+            enqueue(CommitOp.control(kind));
+            return true;
+        }
+    }
+
+    /** Stops admitting and enqueues the commit thread's stop; false if already closing. */
+    boolean close() {
+        synchronized (admitLock) {
+            if (closing) {
+                return false;
+            }
+            closing = true;
+            enqueue(CommitOp.control(CommitOp.Kind.STOP));
+            return true;
+        }
+    }
+
+    /** Admits a write; its result completes with the write's timestamp once it is durable and applied. */
+    Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
+        Objects.requireNonNull(updates, "updates");
+        Schema schema;
+        synchronized (admitLock) {
+            if (closing) {
+                return Mono.error(LogTableStorage.closedError());
+            }
+            schema = admitted.get(id);
+        }
+        if (schema == null) {
+            return Mono.error(LogTableStorage.unknownTable(id));
+        }
+        String violation = violation(schema, updates);
+        if (violation != null) {
+            return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
+        }
+        CommitOp op = CommitOp.write(id, List.copyOf(updates), swap);
+        synchronized (admitLock) {
+            if (closing) {
+                return Mono.error(LogTableStorage.closedError());
+            }
+            if (health.failure() != null) {
+                return Mono.error(health.failure());
+            }
+            if (admitted.get(id) != schema) {
+                return Mono.error(LogTableStorage.unknownTable(id));
+            }
+            if (swap != null) {
+                String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
+                if (!Objects.equals(current, swap.guardValue())) {
+                    return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: catalog entry '" + swap.guardKey()
+                            + "' does not hold the value the write expects (another writer moved it); nothing was written"));
+                }
+            }
+            Map<Row, Long> deletes = netDeletes(updates);
+            if (deletes != null) {
+                String negative = negativeCount(id, deletes);
+                if (negative != null) {
+                    return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
+                }
+                Map<Row, Long> pending = pendingDeletes.computeIfAbsent(id, k -> new HashMap<>());
+                deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
+                op.deletes = deletes;
+            }
+            if (swap != null) {
+                admittedCatalog.putAll(swap.puts());
+                swap.removes().forEach(k -> admittedCatalog.put(k, null));
+            }
+            op.seq = nextSeq++;
+            inflight.computeIfAbsent(id, k -> new ArrayDeque<>()).addLast(op);
+            enqueue(op);
+        }
+        return Mono.fromFuture(op.done, true);
+    }
+
+    /**
+     * Forgets the writes of {@code segment} as in flight, once the commit thread has published them:
+     * admission counts a row in the published history, which carries the sequence number of the last
+     * write applied to it, and in the writes in flight after that number, exactly once.
+     */
+    void applied(List<CommitOp> segment) {
+        synchronized (admitLock) {
+            for (CommitOp op : segment) {
+                ArrayDeque<CommitOp> queued = op.kind == CommitOp.Kind.WRITE ? inflight.get(op.table) : null;
+                if (queued != null) {
+                    queued.remove(op);
+                    if (queued.isEmpty()) {
+                        inflight.remove(op.table);
+                    }
+                }
+                Map<Row, Long> pending = op.deletes == null ? null : pendingDeletes.get(op.table);
+                if (pending != null) {
+                    op.deletes.forEach((row, n) -> pending.computeIfPresent(row, (r, m) -> m - n == 0 ? null : m - n));
+                    if (pending.isEmpty()) {
+                        pendingDeletes.remove(op.table);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * After a segment could not be logged: fails every change admitted after it with {@code error} (they
+     * were checked against it), keeps queued control operations, and restarts admission from the applied tables.
+     */
+    void restart(StorageFullException error) {
+        synchronized (admitLock) {
+            List<CommitOp> queued = new ArrayList<>();
+            queue.drainTo(queued);
+            for (CommitOp op : queued) {
+                if (op.logged()) {
+                    op.done.completeExceptionally(error);
+                } else {
+                    queue.add(op);
+                }
+            }
+            restartFromApplied();
+        }
+    }
+
+    private void restartFromApplied() {
+        synchronized (admitLock) {
+            pendingDeletes.clear();
+            inflight.clear();
+            admittedCatalog.clear();
+            synchronized (applied.lock) {
+                admitted.clear();
+                for (StoredTable t : applied.tables.values()) {
+                    admitted.put(t.id, t.schema);
+                }
+            }
+        }
+    }
+
+    private String appliedCatalogEntry(String key) {
+        synchronized (applied.lock) {
+            return applied.catalog.get(key);
+        }
+    }
+
+    /** The rows {@code updates} delete more of than they insert, with how many; null if none. */
+    private static Map<Row, Long> netDeletes(List<RowDiff> updates) {
+        Map<Row, Long> net = null;
+        for (RowDiff u : updates) {
+            if (u.diff() < 0) {
+                if (net == null) {
+                    net = new HashMap<>();
+                }
+                net.put(u.row(), 0L);
+            }
+        }
+        if (net == null) {
+            return null;
+        }
+        for (RowDiff u : updates) {
+            net.computeIfPresent(u.row(), (r, d) -> d - u.diff());
+        }
+        net.values().removeIf(n -> n <= 0);
+        return net.isEmpty() ? null : net;
+    }
+
+    /**
+     * Why deleting {@code deletes} (row → copies) would make a row's multiplicity negative (a table is a
+     * multiset), or null. Checked under {@code admitLock} against the applied rows and the writes
+     * admitted and not yet applied, which the commit thread moves from one to the other under the same
+     * lock: first cheaply (applied less the deletes in flight, a lower bound); only when that is not
+     * enough, exactly, by scanning the writes in flight for the row.
+     */
+    private String negativeCount(String id, Map<Row, Long> deletes) {
+        StoredTable table;
+        synchronized (applied.lock) {
+            table = applied.tables.get(id);
+        }
+        StoredTable.Applied view = table == null ? null : table.applied();
+        long viewSeq = view == null ? -1 : view.seq();
+        Map<Row, Long> pending = pendingDeletes.getOrDefault(id, Map.of());
+        Map<Row, long[]> unsure = null;
+        for (Map.Entry<Row, Long> e : deletes.entrySet()) {
+            long count = view == null ? 0 : view.count(e.getKey());
+            if (count - pending.getOrDefault(e.getKey(), 0L) < e.getValue()) {
+                // Not enough without the inserts in flight (a client that does not wait for acknowledgements):
+                // these rows are counted exactly below.
+                if (unsure == null) {
+                    unsure = new HashMap<>();
+                }
+                unsure.put(e.getKey(), new long[] {count});
+            }
+        }
+        if (unsure == null) {
+            return null;
+        }
+        // One pass over the writes in flight that the published history does not yet hold.
+        for (CommitOp op : inflight.getOrDefault(id, new ArrayDeque<>())) {
+            if (op.seq <= viewSeq) {
+                continue;
+            }
+            for (RowDiff u : op.updates) {
+                long[] have = unsure.get(u.row());
+                if (have != null) {
+                    have[0] += u.diff();
+                }
+            }
+        }
+        for (Map.Entry<Row, long[]> e : unsure.entrySet()) {
+            long want = deletes.get(e.getKey());
+            long have = e.getValue()[0];
+            if (have < want) {
+                return "it deletes " + want + " cop" + (want == 1 ? "y" : "ies") + " of row " + e.getKey()
+                        + " but the table holds " + Math.max(0, have) + "; nothing was written";
+            }
+        }
+        return null;
+    }
+
+    /** Why {@code updates} do not fit {@code schema}, naming the row and column; null if they fit. */
+    static String violation(Schema schema, List<RowDiff> updates) {
+        for (int i = 0; i < updates.size(); i++) {
+            RowDiff u = updates.get(i);
+            if (u == null) {
+                return "row " + i + " is null";
+            }
+            if (u.diff() == 0) {
+                return "row " + i + " has diff 0";
+            }
+            Row row = u.row();
+            int arity;
+            try {
+                arity = row.arity();
+            } catch (RuntimeException e) {
+                return "row " + i + " has a corrupt encoding";
+            }
+            if (arity != schema.arity()) {
+                return "row " + i + " has " + arity + " columns, the table has " + schema.arity();
+            }
+            for (int c = 0; c < arity; c++) {
+                Column column = schema.column(c);
+                DatumType type = row.typeAt(c);
+                if (type != column.type()) {
+                    return "row " + i + ", column '" + column.name() + "' (#" + c + "): expected "
+                            + column.type().jsonName() + ", got " + type.jsonName();
+                }
+                if (!column.nullable() && row.get(c) == null) {
+                    return "row " + i + ", column '" + column.name() + "' (#" + c + ") is not nullable but is NULL";
+                }
+            }
+        }
+        return null;
+    }
+
+    private CommitOp enqueue(CommitOp op) {
+        queue.add(op);
+        return op;
+    }
+
+    private void ensureOpen() {
+        if (closing) {
+            throw LogTableStorage.closedError();
+        }
+        if (health.failure() != null) {
+            throw health.failure();
+        }
+    }
+}
