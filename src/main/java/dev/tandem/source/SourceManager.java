@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The Kafka sources: tables fed by external topics. A source is a catalog table (readable, indexable,
@@ -47,6 +48,8 @@ public final class SourceManager implements AutoCloseable {
     private final ScheduledExecutorService learner;
 
     static final long LEARN_EVERY_MS = 500;
+    /** How often a drop tries its guarded removal while another replica's batches keep moving the progress. */
+    private static final int DROP_ATTEMPTS = 10;
 
     /** A source known here: its ingester, or why it cannot run (its table is missing). */
     private record Running(SourceDefinition def, String tableId, SourceIngester ingester, String failure) {
@@ -204,18 +207,11 @@ public final class SourceManager implements AutoCloseable {
             r.ingester().stop();
             listener.stopped(name);
         }
-        Map<String, String> catalog = storage.catalogEntries();
-        List<String> removes = new ArrayList<>();
-        removes.add(SourceIngester.DEFINITION_PREFIX + name);
-        removes.add(SourceIngester.progressKey(name));
-        String errors = SourceIngester.ERROR_PREFIX + name + "/";
-        catalog.keySet().stream().filter(k -> k.startsWith(errors)).forEach(removes::add);
-        String progressKey = SourceIngester.progressKey(name);
         try {
             if (r.tableId() != null) {
-                storage.write(r.tableId(), List.of(), new CatalogSwap(progressKey, catalog.get(progressKey), Map.of(), removes)).block();
+                removeGuarded(name, r.tableId());
             } else {
-                removes.forEach(storage::removeCatalogEntry);
+                removes(name, storage.catalogEntries()).forEach(storage::removeCatalogEntry);
             }
         } catch (RuntimeException e) {
             if (r.ingester() != null) {
@@ -233,6 +229,36 @@ public final class SourceManager implements AutoCloseable {
         if (r.tableId() != null) {
             controller.drop(name, CatalogEntry.Table.class);
         }
+    }
+
+    /**
+     * Removes the source's definition, progress and refused records in one write guarded by the recorded
+     * progress. Another replica may be ingesting the source until the removal reaches it, and each of its
+     * batches moves the progress: a refused guard is retried, from the catalog as it is then, a few times.
+     */
+    private void removeGuarded(String name, String tableId) {
+        String progressKey = SourceIngester.progressKey(name);
+        for (int attempt = 1; ; attempt++) {
+            Map<String, String> catalog = storage.catalogEntries();
+            try {
+                storage.write(tableId, List.of(), new CatalogSwap(progressKey, catalog.get(progressKey), Map.of(), removes(name, catalog))).block();
+                return;
+            } catch (IllegalArgumentException e) {
+                if (attempt >= DROP_ATTEMPTS) {
+                    throw e;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100L * attempt));
+            }
+        }
+    }
+
+    private static List<String> removes(String name, Map<String, String> catalog) {
+        List<String> removes = new ArrayList<>();
+        removes.add(SourceIngester.DEFINITION_PREFIX + name);
+        removes.add(SourceIngester.progressKey(name));
+        String errors = SourceIngester.ERROR_PREFIX + name + "/";
+        catalog.keySet().stream().filter(k -> k.startsWith(errors)).forEach(removes::add);
+        return removes;
     }
 
     /** The sources, by name. */
