@@ -67,7 +67,7 @@ interface SourceLease extends AutoCloseable {
     /**
      * A lease decided by the group membership of {@code coordination} for {@code source}, spread by
      * {@link SourceRankAssignor} over the replicas by {@code replica} (this replica's id, the same in every
-     * group) and {@code sources} (the names of the sources this replica knows, sorted).
+     * group) and {@code sources} (the names of the sources this replica knows, in creation order).
      */
     static SourceLease kafka(SourceCoordination coordination, String source, String replica, Supplier<List<String>> sources) {
         return new KafkaLease(coordination, source, replica, sources);

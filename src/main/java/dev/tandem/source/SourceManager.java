@@ -6,6 +6,7 @@ import dev.tandem.controller.ControllerException;
 import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.TableStorage;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -146,11 +147,23 @@ public final class SourceManager implements AutoCloseable {
     private void start(SourceDefinition def, String tableId) {
         controller.feedTable(def.name(), fedReason(def));
         SourceLease lease = coordination == null ? SourceLease.ALWAYS
-                : SourceLease.kafka(coordination, def.name(), replica, () -> List.copyOf(sources.keySet()));
+                : SourceLease.kafka(coordination, def.name(), replica, this::namesInCreationOrder);
         SourceIngester ingester = new SourceIngester(def, tableId, storage, lease);
         sources.put(def.name(), new Running(def, tableId, ingester, null));
         ingester.start();
         listener.started(def.name());
+    }
+
+    /**
+     * The names of the sources known here in the order they were created, which every replica agrees on:
+     * their tables' ids ({@code u<n>}) are allocated in increasing order, so ordering them by length,
+     * then as strings, orders them by {@code n}. A new source ranks last, so creating sources one by one
+     * deals them round the replicas; a source whose table is missing takes no rank.
+     */
+    private List<String> namesInCreationOrder() {
+        return sources.values().stream().filter(r -> r.tableId() != null)
+                .sorted(Comparator.comparing((Running r) -> r.tableId().length()).thenComparing(Running::tableId))
+                .map(r -> r.def().name()).toList();
     }
 
     private static String fedReason(SourceDefinition def) {

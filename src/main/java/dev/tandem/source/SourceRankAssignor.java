@@ -18,9 +18,10 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Spreads the sources over the replicas: in a source's group, gives the log topic's partition (the lease)
  * to the member at position {@code rank mod members}, where {@code rank} is the source's position among
- * the source names this replica knows, sorted, and the members are ordered by their replica ids (which a
- * replica sends alike to every group it joins). So with every replica knowing every source, replica
- * {@code i} of {@code n} ingests sources {@code i}, {@code i + n}, … and the counts differ by at most one.
+ * the sources this replica knows in the order they were created, and the members are ordered by their
+ * replica ids (which a replica sends alike to every group it joins). So with every replica knowing every
+ * source, replica {@code i} of {@code n} ingests sources {@code i}, {@code i + n}, … and the counts differ
+ * by at most one. A new source ranks last, so the ranks of the others stay as they are.
  *
  * <p>Only the group's leader runs {@link #assign}, once per rebalance (a replica joining or leaving);
  * a leader whose view of the sources is momentarily behind may pick a less even member, never two, since
@@ -29,7 +30,8 @@ import org.apache.kafka.common.TopicPartition;
  * refuse a batch of a holder that had not noticed yet.
  *
  * <p>Configured by Kafka (a public class with a no-argument constructor) from the consumer's properties
- * {@link #REPLICA} and {@link #SOURCE} and {@link #SOURCES} (a {@code Supplier<List<String>>}).
+ * {@link #REPLICA} and {@link #SOURCE} and {@link #SOURCES} (a {@code Supplier<List<String>>} of the
+ * source names in creation order).
  */
 public final class SourceRankAssignor implements ConsumerPartitionAssignor, Configurable {
 
