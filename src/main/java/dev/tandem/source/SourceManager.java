@@ -260,6 +260,7 @@ public final class SourceManager implements AutoCloseable {
                 if (attempt >= DROP_ATTEMPTS) {
                     throw e;
                 }
+                LOG.log(System.Logger.Level.INFO, "dropping source '" + name + "': " + e.getMessage() + "; retrying (another replica may still ingest it)");
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100L * attempt));
             }
         }

@@ -28,8 +28,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Sources created and dropped while two replicas run (child JVMs over one real KRaft broker): sources
  * created through r0 reach r1 through the log without a restart, the four of them are ingested two by each
- * replica, r1 serves the records r0 ingests and the other way round, a source dropped through r0 stops on
- * r1 too, and when r0 is killed with SIGKILL, r1 takes its sources over: every table then holds each
+ * replica, r1 serves the records r0 ingests and the other way round, a source r1 ingests, dropped through
+ * r0 while its records keep coming, stops on r1 too, and when r0 is killed with SIGKILL, r1 takes its sources over: every table then holds each
  * record of a naive model of the topics exactly once.
  */
 class SourceLiveReplicasTest {
@@ -100,13 +100,33 @@ class SourceLiveReplicasTest {
                 }
             }
 
-            // A drop through r0 stops the source on r1 too, and r1 forgets its table.
-            ok(r0.delete("/v1/sources/s3"));
+            // A drop through r0 of a source r1 ingests, while its records keep coming (r1's batches race
+            // the drop's guarded removal), stops the source on r1 too, and r1 forgets its table.
+            String dropped = ingestedBy(replicas).get(1).get(0);
+            Thread feeder = Thread.ofPlatform().start(() -> {
+                for (long i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
+                    producer.send(new ProducerRecord<>(dropped, (int) (i % 2), null, ("{\"id\":" + (1_000_000 + i) + "}").getBytes(StandardCharsets.UTF_8)));
+                    producer.flush();
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> records(r1, dropped) > BEFORE_KILL);
+            try {
+                ok(r0.delete("/v1/sources/" + dropped));
+            } finally {
+                feeder.interrupt();
+                feeder.join(10_000);
+            }
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> r1.get("/v1/sources/s3").statusCode() == 404
-                            && r1.post("/v1/sql", "{\"sql\":\"SELECT id FROM s3\"}").statusCode() / 100 == 4);
-            assertThat(JSON.readTree(r1.get("/v1/sources").body()).toString()).doesNotContain("\"s3\"");
-            List<String> live = SOURCES.subList(0, 3);
+                    .until(() -> r1.get("/v1/sources/" + dropped).statusCode() == 404
+                            && r1.post("/v1/sql", "{\"sql\":\"SELECT id FROM " + dropped + "\"}").statusCode() / 100 == 4);
+            assertThat(JSON.readTree(r1.get("/v1/sources").body()).toString()).doesNotContain("\"" + dropped + "\"");
+            assertThat(r0.get("/v1/sources/" + dropped).statusCode()).isEqualTo(404);
+            List<String> live = SOURCES.stream().filter(x -> !x.equals(dropped)).toList();
 
             // SIGKILL r0 while records keep coming: r1 takes every source over, nothing lost or repeated.
             for (int i = 0; i < AFTER_KILL / 2; i++) {
