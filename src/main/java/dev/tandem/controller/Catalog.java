@@ -62,6 +62,33 @@ final class Catalog {
         return indexes;
     }
 
+    /**
+     * Loads table {@code name} from the storage catalog without writing anything: another replica over a
+     * shared log defined it after this catalog was recovered. Also catches the id allocator up with the
+     * stored one, so this replica never hands out an id that replica already used. Returns the table, or
+     * null if the storage holds no table by that name.
+     */
+    CatalogEntry.Table learnTable(String name) {
+        Map<String, String> stored = storage.catalogEntries();
+        String json = stored.get("table/" + name);
+        if (json == null || !(decode(JSON.readTree(json)) instanceof CatalogEntry.Table t)) {
+            return null;
+        }
+        String next = stored.get(NEXT_ID);
+        if (next != null) {
+            nextUserId = Math.max(nextUserId, JSON.readTree(next).get("next").asLong());
+        }
+        byName.put(name, t);
+        return t;
+    }
+
+    /** Forgets table {@code name} without writing anything: another replica dropped it from the storage. */
+    void forgetTable(String name) {
+        if (byName.get(name) instanceof CatalogEntry.Table && !storage.catalogEntries().containsKey("table/" + name)) {
+            byName.remove(name);
+        }
+    }
+
     /** Records, durably, that index {@code i} failed: it is not re-created after a restart. */
     void markFailed(CatalogEntry.Index i, String error) {
         ObjectNode n = JSON.createObjectNode();

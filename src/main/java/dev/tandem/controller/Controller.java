@@ -291,6 +291,21 @@ public final class Controller implements AutoCloseable {
         return catalog.all();
     }
 
+    /**
+     * Serves table {@code name}, which another replica over a shared log defined after this controller
+     * started (a Kafka source's table; other definitions still need a restart). Returns it, or null if the
+     * storage holds no such table.
+     */
+    public synchronized CatalogEntry.Table learnTable(String name) {
+        CatalogEntry known = catalog.get(name).orElse(null);
+        return known == null || known instanceof CatalogEntry.Table ? catalog.learnTable(name) : null;
+    }
+
+    /** Stops serving table {@code name} once another replica has dropped it from the storage (see {@link #learnTable}). */
+    public synchronized void forgetTable(String name) {
+        catalog.forgetTable(name);
+    }
+
     /** The names of the views and indexes that read {@code name} directly. */
     public List<String> dependents(String name) {
         return catalog.dependents(name);

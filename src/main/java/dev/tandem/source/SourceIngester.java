@@ -288,7 +288,7 @@ final class SourceIngester {
     private void resync(KafkaConsumer<byte[], byte[]> c) {
         Map<String, String> catalog = storage.catalogEntries();
         if (!catalog.containsKey(DEFINITION_PREFIX + def.name())) {
-            throw new IllegalStateException("the source was dropped through another replica; restart this replica to forget it");
+            throw new IllegalStateException("the source was dropped through another replica");
         }
         guard = catalog.get(progressKey(def.name()));
         SourceProgress p = SourceProgress.fromJson(guard);

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -17,7 +17,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * partition, so the group's coordinator gives it to exactly one live member, and that member ingests. No
  * record is read through this consumer (its partition is paused); it exists for its membership. A member
  * that stops heartbeating (SIGKILL, a network cut) is dropped after the session timeout and the partition
- * moves to another member; the cooperative sticky assignor leaves it where it is when members join.
+ * moves to another member. Which member gets it, on every change of membership, is decided by
+ * {@link SourceRankAssignor}, which spreads the sources evenly over the replicas.
  *
  * <p>Membership can lapse before its holder notices (a long pause): the holder's next write then races
  * the new holder's, and the write's guard on the recorded offsets ({@code storage.CatalogSwap}) refuses
@@ -63,9 +64,13 @@ interface SourceLease extends AutoCloseable {
     @Override
     void close();
 
-    /** A lease decided by the group membership of {@code coordination} for {@code source}. */
-    static SourceLease kafka(SourceCoordination coordination, String source) {
-        return new KafkaLease(coordination, source);
+    /**
+     * A lease decided by the group membership of {@code coordination} for {@code source}, spread by
+     * {@link SourceRankAssignor} over the replicas by {@code replica} (this replica's id, the same in every
+     * group) and {@code sources} (the names of the sources this replica knows, in creation order).
+     */
+    static SourceLease kafka(SourceCoordination coordination, String source, String replica, Supplier<List<String>> sources) {
+        return new KafkaLease(coordination, source, replica, sources);
     }
 
     /** See {@link SourceLease}. */
@@ -74,14 +79,17 @@ interface SourceLease extends AutoCloseable {
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final String group;
 
-        KafkaLease(SourceCoordination coordination, String source) {
+        KafkaLease(SourceCoordination coordination, String source, String replica, Supplier<List<String>> sources) {
             this.group = coordination.groupId(source);
             long session = coordination.failoverTimeout().toMillis();
             Properties p = new Properties();
             p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, coordination.bootstrapServers());
             p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
             p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-            p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+            p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, SourceRankAssignor.class.getName());
+            p.put(SourceRankAssignor.REPLICA, replica);
+            p.put(SourceRankAssignor.SOURCE, source);
+            p.put(SourceRankAssignor.SOURCES, sources);
             p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) session);
             p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) Math.max(100, session / 5));
             // A step of the ingester (one guarded write, or a resync) takes at most a few minutes; past

@@ -6,17 +6,28 @@ import dev.tandem.controller.ControllerException;
 import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.TableStorage;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The Kafka sources: tables fed by external topics. A source is a catalog table (readable, indexable,
  * usable in views like any table) that users may not write or drop, plus its definition in the storage
  * catalog ({@code source/<name>}); its ingestion ({@link SourceIngester}) records its progress with the
  * rows it writes. On start every stored source resumes from its recorded offsets. Among replicas over a
- * shared log, each source is ingested by one replica at a time ({@link SourceCoordination}); the others
- * stand by and serve its table from the log.
+ * shared log, each source is ingested by one replica at a time ({@link SourceCoordination}), the sources
+ * spread over the replicas ({@link SourceRankAssignor}); the others stand by and serve its table from the
+ * log. A source created or dropped through another replica reaches this one through the log: every
+ * {@value #LEARN_EVERY_MS} ms the manager compares the stored definitions with the sources it runs, starts
+ * the new ones (serving their tables) and stops the dropped ones.
  *
  * <p>Changes are serialized and block on durable storage; call them off event-loop threads.
  */
@@ -30,6 +41,16 @@ public final class SourceManager implements AutoCloseable {
     private final SourceListener listener;
     private final SourceCoordination coordination;
     private final Map<String, Running> sources = new ConcurrentSkipListMap<>();
+    /** This replica's id in the sources' groups (the same in each, so that their ranks agree). */
+    private final String replica = UUID.randomUUID().toString();
+    /** Tables of sources dropped through another replica, served until the drop of the table itself arrives. */
+    private final Set<String> droppedElsewhere = new HashSet<>();
+    /** Learns sources created and dropped elsewhere; null for a single process. */
+    private final ScheduledExecutorService learner;
+
+    static final long LEARN_EVERY_MS = 500;
+    /** How often a drop tries its guarded removal while another replica's batches keep moving the progress. */
+    private static final int DROP_ATTEMPTS = 10;
 
     /** A source known here: its ingester, or why it cannot run (its table is missing). */
     private record Running(SourceDefinition def, String tableId, SourceIngester ingester, String failure) {
@@ -53,6 +74,63 @@ public final class SourceManager implements AutoCloseable {
                 resume(SourceDefinition.fromJson(json));
             }
         });
+        if (coordination == null) {
+            learner = null;
+        } else {
+            learner = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "tandem-source-learner");
+                t.setDaemon(true);
+                return t;
+            });
+            learner.scheduleWithFixedDelay(this::learnSafely, LEARN_EVERY_MS, LEARN_EVERY_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void learnSafely() {
+        try {
+            learn();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "learning the sources defined through other replicas failed; retrying", e);
+        }
+    }
+
+    /**
+     * Starts the sources whose definitions arrived through the log since this replica started, and stops
+     * those whose definitions another replica removed; their tables are served (and forgotten) with them.
+     */
+    synchronized void learn() {
+        Map<String, String> catalog = storage.catalogEntries();
+        catalog.forEach((key, json) -> {
+            if (key.startsWith(SourceIngester.DEFINITION_PREFIX) && !sources.containsKey(key.substring(SourceIngester.DEFINITION_PREFIX.length()))) {
+                SourceDefinition def = SourceDefinition.fromJson(json);
+                CatalogEntry.Table table = controller.learnTable(def.name());
+                if (table != null) {
+                    LOG.log(System.Logger.Level.INFO, "source '" + def.name() + "' was created through another replica; serving it here");
+                    droppedElsewhere.remove(def.name());
+                    start(def, table.id());
+                }
+            }
+        });
+        for (Running r : List.copyOf(sources.values())) {
+            String name = r.def().name();
+            if (!catalog.containsKey(SourceIngester.DEFINITION_PREFIX + name)) {
+                LOG.log(System.Logger.Level.INFO, "source '" + name + "' was dropped through another replica; stopping it here");
+                if (r.ingester() != null) {
+                    r.ingester().stop();
+                    r.ingester().release();
+                    listener.stopped(name);
+                }
+                sources.remove(name);
+                droppedElsewhere.add(name);
+            }
+        }
+        for (String name : List.copyOf(droppedElsewhere)) {
+            if (!catalog.containsKey("table/" + name)) {
+                controller.forgetTable(name);
+                controller.feedTable(name, null);
+                droppedElsewhere.remove(name);
+            }
+        }
     }
 
     private void resume(SourceDefinition def) {
@@ -68,11 +146,24 @@ public final class SourceManager implements AutoCloseable {
 
     private void start(SourceDefinition def, String tableId) {
         controller.feedTable(def.name(), fedReason(def));
-        SourceLease lease = coordination == null ? SourceLease.ALWAYS : SourceLease.kafka(coordination, def.name());
+        SourceLease lease = coordination == null ? SourceLease.ALWAYS
+                : SourceLease.kafka(coordination, def.name(), replica, this::namesInCreationOrder);
         SourceIngester ingester = new SourceIngester(def, tableId, storage, lease);
         sources.put(def.name(), new Running(def, tableId, ingester, null));
         ingester.start();
         listener.started(def.name());
+    }
+
+    /**
+     * The names of the sources known here in the order they were created, which every replica agrees on:
+     * their tables' ids ({@code u<n>}) are allocated in increasing order, so ordering them by length,
+     * then as strings, orders them by {@code n}. A new source ranks last, so creating sources one by one
+     * deals them round the replicas; a source whose table is missing takes no rank.
+     */
+    private List<String> namesInCreationOrder() {
+        return sources.values().stream().filter(r -> r.tableId() != null)
+                .sorted(Comparator.comparing((Running r) -> r.tableId().length()).thenComparing(Running::tableId))
+                .map(r -> r.def().name()).toList();
     }
 
     private static String fedReason(SourceDefinition def) {
@@ -129,18 +220,11 @@ public final class SourceManager implements AutoCloseable {
             r.ingester().stop();
             listener.stopped(name);
         }
-        Map<String, String> catalog = storage.catalogEntries();
-        List<String> removes = new ArrayList<>();
-        removes.add(SourceIngester.DEFINITION_PREFIX + name);
-        removes.add(SourceIngester.progressKey(name));
-        String errors = SourceIngester.ERROR_PREFIX + name + "/";
-        catalog.keySet().stream().filter(k -> k.startsWith(errors)).forEach(removes::add);
-        String progressKey = SourceIngester.progressKey(name);
         try {
             if (r.tableId() != null) {
-                storage.write(r.tableId(), List.of(), new CatalogSwap(progressKey, catalog.get(progressKey), Map.of(), removes)).block();
+                removeGuarded(name, r.tableId());
             } else {
-                removes.forEach(storage::removeCatalogEntry);
+                removes(name, storage.catalogEntries()).forEach(storage::removeCatalogEntry);
             }
         } catch (RuntimeException e) {
             if (r.ingester() != null) {
@@ -158,6 +242,37 @@ public final class SourceManager implements AutoCloseable {
         if (r.tableId() != null) {
             controller.drop(name, CatalogEntry.Table.class);
         }
+    }
+
+    /**
+     * Removes the source's definition, progress and refused records in one write guarded by the recorded
+     * progress. Another replica may be ingesting the source until the removal reaches it, and each of its
+     * batches moves the progress: a refused guard is retried, from the catalog as it is then, a few times.
+     */
+    private void removeGuarded(String name, String tableId) {
+        String progressKey = SourceIngester.progressKey(name);
+        for (int attempt = 1; ; attempt++) {
+            Map<String, String> catalog = storage.catalogEntries();
+            try {
+                storage.write(tableId, List.of(), new CatalogSwap(progressKey, catalog.get(progressKey), Map.of(), removes(name, catalog))).block();
+                return;
+            } catch (IllegalArgumentException e) {
+                if (attempt >= DROP_ATTEMPTS) {
+                    throw e;
+                }
+                LOG.log(System.Logger.Level.INFO, "dropping source '" + name + "': " + e.getMessage() + "; retrying (another replica may still ingest it)");
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100L * attempt));
+            }
+        }
+    }
+
+    private static List<String> removes(String name, Map<String, String> catalog) {
+        List<String> removes = new ArrayList<>();
+        removes.add(SourceIngester.DEFINITION_PREFIX + name);
+        removes.add(SourceIngester.progressKey(name));
+        String errors = SourceIngester.ERROR_PREFIX + name + "/";
+        catalog.keySet().stream().filter(k -> k.startsWith(errors)).forEach(removes::add);
+        return removes;
     }
 
     /** The sources, by name. */
@@ -207,6 +322,9 @@ public final class SourceManager implements AutoCloseable {
     /** Stops every ingestion (what it wrote is durable with its offsets). */
     @Override
     public synchronized void close() {
+        if (learner != null) {
+            learner.shutdownNow();
+        }
         for (Running r : sources.values()) {
             if (r.ingester() != null) {
                 r.ingester().stop();

@@ -86,6 +86,11 @@ public final class ReplicaProcess implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(20)).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     /** SIGKILL: no shutdown hook, no flush. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
