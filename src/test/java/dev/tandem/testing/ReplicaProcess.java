@@ -86,7 +86,7 @@ public final class ReplicaProcess implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+    public HttpResponse<String> delete(String path) throws IOException, InterruptedException {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(20)).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
