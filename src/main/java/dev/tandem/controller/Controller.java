@@ -2,12 +2,10 @@ package dev.tandem.controller;
 
 import dev.tandem.expr.Expr;
 import dev.tandem.expr.ExprException;
-import dev.tandem.expr.ExprJson;
 import dev.tandem.expr.Mfp;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.plan.DataflowDescription;
 import dev.tandem.plan.Plan;
-import dev.tandem.plan.PlanJson;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeParameters;
 import dev.tandem.protocol.ComputeResponse;
@@ -15,7 +13,6 @@ import dev.tandem.protocol.Finishing;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.row.RowJson;
 import dev.tandem.row.Schema;
 import dev.tandem.runtime.Introspection;
 import dev.tandem.sharing.ArrangementSharingRegistry;
@@ -41,7 +38,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The built-in controller of standalone mode: the durable catalog of tables, views and indexes, the
@@ -206,9 +202,12 @@ public final class Controller implements AutoCloseable {
         return t;
     }
 
-    public synchronized CatalogEntry.View createView(String name, JsonNode planJson, List<String> columnNames) {
+    /** Creates a view of {@code plan} (by names); {@code columnNames} null names its columns after the plan's. */
+    public synchronized CatalogEntry.View createView(String name, Plan plan, List<String> columnNames) {
         checkName(name);
-        Plan plan = parsePlan(planJson, "plan");
+        if (plan == null) {
+            throw ControllerException.invalid("plan: a plan is required");
+        }
         List<DatumType> types = typeByName(plan, "plan");
         List<String> names = columnNames != null ? columnNames : defaultNames(plan, types.size());
         if (names.size() != types.size()) {
@@ -318,12 +317,25 @@ public final class Controller implements AutoCloseable {
         if (!system.containsKey(name)) {
             return Mono.error(ControllerException.notFound("no introspection collection named '" + name + "'; they are " + system.keySet()));
         }
-        return read(new ReadRequest(name, null, req.key(), req.filter(), req.project(), req.orderBy(), req.limit(), req.offset(),
-                req.isolation(), req.asOf(), req.timeoutMs()));
+        return read(new ReadRequest(name, null, req.keys(), req.mfp(), req.finishing(), req.isolation(), req.asOf(), req.timeoutMs()));
+    }
+
+    /** Introspection collection {@code name}, as an index (not found: 404). */
+    public CatalogEntry.Index introspectionEntry(String name) {
+        CatalogEntry.Index i = system.get(name);
+        if (i == null) {
+            throw ControllerException.notFound("no introspection collection named '" + name + "'; they are " + system.keySet());
+        }
+        return i;
     }
 
     public CatalogEntry entry(String name) {
         return catalog.require(name);
+    }
+
+    /** What a read or change stream {@code from} names: an introspection collection or a catalog object (else 404). */
+    public CatalogEntry readable(String name) {
+        return system.containsKey(name) ? system.get(name) : catalog.require(name);
     }
 
     public IndexStatus indexStatus(String name) {
@@ -366,8 +378,11 @@ public final class Controller implements AutoCloseable {
 
     // ------------------------------------------------------------------ writes
 
-    /** Writes rows to a table; completes with the write's timestamp once it is durable. */
-    public Mono<Long> write(String table, JsonNode insert, JsonNode delete) {
+    /**
+     * Table {@code table}, if users may write to it: not found (404), not a table (422) and fed by a
+     * source (409) are refused.
+     */
+    public CatalogEntry.Table writableTable(String table) {
         CatalogEntry e = catalog.require(table);
         if (!(e instanceof CatalogEntry.Table t)) {
             throw ControllerException.invalid("'" + table + "' is a " + kindOf(e) + "; only tables accept writes");
@@ -376,31 +391,21 @@ public final class Controller implements AutoCloseable {
         if (fed != null) {
             throw ControllerException.conflict(fed);
         }
-        List<RowDiff> diffs = new ArrayList<>();
-        parseRows(insert, t.schema(), "insert", 1, diffs);
-        parseRows(delete, t.schema(), "delete", -1, diffs);
+        return t;
+    }
+
+    /**
+     * Writes rows (of the table's schema) to a table; completes with the write's timestamp once it is
+     * durable.
+     */
+    public Mono<Long> write(String table, List<RowDiff> diffs) {
+        CatalogEntry.Table t = writableTable(table);
         if (diffs.isEmpty()) {
             throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
         }
         // the storage names tables by id; the user named it
         return storage.write(t.id(), diffs).onErrorMap(IllegalArgumentException.class, x -> ControllerException.invalid(
                 x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
-    }
-
-    private static void parseRows(JsonNode rows, Schema schema, String field, long diff, List<RowDiff> out) {
-        if (rows == null || rows.isNull()) {
-            return;
-        }
-        if (!rows.isArray()) {
-            throw ControllerException.invalid(field + ": expected an array of rows");
-        }
-        for (int i = 0; i < rows.size(); i++) {
-            try {
-                out.add(new RowDiff(RowJson.row(rows.get(i), schema), diff));
-            } catch (IllegalArgumentException x) {
-                throw ControllerException.invalid(field + "[" + i + "]: " + x.getMessage());
-            }
-        }
     }
 
     private static String kindOf(CatalogEntry e) {
@@ -608,20 +613,14 @@ public final class Controller implements AutoCloseable {
     }
 
     private Mono<ReadResult> plan(ReadRequest req) {
-        if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
+        if ((req.from() == null) == (req.plan() == null)) {
             throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
         }
         if (req.timeoutMs() != null && (req.timeoutMs() <= 0 || req.timeoutMs() > MAX_TIMEOUT_MS)) {
             throw ControllerException.invalid("timeout_ms must be between 1 and " + MAX_TIMEOUT_MS + ", got " + req.timeoutMs());
         }
         Duration timeout = req.timeoutMs() != null ? Duration.ofMillis(req.timeoutMs()) : settings.get().defaultTimeout();
-        boolean strict = parseIsolation(req.isolation());
-        if (req.limit() != null && req.limit() < 0) {
-            throw ControllerException.invalid("limit must not be negative, got " + req.limit());
-        }
-        if (req.offset() != null && req.offset() < 0) {
-            throw ControllerException.invalid("offset must not be negative, got " + req.offset());
-        }
+        boolean strict = req.strict();
         if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
             throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS
                     + " ms beyond the present; a read waits for its time to come, so pick a time at most that far ahead");
@@ -631,18 +630,17 @@ public final class Controller implements AutoCloseable {
         }
         if (req.from() != null) {
             CatalogEntry e = catalog.require(req.from());
-            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), req.key());
+            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), keyArity(req.keys()));
             if (index != null) {
                 return fastPath(index, req, strict, timeout);
             }
-            if (req.key() != null && !req.key().isNull()) {
+            if (req.keys() != null) {
                 throw ControllerException.invalid("key: a key lookup needs an index; '" + req.from() + "' has none");
             }
             return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout);
         }
-        Plan plan = parsePlan(req.plan(), "plan");
-        List<DatumType> types = typeByName(plan, "plan");
-        return slowPath(plan, defaultNames(plan, types.size()), req, strict, timeout);
+        List<DatumType> types = typeByName(req.plan(), "plan");
+        return slowPath(req.plan(), defaultNames(req.plan(), types.size()), req, strict, timeout);
     }
 
     /**
@@ -656,19 +654,16 @@ public final class Controller implements AutoCloseable {
         return new UUID(hi, lo);
     }
 
-    private static boolean parseIsolation(String isolation) {
-        if (isolation == null || isolation.equals("serializable")) {
-            return false;
-        }
-        if (isolation.equals("strict")) {
-            return true;
-        }
-        throw ControllerException.invalid("isolation: expected 'serializable' or 'strict', got '" + isolation + "'");
+    /** The arity of the first key row, or -1 when there is none to go by. */
+    private static int keyArity(List<Row> keys) {
+        return keys != null && !keys.isEmpty() ? keys.get(0).arity() : -1;
     }
 
-    /** An index on {@code name} usable for the request's key (matching arity), or null. */
-    private CatalogEntry.Index indexOn(String name, JsonNode key) {
-        int keyArity = key != null && key.isArray() && !key.isEmpty() && key.get(0).isArray() ? key.get(0).size() : -1;
+    /**
+     * A running index on {@code name} usable for key rows of {@code keyArity} columns (-1: any key), or
+     * null.
+     */
+    public CatalogEntry.Index indexOn(String name, int keyArity) {
         CatalogEntry.Index any = null;
         for (CatalogEntry e : catalog.all()) {
             if (e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.containsKey(i.id())) {
@@ -685,95 +680,32 @@ public final class Controller implements AutoCloseable {
     private record Shaping(Mfp mfp, Finishing finishing, List<String> columns) {
     }
 
-    private Shaping shaping(ReadRequest req, Schema schema) {
-        List<Expr> filter = List.of();
-        if (req.filter() != null && !req.filter().isNull()) {
-            try {
-                filter = ExprJson.parseList(req.filter(), "filter");
-            } catch (ExprException e) {
-                throw ControllerException.invalid(e.getMessage());
-            }
-        }
-        List<Integer> project = null;
-        List<String> columns = schema.columns().stream().map(Column::name).toList();
-        if (req.project() != null && !req.project().isNull()) {
-            if (!req.project().isArray()) {
-                throw ControllerException.invalid("project: expected an array of column names or positions");
-            }
-            project = new ArrayList<>();
-            List<String> names = new ArrayList<>();
-            for (int i = 0; i < req.project().size(); i++) {
-                int c = columnIndex(schema, req.project().get(i), "project[" + i + "]");
-                project.add(c);
-                names.add(schema.column(c).name());
-            }
-            columns = names;
-        }
-        Mfp mfp = new Mfp(List.of(), filter, project);
+    /**
+     * The MFP and finishing of a request, checked against the target's schema: the MFP's expressions and
+     * columns, the orderings' columns among the output's.
+     */
+    private static Shaping shaping(Mfp mfp, Finishing finishing, Schema schema) {
+        List<DatumType> out;
         try {
-            mfp.outputTypes(schema.types(), "");
+            out = mfp.outputTypes(schema.types(), "");
         } catch (ExprException e) {
             throw ControllerException.invalid(e.getMessage());
         }
-        List<Plan.Ordering> orderings = new ArrayList<>();
-        if (req.orderBy() != null && !req.orderBy().isNull()) {
-            if (!req.orderBy().isArray()) {
-                throw ControllerException.invalid("order_by: expected an array of {\"col\", \"desc\", \"nulls_last\"}");
-            }
-            Schema out = outputSchema(schema, columns, project);
-            for (int i = 0; i < req.orderBy().size(); i++) {
-                JsonNode o = req.orderBy().get(i);
-                String at = "order_by[" + i + "]";
-                if (!o.isObject() || o.get("col") == null) {
-                    throw ControllerException.invalid(at + ": expected {\"col\": name or position, \"desc\": bool, \"nulls_last\": bool}");
-                }
-                int col = columnIndex(out, o.get("col"), at + ".col");
-                boolean desc = bool(o.get("desc"), false, at + ".desc");
-                boolean nullsLast = bool(o.get("nulls_last"), !desc, at + ".nulls_last");
-                orderings.add(new Plan.Ordering(col, desc, nullsLast));
+        List<String> columns = schema.columns().stream().map(Column::name).toList();
+        if (mfp.project() != null) {
+            columns = mfp.project().stream().map(c -> c < schema.arity() ? schema.column(c).name() : "c" + c).toList();
+        }
+        for (int i = 0; i < finishing.orderBy().size(); i++) {
+            int c = finishing.orderBy().get(i).col();
+            if (c < 0 || c >= out.size()) {
+                throw ControllerException.invalid("order_by[" + i + "].col: column " + c + " does not exist; there are " + out.size());
             }
         }
-        Finishing finishing = new Finishing(orderings, req.limit(), req.offset() == null ? 0 : req.offset());
         return new Shaping(mfp, finishing, columns);
     }
 
-    private static Schema outputSchema(Schema schema, List<String> names, List<Integer> project) {
-        if (project == null) {
-            return schema;
-        }
-        List<Column> cols = new ArrayList<>();
-        for (int i = 0; i < project.size(); i++) {
-            cols.add(new Column(names.get(i) + (cols.stream().anyMatch(c -> c.name().equals(names.get(cols.size()))) ? "_" + i : ""),
-                    schema.type(project.get(i)), true));
-        }
-        return new Schema(cols);
-    }
-
-    private static boolean bool(JsonNode n, boolean dflt, String at) {
-        if (n == null || n.isNull()) {
-            return dflt;
-        }
-        if (!n.isBoolean()) {
-            throw ControllerException.invalid(at + ": expected true or false");
-        }
-        return n.booleanValue();
-    }
-
-    private static int columnIndex(Schema schema, JsonNode n, String at) {
-        if (n.isIntegralNumber()) {
-            int c = n.intValue();
-            if (c < 0 || c >= schema.arity()) {
-                throw ControllerException.invalid(at + ": column " + c + " does not exist; there are " + schema.arity());
-            }
-            return c;
-        }
-        if (n.isString()) {
-            return columnIndex(schema, n.stringValue(), at);
-        }
-        throw ControllerException.invalid(at + ": expected a column name or position");
-    }
-
-    private static int columnIndex(Schema schema, String name, String at) {
+    /** The column {@code name} (or position, as text) of {@code schema}; else 422 naming the columns there are. */
+    public static int columnIndex(Schema schema, String name, String at) {
         int c = schema.indexOf(name);
         if (c < 0) {
             try {
@@ -807,11 +739,8 @@ public final class Controller implements AutoCloseable {
                                     + "' was not reported by compute within " + timeout.toMillis() + " ms"))
                     .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
         }
-        Shaping shape = shaping(req, index.schema());
-        List<Row> keys = null;
-        if (req.key() != null && !req.key().isNull()) {
-            keys = List.copyOf(new java.util.LinkedHashSet<>(keyRows(req.key(), index)));
-        }
+        Shaping shape = shaping(req.mfp(), req.finishing(), index.schema());
+        List<Row> keys = req.keys() == null ? null : List.copyOf(new java.util.LinkedHashSet<>(req.keys()));
         // No lock: a point read never waits for compaction, slow-path reads or other point reads.
         long[] held = s.reads.chooseAndHold(() -> chooseTime(strict, req.asOf(), List.of(s), List.of()));
         long t = held[0];
@@ -829,16 +758,17 @@ public final class Controller implements AutoCloseable {
      * or after the index's compaction frontier, or the serializable read time), held on the index until
      * the returned start is released.
      */
-    public ChangeStreamStart startChangeStream(String name, JsonNode key, JsonNode filter, JsonNode project, Long asOf) {
-        CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
-        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), key);
+    public ChangeStreamStart startChangeStream(String name, List<Row> keys, Mfp filterProject, Long asOf) {
+        Mfp mfp = filterProject != null ? filterProject : Mfp.identity();
+        CatalogEntry e = readable(name);
+        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), keyArity(keys));
         if (index == null) {
-            if (key != null && !key.isNull()) {
+            if (keys != null) {
                 throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
-                        + (indexOn(e.name(), null) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
+                        + (indexOn(e.name(), -1) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
             }
             return startTransientStream(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
-                    new ReadRequest(name, null, null, filter, project, null, null, null, null, asOf, null));
+                    mfp, asOf);
         }
         String failure = catalog.failure(index.name());
         if (failure != null) {
@@ -851,44 +781,43 @@ public final class Controller implements AutoCloseable {
         if (asOf != null && asOf > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
             throw ControllerException.invalid("as_of " + asOf + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
         }
-        Shaping shape = shaping(new ReadRequest(name, null, key, filter, project, null, null, null, null, asOf, null), index.schema());
-        List<Row> keys = key != null && !key.isNull() ? List.copyOf(new java.util.LinkedHashSet<>(keyRows(key, index))) : null;
+        Shaping shape = shaping(mfp, Finishing.NONE, index.schema());
+        List<Row> distinctKeys = keys != null ? List.copyOf(new java.util.LinkedHashSet<>(keys)) : null;
         long t;
         long hold;
         synchronized (policyLock) {
             t = chooseTime(false, asOf, List.of(s), List.of());
             hold = s.reads.holds.add(t);
         }
-        return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), keys, shape.mfp(), shape.columns(), t,
+        return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), distinctKeys, shape.mfp(), shape.columns(), t,
                 () -> s.reads.holds.remove(hold));
     }
 
     /**
      * Resolves a change stream of a query ({@code req.plan()}, a plan by names, or {@code req.from()}):
-     * a collection with an index is followed through it as by {@link #startChangeStream(String, JsonNode,
-     * JsonNode, JsonNode, Long)}; anything else through a transient dataflow the stream owns. A change
+     * a collection with an index is followed through it as by {@link #startChangeStream(String, List, Mfp,
+     * Long)}; anything else through a transient dataflow the stream owns. A change
      * stream has no order: {@code order_by}, {@code limit} and {@code offset} are refused.
      */
     public ChangeStreamStart startChangeStream(ReadRequest req) {
-        if (req.orderBy() != null && !req.orderBy().isNull() || req.limit() != null || req.offset() != null) {
+        if (!req.finishing().isTrivial()) {
             throw ControllerException.invalid("a change stream has no order: order_by, limit and offset do not apply"
                     + " (a top-k inside the query does)");
         }
         if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
             throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
         }
-        if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
+        if ((req.from() == null) == (req.plan() == null)) {
             throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
         }
         if (req.from() != null) {
-            return startChangeStream(req.from(), req.key(), req.filter(), req.project(), req.asOf());
+            return startChangeStream(req.from(), req.keys(), req.mfp(), req.asOf());
         }
-        if (req.key() != null && !req.key().isNull()) {
+        if (req.keys() != null) {
             throw ControllerException.invalid("key: watching keys needs 'from' naming an indexed collection");
         }
-        Plan plan = parsePlan(req.plan(), "plan");
-        List<DatumType> types = typeByName(plan, "plan");
-        return startTransientStream(plan, defaultNames(plan, types.size()), "(query)", req);
+        List<DatumType> types = typeByName(req.plan(), "plan");
+        return startTransientStream(req.plan(), defaultNames(req.plan(), types.size()), "(query)", req.mfp(), req.asOf());
     }
 
     /** A transient dataflow a change stream owns: the catalog names it reads (a drop of one ends it), and holds to release once it hydrates. */
@@ -916,12 +845,11 @@ public final class Controller implements AutoCloseable {
      * {@code as_of} on (importing the indexes it can), published like one, compacted right behind the
      * stream's own hold, and dropped when the stream ends or one of its inputs is dropped.
      */
-    private ChangeStreamStart startTransientStream(Plan byName, List<String> names, String label, ReadRequest req) {
+    private ChangeStreamStart startTransientStream(Plan byName, List<String> names, String label, Mfp mfp, Long asOf) {
         Expansion x = new Expansion(true);
         Plan plan = x.expand(byName, "plan");
         Schema schema = resultSchema(plan, x, names);
-        Shaping shape = shaping(new ReadRequest(req.from(), req.plan(), null, req.filter(), req.project(), null, null, null, null,
-                req.asOf(), null), schema);
+        Shaping shape = shaping(mfp, Finishing.NONE, schema);
         Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());
         List<DatumType> outTypes = shape.mfp().isIdentity() ? schema.types() : shape.mfp().outputTypes(schema.types(), "");
         List<Column> outCols = new ArrayList<>();
@@ -940,7 +868,7 @@ public final class Controller implements AutoCloseable {
         IndexState state;
         long startHold;
         synchronized (policyLock) {
-            t = chooseTime(false, req.asOf(), inputs, tables);
+            t = chooseTime(false, asOf, inputs, tables);
             for (IndexState s : inputs) {
                 long h = s.reads.holds.add(t);
                 df.inputHolds.add(() -> s.reads.holds.remove(h));
@@ -1000,27 +928,6 @@ public final class Controller implements AutoCloseable {
     /** The transient dataflows of change streams now running (for tests and introspection). */
     public int transientStreamCount() {
         return streamDataflows.size();
-    }
-
-    private List<Row> keyRows(JsonNode key, CatalogEntry.Index index) {
-        if (!key.isArray()) {
-            throw ControllerException.invalid("key: expected an array of key rows, e.g. [[1]]");
-        }
-        List<Column> cols = new ArrayList<>();
-        for (String k : index.key()) {
-            Column c = index.schema().column(index.schema().indexOf(k));
-            cols.add(new Column(c.name(), c.type(), true));
-        }
-        Schema keySchema = new Schema(cols);
-        List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < key.size(); i++) {
-            try {
-                rows.add(RowJson.row(key.get(i), keySchema));
-            } catch (IllegalArgumentException e) {
-                throw ControllerException.invalid("key[" + i + "]: " + e.getMessage() + " (index '" + index.name() + "' is keyed by " + index.key() + ")");
-            }
-        }
-        return rows;
     }
 
     /**
@@ -1097,6 +1004,20 @@ public final class Controller implements AutoCloseable {
         return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
     }
 
+    /**
+     * The schema of the result of {@code byName}, a plan by names, as a read of it names its columns
+     * (after the collections' columns, {@code c<i>} where there is no name; repeats suffixed by position).
+     */
+    public Schema resultSchema(Plan byName) {
+        List<DatumType> types = typeByName(byName, "plan");
+        List<String> names = defaultNames(byName, types.size());
+        List<Column> cols = new ArrayList<>();
+        for (int i = 0; i < types.size(); i++) {
+            cols.add(new Column(names.get(i), types.get(i), true));
+        }
+        return dedupe(cols);
+    }
+
     /** The schema of an expanded plan's result: its types, named by {@code names} ({@code c<i>} past their end), deduplicated. */
     private Schema resultSchema(Plan plan, Expansion x, List<String> names) {
         List<DatumType> types = typeById(plan, x, "plan");
@@ -1111,8 +1032,8 @@ public final class Controller implements AutoCloseable {
         Expansion x = new Expansion(true);
         Plan plan = x.expand(byName, "plan");
         Schema schema = resultSchema(plan, x, names);
-        Shaping shape = shaping(req, schema);
-        if (req.key() != null && !req.key().isNull()) {
+        Shaping shape = shaping(req.mfp(), req.finishing(), schema);
+        if (req.keys() != null) {
             throw ControllerException.invalid("key: a key lookup needs 'from' naming an indexed collection");
         }
         List<IndexState> inputs = x.imports.keySet().stream().map(indexes::get).toList();
@@ -1178,17 +1099,6 @@ public final class Controller implements AutoCloseable {
 
     // ------------------------------------------------------------------ plans by name
 
-    private static Plan parsePlan(JsonNode json, String path) {
-        if (json == null || json.isNull()) {
-            throw ControllerException.invalid(path + ": a plan is required");
-        }
-        try {
-            return PlanJson.parse(json, path);
-        } catch (ExprException e) {
-            throw ControllerException.invalid(e.getMessage());
-        }
-    }
-
     /** Types a plan whose {@code get}s are by name. */
     private List<DatumType> typeByName(Plan plan, String path) {
         try {
@@ -1246,7 +1156,7 @@ public final class Controller implements AutoCloseable {
                     return importIndex(i);
                 }
                 if (useIndexes) {
-                    CatalogEntry.Index i = indexOn(e.name(), null);
+                    CatalogEntry.Index i = indexOn(e.name(), -1);
                     if (i != null) {
                         return importIndex(i);
                     }
