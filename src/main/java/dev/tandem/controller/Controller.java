@@ -24,10 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -44,8 +42,8 @@ import reactor.core.scheduler.Scheduler;
  * compute replica (a {@link Multiplexer}). It takes typed requests (the API decodes JSON first) and
  * delegates each concern to a class of its own: {@link ReadPlanner} (index choice, plan expansion,
  * result schemas, dataflow descriptions), {@link ReadPolicy} (read times, holds, compaction, under one
- * lock), {@link PeekDispatch} (commands out, peek answers in) and {@link IndexTracker} (index state,
- * frontiers, events).
+ * lock), {@link PeekDispatch} (commands out, peek answers in), {@link IndexTracker} (index state,
+ * frontiers, events) and {@link TransientStreams} (the dataflows change streams own).
  *
  * <p>Reads: an MFP over one indexed collection is a fast-path peek of the index; any other read is a
  * slow-path transient dataflow ({@code t} id, {@code as_of = t}, {@code until = t+1}) that imports the
@@ -79,8 +77,7 @@ public final class Controller implements AutoCloseable {
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
     /** Tables that only their feeder writes to (sources), by name, with why users may not write or drop them. */
     private final Map<String, String> fedTables = new ConcurrentHashMap<>();
-    /** The transient dataflows change streams own, by transient id. */
-    private final Map<String, StreamDataflow> streamDataflows = new ConcurrentHashMap<>();
+    private final TransientStreams streams;
     private final AtomicInteger pending = new AtomicInteger();
     private final Disposable responses;
     private final Disposable ticker;
@@ -98,6 +95,7 @@ public final class Controller implements AutoCloseable {
         this.dispatch = new PeekDispatch(compute);
         this.policy = new ReadPolicy(storage, clock, this.settings::get, indexes, dispatch);
         this.planner = new ReadPlanner(catalog, indexes, storage);
+        this.streams = new TransientStreams(planner, policy, indexes, dispatch, catalog::allocateTransientId, timer);
         this.responses = compute.responses().subscribe(this::receive);
         dispatch.send(new ComputeCommand.Hello(UUID.randomUUID().toString()));
         dispatch.send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
@@ -241,12 +239,7 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
         // Change streams reading it through dataflows of their own end first, saying why.
-        for (Map.Entry<String, StreamDataflow> s : List.copyOf(streamDataflows.entrySet())) {
-            if (s.getValue().inputs.contains(name)) {
-                endTransientStream(s.getKey(), kindOf(e) + " '" + name + "' was dropped; the change stream of " + s.getValue().label
-                        + " ends here");
-            }
-        }
+        streams.inputDropped(name, kindOf(e));
         switch (e) {
             case CatalogEntry.Table t -> {
                 catalog.remove(t);
@@ -413,12 +406,7 @@ public final class Controller implements AutoCloseable {
                 }
                 boolean wasHydrated = s.hydrated;
                 indexes.advance(s, f.writeFrontier(), policy);
-                StreamDataflow stream = streamDataflows.get(f.id());
-                if (stream != null) {
-                    // A change stream's own dataflow reads its inputs itself once it has hydrated.
-                    if (s.hydrated) {
-                        stream.releaseInputs();
-                    }
+                if (streams.reported(f.id(), s)) {
                     return;
                 }
                 indexes.publish(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
@@ -429,12 +417,7 @@ public final class Controller implements AutoCloseable {
                 if ("dataflow_failed".equals(s.kind()) || "dataflow_rejected".equals(s.kind())) {
                     // A slow-path query whose transient dataflow the replica refused or abandoned fails at once.
                     dispatch.dataflowFailed(s.id(), s.detail());
-                    StreamDataflow df = s.id() == null ? null : streamDataflows.get(s.id());
-                    if (df != null) {
-                        String id = s.id();
-                        df.endReason = "the change stream of " + df.label + " failed: " + s.detail();
-                        endTransientStreamLater(id);
-                    }
+                    streams.failed(s.id(), s.detail());
                     indexes.publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                     IndexState failed = s.id() == null ? null : indexes.get(s.id());
                     if (failed != null && "dataflow_failed".equals(s.kind()) && !system.containsKey(failed.index.name())) {
@@ -623,7 +606,7 @@ public final class Controller implements AutoCloseable {
                 throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
                         + (planner.indexOn(e.name(), -1) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
             }
-            return startTransientStream(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
+            return streams.start(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
                     mfp, asOf);
         }
         String failure = catalog.failure(index.name());
@@ -669,99 +652,12 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.invalid("key: watching keys needs 'from' naming an indexed collection");
         }
         List<DatumType> types = planner.typeByName(req.plan(), "plan");
-        return startTransientStream(req.plan(), planner.defaultNames(req.plan(), types.size()), "(query)", req.mfp(), req.asOf());
-    }
-
-    /** A transient dataflow a change stream owns: the catalog names it reads (a drop of one ends it), and holds to release once it hydrates. */
-    private static final class StreamDataflow {
-        final String label;
-        final Set<String> inputs;
-        final List<Runnable> inputHolds;
-        volatile String endReason;
-
-        StreamDataflow(String label, Set<String> inputs, List<Runnable> inputHolds) {
-            this.label = label;
-            this.inputs = inputs;
-            this.inputHolds = inputHolds;
-        }
-
-        synchronized void releaseInputs() {
-            inputHolds.forEach(Runnable::run);
-            inputHolds.clear();
-        }
-    }
-
-    /**
-     * A change stream of a plan by names through a transient, unbounded dataflow of its own (an index of
-     * the shaped result, keyed by every column, never in the catalog): maintained like an index from
-     * {@code as_of} on (importing the indexes it can), published like one, compacted right behind the
-     * stream's own hold, and dropped when the stream ends or one of its inputs is dropped.
-     */
-    private ChangeStreamStart startTransientStream(Plan byName, List<String> names, String label, Mfp mfp, Long asOf) {
-        ReadPlanner.Expansion x = planner.expand(byName, true, "plan");
-        Schema schema = planner.resultSchema(x, names);
-        ReadPlanner.Shaping shape = ReadPlanner.shaping(mfp, Finishing.NONE, schema);
-        Plan shaped = shape.mfp().isIdentity() ? x.plan : new Plan.MapFilterProject(x.plan, shape.mfp());
-        List<DatumType> outTypes = shape.mfp().isIdentity() ? schema.types() : shape.mfp().outputTypes(schema.types(), "");
-        List<Column> outCols = new ArrayList<>();
-        for (int i = 0; i < outTypes.size(); i++) {
-            outCols.add(new Column(shape.columns().get(i), outTypes.get(i), true));
-        }
-        Schema out = ReadPlanner.dedupe(outCols);
-        String tid = catalog.allocateTransientId();
-        CatalogEntry.Index entry = new CatalogEntry.Index(tid, label, label, List.of(), out, 0);
-        StreamDataflow df = new StreamDataflow(label, Set.copyOf(x.names), new ArrayList<>());
-        IndexState[] state = new IndexState[1];
-        long[] startHold = new long[1];
-        long t = policy.hold(false, asOf, x.importedStates(), List.copyOf(x.sources.keySet()), df.inputHolds, time -> {
-            state[0] = new IndexState(entry, time);
-            startHold[0] = state[0].reads.holds.add(time);
-            streamDataflows.put(tid, df);
-            indexes.track(state[0]);
-        });
-        DataflowDescription desc = x.dataflow(tid, shaped, ReadPlanner.allColumns(outTypes.size()), t, null);
-        dispatch.send(new ComputeCommand.CreateDataflow(desc));
-        dispatch.send(new ComputeCommand.Schedule(tid));
-        IndexState own = state[0];
-        long hold = startHold[0];
-        return new ChangeStreamStart(tid, label, out, List.of(), null, Mfp.identity(), shape.columns(), t,
-                () -> own.reads.holds.remove(hold), () -> endTransientStreamLater(tid),
-                () -> df.endReason != null ? df.endReason : "the change stream of " + label + " ended: its dataflow went away");
-    }
-
-    /**
-     * Drops a change stream's transient dataflow off the caller's thread (a stream ends on the interactive
-     * runtime's threads, which must not wait for the command lock); at shutdown, when the timer is gone,
-     * the dataflow goes with the process.
-     */
-    private void endTransientStreamLater(String tid) {
-        try {
-            timer.schedule(() -> endTransientStream(tid, null));
-        } catch (RejectedExecutionException e) {
-            streamDataflows.remove(tid);
-        }
-    }
-
-    /**
-     * Drops a change stream's transient dataflow (once): its stream, if still running, ends with
-     * {@code reason}.
-     */
-    private void endTransientStream(String tid, String reason) {
-        StreamDataflow df = streamDataflows.remove(tid);
-        if (df == null) {
-            return;
-        }
-        if (reason != null) {
-            df.endReason = reason;
-        }
-        df.releaseInputs();
-        policy.untrack(tid);
-        dispatch.send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
+        return streams.start(req.plan(), planner.defaultNames(req.plan(), types.size()), "(query)", req.mfp(), req.asOf());
     }
 
     /** The transient dataflows of change streams now running (for tests and introspection). */
     public int transientStreamCount() {
-        return streamDataflows.size();
+        return streams.count();
     }
 
     @Override
