@@ -3,7 +3,6 @@ package dev.tandem.api;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ReadResult;
 import dev.tandem.plan.PlanJson;
 import dev.tandem.row.Column;
@@ -118,9 +117,9 @@ final class ApiJson {
         return n;
     }
 
-    /** The read a peek body asks for; field types are checked here, their meaning by the controller. */
-    static ReadRequest readRequest(JsonBody b) {
-        return new ReadRequest(b.string("from"), b.raw("plan"), b.raw("key"), b.raw("filter"), b.raw("project"), b.raw("order_by"),
+    /** The read a peek body asks for; field types are checked here, their meaning by {@link RequestDecoder}. */
+    static ReadJson readRequest(JsonBody b) {
+        return new ReadJson(b.string("from"), b.raw("plan"), b.raw("key"), b.raw("filter"), b.raw("project"), b.raw("order_by"),
                 b.nonNegativeLong("limit"), b.nonNegativeLong("offset"), b.string("isolation"), b.nonNegativeLong("as_of"),
                 positiveTimeout(b));
     }

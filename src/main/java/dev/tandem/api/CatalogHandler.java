@@ -29,11 +29,13 @@ final class CatalogHandler {
     private static final Set<String> INDEX_FIELDS = Set.of("name", "on", "key", "compaction_window_ms");
 
     private final Controller controller;
+    private final RequestDecoder decoder;
     private final long maxBodyBytes;
     private final Scheduler blocking;
 
     CatalogHandler(Controller controller, long maxBodyBytes, Scheduler blocking) {
         this.controller = controller;
+        this.decoder = new RequestDecoder(controller);
         this.maxBodyBytes = maxBodyBytes;
         this.blocking = blocking;
     }
@@ -113,7 +115,7 @@ final class CatalogHandler {
         return body(request, WRITE_FIELDS).flatMap(b -> {
             JsonNode insert = b.array("insert");
             JsonNode delete = b.array("delete");
-            return Mono.defer(() -> controller.write(table, insert, delete));
+            return Mono.defer(() -> controller.write(table, decoder.writeRows(table, insert, delete)));
         }).flatMap(ts -> {
             ObjectNode n = JsonNodeFactory.instance.objectNode();
             n.put("timestamp", ts);
@@ -142,7 +144,7 @@ final class CatalogHandler {
                 }
             }
             List<String> columnNames = names;
-            return offLoop(() -> controller.createView(name, plan, columnNames));
+            return offLoop(() -> controller.createView(name, RequestDecoder.plan(plan, "plan"), columnNames));
         }).flatMap(v -> created(request, v.name(), ApiJson.view(v)));
     }
 

@@ -3,6 +3,7 @@ package dev.tandem.api;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.ChangeStreamStart;
 import dev.tandem.controller.Controller;
+import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.row.DatumType;
 import dev.tandem.security.PrincipalLimits;
@@ -45,11 +46,13 @@ final class ChangeStreamHandler {
     private static final Set<String> PARAMS = Set.of("as_of", "key", "snapshot", "envelope");
 
     private final Controller controller;
+    private final RequestDecoder decoder;
     private final ChangeStreams streams;
     private final PrincipalLimits limits;
 
     ChangeStreamHandler(Controller controller, ChangeStreams streams, PrincipalLimits limits) {
         this.controller = controller;
+        this.decoder = new RequestDecoder(controller);
         this.streams = streams;
         this.limits = limits;
     }
@@ -132,7 +135,8 @@ final class ChangeStreamHandler {
         ChangeStreamStart start;
         ChangeSubscription sub;
         try {
-            start = controller.startChangeStream(name, keys, null, null, asOf);
+            ReadRequest read = decoder.changeStream(new ReadJson(name, null, keys, null, null, null, null, null, null, asOf, null));
+            start = controller.startChangeStream(name, read.keys(), read.mfp(), read.asOf());
         } catch (RuntimeException x) {
             permit.close();
             throw x;

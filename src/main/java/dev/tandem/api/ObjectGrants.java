@@ -1,6 +1,5 @@
 package dev.tandem.api;
 
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.security.AccessPrincipal;
 import org.springframework.http.HttpStatus;
 
@@ -11,7 +10,7 @@ final class ObjectGrants {
     }
 
     /** Throws 403 unless {@code caller} (null: no credentials in use) may read what {@code read} names. */
-    static ReadRequest check(AccessPrincipal caller, ReadRequest read) {
+    static ReadJson check(AccessPrincipal caller, ReadJson read) {
         if (caller == null || caller.objects() == null) {
             return read;
         }

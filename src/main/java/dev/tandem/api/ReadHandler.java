@@ -3,7 +3,6 @@ package dev.tandem.api;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.DatumType;
 import dev.tandem.runtime.Introspection;
 import dev.tandem.security.AuditLog;
@@ -32,11 +31,13 @@ final class ReadHandler {
     static final String AUDIT = "tandem_audit";
 
     private final Controller controller;
+    private final RequestDecoder decoder;
     private final long maxBodyBytes;
     private final AuditLog audit;
 
     ReadHandler(Controller controller, long maxBodyBytes, AuditLog audit) {
         this.controller = controller;
+        this.decoder = new RequestDecoder(controller);
         this.maxBodyBytes = maxBodyBytes;
         this.audit = audit;
     }
@@ -44,7 +45,10 @@ final class ReadHandler {
     Mono<ServerResponse> peek(ServerRequest request) {
         return request.principal().map(TandemAuthentication::of).map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty())
                 .flatMap(caller -> JsonBody.read(request, maxBodyBytes, ApiJson.PEEK_FIELDS)
-                        .flatMap(b -> controller.read(ObjectGrants.check(caller.orElse(null), ApiJson.readRequest(b)))))
+                        .flatMap(b -> {
+                            ReadJson read = ObjectGrants.check(caller.orElse(null), ApiJson.readRequest(b));
+                            return controller.read(decoder.read(read));
+                        }))
                 .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
@@ -78,16 +82,16 @@ final class ReadHandler {
         if (name.equals(AUDIT)) {
             return auditEntries(longParam(request, "limit"));
         }
-        ReadRequest read = new ReadRequest(name, null, null, null, null, null, longParam(request, "limit"), null,
+        ReadJson read = new ReadJson(name, null, null, null, null, null, longParam(request, "limit"), null,
                 request.queryParam("isolation").orElse(null), longParam(request, "as_of"), null);
-        return controller.readIntrospection(name, read).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+        return Mono.defer(() -> controller.readIntrospection(name, decoder.readIntrospection(name, read))).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
     /** {@code POST /v1/introspection/{name}}: reads one collection with the peek body's options (no from/plan). */
     Mono<ServerResponse> peekIntrospection(ServerRequest request) {
         String name = request.pathVariable("name");
         return JsonBody.read(request, maxBodyBytes, INTROSPECTION_FIELDS)
-                .flatMap(b -> controller.readIntrospection(name, ApiJson.readRequest(b)))
+                .flatMap(b -> controller.readIntrospection(name, decoder.readIntrospection(name, ApiJson.readRequest(b))))
                 .flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
@@ -134,9 +138,9 @@ final class ReadHandler {
             }
             keys = rows;
         }
-        ReadRequest read = new ReadRequest(name, null, keys, null, null, null, longParam(request, "limit"), null,
+        ReadJson read = new ReadJson(name, null, keys, null, null, null, longParam(request, "limit"), null,
                 request.queryParam("isolation").orElse(null), longParam(request, "as_of"), null);
-        return controller.read(read).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
+        return controller.read(decoder.read(read)).flatMap(r -> CatalogHandler.ok(ApiJson.result(r)));
     }
 
     /** A query-string key value as a JSON datum of the key column's type. */

@@ -3,6 +3,7 @@ package dev.tandem.api;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.ChangeStreamStart;
 import dev.tandem.controller.Controller;
+import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
 import dev.tandem.json.StrictJson;
@@ -66,6 +67,7 @@ final class SessionSocketHandler implements WebSocketHandler {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
+    private final RequestDecoder decoder;
     private final long maxMessageBytes;
     private final boolean enforced;
     private final PrincipalLimits limits;
@@ -76,6 +78,7 @@ final class SessionSocketHandler implements WebSocketHandler {
     SessionSocketHandler(Controller controller, long maxMessageBytes, boolean enforced, PrincipalLimits limits, ChangeStreams streams,
             SqlHandler sql) {
         this.controller = controller;
+        this.decoder = new RequestDecoder(controller);
         this.maxMessageBytes = maxMessageBytes;
         this.enforced = enforced;
         this.limits = limits;
@@ -142,7 +145,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                         throw ApiException.badRequest("message: 'request' is required for op peek");
                     }
                     JsonBody body = JsonBody.of(request, "request", ApiJson.PEEK_FIELDS);
-                    var read = ObjectGrants.check(caller, ApiJson.readRequest(body));
+                    ReadJson read = ObjectGrants.check(caller, ApiJson.readRequest(body));
                     if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
                         peeks.decrementAndGet();
                         throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
@@ -154,7 +157,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                         throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' has " + limits.limit(PrincipalLimits.Kind.PEEKS)
                                 + " peeks in flight, its limit (tandem.security.limits.max-concurrent-peeks); retry when some finish");
                     }
-                    yield controller.read(read)
+                    yield Mono.defer(() -> controller.read(decoder.read(read)))
                             .doFinally(sig -> {
                                 peeks.decrementAndGet();
                                 permit.close();
@@ -308,7 +311,9 @@ final class SessionSocketHandler implements WebSocketHandler {
         ChangeSubscription sub;
         ChangeStreamStart start;
         try {
-            start = controller.startChangeStream(from, m.array("key"), m.raw("filter"), m.array("project"), m.nonNegativeLong("as_of"));
+            ReadRequest read = decoder.changeStream(new ReadJson(from, null, m.array("key"), m.raw("filter"), m.array("project"), null,
+                    null, null, null, m.nonNegativeLong("as_of"), null));
+            start = controller.startChangeStream(from, read.keys(), read.mfp(), read.asOf());
             sub = streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope, "ws " + JsonBody.abbreviate(id.toString())));
         } catch (RuntimeException x) {
             rowStreams.remove(id, stop);

@@ -1,7 +1,9 @@
 package dev.tandem.controller;
 
 import dev.tandem.plan.Plan;
+import dev.tandem.row.Column;
 import dev.tandem.row.Schema;
+import java.util.ArrayList;
 import java.util.List;
 
 /** A named object of the catalog: a table, a view (a named plan) or an index. */
@@ -33,6 +35,16 @@ public sealed interface CatalogEntry {
 
         public Index {
             key = List.copyOf(key);
+        }
+
+        /** The key columns, in key order, each nullable (a lookup may ask for a NULL key). */
+        public Schema keySchema() {
+            List<Column> cols = new ArrayList<>();
+            for (String k : key) {
+                Column c = schema.column(schema.indexOf(k));
+                cols.add(new Column(c.name(), c.type(), true));
+            }
+            return new Schema(cols);
         }
     }
 }

@@ -1,13 +1,9 @@
 package dev.tandem.controller;
 
-import dev.tandem.expr.Expr;
-import dev.tandem.expr.ExprException;
-import dev.tandem.expr.ExprJson;
 import dev.tandem.expr.Mfp;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.plan.DataflowDescription;
 import dev.tandem.plan.Plan;
-import dev.tandem.plan.PlanJson;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeParameters;
 import dev.tandem.protocol.ComputeResponse;
@@ -15,7 +11,6 @@ import dev.tandem.protocol.Finishing;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.row.RowJson;
 import dev.tandem.row.Schema;
 import dev.tandem.runtime.Introspection;
 import dev.tandem.sharing.ArrangementSharingRegistry;
@@ -25,8 +20,8 @@ import dev.tandem.storage.TableStorage;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -39,29 +34,29 @@ import java.util.regex.Pattern;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import tools.jackson.databind.JsonNode;
 
 /**
- * The built-in controller of standalone mode: the durable catalog of tables, views and indexes, the
- * choice of read timestamps, read policies (compaction windows and read holds) and admission control,
- * in front of the compute replica (a {@link Multiplexer}).
+ * The built-in controller of standalone mode: the durable catalog of tables, views and indexes, and the
+ * facade through which the API, SQL, change streams and sources act on it and read, in front of the
+ * compute replica (a {@link Multiplexer}). It takes typed requests (the API decodes JSON first) and
+ * delegates each concern to a class of its own: {@link ReadPlanner} (index choice, plan expansion,
+ * result schemas, dataflow descriptions), {@link ReadPolicy} (read times, holds, compaction, under one
+ * lock), {@link PeekDispatch} (commands out, peek answers in), {@link IndexTracker} (index state,
+ * frontiers, events) and {@link TransientStreams} (the dataflows change streams own).
  *
- * <p>Reads are planned here: an MFP over one indexed collection is a fast-path peek of the index; any
- * other read is a slow-path transient dataflow ({@code t} id, {@code as_of = t}, {@code until = t+1})
- * that imports the indexes it can as shared arrangements, is peeked once, then dropped.
+ * <p>Reads: an MFP over one indexed collection is a fast-path peek of the index; any other read is a
+ * slow-path transient dataflow ({@code t} id, {@code as_of = t}, {@code until = t+1}) that imports the
+ * indexes it can as shared arrangements, is peeked once, then dropped.
  *
- * <p>Catalog changes block on durable storage and are serialized; call them off event-loop threads.
- * Reads are asynchronous. While a peek is in flight its read time is held on its inputs; a timed-out
- * peek is canceled before its hold is released.
+ * <p>Catalog changes block on durable storage and are serialized (on this object); call them off
+ * event-loop threads. Reads are asynchronous. While a peek is in flight its read time is held on its
+ * inputs; a timed-out peek is canceled before its hold is released.
  */
 public final class Controller implements AutoCloseable {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
-    /** How often table compaction frontiers advance (the index ticker runs every 50 ms). */
-    private static final long TABLE_COMPACTION_EVERY_MS = 1000;
     /** How far beyond the present an explicit {@code as_of} may lie; further is refused, not waited for. */
     static final long MAX_AS_OF_AHEAD_MS = 3_600_000;
     /** The longest a read may ask to wait ({@code timeout_ms}). */
@@ -73,31 +68,19 @@ public final class Controller implements AutoCloseable {
     private final LongSupplier clock;
     private final Catalog catalog;
     private final AtomicReference<ControllerSettings> settings;
-    private final Map<String, IndexState> indexes = new ConcurrentHashMap<>();
     private final Scheduler timer;
+    private final PeekDispatch dispatch;
+    private final IndexTracker indexes = new IndexTracker();
+    private final ReadPolicy policy;
+    private final ReadPlanner planner;
     /** The introspection collections, served like indexes but not in the durable catalog. */
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
-    private final Map<String, Holds> tableHolds = new ConcurrentHashMap<>();
     /** Tables that only their feeder writes to (sources), by name, with why users may not write or drop them. */
     private final Map<String, String> fedTables = new ConcurrentHashMap<>();
-    private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
-    /** The peek waiting on each transient dataflow, by transient id. */
-    private final Map<String, UUID> transientPeeks = new ConcurrentHashMap<>();
-    /** The transient dataflows change streams own, by transient id. */
-    private final Map<String, StreamDataflow> streamDataflows = new ConcurrentHashMap<>();
+    private final TransientStreams streams;
     private final AtomicInteger pending = new AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong droppedEvents = new java.util.concurrent.atomic.AtomicLong();
-    private final Sinks.Many<ControllerEvent> events = Sinks.many().multicast().directBestEffort();
-    private final Object sendLock = new Object();
     private final Disposable responses;
     private final Disposable ticker;
-    /**
-     * Makes choosing a read time over several inputs (a slow-path read) and holding it atomic with respect
-     * to {@link #compact()}. A fast-path read takes no lock: it chooses and holds its time with
-     * {@link HeldFrontier#chooseAndHold}, which agrees with compaction through the order of its reads and writes.
-     */
-    private final Object policyLock = new Object();
-    private long lastTableCompaction = Long.MIN_VALUE / 2;
     private volatile List<String> recovering = List.of();
 
     public Controller(TableStorage storage, Multiplexer compute, ArrangementSharingRegistry registry, ControllerSettings settings,
@@ -109,38 +92,26 @@ public final class Controller implements AutoCloseable {
         this.timer = timer;
         this.catalog = new Catalog(storage);
         this.settings = new AtomicReference<>(settings);
+        this.dispatch = new PeekDispatch(compute);
+        this.policy = new ReadPolicy(storage, clock, this.settings::get, indexes, dispatch);
+        this.planner = new ReadPlanner(catalog, indexes, storage);
+        this.streams = new TransientStreams(planner, policy, indexes, dispatch, catalog::allocateTransientId, timer);
         this.responses = compute.responses().subscribe(this::receive);
-        send(new ComputeCommand.Hello(UUID.randomUUID().toString()));
-        send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
+        dispatch.send(new ComputeCommand.Hello(UUID.randomUUID().toString()));
+        dispatch.send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
         for (Introspection.Collection c : Introspection.ALL) {
             CatalogEntry.Index entry = new CatalogEntry.Index(c.id(), c.name(), c.name(), List.of(c.schema().column(0).name()), c.schema(),
                     CatalogEntry.Index.DEFAULT_WINDOW);
             system.put(c.name(), entry);
-            indexes.put(c.id(), new IndexState(entry, IndexState.SYSTEM_AS_OF));
+            indexes.track(new IndexState(entry, IndexState.SYSTEM_AS_OF));
         }
         List<CatalogEntry.Index> recovered = catalog.recover().stream().filter(i -> catalog.failure(i.name()) == null).toList();
         for (CatalogEntry.Index i : recovered) {
             startIndex(i);
         }
         recovering = recovered.stream().map(CatalogEntry.Index::id).toList();
-        send(new ComputeCommand.InitializationComplete());
-        this.ticker = Flux.interval(Duration.ofMillis(50), timer).subscribe(x -> compact());
-    }
-
-    /**
-     * Sends a command. Commands that change the instance go out one at a time, in the order they were
-     * decided; peeks and their cancels need no order among themselves or with those (a peek finds its
-     * target through the sharing registry) and skip the lock, so a read never waits behind another
-     * thread's send — nor behind that thread being descheduled while it holds the lock.
-     */
-    private void send(ComputeCommand command) {
-        if (command instanceof ComputeCommand.Peek || command instanceof ComputeCommand.CancelPeek) {
-            compute.send(command);
-            return;
-        }
-        synchronized (sendLock) {
-            compute.send(command);
-        }
+        dispatch.send(new ComputeCommand.InitializationComplete());
+        this.ticker = Flux.interval(Duration.ofMillis(50), timer).subscribe(x -> policy.compact());
     }
 
     // ------------------------------------------------------------------ settings and status
@@ -152,18 +123,12 @@ public final class Controller implements AutoCloseable {
     /** Applies new live settings; the result-size limit reaches the replica too. */
     public void updateSettings(ControllerSettings next) {
         settings.set(next);
-        send(new ComputeCommand.UpdateConfiguration(new ComputeParameters(next.maxResultRows())));
+        dispatch.send(new ComputeCommand.UpdateConfiguration(new ComputeParameters(next.maxResultRows())));
     }
 
     /** Whether every index recovered at start-up has hydrated (readiness). */
     public boolean ready() {
-        for (String id : recovering) {
-            IndexState s = indexes.get(id);
-            if (s != null && !s.hydrated) {
-                return false;
-            }
-        }
-        return true;
+        return indexes.hydrated(recovering);
     }
 
     public int pendingReads() {
@@ -179,8 +144,12 @@ public final class Controller implements AutoCloseable {
      * behind), so the shared sink never skips a subscriber that is merely between requests.
      */
     public Flux<ControllerEvent> events() {
-        return events.asFlux().onBackpressureBuffer(4096, dropped -> droppedEvents.incrementAndGet(),
-                reactor.core.publisher.BufferOverflowStrategy.DROP_OLDEST);
+        return indexes.events();
+    }
+
+    /** Events a subscriber was too slow to take. */
+    public long droppedEvents() {
+        return indexes.droppedEvents();
     }
 
     // ------------------------------------------------------------------ catalog
@@ -206,11 +175,14 @@ public final class Controller implements AutoCloseable {
         return t;
     }
 
-    public synchronized CatalogEntry.View createView(String name, JsonNode planJson, List<String> columnNames) {
+    /** Creates a view of {@code plan} (by names); {@code columnNames} null names its columns after the plan's. */
+    public synchronized CatalogEntry.View createView(String name, Plan plan, List<String> columnNames) {
         checkName(name);
-        Plan plan = parsePlan(planJson, "plan");
-        List<DatumType> types = typeByName(plan, "plan");
-        List<String> names = columnNames != null ? columnNames : defaultNames(plan, types.size());
+        if (plan == null) {
+            throw ControllerException.invalid("plan: a plan is required");
+        }
+        List<DatumType> types = planner.typeByName(plan, "plan");
+        List<String> names = columnNames != null ? columnNames : planner.defaultNames(plan, types.size());
         if (names.size() != types.size()) {
             throw ControllerException.invalid("columns: the plan has " + types.size() + " columns, " + names.size() + " names given");
         }
@@ -267,12 +239,7 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
         // Change streams reading it through dataflows of their own end first, saying why.
-        for (Map.Entry<String, StreamDataflow> s : List.copyOf(streamDataflows.entrySet())) {
-            if (s.getValue().inputs.contains(name)) {
-                endTransientStream(s.getKey(), kindOf(e) + " '" + name + "' was dropped; the change stream of " + s.getValue().label
-                        + " ends here");
-            }
-        }
+        streams.inputDropped(name, kindOf(e));
         switch (e) {
             case CatalogEntry.Table t -> {
                 catalog.remove(t);
@@ -281,8 +248,8 @@ public final class Controller implements AutoCloseable {
             case CatalogEntry.View v -> catalog.remove(v);
             case CatalogEntry.Index i -> {
                 catalog.remove(i);
-                indexes.remove(i.id());
-                send(new ComputeCommand.AllowCompaction(i.id(), Frontier.EMPTY));
+                indexes.untrack(i.id());
+                dispatch.send(new ComputeCommand.AllowCompaction(i.id(), Frontier.EMPTY));
             }
         }
     }
@@ -333,12 +300,25 @@ public final class Controller implements AutoCloseable {
         if (!system.containsKey(name)) {
             return Mono.error(ControllerException.notFound("no introspection collection named '" + name + "'; they are " + system.keySet()));
         }
-        return read(new ReadRequest(name, null, req.key(), req.filter(), req.project(), req.orderBy(), req.limit(), req.offset(),
-                req.isolation(), req.asOf(), req.timeoutMs()));
+        return read(new ReadRequest(name, null, req.keys(), req.mfp(), req.finishing(), req.isolation(), req.asOf(), req.timeoutMs()));
+    }
+
+    /** Introspection collection {@code name}, as an index (not found: 404). */
+    public CatalogEntry.Index introspectionEntry(String name) {
+        CatalogEntry.Index i = system.get(name);
+        if (i == null) {
+            throw ControllerException.notFound("no introspection collection named '" + name + "'; they are " + system.keySet());
+        }
+        return i;
     }
 
     public CatalogEntry entry(String name) {
         return catalog.require(name);
+    }
+
+    /** What a read or change stream {@code from} names: an introspection collection or a catalog object (else 404). */
+    public CatalogEntry readable(String name) {
+        return system.containsKey(name) ? system.get(name) : catalog.require(name);
     }
 
     public IndexStatus indexStatus(String name) {
@@ -352,7 +332,7 @@ public final class Controller implements AutoCloseable {
         String failure = catalog.failure(i.name());
         return new IndexStatus(i.id(), i.name(), i.on(), i.key(), failure == null ? (s != null && s.hydrated ? "hydrated" : "hydrating") : "failed",
                 failure, s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
-                s == null ? Frontier.MIN : s.reads.since(), records, s == null ? 0 : s.asOf, windowOf(i));
+                s == null ? Frontier.MIN : s.reads.since(), records, s == null ? 0 : s.asOf, policy.windowOf(i));
     }
 
     /**
@@ -364,7 +344,7 @@ public final class Controller implements AutoCloseable {
             synchronized (this) {
                 if (catalog.get(index.name()).filter(e -> e.id().equals(index.id())).isPresent()) {
                     catalog.markFailed(index, error);
-                    indexes.remove(index.id());
+                    indexes.untrack(index.id());
                 }
             }
         });
@@ -381,8 +361,11 @@ public final class Controller implements AutoCloseable {
 
     // ------------------------------------------------------------------ writes
 
-    /** Writes rows to a table; completes with the write's timestamp once it is durable. */
-    public Mono<Long> write(String table, JsonNode insert, JsonNode delete) {
+    /**
+     * Table {@code table}, if users may write to it: not found (404), not a table (422) and fed by a
+     * source (409) are refused.
+     */
+    public CatalogEntry.Table writableTable(String table) {
         CatalogEntry e = catalog.require(table);
         if (!(e instanceof CatalogEntry.Table t)) {
             throw ControllerException.invalid("'" + table + "' is a " + kindOf(e) + "; only tables accept writes");
@@ -391,9 +374,15 @@ public final class Controller implements AutoCloseable {
         if (fed != null) {
             throw ControllerException.conflict(fed);
         }
-        List<RowDiff> diffs = new ArrayList<>();
-        parseRows(insert, t.schema(), "insert", 1, diffs);
-        parseRows(delete, t.schema(), "delete", -1, diffs);
+        return t;
+    }
+
+    /**
+     * Writes rows (of the table's schema) to a table; completes with the write's timestamp once it is
+     * durable.
+     */
+    public Mono<Long> write(String table, List<RowDiff> diffs) {
+        CatalogEntry.Table t = writableTable(table);
         if (diffs.isEmpty()) {
             throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
         }
@@ -402,73 +391,27 @@ public final class Controller implements AutoCloseable {
                 x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
     }
 
-    private static void parseRows(JsonNode rows, Schema schema, String field, long diff, List<RowDiff> out) {
-        if (rows == null || rows.isNull()) {
-            return;
-        }
-        if (!rows.isArray()) {
-            throw ControllerException.invalid(field + ": expected an array of rows");
-        }
-        for (int i = 0; i < rows.size(); i++) {
-            try {
-                out.add(new RowDiff(RowJson.row(rows.get(i), schema), diff));
-            } catch (IllegalArgumentException x) {
-                throw ControllerException.invalid(field + "[" + i + "]: " + x.getMessage());
-            }
-        }
-    }
-
     private static String kindOf(CatalogEntry e) {
         return e.getClass().getSimpleName().toLowerCase();
     }
 
-    // ------------------------------------------------------------------ indexes and read policies
-
-    /** Per-index state the controller tracks from the replica's reports. */
-    private static final class IndexState {
-        final CatalogEntry.Index index;
-        final long asOf;
-        /** The index's compaction frontier and the read holds that keep it back. */
-        final HeldFrontier reads;
-        volatile Frontier upper;
-        volatile boolean hydrated;
-        /** Completes at compute's first frontier report for this index. */
-        final Sinks.Empty<Void> firstFrontier = Sinks.empty();
-        /** An introspection collection's state starts with no as_of of its own ({@link #SYSTEM_AS_OF}). */
-        static final long SYSTEM_AS_OF = 0;
-
-        volatile boolean reported;
-
-        boolean awaitingFirstFrontier() {
-            return asOf == SYSTEM_AS_OF && !reported;
-        }
-
-        IndexState(CatalogEntry.Index index, long asOf) {
-            this.index = index;
-            this.asOf = asOf;
-            this.upper = Frontier.at(asOf);
-            this.reads = new HeldFrontier(Frontier.at(asOf));
-        }
-    }
+    // ------------------------------------------------------------------ indexes
 
     private void startIndex(CatalogEntry.Index idx) {
-        Expansion x = new Expansion(false);
-        Plan plan = x.expand(Plan.getByName(idx.on()), "on");
+        ReadPlanner.Expansion x = planner.expand(Plan.getByName(idx.on()), false, "on");
         Schema schema = idx.schema();
         List<Integer> key = new ArrayList<>();
         for (String k : idx.key()) {
             key.add(schema.indexOf(k));
         }
         long asOf = x.readableTime();
-        DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
-                List.of(new DataflowDescription.BuildDesc("o_" + idx.id(), plan)),
-                List.of(new DataflowDescription.IndexExport(idx.id(), "o_" + idx.id(), key)), asOf, null);
-        IndexState state = new IndexState(idx, asOf);
-        indexes.put(idx.id(), state);
-        send(new ComputeCommand.CreateDataflow(desc));
-        send(new ComputeCommand.Schedule(idx.id()));
+        DataflowDescription desc = x.dataflow(idx.id(), x.plan, key, asOf, null);
+        indexes.track(new IndexState(idx, asOf));
+        dispatch.send(new ComputeCommand.CreateDataflow(desc));
+        dispatch.send(new ComputeCommand.Schedule(idx.id()));
     }
 
+    /** Routes compute's responses: frontier reports to the index tracker, peek answers to dispatch, failures to both. */
     private void receive(ComputeResponse r) {
         switch (r) {
             case ComputeResponse.Frontiers f -> {
@@ -476,128 +419,26 @@ public final class Controller implements AutoCloseable {
                 if (s == null) {
                     return;
                 }
-                if (f.writeFrontier().compareTo(s.upper) > 0) {
-                    s.upper = f.writeFrontier();
-                }
-                if (!s.reported) {
-                    if (s.asOf == IndexState.SYSTEM_AS_OF && !f.writeFrontier().isEmpty()) {
-                        // The first upper reported is at or after the logging dataflow's as_of, where
-                        // its compaction frontier starts: no read may choose an earlier time.
-                        synchronized (policyLock) {
-                            s.reads.raise(f.writeFrontier());
-                        }
-                    }
-                    s.reported = true;
-                    s.firstFrontier.tryEmitEmpty();
-                }
                 boolean wasHydrated = s.hydrated;
-                s.hydrated = s.upper.compareTo(Frontier.at(s.asOf)) > 0;
-                StreamDataflow stream = streamDataflows.get(f.id());
-                if (stream != null) {
-                    // A change stream's own dataflow reads its inputs itself once it has hydrated.
-                    if (s.hydrated) {
-                        stream.releaseInputs();
-                    }
+                indexes.advance(s, f.writeFrontier(), policy);
+                if (streams.reported(f.id(), s)) {
                     return;
                 }
-                publish(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
+                indexes.publish(new ControllerEvent(wasHydrated || !s.hydrated ? "frontier" : "hydrated", s.index.name(), s.index.id(),
                         s.upper, s.hydrated, null));
             }
-            case ComputeResponse.PeekResponse p -> {
-                Sinks.One<ComputeResponse.PeekResult> sink = peeks.remove(p.uuid());
-                if (sink != null) {
-                    sink.tryEmitValue(p.result());
-                }
-            }
+            case ComputeResponse.PeekResponse p -> dispatch.answer(p);
             case ComputeResponse.Status s -> {
                 if ("dataflow_failed".equals(s.kind()) || "dataflow_rejected".equals(s.kind())) {
                     // A slow-path query whose transient dataflow the replica refused or abandoned fails at once.
-                    UUID waiting = s.id() == null ? null : transientPeeks.remove(s.id());
-                    Sinks.One<ComputeResponse.PeekResult> sink = waiting == null ? null : peeks.remove(waiting);
-                    if (sink != null) {
-                        sink.tryEmitValue(new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "the query could not run: " + s.detail()));
-                    }
-                    StreamDataflow df = s.id() == null ? null : streamDataflows.get(s.id());
-                    if (df != null) {
-                        String id = s.id();
-                        df.endReason = "the change stream of " + df.label + " failed: " + s.detail();
-                        endTransientStreamLater(id);
-                    }
-                    publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
+                    dispatch.dataflowFailed(s.id(), s.detail());
+                    streams.failed(s.id(), s.detail());
+                    indexes.publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
                     IndexState failed = s.id() == null ? null : indexes.get(s.id());
                     if (failed != null && "dataflow_failed".equals(s.kind()) && !system.containsKey(failed.index.name())) {
                         indexFailed(failed.index, s.detail());
                     }
                 }
-            }
-        }
-    }
-
-    /**
-     * Emits an event to the subscribers that keep up; events are advisory (the next frontier supersedes
-     * the last), so one a slow subscriber cannot take is dropped for it and counted.
-     */
-    private void publish(ControllerEvent event) {
-        synchronized (events) {
-            Sinks.EmitResult r = events.tryEmitNext(event);
-            if (r.isFailure() && r != Sinks.EmitResult.FAIL_ZERO_SUBSCRIBER) {
-                droppedEvents.incrementAndGet();
-            }
-        }
-    }
-
-    /** Events a subscriber was too slow to take. */
-    public long droppedEvents() {
-        return droppedEvents.get();
-    }
-
-    /** The index's compaction window: its own if it was created with one, else the live default. */
-    private long windowOf(CatalogEntry.Index index) {
-        return index.windowMillis() != CatalogEntry.Index.DEFAULT_WINDOW ? index.windowMillis() : settings.get().compactionWindow().toMillis();
-    }
-
-    /**
-     * Advances every index's compaction frontier to its window behind the upper, but never past a hold;
-     * under {@code policyLock} (and each index's {@code holds}), so a read's time and its hold are taken
-     * with no compaction in between. Tables (whose log compaction is coarse anyway) are visited at most once a second.
-     */
-    private void compact() {
-        synchronized (policyLock) {
-            for (IndexState s : indexes.values()) {
-                if (s.upper.isEmpty() || !s.hydrated) {
-                    continue;
-                }
-                Frontier next = s.reads.compactTo(s.upper.time() - 1 - windowOf(s.index));
-                if (next != null) {
-                    send(new ComputeCommand.AllowCompaction(s.index.id(), next));
-                }
-            }
-            long now = clock.getAsLong();
-            if (now - lastTableCompaction < TABLE_COMPACTION_EVERY_MS) {
-                return;
-            }
-            lastTableCompaction = now;
-            compactTables();
-        }
-    }
-
-    private void compactTables() {
-        long window = settings.get().compactionWindow().toMillis();
-        long hydrating = Long.MAX_VALUE;
-        for (IndexState s : indexes.values()) {
-            if (!s.hydrated) {
-                hydrating = Math.min(hydrating, s.asOf);
-            }
-        }
-        for (String table : storage.tables()) {
-            Frontier upper = storage.upper(table);
-            if (upper.isEmpty()) {
-                continue;
-            }
-            Holds h = tableHolds.get(table);
-            long target = Math.min(Math.min(upper.time() - 1 - window, h == null ? Long.MAX_VALUE : h.min()), hydrating);
-            if (target > storage.since(table).time()) {
-                storage.allowCompaction(table, Frontier.at(target));
             }
         }
     }
@@ -623,20 +464,14 @@ public final class Controller implements AutoCloseable {
     }
 
     private Mono<ReadResult> plan(ReadRequest req) {
-        if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
+        if ((req.from() == null) == (req.plan() == null)) {
             throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
         }
         if (req.timeoutMs() != null && (req.timeoutMs() <= 0 || req.timeoutMs() > MAX_TIMEOUT_MS)) {
             throw ControllerException.invalid("timeout_ms must be between 1 and " + MAX_TIMEOUT_MS + ", got " + req.timeoutMs());
         }
         Duration timeout = req.timeoutMs() != null ? Duration.ofMillis(req.timeoutMs()) : settings.get().defaultTimeout();
-        boolean strict = parseIsolation(req.isolation());
-        if (req.limit() != null && req.limit() < 0) {
-            throw ControllerException.invalid("limit must not be negative, got " + req.limit());
-        }
-        if (req.offset() != null && req.offset() < 0) {
-            throw ControllerException.invalid("offset must not be negative, got " + req.offset());
-        }
+        boolean strict = req.strict();
         if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
             throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS
                     + " ms beyond the present; a read waits for its time to come, so pick a time at most that far ahead");
@@ -646,149 +481,42 @@ public final class Controller implements AutoCloseable {
         }
         if (req.from() != null) {
             CatalogEntry e = catalog.require(req.from());
-            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), req.key());
+            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : planner.indexOn(e.name(), keyArity(req.keys()));
             if (index != null) {
                 return fastPath(index, req, strict, timeout);
             }
-            if (req.key() != null && !req.key().isNull()) {
+            if (req.keys() != null) {
                 throw ControllerException.invalid("key: a key lookup needs an index; '" + req.from() + "' has none");
             }
             return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout);
         }
-        Plan plan = parsePlan(req.plan(), "plan");
-        List<DatumType> types = typeByName(plan, "plan");
-        return slowPath(plan, defaultNames(plan, types.size()), req, strict, timeout);
+        List<DatumType> types = planner.typeByName(req.plan(), "plan");
+        return slowPath(req.plan(), planner.defaultNames(req.plan(), types.size()), req, strict, timeout);
+    }
+
+    /** The arity of the first key row, or -1 when there is none to go by. */
+    private static int keyArity(List<Row> keys) {
+        return keys != null && !keys.isEmpty() ? keys.get(0).arity() : -1;
     }
 
     /**
-     * A random (version 4) uuid for a peek. Peek ids need uniqueness, not secrecy, so this avoids the
-     * shared, synchronized secure generator of {@link UUID#randomUUID()} on the read path.
+     * A running index on {@code name} usable for key rows of {@code keyArity} columns (-1: any key), or
+     * null.
      */
-    private static UUID peekId() {
-        java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
-        long hi = (r.nextLong() & ~0xF000L) | 0x4000L;
-        long lo = (r.nextLong() & ~(3L << 62)) | (1L << 63);
-        return new UUID(hi, lo);
+    public CatalogEntry.Index indexOn(String name, int keyArity) {
+        return planner.indexOn(name, keyArity);
     }
 
-    private static boolean parseIsolation(String isolation) {
-        if (isolation == null || isolation.equals("serializable")) {
-            return false;
-        }
-        if (isolation.equals("strict")) {
-            return true;
-        }
-        throw ControllerException.invalid("isolation: expected 'serializable' or 'strict', got '" + isolation + "'");
+    /**
+     * The schema of the result of {@code byName}, a plan by names, as a read of it names its columns
+     * (after the collections' columns, {@code c<i>} where there is no name; repeats suffixed by position).
+     */
+    public Schema resultSchema(Plan byName) {
+        return planner.resultSchema(byName);
     }
 
-    /** An index on {@code name} usable for the request's key (matching arity), or null. */
-    private CatalogEntry.Index indexOn(String name, JsonNode key) {
-        int keyArity = key != null && key.isArray() && !key.isEmpty() && key.get(0).isArray() ? key.get(0).size() : -1;
-        CatalogEntry.Index any = null;
-        for (CatalogEntry e : catalog.all()) {
-            if (e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.containsKey(i.id())) {
-                if (keyArity < 0 || i.key().size() == keyArity) {
-                    return i;
-                }
-                any = any == null ? i : any;
-            }
-        }
-        return keyArity < 0 ? any : null;
-    }
-
-    /** The MFP and finishing a request asks for, checked against the target's schema. */
-    private record Shaping(Mfp mfp, Finishing finishing, List<String> columns) {
-    }
-
-    private Shaping shaping(ReadRequest req, Schema schema) {
-        List<Expr> filter = List.of();
-        if (req.filter() != null && !req.filter().isNull()) {
-            try {
-                filter = ExprJson.parseList(req.filter(), "filter");
-            } catch (ExprException e) {
-                throw ControllerException.invalid(e.getMessage());
-            }
-        }
-        List<Integer> project = null;
-        List<String> columns = schema.columns().stream().map(Column::name).toList();
-        if (req.project() != null && !req.project().isNull()) {
-            if (!req.project().isArray()) {
-                throw ControllerException.invalid("project: expected an array of column names or positions");
-            }
-            project = new ArrayList<>();
-            List<String> names = new ArrayList<>();
-            for (int i = 0; i < req.project().size(); i++) {
-                int c = columnIndex(schema, req.project().get(i), "project[" + i + "]");
-                project.add(c);
-                names.add(schema.column(c).name());
-            }
-            columns = names;
-        }
-        Mfp mfp = new Mfp(List.of(), filter, project);
-        try {
-            mfp.outputTypes(schema.types(), "");
-        } catch (ExprException e) {
-            throw ControllerException.invalid(e.getMessage());
-        }
-        List<Plan.Ordering> orderings = new ArrayList<>();
-        if (req.orderBy() != null && !req.orderBy().isNull()) {
-            if (!req.orderBy().isArray()) {
-                throw ControllerException.invalid("order_by: expected an array of {\"col\", \"desc\", \"nulls_last\"}");
-            }
-            Schema out = outputSchema(schema, columns, project);
-            for (int i = 0; i < req.orderBy().size(); i++) {
-                JsonNode o = req.orderBy().get(i);
-                String at = "order_by[" + i + "]";
-                if (!o.isObject() || o.get("col") == null) {
-                    throw ControllerException.invalid(at + ": expected {\"col\": name or position, \"desc\": bool, \"nulls_last\": bool}");
-                }
-                int col = columnIndex(out, o.get("col"), at + ".col");
-                boolean desc = bool(o.get("desc"), false, at + ".desc");
-                boolean nullsLast = bool(o.get("nulls_last"), !desc, at + ".nulls_last");
-                orderings.add(new Plan.Ordering(col, desc, nullsLast));
-            }
-        }
-        Finishing finishing = new Finishing(orderings, req.limit(), req.offset() == null ? 0 : req.offset());
-        return new Shaping(mfp, finishing, columns);
-    }
-
-    private static Schema outputSchema(Schema schema, List<String> names, List<Integer> project) {
-        if (project == null) {
-            return schema;
-        }
-        List<Column> cols = new ArrayList<>();
-        for (int i = 0; i < project.size(); i++) {
-            cols.add(new Column(names.get(i) + (cols.stream().anyMatch(c -> c.name().equals(names.get(cols.size()))) ? "_" + i : ""),
-                    schema.type(project.get(i)), true));
-        }
-        return new Schema(cols);
-    }
-
-    private static boolean bool(JsonNode n, boolean dflt, String at) {
-        if (n == null || n.isNull()) {
-            return dflt;
-        }
-        if (!n.isBoolean()) {
-            throw ControllerException.invalid(at + ": expected true or false");
-        }
-        return n.booleanValue();
-    }
-
-    private static int columnIndex(Schema schema, JsonNode n, String at) {
-        if (n.isIntegralNumber()) {
-            int c = n.intValue();
-            if (c < 0 || c >= schema.arity()) {
-                throw ControllerException.invalid(at + ": column " + c + " does not exist; there are " + schema.arity());
-            }
-            return c;
-        }
-        if (n.isString()) {
-            return columnIndex(schema, n.stringValue(), at);
-        }
-        throw ControllerException.invalid(at + ": expected a column name or position");
-    }
-
-    private static int columnIndex(Schema schema, String name, String at) {
+    /** The column {@code name} (or position, as text) of {@code schema}; else 422 naming the columns there are. */
+    public static int columnIndex(Schema schema, String name, String at) {
         int c = schema.indexOf(name);
         if (c < 0) {
             try {
@@ -817,356 +545,47 @@ public final class Controller implements AutoCloseable {
         if (s.awaitingFirstFrontier()) {
             // An introspection collection's read time is known only once compute first reports it (its
             // logging dataflow starts at a time of its own): until then, wait for that report.
-            return s.firstFrontier.asMono().timeout(timeout).onErrorMap(java.util.concurrent.TimeoutException.class,
+            return s.firstFrontier.asMono().timeout(timeout).onErrorMap(TimeoutException.class,
                             x -> new ControllerException(ControllerException.Kind.TIMEOUT, "'" + index.name()
                                     + "' was not reported by compute within " + timeout.toMillis() + " ms"))
                     .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
         }
-        Shaping shape = shaping(req, index.schema());
-        List<Row> keys = null;
-        if (req.key() != null && !req.key().isNull()) {
-            keys = List.copyOf(new java.util.LinkedHashSet<>(keyRows(req.key(), index)));
-        }
+        ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), index.schema());
+        List<Row> keys = req.keys() == null ? null : List.copyOf(new LinkedHashSet<>(req.keys()));
         // No lock: a point read never waits for compaction, slow-path reads or other point reads.
-        long[] held = s.reads.chooseAndHold(() -> chooseTime(strict, req.asOf(), List.of(s), List.of()));
-        long t = held[0];
-        long hold = held[1];
-        UUID uuid = peekId();
-        ComputeCommand.Peek peek = new ComputeCommand.Peek(uuid, index.id(), t, keys, shape.mfp(), shape.finishing(), settings.get().maxResultRows());
-        return awaitPeek(peek, timeout, strict || req.asOf() != null)
+        ReadPolicy.Held held = policy.holdOne(s, strict, req.asOf());
+        long t = held.time();
+        ComputeCommand.Peek peek = new ComputeCommand.Peek(PeekDispatch.peekId(), index.id(), t, keys, shape.mfp(), shape.finishing(),
+                settings.get().maxResultRows());
+        return dispatch.await(peek, timeout, strict || req.asOf() != null)
                 .map(result -> toResult(result, shape.columns(), t, s.hydrated, "fast"))
-                .doFinally(x -> s.reads.holds.remove(hold));
-    }
-
-    /**
-     * Resolves a change stream of {@code name} (an index, or a table or view with an index): its keys,
-     * filter and projection, checked as for a read, and its start time (an explicit {@code as_of}, at
-     * or after the index's compaction frontier, or the serializable read time), held on the index until
-     * the returned start is released.
-     */
-    public ChangeStreamStart startChangeStream(String name, JsonNode key, JsonNode filter, JsonNode project, Long asOf) {
-        CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
-        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : indexOn(e.name(), key);
-        if (index == null) {
-            if (key != null && !key.isNull()) {
-                throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
-                        + (indexOn(e.name(), null) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
-            }
-            return startTransientStream(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
-                    new ReadRequest(name, null, null, filter, project, null, null, null, null, asOf, null));
-        }
-        String failure = catalog.failure(index.name());
-        if (failure != null) {
-            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure);
-        }
-        IndexState s = indexes.get(index.id());
-        if (s == null) {
-            throw ControllerException.notFound("index '" + index.name() + "' is not running");
-        }
-        if (asOf != null && asOf > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
-            throw ControllerException.invalid("as_of " + asOf + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
-        }
-        Shaping shape = shaping(new ReadRequest(name, null, key, filter, project, null, null, null, null, asOf, null), index.schema());
-        List<Row> keys = key != null && !key.isNull() ? List.copyOf(new java.util.LinkedHashSet<>(keyRows(key, index))) : null;
-        long t;
-        long hold;
-        synchronized (policyLock) {
-            t = chooseTime(false, asOf, List.of(s), List.of());
-            hold = s.reads.holds.add(t);
-        }
-        return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), keys, shape.mfp(), shape.columns(), t,
-                () -> s.reads.holds.remove(hold));
-    }
-
-    /**
-     * Resolves a change stream of a query ({@code req.plan()}, a plan by names, or {@code req.from()}):
-     * a collection with an index is followed through it as by {@link #startChangeStream(String, JsonNode,
-     * JsonNode, JsonNode, Long)}; anything else through a transient dataflow the stream owns. A change
-     * stream has no order: {@code order_by}, {@code limit} and {@code offset} are refused.
-     */
-    public ChangeStreamStart startChangeStream(ReadRequest req) {
-        if (req.orderBy() != null && !req.orderBy().isNull() || req.limit() != null || req.offset() != null) {
-            throw ControllerException.invalid("a change stream has no order: order_by, limit and offset do not apply"
-                    + " (a top-k inside the query does)");
-        }
-        if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
-            throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
-        }
-        if ((req.from() == null) == (req.plan() == null || req.plan().isNull())) {
-            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
-        }
-        if (req.from() != null) {
-            return startChangeStream(req.from(), req.key(), req.filter(), req.project(), req.asOf());
-        }
-        if (req.key() != null && !req.key().isNull()) {
-            throw ControllerException.invalid("key: watching keys needs 'from' naming an indexed collection");
-        }
-        Plan plan = parsePlan(req.plan(), "plan");
-        List<DatumType> types = typeByName(plan, "plan");
-        return startTransientStream(plan, defaultNames(plan, types.size()), "(query)", req);
-    }
-
-    /** A transient dataflow a change stream owns: the catalog names it reads (a drop of one ends it), and holds to release once it hydrates. */
-    private static final class StreamDataflow {
-        final String label;
-        final java.util.Set<String> inputs;
-        final List<Runnable> inputHolds;
-        volatile String endReason;
-
-        StreamDataflow(String label, java.util.Set<String> inputs, List<Runnable> inputHolds) {
-            this.label = label;
-            this.inputs = inputs;
-            this.inputHolds = inputHolds;
-        }
-
-        synchronized void releaseInputs() {
-            inputHolds.forEach(Runnable::run);
-            inputHolds.clear();
-        }
-    }
-
-    /**
-     * A change stream of a plan by names through a transient, unbounded dataflow of its own (an index of
-     * the shaped result, keyed by every column, never in the catalog): maintained like an index from
-     * {@code as_of} on (importing the indexes it can), published like one, compacted right behind the
-     * stream's own hold, and dropped when the stream ends or one of its inputs is dropped.
-     */
-    private ChangeStreamStart startTransientStream(Plan byName, List<String> names, String label, ReadRequest req) {
-        Expansion x = new Expansion(true);
-        Plan plan = x.expand(byName, "plan");
-        Schema schema = resultSchema(plan, x, names);
-        Shaping shape = shaping(new ReadRequest(req.from(), req.plan(), null, req.filter(), req.project(), null, null, null, null,
-                req.asOf(), null), schema);
-        Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());
-        List<DatumType> outTypes = shape.mfp().isIdentity() ? schema.types() : shape.mfp().outputTypes(schema.types(), "");
-        List<Column> outCols = new ArrayList<>();
-        List<Integer> key = new ArrayList<>();
-        for (int i = 0; i < outTypes.size(); i++) {
-            outCols.add(new Column(shape.columns().get(i), outTypes.get(i), true));
-            key.add(i);
-        }
-        Schema out = dedupe(outCols);
-        List<IndexState> inputs = x.imports.keySet().stream().map(indexes::get).toList();
-        List<String> tables = List.copyOf(x.sources.keySet());
-        String tid = catalog.allocateTransientId();
-        CatalogEntry.Index entry = new CatalogEntry.Index(tid, label, label, List.of(), out, 0);
-        StreamDataflow df = new StreamDataflow(label, java.util.Set.copyOf(x.names), new ArrayList<>());
-        long t;
-        IndexState state;
-        long startHold;
-        synchronized (policyLock) {
-            t = chooseTime(false, req.asOf(), inputs, tables);
-            for (IndexState s : inputs) {
-                long h = s.reads.holds.add(t);
-                df.inputHolds.add(() -> s.reads.holds.remove(h));
-            }
-            for (String table : tables) {
-                Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());
-                long id = h.add(t);
-                df.inputHolds.add(() -> h.remove(id));
-            }
-            state = new IndexState(entry, t);
-            startHold = state.reads.holds.add(t);
-            streamDataflows.put(tid, df);
-            indexes.put(tid, state);
-        }
-        DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
-                List.of(new DataflowDescription.BuildDesc("o_" + tid, shaped)),
-                List.of(new DataflowDescription.IndexExport(tid, "o_" + tid, key)), t, null);
-        send(new ComputeCommand.CreateDataflow(desc));
-        send(new ComputeCommand.Schedule(tid));
-        return new ChangeStreamStart(tid, label, out, List.of(), null, Mfp.identity(), shape.columns(), t,
-                () -> state.reads.holds.remove(startHold), () -> endTransientStreamLater(tid),
-                () -> df.endReason != null ? df.endReason : "the change stream of " + label + " ended: its dataflow went away");
-    }
-
-    /**
-     * Drops a change stream's transient dataflow off the caller's thread (a stream ends on the interactive
-     * runtime's threads, which must not wait for the command lock); at shutdown, when the timer is gone,
-     * the dataflow goes with the process.
-     */
-    private void endTransientStreamLater(String tid) {
-        try {
-            timer.schedule(() -> endTransientStream(tid, null));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            streamDataflows.remove(tid);
-        }
-    }
-
-    /**
-     * Drops a change stream's transient dataflow (once): its stream, if still running, ends with
-     * {@code reason}.
-     */
-    private void endTransientStream(String tid, String reason) {
-        StreamDataflow df = streamDataflows.remove(tid);
-        if (df == null) {
-            return;
-        }
-        if (reason != null) {
-            df.endReason = reason;
-        }
-        df.releaseInputs();
-        synchronized (policyLock) {
-            indexes.remove(tid);
-        }
-        send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
-    }
-
-    /** The transient dataflows of change streams now running (for tests and introspection). */
-    public int transientStreamCount() {
-        return streamDataflows.size();
-    }
-
-    private List<Row> keyRows(JsonNode key, CatalogEntry.Index index) {
-        if (!key.isArray()) {
-            throw ControllerException.invalid("key: expected an array of key rows, e.g. [[1]]");
-        }
-        List<Column> cols = new ArrayList<>();
-        for (String k : index.key()) {
-            Column c = index.schema().column(index.schema().indexOf(k));
-            cols.add(new Column(c.name(), c.type(), true));
-        }
-        Schema keySchema = new Schema(cols);
-        List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < key.size(); i++) {
-            try {
-                rows.add(RowJson.row(key.get(i), keySchema));
-            } catch (IllegalArgumentException e) {
-                throw ControllerException.invalid("key[" + i + "]: " + e.getMessage() + " (index '" + index.name() + "' is keyed by " + index.key() + ")");
-            }
-        }
-        return rows;
-    }
-
-    /**
-     * The read time: an explicit {@code as_of}; for strict reads the oracle's latest write; otherwise
-     * the freshest time at which every input is sealed. Never before an input's compaction frontier.
-     */
-    private long chooseTime(boolean strict, Long asOf, List<IndexState> inputs, List<String> tables) {
-        long since = Long.MIN_VALUE;
-        long sealed = Long.MAX_VALUE;
-        for (IndexState s : inputs) {
-            since = Math.max(since, s.reads.since().time());
-            sealed = Math.min(sealed, Math.max(s.asOf, s.upper.isEmpty() ? Long.MAX_VALUE : s.upper.time() - 1));
-        }
-        for (String table : tables) {
-            since = Math.max(since, storage.since(table).time());
-            Frontier u = storage.upper(table);
-            sealed = Math.min(sealed, u.isEmpty() ? Long.MAX_VALUE : u.time() - 1);
-        }
-        if (asOf != null) {
-            if (asOf < since) {
-                throw new ControllerException(ControllerException.Kind.BEFORE_SINCE,
-                        "as_of " + asOf + " is before the compaction frontier " + since + "; read at " + since + " or later");
-            }
-            return asOf;
-        }
-        if (strict) {
-            return Math.max(storage.lastWriteTime(), since);
-        }
-        if (sealed == Long.MAX_VALUE) {
-            sealed = clock.getAsLong();
-        }
-        return Math.max(sealed, since);
-    }
-
-    private Mono<ComputeResponse.PeekResult> awaitPeek(ComputeCommand.Peek peek, Duration timeout, boolean waitsForSeal) {
-        // A slow-path read registers its peek before creating the dataflow, so a rejection finds it.
-        Sinks.One<ComputeResponse.PeekResult> sink = peeks.computeIfAbsent(peek.uuid(), k -> Sinks.one());
-        send(peek);
-        return sink.asMono()
-                .doOnCancel(() -> {
-                    // The reader went away (a closed connection or socket): stop the replica at once.
-                    if (peeks.remove(peek.uuid()) != null) {
-                        send(new ComputeCommand.CancelPeek(peek.uuid()));
-                    }
-                })
-                .timeout(timeout)
-                .onErrorMap(TimeoutException.class, x -> {
-                    // Cancel first, so the replica stops before our hold on the read time goes away.
-                    peeks.remove(peek.uuid());
-                    send(new ComputeCommand.CancelPeek(peek.uuid()));
-                    return new ControllerException(ControllerException.Kind.TIMEOUT, "the read at " + peek.timestamp()
-                            + " could not be answered within " + timeout.toMillis() + " ms"
-                            + (waitsForSeal ? " (the inputs were not sealed at that time)" : ""));
-                })
-                .flatMap(result -> switch (result) {
-                    case ComputeResponse.Error err -> Mono.error(mapPeekError(err));
-                    case ComputeResponse.Canceled c -> Mono.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
-                    case ComputeResponse.Rows rows -> Mono.just(result);
-                });
-    }
-
-    private static ControllerException mapPeekError(ComputeResponse.Error error) {
-        ControllerException.Kind kind = switch (error.kind()) {
-            case BEFORE_SINCE -> ControllerException.Kind.BEFORE_SINCE;
-            case TOO_LARGE -> ControllerException.Kind.TOO_LARGE;
-            case INVALID, UNKNOWN_COLLECTION, FAILED -> ControllerException.Kind.INVALID;
-        };
-        return new ControllerException(kind, error.message());
-    }
-
-    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, String path) {
-        ComputeResponse.Rows rows = (ComputeResponse.Rows) result;
-        ComputeResponse.ReadInfo info = rows.info();
-        return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
-    }
-
-    /** The schema of an expanded plan's result: its types, named by {@code names} ({@code c<i>} past their end), deduplicated. */
-    private Schema resultSchema(Plan plan, Expansion x, List<String> names) {
-        List<DatumType> types = typeById(plan, x, "plan");
-        List<Column> cols = new ArrayList<>();
-        for (int i = 0; i < types.size(); i++) {
-            cols.add(new Column(i < names.size() ? names.get(i) : "c" + i, types.get(i), true));
-        }
-        return dedupe(cols);
+                .doFinally(x -> held.release().run());
     }
 
     private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout) {
-        Expansion x = new Expansion(true);
-        Plan plan = x.expand(byName, "plan");
-        Schema schema = resultSchema(plan, x, names);
-        Shaping shape = shaping(req, schema);
-        if (req.key() != null && !req.key().isNull()) {
+        ReadPlanner.Expansion x = planner.expand(byName, true, "plan");
+        Schema schema = planner.resultSchema(x, names);
+        ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), schema);
+        if (req.keys() != null) {
             throw ControllerException.invalid("key: a key lookup needs 'from' naming an indexed collection");
         }
-        List<IndexState> inputs = x.imports.keySet().stream().map(indexes::get).toList();
-        List<String> tables = List.copyOf(x.sources.keySet());
-        long t;
+        List<IndexState> inputs = x.importedStates();
         List<Runnable> releases = new ArrayList<>();
-        synchronized (policyLock) {
-            t = chooseTime(strict, req.asOf(), inputs, tables);
-            for (IndexState s : inputs) {
-                long h = s.reads.holds.add(t);
-                releases.add(() -> s.reads.holds.remove(h));
-            }
-            for (String table : tables) {
-                Holds h = tableHolds.computeIfAbsent(table, k -> new Holds());
-                long id = h.add(t);
-                releases.add(() -> h.remove(id));
-            }
-        }
+        long t = policy.hold(strict, req.asOf(), inputs, List.copyOf(x.sources.keySet()), releases, time -> { });
         String tid = catalog.allocateTransientId();
-        Plan shaped = shape.mfp().isIdentity() ? plan : new Plan.MapFilterProject(plan, shape.mfp());
-        List<Integer> key = new ArrayList<>();
-        for (int i = 0; i < shape.columns().size(); i++) {
-            key.add(i);
-        }
-        DataflowDescription desc = new DataflowDescription(x.sources, x.imports,
-                List.of(new DataflowDescription.BuildDesc("o_" + tid, shaped)),
-                List.of(new DataflowDescription.IndexExport(tid, "o_" + tid, key)), t, t + 1);
-        ComputeCommand.Peek peek = new ComputeCommand.Peek(peekId(), tid, t, null, Mfp.identity(), shape.finishing(),
+        Plan shaped = shape.mfp().isIdentity() ? x.plan : new Plan.MapFilterProject(x.plan, shape.mfp());
+        DataflowDescription desc = x.dataflow(tid, shaped, ReadPlanner.allColumns(shape.columns().size()), t, t + 1);
+        ComputeCommand.Peek peek = new ComputeCommand.Peek(PeekDispatch.peekId(), tid, t, null, Mfp.identity(), shape.finishing(),
                 settings.get().maxResultRows());
-        peeks.put(peek.uuid(), Sinks.one());
-        transientPeeks.put(tid, peek.uuid());
-        send(new ComputeCommand.CreateDataflow(desc));
-        send(new ComputeCommand.Schedule(tid));
+        dispatch.expectOnTransient(peek, tid);
+        dispatch.send(new ComputeCommand.CreateDataflow(desc));
+        dispatch.send(new ComputeCommand.Schedule(tid));
         boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
-        return awaitPeek(peek, timeout, true)
+        return dispatch.await(peek, timeout, true)
                 .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? "slow_early" : "slow"))
                 .doFinally(sig -> {
-                    transientPeeks.remove(tid);
-                    send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
+                    dispatch.forgetTransient(tid);
+                    dispatch.send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
                     releases.forEach(Runnable::run);
                 });
     }
@@ -1179,138 +598,87 @@ public final class Controller implements AutoCloseable {
         return result instanceof ComputeResponse.Rows rows && !rows.info().upper().isPast(t);
     }
 
-    private static Schema dedupe(List<Column> cols) {
-        List<Column> out = new ArrayList<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (int i = 0; i < cols.size(); i++) {
-            Column c = cols.get(i);
-            String name = seen.add(c.name()) ? c.name() : c.name() + "_" + i;
-            seen.add(name);
-            out.add(new Column(name, c.type(), true));
-        }
-        return new Schema(out);
+    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, String path) {
+        ComputeResponse.Rows rows = (ComputeResponse.Rows) result;
+        ComputeResponse.ReadInfo info = rows.info();
+        return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
     }
 
-    // ------------------------------------------------------------------ plans by name
+    // ------------------------------------------------------------------ change streams
 
-    private static Plan parsePlan(JsonNode json, String path) {
-        if (json == null || json.isNull()) {
-            throw ControllerException.invalid(path + ": a plan is required");
+    /**
+     * Resolves a change stream of {@code name} (an index, or a table or view with an index): its keys,
+     * filter and projection, checked as for a read, and its start time (an explicit {@code as_of}, at
+     * or after the index's compaction frontier, or the serializable read time), held on the index until
+     * the returned start is released.
+     */
+    public ChangeStreamStart startChangeStream(String name, List<Row> keys, Mfp filterProject, Long asOf) {
+        Mfp mfp = filterProject != null ? filterProject : Mfp.identity();
+        CatalogEntry e = readable(name);
+        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : planner.indexOn(e.name(), keyArity(keys));
+        if (index == null) {
+            if (keys != null) {
+                throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
+                        + (planner.indexOn(e.name(), -1) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
+            }
+            return streams.start(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
+                    mfp, asOf);
         }
-        try {
-            return PlanJson.parse(json, path);
-        } catch (ExprException e) {
-            throw ControllerException.invalid(e.getMessage());
+        String failure = catalog.failure(index.name());
+        if (failure != null) {
+            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure);
         }
-    }
-
-    /** Types a plan whose {@code get}s are by name. */
-    private List<DatumType> typeByName(Plan plan, String path) {
-        try {
-            Plan byId = plan.resolveNames(name -> catalog.get(name).isPresent() ? name : null, path);
-            return byId.types(name -> catalog.get(name).map(e -> e.schema().types()).orElse(null), path);
-        } catch (ExprException e) {
-            throw ControllerException.invalid(e.getMessage());
+        IndexState s = indexes.get(index.id());
+        if (s == null) {
+            throw ControllerException.notFound("index '" + index.name() + "' is not running");
         }
-    }
-
-    private List<DatumType> typeById(Plan plan, Expansion x, String path) {
-        Map<String, List<DatumType>> types = new HashMap<>();
-        x.sources.forEach((id, s) -> types.put(id, s.types()));
-        x.imports.forEach((id, i) -> types.put(id, i.schema().types()));
-        try {
-            return plan.types(types::get, path);
-        } catch (ExprException e) {
-            throw ControllerException.invalid(e.getMessage());
+        if (asOf != null && asOf > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
+            throw ControllerException.invalid("as_of " + asOf + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
         }
-    }
-
-    private List<String> defaultNames(Plan plan, int arity) {
-        List<String> names = new ArrayList<>(dev.tandem.plan.PlanNames.of(plan,
-                name -> catalog.get(name).map(e -> e.schema().columns().stream().map(Column::name).toList()).orElse(null)));
-        while (names.size() < arity) {
-            names.add("c" + names.size());
-        }
-        return names;
+        ReadPlanner.Shaping shape = ReadPlanner.shaping(mfp, Finishing.NONE, index.schema());
+        List<Row> distinctKeys = keys != null ? List.copyOf(new LinkedHashSet<>(keys)) : null;
+        List<Runnable> release = new ArrayList<>();
+        long t = policy.hold(false, asOf, List.of(s), List.of(), release, time -> { });
+        return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), distinctKeys, shape.mfp(), shape.columns(), t,
+                release.get(0));
     }
 
     /**
-     * Rewrites a plan by names into one by ids: tables become source imports; views are inlined; with
-     * {@code useIndexes}, a collection that has an index is imported through it instead (a shared
-     * arrangement), which is how slow-path queries read maintenance's indexes.
+     * Resolves a change stream of a query ({@code req.plan()}, a plan by names, or {@code req.from()}):
+     * a collection with an index is followed through it as by {@link #startChangeStream(String, List, Mfp,
+     * Long)}; anything else through a transient dataflow the stream owns. A change stream has no order:
+     * a finishing ({@code order_by}, {@code limit}, {@code offset}) is refused.
      */
-    private final class Expansion {
-        final boolean useIndexes;
-        final Map<String, Schema> sources = new LinkedHashMap<>();
-        final Map<String, DataflowDescription.IndexImport> imports = new LinkedHashMap<>();
-        /** Every catalog name the plan reads, directly or through views and indexes. */
-        final java.util.Set<String> names = new java.util.HashSet<>();
-
-        Expansion(boolean useIndexes) {
-            this.useIndexes = useIndexes;
+    public ChangeStreamStart startChangeStream(ReadRequest req) {
+        if (!req.finishing().isTrivial()) {
+            throw ControllerException.invalid("a change stream has no order: order_by, limit and offset do not apply"
+                    + " (a top-k inside the query does)");
         }
-
-        Plan expand(Plan plan, String path) {
-            return plan.substitute((g, at) -> {
-                if (g.id() != null) {
-                    throw ControllerException.invalid(at + ": refer to collections by name ({\"op\":\"get\",\"name\":...}), not by id");
-                }
-                CatalogEntry e = catalog.get(g.name()).orElseThrow(() -> ControllerException.notFound(at + ": no table, view or index named '" + g.name() + "'"));
-                names.add(e.name());
-                if (e instanceof CatalogEntry.Index i) {
-                    return importIndex(i);
-                }
-                if (useIndexes) {
-                    CatalogEntry.Index i = indexOn(e.name(), null);
-                    if (i != null) {
-                        return importIndex(i);
-                    }
-                }
-                return switch (e) {
-                    case CatalogEntry.Table t -> {
-                        sources.put(t.id(), t.schema());
-                        yield Plan.get(t.id());
-                    }
-                    case CatalogEntry.View v -> expand(v.plan(), at);
-                    case CatalogEntry.Index i -> throw new IllegalStateException();
-                };
-            }, path);
+        if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
+            throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
         }
-
-        private Plan importIndex(CatalogEntry.Index i) {
-            if (!indexes.containsKey(i.id())) {
-                throw ControllerException.notFound("index '" + i.name() + "' is not running");
-            }
-            names.add(i.name());
-            names.add(i.on());
-            List<Integer> key = new ArrayList<>();
-            for (String k : i.key()) {
-                key.add(i.schema().indexOf(k));
-            }
-            imports.put(i.id(), new DataflowDescription.IndexImport(i.on(), key, i.schema()));
-            return Plan.get(i.id());
+        if ((req.from() == null) == (req.plan() == null)) {
+            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
         }
-
-        /** A time at which every input is readable (for a new index: the freshest sealed time). */
-        long readableTime() {
-            long t = Long.MIN_VALUE;
-            long sealed = Long.MAX_VALUE;
-            for (String table : sources.keySet()) {
-                t = Math.max(t, storage.since(table).time());
-                Frontier u = storage.upper(table);
-                sealed = Math.min(sealed, u.isEmpty() ? Long.MAX_VALUE : u.time() - 1);
-            }
-            if (sealed == Long.MAX_VALUE) {
-                sealed = Math.max(storage.lastWriteTime(), 0);
-            }
-            return Math.max(t, sealed);
+        if (req.from() != null) {
+            return startChangeStream(req.from(), req.keys(), req.mfp(), req.asOf());
         }
+        if (req.keys() != null) {
+            throw ControllerException.invalid("key: watching keys needs 'from' naming an indexed collection");
+        }
+        List<DatumType> types = planner.typeByName(req.plan(), "plan");
+        return streams.start(req.plan(), planner.defaultNames(req.plan(), types.size()), "(query)", req.mfp(), req.asOf());
+    }
+
+    /** The transient dataflows of change streams now running (for tests and introspection). */
+    public int transientStreamCount() {
+        return streams.count();
     }
 
     @Override
     public void close() {
         ticker.dispose();
         responses.dispose();
-        events.tryEmitComplete();
+        indexes.close();
     }
 }

@@ -47,7 +47,7 @@ final class HeldFrontier {
     /**
      * Moves {@code since} towards {@code limit}, never past a read hold; returns the new frontier, or null
      * if it did not move. Compactions and {@link #raise} must not run concurrently with each other (the
-     * controller calls both under its policy lock); reads may.
+     * {@link ReadPolicy} calls both under its lock); reads may.
      */
     Frontier compactTo(long limit) {
         long old = since.time();

@@ -2,18 +2,23 @@ package dev.tandem.sql;
 
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ReadResult;
 import dev.tandem.expr.Expr;
 import dev.tandem.expr.ExprJson;
 import dev.tandem.expr.Func;
+import dev.tandem.expr.Mfp;
 import dev.tandem.plan.Plan;
 import dev.tandem.plan.PlanJson;
+import dev.tandem.protocol.Finishing;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
+import dev.tandem.storage.RowDiff;
 import dev.tandem.stream.ChangeStreams;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -47,7 +52,6 @@ import org.apache.calcite.sql.SqlDataTypeSpec;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -425,7 +429,7 @@ public final class SqlEngine {
                 Read r = read(q, values, session);
                 List<Object[]> lines = new ArrayList<>();
                 lines.add(new Object[] {r.describe});
-                lines.add(new Object[] {r.request.plan() != null ? r.request.plan().toString() : describeFast(r.request)});
+                lines.add(new Object[] {r.request.plan() != null ? PlanJson.write(r.request.plan()).toString() : describeFast(r.request)});
                 return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
             });
         }
@@ -435,14 +439,16 @@ public final class SqlEngine {
     private static String describeFast(ReadRequest r) {
         ObjectNode o = NODES.objectNode();
         o.put("from", r.from());
-        if (r.key() != null) {
-            o.set("key", r.key());
+        if (r.keys() != null) {
+            ArrayNode keys = o.putArray("key");
+            r.keys().forEach(k -> keys.add(RowJson.json(k)));
         }
-        if (r.filter() != null) {
-            o.set("filter", r.filter());
+        if (!r.mfp().filter().isEmpty()) {
+            o.set("filter", ExprJson.writeList(r.mfp().filter()));
         }
-        if (r.project() != null) {
-            o.set("project", r.project());
+        if (r.mfp().project() != null) {
+            ArrayNode project = o.putArray("project");
+            r.mfp().project().forEach(project::add);
         }
         return o.toString();
     }
@@ -520,7 +526,7 @@ public final class SqlEngine {
 
     Read read(Query q, List<Object> values, SqlSession session) {
         RelTranslator tr = new RelTranslator(i -> values.get(q.params.number(i) - 1), i -> q.paramTypes.get(q.params.number(i) - 1));
-        String isolation = session.strict() || session.wrote() ? "strict" : null;
+        ReadRequest.Isolation isolation = session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null;
         Long asOf = q.asOf;
         if (q.asOfParam != null) {
             Object v = values.get(Integer.parseInt(q.asOfParam.substring(1)) - 1);
@@ -529,28 +535,18 @@ public final class SqlEngine {
             }
             asOf = (Long) v;
         }
-        JsonNode orderBy = null;
-        Long limit = null;
-        Long offset = null;
+        Finishing finishing = null;
         if (q.sort != null) {
-            ArrayNode o = NODES.arrayNode();
-            for (dev.tandem.plan.Plan.Ordering ord : RelTranslator.orderings(q.sort.getCollation())) {
-                ObjectNode n = o.addObject();
-                n.put("col", ord.col());
-                n.put("desc", ord.desc());
-                n.put("nulls_last", ord.nullsLast());
-            }
-            orderBy = o.isEmpty() ? null : o;
-            limit = q.sort.fetch == null ? null : tr.count(q.sort.fetch, "LIMIT");
-            offset = q.sort.offset == null ? null : tr.count(q.sort.offset, "OFFSET");
+            Long limit = q.sort.fetch == null ? null : tr.count(q.sort.fetch, "LIMIT");
+            Long offset = q.sort.offset == null ? null : tr.count(q.sort.offset, "OFFSET");
+            finishing = new Finishing(RelTranslator.orderings(q.sort.getCollation()), limit, offset == null ? 0 : offset);
         }
-        Read simple = simpleRead(q.body, tr, orderBy, limit, offset, isolation, asOf);
+        Read simple = simpleRead(q.body, tr, finishing, isolation, asOf);
         if (simple != null) {
             return simple;
         }
         Plan plan = tr.translate(q.body).plan();
-        return new Read(new ReadRequest(null, PlanJson.write(plan), null, null, null, orderBy, limit, offset, isolation, asOf, null),
-                "slow path: a transient dataflow");
+        return new Read(new ReadRequest(null, plan, null, null, finishing, isolation, asOf, null), "slow path: a transient dataflow");
     }
 
     /**
@@ -558,7 +554,7 @@ public final class SqlEngine {
      * that: a key lookup when an index's key is pinned by the filter, else a read the controller
      * answers from an index if there is one. Null when the query is anything else.
      */
-    private Read simpleRead(RelNode body, RelTranslator tr, JsonNode orderBy, Long limit, Long offset, String isolation, Long asOf) {
+    private Read simpleRead(RelNode body, RelTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
         RelNode rel = body;
         Project project = rel instanceof Project p ? p : null;
         rel = project != null ? project.getInput() : rel;
@@ -576,14 +572,14 @@ public final class SqlEngine {
         }
         List<DatumType> types = entry.schema().types();
         List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
-        ArrayNode projectJson = null;
+        List<Integer> projection = null;
         if (project != null) {
-            projectJson = NODES.arrayNode();
+            projection = new ArrayList<>();
             for (RexNode e : project.getProjects()) {
                 if (!(tr.rex(e, types) instanceof Expr.Col c)) {
                     return null;
                 }
-                projectJson.add(c.index());
+                projection.add(c.index());
             }
         }
         Map<Integer, Object> pinned = new LinkedHashMap<>();
@@ -599,7 +595,7 @@ public final class SqlEngine {
             }
         }
         String from = target;
-        ArrayNode key = null;
+        List<Row> key = null;
         String describe = null;
         for (CatalogEntry e : controller.catalog()) {
             if (e instanceof CatalogEntry.Index idx && idx.on().equals(target)) {
@@ -614,8 +610,7 @@ public final class SqlEngine {
                 }
                 if (k != null) {
                     from = idx.name();
-                    key = NODES.arrayNode();
-                    key.add(k);
+                    key = List.of(keyRow(k, idx));
                     describe = "fast path: a lookup of key " + k + " in index " + idx.name();
                     break;
                 }
@@ -627,8 +622,18 @@ public final class SqlEngine {
         if (describe == null) {
             describe = "slow path: a transient dataflow reading " + target;
         }
-        JsonNode filterJson = conjuncts.isEmpty() ? null : ExprJson.writeList(conjuncts);
-        return new Read(new ReadRequest(from, null, key, filterJson, projectJson, orderBy, limit, offset, isolation, asOf, null), describe);
+        return new Read(new ReadRequest(from, null, key, new Mfp(List.of(), conjuncts, projection), finishing, isolation, asOf, null),
+                describe);
+    }
+
+    /** The key row of pinned literals {@code k}, as datums of {@code index}'s key columns. */
+    private static Row keyRow(ArrayNode k, CatalogEntry.Index index) {
+        try {
+            return RowJson.row(k, index.keySchema());
+        } catch (IllegalArgumentException e) {
+            throw new ControllerException(ControllerException.Kind.INVALID, "key[0]: " + e.getMessage() + " (index '" + index.name()
+                    + "' is keyed by " + index.key() + ")");
+        }
     }
 
     private Mono<SqlResult> runQuery(Query q, List<Object> values, SqlSession session) {
@@ -707,24 +712,22 @@ public final class SqlEngine {
         }
         String name = table.name();
         return new Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
-            ArrayNode rows = NODES.arrayNode();
+            List<RowDiff> rows = new ArrayList<>();
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-                JsonNode[] row = new JsonNode[cols.size()];
+                Object[] row = new Object[cols.size()];
                 for (int i = 0; i < vals.size(); i++) {
-                    Object v = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
-                    row[targets[i]] = RowJson.json(v);
+                    row[targets[i]] = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
                 }
-                ArrayNode r = rows.addArray();
                 for (int c = 0; c < row.length; c++) {
                     if (row[c] == null && !cols.get(c).nullable()) {
                         throw new SqlException(SqlException.NOT_NULL_VIOLATION, "null value in column \"" + cols.get(c).name()
                                 + "\" of relation \"" + name + "\" violates not-null constraint");
                     }
-                    r.add(row[c] == null ? NODES.nullNode() : row[c]);
                 }
+                rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(row)), 1));
             }
-            return controller.write(name, rows, null)
+            return controller.write(name, rows)
                     .map(ts -> {
                         session.wrote(true);
                         return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
@@ -777,14 +780,11 @@ public final class SqlEngine {
                 if (found.rows().isEmpty()) {
                     return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
                 }
-                ArrayNode rows = NODES.arrayNode();
+                List<RowDiff> rows = new ArrayList<>();
                 for (Object[] r : found.rows()) {
-                    ArrayNode a = rows.addArray();
-                    for (Object v : r) {
-                        a.add(RowJson.json(v));
-                    }
+                    rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                 }
-                return controller.write(name, null, rows).map(ts -> {
+                return controller.write(name, rows).map(ts -> {
                     session.wrote(true);
                     return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
                 });
@@ -952,7 +952,7 @@ public final class SqlEngine {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command(command);
             }
-            controller.createView(name, PlanJson.write(plan), columnNames);
+            controller.createView(name, plan, columnNames);
             if (materialized) {
                 try {
                     controller.createIndex(materializedIndex(name), name, List.of(first), null);

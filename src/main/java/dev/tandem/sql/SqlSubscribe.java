@@ -78,12 +78,11 @@ final class SqlSubscribe {
             ChangeStreamStart start;
             List<Integer> fields;
             if (index != null) {
-                start = controller.startChangeStream(index, null, null, null, asOf);
+                start = controller.startChangeStream(index, null, null, asOf);
                 fields = null;
             } else {
                 ReadRequest r = engine.read(query, values, session).request();
-                start = controller.startChangeStream(new ReadRequest(r.from(), r.plan(), r.key(), r.filter(), r.project(), null, null, null,
-                        null, asOf, null));
+                start = controller.startChangeStream(new ReadRequest(r.from(), r.plan(), r.keys(), r.mfp(), null, null, asOf, null));
                 fields = query.fields();
             }
             ChangeSubscription sub;

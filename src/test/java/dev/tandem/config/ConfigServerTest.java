@@ -1,12 +1,13 @@
 package dev.tandem.config;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tandem.TandemApplication;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ReadResult;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.row.Column;
@@ -131,7 +132,7 @@ class ConfigServerTest {
             assertThat(compute.reader().role().tag()).isEqualTo("solo");
             assertThat(compute.maintenance().workers()).isEqualTo(1);
             controller.createTable("t", List.of(new Column("id", DatumType.INT64, false)));
-            controller.write("t", JSON.readTree("[[1],[2],[3]]"), null).block();
+            JsonRequests.write(controller, "t", JSON.readTree("[[1],[2],[3]]"), null).block();
             ReadResult all = read(controller);
             assertThat(all.rows()).hasSize(3);
             assertThat(all.runtime()).isEqualTo("solo");
@@ -196,7 +197,7 @@ class ConfigServerTest {
     /** A strict (so current) slow-path read of every row of {@code t}. */
     private static ReadResult read(Controller controller) {
         JsonNode plan = JSON.readTree("{\"op\":\"get\",\"name\":\"t\"}");
-        return controller.read(new ReadRequest(null, plan, null, null, null, null, null, null, "strict", null, null)).block();
+        return JsonRequests.read(controller, new ReadJson(null, plan, null, null, null, null, null, null, "strict", null, null)).block();
     }
 
     private static String refresh(ConfigurableApplicationContext tandem) {

@@ -1,5 +1,7 @@
 package dev.tandem.controller;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,7 +44,7 @@ class ChurnSoakTest {
             for (int k = 0; k < KEYS; k++) {
                 rows.append(k == 0 ? "" : ",").append("[").append(k).append(",0]");
             }
-            c.write("counters", JSON.readTree(rows + "]"), null).block();
+            JsonRequests.write(c, "counters", JSON.readTree(rows + "]"), null).block();
             CatalogEntry.Index idx = c.createIndex("counters_by_k", "counters", List.of("k"), 200L);
             await().atMost(Duration.ofSeconds(20)).until(() -> c.indexStatus("counters_by_k").hydrated());
             Frontier firstHold = registry.standingHold(idx.id());
@@ -58,7 +60,7 @@ class ChurnSoakTest {
                     ins.append(k == 0 ? "" : ",").append("[").append(k).append(",").append(round + 1).append("]");
                     del.append(k == 0 ? "" : ",").append("[").append(k).append(",").append(round).append("]");
                 }
-                c.write("counters", JSON.readTree(ins + "]"), JSON.readTree(del + "]")).block();
+                JsonRequests.write(c, "counters", JSON.readTree(ins + "]"), JSON.readTree(del + "]")).block();
                 round++;
                 if (round % 20 == 0) {
                     sizes.add(records(registry.current(idx.id()).arrangement()));

@@ -1,5 +1,7 @@
 package dev.tandem.controller;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -37,27 +39,27 @@ class ControllerTest {
             c.createTable("orders", List.of(new Column("id", DatumType.INT64, false), new Column("customer", DatumType.INT64, true),
                     new Column("amount", DatumType.INT64, true)));
             c.createTable("customers", List.of(new Column("id", DatumType.INT64, false), new Column("name", DatumType.STRING, true)));
-            c.write("orders", json("[[1,10,100],[2,10,250],[3,20,75]]"), null).block();
-            written = c.write("customers", json("[[10,\"ada\"],[20,\"bob\"]]"), null).block();
+            JsonRequests.write(c, "orders", json("[[1,10,100],[2,10,250],[3,20,75]]"), null).block();
+            written = JsonRequests.write(c, "customers", json("[[10,\"ada\"],[20,\"bob\"]]"), null).block();
             c.createIndex("orders_by_id", "orders", List.of("id"), null);
             c.createIndex("customers_by_id", "customers", List.of("id"), null);
             await().atMost(Duration.ofSeconds(20)).until(() -> c.indexStatus("orders_by_id").hydrated() && c.indexStatus("customers_by_id").hydrated());
 
-            ReadResult point = c.read(new ReadRequest("orders_by_id", null, json("[[2]]"), null, null, null, null, null, null, null, null)).block();
+            ReadResult point = JsonRequests.read(c, new ReadJson("orders_by_id", null, json("[[2]]"), null, null, null, null, null, null, null, null)).block();
             assertThat(point.path()).isEqualTo("fast");
             assertThat(point.rows()).containsExactly(Row.of(2L, 10L, 250L));
             assertThat(point.columns()).containsExactly("id", "customer", "amount");
 
             // A strict read after a write sees it.
-            long ts = c.write("orders", json("[[4,20,5]]"), null).block();
-            ReadResult strict = c.read(new ReadRequest("orders", null, json("[[4]]"), null, null, null, null, null, "strict", null, null)).block();
+            long ts = JsonRequests.write(c, "orders", json("[[4,20,5]]"), null).block();
+            ReadResult strict = JsonRequests.read(c, new ReadJson("orders", null, json("[[4]]"), null, null, null, null, null, "strict", null, null)).block();
             assertThat(strict.asOf()).isGreaterThanOrEqualTo(ts);
             assertThat(strict.rows()).containsExactly(Row.of(4L, 20L, 5L));
 
             // Slow path: a join of the two indexed collections, reading the shared arrangements.
             JsonNode join = json("{\"op\":\"mfp\",\"input\":{\"op\":\"join\",\"inputs\":[{\"op\":\"get\",\"name\":\"orders\"},{\"op\":\"get\",\"name\":\"customers\"}],"
                     + "\"on\":[[[0,1],[1,0]]]},\"project\":[0,4,2]}");
-            ReadResult joined = c.read(new ReadRequest(null, join, null, null, null, json("[{\"col\":0}]"), null, null, "strict", null, null)).block();
+            ReadResult joined = JsonRequests.read(c, new ReadJson(null, join, null, null, null, json("[{\"col\":0}]"), null, null, "strict", null, null)).block();
             assertThat(joined.path()).isEqualTo("slow");
             assertThat(joined.rows()).containsExactly(Row.of(1L, "ada", 100L), Row.of(2L, "ada", 250L), Row.of(3L, "bob", 75L),
                     Row.of(4L, "bob", 5L));
@@ -71,7 +73,7 @@ class ControllerTest {
         try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 2, ControllerSettings.DEFAULTS)) {
             Controller c = s.controller;
             await().atMost(Duration.ofSeconds(20)).until(c::ready);
-            ReadResult after = c.read(new ReadRequest("orders_by_id", null, null, null, json("[\"id\"]"), json("[{\"col\":\"id\"}]"),
+            ReadResult after = JsonRequests.read(c, new ReadJson("orders_by_id", null, null, null, json("[\"id\"]"), json("[{\"col\":\"id\"}]"),
                     null, null, "strict", null, null)).block();
             assertThat(after.rows()).containsExactly(Row.of(1L), Row.of(2L), Row.of(3L), Row.of(4L));
             assertThat(after.asOf()).isGreaterThanOrEqualTo(written);

@@ -1,5 +1,7 @@
 package dev.tandem.controller;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -41,8 +43,8 @@ class EarlyLimitTest {
         return JSON.readTree(s);
     }
 
-    static ReadRequest plan(String plan, String orderBy, Long limit, Long offset) {
-        return new ReadRequest(null, json(plan), null, null, null, orderBy == null ? null : json(orderBy), limit, offset, null, null, 20_000L);
+    static ReadJson plan(String plan, String orderBy, Long limit, Long offset) {
+        return new ReadJson(null, json(plan), null, null, null, orderBy == null ? null : json(orderBy), limit, offset, null, null, 20_000L);
     }
 
     /** Tables {@code a} and {@code b}: {@code (x, "a<x>")} for x in [0, 20000). */
@@ -53,7 +55,7 @@ class EarlyLimitTest {
             for (int i = 0; i < ROWS; i++) {
                 rows.append(i == 0 ? "" : ",").append('[').append(i).append(",\"").append(t).append(i).append("\"]");
             }
-            c.write(t, json(rows.append(']').toString()), null).block();
+            JsonRequests.write(c, t, json(rows.append(']').toString()), null).block();
         }
     }
 
@@ -79,23 +81,23 @@ class EarlyLimitTest {
             s.mux.setDataflowMemoryBudget(24L << 20);
 
             // Run to completion (an order makes it wait for every row), the join exceeds the budget.
-            assertThatThrownBy(() -> c.read(plan(CROSS, "[{\"col\":0}]", 10L, null)).block())
+            assertThatThrownBy(() -> JsonRequests.read(c, plan(CROSS, "[{\"col\":0}]", 10L, null)).block())
                     .isInstanceOf(ControllerException.class).hasMessageContaining("memory budget");
             noTransientDataflows(s);
 
-            ReadResult first = c.read(plan(CROSS, null, 10L, null)).block();
+            ReadResult first = JsonRequests.read(c, plan(CROSS, null, 10L, null)).block();
             assertThat(first.path()).isEqualTo("slow_early");
             assertThat(first.rows()).hasSize(10).allMatch(EarlyLimitTest::inCrossJoin).doesNotHaveDuplicates();
             assertThat(first.upper().time()).isEqualTo(first.asOf());
 
-            ReadResult offset = c.read(plan(CROSS, null, 10L, 25L)).block();
+            ReadResult offset = JsonRequests.read(c, plan(CROSS, null, 10L, 25L)).block();
             assertThat(offset.rows()).hasSize(10).allMatch(EarlyLimitTest::inCrossJoin).doesNotHaveDuplicates();
             assertThat(offset.path()).isEqualTo("slow_early");
 
             // A filter and a projection on top still stop early; each row satisfies the filter.
             String filtered = "{\"op\":\"mfp\",\"input\":" + CROSS + ",\"filter\":[{\"call\":\"lt\",\"args\":[{\"col\":0},{\"col\":2}]}],"
                     + "\"project\":[2,0,3]}";
-            ReadResult f = c.read(plan(filtered, null, 7L, 3L)).block();
+            ReadResult f = JsonRequests.read(c, plan(filtered, null, 7L, 3L)).block();
             assertThat(f.path()).isEqualTo("slow_early");
             assertThat(f.rows()).hasSize(7).doesNotHaveDuplicates().allSatisfy(r -> {
                 assertThat((Long) r.get(1)).isLessThan((Long) r.get(0)).isGreaterThanOrEqualTo(0L);
@@ -105,13 +107,13 @@ class EarlyLimitTest {
 
             // The dataflows stopped and went away; reads go on being answered.
             noTransientDataflows(s);
-            ReadResult small = c.read(plan("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"name\":\"a\"},\"filter\":[{\"call\":\"lt\","
+            ReadResult small = JsonRequests.read(c, plan("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"name\":\"a\"},\"filter\":[{\"call\":\"lt\","
                     + "\"args\":[{\"col\":0},{\"lit\":3}]}]}", "[{\"col\":0}]", null, null)).block();
             assertThat(small.path()).isEqualTo("slow");
             assertThat(small.rows()).containsExactly(Row.of(0L, "a0"), Row.of(1L, "a1"), Row.of(2L, "a2"));
             // An expression that may fail on some row (here: overflow) keeps the whole read: over the budget.
             String mayFail = "{\"op\":\"mfp\",\"input\":" + CROSS + ",\"map\":[{\"call\":\"mul\",\"args\":[{\"col\":0},{\"col\":2}]}],\"project\":[4]}";
-            assertThatThrownBy(() -> c.read(plan(mayFail, null, 10L, null)).block())
+            assertThatThrownBy(() -> JsonRequests.read(c, plan(mayFail, null, 10L, null)).block())
                     .isInstanceOf(ControllerException.class).hasMessageContaining("memory budget");
             noTransientDataflows(s);
         }
@@ -135,14 +137,14 @@ class EarlyLimitTest {
                 cj.append(i == 0 ? "" : ",").append('[').append(cx).append(']');
                 dj.append(i == 0 ? "" : ",").append('[').append(dx).append(']');
             }
-            c.write("c", json(cj.append(']').toString()), null).block();
-            c.write("d", json(dj.append(']').toString()), null).block();
+            JsonRequests.write(c, "c", json(cj.append(']').toString()), null).block();
+            JsonRequests.write(c, "d", json(dj.append(']').toString()), null).block();
 
             // count(*) group by x: the naive model counts.
             Map<Long, Long> counts = new HashMap<>();
             cs.forEach(x -> counts.merge(x, 1L, Long::sum));
             List<Row> model = counts.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> Row.of(e.getKey(), e.getValue())).toList();
-            ReadResult grouped = c.read(plan("{\"op\":\"reduce\",\"input\":{\"op\":\"get\",\"name\":\"c\"},\"group_key\":[0],"
+            ReadResult grouped = JsonRequests.read(c, plan("{\"op\":\"reduce\",\"input\":{\"op\":\"get\",\"name\":\"c\"},\"group_key\":[0],"
                     + "\"aggregates\":[{\"func\":\"count\"}]}", null, 5L, 2L)).block();
             assertThat(grouped.path()).isEqualTo("slow");
             assertThat(grouped.rows()).containsExactlyElementsOf(model.subList(2, 7));
@@ -154,16 +156,16 @@ class EarlyLimitTest {
             String distinctD = "{\"op\":\"reduce\",\"input\":{\"op\":\"get\",\"name\":\"d\"},\"group_key\":[0],\"aggregates\":[]}";
             String exceptPlan = "{\"op\":\"threshold\",\"input\":{\"op\":\"union\",\"inputs\":[" + distinctC + ",{\"op\":\"negate\",\"input\":"
                     + distinctD + "}]}}";
-            ReadResult r = c.read(plan(exceptPlan, null, 3L, null)).block();
+            ReadResult r = JsonRequests.read(c, plan(exceptPlan, null, 3L, null)).block();
             assertThat(r.path()).isEqualTo("slow");
             assertThat(r.rows()).containsExactlyElementsOf(except.subList(0, 3));
             // A negation alone (no threshold) is not monotone either: the union of c and -c is empty.
-            ReadResult cancelled = c.read(plan("{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"name\":\"c\"},{\"op\":\"negate\","
+            ReadResult cancelled = JsonRequests.read(c, plan("{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"name\":\"c\"},{\"op\":\"negate\","
                     + "\"input\":{\"op\":\"get\",\"name\":\"c\"}}]}", null, 3L, null)).block();
             assertThat(cancelled.rows()).isEmpty();
             assertThat(cancelled.path()).isEqualTo("slow");
             // A result smaller than the limit is the whole result, complete.
-            ReadResult few = c.read(plan("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"name\":\"c\"},\"filter\":[{\"call\":\"eq\","
+            ReadResult few = JsonRequests.read(c, plan("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"name\":\"c\"},\"filter\":[{\"call\":\"eq\","
                     + "\"args\":[{\"col\":0},{\"lit\":0}]}]}", null, 1000L, null)).block();
             assertThat(few.path()).isEqualTo("slow");
             assertThat(few.rows()).hasSize((int) cs.stream().filter(x -> x == 0).count()).allMatch(row -> row.equals(Row.of(0L)));

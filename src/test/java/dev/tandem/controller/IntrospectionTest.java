@@ -1,5 +1,7 @@
 package dev.tandem.controller;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -45,8 +47,8 @@ class IntrospectionTest {
                     "tandem_arrangement_sizes", "tandem_operator_elapsed", "tandem_read_holds", "tandem_hydration_progress",
                     "tandem_subscriptions", "tandem_sources", "tandem_source_errors");
             c.createTable("t", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
-            c.write("t", JSON.readTree("[[1,1],[2,2],[3,3],[4,4],[5,5]]"), null).block();
-            c.write("t", null, JSON.readTree("[[5,5]]")).block();
+            JsonRequests.write(c, "t", JSON.readTree("[[1,1],[2,2],[3,3],[4,4],[5,5]]"), null).block();
+            JsonRequests.write(c, "t", null, JSON.readTree("[[5,5]]")).block();
             String id = c.createIndex("t_k", "t", List.of("k"), 100L).id();
 
             // Sizes: after consolidation the index holds exactly its 4 live rows, across the workers.
@@ -67,7 +69,7 @@ class IntrospectionTest {
             assertThat(holds.stream().anyMatch(r -> r[1].equals("standing hold (interactive)"))).isEqualTo(twoRuntimes);
             long future = System.currentTimeMillis() + 600_000;
             AtomicReference<Throwable> outcome = new AtomicReference<>();
-            c.read(new ReadRequest("t_k", null, null, null, null, null, null, null, null, future, 3000L))
+            JsonRequests.read(c, new ReadJson("t_k", null, null, null, null, null, null, null, null, future, 3000L))
                     .subscribe(r -> outcome.set(new AssertionError("answered")), outcome::set);
             await().atMost(Duration.ofSeconds(20)).until(() -> rows(s, "tandem_read_holds").stream()
                     .anyMatch(r -> r[0].equals(id) && ((String) r[1]).startsWith("peek ") && r[2].equals(future)));
@@ -107,7 +109,7 @@ class IntrospectionTest {
             int[] readsDuringHydration = {0};
             await().atMost(Duration.ofSeconds(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> {
                 // In SOLO a read waits for the long step, however long the loaded machine makes it.
-                ReadResult r = c.readIntrospection("tandem_hydration_progress", new ReadRequest("tandem_hydration_progress", null,
+                ReadResult r = JsonRequests.readIntrospection(c, "tandem_hydration_progress", new ReadJson("tandem_hydration_progress", null,
                                 null, null, null, null, null, null, null, null, 55_000L))
                         .block(Duration.ofSeconds(60));
                 if (c.indexStatus("big_k").hydrated()) {

@@ -1,5 +1,7 @@
 package dev.tandem.controller;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static dev.tandem.controller.ControllerTest.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,8 +41,8 @@ class ReadHoldRaceTest {
             Controller c = s.controller;
             c.createTable("t", List.of(new Column("k", DatumType.INT64, false)));
             c.createTable("u", List.of(new Column("k", DatumType.INT64, false)));
-            c.write("t", json("[[0]]"), null).block();
-            c.write("u", json("[[0]]"), null).block();
+            JsonRequests.write(c, "t", json("[[0]]"), null).block();
+            JsonRequests.write(c, "u", json("[[0]]"), null).block();
             c.createIndex("t_k", "t", List.of("k"), null);
             await().atMost(Duration.ofSeconds(30)).until(() -> c.indexStatus("t_k").hydrated());
 
@@ -50,20 +52,20 @@ class ReadHoldRaceTest {
             try {
                 Future<?> writer = pool.submit(() -> {
                     for (long k = 1; writing.get(); k++) {
-                        c.write(k % 2 == 0 ? "t" : "u", json("[[" + k + "]]"), null).block(Duration.ofSeconds(30));
+                        JsonRequests.write(c, k % 2 == 0 ? "t" : "u", json("[[" + k + "]]"), null).block(Duration.ofSeconds(30));
                     }
                 });
                 List<Future<?>> readers = new ArrayList<>();
                 for (int r = 0; r < 2; r++) {
                     readers.add(pool.submit(() -> {
                         for (int i = 0; i < 600; i++) {
-                            read(c, new ReadRequest("t_k", null, json("[[0]]"), null, null, null, null, null, null, null, null), refused);
+                            read(c, new ReadJson("t_k", null, json("[[0]]"), null, null, null, null, null, null, null, null), refused);
                         }
                     }));
                 }
                 readers.add(pool.submit(() -> {
                     for (int i = 0; i < 60; i++) {
-                        read(c, new ReadRequest("u", null, null, null, null, null, 1L, null, null, null, null), refused);
+                        read(c, new ReadJson("u", null, null, null, null, null, 1L, null, null, null, null), refused);
                     }
                 }));
                 for (Future<?> f : readers) {
@@ -79,9 +81,9 @@ class ReadHoldRaceTest {
         }
     }
 
-    private static void read(Controller c, ReadRequest req, ConcurrentLinkedQueue<Throwable> refused) {
+    private static void read(Controller c, ReadJson req, ConcurrentLinkedQueue<Throwable> refused) {
         try {
-            c.read(req).block(Duration.ofSeconds(30));
+            JsonRequests.read(c, req).block(Duration.ofSeconds(30));
         } catch (ControllerException e) {
             if (e.kind() == ControllerException.Kind.BEFORE_SINCE) {
                 refused.add(e);

@@ -1,9 +1,10 @@
 package dev.tandem.metrics;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.controller.Controller;
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ReadResult;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
@@ -36,8 +37,8 @@ public final class Workload {
         c.createTable("orders", List.of(new Column("id", DatumType.INT64, false), new Column("customer", DatumType.INT64, true),
                 new Column("amount", DatumType.INT64, true)));
         c.createTable("customers", List.of(new Column("id", DatumType.INT64, false), new Column("name", DatumType.STRING, true)));
-        c.write("orders", json("[[1,10,100],[2,10,250],[3,20,75]]"), null).block();
-        c.write("customers", json("[[10,\"ada\"],[20,\"bob\"]]"), null).block();
+        JsonRequests.write(c, "orders", json("[[1,10,100],[2,10,250],[3,20,75]]"), null).block();
+        JsonRequests.write(c, "customers", json("[[10,\"ada\"],[20,\"bob\"]]"), null).block();
         c.createIndex("orders_by_id", "orders", List.of("id"), null);
         c.createIndex("customers_by_id", "customers", List.of("id"), null);
         await().atMost(Duration.ofSeconds(30))
@@ -48,9 +49,9 @@ public final class Workload {
     /** One round: a write, a fast-path lookup and a slow-path join; returns the two reads. */
     public List<ReadResult> round() {
         long id = next++;
-        long ts = controller.write("orders", json("[[" + id + ",10," + id + "]]"), null).block();
-        ReadResult fast = controller.read(new ReadRequest("orders_by_id", null, json("[[1]]"), null, null, null, null, null, null, ts, null)).block();
-        ReadResult slow = controller.read(new ReadRequest(null, JOIN, null, null, null, null, null, null, null, ts, null)).block();
+        long ts = JsonRequests.write(controller, "orders", json("[[" + id + ",10," + id + "]]"), null).block();
+        ReadResult fast = JsonRequests.read(controller, new ReadJson("orders_by_id", null, json("[[1]]"), null, null, null, null, null, null, ts, null)).block();
+        ReadResult slow = JsonRequests.read(controller, new ReadJson(null, JOIN, null, null, null, null, null, null, null, ts, null)).block();
         return List.of(fast, slow);
     }
 }

@@ -1,9 +1,10 @@
 package dev.tandem.stream;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import dev.tandem.controller.ChangeStreamStart;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
@@ -68,17 +69,17 @@ final class StreamStack implements AutoCloseable {
     }
 
     long write(String table, List<long[]> insert, List<long[]> delete) {
-        return controller.write(table, insert.isEmpty() ? null : rows(insert), delete.isEmpty() ? null : rows(delete)).block(Duration.ofSeconds(30));
+        return JsonRequests.write(controller, table, insert.isEmpty() ? null : rows(insert), delete.isEmpty() ? null : rows(delete)).block(Duration.ofSeconds(30));
     }
 
     ChangeSubscription subscribe(String index, List<long[]> keys, JsonNode filter, JsonNode project, Long asOf, boolean snapshot, Envelope envelope) {
-        ChangeStreamStart start = controller.startChangeStream(index, keys == null ? null : rows(keys), filter, project, asOf);
+        ChangeStreamStart start = JsonRequests.startChangeStream(controller, index, keys == null ? null : rows(keys), filter, project, asOf);
         return streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope, "test"));
     }
 
     /** A peek of {@code index} at {@code t} with the same keys and shaping: the oracle of a change stream. */
     List<Row> peek(String index, List<long[]> keys, JsonNode filter, JsonNode project, long t) {
-        return new ArrayList<>(controller.read(new ReadRequest(index, null, keys == null ? null : rows(keys), filter, project, null, null, null,
+        return new ArrayList<>(JsonRequests.read(controller, new ReadJson(index, null, keys == null ? null : rows(keys), filter, project, null, null, null,
                 null, t, null)).block(Duration.ofSeconds(30)).rows());
     }
 

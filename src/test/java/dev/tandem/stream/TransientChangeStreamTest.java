@@ -1,11 +1,12 @@
 package dev.tandem.stream;
 
+import dev.tandem.api.JsonRequests;
+import dev.tandem.api.ReadJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.controller.ChangeStreamStart;
-import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
@@ -131,8 +132,8 @@ class TransientChangeStreamTest {
     private static void setUp(StreamStack s) {
         s.controller.createTable("t", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
         s.tableWithIndex("u");
-        s.controller.createView("agg", JSON.readTree(AGG), List.of("k", "n", "s"));
-        s.controller.createView("big", JSON.readTree(BIG), null);
+        s.controller.createView("agg", JsonRequests.plan(JSON.readTree(AGG)), List.of("k", "n", "s"));
+        s.controller.createView("big", JsonRequests.plan(JSON.readTree(BIG)), null);
     }
 
     /** Inserts or deletes a random row of {@code table}; returns the write's timestamp. */
@@ -164,16 +165,16 @@ class TransientChangeStreamTest {
             for (int i = 0; i < 90; i++) {
                 stamps.add(randomWrite(s, random, random.nextBoolean() ? "t" : "u"));
                 switch (i) {
-                    case 10 -> clients.add(new Client("agg", s.controller.startChangeStream("agg", null, null, null, null), s.streams));
+                    case 10 -> clients.add(new Client("agg", JsonRequests.startChangeStream(s.controller, "agg", null, null, null, null), s.streams));
                     case 25 -> {
                         // A table with no index, from an earlier time than now (its writes are still readable).
                         long at = stamps.get(15);
-                        Client c = new Client("t", s.controller.startChangeStream("t", null, null, null, at), s.streams);
+                        Client c = new Client("t", JsonRequests.startChangeStream(s.controller, "t", null, null, null, at), s.streams);
                         asOf.put(c, at);
                         clients.add(c);
                     }
-                    case 40 -> clients.add(new Client("big", s.controller.startChangeStream("big", null, null, null, null), s.streams));
-                    case 55 -> clients.add(new Client("union", s.controller.startChangeStream(new ReadRequest(null, JSON.readTree(UNION), null,
+                    case 40 -> clients.add(new Client("big", JsonRequests.startChangeStream(s.controller, "big", null, null, null, null), s.streams));
+                    case 55 -> clients.add(new Client("union", JsonRequests.startChangeStream(s.controller, new ReadJson(null, JSON.readTree(UNION), null,
                             null, null, null, null, null, null, null, null)), s.streams));
                     default -> {
                     }
@@ -236,8 +237,8 @@ class TransientChangeStreamTest {
             setUp(s);
             long first = s.write("t", List.of(new long[] {1, 2}), List.of());
             history.add(new Write("t", first, 1, 2, 1));
-            Client onView = new Client("agg", s.controller.startChangeStream("agg", null, null, null, null), s.streams);
-            Client onTable = new Client("t", s.controller.startChangeStream("t", null, null, null, null), s.streams);
+            Client onView = new Client("agg", JsonRequests.startChangeStream(s.controller, "agg", null, null, null, null), s.streams);
+            Client onTable = new Client("t", JsonRequests.startChangeStream(s.controller, "t", null, null, null, null), s.streams);
             await().atMost(Duration.ofSeconds(30)).until(() -> onView.lastProgress() > first && onTable.lastProgress() > first);
 
             s.controller.drop("agg", dev.tandem.controller.CatalogEntry.View.class);
@@ -263,15 +264,15 @@ class TransientChangeStreamTest {
             setUp(s);
             s.write("t", List.of(new long[] {1, 2}), List.of());
             // upsert needs a key, and a collection without an index has none
-            ChangeStreamStart start = s.controller.startChangeStream("agg", null, null, null, null);
+            ChangeStreamStart start = JsonRequests.startChangeStream(s.controller, "agg", null, null, null, null);
             assertThatThrownBy(() -> s.streams.subscribe(new ChangeStreamRequest(start, true, Envelope.UPSERT, "test")))
                     .isInstanceOf(ChangeStreamException.class).hasMessageContaining("envelope upsert needs a key");
             // watching keys needs an index
-            assertThatThrownBy(() -> s.controller.startChangeStream("t", StreamStack.rows(List.of(new long[] {1})), null, null, null))
+            assertThatThrownBy(() -> JsonRequests.startChangeStream(s.controller, "t", StreamStack.rows(List.of(new long[] {1})), null, null, null))
                     .hasMessageContaining("watching keys needs an index");
             // a change stream has no order
             Function<String, JsonNode> json = JSON::readTree;
-            assertThatThrownBy(() -> s.controller.startChangeStream(new ReadRequest("t", null, null, null, null, json.apply("[{\"col\":0}]"),
+            assertThatThrownBy(() -> JsonRequests.startChangeStream(s.controller, new ReadJson("t", null, null, null, null, json.apply("[{\"col\":0}]"),
                     null, null, null, null, null))).hasMessageContaining("has no order");
             await().atMost(Duration.ofSeconds(30)).until(() -> s.controller.transientStreamCount() == 0
                     && s.registry.current(start.indexId()).dropped());
@@ -281,7 +282,7 @@ class TransientChangeStreamTest {
     @Test
     void aQueryOfConstantsStreamsItsRowsThenProgressToTheEndOfTime(@TempDir Path dir) {
         try (StreamStack s = new StreamStack(dir, true, new ChangeStreamLimits(100, 10, 100_000, 0))) {
-            Client c = new Client("constant", s.controller.startChangeStream(new ReadRequest(null,
+            Client c = new Client("constant", JsonRequests.startChangeStream(s.controller, new ReadJson(null,
                     JSON.readTree("{\"op\":\"constant\",\"rows\":[[1],[1],[2]],\"types\":[\"int64\"]}"), null, null, null, null, null,
                     null, null, null, null)), s.streams);
             await().atMost(Duration.ofSeconds(30)).until(() -> c.lastProgress() == Long.MAX_VALUE || c.error.get() != null);
