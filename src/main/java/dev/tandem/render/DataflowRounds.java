@@ -165,8 +165,8 @@ final class DataflowRounds {
         }
         Operator.Round round = new Operator.Round(from, to, first, processed);
         return Flux.range(0, wiring.order.size())
-                .concatMap(o -> Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.step(o, w, round))).then())
-                .thenMany(Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.finish(w, round))))
+                .concatMap(o -> Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.step(o, w, round), first)).then())
+                .thenMany(Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.finish(w, round), first)))
                 .then(Mono.fromRunnable(() -> completeRound(round)));
     }
 

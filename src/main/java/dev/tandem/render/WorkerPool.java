@@ -9,4 +9,13 @@ public interface WorkerPool {
 
     /** Runs {@code task} on worker {@code worker}; an exception from it is fatal to the process. */
     Mono<Void> run(int worker, Runnable task);
+
+    /**
+     * Runs {@code task} on worker {@code worker}, on its bulk lane when {@code bulk} (a hydration round,
+     * which may run for seconds) if the pool has one, so that the short rounds of hydrated dataflows do
+     * not queue behind it; tasks of one lane run one at a time, in order.
+     */
+    default Mono<Void> run(int worker, Runnable task, boolean bulk) {
+        return run(worker, task);
+    }
 }

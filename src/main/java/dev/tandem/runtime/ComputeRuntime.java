@@ -116,7 +116,10 @@ public final class ComputeRuntime implements ComputeInstance {
             this.pool = new SchedulerWorkerPool(name + "-slow", schedulers.newParallel(name + "-slow", workers), workers, fatal);
         } else {
             this.fastLane = null;
-            this.pool = new SchedulerWorkerPool(name, schedulers.newBoundedElastic(name, workers), workers, fatal);
+            // Maintenance beside an interactive runtime gives hydrations a lane of their own, so a hydrated
+            // index stays fresh while another hydrates; SOLO keeps one queue per worker, as a single runtime would.
+            boolean lanes = role == Role.MAINTENANCE;
+            this.pool = new SchedulerWorkerPool(name, schedulers.newBoundedElastic(name, lanes ? 2 * workers : workers), workers, lanes, fatal);
         }
     }
 

@@ -8,12 +8,20 @@ import reactor.core.scheduler.Scheduler;
 /**
  * A {@link WorkerPool} of {@code W} {@link Scheduler.Worker}s taken from one scheduler: each worker
  * runs its tasks one at a time, in order. An exception escaping a task is fatal.
+ *
+ * <p>With bulk lanes, each worker has a second {@link Scheduler.Worker} (a thread of its own) for bulk
+ * tasks, the hydration rounds that take a whole snapshot at once: a hydrated dataflow's next round, a few
+ * writes' worth, then waits for the kernel to share the CPU between the two lanes rather than for the
+ * hydration to finish. A dataflow's rounds run one at a time, so its shard's state is never touched by
+ * both lanes at once (the round's completion orders one lane's writes before the other's reads).
  */
 public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     private final String name;
     private final Scheduler scheduler;
     private final Scheduler.Worker[] workers;
+    /** Each worker's bulk lane, or the worker itself in a pool without bulk lanes. */
+    private final Scheduler.Worker[] bulk;
     private final FatalErrorHandler fatal;
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
@@ -22,12 +30,21 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private static final ThreadLocal<Integer> NICED = ThreadLocal.withInitial(() -> 0);
 
     public SchedulerWorkerPool(String name, Scheduler scheduler, int size, FatalErrorHandler fatal) {
+        this(name, scheduler, size, false, fatal);
+    }
+
+    /** A pool of {@code size} workers, each with a bulk lane if {@code bulkLanes} (the scheduler must then allow 2 × size threads). */
+    public SchedulerWorkerPool(String name, Scheduler scheduler, int size, boolean bulkLanes, FatalErrorHandler fatal) {
         this.name = name;
         this.scheduler = scheduler;
         this.fatal = fatal;
         this.workers = new Scheduler.Worker[size];
+        this.bulk = new Scheduler.Worker[size];
         for (int w = 0; w < size; w++) {
             workers[w] = scheduler.createWorker();
+        }
+        for (int w = 0; w < size; w++) {
+            bulk[w] = bulkLanes ? scheduler.createWorker() : workers[w];
         }
     }
 
@@ -38,7 +55,12 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     @Override
     public Mono<Void> run(int worker, Runnable task) {
-        return call(worker, () -> {
+        return run(worker, task, false);
+    }
+
+    @Override
+    public Mono<Void> run(int worker, Runnable task, boolean bulkTask) {
+        return call(bulkTask ? bulk[worker] : workers[worker], worker, () -> {
             task.run();
             return Boolean.TRUE;
         }).then();
@@ -67,9 +89,13 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     /** Computes {@code task} on worker {@code worker}; an exception from it is fatal. */
     public <T> Mono<T> call(int worker, java.util.concurrent.Callable<T> task) {
+        return call(workers[worker], worker, task);
+    }
+
+    private <T> Mono<T> call(Scheduler.Worker lane, int worker, java.util.concurrent.Callable<T> task) {
         return Mono.create(sink -> {
             queued.incrementAndGet();
-            workers[worker].schedule(() -> {
+            lane.schedule(() -> {
                 niceCurrentThread();
                 T value;
                 try {
@@ -105,6 +131,9 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     @Override
     public void dispose() {
         for (Scheduler.Worker w : workers) {
+            w.dispose();
+        }
+        for (Scheduler.Worker w : bulk) {
             w.dispose();
         }
         scheduler.dispose();
