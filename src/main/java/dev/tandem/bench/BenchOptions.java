@@ -40,7 +40,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                                 replicas: rows written before a replica's catch-up is timed, 1000000)
               --point-rows N    rows of the small point-indexed table (10000)
               --connections N   concurrent requests of closed loops (32)
-              --churn-loops N   concurrent create-hydrate-drop loops (2)
+              --churn-loops N   concurrent create-hydrate-drop loops (2; 0: no churn)
               --subscribers N   WebSocket subscribers of subscribe-fanout (1000; its --rate is writes/s, 1000)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
               --heap-mb N       heap of each child server (sized from --rows)
@@ -88,7 +88,12 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                 case "--rows" -> rows = (long) positive(name, Long.parseLong(value));
                 case "--point-rows" -> pointRows = (long) positive(name, Long.parseLong(value));
                 case "--connections" -> connections = (int) positive(name, Integer.parseInt(value));
-                case "--churn-loops" -> churnLoops = (int) positive(name, Integer.parseInt(value));
+                case "--churn-loops" -> {
+                    churnLoops = Integer.parseInt(value);
+                    if (churnLoops < 0) {
+                        throw new IllegalArgumentException("--churn-loops must not be negative (0: no churn), got " + value);
+                    }
+                }
                 case "--probe" -> probe = duration(value);
                 case "--heap-mb" -> heapMb = (int) positive(name, Integer.parseInt(value));
                 case "--out" -> out = Path.of(value);
