@@ -121,7 +121,7 @@ class KafkaReplicatedStorageTest {
 
             // A replica that starts later replays the log to the same state before it serves.
             try (TableStorage c = replica(topic)) {
-                assertThat(c.tables()).containsExactly("t");
+                assertThat(c.tables()).containsExactly("t", "t2");
                 assertThat(c.lastWriteTime()).isEqualTo(a.lastWriteTime());
                 assertThat(history(c, "t", end - 1)).isEqualTo(ha);
             }
