@@ -32,6 +32,8 @@ final class AppliedTables {
     long historySize;
     /** What recovery found wrong in the stored data (rows of negative count); set once, before the commit thread starts. */
     volatile List<StorageError> errors = List.of();
+    /** The rows of negative count recovery found, for a storage that repairs them. */
+    List<NegativeCounts.Found> negatives = List.of();
 
     AppliedTables(TimestampOracle oracle) {
         this.oracle = oracle;
@@ -50,7 +52,8 @@ final class AppliedTables {
             });
             tables.values().forEach(t -> t.flush(-1));
             upper = oracle.last() + 1;
-            errors = negatives.find(tables);
+            this.negatives = negatives.find(tables);
+            errors = this.negatives.stream().map(f -> f.error(NegativeCounts.ERROR)).toList();
         }
     }
 

@@ -3,6 +3,8 @@ package dev.tandem.storage;
 import dev.tandem.row.Schema;
 import dev.tandem.time.Frontier;
 import dev.tandem.trace.TraceSnapshot;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +43,12 @@ final class LogTableStorage implements TableStorage {
     private final GroupCommit commit;
     private final Disposable ticker;
     private final Disposable compactionChecker;
+    private final List<StorageError> errors;
+
+    static final String REPAIRED = "negative multiplicity (written before deletes were checked against the table's counts);"
+            + " brought to zero by a compensating insert at time ";
+    private static final Duration REPAIR_TIMEOUT = Duration.ofSeconds(60);
+    private static final System.Logger LOG = System.getLogger(LogTableStorage.class.getName());
 
     LogTableStorage(Journal journal, StorageOptions options) {
         this.journal = journal;
@@ -56,6 +64,7 @@ final class LogTableStorage implements TableStorage {
         this.compaction = new LogCompaction(applied, journal, health, admission);
         this.commit = new GroupCommit(journal, applied, subscriptions, admission, compaction, health);
         commit.start();
+        errors = repair(applied.negatives);
         long tick = options.tickInterval().toNanos();
         ticker = options.scheduler().schedulePeriodically(this::tick, tick, tick, TimeUnit.NANOSECONDS);
         long check = options.compactionInterval().toNanos();
@@ -169,7 +178,31 @@ final class LogTableStorage implements TableStorage {
 
     @Override
     public List<StorageError> errors() {
-        return applied.errors;
+        return errors;
+    }
+
+    /**
+     * Brings each count recovery found negative back to zero with a durable compensating insert, as if
+     * the deletes that made it negative had been refused (as they are today): the table, and every view
+     * over it (a count, a join), reads as the writes that were valid left it, from the compensation's
+     * time on. Each stays listed in {@link #errors()} for this run with the compensation's time; a later
+     * start finds nothing to repair. A compensation that cannot be written (a full disk) leaves the row
+     * listed as found, and reads keep skipping it.
+     */
+    private List<StorageError> repair(List<NegativeCounts.Found> found) {
+        List<StorageError> out = new ArrayList<>();
+        for (NegativeCounts.Found f : found) {
+            try {
+                Long at = admission.write(f.table(), List.of(new RowDiff(f.row(), -f.multiplicity())), null).block(REPAIR_TIMEOUT);
+                LOG.log(System.Logger.Level.WARNING, "table {0}: row {1} had multiplicity {2}; a compensating insert at time {3} brought it to zero",
+                        f.table(), f.row(), Long.toString(f.multiplicity()), Long.toString(at));
+                out.add(f.error(REPAIRED + at));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "table " + f.table() + ": the compensation of row " + f.row() + " failed; reads skip it", e);
+                out.add(f.error(NegativeCounts.ERROR));
+            }
+        }
+        return List.copyOf(out);
     }
 
     @Override

@@ -11,9 +11,11 @@ import java.util.Map;
 /**
  * Finds, after recovery, the rows whose count in the log is negative: data written before deletes were
  * checked against the table's counts (today a write that would make a count negative is refused). Such
- * a row must not make every read of its table fail: reads skip it, and it is reported with the table,
- * the row, its count and the log offset of the write that made the count negative, so an operator can
- * see it and repair it (inserting the missing copies brings the count back to zero).
+ * a row must not make every read of its table fail: it is reported with the table, the row, its count
+ * and the log offset of the write that made the count negative. The local log's storage then brings it
+ * back to zero with a durable compensating insert ({@code LogTableStorage}), so views over the table
+ * read as if the bad deletes had been refused; reads at earlier times, and the Kafka-backed storage
+ * (where every replica would compensate), skip the row instead.
  *
  * <p>A count only goes negative at a write that deletes the row, so during replay this notes, per
  * table, the time and log offset of each write that deletes anything; afterwards it scans only the
@@ -22,6 +24,13 @@ import java.util.Map;
 final class NegativeCounts {
 
     static final String ERROR = "negative multiplicity (written before deletes were checked against the table's counts); reads skip the row";
+
+    /** One row of negative count: its table, the row, the count and the offset of the record that made it negative. */
+    record Found(String table, Row row, long multiplicity, long logOffset) {
+        StorageError error(String why) {
+            return new StorageError(table, row.toString(), multiplicity, logOffset, why);
+        }
+    }
 
     private static final System.Logger LOG = System.getLogger(NegativeCounts.class.getName());
 
@@ -58,8 +67,8 @@ final class NegativeCounts {
     }
 
     /** The rows of {@code tables} (recovered and flushed) with a negative count, each logged as a warning. */
-    List<StorageError> find(Map<String, StoredTable> tables) {
-        List<StorageError> out = new ArrayList<>();
+    List<Found> find(Map<String, StoredTable> tables) {
+        List<Found> out = new ArrayList<>();
         for (String id : deletingWrites.keySet().stream().sorted().toList()) {
             StoredTable t = tables.get(id);
             if (t == null) {
@@ -72,9 +81,9 @@ final class NegativeCounts {
                 c.forEachUpdate((val, time, diff) -> updates.add(new long[] {time, diff}));
                 long sum = updates.stream().mapToLong(u -> u[1]).sum();
                 if (sum < 0) {
-                    StorageError e = new StorageError(id, row.toString(), sum, offsetWhereNegative(id, updates), ERROR);
+                    Found e = new Found(id, row, sum, offsetWhereNegative(id, updates));
                     LOG.log(System.Logger.Level.WARNING, "table {0}: row {1} has multiplicity {2} in the log (from the record at offset {3})"
-                            + " - written before deletes were checked; reads skip it, and it is listed in tandem_storage_errors",
+                            + " - written before deletes were checked; it is listed in tandem_storage_errors",
                             id, e.row(), Long.toString(sum), Long.toString(e.logOffset()));
                     out.add(e);
                 }

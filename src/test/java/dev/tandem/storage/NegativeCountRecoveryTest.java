@@ -26,8 +26,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * A log that already holds negative counts (issue 13, item 1: data written before deletes were checked)
  * does not break reads: the storage reports each such row, with its table, the row, its multiplicity
- * and the offset of the record that made it negative, in {@code tandem_storage_errors}, and reads of
- * the table and of an index over it answer without those rows. The damaged records are framed into the
+ * and the offset of the record that made it negative, in {@code tandem_storage_errors}, and brings it
+ * back to zero with a durable compensating insert, so the table, an index over it and a count over it
+ * answer as if the bad deletes had been refused, and a later start finds nothing left to repair. The damaged records are framed into the
  * log directly, bypassing the write path's check, as an older version of Tandem would have written them.
  */
 class NegativeCountRecoveryTest {
@@ -56,6 +57,8 @@ class NegativeCountRecoveryTest {
         try (Server s = new Server(dir)) {
             JsonNode table = ok(s.post("/v1/peek", "{\"from\":\"t\",\"isolation\":\"strict\"}"));
             assertThat(table.get("rows").toString()).as("the table reads, without the rows of negative count").isEqualTo("[[1,\"a\"]]");
+            assertThat(ok(s.post("/v1/sql", "{\"sql\":\"SELECT count(*) AS n FROM t\"}")).get("rows").toString())
+                    .as("a count over the table reads too: the negative counts were brought to zero").isEqualTo("[[1]]");
 
             ok(s.post("/v1/indexes", "{\"name\":\"t_by_id\",\"on\":\"t\",\"key\":[\"id\"]}"));
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
@@ -76,17 +79,22 @@ class NegativeCountRecoveryTest {
                 assertThat(seen).isEqualTo(expected);
             });
             JsonNode why = ok(s.get("/v1/introspection/tandem_storage_errors")).get("rows").get(0);
-            assertThat(why.get(4).asString()).contains("negative multiplicity");
+            assertThat(why.get(4).asString()).contains("negative multiplicity").contains("compensating insert");
 
-            // The table still takes writes, checked against the counts it holds: the missing copy of row 2 brings it to zero.
+            // The table still takes writes, checked against the counts it holds: row 2 is at zero, so an insert counts once.
             ok(s.post("/v1/tables/t/rows", "{\"insert\":[[2,\"b\"],[3,\"c\"]]}"));
             assertThat(ok(s.post("/v1/peek", "{\"from\":\"t\",\"isolation\":\"strict\"}")).get("rows").toString())
-                    .isEqualTo("[[1,\"a\"],[3,\"c\"]]");
+                    .isEqualTo("[[1,\"a\"],[2,\"b\"],[3,\"c\"]]");
+        }
+        try (Server s = new Server(dir)) {
+            assertThat(ok(s.post("/v1/peek", "{\"from\":\"t\",\"isolation\":\"strict\"}")).get("rows").toString())
+                    .as("the compensation was durable").isEqualTo("[[1,\"a\"],[2,\"b\"],[3,\"c\"]]");
+            assertThat(ok(s.get("/v1/introspection/tandem_storage_errors")).get("rows")).as("nothing left to repair").isEmpty();
         }
     }
 
     @Test
-    void theStorageReportsNegativeCountsAtRecoveryAndKeepsThemThroughCompaction() throws Exception {
+    void theStorageRepairsNegativeCountsAtRecoveryDurably() throws Exception {
         StorageOptions options = StorageOptions.defaults(VirtualTimeScheduler.create()).withClock(() -> 10_000);
         try (TableStorage storage = TableStorages.durable(dir, options)) {
             storage.createTable("u1", StorageTesting.KV);
@@ -98,16 +106,20 @@ class NegativeCountRecoveryTest {
                 List.of(new RowDiff(StorageTesting.kv(2, "b"), -3)),
                 List.of(new RowDiff(StorageTesting.kv(7, null), -1), new RowDiff(StorageTesting.kv(1, "a"), 1))));
         try (TableStorage storage = TableStorages.durable(dir, options)) {
-            assertThat(storage.errors()).containsExactly(
-                    new StorageError("u1", "[2, b]", -2, offsets[0], NegativeCounts.ERROR),
-                    new StorageError("u1", "[7, null]", -1, offsets[1], NegativeCounts.ERROR));
+            assertThat(storage.errors()).extracting(StorageError::table, StorageError::row, StorageError::multiplicity, StorageError::logOffset)
+                    .containsExactly(tuple("u1", "[2, b]", -2L, offsets[0]), tuple("u1", "[7, null]", -1L, offsets[1]));
+            assertThat(storage.errors()).allSatisfy(e -> assertThat(e.error()).startsWith(LogTableStorage.REPAIRED));
+            long now = storage.lastWriteTime();
+            assertThat(StorageTesting.accumulate(StorageTesting.read(storage, "u1", now, now), now))
+                    .as("both rows at zero, row 1 twice").isEqualTo(Map.of(StorageTesting.kv(1, "a"), 2L));
             storage.compact();
         }
-        // The rewritten log holds the same counts: both rows are still reported, now from the compacted image.
+        // The compensations are in the log (and its compacted image): nothing is negative any more.
         try (TableStorage storage = TableStorages.durable(dir, options)) {
-            assertThat(storage.errors()).extracting(StorageError::row, StorageError::multiplicity)
-                    .containsExactly(tuple("[2, b]", -2L), tuple("[7, null]", -1L));
-            assertThat(storage.errors()).allSatisfy(e -> assertThat(e.logOffset()).isPositive());
+            assertThat(storage.errors()).isEmpty();
+            long now = storage.lastWriteTime();
+            assertThat(StorageTesting.accumulate(StorageTesting.read(storage, "u1", now, now), now))
+                    .isEqualTo(Map.of(StorageTesting.kv(1, "a"), 2L));
         }
     }
 
