@@ -2,12 +2,18 @@ package dev.tandem.controller;
 
 import dev.tandem.plan.DataflowJson;
 import dev.tandem.plan.PlanJson;
+import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.TableStorage;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -17,19 +23,41 @@ import tools.jackson.databind.node.ObjectNode;
  * the storage's catalog so a restart re-creates everything, plus the allocator of user ids
  * ({@code u<n>}) and transient ids ({@code t<n>}). The controller serializes changes; lookups and
  * listings may run concurrently with them.
+ *
+ * <p>Every definition and drop is one guarded storage change ({@link TableStorage#changeCatalog}) that
+ * also advances the stored id allocator ({@value #NEXT_ID}; ids are never reused, a drop takes one too),
+ * guarded by the allocator's value when this catalog last matched the stored one. So the allocator is
+ * also the catalog's version: over a shared log, a change made from a catalog that another replica's
+ * change has since moved is refused where it lands in the log ({@link Moved}); the controller then
+ * {@link #learn learns} the stored catalog and checks the change again.
  */
 final class Catalog {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String NEXT_ID = "meta/next_user_id";
     private static final String FAILED = "failed/";
+    private static final List<String> KINDS = List.of("table/", "view/", "index/");
 
     private final TableStorage storage;
     private final Map<String, CatalogEntry> byName = new ConcurrentSkipListMap<>();
+    /**
+     * Entries stored by another replica that this one does not serve yet (a table whose storage table has
+     * not arrived, a view or index over something not served), by name: their names are taken.
+     */
+    private final Map<String, CatalogEntry> pending = new ConcurrentSkipListMap<>();
     /** Why an index failed (it is kept, not re-created, until it is dropped), by index name. */
     private final Map<String, String> failures = new ConcurrentSkipListMap<>();
     private long nextUserId = 1;
+    /** The stored allocator entry as of this catalog (null: none stored yet): what the next change expects. */
+    private String version;
     private long nextTransientId = 1;
+
+    /** A guarded change was refused: another replica changed the catalog first. Learn it and check again. */
+    static final class Moved extends RuntimeException {
+        Moved(IllegalArgumentException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
 
     Catalog(TableStorage storage) {
         this.storage = storage;
@@ -38,12 +66,12 @@ final class Catalog {
     /** Loads every stored entry; returns the indexes, which the caller re-creates. */
     List<CatalogEntry.Index> recover() {
         Map<String, String> stored = storage.catalogEntries();
-        String next = stored.get(NEXT_ID);
-        if (next != null) {
-            nextUserId = JSON.readTree(next).get("next").asLong();
+        version = stored.get(NEXT_ID);
+        if (version != null) {
+            nextUserId = JSON.readTree(version).get("next").asLong();
         }
         List<CatalogEntry.Index> indexes = new ArrayList<>();
-        for (String kind : List.of("table/", "view/", "index/")) {
+        for (String kind : KINDS) {
             for (Map.Entry<String, String> e : stored.entrySet()) {
                 if (e.getKey().startsWith(kind)) {
                     CatalogEntry entry = decode(JSON.readTree(e.getValue()));
@@ -63,30 +91,105 @@ final class Catalog {
     }
 
     /**
-     * Loads table {@code name} from the storage catalog without writing anything: another replica over a
-     * shared log defined it after this catalog was recovered. Also catches the id allocator up with the
-     * stored one, so this replica never hands out an id that replica already used. Returns the table, or
-     * null if the storage holds no table by that name.
+     * Brings this catalog up to the stored one without writing anything (over a shared log, other replicas
+     * define and drop too): entries gone from the storage, or stored again under another id, are forgotten
+     * (indexes first, then views, then tables), each handed to {@code stop}; stored entries not served here
+     * are served once what they need is (a table once {@code storedTables} holds its id, a view once the
+     * names it reads are served, an index once what it indexes is), each handed to {@code start} in that
+     * order (an index stored as failed is kept as failed, not started). The rest wait in {@link #pending}.
      */
-    CatalogEntry.Table learnTable(String name) {
-        Map<String, String> stored = storage.catalogEntries();
-        String json = stored.get("table/" + name);
-        if (json == null || !(decode(JSON.readTree(json)) instanceof CatalogEntry.Table t)) {
-            return null;
+    void learn(Map<String, String> stored, Set<String> storedTables, Consumer<CatalogEntry> stop, Consumer<CatalogEntry> start) {
+        Map<String, CatalogEntry> want = new LinkedHashMap<>();
+        for (String kind : KINDS) {
+            stored.forEach((key, json) -> {
+                if (key.startsWith(kind)) {
+                    CatalogEntry e = decode(JSON.readTree(json));
+                    want.put(e.name(), e);
+                }
+            });
         }
+        for (Class<?> kind : List.of(CatalogEntry.Index.class, CatalogEntry.View.class, CatalogEntry.Table.class)) {
+            for (CatalogEntry e : List.copyOf(byName.values())) {
+                CatalogEntry w = want.get(e.name());
+                if (kind.isInstance(e) && (w == null || !w.id().equals(e.id()))) {
+                    byName.remove(e.name());
+                    failures.remove(e.name());
+                    stop.accept(e);
+                }
+            }
+        }
+        want.values().removeIf(e -> byName.containsKey(e.name()));
+        boolean progress = true;
+        while (progress) {
+            progress = false;
+            for (CatalogEntry e : List.copyOf(want.values())) {
+                boolean ready = switch (e) {
+                    case CatalogEntry.Table t -> storedTables.contains(t.id());
+                    case CatalogEntry.View v -> byName.keySet().containsAll(v.plan().namesRead());
+                    case CatalogEntry.Index i -> byName.containsKey(i.on()) && !want.containsKey(i.on());
+                };
+                if (ready) {
+                    want.remove(e.name());
+                    String failed = stored.get(FAILED + e.name());
+                    if (failed != null) {
+                        failures.put(e.name(), JSON.readTree(failed).get("error").asString());
+                    }
+                    byName.put(e.name(), e);
+                    if (failed == null) {
+                        start.accept(e);
+                    }
+                    progress = true;
+                }
+            }
+        }
+        pending.clear();
+        pending.putAll(want);
         String next = stored.get(NEXT_ID);
         if (next != null) {
             nextUserId = Math.max(nextUserId, JSON.readTree(next).get("next").asLong());
         }
-        byName.put(name, t);
-        return t;
+        version = next;
     }
 
-    /** Forgets table {@code name} without writing anything: another replica dropped it from the storage. */
-    void forgetTable(String name) {
-        if (byName.get(name) instanceof CatalogEntry.Table && !storage.catalogEntries().containsKey("table/" + name)) {
-            byName.remove(name);
+    /**
+     * Stores {@code make}'s entry, made with a fresh user id, in one guarded change; the caller serves it
+     * (see {@link #serve}). Throws {@link Moved} if the stored catalog has moved since this one matched it.
+     */
+    <E extends CatalogEntry> E define(Function<String, E> make) {
+        E entry = make.apply("u" + nextUserId);
+        change(Map.of(key(entry), encode(entry).toString()), List.of());
+        return entry;
+    }
+
+    /** Serves {@code entry}, which {@link #define} stored. */
+    void serve(CatalogEntry entry) {
+        byName.put(entry.name(), entry);
+    }
+
+    /**
+     * Removes {@code entry} (and its failure mark) in one guarded change, and stops serving it. Throws
+     * {@link Moved} if the stored catalog has moved since this one matched it.
+     */
+    void remove(CatalogEntry entry) {
+        change(Map.of(), List.of(key(entry), FAILED + entry.name()));
+        byName.remove(entry.name());
+        failures.remove(entry.name());
+    }
+
+    /** Makes a guarded change that also advances the allocator; on success this catalog matches the stored one again. */
+    private void change(Map<String, String> puts, List<String> removes) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("next", nextUserId + 1);
+        String next = n.toString();
+        Map<String, String> all = new HashMap<>(puts);
+        all.put(NEXT_ID, next);
+        try {
+            storage.changeCatalog(new CatalogSwap(NEXT_ID, version, all, removes));
+        } catch (IllegalArgumentException e) {
+            throw new Moved(e);
         }
+        nextUserId++;
+        version = next;
     }
 
     /** Records, durably, that index {@code i} failed: it is not re-created after a restart. */
@@ -103,20 +206,17 @@ final class Catalog {
         return failures.get(name);
     }
 
-    String allocateUserId() {
-        String id = "u" + nextUserId++;
-        ObjectNode n = JSON.createObjectNode();
-        n.put("next", nextUserId);
-        storage.putCatalogEntry(NEXT_ID, n.toString());
-        return id;
-    }
-
     synchronized String allocateTransientId() {
         return "t" + nextTransientId++;
     }
 
     Optional<CatalogEntry> get(String name) {
         return Optional.ofNullable(byName.get(name));
+    }
+
+    /** Whether {@code name} is taken: served here, or stored by another replica and not served yet. */
+    boolean taken(String name) {
+        return byName.containsKey(name) || pending.containsKey(name);
     }
 
     CatalogEntry require(String name) {
@@ -131,23 +231,12 @@ final class Catalog {
         return List.copyOf(byName.values());
     }
 
-    void put(CatalogEntry entry) {
-        storage.putCatalogEntry(key(entry), encode(entry).toString());
-        byName.put(entry.name(), entry);
-    }
-
-    void remove(CatalogEntry entry) {
-        storage.removeCatalogEntry(key(entry));
-        byName.remove(entry.name());
-        if (entry instanceof CatalogEntry.Index && failures.remove(entry.name()) != null) {
-            storage.removeCatalogEntry(FAILED + entry.name());
-        }
-    }
-
     /** The names of the views and indexes that read {@code name} directly. */
     List<String> dependents(String name) {
         List<String> out = new ArrayList<>();
-        for (CatalogEntry e : byName.values()) {
+        List<CatalogEntry> entries = new ArrayList<>(byName.values());
+        entries.addAll(pending.values());
+        for (CatalogEntry e : entries) {
             if (e instanceof CatalogEntry.View v && v.plan().namesRead().contains(name)) {
                 out.add(v.name());
             } else if (e instanceof CatalogEntry.Index i && i.on().equals(name)) {

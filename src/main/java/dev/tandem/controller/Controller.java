@@ -24,11 +24,18 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import reactor.core.Disposable;
@@ -55,12 +62,15 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class Controller implements AutoCloseable {
 
+    private static final System.Logger LOG = System.getLogger(Controller.class.getName());
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     /** How far beyond the present an explicit {@code as_of} may lie; further is refused, not waited for. */
     static final long MAX_AS_OF_AHEAD_MS = 3_600_000;
     /** The longest a read may ask to wait ({@code timeout_ms}). */
     static final long MAX_TIMEOUT_MS = 600_000;
+    /** How often a catalog change is checked again after other replicas' changes came first. */
+    private static final int DEFINE_ATTEMPTS = 10;
 
     private final TableStorage storage;
     private final Multiplexer compute;
@@ -82,6 +92,15 @@ public final class Controller implements AutoCloseable {
     private final Disposable responses;
     private final Disposable ticker;
     private volatile List<String> recovering = List.of();
+    /** Learns the definitions other replicas make, one run at a time; its thread starts with the first run. */
+    private final ExecutorService learner = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "tandem-catalog-learner");
+        t.setDaemon(true);
+        return t;
+    });
+    /** A learning run is queued and has not started: further changes are covered by it. */
+    private final AtomicBoolean learnQueued = new AtomicBoolean();
+    private final List<Runnable> afterLearning = new CopyOnWriteArrayList<>();
 
     public Controller(TableStorage storage, Multiplexer compute, ArrangementSharingRegistry registry, ControllerSettings settings,
             LongSupplier clock, Scheduler timer) {
@@ -112,6 +131,46 @@ public final class Controller implements AutoCloseable {
         recovering = recovered.stream().map(CatalogEntry.Index::id).toList();
         dispatch.send(new ComputeCommand.InitializationComplete());
         this.ticker = Flux.interval(Duration.ofMillis(50), timer).subscribe(x -> policy.compact());
+        storage.watchDefinitions(this::definitionsChanged);
+        // Changes applied between reading the catalog above and watching are learned by this first run.
+        definitionsChanged();
+    }
+
+    /**
+     * Queues a learning run ({@link #learn}, then the {@link #afterLearning} hooks) unless one is queued
+     * already; called on the storage's thread, which must not wait for the catalog's lock.
+     */
+    private void definitionsChanged() {
+        if (!learnQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            learner.execute(() -> {
+                learnQueued.set(false);
+                try {
+                    learn();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "learning the definitions made through other replicas failed", e);
+                }
+                for (Runnable hook : afterLearning) {
+                    try {
+                        hook.run();
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "a hook after learning definitions failed", e);
+                    }
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            // closing: nothing left to serve
+        }
+    }
+
+    /**
+     * Runs {@code hook} after each learning run, on the learner's thread (the sources start and stop the
+     * sources defined and dropped through other replicas this way).
+     */
+    public void afterLearning(Runnable hook) {
+        afterLearning.add(hook);
     }
 
     // ------------------------------------------------------------------ settings and status
@@ -155,6 +214,10 @@ public final class Controller implements AutoCloseable {
     // ------------------------------------------------------------------ catalog
 
     public synchronized CatalogEntry.Table createTable(String name, List<Column> columns) {
+        return defining(() -> createTableOnce(name, columns));
+    }
+
+    private CatalogEntry.Table createTableOnce(String name, List<Column> columns) {
         checkName(name);
         if (columns == null || columns.isEmpty()) {
             throw ControllerException.invalid("a table needs at least one column");
@@ -168,15 +231,27 @@ public final class Controller implements AutoCloseable {
         for (Column c : columns) {
             checkName(c.name());
         }
-        String id = catalog.allocateUserId();
-        storage.createTable(id, schema);
-        CatalogEntry.Table t = new CatalogEntry.Table(id, name, schema);
-        catalog.put(t);
+        CatalogEntry.Table t = catalog.define(id -> new CatalogEntry.Table(id, name, schema));
+        try {
+            storage.createTable(t.id(), schema);
+        } catch (RuntimeException e) {
+            try {
+                catalog.remove(t);
+            } catch (RuntimeException undo) {
+                e.addSuppressed(undo);
+            }
+            throw e;
+        }
+        catalog.serve(t);
         return t;
     }
 
     /** Creates a view of {@code plan} (by names); {@code columnNames} null names its columns after the plan's. */
     public synchronized CatalogEntry.View createView(String name, Plan plan, List<String> columnNames) {
+        return defining(() -> createViewOnce(name, plan, columnNames));
+    }
+
+    private CatalogEntry.View createViewOnce(String name, Plan plan, List<String> columnNames) {
         checkName(name);
         if (plan == null) {
             throw ControllerException.invalid("plan: a plan is required");
@@ -196,13 +271,18 @@ public final class Controller implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw ControllerException.invalid("columns: " + e.getMessage());
         }
-        CatalogEntry.View v = new CatalogEntry.View(catalog.allocateUserId(), name, plan, schema);
-        catalog.put(v);
+        Schema viewSchema = schema;
+        CatalogEntry.View v = catalog.define(id -> new CatalogEntry.View(id, name, plan, viewSchema));
+        catalog.serve(v);
         return v;
     }
 
     /** Creates an index on a table or view by key column names (or positions); it hydrates asynchronously. */
     public synchronized CatalogEntry.Index createIndex(String name, String on, List<String> key, Long windowMillis) {
+        return defining(() -> createIndexOnce(name, on, key, windowMillis));
+    }
+
+    private CatalogEntry.Index createIndexOnce(String name, String on, List<String> key, Long windowMillis) {
         checkName(name);
         CatalogEntry target = catalog.require(on);
         if (target instanceof CatalogEntry.Index) {
@@ -219,13 +299,20 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.invalid("compaction_window_ms must not be negative");
         }
         long window = windowMillis != null ? windowMillis : CatalogEntry.Index.DEFAULT_WINDOW;
-        CatalogEntry.Index idx = new CatalogEntry.Index(catalog.allocateUserId(), name, on, keyNames, target.schema(), window);
-        catalog.put(idx);
+        CatalogEntry.Index idx = catalog.define(id -> new CatalogEntry.Index(id, name, on, keyNames, target.schema(), window));
+        catalog.serve(idx);
         startIndex(idx);
         return idx;
     }
 
     public synchronized void drop(String name, Class<? extends CatalogEntry> kind) {
+        defining(() -> {
+            dropOnce(name, kind);
+            return null;
+        });
+    }
+
+    private void dropOnce(String name, Class<? extends CatalogEntry> kind) {
         CatalogEntry e = catalog.require(name);
         if (!kind.isInstance(e)) {
             throw ControllerException.notFound("'" + name + "' is not a " + kind.getSimpleName().toLowerCase());
@@ -238,39 +325,57 @@ public final class Controller implements AutoCloseable {
         if (!dependents.isEmpty()) {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
-        // Change streams reading it through dataflows of their own end first, saying why.
-        streams.inputDropped(name, kindOf(e));
-        switch (e) {
-            case CatalogEntry.Table t -> {
-                catalog.remove(t);
-                storage.dropTable(t.id());
+        catalog.remove(e);
+        stopServing(e);
+        if (e instanceof CatalogEntry.Table t) {
+            storage.dropTable(t.id());
+        }
+    }
+
+    /**
+     * Makes a catalog change, checked against the catalog as this replica knows it; if another replica
+     * changed the stored catalog first (over a shared log), learns it and checks the change again, so a
+     * name another replica took meanwhile is refused here (409) as a local duplicate would be.
+     */
+    private <T> T defining(Supplier<T> change) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return change.get();
+            } catch (Catalog.Moved moved) {
+                if (attempt == DEFINE_ATTEMPTS) {
+                    throw ControllerException.conflict("the catalog kept changing through other replicas (" + moved.getMessage()
+                            + "); nothing was changed, retry");
+                }
+                learn();
             }
-            case CatalogEntry.View v -> catalog.remove(v);
-            case CatalogEntry.Index i -> {
-                catalog.remove(i);
-                indexes.untrack(i.id());
-                dispatch.send(new ComputeCommand.AllowCompaction(i.id(), Frontier.EMPTY));
+        }
+    }
+
+    /**
+     * Brings the catalog up to the stored one: serves the tables, views and indexes other replicas over a
+     * shared log defined (a learned index hydrates like a recovered one) and stops serving those they
+     * dropped. Runs after every change of definitions the storage applies ({@link TableStorage#watchDefinitions}),
+     * and before a definition here is checked again.
+     */
+    public synchronized void learn() {
+        catalog.learn(storage.catalogEntries(), Set.copyOf(storage.tables()), this::stopServing, e -> {
+            if (e instanceof CatalogEntry.Index i) {
+                startIndex(i);
             }
+        });
+    }
+
+    /** Stops serving a dropped entry: change streams reading it end first, saying why; an index's dataflow goes. */
+    private void stopServing(CatalogEntry e) {
+        streams.inputDropped(e.name(), kindOf(e));
+        if (e instanceof CatalogEntry.Index i) {
+            indexes.untrack(i.id());
+            dispatch.send(new ComputeCommand.AllowCompaction(i.id(), Frontier.EMPTY));
         }
     }
 
     public List<CatalogEntry> catalog() {
         return catalog.all();
-    }
-
-    /**
-     * Serves table {@code name}, which another replica over a shared log defined after this controller
-     * started (a Kafka source's table; other definitions still need a restart). Returns it, or null if the
-     * storage holds no such table.
-     */
-    public synchronized CatalogEntry.Table learnTable(String name) {
-        CatalogEntry known = catalog.get(name).orElse(null);
-        return known == null || known instanceof CatalogEntry.Table ? catalog.learnTable(name) : null;
-    }
-
-    /** Stops serving table {@code name} once another replica has dropped it from the storage (see {@link #learnTable}). */
-    public synchronized void forgetTable(String name) {
-        catalog.forgetTable(name);
     }
 
     /** The names of the views and indexes that read {@code name} directly. */
@@ -354,7 +459,7 @@ public final class Controller implements AutoCloseable {
         if (name == null || !NAME.matcher(name).matches()) {
             throw ControllerException.invalid("name '" + name + "' is not valid: use letters, digits and _, starting with a letter or _ (at most 63)");
         }
-        if (catalog.get(name).isPresent() || system.containsKey(name)) {
+        if (catalog.taken(name) || system.containsKey(name)) {
             throw ControllerException.conflict("'" + name + "' already exists");
         }
     }
@@ -677,6 +782,7 @@ public final class Controller implements AutoCloseable {
 
     @Override
     public void close() {
+        learner.shutdownNow();
         ticker.dispose();
         responses.dispose();
         indexes.close();

@@ -109,6 +109,16 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public void changeCatalog(CatalogSwap swap) {
+        delegate.changeCatalog(swap);
+    }
+
+    @Override
+    public void watchDefinitions(Runnable changed) {
+        delegate.watchDefinitions(changed);
+    }
+
+    @Override
     public Map<String, String> catalogEntries() {
         return delegate.catalogEntries();
     }

@@ -13,8 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -25,9 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  * rows it writes. On start every stored source resumes from its recorded offsets. Among replicas over a
  * shared log, each source is ingested by one replica at a time ({@link SourceCoordination}), the sources
  * spread over the replicas ({@link SourceRankAssignor}); the others stand by and serve its table from the
- * log. A source created or dropped through another replica reaches this one through the log: every
- * {@value #LEARN_EVERY_MS} ms the manager compares the stored definitions with the sources it runs, starts
- * the new ones (serving their tables) and stops the dropped ones.
+ * log. A source created or dropped through another replica reaches this one through the log: after the
+ * controller learns each change of definitions the storage applies ({@link Controller#afterLearning}),
+ * the manager compares the stored definitions with the sources it runs, starts the new ones (whose tables
+ * the controller now serves) and stops the dropped ones.
  *
  * <p>Changes are serialized and block on durable storage; call them off event-loop threads.
  */
@@ -45,10 +44,8 @@ public final class SourceManager implements AutoCloseable {
     private final String replica = UUID.randomUUID().toString();
     /** Tables of sources dropped through another replica, served until the drop of the table itself arrives. */
     private final Set<String> droppedElsewhere = new HashSet<>();
-    /** Learns sources created and dropped elsewhere; null for a single process. */
-    private final ScheduledExecutorService learner;
-
-    static final long LEARN_EVERY_MS = 500;
+    /** Set by {@link #close}: learning starts no more sources. */
+    private boolean closed;
     /** How often a drop tries its guarded removal while another replica's batches keep moving the progress. */
     private static final int DROP_ATTEMPTS = 10;
 
@@ -74,15 +71,10 @@ public final class SourceManager implements AutoCloseable {
                 resume(SourceDefinition.fromJson(json));
             }
         });
-        if (coordination == null) {
-            learner = null;
-        } else {
-            learner = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "tandem-source-learner");
-                t.setDaemon(true);
-                return t;
-            });
-            learner.scheduleWithFixedDelay(this::learnSafely, LEARN_EVERY_MS, LEARN_EVERY_MS, TimeUnit.MILLISECONDS);
+        if (coordination != null) {
+            controller.afterLearning(this::learnSafely);
+            // Sources defined elsewhere between the controller's start and now are learned here.
+            learnSafely();
         }
     }
 
@@ -99,12 +91,15 @@ public final class SourceManager implements AutoCloseable {
      * those whose definitions another replica removed; their tables are served (and forgotten) with them.
      */
     synchronized void learn() {
+        if (closed) {
+            return;
+        }
         Map<String, String> catalog = storage.catalogEntries();
         catalog.forEach((key, json) -> {
             if (key.startsWith(SourceIngester.DEFINITION_PREFIX) && !sources.containsKey(key.substring(SourceIngester.DEFINITION_PREFIX.length()))) {
                 SourceDefinition def = SourceDefinition.fromJson(json);
-                CatalogEntry.Table table = controller.learnTable(def.name());
-                if (table != null) {
+                if (controller.catalog().stream().filter(e -> e.name().equals(def.name())).findFirst().orElse(null)
+                        instanceof CatalogEntry.Table table) {
                     LOG.log(System.Logger.Level.INFO, "source '" + def.name() + "' was created through another replica; serving it here");
                     droppedElsewhere.remove(def.name());
                     start(def, table.id());
@@ -126,7 +121,6 @@ public final class SourceManager implements AutoCloseable {
         }
         for (String name : List.copyOf(droppedElsewhere)) {
             if (!catalog.containsKey("table/" + name)) {
-                controller.forgetTable(name);
                 controller.feedTable(name, null);
                 droppedElsewhere.remove(name);
             }
@@ -322,9 +316,7 @@ public final class SourceManager implements AutoCloseable {
     /** Stops every ingestion (what it wrote is durable with its offsets). */
     @Override
     public synchronized void close() {
-        if (learner != null) {
-            learner.shutdownNow();
-        }
+        closed = true;
         for (Running r : sources.values()) {
             if (r.ingester() != null) {
                 r.ingester().stop();

@@ -103,6 +103,10 @@ final class AppliedTables {
             }
             case LogRecord.CatalogPut p -> catalog.put(p.key(), p.json());
             case LogRecord.CatalogRemove r -> catalog.remove(r.key());
+            case LogRecord.CatalogChange c -> {
+                catalog.putAll(c.swap().puts());
+                c.swap().removes().forEach(catalog::remove);
+            }
             case LogRecord.Since s -> {
                 StoredTable t = tables.get(s.id());
                 if (t == null) {

@@ -34,6 +34,8 @@ final class LogCodec {
     private static final byte CLOCK = 7;
     /** A write with a {@link CatalogSwap}: the write's fields, then the swap's. */
     private static final byte WRITE_SWAP = 8;
+    /** A {@link CatalogSwap} alone. */
+    private static final byte CATALOG_CHANGE = 9;
 
     private LogCodec() {
     }
@@ -99,21 +101,7 @@ final class LogCodec {
                         putLong(u.diff());
                     }
                     if (w.swap() != null) {
-                        CatalogSwap swap = w.swap();
-                        putString(swap.guardKey());
-                        putByte((byte) (swap.guardValue() == null ? 0 : 1));
-                        if (swap.guardValue() != null) {
-                            putString(swap.guardValue());
-                        }
-                        putInt(swap.puts().size());
-                        for (var e : new TreeMap<>(swap.puts()).entrySet()) {
-                            putString(e.getKey());
-                            putString(e.getValue());
-                        }
-                        putInt(swap.removes().size());
-                        for (String key : swap.removes()) {
-                            putString(key);
-                        }
+                        putSwap(w.swap());
                     }
                 }
                 case LogRecord.CatalogPut p -> {
@@ -125,6 +113,10 @@ final class LogCodec {
                     putByte(REMOVE);
                     putString(r.key());
                 }
+                case LogRecord.CatalogChange c -> {
+                    putByte(CATALOG_CHANGE);
+                    putSwap(c.swap());
+                }
                 case LogRecord.Since s -> {
                     putByte(SINCE);
                     putString(s.id());
@@ -134,6 +126,23 @@ final class LogCodec {
                     putByte(CLOCK);
                     putLong(c.lastTime());
                 }
+            }
+        }
+
+        private void putSwap(CatalogSwap swap) {
+            putString(swap.guardKey());
+            putByte((byte) (swap.guardValue() == null ? 0 : 1));
+            if (swap.guardValue() != null) {
+                putString(swap.guardValue());
+            }
+            putInt(swap.puts().size());
+            for (var e : new TreeMap<>(swap.puts()).entrySet()) {
+                putString(e.getKey());
+                putString(e.getValue());
+            }
+            putInt(swap.removes().size());
+            for (String key : swap.removes()) {
+                putString(key);
             }
         }
 
@@ -221,6 +230,7 @@ final class LogCodec {
                 }
                 case PUT -> new LogRecord.CatalogPut(string(in), string(in));
                 case REMOVE -> new LogRecord.CatalogRemove(string(in));
+                case CATALOG_CHANGE -> new LogRecord.CatalogChange(swap(in));
                 case SINCE -> new LogRecord.Since(string(in), in.getLong());
                 case CLOCK -> new LogRecord.Clock(in.getLong());
                 default -> throw new IllegalStateException("unknown record type " + type);

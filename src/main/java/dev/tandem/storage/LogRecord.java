@@ -25,6 +25,10 @@ sealed interface LogRecord {
     record CatalogRemove(String key) implements LogRecord {
     }
 
+    /** Catalog changes made together, only if the swap's guard holds where the record is admitted. */
+    record CatalogChange(CatalogSwap swap) implements LogRecord {
+    }
+
     /** A table's compaction frontier, recorded when the log is rewritten consolidated at it. */
     record Since(String id, long since) implements LogRecord {
     }

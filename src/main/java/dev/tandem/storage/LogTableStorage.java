@@ -108,6 +108,11 @@ final class LogTableStorage implements TableStorage {
     }
 
     @Override
+    public void changeCatalog(CatalogSwap swap) {
+        commit.await(admission.changeCatalog(swap));
+    }
+
+    @Override
     public Map<String, String> catalogEntries() {
         synchronized (applied.lock) {
             return Collections.unmodifiableMap(new TreeMap<>(applied.catalog));

@@ -35,10 +35,11 @@ import reactor.core.publisher.Mono;
  * {@code as_of} that timestamp waits until it has applied the write itself.
  *
  * <h2>Definitions</h2>
- * Tables and catalog entries travel through the log like writes, but a controller reads the catalog
- * only when it starts. So once another replica has changed tables or the catalog, this replica refuses
- * changes to them ({@link LogUnavailableException}) until it is restarted: definitions are made through
- * one replica at a time, and the others pick them up on restart.
+ * Tables and catalog entries travel through the log like writes, and any replica may make them. A
+ * guarded catalog change ({@link #changeCatalog}) is checked where it is applied, so of two replicas
+ * racing to define the same name, the one whose entry comes second in the log is refused, alike on every
+ * replica. Once following the log, every applied change of tables or catalog entries is announced to
+ * the {@link #watchDefinitions watcher}, through which a controller learns definitions made elsewhere.
  *
  * <h2>Start-up</h2>
  * The constructor applies the log up to its end as of opening before returning (catch-up), so the
@@ -62,8 +63,8 @@ final class ReplicatedTableStorage implements TableStorage {
     private volatile boolean closing;
     /** Set once the follower is running: entries applied after it were not in the catalog at start-up. */
     private volatile boolean following;
-    /** Why definitions are refused here: another replica changed them after this one started; null if none did. */
-    private volatile String definitionsChangedElsewhere;
+    /** Told of each change of tables or catalog entries applied while following; never null. */
+    private volatile Runnable definitionsChanged = () -> { };
     /** The derived time of the last entry applied (every entry takes one, applied or rejected). */
     private volatile long lastTime = -1;
     private volatile long appliedPosition = -1;
@@ -140,10 +141,6 @@ final class ReplicatedTableStorage implements TableStorage {
         long time = Math.max(e.timestamp(), lastTime + 1);
         try {
             LogRecord record = LogCodec.decode(e.payload());
-            if (following && !(record instanceof LogRecord.Write) && (e.origin() == null || !e.origin().startsWith(replicaId + "/"))) {
-                definitionsChangedElsewhere = "another replica changed tables or catalog entries (log entry " + e.position()
-                        + ") after this replica started; restart it to load them, and make definitions through one replica";
-            }
             long result = switch (record) {
                 case LogRecord.CreateTable c -> {
                     applied.createTable(c.id(), c.schema());
@@ -169,10 +166,17 @@ final class ReplicatedTableStorage implements TableStorage {
                     applied.removeCatalogEntry(r.key());
                     yield 0L;
                 }
+                case LogRecord.CatalogChange c -> {
+                    applied.changeCatalog(c.swap());
+                    yield 0L;
+                }
                 case LogRecord.Since s -> throw new IllegalArgumentException("a shared log holds no compaction records");
                 case LogRecord.Clock c -> throw new IllegalArgumentException("a shared log holds no clock records");
             };
             appliedEntries.incrementAndGet();
+            if (following && changesDefinitions(record)) {
+                definitionsChanged.run();
+            }
             if (waiter != null) {
                 waiter.complete(result);
             }
@@ -187,6 +191,19 @@ final class ReplicatedTableStorage implements TableStorage {
         lastTime = time;
         derivedClock.set(time + 1);
         appliedPosition = e.position();
+    }
+
+    /**
+     * Whether {@code record} may change what a controller serves: anything but a write, and a write whose
+     * catalog changes touch more than its guard entry (a source's batch only moves its progress, the guard;
+     * its drop removes its definition).
+     */
+    private static boolean changesDefinitions(LogRecord record) {
+        if (!(record instanceof LogRecord.Write w)) {
+            return true;
+        }
+        CatalogSwap swap = w.swap();
+        return swap != null && (!swap.removes().isEmpty() || swap.puts().keySet().stream().anyMatch(k -> !k.equals(swap.guardKey())));
     }
 
     private static long join(CompletableFuture<Long> f) {
@@ -225,10 +242,6 @@ final class ReplicatedTableStorage implements TableStorage {
     }
 
     private void submitAndAwait(LogRecord record) {
-        String refused = definitionsChangedElsewhere;
-        if (refused != null) {
-            throw new LogUnavailableException(refused, null);
-        }
         join(submit(record));
     }
 
@@ -282,6 +295,20 @@ final class ReplicatedTableStorage implements TableStorage {
     public void removeCatalogEntry(String key) {
         requireId(key);
         submitAndAwait(new LogRecord.CatalogRemove(key));
+    }
+
+    /** Checked where the entry is applied, alike on every replica: a guard that no longer holds refuses it. */
+    @Override
+    public void changeCatalog(CatalogSwap swap) {
+        Objects.requireNonNull(swap, "swap");
+        swap.puts().keySet().forEach(ReplicatedTableStorage::requireId);
+        swap.removes().forEach(ReplicatedTableStorage::requireId);
+        submitAndAwait(new LogRecord.CatalogChange(swap));
+    }
+
+    @Override
+    public void watchDefinitions(Runnable changed) {
+        definitionsChanged = Objects.requireNonNull(changed, "changed");
     }
 
     // ---- reads: from the applied tables ---------------------------------------------------------

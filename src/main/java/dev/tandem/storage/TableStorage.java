@@ -17,7 +17,7 @@ import reactor.core.publisher.Mono;
  * topics) can stand behind the same interface.
  *
  * <p>Methods returning {@code void} that change state ({@link #createTable}, {@link #dropTable},
- * {@link #putCatalogEntry}, {@link #removeCatalogEntry}, {@link #compact}) block until the change is
+ * {@link #putCatalogEntry}, {@link #removeCatalogEntry}, {@link #changeCatalog}, {@link #compact}) block until the change is
  * durable; they must not be called from a subscription's or a write's completion callback, which run on
  * the storage's commit thread. Subscribers should hand heavy work off to their own scheduler.
  */
@@ -84,6 +84,23 @@ public interface TableStorage extends AutoCloseable {
 
     /** Removes a catalog entry, durably; removing an absent key does nothing. */
     void removeCatalogEntry(String key);
+
+    /**
+     * Makes the catalog changes of {@code swap} together, durably, if its guard entry holds its expected
+     * value where the change takes its place in the log; else throws {@link IllegalArgumentException} and
+     * changes nothing. Replicas over a shared log define tables, views and indexes this way, so of two
+     * racing definitions the log's order decides which one holds, alike on every replica.
+     */
+    void changeCatalog(CatalogSwap swap);
+
+    /**
+     * Calls {@code changed} after this storage applied a change of tables or catalog entries from a shared
+     * log that other replicas write to as well (whichever replica made it; not during start-up catch-up),
+     * so that a controller can learn the definitions made elsewhere. It runs on the storage's own thread
+     * and must only hand the work off. A storage no other process writes to never calls it.
+     */
+    default void watchDefinitions(Runnable changed) {
+    }
 
     /** The catalog entries, sorted by key. */
     Map<String, String> catalogEntries();

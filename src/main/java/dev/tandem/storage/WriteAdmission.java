@@ -103,6 +103,22 @@ final class WriteAdmission {
         }
     }
 
+    /** Admits catalog changes made together, refused (nothing changes) unless the swap's guard holds. */
+    CommitOp changeCatalog(CatalogSwap swap) {
+        Objects.requireNonNull(swap, "swap");
+        synchronized (admitLock) {
+            ensureOpen();
+            String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
+            if (!Objects.equals(current, swap.guardValue())) {
+                throw new IllegalArgumentException("catalog change rejected: catalog entry '" + swap.guardKey()
+                        + "' does not hold the value the change expects (another writer moved it); nothing was changed");
+            }
+            admittedCatalog.putAll(swap.puts());
+            swap.removes().forEach(k -> admittedCatalog.put(k, null));
+            return enqueue(CommitOp.log(new LogRecord.CatalogChange(swap)));
+        }
+    }
+
     /** Enqueues a control operation for a caller that waits for it; refused once closing or failed. */
     CommitOp control(CommitOp.Kind kind) {
         synchronized (admitLock) {

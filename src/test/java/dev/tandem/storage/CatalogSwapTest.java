@@ -20,7 +20,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 /**
  * A write with a {@link CatalogSwap}: its catalog changes are made with its rows, only while the guard
  * holds (checked against changes admitted but not yet applied too), and survive recovery and log
- * compaction.
+ * compaction. A swap alone ({@link TableStorage#changeCatalog}) behaves the same without rows.
  */
 class CatalogSwapTest {
 
@@ -82,5 +82,25 @@ class CatalogSwapTest {
         assertThat(rows()).isEqualTo(3);
         storage.putCatalogEntry("offsets", "moved");
         assertThatThrownBy(() -> write(4, "c", "d").block(Duration.ofSeconds(10))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aCatalogChangeAloneHoldsOnlyWhileItsGuardDoes() {
+        storage.changeCatalog(new CatalogSwap("version", null, Map.of("version", "1", "table/a", "A"), List.of()));
+        assertThatThrownBy(() -> storage.changeCatalog(new CatalogSwap("version", null, Map.of("version", "1", "table/a", "stale"), List.of())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'version'");
+        storage.changeCatalog(new CatalogSwap("version", "1", Map.of("version", "2", "view/b", "B"), List.of("table/a")));
+        assertThatThrownBy(() -> storage.changeCatalog(new CatalogSwap("version", "1", Map.of("view/c", "C"), List.of("view/b"))))
+                .isInstanceOf(IllegalArgumentException.class);
+        Map<String, String> expected = Map.of("version", "2", "view/b", "B");
+        assertThat(storage.catalogEntries()).isEqualTo(expected);
+
+        storage.close();
+        storage = TableStorages.durable(dir, options);
+        assertThat(storage.catalogEntries()).as("after recovery").isEqualTo(expected);
+        storage.compact();
+        storage.close();
+        storage = TableStorages.durable(dir, options);
+        assertThat(storage.catalogEntries()).as("after the log was rewritten").isEqualTo(expected);
     }
 }
