@@ -72,6 +72,7 @@ public class TandemConfiguration {
                 storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
         m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
         m.setMaintenanceNice(c.maintenanceNice());
+        m.setHydrationLanes(c.hydrationLanes());
         return m;
     }
 

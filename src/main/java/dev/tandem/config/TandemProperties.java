@@ -29,7 +29,7 @@ public record TandemProperties(
     /** Start-up only. */
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
-            @DefaultValue("10") int maintenanceNice) {
+            @DefaultValue("10") int maintenanceNice, @DefaultValue("true") boolean hydrationLanes) {
 
         public Compute {
             if (maintenanceNice < 0 || maintenanceNice > 19) {
@@ -132,6 +132,7 @@ public record TandemProperties(
         s.put("tandem.compute.interactive-workers", compute.interactiveWorkers());
         s.put("tandem.compute.dataflow-memory-budget", compute.dataflowMemoryBudget());
         s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
+        s.put("tandem.compute.hydration-lanes", compute.hydrationLanes());
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());

@@ -94,6 +94,13 @@ public final class Multiplexer implements ComputeInstance {
         }
     }
 
+    /** In two-runtime mode, whether maintenance runs hydration rounds on lanes of their own (before any dataflow). */
+    public void setHydrationLanes(boolean lanes) {
+        if (interactive != null) {
+            maintenance.setHydrationLanes(lanes);
+        }
+    }
+
     public void setDataflowMemoryBudget(long bytes) {
         maintenance.setDataflowMemoryBudget(bytes);
         if (interactive != null) {

@@ -146,6 +146,11 @@ public final class ComputeRuntime implements ComputeInstance {
         this.dataflowMemoryBudget = bytes;
     }
 
+    /** Whether hydration rounds run on lanes of their own (a maintenance runtime's only; set before any dataflow). */
+    public void setHydrationLanes(boolean lanes) {
+        pool.setBulkLanes(lanes);
+    }
+
     /** Lowers the OS priority of this runtime's worker threads to {@code nice} (0: normal); see {@link ThreadNice}. */
     public void setWorkerNice(int nice) {
         pool.setNice(nice);

@@ -22,6 +22,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private final Scheduler.Worker[] workers;
     /** Each worker's bulk lane, or the worker itself in a pool without bulk lanes. */
     private final Scheduler.Worker[] bulk;
+    private volatile boolean bulkLanes;
     private final FatalErrorHandler fatal;
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
@@ -46,6 +47,12 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
         for (int w = 0; w < size; w++) {
             bulk[w] = bulkLanes ? scheduler.createWorker() : workers[w];
         }
+        this.bulkLanes = bulkLanes;
+    }
+
+    /** Turns the bulk lanes off (or back on, if the pool was made with them); before any task. */
+    public void setBulkLanes(boolean on) {
+        this.bulkLanes = on;
     }
 
     @Override
@@ -60,7 +67,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     @Override
     public Mono<Void> run(int worker, Runnable task, boolean bulkTask) {
-        return call(bulkTask ? bulk[worker] : workers[worker], worker, () -> {
+        return call(bulkTask && bulkLanes ? bulk[worker] : workers[worker], worker, () -> {
             task.run();
             return Boolean.TRUE;
         }).then();

@@ -46,6 +46,7 @@ public class TandemPropertiesTest {
         assertThat(propertyNames()).containsExactly(
                 "tandem.compaction.window",
                 "tandem.compute.dataflow-memory-budget",
+                "tandem.compute.hydration-lanes",
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
                 "tandem.compute.maintenance-nice",
