@@ -40,9 +40,14 @@ public class TandemConfiguration {
         return Schedulers.newParallel("tandem-timer", 1);
     }
 
+    /** Shared fate for as long as the application runs (closing the context restores the JVM's handlers). */
+    @Bean(destroyMethod = "close")
+    SharedFate.Installation sharedFate() {
+        return SharedFate.install(FatalErrorHandler.HALT);
+    }
+
     @Bean
-    FatalErrorHandler fatalErrorHandler() {
-        SharedFate.install(FatalErrorHandler.HALT);
+    FatalErrorHandler fatalErrorHandler(SharedFate.Installation sharedFate) {
         return FatalErrorHandler.HALT;
     }
 

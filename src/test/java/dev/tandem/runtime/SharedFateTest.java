@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,5 +38,23 @@ class SharedFateTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.exitValue()).as(out).isZero();
         assertThat(out).contains("still alive");
+    }
+
+    @Test
+    void sharedFateLastsAsLongAsItsLastInstallation() {
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        List<String> fatal = new ArrayList<>();
+        SharedFate.Installation first = SharedFate.install((where, e) -> fatal.add(where));
+        SharedFate.Installation second = SharedFate.install((where, e) -> fatal.add(where));
+        try {
+            Thread.getDefaultUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), new IllegalStateException("boom"));
+            assertThat(fatal).hasSize(1);
+            first.close();
+            first.close();
+            assertThat(Thread.getDefaultUncaughtExceptionHandler()).as("another application still runs").isNotSameAs(before);
+        } finally {
+            second.close();
+        }
+        assertThat(Thread.getDefaultUncaughtExceptionHandler()).as("the JVM's own handler is back").isSameAs(before);
     }
 }
