@@ -1,24 +1,21 @@
 package dev.tandem.kafka;
 
+import static dev.tandem.kafka.KafkaTesting.ok;
+import static dev.tandem.kafka.KafkaTesting.records;
+import static dev.tandem.kafka.KafkaTesting.send;
+import static dev.tandem.kafka.KafkaTesting.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.testing.ReplicaProcess;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,12 +46,8 @@ class SourceCrashTest {
         broker.afterPropertiesSet();
         String servers = broker.getBrokersAsString();
         List<String> args = List.of("--tandem.sources.bootstrap-servers=" + servers);
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         ReplicaProcess server = null;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = KafkaTesting.producer(servers)) {
             server = ReplicaProcess.start("crash", dir, args).awaitReady(Duration.ofSeconds(180));
             ok(server.post("/v1/sources", "{\"name\":\"ev\",\"columns\":[{\"name\":\"id\",\"type\":\"int64\",\"nullable\":false}],"
                     + "\"kafka\":{\"topic\":\"ev\",\"envelope\":\"append\"}}"));
@@ -125,26 +118,7 @@ class SourceCrashTest {
         }
     }
 
-    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, String key, String value) {
-        producer.send(new ProducerRecord<>(topic, partition, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value == null ? null : value.getBytes(StandardCharsets.UTF_8)));
-    }
 
-    private static long records(ReplicaProcess server, String source) throws Exception {
-        HttpResponse<String> r = server.get("/v1/sources/" + source);
-        ok(r);
-        return JSON.readTree(r.body()).get("records").asLong();
-    }
 
-    private static List<JsonNode> sql(ReplicaProcess server, String query) throws Exception {
-        HttpResponse<String> r = server.post("/v1/sql", "{\"sql\":\"" + query + "\"}");
-        ok(r);
-        List<JsonNode> rows = new ArrayList<>();
-        JSON.readTree(r.body()).get("rows").forEach(rows::add);
-        return rows;
-    }
 
-    private static void ok(HttpResponse<String> r) {
-        assertThat(r.statusCode()).as(r.body()).isBetween(200, 299);
-    }
 }

@@ -1,10 +1,14 @@
 package dev.tandem.kafka;
 
+import static dev.tandem.kafka.KafkaTesting.ok;
+import static dev.tandem.kafka.KafkaTesting.records;
+import static dev.tandem.kafka.KafkaTesting.send;
+import static dev.tandem.kafka.KafkaTesting.sql;
+import static dev.tandem.kafka.KafkaTesting.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.testing.ReplicaProcess;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,13 +16,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,12 +56,8 @@ class SourceLiveReplicasTest {
         List<String> args = List.of("--tandem.storage.backend=kafka", "--tandem.storage.kafka.bootstrap-servers=" + servers,
                 "--tandem.storage.kafka.topic=tandem-log", "--tandem.sources.bootstrap-servers=" + servers,
                 "--tandem.sources.failover-timeout=6s");
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         List<ReplicaProcess> replicas = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = KafkaTesting.producer(servers)) {
             replicas.add(ReplicaProcess.start("r0", dir, args));
             replicas.add(ReplicaProcess.start("r1", dir, args));
             ReplicaProcess r0 = replicas.get(0).awaitReady(READY);
@@ -187,9 +184,9 @@ class SourceLiveReplicasTest {
 
     /** The source's table on {@code r} holds each id the model sent to its topic, once, and nothing else. */
     private static void assertEqualsModel(ReplicaProcess r, String source, List<Long> expected) throws Exception {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> sql(r, source).size() == expected.size());
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> idsOf(r, source).size() == expected.size());
         Map<Long, Integer> counts = new TreeMap<>();
-        for (JsonNode row : sql(r, source)) {
+        for (JsonNode row : idsOf(r, source)) {
             counts.merge(row.get(0).asLong(), 1, Integer::sum);
         }
         Map<Long, Integer> want = new TreeMap<>();
@@ -197,25 +194,7 @@ class SourceLiveReplicasTest {
         assertThat(counts).as("%s on port %d", source, r.port).isEqualTo(want);
     }
 
-    private static JsonNode status(ReplicaProcess server, String source) throws Exception {
-        HttpResponse<String> r = server.get("/v1/sources/" + source);
-        ok(r);
-        return JSON.readTree(r.body());
-    }
-
-    private static long records(ReplicaProcess server, String source) throws Exception {
-        return status(server, source).get("records").asLong();
-    }
-
-    private static List<JsonNode> sql(ReplicaProcess server, String source) throws Exception {
-        HttpResponse<String> r = server.post("/v1/sql", "{\"sql\":\"SELECT id FROM " + source + "\"}");
-        ok(r);
-        List<JsonNode> rows = new ArrayList<>();
-        JSON.readTree(r.body()).get("rows").forEach(rows::add);
-        return rows;
-    }
-
-    private static void ok(HttpResponse<String> r) {
-        assertThat(r.statusCode()).as(r.body()).isBetween(200, 299);
+    private static List<JsonNode> idsOf(ReplicaProcess server, String source) throws Exception {
+        return sql(server, "SELECT id FROM " + source);
     }
 }

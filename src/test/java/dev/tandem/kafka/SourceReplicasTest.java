@@ -1,25 +1,24 @@
 package dev.tandem.kafka;
 
+import static dev.tandem.kafka.KafkaTesting.ok;
+import static dev.tandem.kafka.KafkaTesting.records;
+import static dev.tandem.kafka.KafkaTesting.sql;
+import static dev.tandem.kafka.KafkaTesting.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.deploy.GrafanaDashboardTest;
 import dev.tandem.testing.ReplicaProcess;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,12 +56,8 @@ class SourceReplicasTest {
         List<String> args = List.of("--tandem.storage.backend=kafka", "--tandem.storage.kafka.bootstrap-servers=" + servers,
                 "--tandem.storage.kafka.topic=tandem-log", "--tandem.sources.bootstrap-servers=" + servers,
                 "--tandem.sources.failover-timeout=6s");
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         List<ReplicaProcess> replicas = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = KafkaTesting.producer(servers)) {
             ReplicaProcess first = ReplicaProcess.start("r0", dir, args);
             replicas.add(first);
             first.awaitReady(READY);
@@ -90,7 +85,7 @@ class SourceReplicasTest {
             for (; sent < BEFORE_KILL; sent++) {
                 send(producer, latest, sent);
             }
-            send(producer, "ev", 0, null, "not json");
+            KafkaTesting.send(producer, "ev", 0, null, "not json");
             producer.flush();
             for (ReplicaProcess r : replicas) {
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
@@ -202,21 +197,17 @@ class SourceReplicasTest {
 
     /** Sends record {@code i} of both topics and records it in the model. */
     private static void send(KafkaProducer<byte[], byte[]> producer, Map<Long, Long> latest, int i) {
-        send(producer, "ev", i % 2, null, "{\"id\":" + i + "}");
+        KafkaTesting.send(producer, "ev", i % 2, null, "{\"id\":" + i + "}");
         long k = (i * 7L) % KEYS;
         if (i % 11 == 10) {
-            send(producer, "kv", (int) (k % 2), Long.toString(k), null);
+            KafkaTesting.send(producer, "kv", (int) (k % 2), Long.toString(k), null);
             latest.remove(k);
         } else {
-            send(producer, "kv", (int) (k % 2), Long.toString(k), "{\"k\":" + k + ",\"v\":" + i + "}");
+            KafkaTesting.send(producer, "kv", (int) (k % 2), Long.toString(k), "{\"k\":" + k + ",\"v\":" + i + "}");
             latest.put(k, (long) i);
         }
     }
 
-    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, String key, String value) {
-        producer.send(new ProducerRecord<>(topic, partition, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value == null ? null : value.getBytes(StandardCharsets.UTF_8)));
-    }
 
     /** The indexes of the replicas whose {@code GET /v1/sources/{source}} says they ingest it. */
     private static List<Integer> ingesters(List<ReplicaProcess> replicas, String source) throws Exception {
@@ -257,25 +248,7 @@ class SourceReplicasTest {
         }
     }
 
-    private static JsonNode status(ReplicaProcess server, String source) throws Exception {
-        HttpResponse<String> r = server.get("/v1/sources/" + source);
-        ok(r);
-        return JSON.readTree(r.body());
-    }
 
-    private static long records(ReplicaProcess server, String source) throws Exception {
-        return status(server, source).get("records").asLong();
-    }
 
-    private static List<JsonNode> sql(ReplicaProcess server, String query) throws Exception {
-        HttpResponse<String> r = server.post("/v1/sql", "{\"sql\":\"" + query + "\"}");
-        ok(r);
-        List<JsonNode> rows = new ArrayList<>();
-        JSON.readTree(r.body()).get("rows").forEach(rows::add);
-        return rows;
-    }
 
-    private static void ok(HttpResponse<String> r) {
-        assertThat(r.statusCode()).as(r.body()).isBetween(200, 299);
-    }
 }
