@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.health.contributor.Status;
@@ -22,6 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
  * and the storage; details shown as an operator who asked for them ({@code show-details=always}) sees
  * them (by default they are shown to authorized callers only, see {@code HealthDetailsTest}).
  */
+// Closed after the class: a cached context would keep a server (and its shared fate) running through later tests.
+@DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "tandem.storage.fsync=false", "tandem.compute.interactive-runtime.enabled=false", "tandem.compute.maintenance-workers=1",
         "management.endpoint.health.show-details=always"})

@@ -33,6 +33,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.Select;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -47,6 +48,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code target/console-*.png}. Without Chromium the test is skipped with a loud message outside CI and
  * fails on CI ({@code CI=true}).
  */
+// Closed after the class: a cached context would keep a server (and its shared fate) running through later tests.
+@DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "server.address=127.0.0.1", "tandem.storage.fsync=false",
         "tandem.compute.maintenance-workers=2", "tandem.compute.interactive-workers=1"})

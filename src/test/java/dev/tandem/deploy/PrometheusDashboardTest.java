@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -42,6 +43,8 @@ import tools.jackson.databind.json.JsonMapper;
  * message on standard error (and {@code bin/dev test} says so before the build); on CI
  * ({@code CI=true}) its absence fails.
  */
+// Closed after the class: a cached context would keep a server (and its shared fate) running through later tests.
+@DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "server.address=127.0.0.1", "tandem.storage.fsync=false",
         "tandem.compute.maintenance-workers=2", "tandem.compute.interactive-workers=1"})

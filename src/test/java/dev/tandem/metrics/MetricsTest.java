@@ -26,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -36,6 +37,8 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /** After a small workload in two-runtime mode, {@code /actuator/prometheus} has every series the Grafana dashboard queries. */
+// Closed after the class: a cached context would keep a server (and its shared fate) running through later tests.
+@DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "tandem.storage.fsync=false", "tandem.compute.maintenance-workers=2", "tandem.compute.interactive-workers=1"})
 class MetricsTest {
