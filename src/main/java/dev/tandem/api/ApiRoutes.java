@@ -150,10 +150,9 @@ public class ApiRoutes {
         return server -> server
                 .idleTimeout(http.idleTimeout())
                 .readTimeout(http.readTimeout())
-                .requestTimeout(http.requestBodyTimeout())
                 .doOnChannelInit((observer, channel, address) -> {
                     if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
-                        RequestHeadGuard.install(channel.pipeline(), NettyPipeline.HttpCodec, http.requestHeadTimeout());
+                        RequestGuard.install(channel.pipeline(), NettyPipeline.HttpCodec, http.requestHeadTimeout(), http.requestBodyTimeout());
                     }
                 });
     }

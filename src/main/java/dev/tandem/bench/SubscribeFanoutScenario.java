@@ -69,6 +69,7 @@ final class SubscribeFanoutScenario {
             int churnLoops) {
         Map<Long, Long> ackAt = new ConcurrentHashMap<>();
         Map<Long, ConcurrentLinkedQueue<Long>> deliveredAt = new ConcurrentHashMap<>();
+        // Subscriptions that ended or whose connection closed or failed, each counted once or more: any is a defect to explain.
         AtomicLong ended = new AtomicLong();
         AtomicLong subscribed = new AtomicLong();
         ConnectionProvider sockets = ConnectionProvider.builder("tandem-bench-subscribers").maxConnections(subscribers + 16)
@@ -86,7 +87,7 @@ final class SubscribeFanoutScenario {
                         .uri("/v1/ws")
                         .handle((in, out) -> out.sendString(Mono.just(subscribe)).then()
                                 .and(in.receive().asString().doOnNext(text -> received(text, deliveredAt, ended, subscribed)).then()))
-                        .subscribe(x -> { }, e -> ended.incrementAndGet()));
+                        .subscribe(x -> { }, e -> ended.incrementAndGet(), ended::incrementAndGet));
             }
             long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
             while (subscribed.get() < subscribers && System.nanoTime() < deadline) {

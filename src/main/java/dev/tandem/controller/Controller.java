@@ -684,9 +684,13 @@ public final class Controller implements AutoCloseable {
                 settings.get().maxResultRows());
         dispatch.expectOnTransient(peek, tid);
         dispatch.send(new ComputeCommand.CreateDataflow(desc));
+        // The peek reaches compute before the dataflow may run, so a limit it can answer early is watched
+        // from the first row on (sent after the schedule, it raced the first round, which on a busy
+        // machine could produce the whole output and exceed the memory budget first).
+        Mono<ComputeResponse.PeekResult> answer = dispatch.await(peek, timeout, true);
         dispatch.send(new ComputeCommand.Schedule(tid));
         boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
-        return dispatch.await(peek, timeout, true)
+        return answer
                 .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? "slow_early" : "slow"))
                 .doFinally(sig -> {
                     dispatch.forgetTransient(tid);

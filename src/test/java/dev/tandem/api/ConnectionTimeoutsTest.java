@@ -14,6 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -81,5 +82,43 @@ class ConnectionTimeoutsTest {
     void anIdleKeepAliveConnectionIsClosedAfterItsAnswer() throws IOException {
         String answer = sendAndAwaitClose("GET /v1/ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         assertThat(answer).startsWith("HTTP/1.1 200").contains("{\"ok\":true}");
+    }
+
+    /**
+     * A change-stream subscriber only listens: the read and idle timeouts, meant for slow requests and
+     * idle keep-alive connections, do not close its WebSocket (they did, silently, after read-timeout).
+     */
+    @Test
+    void aListeningWebSocketOutlivesTheReadAndIdleTimeouts() throws InterruptedException {
+        server.post("/v1/tables", "{\"name\":\"ws_kv\",\"columns\":[{\"name\":\"k\",\"type\":\"int64\"},{\"name\":\"v\",\"type\":\"int64\"}]}");
+        server.post("/v1/indexes", "{\"name\":\"ws_kv_k\",\"on\":\"ws_kv\",\"key\":[\"k\"]}");
+        try (SocketClient ws = new SocketClient(server.port, "/v1/ws")) {
+            ws.send("{\"op\":\"subscribe_rows\",\"id\":1,\"from\":\"ws_kv_k\",\"key\":[[7]]}");
+            ws.await(n -> "rows_subscribed".equals(n.path("op").asString()));
+            // Several times the read (300 ms) and idle (500 ms) timeouts with nothing sent by the client.
+            Thread.sleep(2_000);
+            assertThat(ws.closed.asMono().toFuture().isDone()).as("the server closed a listening WebSocket").isFalse();
+            assertThat(server.post("/v1/tables/ws_kv/rows", "{\"insert\":[[7,70]]}").status()).isEqualTo(200);
+            JsonNode change = ws.await(n -> "changes".equals(n.path("op").asString()) && n.path("updates").size() > 0);
+            assertThat(change.path("updates").get(0).get(0)).isEqualTo(TandemServer.json("[7,70]"));
+        }
+    }
+
+    /** A Server-Sent Events stream that only listens outlives the read, body and idle timeouts too. */
+    @Test
+    void aListeningEventStreamOutlivesTheTimeouts() throws InterruptedException {
+        server.post("/v1/tables", "{\"name\":\"sse_kv\",\"columns\":[{\"name\":\"k\",\"type\":\"int64\"},{\"name\":\"v\",\"type\":\"int64\"}]}");
+        server.post("/v1/indexes", "{\"name\":\"sse_kv_k\",\"on\":\"sse_kv\",\"key\":[\"k\"]}");
+        java.util.Queue<String> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        reactor.core.Disposable stream = reactor.netty.http.client.HttpClient.create().baseUrl("http://127.0.0.1:" + server.port)
+                .get().uri("/v1/indexes/sse_kv_k/changes?key=7").responseContent().asString().subscribe(events::add);
+        try {
+            // Several times the read (300 ms), body (600 ms) and idle (500 ms) timeouts with nothing sent by the client.
+            Thread.sleep(2_000);
+            assertThat(server.post("/v1/tables/sse_kv/rows", "{\"insert\":[[7,71]]}").status()).isEqualTo(200);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> String.join("", events).contains("[[7,71],1]"));
+        } finally {
+            stream.dispose();
+        }
     }
 }

@@ -77,8 +77,8 @@ final class StreamStack implements AutoCloseable {
         return streams.subscribe(new ChangeStreamRequest(start, snapshot, envelope, "test"));
     }
 
-    /** A peek of {@code index} at {@code t} with the same keys and shaping: the oracle of a change stream. */
-    List<Row> peek(String index, List<long[]> keys, JsonNode filter, JsonNode project, long t) {
+    /** A peek of {@code index} at {@code t} (null: the server's choice) with the same keys and shaping: the oracle of a change stream. */
+    List<Row> peek(String index, List<long[]> keys, JsonNode filter, JsonNode project, Long t) {
         return new ArrayList<>(JsonRequests.read(controller, new ReadJson(index, null, keys == null ? null : rows(keys), filter, project, null, null, null,
                 null, t, null)).block(Duration.ofSeconds(30)).rows());
     }

@@ -26,34 +26,46 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.springframework.http.HttpStatus;
+import reactor.netty.NettyPipeline;
 
 /**
- * Guards the head of each HTTP/1.1 request on a connection: once the first byte of a request arrives,
- * its request line and headers must be complete within {@code headTimeout}, or the connection is
- * answered 408 and closed (a client trickling its headers cannot hold it); and a head the decoder
- * refuses (too long a URI, too large headers, malformed) is answered with a problem+json body (414,
- * 431, 400) instead of an empty one. Two handlers share one guard: {@link #bytes} before the HTTP codec
- * sees raw bytes, {@link #heads} after it sees decoded requests and outgoing responses; both leave the
- * pipeline when the connection upgrades to a WebSocket.
+ * Guards each HTTP/1.1 request on a connection. Once the first byte of a request arrives, its request
+ * line and headers must be complete within {@code headTimeout}, or the connection is answered 408 and
+ * closed (a client trickling its headers cannot hold it); once the head is in, the whole body must
+ * arrive within {@code bodyTimeout}, or the connection is closed. A head the decoder refuses (too long
+ * a URI, too large headers, malformed) is answered with a problem+json body (414, 431, 400) instead of
+ * an empty one.
+ *
+ * <p>When the connection upgrades to a WebSocket the guard leaves the pipeline, and takes the server's
+ * read and idle timeouts with it: they are about requests and keep-alive connections between requests,
+ * and left on a WebSocket they closed every client that only listens (a change-stream subscriber, a
+ * replica's controller between commands). A dead WebSocket peer is still found: streams write
+ * progress, and a write to a closed connection fails.
+ *
+ * <p>Two handlers share one guard: {@link #bytes} before the HTTP codec sees raw bytes, {@link #heads}
+ * after it sees decoded requests and outgoing responses.
  */
-final class RequestHeadGuard {
+final class RequestGuard {
 
     static final String BYTES = "tandem.requestHeadBytes";
     static final String HEADS = "tandem.requestHeads";
 
     private final long headTimeoutNanos;
+    private final long bodyTimeoutNanos;
     /** Whether the connection is between requests, waiting for a head. */
     private boolean awaitingHead = true;
     private ScheduledFuture<?> timer;
+    private ScheduledFuture<?> bodyTimer;
     private ChannelHandlerContext headsContext;
 
-    private RequestHeadGuard(Duration headTimeout) {
+    private RequestGuard(Duration headTimeout, Duration bodyTimeout) {
         this.headTimeoutNanos = headTimeout.toNanos();
+        this.bodyTimeoutNanos = bodyTimeout.toNanos();
     }
 
     /** Installs a guard around the pipeline's HTTP codec named {@code codec}. */
-    static void install(ChannelPipeline pipeline, String codec, Duration headTimeout) {
-        RequestHeadGuard guard = new RequestHeadGuard(headTimeout);
+    static void install(ChannelPipeline pipeline, String codec, Duration headTimeout, Duration bodyTimeout) {
+        RequestGuard guard = new RequestGuard(headTimeout, bodyTimeout);
         pipeline.addBefore(codec, BYTES, guard.bytes);
         pipeline.addAfter(codec, HEADS, guard.heads);
     }
@@ -62,7 +74,7 @@ final class RequestHeadGuard {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (awaitingHead && timer == null && msg instanceof ByteBuf b && b.isReadable()) {
-                timer = ctx.executor().schedule(RequestHeadGuard.this::timedOut, headTimeoutNanos, TimeUnit.NANOSECONDS);
+                timer = ctx.executor().schedule(RequestGuard.this::timedOut, headTimeoutNanos, TimeUnit.NANOSECONDS);
             }
             ctx.fireChannelRead(msg);
         }
@@ -90,6 +102,11 @@ final class RequestHeadGuard {
                     refuse(ctx, request.decoderResult().cause());
                     return;
                 }
+                if (!(msg instanceof LastHttpContent)) {
+                    bodyTimer = ctx.executor().schedule(() -> bodyTimedOut(ctx), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
+                }
+            } else if (msg instanceof LastHttpContent) {
+                cancelBody();
             }
             ctx.fireChannelRead(msg);
         }
@@ -98,8 +115,15 @@ final class RequestHeadGuard {
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
             if (msg instanceof HttpResponse r && r.status().code() == HttpResponseStatus.SWITCHING_PROTOCOLS.code()) {
                 cancel();
-                ctx.pipeline().remove(BYTES);
-                ctx.pipeline().remove(this);
+                cancelBody();
+                ChannelPipeline p = ctx.pipeline();
+                for (String timeout : new String[] {NettyPipeline.ReadTimeoutHandler, NettyPipeline.IdleTimeoutHandler}) {
+                    if (p.get(timeout) != null) {
+                        p.remove(timeout);
+                    }
+                }
+                p.remove(BYTES);
+                p.remove(this);
             } else if (msg instanceof LastHttpContent) {
                 awaitingHead = true;
             }
@@ -112,6 +136,18 @@ final class RequestHeadGuard {
             timer.cancel(false);
             timer = null;
         }
+    }
+
+    private void cancelBody() {
+        if (bodyTimer != null) {
+            bodyTimer.cancel(false);
+            bodyTimer = null;
+        }
+    }
+
+    private void bodyTimedOut(ChannelHandlerContext ctx) {
+        bodyTimer = null;
+        ctx.close();
     }
 
     private void timedOut() {
