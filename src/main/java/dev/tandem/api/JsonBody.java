@@ -85,7 +85,7 @@ final class JsonBody {
         for (Iterator<String> it = n.propertyNames().iterator(); it.hasNext(); ) {
             String f = it.next();
             if (!fields.contains(f)) {
-                throw ApiException.badRequest(at + ": unknown field '" + abbreviate(f) + "'; expected " + List.copyOf(new java.util.TreeSet<>(fields)));
+                throw ApiException.badRequest(at + ": " + StrictJson.unknownField(f, fields));
             }
         }
         return new JsonBody((ObjectNode) n, at);

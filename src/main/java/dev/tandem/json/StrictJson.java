@@ -94,9 +94,14 @@ public final class StrictJson {
     public void onlyFields(JsonNode node, String path, Set<String> allowed) {
         for (String name : node.propertyNames()) {
             if (!allowed.contains(name)) {
-                throw error(path, "unknown field '" + name + "'; expected " + String.join(", ", new TreeSet<>(allowed)));
+                throw error(path, unknownField(name, allowed));
             }
         }
+    }
+
+    /** The one wording of an unknown field, for every strict codec: the name (abbreviated) and the fields allowed. */
+    public static String unknownField(String name, Set<String> allowed) {
+        return "unknown field '" + abbreviate(name) + "'; expected " + String.join(", ", new TreeSet<>(allowed));
     }
 
     /** An object at {@code path} with only the {@code allowed} fields, to read its fields from. */
