@@ -12,8 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxPerConnection subscriptions one WebSocket connection may hold; more are refused (429)
  * @param bufferUpdates updates one subscription may have waiting for its client; a subscription that
  *     produces more while that many wait is ended with {@code subscription_lagged}
- * @param progressInterval the least time between two progress messages when nothing changed (a change
- *     is always followed at once by progress)
+ * @param progressInterval the least time between two progress messages (the first follows the snapshot
+ *     at once; an update message needs none, as it carries every change at its timestamp)
  */
 @ConfigurationProperties("tandem.subscribe")
 public record SubscribeProperties(@DefaultValue("10000") int maxSubscriptions, @DefaultValue("256") int maxPerConnection,

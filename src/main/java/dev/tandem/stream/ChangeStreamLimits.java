@@ -3,7 +3,7 @@ package dev.tandem.stream;
 /**
  * Bounds on change streams: subscriptions in the whole server and on one connection; the updates one
  * subscription may have waiting for its consumer before it is ended as lagged; and the least time
- * between two progress messages when nothing changed (a change is always followed by progress at once).
+ * between two progress messages (an update message needs none: it carries every change at its timestamp).
  */
 public record ChangeStreamLimits(int maxSubscriptions, int maxPerConnection, long bufferUpdates, long progressIntervalMillis) {
 

@@ -58,7 +58,6 @@ final class StreamSubscription implements ChangeSubscription {
     private boolean started;
     private long produced;
     private long lastProgress;
-    private long queued;
 
     StreamSubscription(long id, ChangeStreamRequest request, ChangeStreams server) {
         this.id = id;
@@ -151,10 +150,12 @@ final class StreamSubscription implements ChangeSubscription {
             if (snap.since().compareTo(Frontier.at(produced)) > 0) {
                 throw new IllegalStateException("index " + arr.id() + " compacted to " + snap.since() + " past the stream's position " + produced);
             }
-            long before = queued;
             reader.changes(reads, produced, u, (t, changes) -> offer(new ChangeMessage.Updates(t, changes)));
             produced = u - 1;
-            if (queued != before || lastProgress == asOf || u - lastProgress >= server.limits().progressIntervalMillis()) {
+            // Progress once after the snapshot, then at most once an interval: an update message already
+            // says its timestamp is complete (it carries every change at it), so a progress message after
+            // each one would double the messages of a busy stream and tell its client little.
+            if (lastProgress == asOf || u - lastProgress >= server.limits().progressIntervalMillis()) {
                 lastProgress = u;
                 offer(new ChangeMessage.Progress(u));
             }
@@ -183,7 +184,6 @@ final class StreamSubscription implements ChangeSubscription {
             return;
         }
         buffered.addAndGet(weight(m));
-        queued++;
         queue.add(m);
         drain();
     }
