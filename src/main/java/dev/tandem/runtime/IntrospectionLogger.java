@@ -51,7 +51,9 @@ final class IntrospectionLogger implements AutoCloseable {
         this.runtime = runtime;
         LongSupplier clock = resources.clockMillis();
         this.timer = resources.schedulers().newSingle("tandem-maintenance-logging-timer");
-        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTickInterval(resources.introspectionTick()));
+        // It retracts only rows it inserted (the previous sample), so its deletes need no check.
+        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTickInterval(resources.introspectionTick())
+                .withDeleteChecks(false));
         this.pool = new SchedulerWorkerPool("tandem-maintenance-logging", resources.schedulers().newBoundedElastic("tandem-maintenance-logging", 1),
                 1, fatal);
         for (Introspection.Collection c : Introspection.ALL) {

@@ -60,7 +60,7 @@ final class LogTableStorage implements TableStorage {
             journal.close();
             throw e;
         }
-        this.admission = new WriteAdmission(applied, health);
+        this.admission = new WriteAdmission(applied, health, options.checkDeletes());
         this.compaction = new LogCompaction(applied, journal, health, admission);
         this.commit = new GroupCommit(journal, applied, subscriptions, admission, compaction, health);
         commit.start();

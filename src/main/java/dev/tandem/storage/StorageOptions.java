@@ -14,9 +14,12 @@ import reactor.core.scheduler.Scheduler;
  * @param compactionInterval how often the log is checked for growth worth a compaction (default 30 s)
  * @param fsync whether commits are forced to disk before being acknowledged (default on; turning it
  *     off is for benchmarks and tests only: an acknowledged write may then be lost in a crash)
+ * @param checkDeletes whether a delete of a row that is not there is refused (default on; off only for
+ *     an internal writer that retracts nothing but rows it inserted, such as the introspection log,
+ *     which then skips a lookup per retracted row)
  */
 public record StorageOptions(LongSupplier clockMillis, Scheduler scheduler, Duration tickInterval,
-                             Duration compactionInterval, boolean fsync) {
+                             Duration compactionInterval, boolean fsync, boolean checkDeletes) {
 
     public StorageOptions {
         Objects.requireNonNull(clockMillis, "clockMillis");
@@ -31,23 +34,28 @@ public record StorageOptions(LongSupplier clockMillis, Scheduler scheduler, Dura
 
     /** Defaults: the system clock, 10 ms ticks, compaction checks every 30 s, fsync on. */
     public static StorageOptions defaults(Scheduler scheduler) {
-        return new StorageOptions(System::currentTimeMillis, scheduler, Duration.ofMillis(10), Duration.ofSeconds(30), true);
+        return new StorageOptions(System::currentTimeMillis, scheduler, Duration.ofMillis(10), Duration.ofSeconds(30), true, true);
     }
 
     public StorageOptions withClock(LongSupplier clock) {
-        return new StorageOptions(clock, scheduler, tickInterval, compactionInterval, fsync);
+        return new StorageOptions(clock, scheduler, tickInterval, compactionInterval, fsync, checkDeletes);
     }
 
     public StorageOptions withTickInterval(Duration interval) {
-        return new StorageOptions(clockMillis, scheduler, interval, compactionInterval, fsync);
+        return new StorageOptions(clockMillis, scheduler, interval, compactionInterval, fsync, checkDeletes);
     }
 
     public StorageOptions withCompactionInterval(Duration interval) {
-        return new StorageOptions(clockMillis, scheduler, tickInterval, interval, fsync);
+        return new StorageOptions(clockMillis, scheduler, tickInterval, interval, fsync, checkDeletes);
     }
 
     /** Turns fsync on or off; off is for benchmarks and tests only. */
     public StorageOptions withFsync(boolean on) {
-        return new StorageOptions(clockMillis, scheduler, tickInterval, compactionInterval, on);
+        return new StorageOptions(clockMillis, scheduler, tickInterval, compactionInterval, on, checkDeletes);
+    }
+
+    /** Turns the check of deletes off (only for a writer that retracts nothing but rows it inserted) or on. */
+    public StorageOptions withDeleteChecks(boolean on) {
+        return new StorageOptions(clockMillis, scheduler, tickInterval, compactionInterval, fsync, on);
     }
 }

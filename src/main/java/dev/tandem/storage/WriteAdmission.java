@@ -30,6 +30,8 @@ final class WriteAdmission {
 
     private final AppliedTables applied;
     private final StorageHealth health;
+    /** Whether deletes are checked against the rows there (see {@link StorageOptions#checkDeletes}). */
+    private final boolean checkDeletes;
     private final BlockingQueue<CommitOp> queue = new LinkedBlockingQueue<>();
     private final Object admitLock = new Object();
     /** Tables as they will be once every admitted change is applied; guarded by {@code admitLock}. */
@@ -47,9 +49,10 @@ final class WriteAdmission {
     private long nextSeq;
     private boolean closing;
 
-    WriteAdmission(AppliedTables applied, StorageHealth health) {
+    WriteAdmission(AppliedTables applied, StorageHealth health, boolean checkDeletes) {
         this.applied = applied;
         this.health = health;
+        this.checkDeletes = checkDeletes;
         restartFromApplied();
     }
 
@@ -185,7 +188,7 @@ final class WriteAdmission {
                             + "' does not hold the value the write expects (another writer moved it); nothing was written"));
                 }
             }
-            Map<Row, Long> deletes = netDeletes(updates);
+            Map<Row, Long> deletes = checkDeletes ? netDeletes(updates) : null;
             if (deletes != null) {
                 String negative = negativeCount(id, deletes);
                 if (negative != null) {

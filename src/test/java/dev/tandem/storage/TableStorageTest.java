@@ -107,6 +107,25 @@ class TableStorageTest {
     }
 
     @Test
+    void aDeleteOfARowThatIsNotThereIsRefusedUnlessChecksAreOffForAnInternalWriter() {
+        StepVerifier.create(storage.write("u1", List.of(RowDiff.delete(kv(9, "gone")))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("write to table 'u1' rejected"))
+                .verify(Duration.ofSeconds(5));
+        assertNothingWritten();
+        // The introspection log's kind of writer: it retracts only rows it inserted, so nothing is looked up.
+        TableStorage unchecked = TableStorages.inMemory(StorageOptions.defaults(time).withClock(clock::get).withDeleteChecks(false));
+        try {
+            unchecked.createTable("u1", KV);
+            long t = unchecked.write("u1", List.of(RowDiff.insert(kv(1, "a")))).block(Duration.ofSeconds(5));
+            long u = unchecked.write("u1", List.of(RowDiff.delete(kv(1, "a")))).block(Duration.ofSeconds(5));
+            assertThat(u).isGreaterThan(t);
+            assertThat(accumulate(read(unchecked, "u1", u, u), u)).isEmpty();
+        } finally {
+            unchecked.close();
+        }
+    }
+
+    @Test
     void rejectsDuplicateAndUnknownTablesWithoutChangingAnything() {
         assertThatThrownBy(() -> storage.createTable("u1", Schema.ofTypes(List.of(DatumType.BOOL))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("table 'u1' already exists");
