@@ -100,7 +100,8 @@ public record TandemProperties(
      * Start-up only: how long an HTTP connection may take. {@code requestHeadTimeout}: from a request's
      * first byte to its complete request line and headers (else 408 and close); {@code readTimeout}:
      * between two reads of a request body; {@code requestBodyTimeout}: for a whole request body;
-     * {@code idleTimeout}: a keep-alive connection with no request in progress is closed after it.
+     * {@code idleTimeout}: a keep-alive connection with no request in progress is closed after it. None
+     * applies to a connection once it has upgraded to a WebSocket.
      */
     public record Http(@DefaultValue("10s") Duration requestHeadTimeout, @DefaultValue("10s") Duration readTimeout,
             @DefaultValue("60s") Duration requestBodyTimeout, @DefaultValue("60s") Duration idleTimeout) {
