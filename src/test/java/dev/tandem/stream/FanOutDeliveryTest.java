@@ -20,9 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 
 /**
- * Many streams of one index, each watching a few of its hot keys, while writes arrive one after
- * another: every stream receives every change of its keys exactly once (the shape of
- * {@code bench subscribe-fanout}, small enough for the suite).
+ * Many streams of one index, each watching a few of its hot keys, while writes arrive (many in flight,
+ * then one at a time): every stream receives every change of its keys exactly once (the shape of
+ * {@code bench subscribe-fanout}, small enough for the suite; its WebSocket transport is covered by
+ * {@code ConnectionTimeoutsTest} and {@code SessionSocketTest}).
  */
 class FanOutDeliveryTest {
 
