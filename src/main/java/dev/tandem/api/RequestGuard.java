@@ -82,6 +82,7 @@ final class RequestGuard {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             cancel();
+            cancelBody();
             ctx.fireChannelInactive();
         }
     };

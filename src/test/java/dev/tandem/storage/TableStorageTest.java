@@ -53,42 +53,35 @@ class TableStorageTest {
         assertThat(storage.stats().records()).as("only the create was logged").isEqualTo(1);
     }
 
-    @Test
-    void rejectsAWriteToAnUnknownTable() {
-        StepVerifier.create(storage.write("u9", List.of(RowDiff.insert(kv(1, "a")))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessage("unknown table 'u9'"))
+    /** The write fails with an {@link IllegalArgumentException} saying {@code message}, and changes nothing. */
+    private void assertRefused(String table, List<RowDiff> updates, String message) {
+        StepVerifier.create(storage.write(table, updates))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessage(message))
                 .verify(Duration.ofSeconds(5));
         assertNothingWritten();
+    }
+
+    @Test
+    void rejectsAWriteToAnUnknownTable() {
+        assertRefused("u9", List.of(RowDiff.insert(kv(1, "a"))), "unknown table 'u9'");
     }
 
     @Test
     void rejectsWrongArityNamingTheRow() {
         List<RowDiff> updates = List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(Row.of(2L)));
-        StepVerifier.create(storage.write("u1", updates))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
-                        .hasMessage("write to table 'u1' rejected: row 1 has 1 columns, the table has 2"))
-                .verify(Duration.ofSeconds(5));
-        assertNothingWritten();
+        assertRefused("u1", updates, "write to table 'u1' rejected: row 1 has 1 columns, the table has 2");
     }
 
     @Test
     void rejectsAWrongTypeNamingRowAndColumn() {
         List<RowDiff> updates = List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(kv(2, "b")), RowDiff.insert(Row.of(3L, 4L)));
-        StepVerifier.create(storage.write("u1", updates))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
-                        .hasMessage("write to table 'u1' rejected: row 2, column 'v' (#1): expected string, got int64"))
-                .verify(Duration.ofSeconds(5));
-        assertNothingWritten();
+        assertRefused("u1", updates, "write to table 'u1' rejected: row 2, column 'v' (#1): expected string, got int64");
     }
 
     @Test
     void rejectsNullInANonNullableColumn() {
         Row nullKey = Row.pack(KV.types(), Arrays.asList(null, "x"));
-        StepVerifier.create(storage.write("u1", List.of(RowDiff.insert(nullKey))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
-                        .hasMessage("write to table 'u1' rejected: row 0, column 'k' (#0) is not nullable but is NULL"))
-                .verify(Duration.ofSeconds(5));
-        assertNothingWritten();
+        assertRefused("u1", List.of(RowDiff.insert(nullKey)), "write to table 'u1' rejected: row 0, column 'k' (#0) is not nullable but is NULL");
     }
 
     @Test
@@ -99,19 +92,12 @@ class TableStorageTest {
 
     @Test
     void rejectsDiffZero() {
-        StepVerifier.create(storage.write("u1", List.of(RowDiff.insert(kv(1, "a")), new RowDiff(kv(2, "b"), 0))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
-                        .hasMessage("write to table 'u1' rejected: row 1 has diff 0"))
-                .verify(Duration.ofSeconds(5));
-        assertNothingWritten();
+        assertRefused("u1", List.of(RowDiff.insert(kv(1, "a")), new RowDiff(kv(2, "b"), 0)), "write to table 'u1' rejected: row 1 has diff 0");
     }
 
     @Test
     void aDeleteOfARowThatIsNotThereIsRefusedUnlessChecksAreOffForAnInternalWriter() {
-        StepVerifier.create(storage.write("u1", List.of(RowDiff.delete(kv(9, "gone")))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("write to table 'u1' rejected"))
-                .verify(Duration.ofSeconds(5));
-        assertNothingWritten();
+        assertRefused("u1", List.of(RowDiff.delete(kv(9, "gone"))), "write to table 'u1' rejected: it deletes 1 copy of row [9, gone] but the table holds 0; nothing was written");
         // The introspection log's kind of writer: it retracts only rows it inserted, so nothing is looked up.
         TableStorage unchecked = TableStorages.inMemory(StorageOptions.defaults(time).withClock(clock::get).withDeleteChecks(false));
         try {
