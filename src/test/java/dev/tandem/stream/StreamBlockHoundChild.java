@@ -38,8 +38,9 @@ public final class StreamBlockHoundChild {
         BlockHound.Builder builder = BlockHound.builder();
         java.util.ServiceLoader.load(reactor.blockhound.integration.BlockHoundIntegration.class).forEach(builder::with);
         builder.blockingMethodCallback(m -> {
-            blocking.incrementAndGet();
+            // Printed before counted: the main thread halts the JVM as soon as it sees the count rise.
             System.out.println("BLOCKING " + m + " on " + Thread.currentThread().getName());
+            blocking.incrementAndGet();
             throw new Error("blocking call " + m);
         }).install();
         FatalErrorHandler report = (where, error) -> System.out.println("FATAL on " + where + ": " + error);
