@@ -2,8 +2,6 @@ package dev.tandem.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -16,12 +14,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * A Tandem server started as a child process for one arm of a benchmark: the same jar (or, when the
  * benchmark itself runs from a class path, as in tests, the same class path), a fresh temporary data
- * directory, fsync off, a free loopback port, the JVM options of {@link ChildJvm} with a GC log in its
+ * directory, fsync off, loopback ports the child chooses itself (read back from its log, so two children
+ * started at once can never share one), the JVM options of {@link ChildJvm} with a GC log in its
  * directory. {@link #close()} stops it and deletes its directory; a
  * shutdown hook stops any child still running when the benchmark's JVM exits.
  */
@@ -36,16 +37,19 @@ final class ChildServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "tandem-bench-children"));
     }
 
+    /** The line Reactor Netty's web server logs once it listens, with its port. */
+    private static final Pattern HTTP_LISTENING = Pattern.compile("Netty started on port (\\d+)");
+    /** The line the wire-protocol server logs once it listens, with its port. */
+    private static final Pattern PGWIRE_LISTENING = Pattern.compile("PostgreSQL wire protocol listening on \\S+:(\\d+)");
+
     private final Process process;
     private final Path dir;
-    private final int port;
-    private final int pgwirePort;
+    private int port;
+    private int pgwirePort;
 
-    private ChildServer(Process process, Path dir, int port, int pgwirePort) {
+    private ChildServer(Process process, Path dir) {
         this.process = process;
         this.dir = dir;
-        this.port = port;
-        this.pgwirePort = pgwirePort;
     }
 
     /**
@@ -63,17 +67,15 @@ final class ChildServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int port = freePort();
-        int pgwirePort = freePort();
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ChildJvm.options(heapMb, jvmArgs, dir.resolve(GC_LOG)));
         cmd.addAll(launchTarget());
         cmd.add("--server.address=127.0.0.1");
-        cmd.add("--server.port=" + port);
+        cmd.add("--server.port=0");
         cmd.add("--tandem.storage.data-dir=" + dir.resolve("data"));
         cmd.add("--tandem.storage.fsync=false");
-        cmd.add("--tandem.pgwire.port=" + pgwirePort);
+        cmd.add("--tandem.pgwire.port=0");
         cmd.add("--tandem.compute.interactive-runtime.enabled=" + twoRuntimes);
         cmd.add("--tandem.api.max-body-bytes=16MB");
         cmd.add("--spring.main.banner-mode=off");
@@ -86,7 +88,7 @@ final class ChildServer implements AutoCloseable {
             throw new UncheckedIOException("cannot start a child server: " + cmd, e);
         }
         LIVE.add(p);
-        ChildServer child = new ChildServer(p, dir, port, pgwirePort);
+        ChildServer child = new ChildServer(p, dir);
         try {
             child.awaitReady(timeout);
         } catch (RuntimeException e) {
@@ -101,8 +103,11 @@ final class ChildServer implements AutoCloseable {
         return port;
     }
 
-    /** The port of the child's PostgreSQL wire protocol. */
+    /** The port of the child's PostgreSQL wire protocol; fails where the child runs none. */
     int pgwirePort() {
+        if (pgwirePort == 0) {
+            throw new IllegalStateException("the child server logged no wire-protocol port");
+        }
         return pgwirePort;
     }
 
@@ -180,29 +185,61 @@ final class ChildServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the child logs the port it listens on and then answers ready on it. The port comes
+     * from the child's own log, so a readiness answer can only be this child's. The wire-protocol port
+     * is read too where the child runs one (standalone mode); by readiness it has been logged.
+     */
     private void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (BenchHttp http = new BenchHttp(port, "ready", 1)) {
-            while (true) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("the child server exited with " + process.exitValue() + " before it was ready");
-                }
-                try {
-                    Integer status = http.status("/actuator/health/readiness").block(Duration.ofSeconds(5));
-                    if (status != null && status == 200) {
-                        return;
-                    }
-                } catch (RuntimeException notYet) {
-                    // not listening yet
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the child server was not ready within " + timeout);
-                }
+        try {
+            while (port == 0) {
+                checkAlive();
+                port = portInLog(HTTP_LISTENING);
+                checkDeadline(deadline, timeout);
                 Thread.sleep(100);
+            }
+            try (BenchHttp http = new BenchHttp(port, "ready", 1)) {
+                while (true) {
+                    checkAlive();
+                    try {
+                        Integer status = http.status("/actuator/health/readiness").block(Duration.ofSeconds(5));
+                        if (status != null && status == 200) {
+                            pgwirePort = portInLog(PGWIRE_LISTENING);
+                            return;
+                        }
+                    } catch (RuntimeException notYet) {
+                        // not ready yet
+                    }
+                    checkDeadline(deadline, timeout);
+                    Thread.sleep(100);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the child server", e);
+        }
+    }
+
+    private void checkAlive() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("the child server exited with " + process.exitValue() + " before it was ready");
+        }
+    }
+
+    private static void checkDeadline(long deadline, Duration timeout) {
+        if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("the child server was not ready within " + timeout);
+        }
+    }
+
+    /** The port in the first log line matching {@code listening}, or 0 when there is none yet. */
+    private int portInLog(Pattern listening) {
+        try (Stream<String> lines = Files.lines(dir.resolve("server.log"))) {
+            return lines.map(listening::matcher).filter(Matcher::find).findFirst()
+                    .map(m -> Integer.parseInt(m.group(1))).orElse(0);
+        } catch (IOException | UncheckedIOException e) {
+            return 0;
         }
     }
 
@@ -266,14 +303,6 @@ final class ChildServer implements AutoCloseable {
             return null;
         }
         return null;
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static void deleteTree(Path root) {
