@@ -94,6 +94,8 @@ public final class ComputeRuntime implements ComputeInstance {
     private volatile IntrospectionLogger logging;
     private final Map<String, java.util.function.Supplier<List<List<Object>>>> introspectionSources = new ConcurrentHashMap<>();
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
+    /** The nice value of the command thread (0: normal priority), as of the workers'. */
+    private volatile int commandNice;
     private volatile long dataflowMemoryBudget = dev.tandem.render.MemoryBudget.UNLIMITED;
 
     private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
@@ -151,9 +153,13 @@ public final class ComputeRuntime implements ComputeInstance {
         pool.setBulkLanes(lanes);
     }
 
-    /** Lowers the OS priority of this runtime's worker threads to {@code nice} (0: normal); see {@link ThreadNice}. */
+    /**
+     * Lowers the OS priority of this runtime's worker threads and of its command thread (which builds
+     * new dataflows' table snapshots) to {@code nice} (0: normal); see {@link ThreadNice}.
+     */
     public void setWorkerNice(int nice) {
         pool.setNice(nice);
+        commandNice = nice;
     }
 
     public Role role() {
@@ -185,7 +191,7 @@ public final class ComputeRuntime implements ComputeInstance {
         if (command instanceof Peek || command instanceof CancelPeek || command instanceof ComputeCommand.Hello) {
             apply(command);
         } else {
-            commands.schedule(() -> apply(command));
+            onCommandThread(() -> apply(command));
         }
     }
 
@@ -216,7 +222,15 @@ public final class ComputeRuntime implements ComputeInstance {
 
     /** Runs {@code task} on the command thread after every command sent so far was applied. */
     public void runAfterCommands(Runnable task) {
-        commands.schedule(task);
+        onCommandThread(task);
+    }
+
+    /** Schedules {@code task} on the command thread, at the workers' nice value: its set-up work is maintenance too. */
+    private void onCommandThread(Runnable task) {
+        commands.schedule(() -> {
+            ThreadNice.ensure(commandNice);
+            task.run();
+        });
     }
 
     @Override
@@ -517,7 +531,7 @@ public final class ComputeRuntime implements ComputeInstance {
                 failed.put(dataflow.id(), new FailedDataflow(dataflow.id(), dataflow.asOf(), message));
             }
             emit(new Status("dataflow_failed", dataflow.id(), message));
-            commands.schedule(() -> {
+            onCommandThread(() -> {
                 for (String e : dataflow.exportIds()) {
                     if (byExport.get(e) == dataflow) {
                         allowCompaction(e, Frontier.EMPTY);

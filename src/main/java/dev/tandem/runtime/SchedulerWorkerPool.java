@@ -27,8 +27,6 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
     private volatile int nice;
-    /** The nice value the current thread was given, so it is set once per thread (threads may be replaced). */
-    private static final ThreadLocal<Integer> NICED = ThreadLocal.withInitial(() -> 0);
 
     public SchedulerWorkerPool(String name, Scheduler scheduler, int size, FatalErrorHandler fatal) {
         this(name, scheduler, size, false, fatal);
@@ -82,11 +80,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     }
 
     private void niceCurrentThread() {
-        int n = nice;
-        if (n != 0 && NICED.get() != n) {
-            NICED.set(n);
-            ThreadNice.apply(n);
-        }
+        ThreadNice.ensure(nice);
     }
 
     /** Tasks submitted and not yet finished. */

@@ -22,6 +22,8 @@ public final class ThreadNice {
     private static final int PRIO_PROCESS = 0;
     private static final Optional<MethodHandle> SETPRIORITY = lookup();
     private static volatile boolean warned;
+    /** The nice value this class gave the current thread (0: none), so a pool's thread is set once, not per task. */
+    private static final ThreadLocal<Integer> GIVEN = ThreadLocal.withInitial(() -> 0);
 
     private ThreadNice() {
     }
@@ -58,6 +60,17 @@ public final class ThreadNice {
         } catch (Throwable t) {
             warnOnce(t.toString());
             return false;
+        }
+    }
+
+    /**
+     * Gives the calling thread {@code nice} unless it already has it from here: for pool threads, which
+     * may be replaced (a bounded-elastic thread idle for a minute is), so each task ensures it.
+     */
+    public static void ensure(int nice) {
+        if (nice != 0 && GIVEN.get() != nice) {
+            GIVEN.set(nice);
+            apply(nice);
         }
     }
 

@@ -3,12 +3,19 @@ package dev.tandem.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-/** Maintenance's worker threads take the configured nice value; other threads keep theirs. */
+/** Maintenance's worker threads and its command thread take the configured nice value; other threads keep theirs. */
 class ThreadNiceTest {
 
     @Test
@@ -25,6 +32,27 @@ class ThreadNiceTest {
             assertThat(second).contains(before + 7);
         } finally {
             pool.dispose();
+        }
+        assertThat(ThreadNice.current()).contains(before);
+    }
+
+    @Test
+    void maintenanceCommandsRunAtTheWorkersNiceValue() {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int before = ThreadNice.current().orElseThrow();
+        Scheduler ticks = Schedulers.newSingle("nice-ticks");
+        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
+        ComputeRuntime runtime = ComputeRuntime.create(Role.MAINTENANCE, 1, storage, new ArrangementSharingRegistry(), true,
+                (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
+        try {
+            runtime.setWorkerNice(before + 5);
+            CompletableFuture<Optional<Integer>> onCommandThread = new CompletableFuture<>();
+            runtime.runAfterCommands(() -> onCommandThread.complete(ThreadNice.current()));
+            assertThat(onCommandThread.orTimeout(30, TimeUnit.SECONDS).join()).contains(before + 5);
+        } finally {
+            runtime.close();
+            storage.close();
+            ticks.dispose();
         }
         assertThat(ThreadNice.current()).contains(before);
     }
