@@ -15,6 +15,9 @@ import dev.tandem.time.Frontier;
  * compacted to one frontier) and diffs not at all when every diff is 1. So a compacted
  * update with distinct keys costs only its encoded key and value bytes. Because a batch never
  * changes, readers on other threads hold it without locks or copies.
+ *
+ * <p>A {@link KeyFilter} over the keys, built as the batch is written, lets a point lookup skip a
+ * batch that cannot hold its key without searching it.
  */
 public final class Batch {
 
@@ -32,13 +35,15 @@ public final class Batch {
     /** Each update's diff, or null when every diff is 1 (a consolidated snapshot of distinct rows). */
     private final long[] diffs;
     private final int updates;
+    private final KeyFilter keyFilter;
 
     /**
      * A batch over the given columns; {@code times} and {@code diffs} hold one entry per update and
-     * are stored compressed when every time is the same or every diff is 1.
+     * are stored compressed when every time is the same or every diff is 1. {@code keyFilter} must
+     * accept every key of {@code keys}.
      */
     Batch(Frontier lower, Frontier upper, Frontier since, Rows keys, Starts keyValStart, Rows vals, Starts valUpdStart,
-            long[] times, long[] diffs) {
+            long[] times, long[] diffs, KeyFilter keyFilter) {
         this.lower = lower;
         this.upper = upper;
         this.since = since;
@@ -47,6 +52,7 @@ public final class Batch {
         this.vals = vals;
         this.valUpdStart = valUpdStart;
         this.updates = times.length;
+        this.keyFilter = keyFilter;
         boolean sameTime = updates > 1;
         for (int u = 1; sameTime && u < updates; u++) {
             sameTime = times[u] == times[0];
@@ -103,12 +109,20 @@ public final class Batch {
     /** Approximate heap bytes of the packed storage. */
     public long byteSize() {
         return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 8L * times.length + (diffs == null ? 0 : 8L * diffs.length)
-                + 64;
+                + keyFilter.byteSize() + 64;
     }
 
     /** A cursor over this batch alone. */
     public Cursor cursor() {
         return new BatchCursor(this);
+    }
+
+    /**
+     * Whether this batch may hold the key of this {@linkplain Row#hash64() hash}: always true when it
+     * does, rarely when it does not (see {@link KeyFilter}).
+     */
+    boolean mayHoldKey(long keyHash) {
+        return keyFilter.mayContain(keyHash);
     }
 
     /** The index of the first key {@code >= key} at or after {@code from}. */

@@ -6,7 +6,8 @@ import java.util.Arrays;
 /**
  * Merges two adjacent batches into one, a bounded amount of work at a time. Times before the merge's
  * {@code since} are advanced to it, equal {@code (key, val, time)} updates are summed, and zero sums
- * dropped (logical compaction).
+ * dropped (logical compaction). Once the keys are merged, the same fuel fills the output's
+ * {@link KeyFilter}, so finishing a large merge does no work proportional to its size beyond copying.
  */
 final class BatchMerger {
 
@@ -50,13 +51,21 @@ final class BatchMerger {
         return older.updateCount() + newer.updateCount();
     }
 
+    /** Whether the output is complete: every key merged and in the output's key filter. */
     boolean done() {
+        return merged() && out.keysFiltered();
+    }
+
+    private boolean merged() {
         return keyA >= older.keyCount() && keyB >= newer.keyCount();
     }
 
-    /** Merges until about {@code fuel} updates are consumed or the merge is done; returns the fuel left. */
+    /**
+     * Merges, then fills the output's key filter, until about {@code fuel} units (an update merged or a
+     * key filtered) are consumed or the merge is done; returns the fuel left.
+     */
     long work(long fuel) {
-        while (fuel > 0 && !done()) {
+        while (fuel > 0 && !merged()) {
             int c;
             if (keyA >= older.keyCount()) {
                 c = 1;
@@ -77,7 +86,7 @@ final class BatchMerger {
                 keyB++;
             }
         }
-        return fuel;
+        return merged() ? out.filterKeys(fuel) : fuel;
     }
 
     Batch finish() {

@@ -10,11 +10,18 @@ import java.util.Arrays;
  *
  * <p>A writer sized up front with the output's bounds (as a merge or a builder knows them) never
  * grows an array, and hands its arrays to the batch uncopied when they end up exactly full.
+ *
+ * <p>Once every update is pushed the writer builds the batch's {@link KeyFilter}, sized for the keys
+ * written: a merge fills it in fuelled steps ({@link #filterKeys}), {@link #finish} completes it.
  */
 final class BatchWriter {
 
     private final ByteColumn keys;
     private final ByteColumn vals;
+    /** The key filter, made once every key is written; {@code null} until then. */
+    private KeyFilter.Builder keyFilter;
+    /** How many of the written keys are in the key filter. */
+    private int filteredKeys;
     /** Each key's first value; {@code null} while every key has exactly one (the identity). */
     private int[] keyValStart;
     /** Each value's first update; {@code null} while every value has exactly one (the identity). */
@@ -124,7 +131,27 @@ final class BatchWriter {
         return updates;
     }
 
+    /**
+     * Adds up to {@code fuel} written keys to the key filter, which is sized on the first call: call
+     * only once every update is pushed. Returns the fuel left.
+     */
+    long filterKeys(long fuel) {
+        if (keyFilter == null) {
+            keyFilter = new KeyFilter.Builder(keys.count);
+        }
+        for (; fuel > 0 && filteredKeys < keys.count; fuel--, filteredKeys++) {
+            keyFilter.add(keys.bytes, keys.start(filteredKeys), keys.end(filteredKeys));
+        }
+        return fuel;
+    }
+
+    /** Whether every written key is in the key filter. */
+    boolean keysFiltered() {
+        return keyFilter != null && filteredKeys == keys.count;
+    }
+
     Batch finish(Frontier lower, Frontier upper, Frontier since) {
+        filterKeys(Long.MAX_VALUE);
         Batch.Starts kvs = new Batch.Starts(null);
         if (keyValStart != null) {
             keyValStart = room(keyValStart, keys.count);
@@ -138,7 +165,7 @@ final class BatchWriter {
             vus = new Batch.Starts(exact(valUpdStart, vals.count + 1));
         }
         return new Batch(lower, upper, since, keys.finish(), kvs, vals.finish(), vus, exact(times, updates),
-                exact(diffs, updates));
+                exact(diffs, updates), keyFilter.build());
     }
 
     private static int[] exact(int[] a, int n) {
@@ -179,6 +206,14 @@ final class BatchWriter {
             reserve(n);
             row.copyTo(bytes, length);
             advance(n);
+        }
+
+        int start(int i) {
+            return offsets == null ? i * stride : offsets[i];
+        }
+
+        int end(int i) {
+            return offsets == null ? (i + 1) * stride : offsets[i + 1];
         }
 
         boolean lastEquals(Row row) {

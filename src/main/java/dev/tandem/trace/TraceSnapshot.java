@@ -42,15 +42,17 @@ public record TraceSnapshot(List<Batch> batches, Frontier upper, Frontier since)
 
     /**
      * Calls {@code out} for the values of {@code key} with non-zero accumulations at {@code t}, in
-     * value order. When one batch holds the key (the common case) it is read directly, allocating
+     * value order. Only batches whose {@linkplain Batch#mayHoldKey key filter} admits the key are
+     * searched. When one batch holds the key (the common case) it is read directly, allocating
      * nothing; otherwise a cursor over the batches holding it merges their values.
      */
     public void lookup(Row key, long t, Cursor.ValDiff out) {
+        long keyHash = key.hash64();
         Batch first = null;
         int firstIdx = -1;
         List<Batch> holding = null;
         for (Batch b : batches) {
-            int k = b.findKey(key);
+            int k = b.mayHoldKey(keyHash) ? b.findKey(key) : -1;
             if (k < 0) {
                 continue;
             }

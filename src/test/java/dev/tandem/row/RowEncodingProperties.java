@@ -83,6 +83,21 @@ class RowEncodingProperties {
         }
     }
 
+    @Property(tries = 1000)
+    void hash64IsThatOfTheBytesWhateverSliceHoldsThem(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
+        Row a = Row.pack(pair.get1(), pair.get2());
+        Row b = Row.pack(pair.get1(), pair.get3());
+        byte[] both = new byte[a.byteSize() + b.byteSize()];
+        a.copyTo(both, 0);
+        b.copyTo(both, a.byteSize());
+        Row bInSlice = Row.wrap(both, a.byteSize(), b.byteSize());
+        assertThat(bInSlice.hash64()).isEqualTo(b.hash64()).isEqualTo(Row.hash64(both, a.byteSize(), both.length));
+        assertThat(Row.hash64(both, 0, a.byteSize())).isEqualTo(a.hash64());
+        if (!a.equals(b)) {
+            assertThat(a.hash64()).as("distinct rows, distinct 64-bit hashes (a collision is 2^-64 unlikely)").isNotEqualTo(b.hash64());
+        }
+    }
+
     @Property(tries = 300)
     void projectionAndConcatenationPreserveDatums(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
         Row a = Row.pack(pair.get1(), pair.get2());
