@@ -42,17 +42,19 @@ public record TraceSnapshot(List<Batch> batches, Frontier upper, Frontier since)
 
     /**
      * Calls {@code out} for the values of {@code key} with non-zero accumulations at {@code t}, in
-     * value order. Only batches whose {@linkplain Batch#mayHoldKey key filter} admits the key are
-     * searched. When one batch holds the key (the common case) it is read directly, allocating
+     * value order. Where there are several batches, only those whose {@linkplain Batch#mayHoldKey key
+     * filter} admits the key are searched (a lone batch is searched at once: its filter would only add a
+     * hash and a cache miss to a search that decides anyway). When one batch holds the key (the common case) it is read directly, allocating
      * nothing; otherwise a cursor over the batches holding it merges their values.
      */
     public void lookup(Row key, long t, Cursor.ValDiff out) {
-        long keyHash = key.hash64();
+        boolean filtered = batches.size() > 1;
+        long keyHash = filtered ? key.hash64() : 0;
         Batch first = null;
         int firstIdx = -1;
         List<Batch> holding = null;
         for (Batch b : batches) {
-            int k = b.mayHoldKey(keyHash) ? b.findKey(key) : -1;
+            int k = !filtered || b.mayHoldKey(keyHash) ? b.findKey(key) : -1;
             if (k < 0) {
                 continue;
             }
