@@ -32,9 +32,10 @@ import java.util.TreeMap;
  *
  * <p><b>Allocation.</b> Rows and group keys are copied into the byte slabs of {@link RowSlots}, so
  * the state holds no object per row or group, except min and max, whose multisets hold an entry per
- * distinct value. Applying an update of a row already present allocates nothing; a new row allocates
- * its projected group key transiently. Evaluating aggregate arguments decodes the row
- * ({@link Row#unpack()}), and each changed group output is a new row; both are short-lived.
+ * distinct value. Applying an update of a row already present allocates nothing; a new row's group key
+ * is projected into reused scratch bytes (only its view is allocated). Evaluating aggregate arguments
+ * decodes the row ({@link Row#unpack()}), and each changed group output is a new row; both are
+ * short-lived.
  */
 final class ReduceOperator extends Operator {
 
@@ -99,6 +100,8 @@ final class ReduceOperator extends Operator {
         private final int aggs = funcs.length;
         private final Object[] args = new Object[aggs];
         private final RowPacker packer = new RowPacker();
+        /** Scratch for a new row's group key; {@link #groups} copies the keys it keeps. */
+        private byte[] keyBytes = new byte[0];
 
         /** Distinct input rows of nonzero multiplicity (their bytes copied): their multiplicity and group slot. */
         private final RowSlots rows = new RowSlots();
@@ -218,7 +221,7 @@ final class ReduceOperator extends Operator {
             int g;
             long before;
             if (r < 0) {
-                Row k = row.project(key);
+                Row k = projectKey(row);
                 g = groups.find(k);
                 if (g < 0) {
                     g = addGroup(k);
@@ -279,6 +282,16 @@ final class ReduceOperator extends Operator {
                 }
                 touched[touchedCount++] = g;
             }
+        }
+
+        /** The group key of {@code row}: a view of {@link #keyBytes}, valid until the next call. */
+        private Row projectKey(Row row) {
+            // each key column is at most the whole row (a column may be grouped on twice)
+            int room = row.byteSize() * key.length;
+            if (keyBytes.length < room) {
+                keyBytes = new byte[Math.max(room, 2 * keyBytes.length)];
+            }
+            return Row.wrap(keyBytes, 0, row.projectInto(key, keyBytes, 0));
         }
 
         /** Adds {@code value × diff} to the exact sum of slot {@code s}. */
