@@ -67,7 +67,12 @@ public final class ComputeRuntime implements ComputeInstance {
     private final SchedulerWorkerPool pool;
     private final Scheduler fastLane;
     private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
-    private final SerialEmitter<ComputeResponse> emitter = new SerialEmitter<>(out);
+    /**
+     * Delivers maintenance's responses when a worker or command thread of lowered priority would (see
+     * {@link SerialEmitter}); null for the other roles, whose threads keep normal priority.
+     */
+    private final Scheduler responses;
+    private final SerialEmitter<ComputeResponse> emitter;
 
     private final Map<String, Dataflow> byExport = new ConcurrentHashMap<>();
     /** Exports of bounded dataflows (built for one read, with an {@code until}) sent here and not yet dropped. */
@@ -112,6 +117,8 @@ public final class ComputeRuntime implements ComputeInstance {
         RuntimeResources.SchedulerFactory schedulers = resources.schedulers();
         // One thread applies commands in order; it may block on set-up work (e.g. creating logging tables).
         this.commandScheduler = schedulers.newBoundedElastic(name + "-commands", 1);
+        this.responses = role == Role.MAINTENANCE ? schedulers.newParallel(name + "-responses", 1) : null;
+        this.emitter = new SerialEmitter<>(out, responses == null ? null : task -> responses.schedule(task));
         this.commands = commandScheduler.createWorker();
         if (role == Role.INTERACTIVE) {
             this.fastLane = schedulers.newParallel(name, workers);
@@ -575,5 +582,9 @@ public final class ComputeRuntime implements ComputeInstance {
             fastLane.dispose();
         }
         emitter.complete();
+        if (responses != null) {
+            // after what is queued, the completion included, has been delivered
+            responses.disposeGracefully().subscribe();
+        }
     }
 }

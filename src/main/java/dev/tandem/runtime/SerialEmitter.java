@@ -1,6 +1,8 @@
 package dev.tandem.runtime;
 
 import java.util.Queue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,6 +17,12 @@ import reactor.core.publisher.Sinks;
  * interactive runtime's threads queue up behind it and reads stall for the length of that preemption.
  * Here an emitter never waits; it returns at once and goes on answering. Items from one thread keep
  * their order; items from different threads are delivered in the order they were enqueued.
+ *
+ * <p>The thread that drains runs the sink's subscribers, and everything waiting in the queue waits for it.
+ * A maintenance thread whose priority was lowered ({@link ThreadNice}) and that the OS deschedules
+ * mid-drain would hold up the answers queued behind it (seen as reads stalled for 0.5 s while the
+ * interactive threads sat idle). So with a hand-off executor, a drain such a thread would start runs
+ * on the hand-off (a thread of normal priority) instead; other threads still drain inline.
  */
 public final class SerialEmitter<T> {
 
@@ -26,8 +34,16 @@ public final class SerialEmitter<T> {
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicLong failures = new AtomicLong();
 
+    private final Executor handOff;
+
     public SerialEmitter(Sinks.Many<T> sink) {
+        this(sink, null);
+    }
+
+    /** An emitter whose drains that a lowered-priority thread would start run on {@code handOff} (null: always inline). */
+    public SerialEmitter(Sinks.Many<T> sink, Executor handOff) {
         this.sink = sink;
+        this.handOff = handOff;
     }
 
     /** Enqueues {@code item} and delivers it (with whatever else is queued) unless a drain is under way. */
@@ -40,12 +56,25 @@ public final class SerialEmitter<T> {
         offer(COMPLETE);
     }
 
-    @SuppressWarnings("unchecked")
     private void offer(Object item) {
         queue.offer(item);
         if (wip.getAndIncrement() != 0) {
             return;
         }
+        if (handOff != null && ThreadNice.lowered()) {
+            try {
+                handOff.execute(this::drain);
+                return;
+            } catch (RejectedExecutionException shutDown) {
+                // the hand-off is gone (closing): deliver here
+            }
+        }
+        drain();
+    }
+
+    /** Delivers everything queued, and what arrives meanwhile; by the one thread that took {@code wip} from 0. */
+    @SuppressWarnings("unchecked")
+    private void drain() {
         int missed = 1;
         do {
             Object next;

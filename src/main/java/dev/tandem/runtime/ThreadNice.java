@@ -74,6 +74,11 @@ public final class ThreadNice {
         }
     }
 
+    /** Whether this class lowered the calling thread's priority ({@link #ensure}). */
+    public static boolean lowered() {
+        return GIVEN.get() != 0;
+    }
+
     /** The calling thread's nice value as the kernel reports it, or empty where it cannot be read. */
     public static Optional<Integer> current() {
         try {

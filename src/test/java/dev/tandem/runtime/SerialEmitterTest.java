@@ -2,13 +2,17 @@ package dev.tandem.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Sinks;
@@ -70,5 +74,33 @@ class SerialEmitterTest {
         emitter.emit(2);
         emitter.emit(3);
         assertEquals(2, emitter.failures());
+    }
+
+    /**
+     * A thread whose priority was lowered hands its drain to the hand-off thread, so a subscriber never runs
+     * on (and answers never wait behind) a thread the OS may deschedule; a normal thread delivers inline.
+     */
+    @Test
+    void aLoweredThreadHandsItsDrainOffAndANormalThreadDeliversInline() throws Exception {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values exist only on Linux");
+        Sinks.Many<String> sink = Sinks.many().unicast().onBackpressureBuffer();
+        ExecutorService handOff = Executors.newSingleThreadExecutor(r -> new Thread(r, "hand-off"));
+        SerialEmitter<String> emitter = new SerialEmitter<>(sink, handOff);
+        Map<String, String> deliveredOn = new ConcurrentHashMap<>();
+        sink.asFlux().subscribe(item -> deliveredOn.put(item, Thread.currentThread().getName()));
+        try {
+            Thread lowered = new Thread(() -> {
+                ThreadNice.ensure(ThreadNice.current().orElseThrow() + 3);
+                emitter.emit("from a lowered thread");
+            }, "lowered");
+            lowered.start();
+            lowered.join(Duration.ofSeconds(30).toMillis());
+            handOff.submit(() -> { }).get(30, TimeUnit.SECONDS);
+            emitter.emit("from a normal thread");
+            assertEquals("hand-off", deliveredOn.get("from a lowered thread"));
+            assertEquals(Thread.currentThread().getName(), deliveredOn.get("from a normal thread"));
+        } finally {
+            handOff.shutdownNow();
+        }
     }
 }
