@@ -84,6 +84,7 @@ toYaml so that it is always valid YAML.
     "maintenance-workers" .Values.workers.maintenance
     "interactive-workers" .Values.workers.interactive
     "maintenance-nice" .Values.workers.maintenanceNice
+    "hydration-nice" .Values.workers.hydrationNice
     "hydration-lanes" .Values.workers.hydrationLanes
     "dataflow-memory-budget" .Values.dataflowMemoryBudget)
   "storage" (dict

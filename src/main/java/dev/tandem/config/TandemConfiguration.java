@@ -76,7 +76,7 @@ public class TandemConfiguration {
         Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
                 storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
         m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
-        m.setMaintenanceNice(c.maintenanceNice());
+        m.setMaintenanceNice(c.maintenanceNice(), c.hydrationNice());
         m.setHydrationLanes(c.hydrationLanes());
         return m;
     }

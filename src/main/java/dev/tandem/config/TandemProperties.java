@@ -29,12 +29,16 @@ public record TandemProperties(
     /** Start-up only. */
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
-            @DefaultValue("10") int maintenanceNice, @DefaultValue("true") boolean hydrationLanes) {
+            @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes) {
 
         public Compute {
-            if (maintenanceNice < 0 || maintenanceNice > 19) {
-                throw new IllegalArgumentException("tandem.compute.maintenance-nice must be between 0 (normal priority) and 19, got "
-                        + maintenanceNice);
+            checkNice("tandem.compute.maintenance-nice", maintenanceNice);
+            checkNice("tandem.compute.hydration-nice", hydrationNice);
+        }
+
+        private static void checkNice(String name, int nice) {
+            if (nice < 0 || nice > 19) {
+                throw new IllegalArgumentException(name + " must be between 0 (normal priority) and 19, got " + nice);
             }
         }
 
@@ -133,6 +137,7 @@ public record TandemProperties(
         s.put("tandem.compute.interactive-workers", compute.interactiveWorkers());
         s.put("tandem.compute.dataflow-memory-budget", compute.dataflowMemoryBudget());
         s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
+        s.put("tandem.compute.hydration-nice", compute.hydrationNice());
         s.put("tandem.compute.hydration-lanes", compute.hydrationLanes());
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());

@@ -85,12 +85,14 @@ public final class Multiplexer implements ComputeInstance {
 
     /** Sets the memory budget of each dataflow created from now on, in both runtimes (bytes). */
     /**
-     * In two-runtime mode, lowers the OS priority of maintenance's worker threads to {@code nice}, so a
-     * saturated CPU serves reads first; a solo runtime answers reads on its workers and is left alone.
+     * In two-runtime mode, lowers the OS priority of maintenance's threads, so a saturated CPU serves reads
+     * first: to {@code nice} for the rounds that keep hydrated indexes fresh, to {@code hydrationNice} for
+     * hydrations and the command thread that sets them up. A solo runtime answers reads on its workers and
+     * is left alone.
      */
-    public void setMaintenanceNice(int nice) {
+    public void setMaintenanceNice(int nice, int hydrationNice) {
         if (interactive != null) {
-            maintenance.setWorkerNice(nice);
+            maintenance.setWorkerNice(nice, hydrationNice);
         }
     }
 

@@ -99,7 +99,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private volatile IntrospectionLogger logging;
     private final Map<String, java.util.function.Supplier<List<List<Object>>>> introspectionSources = new ConcurrentHashMap<>();
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
-    /** The nice value of the command thread (0: normal priority), as of the workers'. */
+    /** The nice value of the command thread (0: normal priority), as of the hydration lanes'. */
     private volatile int commandNice;
     private volatile long dataflowMemoryBudget = dev.tandem.render.MemoryBudget.UNLIMITED;
 
@@ -161,12 +161,13 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     /**
-     * Lowers the OS priority of this runtime's worker threads and of its command thread (which builds
-     * new dataflows' table snapshots) to {@code nice} (0: normal); see {@link ThreadNice}.
+     * Lowers the OS priority (0: normal; see {@link ThreadNice}) of this runtime's workers to {@code nice},
+     * and of its hydration lanes and its command thread (which builds new dataflows' table snapshots) to
+     * {@code hydrationNice}.
      */
-    public void setWorkerNice(int nice) {
-        pool.setNice(nice);
-        commandNice = nice;
+    public void setWorkerNice(int nice, int hydrationNice) {
+        pool.setNice(nice, hydrationNice);
+        commandNice = hydrationNice;
     }
 
     public Role role() {

@@ -27,6 +27,8 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
     private volatile int nice;
+    /** The nice value of the bulk lanes' threads (when the pool has bulk lanes). */
+    private volatile int bulkNice;
 
     public SchedulerWorkerPool(String name, Scheduler scheduler, int size, FatalErrorHandler fatal) {
         this(name, scheduler, size, false, fatal);
@@ -65,7 +67,8 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     @Override
     public Mono<Void> run(int worker, Runnable task, boolean bulkTask) {
-        return call(bulkTask && bulkLanes ? bulk[worker] : workers[worker], worker, () -> {
+        boolean onBulkLane = bulkTask && bulkLanes;
+        return call(onBulkLane ? bulk[worker] : workers[worker], onBulkLane ? bulkNice : nice, worker, () -> {
             task.run();
             return Boolean.TRUE;
         }).then();
@@ -76,11 +79,17 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
      * on a saturated machine the kernel prefers other threads (the interactive runtime's) to these.
      */
     public void setNice(int nice) {
-        this.nice = nice;
+        setNice(nice, nice);
     }
 
-    private void niceCurrentThread() {
-        ThreadNice.ensure(nice);
+    /**
+     * As {@link #setNice(int)}, with the bulk lanes' threads at {@code bulkNice}: each lane is a thread of
+     * its own, so a hydration can yield to the rounds that keep hydrated indexes fresh. A lane's nice
+     * value is set before any task (a thread's nice value can be raised, not lowered, without privilege).
+     */
+    public void setNice(int nice, int bulkNice) {
+        this.nice = nice;
+        this.bulkNice = bulkNice;
     }
 
     /** Tasks submitted and not yet finished. */
@@ -90,14 +99,14 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     /** Computes {@code task} on worker {@code worker}; an exception from it is fatal. */
     public <T> Mono<T> call(int worker, java.util.concurrent.Callable<T> task) {
-        return call(workers[worker], worker, task);
+        return call(workers[worker], nice, worker, task);
     }
 
-    private <T> Mono<T> call(Scheduler.Worker lane, int worker, java.util.concurrent.Callable<T> task) {
+    private <T> Mono<T> call(Scheduler.Worker lane, int laneNice, int worker, java.util.concurrent.Callable<T> task) {
         return Mono.create(sink -> {
             queued.incrementAndGet();
             lane.schedule(() -> {
-                niceCurrentThread();
+                ThreadNice.ensure(laneNice);
                 T value;
                 try {
                     value = task.call();
@@ -116,7 +125,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     /** Schedules {@code task} on worker {@code worker} without waiting for it. */
     public void execute(int worker, Runnable task) {
         workers[worker].schedule(() -> {
-            niceCurrentThread();
+            ThreadNice.ensure(nice);
             try {
                 task.run();
             } catch (Throwable t) {

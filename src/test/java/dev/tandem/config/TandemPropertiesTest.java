@@ -47,6 +47,7 @@ public class TandemPropertiesTest {
                 "tandem.compaction.window",
                 "tandem.compute.dataflow-memory-budget",
                 "tandem.compute.hydration-lanes",
+                "tandem.compute.hydration-nice",
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
                 "tandem.compute.maintenance-nice",

@@ -42,6 +42,7 @@ class HelmChartTest {
             "tandem.compute.maintenance-workers",
             "tandem.compute.interactive-workers",
             "tandem.compute.maintenance-nice",
+            "tandem.compute.hydration-nice",
             "tandem.compute.hydration-lanes",
             "tandem.compute.dataflow-memory-budget",
             "tandem.storage.data-dir",

@@ -11,11 +11,12 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-/** Maintenance's worker threads and its command thread take the configured nice value; other threads keep theirs. */
+/** Maintenance's workers, hydration lanes and command thread take their configured nice values; other threads keep theirs. */
 class ThreadNiceTest {
 
     @Test
@@ -37,7 +38,26 @@ class ThreadNiceTest {
     }
 
     @Test
-    void maintenanceCommandsRunAtTheWorkersNiceValue() {
+    void hydrationLanesRunAtTheirOwnNiceValue() {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int before = ThreadNice.current().orElseThrow();
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", Schedulers.newBoundedElastic(2, 100, "lanes-test"), 1, true,
+                (where, t) -> { });
+        try {
+            pool.setNice(before + 3, before + 8);
+            AtomicReference<Optional<Integer>> steady = new AtomicReference<>();
+            AtomicReference<Optional<Integer>> bulk = new AtomicReference<>();
+            pool.run(0, () -> steady.set(ThreadNice.current()), false).block(Duration.ofSeconds(30));
+            pool.run(0, () -> bulk.set(ThreadNice.current()), true).block(Duration.ofSeconds(30));
+            assertThat(steady.get()).contains(before + 3);
+            assertThat(bulk.get()).contains(before + 8);
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    @Test
+    void maintenanceCommandsRunAtTheHydrationNiceValue() {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
         Scheduler ticks = Schedulers.newSingle("nice-ticks");
@@ -45,7 +65,7 @@ class ThreadNiceTest {
         ComputeRuntime runtime = ComputeRuntime.create(Role.MAINTENANCE, 1, storage, new ArrangementSharingRegistry(), true,
                 (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
         try {
-            runtime.setWorkerNice(before + 5);
+            runtime.setWorkerNice(before + 2, before + 5);
             CompletableFuture<Optional<Integer>> onCommandThread = new CompletableFuture<>();
             runtime.runAfterCommands(() -> onCommandThread.complete(ThreadNice.current()));
             assertThat(onCommandThread.orTimeout(30, TimeUnit.SECONDS).join()).contains(before + 5);
