@@ -71,9 +71,8 @@ final class LogCompaction {
             op.done.completeExceptionally(health.failure());
             return;
         }
-        // Under the lock only capture each table's history (a snapshot of its batches, however many); read
-        // it into the image outside, so a large table does not hold up subscriptions and frontiers (merging a
-        // 2 M-row table here once held the lock for over a second). This runs on the commit thread, so no
+        // Under the lock only merge and capture each table's history; read it into the image outside, so a
+        // large table does not hold up subscriptions and frontiers. This runs on the commit thread, so no
         // write is applied meanwhile.
         record Captured(StoredTable table, TraceSnapshot history, long frontier, long since) {
         }
@@ -84,7 +83,7 @@ final class LogCompaction {
             image.add(new LogRecord.Clock(applied.oracle.last()));
             applied.historySize = 0;
             for (StoredTable t : applied.tables.values()) {
-                captured.add(new Captured(t, t.history(), Math.min(t.since, applied.upper), t.since));
+                captured.add(new Captured(t, t.compacted(), Math.min(t.since, applied.upper), t.since));
                 applied.historySize += t.size();
             }
             catalogNow = new TreeMap<>(applied.catalog);

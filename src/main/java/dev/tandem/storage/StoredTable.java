@@ -152,6 +152,13 @@ final class StoredTable {
     record Snapshot(PackedUpdates at, PackedUpdates later) {
     }
 
+    /** Merges the history down as far as compaction allows, and returns it. */
+    TraceSnapshot compacted() {
+        spine.compactFully();
+        republish();
+        return spine.snapshot();
+    }
+
     /**
      * {@code history} consolidated at {@code frontier}: updates at or before it advanced to it and
      * summed, as writes of table {@code id} in time order (for rewriting the log).
