@@ -12,7 +12,7 @@ import java.util.Arrays;
  * grows an array, and hands its arrays to the batch uncopied when they end up exactly full.
  *
  * <p>Once every update is pushed the writer builds the batch's {@link KeyFilter}, sized for the keys
- * written: a merge fills it in fuelled steps ({@link #filterKeys}), {@link #finish} completes it.
+ * written: a merge fills it when its keys are merged ({@link #filterKeys}), {@link #finish} otherwise.
  */
 final class BatchWriter {
 
@@ -131,18 +131,14 @@ final class BatchWriter {
         return updates;
     }
 
-    /**
-     * Adds up to {@code fuel} written keys to the key filter, which is sized on the first call: call
-     * only once every update is pushed. Returns the fuel left.
-     */
-    long filterKeys(long fuel) {
+    /** Adds every written key to the key filter, sized for them: call only once every update is pushed. */
+    void filterKeys() {
         if (keyFilter == null) {
             keyFilter = new KeyFilter.Builder(keys.count);
         }
-        for (; fuel > 0 && filteredKeys < keys.count; fuel--, filteredKeys++) {
+        for (; filteredKeys < keys.count; filteredKeys++) {
             keyFilter.add(keys.bytes, keys.start(filteredKeys), keys.end(filteredKeys));
         }
-        return fuel;
     }
 
     /** Whether every written key is in the key filter. */
@@ -151,7 +147,7 @@ final class BatchWriter {
     }
 
     Batch finish(Frontier lower, Frontier upper, Frontier since) {
-        filterKeys(Long.MAX_VALUE);
+        filterKeys();
         Batch.Starts kvs = new Batch.Starts(null);
         if (keyValStart != null) {
             keyValStart = room(keyValStart, keys.count);
