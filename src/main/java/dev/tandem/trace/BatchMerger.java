@@ -6,8 +6,9 @@ import java.util.Arrays;
 /**
  * Merges two adjacent batches into one, a bounded amount of work at a time. Times before the merge's
  * {@code since} are advanced to it, equal {@code (key, val, time)} updates are summed, and zero sums
- * dropped (logical compaction). Once the keys are merged, the step that merged the last of them fills
- * the output's {@link KeyFilter} in one pass over its keys (a hash each), uncharged to the fuel.
+ * dropped (logical compaction). The output's {@link KeyFilter} is built by {@link BatchWriter#finish}, in one
+ * pass over the merged keys, uncharged to the fuel: charged, merges finished later and a spine at rest held
+ * their inputs and outputs both (live heap per row of a table with one index went from 43 to 84 bytes).
  */
 final class BatchMerger {
 
@@ -51,21 +52,13 @@ final class BatchMerger {
         return older.updateCount() + newer.updateCount();
     }
 
-    /** Whether the output is complete: every key merged and in the output's key filter. */
     boolean done() {
-        return merged() && out.keysFiltered();
-    }
-
-    private boolean merged() {
         return keyA >= older.keyCount() && keyB >= newer.keyCount();
     }
 
-    /**
-     * Merges until about {@code fuel} updates are consumed or the merge is done (its output's key filter
-     * then filled); returns the fuel left.
-     */
+    /** Merges until about {@code fuel} updates are consumed or the merge is done; returns the fuel left. */
     long work(long fuel) {
-        while (fuel > 0 && !merged()) {
+        while (fuel > 0 && !done()) {
             int c;
             if (keyA >= older.keyCount()) {
                 c = 1;
@@ -85,12 +78,6 @@ final class BatchMerger {
                 keyA++;
                 keyB++;
             }
-        }
-        if (merged()) {
-            // The filter is filled in one pass, not charged to the fuel: charged, it doubled a merge's cost in
-            // fuel, merges finished later and a spine at rest held their inputs and outputs both (live heap
-            // per row of a table with one index went from 43 to 84 bytes in `bench memory`).
-            out.filterKeys();
         }
         return fuel;
     }

@@ -11,17 +11,12 @@ import java.util.Arrays;
  * <p>A writer sized up front with the output's bounds (as a merge or a builder knows them) never
  * grows an array, and hands its arrays to the batch uncopied when they end up exactly full.
  *
- * <p>Once every update is pushed the writer builds the batch's {@link KeyFilter}, sized for the keys
- * written: a merge fills it when its keys are merged ({@link #filterKeys}), {@link #finish} otherwise.
+ * <p>{@link #finish} builds the batch's {@link KeyFilter}, sized for the keys written.
  */
 final class BatchWriter {
 
     private final ByteColumn keys;
     private final ByteColumn vals;
-    /** The key filter, made once every key is written; {@code null} until then. */
-    private KeyFilter.Builder keyFilter;
-    /** How many of the written keys are in the key filter. */
-    private int filteredKeys;
     /** Each key's first value; {@code null} while every key has exactly one (the identity). */
     private int[] keyValStart;
     /** Each value's first update; {@code null} while every value has exactly one (the identity). */
@@ -131,23 +126,17 @@ final class BatchWriter {
         return updates;
     }
 
-    /** Adds every written key to the key filter, sized for them: call only once every update is pushed. */
-    void filterKeys() {
-        if (keyFilter == null) {
-            keyFilter = new KeyFilter.Builder(keys.count);
+    /** The filter of every written key. */
+    private KeyFilter keyFilter() {
+        KeyFilter.Builder filter = new KeyFilter.Builder(keys.count);
+        for (int k = 0; k < keys.count; k++) {
+            filter.add(keys.bytes, keys.start(k), keys.end(k));
         }
-        for (; filteredKeys < keys.count; filteredKeys++) {
-            keyFilter.add(keys.bytes, keys.start(filteredKeys), keys.end(filteredKeys));
-        }
-    }
-
-    /** Whether every written key is in the key filter. */
-    boolean keysFiltered() {
-        return keyFilter != null && filteredKeys == keys.count;
+        return filter.build();
     }
 
     Batch finish(Frontier lower, Frontier upper, Frontier since) {
-        filterKeys();
+        KeyFilter filter = keyFilter();
         Batch.Starts kvs = new Batch.Starts(null);
         if (keyValStart != null) {
             keyValStart = room(keyValStart, keys.count);
@@ -161,7 +150,7 @@ final class BatchWriter {
             vus = new Batch.Starts(exact(valUpdStart, vals.count + 1));
         }
         return new Batch(lower, upper, since, keys.finish(), kvs, vals.finish(), vus, exact(times, updates),
-                exact(diffs, updates), keyFilter.build());
+                exact(diffs, updates), filter);
     }
 
     private static int[] exact(int[] a, int n) {

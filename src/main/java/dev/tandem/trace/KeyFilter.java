@@ -23,8 +23,7 @@ import dev.tandem.row.Row;
  * <h2>Building</h2>
  * A {@link Builder} is sized for the exact number of keys of its batch, so a filter's size depends on
  * its keys alone (not on the merges that produced them, as memory after compaction must not), and takes
- * the keys one at a time once they are all written: a merge fills its output's filter in one pass when
- * its last key is merged (see {@link BatchWriter#filterKeys}).
+ * the keys one at a time once they are all written ({@link BatchWriter#finish}).
  */
 final class KeyFilter {
 
