@@ -65,6 +65,8 @@ public final class Multiplexer implements ComputeInstance {
         if (!twoRuntimes) {
             return new Multiplexer(ComputeRuntime.create(Role.SOLO, maintenanceWorkers, storage, registry, false, fatal, clock, observer), null);
         }
+        // Reactor's shared timer threads (timeouts) start now, at normal priority, not from a lowered maintenance thread.
+        dev.tandem.runtime.ThreadNice.startThreads(reactor.core.scheduler.Schedulers.parallel(), reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE);
         ComputeRuntime m = ComputeRuntime.create(Role.MAINTENANCE, maintenanceWorkers, storage, registry, true, fatal, clock, observer);
         ComputeRuntime i = ComputeRuntime.create(Role.INTERACTIVE, interactiveWorkers, storage, registry, false, fatal, clock, observer);
         return new Multiplexer(m, i);

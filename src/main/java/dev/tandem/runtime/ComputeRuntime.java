@@ -117,9 +117,12 @@ public final class ComputeRuntime implements ComputeInstance {
         RuntimeResources.SchedulerFactory schedulers = resources.schedulers();
         // One thread applies commands in order; it may block on set-up work (e.g. creating logging tables).
         this.commandScheduler = schedulers.newBoundedElastic(name + "-commands", 1);
+        // Maintenance's responses are delivered by a thread of normal priority of their own, never by its
+        // lowered threads, which the OS may deschedule with the interactive runtime's answers queued behind.
         this.responses = role == Role.MAINTENANCE ? schedulers.newParallel(name + "-responses", 1) : null;
         this.emitter = new SerialEmitter<>(out, responses == null ? null : task -> responses.schedule(task));
         this.commands = commandScheduler.createWorker();
+        ThreadNice.startThreads(List.of(commands));
         if (role == Role.INTERACTIVE) {
             this.fastLane = schedulers.newParallel(name, workers);
             this.pool = new SchedulerWorkerPool(name + "-slow", schedulers.newParallel(name + "-slow", workers), workers, fatal);
@@ -310,7 +313,9 @@ public final class ComputeRuntime implements ComputeInstance {
             }
             return;
         }
-        logging = new IntrospectionLogger(this, registry, shareWithReader, listener, resources, fatal);
+        // Built at normal priority: the command thread may be lowered, and the logging's threads (its
+        // timer, worker and storage) would inherit that for life.
+        logging = ThreadNice.atNormalPriority(() -> new IntrospectionLogger(this, registry, shareWithReader, listener, resources, fatal));
         for (Dataflow df : logging.dataflows()) {
             Set<String> exports = new HashSet<>(df.exportIds());
             liveExports.put(df, exports);

@@ -32,15 +32,20 @@ public record RuntimeResources(LongSupplier clockMillis, LongSupplier tickerNano
         /** At most {@code threads} threads that may block. */
         Scheduler newBoundedElastic(String name, int threads);
 
+        /**
+         * Reactor's schedulers. The fixed ones (single, parallel) start their threads at once, at normal
+         * priority ({@link ThreadNice#startThreads(Scheduler, int)}); a bounded-elastic scheduler's threads
+         * start with the workers taken from it ({@link SchedulerWorkerPool} starts its own).
+         */
         SchedulerFactory REACTOR = new SchedulerFactory() {
             @Override
             public Scheduler newSingle(String name) {
-                return Schedulers.newSingle(name);
+                return ThreadNice.startThreads(Schedulers.newSingle(name), 1);
             }
 
             @Override
             public Scheduler newParallel(String name, int threads) {
-                return Schedulers.newParallel(name, threads);
+                return ThreadNice.startThreads(Schedulers.newParallel(name, threads), threads);
             }
 
             @Override

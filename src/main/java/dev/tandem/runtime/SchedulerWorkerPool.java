@@ -1,6 +1,8 @@
 package dev.tandem.runtime;
 
 import dev.tandem.render.WorkerPool;
+import java.util.ArrayList;
+import java.util.List;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -48,6 +50,13 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
             bulk[w] = bulkLanes ? scheduler.createWorker() : workers[w];
         }
         this.bulkLanes = bulkLanes;
+        // Each worker's thread starts now at normal priority and lowers itself with its first task, rather
+        // than inherit the nice value of whichever thread schedules that task (a lowered one, often).
+        List<Scheduler.Worker> all = new ArrayList<>(List.of(workers));
+        if (bulkLanes) {
+            all.addAll(List.of(bulk));
+        }
+        ThreadNice.startThreads(all);
     }
 
     /** Turns the bulk lanes off (or back on, if the pool was made with them); before any task. */

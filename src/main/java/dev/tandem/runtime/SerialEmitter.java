@@ -20,9 +20,9 @@ import reactor.core.publisher.Sinks;
  *
  * <p>The thread that drains runs the sink's subscribers, and everything waiting in the queue waits for it.
  * A maintenance thread whose priority was lowered ({@link ThreadNice}) and that the OS deschedules
- * mid-drain would hold up the answers queued behind it (seen as reads stalled for 0.5 s while the
- * interactive threads sat idle). So with a hand-off executor, a drain such a thread would start runs
- * on the hand-off (a thread of normal priority) instead; other threads still drain inline.
+ * mid-drain would hold up the answers queued behind it (seen as reads stalled for seconds while the
+ * interactive threads sat idle). So an emitter may have a hand-off executor (a thread of normal
+ * priority): then every drain runs there, and no emitting thread ever delivers.
  */
 public final class SerialEmitter<T> {
 
@@ -40,7 +40,7 @@ public final class SerialEmitter<T> {
         this(sink, null);
     }
 
-    /** An emitter whose drains that a lowered-priority thread would start run on {@code handOff} (null: always inline). */
+    /** An emitter whose drains all run on {@code handOff} (null: inline, on whichever thread finds none under way). */
     public SerialEmitter(Sinks.Many<T> sink, Executor handOff) {
         this.sink = sink;
         this.handOff = handOff;
@@ -61,7 +61,7 @@ public final class SerialEmitter<T> {
         if (wip.getAndIncrement() != 0) {
             return;
         }
-        if (handOff != null && ThreadNice.lowered()) {
+        if (handOff != null) {
             try {
                 handOff.execute(this::drain);
                 return;

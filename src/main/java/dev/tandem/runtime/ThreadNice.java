@@ -4,9 +4,17 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Lowers the OS scheduling priority (raises the nice value) of the calling thread, so that on a
@@ -15,6 +23,12 @@ import org.slf4j.LoggerFactory;
  * per-thread attribute there, set with {@code setpriority(PRIO_PROCESS, 0, nice)} for the calling
  * thread. Raising one's own nice value needs no privilege. Where this is not Linux or the call fails,
  * maintenance runs at normal priority and a warning says so once.
+ *
+ * <p>A new thread inherits its creator's nice value, and taking a lower one again needs privilege. So
+ * every thread that must keep normal priority is started by a thread of normal priority
+ * ({@link #startThreads}, {@link #atNormalPriority}), never lazily by whichever lowered maintenance
+ * thread first schedules on its pool: that once left maintenance's response thread, its introspection
+ * logging and the logging's storage at nice 19, and reads stalled for seconds behind them.
  */
 public final class ThreadNice {
 
@@ -24,6 +38,14 @@ public final class ThreadNice {
     private static volatile boolean warned;
     /** The nice value this class gave the current thread (0: none), so a pool's thread is set once, not per task. */
     private static final ThreadLocal<Integer> GIVEN = ThreadLocal.withInitial(() -> 0);
+    /**
+     * The process's own nice value: that of the thread that loaded this class, before it could lower any.
+     * A thread above it is "lowered", by this class or because a lowered thread created it.
+     */
+    private static final int NORMAL = current().orElse(0);
+    /** Creates threads for lowered callers; started with this class, so at the process's own priority. */
+    private static final ThreadPoolExecutor STARTER = starter();
+    private static final long STARTER_WAIT_SECONDS = 60;
 
     private ThreadNice() {
     }
@@ -74,9 +96,60 @@ public final class ThreadNice {
         }
     }
 
-    /** Whether this class lowered the calling thread's priority ({@link #ensure}). */
-    public static boolean lowered() {
-        return GIVEN.get() != 0;
+    /**
+     * Runs {@code work}, which creates threads, so that they start at the process's own priority: on the
+     * calling thread if it has that priority, else on a thread kept for this, waiting for it. A Linux
+     * thread inherits its creator's nice value and, without privilege, can never take a lower one again: a
+     * pool thread that a lowered maintenance thread happened to create (by scheduling its first task, or
+     * by building a component) would stay lowered for life, and so would everything it serves.
+     */
+    public static <T> T atNormalPriority(Supplier<T> work) {
+        if (current().map(n -> n <= NORMAL).orElse(true)) {
+            return work.get();
+        }
+        try {
+            return STARTER.submit(work::get).get(STARTER_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting threads", e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("threads were not started within " + STARTER_WAIT_SECONDS + " s", e);
+        }
+    }
+
+    /**
+     * Starts the thread behind each of {@code workers} now, at the process's own priority (see
+     * {@link #atNormalPriority}), by giving it a task that does nothing: a scheduler's threads start with
+     * their first task, from whichever thread scheduled it.
+     */
+    public static void startThreads(List<Scheduler.Worker> workers) {
+        atNormalPriority(() -> {
+            workers.forEach(w -> w.schedule(() -> { }));
+            return null;
+        });
+    }
+
+    /** As {@link #startThreads(List)} for a scheduler of {@code threads} fixed threads that takes them in turn (parallel, single). */
+    public static Scheduler startThreads(Scheduler scheduler, int threads) {
+        atNormalPriority(() -> {
+            for (int i = 0; i < threads; i++) {
+                scheduler.schedule(() -> { });
+            }
+            return null;
+        });
+        return scheduler;
+    }
+
+    private static ThreadPoolExecutor starter() {
+        ThreadPoolExecutor e = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "tandem-thread-starter");
+            t.setDaemon(true);
+            return t;
+        });
+        e.prestartCoreThread();
+        return e;
     }
 
     /** The calling thread's nice value as the kernel reports it, or empty where it cannot be read. */

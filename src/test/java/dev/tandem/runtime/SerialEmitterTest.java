@@ -2,7 +2,6 @@ package dev.tandem.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,30 +76,32 @@ class SerialEmitterTest {
     }
 
     /**
-     * A thread whose priority was lowered hands its drain to the hand-off thread, so a subscriber never runs
-     * on (and answers never wait behind) a thread the OS may deschedule; a normal thread delivers inline.
+     * With a hand-off, every drain runs on the hand-off thread, whichever thread emits, so a subscriber
+     * never runs on (and answers never wait behind) an emitting thread the OS may deschedule; without
+     * one, the emitting thread delivers inline.
      */
     @Test
-    void aLoweredThreadHandsItsDrainOffAndANormalThreadDeliversInline() throws Exception {
-        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values exist only on Linux");
+    void withAHandOffEveryDrainRunsThereAndWithoutOneInline() throws Exception {
         Sinks.Many<String> sink = Sinks.many().unicast().onBackpressureBuffer();
         ExecutorService handOff = Executors.newSingleThreadExecutor(r -> new Thread(r, "hand-off"));
         SerialEmitter<String> emitter = new SerialEmitter<>(sink, handOff);
         Map<String, String> deliveredOn = new ConcurrentHashMap<>();
         sink.asFlux().subscribe(item -> deliveredOn.put(item, Thread.currentThread().getName()));
         try {
-            Thread lowered = new Thread(() -> {
-                ThreadNice.ensure(ThreadNice.current().orElseThrow() + 3);
-                emitter.emit("from a lowered thread");
-            }, "lowered");
-            lowered.start();
-            lowered.join(Duration.ofSeconds(30).toMillis());
+            Thread other = new Thread(() -> emitter.emit("from another thread"), "other");
+            other.start();
+            other.join(Duration.ofSeconds(30).toMillis());
+            emitter.emit("from the test thread");
             handOff.submit(() -> { }).get(30, TimeUnit.SECONDS);
-            emitter.emit("from a normal thread");
-            assertEquals("hand-off", deliveredOn.get("from a lowered thread"));
-            assertEquals(Thread.currentThread().getName(), deliveredOn.get("from a normal thread"));
+            assertEquals("hand-off", deliveredOn.get("from another thread"));
+            assertEquals("hand-off", deliveredOn.get("from the test thread"));
         } finally {
             handOff.shutdownNow();
         }
+        Sinks.Many<String> inlineSink = Sinks.many().unicast().onBackpressureBuffer();
+        SerialEmitter<String> inline = new SerialEmitter<>(inlineSink);
+        inlineSink.asFlux().subscribe(item -> deliveredOn.put(item, Thread.currentThread().getName()));
+        inline.emit("inline");
+        assertEquals(Thread.currentThread().getName(), deliveredOn.get("inline"));
     }
 }

@@ -7,12 +7,21 @@ import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.storage.StorageOptions;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
+import dev.tandem.protocol.ComputeCommand;
+import dev.tandem.protocol.ComputeParameters;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -86,6 +95,81 @@ class ThreadNiceTest {
             assertThat(pool.call(0, ThreadNice::current).block(Duration.ofSeconds(30))).contains(inherited);
         } finally {
             pool.dispose();
+        }
+    }
+
+    /**
+     * The premise, and the remedy: a thread starts with its creator's nice value, so a pool whose first task a
+     * lowered thread schedules would run lowered for life; pools and fixed schedulers made by a lowered thread
+     * through {@link ThreadNice} start their threads at normal priority instead.
+     */
+    @Test
+    void threadsALoweredThreadBringsAboutStartAtNormalPriority() throws Exception {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int before = ThreadNice.current().orElseThrow();
+        CompletableFuture<List<Optional<Integer>>> seen = new CompletableFuture<>();
+        Thread lowered = new Thread(() -> {
+            ThreadNice.ensure(before + 6);
+            Scheduler plain = Schedulers.newSingle("inherits");
+            Scheduler fixed = RuntimeResources.SchedulerFactory.REACTOR.newParallel("started", 2);
+            SchedulerWorkerPool pool = new SchedulerWorkerPool("pool", Schedulers.newBoundedElastic(1, 100, "pool"), 1, (where, t) -> { });
+            try {
+                seen.complete(List.of(
+                        Mono.fromCallable(ThreadNice::current).subscribeOn(plain).block(Duration.ofSeconds(30)),
+                        Mono.fromCallable(ThreadNice::current).subscribeOn(fixed).block(Duration.ofSeconds(30)),
+                        pool.call(0, ThreadNice::current).block(Duration.ofSeconds(30)),
+                        ThreadNice.atNormalPriority(ThreadNice::current)));
+            } finally {
+                plain.dispose();
+                fixed.dispose();
+                pool.dispose();
+            }
+        }, "lowered");
+        lowered.start();
+        List<Optional<Integer>> nice = seen.orTimeout(60, TimeUnit.SECONDS).join();
+        assertThat(nice.get(0)).as("a thread a lowered thread started").contains(before + 6);
+        assertThat(nice.get(1)).as("a fixed scheduler's thread").contains(before);
+        assertThat(nice.get(2)).as("a pool's worker").contains(before);
+        assertThat(nice.get(3)).as("work run at normal priority").contains(before);
+    }
+
+    /**
+     * Maintenance lowers its command thread, which builds the introspection logging, and its workers, which
+     * produce frontier reports; yet the logging's timer and the thread that delivers every response keep
+     * normal priority, so no read answer queues behind a thread the OS deschedules.
+     */
+    @Test
+    void maintenanceLoggingAndResponsesKeepNormalPriority() {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int before = ThreadNice.current().orElseThrow();
+        Scheduler ticks = Schedulers.newSingle("nice-ticks");
+        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
+        ComputeRuntime runtime = ComputeRuntime.create(Role.MAINTENANCE, 1, storage, new ArrangementSharingRegistry(), true,
+                (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
+        Set<Optional<Integer>> deliveredAt = ConcurrentHashMap.newKeySet();
+        CountDownLatch responses = new CountDownLatch(5);
+        Disposable delivered = runtime.responses().subscribe(r -> {
+            deliveredAt.add(ThreadNice.current());
+            responses.countDown();
+        });
+        try {
+            runtime.setWorkerNice(before + 2, before + 5);
+            CompletableFuture<Optional<Integer>> sampled = new CompletableFuture<>();
+            runtime.addIntrospectionSource(Introspection.SUBSCRIPTIONS.id(), () -> {
+                sampled.complete(ThreadNice.current());
+                return List.of();
+            });
+            runtime.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
+            assertThat(sampled.orTimeout(30, TimeUnit.SECONDS).join()).as("the logging's sampler").contains(before);
+            assertThat(responses.await(30, TimeUnit.SECONDS)).as("frontier reports arrived").isTrue();
+            assertThat(deliveredAt).as("where responses are delivered").containsOnly(Optional.of(before));
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        } finally {
+            delivered.dispose();
+            runtime.close();
+            storage.close();
+            ticks.dispose();
         }
     }
 }
