@@ -1,5 +1,6 @@
 package dev.tandem.storage;
 
+import dev.tandem.time.Frontier;
 import dev.tandem.trace.TraceSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -18,12 +19,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * probe succeeds.
  *
  * <p>Threading: {@link #compactIfGrown} runs on the storage's scheduler and only enqueues;
- * {@link #compactNow} runs on the commit thread between batches, so no write is applied meanwhile.
+ * {@link #compactNow} runs on the commit thread between batches, so no write is applied meanwhile; it
+ * takes the applied tables' lock only in short steps.
  */
 final class LogCompaction {
 
     private static final long COMPACTION_MIN_BYTES = 4L << 20;
     private static final long COMPACTION_MIN_UPDATES = 100_000;
+    /** Merge work per hold of the lock while merging tables down (a few milliseconds). */
+    private static final long FUEL_PER_STEP = 1 << 16;
 
     private final AppliedTables applied;
     private final Journal journal;
@@ -71,10 +75,28 @@ final class LogCompaction {
             op.done.completeExceptionally(health.failure());
             return;
         }
-        // Under the lock only merge and capture each table's history; read it into the image outside, so a
-        // large table does not hold up subscriptions and frontiers. This runs on the commit thread, so no
-        // write is applied meanwhile.
+        // Merge each table down in bounded steps, each under the lock and none longer than a few
+        // milliseconds, so frontiers, subscriptions and catalog reads go on in between (a 2 M-row table
+        // takes over a second to merge whole). Then capture the histories under the lock and read them
+        // into the image outside it. This runs on the commit thread, so meanwhile no write is applied and
+        // no table is created or dropped.
         record Captured(StoredTable table, TraceSnapshot history, long frontier, long since) {
+        }
+        List<StoredTable> tables;
+        synchronized (applied.lock) {
+            tables = List.copyOf(applied.tables.values());
+        }
+        for (StoredTable t : tables) {
+            Frontier target;
+            synchronized (applied.lock) {
+                target = t.compactionTarget();
+            }
+            boolean more = true;
+            while (more) {
+                synchronized (applied.lock) {
+                    more = t.compactStep(FUEL_PER_STEP, target);
+                }
+            }
         }
         List<Captured> captured = new ArrayList<>();
         List<LogRecord> image = new ArrayList<>();
@@ -83,7 +105,7 @@ final class LogCompaction {
             image.add(new LogRecord.Clock(applied.oracle.last()));
             applied.historySize = 0;
             for (StoredTable t : applied.tables.values()) {
-                captured.add(new Captured(t, t.compacted(), Math.min(t.since, applied.upper), t.since));
+                captured.add(new Captured(t, t.history(), Math.min(t.since, applied.upper), t.since));
                 applied.historySize += t.size();
             }
             catalogNow = new TreeMap<>(applied.catalog);

@@ -152,11 +152,20 @@ final class StoredTable {
     record Snapshot(PackedUpdates at, PackedUpdates later) {
     }
 
-    /** Merges the history down as far as compaction allows, and returns it. */
-    TraceSnapshot compacted() {
-        spine.compactFully();
+    /** Where merging the history down, begun now, goes: its compaction frontier now. */
+    Frontier compactionTarget() {
+        return spine.since();
+    }
+
+    /**
+     * One bounded step ({@code fuel} units of merge work) of merging the history down to {@code target}
+     * ({@link #compactionTarget()} when the steps began); returns whether work remains. What a finished
+     * merge changed is published.
+     */
+    boolean compactStep(long fuel, Frontier target) {
+        boolean more = spine.compactStep(fuel, target);
         republish();
-        return spine.snapshot();
+        return more;
     }
 
     /**

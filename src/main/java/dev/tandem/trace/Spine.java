@@ -125,29 +125,37 @@ public final class Spine {
     /** Completes every merge in progress and merges everything mergeable down (for tests and idle time). */
     public void compactFully() {
         refreshSince();
-        while (work(Long.MAX_VALUE)) {
-            // keep working until no merge is in progress
+        Frontier target = since;
+        while (compactStep(Long.MAX_VALUE, target)) {
+            // keep stepping until everything is merged down
         }
-        boolean merged = true;
-        while (merged) {
-            merged = false;
-            for (int i = slots.size() - 1; i > 0; i--) {
-                if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b) {
-                    BatchMerger m = new BatchMerger(a, b, since);
-                    m.work(Long.MAX_VALUE);
-                    slots.set(i - 1, m.finish());
-                    slots.remove(i);
-                    merged = true;
-                    break;
-                }
+    }
+
+    /**
+     * One bounded step of {@link #compactFully}: grants every merge in progress {@code fuel} units of work
+     * and, when none is left in progress, starts merging the newest two adjacent batches, or re-compacts a
+     * lone batch compacted to before {@code target}. Returns whether work remains, so a caller can merge a
+     * large trace down in steps and let others in between. Pass as {@code target} the {@link #since()}
+     * when the steps began: a since that keeps moving meanwhile then cannot keep them going forever.
+     */
+    public boolean compactStep(long fuel, Frontier target) {
+        refreshSince();
+        if (work(fuel)) {
+            return true;
+        }
+        for (int i = slots.size() - 1; i > 0; i--) {
+            if (slots.get(i - 1) instanceof Batch a && slots.get(i) instanceof Batch b) {
+                slots.set(i - 1, new BatchMerger(a, b, since));
+                slots.remove(i);
+                return true;
             }
         }
-        if (slots.size() == 1 && slots.get(0) instanceof Batch only && only.since().compareTo(since) < 0) {
-            BatchMerger m = new BatchMerger(only, Batch.empty(only.upper(), only.upper(), since), since);
-            m.work(Long.MAX_VALUE);
-            slots.set(0, m.finish());
+        if (slots.size() == 1 && slots.get(0) instanceof Batch only && only.since().compareTo(target.meet(since)) < 0) {
+            slots.set(0, new BatchMerger(only, Batch.empty(only.upper(), only.upper(), since), since));
+            return true;
         }
         publish();
+        return false;
     }
 
     /**

@@ -40,6 +40,10 @@ class SpineProperties {
 
         record CompactFully() implements Op {
         }
+
+        /** A bounded step of full compaction, as log compaction takes them between releases of the storage lock. */
+        record CompactStep(int fuel) implements Op {
+        }
     }
 
     @Provide
@@ -56,7 +60,8 @@ class SpineProperties {
                 net.jqwik.api.Tuple.of(2, Combinators.combine(Arbitraries.integers().between(0, 5), Arbitraries.integers().between(0, 4)).as(Op.Downgrade::new)),
                 net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 5).map(Op.Release::new)),
                 net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(1, 200).map(Op.Work::new)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.just(new Op.CompactFully())));
+                net.jqwik.api.Tuple.of(1, Arbitraries.just(new Op.CompactFully())),
+                net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(1, 40).map(Op.CompactStep::new)));
         return op.list().ofMinSize(1).ofMaxSize(40);
     }
 
@@ -98,6 +103,7 @@ class SpineProperties {
                 }
                 case Op.Work w -> spine.work(w.fuel());
                 case Op.CompactFully c -> spine.compactFully();
+                case Op.CompactStep c -> spine.compactStep(c.fuel(), spine.since());
             }
             // Let the anchor trail slowly so compaction happens but some history stays readable.
             if (++step % 5 == 0) {
@@ -171,6 +177,49 @@ class SpineProperties {
         total.values().removeIf(d -> d == 0);
         assertThat(spine.snapshot().records()).isEqualTo(total.size());
         assertThat(spine.snapshot().batches().size()).isLessThanOrEqualTo(1);
+    }
+
+    @Property(tries = 200)
+    void compactionInSmallStepsEndsWhereFullCompactionDoes(@ForAll("workloads") List<Op> ops) {
+        Spine stepped = new Spine("stepped", Frontier.at(0));
+        Spine full = new Spine("full", Frontier.at(0));
+        long now = 0;
+        for (Op op : ops) {
+            if (op instanceof Op.Insert ins) {
+                for (Spine spine : List.of(stepped, full)) {
+                    BatchBuilder b = new BatchBuilder();
+                    for (Upd u : ins.updates()) {
+                        b.add(Row.of(u.key()), Row.of(u.val()), now + u.dt(), u.diff());
+                    }
+                    spine.insert(b.build(Frontier.at(now), Frontier.at(now + ins.width()), spine.since()));
+                }
+                now += ins.width();
+            }
+        }
+        int steps = 0;
+        Frontier target = stepped.since();
+        while (stepped.compactStep(3, target)) {
+            steps++;
+            assertThat(steps).as("compaction in steps terminates").isLessThan(100_000);
+        }
+        full.compactFully();
+        assertThat(stepped.snapshot().batches()).hasSameSizeAs(full.snapshot().batches());
+        assertThat(stepped.snapshot().records()).isEqualTo(full.snapshot().records());
+        assertThat(stepped.since()).isEqualTo(full.since());
+        assertThat(updates(stepped.snapshot())).isEqualTo(updates(full.snapshot()));
+    }
+
+    /** Every (key, val, time, diff) of {@code snap}, sorted, as text. */
+    private static List<String> updates(TraceSnapshot snap) {
+        List<String> out = new ArrayList<>();
+        Cursor c = snap.cursor();
+        while (c.keyValid()) {
+            Row key = c.key();
+            c.forEachUpdate((val, time, diff) -> out.add(key + " " + val + " " + time + " " + diff));
+            c.stepKey();
+        }
+        out.sort(null);
+        return out;
     }
 
     @Property(tries = 200)
