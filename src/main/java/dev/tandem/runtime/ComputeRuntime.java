@@ -101,6 +101,8 @@ public final class ComputeRuntime implements ComputeInstance {
     private volatile ComputeParameters parameters = ComputeParameters.DEFAULTS;
     /** The nice value of the command thread (0: normal priority), as of the hydration lanes'. */
     private volatile int commandNice;
+    /** The nice value of the workers that keep hydrated indexes fresh, and of the introspection logging. */
+    private volatile int workerNice;
     private volatile long dataflowMemoryBudget = dev.tandem.render.MemoryBudget.UNLIMITED;
 
     private ComputeRuntime(Role role, int workers, TableStorage storage, ArrangementSharingRegistry registry, boolean shareWithReader,
@@ -164,13 +166,18 @@ public final class ComputeRuntime implements ComputeInstance {
     }
 
     /**
-     * Lowers the OS priority (0: normal; see {@link ThreadNice}) of this runtime's workers to {@code nice},
-     * and of its hydration lanes and its command thread (which builds new dataflows' table snapshots) to
-     * {@code hydrationNice}.
+     * Lowers the OS priority (0: normal; see {@link ThreadNice}) of this runtime's workers and its
+     * introspection logging to {@code nice}, and of its hydration lanes and its command thread (which
+     * builds new dataflows' table snapshots) to {@code hydrationNice}.
      */
     public void setWorkerNice(int nice, int hydrationNice) {
         pool.setNice(nice, hydrationNice);
         commandNice = hydrationNice;
+        workerNice = nice;
+        IntrospectionLogger l = logging;
+        if (l != null) {
+            l.setNice(nice);
+        }
     }
 
     public Role role() {
@@ -314,8 +321,10 @@ public final class ComputeRuntime implements ComputeInstance {
             return;
         }
         // Built at normal priority: the command thread may be lowered, and the logging's threads (its
-        // timer, worker and storage) would inherit that for life.
+        // timer, worker and storage) would inherit that for life. Its sampler and worker then lower
+        // themselves to the workers' nice value: logging is maintenance work.
         logging = ThreadNice.atNormalPriority(() -> new IntrospectionLogger(this, registry, shareWithReader, listener, resources, fatal));
+        logging.setNice(workerNice);
         for (Dataflow df : logging.dataflows()) {
             Set<String> exports = new HashSet<>(df.exportIds());
             liveExports.put(df, exports);

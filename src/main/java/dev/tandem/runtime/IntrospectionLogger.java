@@ -33,7 +33,8 @@ import reactor.core.scheduler.Scheduler;
  * updates to internal logging tables, and maintains the introspection indexes from them with ordinary
  * dataflows, published like any index. The logging dataflows run on their own maintenance thread, so
  * they keep advancing while the workers are pinned by a long step; progress counters are read while
- * those steps run.
+ * those steps run. Beside an interactive runtime the sampler and that thread run at the workers' nice
+ * value, as maintenance work; its responses leave through maintenance's response thread.
  */
 final class IntrospectionLogger implements AutoCloseable {
 
@@ -45,6 +46,8 @@ final class IntrospectionLogger implements AutoCloseable {
     private final Map<List<Object>, LongAdder[]> elapsed = new ConcurrentHashMap<>();
     private final List<Dataflow> dataflows = new ArrayList<>();
     private final Disposable sampling;
+    /** The nice value of the sampler and the logging dataflows' worker (see {@link ThreadNice}). */
+    private volatile int nice;
 
     IntrospectionLogger(ComputeRuntime runtime, ArrangementSharingRegistry registry, boolean shareWithReader, DataflowListener listener,
             RuntimeResources resources, FatalErrorHandler fatal) {
@@ -92,8 +95,15 @@ final class IntrospectionLogger implements AutoCloseable {
         a[1].increment();
     }
 
+    /** Lowers the OS priority of the sampler and of the logging dataflows' worker to {@code nice}, from their next task on. */
+    void setNice(int nice) {
+        this.nice = nice;
+        pool.setNice(nice);
+    }
+
     /** Samples every collection and writes the differences to the logging tables. */
     void sample() {
+        ThreadNice.ensure(nice);
         Map<String, Map<Row, Long>> now = new HashMap<>();
         for (Introspection.Collection c : Introspection.ALL) {
             now.put(c.id(), new HashMap<>());
