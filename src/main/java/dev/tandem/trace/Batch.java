@@ -107,6 +107,11 @@ public final class Batch {
     }
 
     /** Approximate heap bytes of the packed storage. */
+    /** Heap bytes of the key filter alone (part of {@link #byteSize()}). */
+    long keyFilterBytes() {
+        return keyFilter.byteSize();
+    }
+
     public long byteSize() {
         return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 8L * times.length + (diffs == null ? 0 : 8L * diffs.length)
                 + keyFilter.byteSize() + 64;

@@ -114,7 +114,7 @@ public final class BatchBuilder {
             }
         }
         int[] order = sortedOrder();
-        BatchWriter w = new BatchWriter(keys.length, size, vals.length, size, size);
+        BatchWriter w = new BatchWriter(keys.length, size, vals.length, size, size, false);
         int i = 0;
         int reported = 0;
         int last = -1;

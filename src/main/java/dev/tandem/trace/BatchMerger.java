@@ -35,7 +35,7 @@ final class BatchMerger {
         this.out = new BatchWriter(
                 (long) older.keys.bytes.length + newer.keys.bytes.length, older.keyCount() + newer.keyCount(),
                 (long) older.vals.bytes.length + newer.vals.bytes.length, older.vals.count() + newer.vals.count(),
-                older.updateCount() + newer.updateCount());
+                older.updateCount() + newer.updateCount(), true);
         valA = older.keyValStart.at(0);
         valB = newer.keyValStart.at(0);
     }

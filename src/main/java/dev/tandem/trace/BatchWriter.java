@@ -11,7 +11,10 @@ import java.util.Arrays;
  * <p>A writer sized up front with the output's bounds (as a merge or a builder knows them) never
  * grows an array, and hands its arrays to the batch uncopied when they end up exactly full.
  *
- * <p>{@link #finish} builds the batch's {@link KeyFilter}, sized for the keys written.
+ * <p>The batch's {@link KeyFilter} is filled key by key as they are written when the writer was told
+ * how many keys to expect (a merge knows, from its inputs), so no single step pays for it all; otherwise,
+ * or when far fewer keys came than expected (consolidation cancelled them), {@link #finish} builds it,
+ * sized for the keys written.
  */
 final class BatchWriter {
 
@@ -26,19 +29,25 @@ final class BatchWriter {
     private long[] times;
     private long[] diffs;
     private int updates;
+    /** The key filter filled as keys are written (see the class comment), or null. */
+    private final KeyFilter.Builder filling;
 
     BatchWriter() {
-        this(64, 16, 64, 16, 16);
+        this(64, 16, 64, 16, 16, false);
     }
 
-    /** A writer with room for the given numbers of key bytes, keys, value bytes, values and updates. */
-    BatchWriter(long keyBytes, int keyCount, long valBytes, int valCount, int updateCount) {
+    /**
+     * A writer with room for the given numbers of key bytes, keys, value bytes, values and updates; with
+     * {@code keysKnown}, {@code keyCount} bounds the keys to come closely enough to size the key filter.
+     */
+    BatchWriter(long keyBytes, int keyCount, long valBytes, int valCount, int updateCount, boolean keysKnown) {
         keys = new ByteColumn(capacity(keyBytes), keyCount);
         vals = new ByteColumn(capacity(valBytes), valCount);
         expectedKeys = keyCount;
         expectedVals = valCount;
         times = new long[updateCount];
         diffs = new long[updateCount];
+        filling = keysKnown ? new KeyFilter.Builder(keyCount) : null;
     }
 
     private static int capacity(long bytes) {
@@ -55,6 +64,7 @@ final class BatchWriter {
         if (newKey) {
             startKey();
             keys.add(kb, ks, ke);
+            filled();
         }
         if (newKey || newVal) {
             startVal(newKey);
@@ -69,6 +79,7 @@ final class BatchWriter {
         if (newKey) {
             startKey();
             keys.add(key);
+            filled();
         }
         if (newKey || !vals.lastEquals(val)) {
             startVal(newKey);
@@ -126,8 +137,19 @@ final class BatchWriter {
         return updates;
     }
 
-    /** The filter of every written key. */
+    /** Adds the key just written to the filter being filled, if any. */
+    private void filled() {
+        if (filling != null) {
+            int k = keys.count - 1;
+            filling.add(keys.bytes, keys.start(k), keys.end(k));
+        }
+    }
+
+    /** The filter of every written key: the one filled, unless it was sized for over twice the keys that came. */
     private KeyFilter keyFilter() {
+        if (filling != null && keys.count <= expectedKeys && 2L * keys.count >= expectedKeys) {
+            return filling.build();
+        }
         KeyFilter.Builder filter = new KeyFilter.Builder(keys.count);
         for (int k = 0; k < keys.count; k++) {
             filter.add(keys.bytes, keys.start(k), keys.end(k));
