@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Rewrites the log as the consolidated image of the tables: each table's history is consolidated at
@@ -28,6 +29,8 @@ final class LogCompaction {
     private static final long COMPACTION_MIN_UPDATES = 100_000;
     /** Merge work per hold of the lock while merging tables down (a few milliseconds). */
     private static final long FUEL_PER_STEP = 1 << 16;
+    /** The pause between two such holds, in which threads waiting for the lock take it. */
+    private static final long STEP_PAUSE_NANOS = 1_000_000;
 
     private final AppliedTables applied;
     private final Journal journal;
@@ -96,6 +99,9 @@ final class LogCompaction {
                 synchronized (applied.lock) {
                     more = t.compactStep(FUEL_PER_STEP, target);
                 }
+                // A monitor is not fair: re-entering at once would keep it from a thread woken to take it
+                // (the storage tick waited 809 ms so). Pausing lets it in.
+                LockSupport.parkNanos(STEP_PAUSE_NANOS);
             }
         }
         List<Captured> captured = new ArrayList<>();
