@@ -122,11 +122,13 @@ public final class ComputeRuntime implements ComputeInstance {
         // Maintenance's responses are delivered by a thread of normal priority of their own, never by its
         // lowered threads, which the OS may deschedule with the interactive runtime's answers queued behind.
         this.responses = role == Role.MAINTENANCE ? schedulers.newParallel(name + "-responses", 1) : null;
-        this.emitter = new SerialEmitter<>(out, responses == null ? null : task -> responses.schedule(task));
         this.commands = commandScheduler.createWorker();
         ThreadNice.startThreads(List.of(commands));
         if (role == Role.INTERACTIVE) {
             this.fastLane = schedulers.newParallel(name, workers);
+            // A lowered maintenance thread reaches this runtime when it publishes (an introspection mirror's
+            // report, an import dropped under a query): what it emits here is delivered on the fast lane.
+            this.emitter = new SerialEmitter<>(out, task -> fastLane.schedule(task), ThreadNice::lowered);
             this.pool = new SchedulerWorkerPool(name + "-slow", schedulers.newParallel(name + "-slow", workers), workers, fatal);
         } else {
             this.fastLane = null;
@@ -134,6 +136,7 @@ public final class ComputeRuntime implements ComputeInstance {
             // index stays fresh while another hydrates; SOLO keeps one queue per worker, as a single runtime would.
             boolean lanes = role == Role.MAINTENANCE;
             this.pool = new SchedulerWorkerPool(name, schedulers.newBoundedElastic(name, lanes ? 2 * workers : workers), workers, lanes, fatal);
+            this.emitter = responses == null ? new SerialEmitter<>(out) : new SerialEmitter<>(out, task -> responses.schedule(task), () -> true);
         }
     }
 

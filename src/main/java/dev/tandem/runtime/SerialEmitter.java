@@ -6,6 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -22,7 +23,9 @@ import reactor.core.publisher.Sinks;
  * A maintenance thread whose priority was lowered ({@link ThreadNice}) and that the OS deschedules
  * mid-drain would hold up the answers queued behind it (seen as reads stalled for seconds while the
  * interactive threads sat idle). So an emitter may have a hand-off executor (a thread of normal
- * priority): then every drain runs there, and no emitting thread ever delivers.
+ * priority) and a rule saying when a drain runs there rather than on the emitting thread: always (for
+ * maintenance's responses), or when the emitting thread is a lowered one (for the interactive runtime's,
+ * which a maintenance thread reaches when a publication it makes is followed by the interactive runtime).
  */
 public final class SerialEmitter<T> {
 
@@ -35,15 +38,18 @@ public final class SerialEmitter<T> {
     private final AtomicLong failures = new AtomicLong();
 
     private final Executor handOff;
+    private final BooleanSupplier handingOff;
 
+    /** An emitter whose drains run inline, on whichever emitting thread finds none under way. */
     public SerialEmitter(Sinks.Many<T> sink) {
-        this(sink, null);
+        this(sink, null, () -> false);
     }
 
-    /** An emitter whose drains all run on {@code handOff} (null: inline, on whichever thread finds none under way). */
-    public SerialEmitter(Sinks.Many<T> sink, Executor handOff) {
+    /** An emitter whose drains run on {@code handOff} when {@code handingOff} says so on the emitting thread, else inline. */
+    public SerialEmitter(Sinks.Many<T> sink, Executor handOff, BooleanSupplier handingOff) {
         this.sink = sink;
         this.handOff = handOff;
+        this.handingOff = handingOff;
     }
 
     /** Enqueues {@code item} and delivers it (with whatever else is queued) unless a drain is under way. */
@@ -61,7 +67,7 @@ public final class SerialEmitter<T> {
         if (wip.getAndIncrement() != 0) {
             return;
         }
-        if (handOff != null) {
+        if (handOff != null && handingOff.getAsBoolean()) {
             try {
                 handOff.execute(this::drain);
                 return;

@@ -97,6 +97,14 @@ public final class ThreadNice {
     }
 
     /**
+     * Whether this class lowered the calling thread's priority ({@link #ensure}). Every lowered thread
+     * lowered itself so, since threads that must keep normal priority are started at it (below).
+     */
+    public static boolean lowered() {
+        return GIVEN.get() != 0;
+    }
+
+    /**
      * Runs {@code work}, which creates threads, so that they start at the process's own priority: on the
      * calling thread if it has that priority, else on a thread kept for this, waiting for it. A Linux
      * thread inherits its creator's nice value and, without privilege, can never take a lower one again: a

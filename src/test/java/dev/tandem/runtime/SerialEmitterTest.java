@@ -2,6 +2,7 @@ package dev.tandem.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,15 +77,14 @@ class SerialEmitterTest {
     }
 
     /**
-     * With a hand-off, every drain runs on the hand-off thread, whichever thread emits, so a subscriber
-     * never runs on (and answers never wait behind) an emitting thread the OS may deschedule; without
-     * one, the emitting thread delivers inline.
+     * With a hand-off that always applies (maintenance's responses), every drain runs on the hand-off
+     * thread, whichever thread emits; without one, the emitting thread delivers inline.
      */
     @Test
-    void withAHandOffEveryDrainRunsThereAndWithoutOneInline() throws Exception {
+    void withAnAlwaysHandOffEveryDrainRunsThereAndWithoutOneInline() throws Exception {
         Sinks.Many<String> sink = Sinks.many().unicast().onBackpressureBuffer();
         ExecutorService handOff = Executors.newSingleThreadExecutor(r -> new Thread(r, "hand-off"));
-        SerialEmitter<String> emitter = new SerialEmitter<>(sink, handOff);
+        SerialEmitter<String> emitter = new SerialEmitter<>(sink, handOff, () -> true);
         Map<String, String> deliveredOn = new ConcurrentHashMap<>();
         sink.asFlux().subscribe(item -> deliveredOn.put(item, Thread.currentThread().getName()));
         try {
@@ -103,5 +103,33 @@ class SerialEmitterTest {
         inlineSink.asFlux().subscribe(item -> deliveredOn.put(item, Thread.currentThread().getName()));
         inline.emit("inline");
         assertEquals(Thread.currentThread().getName(), deliveredOn.get("inline"));
+    }
+
+    /**
+     * With the interactive runtime's rule, a thread whose priority was lowered hands its drain to the
+     * hand-off, so answers never wait behind a thread the OS may deschedule; a normal thread delivers inline.
+     */
+    @Test
+    void aLoweredThreadHandsItsDrainOffAndANormalThreadDeliversInline() throws Exception {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values exist only on Linux");
+        Sinks.Many<String> sink = Sinks.many().unicast().onBackpressureBuffer();
+        ExecutorService handOff = Executors.newSingleThreadExecutor(r -> new Thread(r, "hand-off"));
+        SerialEmitter<String> emitter = new SerialEmitter<>(sink, handOff, ThreadNice::lowered);
+        Map<String, String> deliveredOn = new ConcurrentHashMap<>();
+        sink.asFlux().subscribe(item -> deliveredOn.put(item, Thread.currentThread().getName()));
+        try {
+            Thread lowered = new Thread(() -> {
+                ThreadNice.ensure(ThreadNice.current().orElseThrow() + 3);
+                emitter.emit("from a lowered thread");
+            }, "lowered");
+            lowered.start();
+            lowered.join(Duration.ofSeconds(30).toMillis());
+            handOff.submit(() -> { }).get(30, TimeUnit.SECONDS);
+            emitter.emit("from a normal thread");
+            assertEquals("hand-off", deliveredOn.get("from a lowered thread"));
+            assertEquals(Thread.currentThread().getName(), deliveredOn.get("from a normal thread"));
+        } finally {
+            handOff.shutdownNow();
+        }
     }
 }

@@ -173,4 +173,43 @@ class ThreadNiceTest {
             ticks.dispose();
         }
     }
+
+    /**
+     * The interactive runtime's responses are delivered at normal priority even when a lowered maintenance
+     * thread brings them about: its mirrors of the introspection collections follow the publications that
+     * maintenance's lowered logging thread makes, and report them.
+     */
+    @Test
+    void interactiveResponsesBroughtAboutByALoweredThreadAreDeliveredAtNormalPriority() throws Exception {
+        assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
+        int before = ThreadNice.current().orElseThrow();
+        Scheduler ticks = Schedulers.newSingle("nice-ticks");
+        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
+        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        ComputeRuntime interactive = ComputeRuntime.create(Role.INTERACTIVE, 1, storage, registry, false,
+                (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
+        CompletableFuture<Optional<Integer>> deliveredAt = new CompletableFuture<>();
+        Disposable delivered = interactive.responses().subscribe(r -> deliveredAt.complete(ThreadNice.current()));
+        try {
+            interactive.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
+            CompletableFuture<Void> published = new CompletableFuture<>();
+            Thread lowered = new Thread(() -> {
+                ThreadNice.ensure(before + 4);
+                String id = Introspection.DATAFLOWS.id();
+                registry.publish(new dev.tandem.sharing.SharedArrangement(id, Introspection.DATAFLOWS.schema(), Introspection.DATAFLOWS.key(),
+                        List.of(new dev.tandem.trace.Spine(id, dev.tandem.time.Frontier.at(0))),
+                        List.of(new dev.tandem.trace.Spine(id + " errs", dev.tandem.time.Frontier.at(0)))), dev.tandem.time.Frontier.at(5), false);
+                published.complete(null);
+            }, "lowered-publisher");
+            // the mirrors subscribe once the command is applied on the command thread
+            interactive.runAfterCommands(lowered::start);
+            published.orTimeout(30, TimeUnit.SECONDS).join();
+            assertThat(deliveredAt.orTimeout(30, TimeUnit.SECONDS).join()).as("where the mirror's report is delivered").contains(before);
+        } finally {
+            delivered.dispose();
+            interactive.close();
+            storage.close();
+            ticks.dispose();
+        }
+    }
 }
