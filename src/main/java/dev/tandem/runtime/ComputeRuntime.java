@@ -68,8 +68,8 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Scheduler fastLane;
     private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
     /**
-     * Delivers maintenance's responses when a worker or command thread of lowered priority would (see
-     * {@link SerialEmitter}); null for the other roles, whose threads keep normal priority.
+     * Delivers every one of maintenance's responses, at normal priority (see {@link SerialEmitter}); null
+     * for the other roles.
      */
     private final Scheduler responses;
     private final SerialEmitter<ComputeResponse> emitter;

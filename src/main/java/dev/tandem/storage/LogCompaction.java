@@ -4,6 +4,7 @@ import dev.tandem.time.Frontier;
 import dev.tandem.trace.TraceSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -85,19 +86,15 @@ final class LogCompaction {
         // no table is created or dropped.
         record Captured(StoredTable table, TraceSnapshot history, long frontier, long since) {
         }
-        List<StoredTable> tables;
+        Map<StoredTable, Frontier> targets = new LinkedHashMap<>();
         synchronized (applied.lock) {
-            tables = List.copyOf(applied.tables.values());
+            applied.tables.values().forEach(t -> targets.put(t, t.compactionTarget()));
         }
-        for (StoredTable t : tables) {
-            Frontier target;
-            synchronized (applied.lock) {
-                target = t.compactionTarget();
-            }
+        for (Map.Entry<StoredTable, Frontier> e : targets.entrySet()) {
             boolean more = true;
             while (more) {
                 synchronized (applied.lock) {
-                    more = t.compactStep(FUEL_PER_STEP, target);
+                    more = e.getKey().compactStep(FUEL_PER_STEP, e.getValue());
                 }
                 // A monitor is not fair: re-entering at once would keep it from a thread woken to take it
                 // (the storage tick waited 809 ms so). Pausing lets it in.

@@ -69,19 +69,11 @@ class ThreadNiceTest {
     void maintenanceCommandsRunAtTheHydrationNiceValue() {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        Scheduler ticks = Schedulers.newSingle("nice-ticks");
-        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
-        ComputeRuntime runtime = ComputeRuntime.create(Role.MAINTENANCE, 1, storage, new ArrangementSharingRegistry(), true,
-                (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
-        try {
-            runtime.setWorkerNice(before + 2, before + 5);
+        try (RuntimeStack stack = new RuntimeStack(Role.MAINTENANCE)) {
+            stack.runtime.setWorkerNice(before + 2, before + 5);
             CompletableFuture<Optional<Integer>> onCommandThread = new CompletableFuture<>();
-            runtime.runAfterCommands(() -> onCommandThread.complete(ThreadNice.current()));
+            stack.runtime.runAfterCommands(() -> onCommandThread.complete(ThreadNice.current()));
             assertThat(onCommandThread.orTimeout(30, TimeUnit.SECONDS).join()).contains(before + 5);
-        } finally {
-            runtime.close();
-            storage.close();
-            ticks.dispose();
         }
         assertThat(ThreadNice.current()).contains(before);
     }
@@ -140,20 +132,17 @@ class ThreadNiceTest {
      * behind a thread the OS deschedules.
      */
     @Test
-    void maintenanceResponsesKeepNormalPriorityAndLoggingTakesTheWorkersNice() {
+    void maintenanceResponsesKeepNormalPriorityAndLoggingTakesTheWorkersNice() throws InterruptedException {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        Scheduler ticks = Schedulers.newSingle("nice-ticks");
-        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
-        ComputeRuntime runtime = ComputeRuntime.create(Role.MAINTENANCE, 1, storage, new ArrangementSharingRegistry(), true,
-                (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
-        Set<Optional<Integer>> deliveredAt = ConcurrentHashMap.newKeySet();
-        CountDownLatch responses = new CountDownLatch(5);
-        Disposable delivered = runtime.responses().subscribe(r -> {
-            deliveredAt.add(ThreadNice.current());
-            responses.countDown();
-        });
-        try {
+        try (RuntimeStack stack = new RuntimeStack(Role.MAINTENANCE)) {
+            ComputeRuntime runtime = stack.runtime;
+            Set<Optional<Integer>> deliveredAt = ConcurrentHashMap.newKeySet();
+            CountDownLatch responses = new CountDownLatch(5);
+            stack.subscribed = runtime.responses().subscribe(r -> {
+                deliveredAt.add(ThreadNice.current());
+                responses.countDown();
+            });
             runtime.setWorkerNice(before + 2, before + 5);
             CompletableFuture<Optional<Integer>> sampled = new CompletableFuture<>();
             runtime.addIntrospectionSource(Introspection.SUBSCRIPTIONS.id(), () -> {
@@ -164,13 +153,6 @@ class ThreadNiceTest {
             assertThat(sampled.orTimeout(30, TimeUnit.SECONDS).join()).as("the logging's sampler").contains(before + 2);
             assertThat(responses.await(30, TimeUnit.SECONDS)).as("frontier reports arrived").isTrue();
             assertThat(deliveredAt).as("where responses are delivered").containsOnly(Optional.of(before));
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        } finally {
-            delivered.dispose();
-            runtime.close();
-            storage.close();
-            ticks.dispose();
         }
     }
 
@@ -183,14 +165,11 @@ class ThreadNiceTest {
     void interactiveResponsesBroughtAboutByALoweredThreadAreDeliveredAtNormalPriority() throws Exception {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        Scheduler ticks = Schedulers.newSingle("nice-ticks");
-        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
-        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        ComputeRuntime interactive = ComputeRuntime.create(Role.INTERACTIVE, 1, storage, registry, false,
-                (where, t) -> { }, System::currentTimeMillis, RuntimeObserver.NONE);
-        CompletableFuture<Optional<Integer>> deliveredAt = new CompletableFuture<>();
-        Disposable delivered = interactive.responses().subscribe(r -> deliveredAt.complete(ThreadNice.current()));
-        try {
+        try (RuntimeStack stack = new RuntimeStack(Role.INTERACTIVE)) {
+            ComputeRuntime interactive = stack.runtime;
+            ArrangementSharingRegistry registry = stack.registry;
+            CompletableFuture<Optional<Integer>> deliveredAt = new CompletableFuture<>();
+            stack.subscribed = interactive.responses().subscribe(r -> deliveredAt.complete(ThreadNice.current()));
             interactive.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
             CompletableFuture<Void> published = new CompletableFuture<>();
             Thread lowered = new Thread(() -> {
@@ -205,9 +184,29 @@ class ThreadNiceTest {
             interactive.runAfterCommands(lowered::start);
             published.orTimeout(30, TimeUnit.SECONDS).join();
             assertThat(deliveredAt.orTimeout(30, TimeUnit.SECONDS).join()).as("where the mirror's report is delivered").contains(before);
-        } finally {
-            delivered.dispose();
-            interactive.close();
+        }
+    }
+
+    /** A runtime of one role over an in-memory storage (maintenance shares with a reader), closed with it. */
+    private static final class RuntimeStack implements AutoCloseable {
+        final Scheduler ticks = Schedulers.newSingle("nice-ticks");
+        final TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
+        final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        final ComputeRuntime runtime;
+        /** A subscription to the runtime's responses, ended first. */
+        Disposable subscribed;
+
+        RuntimeStack(Role role) {
+            runtime = ComputeRuntime.create(role, 1, storage, registry, role == Role.MAINTENANCE, (where, t) -> { },
+                    System::currentTimeMillis, RuntimeObserver.NONE);
+        }
+
+        @Override
+        public void close() {
+            if (subscribed != null) {
+                subscribed.dispose();
+            }
+            runtime.close();
             storage.close();
             ticks.dispose();
         }
