@@ -291,6 +291,43 @@ class DurableLogTest {
         assertThat(contents(storage.lastWriteTime())).hasSize(queued + 1);
     }
 
+
+    @Test
+    void aCallerStillBusyWithItsAcknowledgementDoesNotHoldUpLaterCommits() throws InterruptedException {
+        storage.createTable("u1", KV);
+        CountDownLatch inCallback = new CountDownLatch(1);
+        CountDownLatch releaseCallback = new CountDownLatch(1);
+        List<String> completedOn = new ArrayList<>();
+        storage.write("u1", List.of(RowDiff.insert(kv(1, "x")))).subscribe(t -> {
+            completedOn.add(Thread.currentThread().getName());
+            inCallback.countDown();
+            try {
+                releaseCallback.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertThat(inCallback.await(20, TimeUnit.SECONDS)).as("the first write was acknowledged").isTrue();
+            long before = storage.lastWriteTime();
+            storage.write("u1", List.of(RowDiff.insert(kv(2, "x")))).subscribe();
+            // committed and applied while the first caller still holds its acknowledgement's thread
+            await().atMost(Duration.ofSeconds(20)).until(() -> storage.lastWriteTime() > before);
+            assertThat(contents(storage.lastWriteTime())).hasSize(2);
+            assertThat(completedOn).containsExactly("tandem-storage-acks");
+        } finally {
+            releaseCallback.countDown();
+        }
+    }
+
+    @Test
+    void aBlockingStorageCallFromAnAcknowledgementFailsInsteadOfDeadlocking() {
+        storage.createTable("u1", KV);
+        Mono<Void> createInCallback = storage.write("u1", List.of(RowDiff.insert(kv(1, "x"))))
+                .doOnNext(t -> storage.createTable("u2", KV)).then();
+        assertThatThrownBy(() -> createInCallback.block(Duration.ofSeconds(20)))
+                .hasMessageContaining("tandem-storage-acks thread would deadlock");
+    }
     /** A journal whose next fsync, once armed, waits for the test to release it. */
     private static final class GatedJournal implements Journal {
         private final Journal inner;
