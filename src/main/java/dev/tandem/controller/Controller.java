@@ -122,7 +122,7 @@ public final class Controller implements AutoCloseable {
             CatalogEntry.Index entry = new CatalogEntry.Index(c.id(), c.name(), c.name(), List.of(c.schema().column(0).name()), c.schema(),
                     CatalogEntry.Index.DEFAULT_WINDOW);
             system.put(c.name(), entry);
-            indexes.track(new IndexState(entry, IndexState.SYSTEM_AS_OF));
+            indexes.track(IndexState.introspection(entry));
         }
         List<CatalogEntry.Index> recovered = catalog.recover().stream().filter(i -> catalog.failure(i.name()) == null).toList();
         for (CatalogEntry.Index i : recovered) {

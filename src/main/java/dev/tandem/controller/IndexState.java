@@ -12,10 +12,16 @@ import reactor.core.publisher.Sinks;
 final class IndexState {
 
     /** An introspection collection's state starts with no as_of of its own. */
-    static final long SYSTEM_AS_OF = 0;
+    private static final long SYSTEM_AS_OF = 0;
 
     final CatalogEntry.Index index;
     final long asOf;
+    /**
+     * An introspection collection: its logging dataflow starts at a time of its own, which compute's
+     * first report tells. Marked rather than told by its {@code asOf}: an index created before the
+     * storage's first tick starts at time 0 too, and its compaction frontier must stay there.
+     */
+    final boolean introspection;
     /** The index's compaction frontier and the read holds that keep it back. */
     final HeldFrontier reads;
     volatile Frontier upper;
@@ -24,15 +30,26 @@ final class IndexState {
     final Sinks.Empty<Void> firstFrontier = Sinks.empty();
     volatile boolean reported;
 
+    /** An index or change-stream dataflow that starts at {@code asOf}. */
     IndexState(CatalogEntry.Index index, long asOf) {
+        this(index, asOf, false);
+    }
+
+    private IndexState(CatalogEntry.Index index, long asOf, boolean introspection) {
         this.index = index;
         this.asOf = asOf;
+        this.introspection = introspection;
         this.upper = Frontier.at(asOf);
         this.reads = new HeldFrontier(Frontier.at(asOf));
     }
 
+    /** An introspection collection, not yet reported. */
+    static IndexState introspection(CatalogEntry.Index index) {
+        return new IndexState(index, SYSTEM_AS_OF, true);
+    }
+
     /** An introspection collection not yet reported: its read time is not known yet. */
     boolean awaitingFirstFrontier() {
-        return asOf == SYSTEM_AS_OF && !reported;
+        return introspection && !reported;
     }
 }

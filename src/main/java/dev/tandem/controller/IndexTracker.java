@@ -65,7 +65,7 @@ final class IndexTracker {
             s.upper = writeFrontier;
         }
         if (!s.reported) {
-            if (s.asOf == IndexState.SYSTEM_AS_OF && !writeFrontier.isEmpty()) {
+            if (s.introspection && !writeFrontier.isEmpty()) {
                 // The first upper reported is at or after the logging dataflow's as_of, where
                 // its compaction frontier starts: no read may choose an earlier time.
                 policy.raise(s, writeFrontier);

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.Row;
 import dev.tandem.sharing.Publication;
+import dev.tandem.time.Frontier;
 import dev.tandem.trace.ReadHold;
 import dev.tandem.trace.Spine;
 import java.nio.file.Path;
@@ -17,11 +18,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 
-/** How change streams end and what they leave behind: lag, drop, limits, hydration, upsert. */
+/** How change streams start, end and what they leave behind: lag, drop, limits, hydration, an index started at time 0, upsert. */
 class ChangeStreamLifecycleTest {
 
     /** A subscriber that takes {@code initial} messages and then nothing more. */
@@ -199,6 +202,32 @@ class ChangeStreamLifecycleTest {
             ChangeMessage.Updates snapshot = (ChangeMessage.Updates) received.get(0);
             assertThat(snapshot.changes()).containsExactly(new ChangeMessage.Diff(Row.of(5L, 10L), 1), new ChangeMessage.Diff(Row.of(199_999L, 399_998L), 1));
             assertThat(s.controller.indexStatus("big_k").hydrated()).isTrue();
+        }
+    }
+
+    @ParameterizedTest(name = "two runtimes: {0}")
+    @ValueSource(booleans = {false, true})
+    void aStreamFromTheFirstWriteStartsOnAnIndexCreatedBeforeTheStorageFirstTicked(boolean twoRuntimes, @TempDir Path dir) {
+        // No idle tick during the test: the storage's upper is still 0 when the index is created, so the
+        // index starts at time 0, and compute first reports it just past the first write.
+        try (StreamStack s = new StreamStack(dir, twoRuntimes, ChangeStreamLimits.DEFAULTS, Duration.ofHours(1))) {
+            s.tableWithIndex("t");
+            assertThat(s.controller.indexStatus("t_k").asOf()).isZero();
+            long first = s.write("t", List.of(new long[] {1, 1}), List.of());
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.controller.indexStatus("t_k").writeFrontier().equals(Frontier.at(first + 1)));
+            assertThat(s.controller.indexStatus("t_k").since().time()).as("the first write is within the compaction window")
+                    .isLessThanOrEqualTo(first);
+            List<ChangeMessage> atFirst = new CopyOnWriteArrayList<>();
+            List<ChangeMessage> atNow = new CopyOnWriteArrayList<>();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            s.subscribe("t_k", null, null, null, first, true, Envelope.DIFFS).messages().subscribe(atFirst::add, error::set);
+            s.subscribe("t_k", null, null, null, null, true, Envelope.DIFFS).messages().subscribe(atNow::add, error::set);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !atFirst.isEmpty() && !atNow.isEmpty() || error.get() != null);
+            assertThat(error.get()).isNull();
+            List<ChangeMessage.Change> row = List.of(new ChangeMessage.Diff(Row.of(1L, 1L), 1));
+            assertThat(atFirst.get(0)).isEqualTo(new ChangeMessage.Updates(first, row));
+            assertThat(((ChangeMessage.Updates) atNow.get(0)).changes()).isEqualTo(row);
+            assertThat(s.peek("t_k", null, null, null, first)).containsExactly(Row.of(1L, 1L));
         }
     }
 

@@ -33,6 +33,8 @@ import tools.jackson.databind.node.JsonNodeFactory;
 final class StreamStack implements AutoCloseable {
 
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** The storage's default idle tick. */
+    static final Duration DEFAULT_TICK = Duration.ofMillis(10);
 
     final Scheduler timer = Schedulers.newParallel("test-timer", 1);
     final TableStorage storage;
@@ -43,7 +45,16 @@ final class StreamStack implements AutoCloseable {
     final List<Throwable> fatal = new CopyOnWriteArrayList<>();
 
     StreamStack(Path dir, boolean twoRuntimes, ChangeStreamLimits limits) {
-        storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
+        this(dir, twoRuntimes, limits, DEFAULT_TICK);
+    }
+
+    /**
+     * As above, with the storage's idle tick every {@code storageTick}: a tick longer than the test keeps
+     * the storage's upper at 0 until the first write, as when a table and its index are created before
+     * the first tick.
+     */
+    StreamStack(Path dir, boolean twoRuntimes, ChangeStreamLimits limits, Duration storageTick) {
+        storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false).withTickInterval(storageTick));
         mux = Multiplexer.start(twoRuntimes, 1, 1, storage, registry, (w, e) -> fatal.add(new AssertionError("fatal error in " + w, e)),
                 System::currentTimeMillis, RuntimeObserver.NONE);
         controller = new Controller(storage, mux, registry, new ControllerSettings(Duration.ofHours(1), 1024, 1_000_000, Duration.ofSeconds(30)),
