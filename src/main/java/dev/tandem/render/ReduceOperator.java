@@ -9,6 +9,7 @@ import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowPacker;
+import dev.tandem.row.Timestamp;
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.List;
@@ -25,23 +26,45 @@ import java.util.TreeMap;
  * <p><b>State.</b> Instead of an arrangement of its input, each shard keeps the multiplicity of each
  * distinct input row (a row of negative multiplicity makes its group an error) and, per group, in
  * primitive arrays indexed by a group slot: the number of member rows and of negative ones, and per
- * aggregate the multiplicity of non-NULL arguments (count, and whether a sum, min or max is NULL), the
- * exact int64 sum (a long, spilling into a {@link BigInteger} only while it is out of range), and for
- * min and max a sorted multiset of the argument values. A group whose last member leaves gives its
- * slot back.
+ * aggregate the multiplicity of non-NULL arguments (count, and whether a sum, min or max is NULL) and
+ * the exact int64 sum (a long, spilling into a {@link BigInteger} only while it is out of range). A
+ * group whose last member leaves gives its slot back.
+ *
+ * <p><b>Min and max.</b> Retractions can remove the current minimum, so each group keeps the multiset
+ * of the argument values with their multiplicities, and the extremes are its ends. A min and a max of
+ * one expression share one multiset. Values of every type but string map to a long whose signed order
+ * is {@link Datums#ORDER} ({@link #orderKey}; a float64 by its IEEE bits, a negative's other bits
+ * flipped, which puts {@code -0.0} below {@code 0.0} and the one NaN above {@code +Infinity}), and their
+ * multisets are {@link LongMultisets} slots (group slot × multiset): a group's only value inline, more
+ * in a sorted primitive array of value and count pairs, many in sorted blocks of such pairs. Strings
+ * are kept in a {@link TreeMap} per group and multiset, created with the group's first string.
  *
  * <p><b>Allocation.</b> Rows and group keys are copied into the byte slabs of {@link RowSlots}, so
- * the state holds no object per row or group, except min and max, whose multisets hold an entry per
- * distinct value. Applying an update of a row already present allocates nothing; a new row's group key
- * is projected into reused scratch bytes (only its view is allocated). Evaluating aggregate arguments
- * decodes the row ({@link Row#unpack()}), and each changed group output is a new row; both are
- * short-lived.
+ * the state holds no object per row or group, except a min or max multiset's pair array once a group
+ * has two distinct values of it, and string multisets' entries, one per distinct string. Applying an
+ * update of a row already present allocates nothing; a new row's group key is projected into reused
+ * scratch bytes (only its view is allocated). Evaluating aggregate arguments decodes the row
+ * ({@link Row#unpack()}), and each changed group output is a new row; both are short-lived.
+ *
+ * <p><b>Memory.</b> {@link Shard#residentBytes()} counts the per-row and per-group arrays, the row and
+ * key slabs, an estimate of each group's output row, the min and max pair arrays and blocks as
+ * allocated (16-byte array headers, 4-byte references), and an estimate of each string multiset entry.
  */
 final class ReduceOperator extends Operator {
 
     private final int[] key;
     private final AggregateFunc[] funcs;
     private final Expr[] exprs;
+    /** Per aggregate: its output type, which for sum, min and max is its argument's. */
+    private final DatumType[] types;
+    /**
+     * Per min or max aggregate: its multiset's index among the group's long or string multisets (a min
+     * and a max of one expression share one), and whether it is the first to use it, so feeds it.
+     */
+    private final int[] multiset;
+    private final boolean[] feeds;
+    private final int longMultisets;
+    private final int stringMultisets;
     private final boolean decodes;
     private final List<DatumType> outTypes;
     private final long asOf;
@@ -54,6 +77,25 @@ final class ReduceOperator extends Operator {
         this.key = reduce.groupKey().stream().mapToInt(Integer::intValue).toArray();
         this.funcs = reduce.aggregates().stream().map(Plan.Aggregate::func).toArray(AggregateFunc[]::new);
         this.exprs = reduce.aggregates().stream().map(Plan.Aggregate::expr).toArray(Expr[]::new);
+        this.types = outTypes.subList(key.length, outTypes.size()).toArray(DatumType[]::new);
+        this.multiset = new int[funcs.length];
+        this.feeds = new boolean[funcs.length];
+        int longs = 0;
+        int strings = 0;
+        for (int a = 0; a < funcs.length; a++) {
+            if (funcs[a] != AggregateFunc.MIN && funcs[a] != AggregateFunc.MAX) {
+                continue;
+            }
+            int shared = sameArgumentBefore(a);
+            if (shared >= 0) {
+                multiset[a] = multiset[shared];
+            } else {
+                multiset[a] = ordersAsLong(types[a]) ? longs++ : strings++;
+                feeds[a] = true;
+            }
+        }
+        this.longMultisets = longs;
+        this.stringMultisets = strings;
         this.decodes = Arrays.stream(exprs).anyMatch(Objects::nonNull);
         this.outTypes = List.copyOf(outTypes);
         this.asOf = asOf;
@@ -70,6 +112,51 @@ final class ReduceOperator extends Operator {
         return true;
     }
 
+    /** An earlier min or max aggregate with the same argument as aggregate {@code a}, or -1. */
+    private int sameArgumentBefore(int a) {
+        for (int b = 0; b < a; b++) {
+            if ((funcs[b] == AggregateFunc.MIN || funcs[b] == AggregateFunc.MAX) && exprs[b].equals(exprs[a])) {
+                return b;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether {@link #orderKey} maps values of {@code type} to longs: all types but string. */
+    private static boolean ordersAsLong(DatumType type) {
+        return type != DatumType.STRING;
+    }
+
+    /** A long whose signed order among non-NULL values of {@code type} is {@link Datums#ORDER}. */
+    private static long orderKey(DatumType type, Object value) {
+        return switch (type) {
+            case INT64 -> (Long) value;
+            case TIMESTAMP -> ((Timestamp) value).micros();
+            case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value));
+            case BOOL -> (Boolean) value ? 1 : 0;
+            case STRING -> throw new IllegalArgumentException("strings have no order key");
+        };
+    }
+
+    /** Pushes the value of {@code type} whose {@link #orderKey} is {@code key}. */
+    private static void pushOrderKey(RowPacker packer, DatumType type, long key) {
+        switch (type) {
+            case INT64 -> packer.pushInt64(key);
+            case TIMESTAMP -> packer.pushTimestamp(key);
+            case FLOAT64 -> packer.pushFloat64(Double.longBitsToDouble(flipNegative(key)));
+            case BOOL -> packer.pushBool(key != 0);
+            case STRING -> throw new IllegalArgumentException("strings have no order key");
+        }
+    }
+
+    /**
+     * IEEE double bits (NaN canonical, as {@link Double#doubleToLongBits} gives them) with a negative's
+     * other bits flipped, so signed long order is {@link Double#compare}'s; its own inverse.
+     */
+    private static long flipNegative(long bits) {
+        return bits ^ ((bits >> 63) & Long.MAX_VALUE);
+    }
+
     @Override
     Partitioner partitioner(int port) {
         return Partitioners.byColumns(key);
@@ -80,19 +167,33 @@ final class ReduceOperator extends Operator {
         return new ReduceShard();
     }
 
-    /** A multiset of non-NULL datums in the datum order, with multiplicities. */
-    private static final class ValueCounts extends TreeMap<Object, long[]> {
-        ValueCounts() {
+    /** A multiset of strings in the datum order (by code point), with multiplicities. */
+    private static final class StringCounts extends TreeMap<String, long[]> {
+        /** Estimated bytes of the map object, and of an entry without its string: the entry and its count. */
+        static final long MAP_BYTES = 56;
+        static final long ENTRY_BYTES = 40 + 24;
+
+        StringCounts() {
             super(Datums.ORDER);
         }
 
-        void add(Object value, long diff) {
+        /** Adds {@code diff} to the count of {@code value}; returns the change in estimated bytes. */
+        long add(String value, long diff) {
             long[] count = get(value);
             if (count == null) {
                 put(value, new long[] {diff});
-            } else if ((count[0] += diff) == 0) {
-                remove(value);
+                return ENTRY_BYTES + stringBytes(value);
             }
+            if ((count[0] += diff) == 0) {
+                remove(value);
+                return -ENTRY_BYTES - stringBytes(value);
+            }
+            return 0;
+        }
+
+        /** A String and its byte array, one byte per char (Latin-1, the common case). */
+        private static long stringBytes(String value) {
+            return 24 + 16 + value.length();
         }
     }
 
@@ -121,7 +222,10 @@ final class ReduceOperator extends Operator {
         private long[] nonNull = new long[0];
         private long[] sums = new long[0];
         private BigInteger[] wideSums = new BigInteger[0];
-        private ValueCounts[] values = new ValueCounts[0];
+        /** Per group slot × long multiset, and × string multiset (null while empty). */
+        private final LongMultisets longValues = new LongMultisets();
+        private StringCounts[] stringValues = new StringCounts[0];
+        private long stringBytes;
 
         /** The groups touched at the time being applied, and that time's epoch number. */
         private int[] touched = new int[16];
@@ -134,9 +238,10 @@ final class ReduceOperator extends Operator {
 
         @Override
         public long residentBytes() {
-            // arrays per row and per group; a group's output row and min/max entries counted roughly
+            // arrays per row and per group; a group's output row counted roughly
             return rows.byteSize() + groups.byteSize() + 12L * rowMult.length
-                    + (8L + 8 + 1 + 4 + 4 + 4 + 64) * members.length + (8L + 8 + 4 + 4) * nonNull.length;
+                    + (8L + 8 + 1 + 4 + 4 + 4 + 64) * members.length + (8L + 8 + 4) * nonNull.length
+                    + longValues.residentBytes() + 4L * stringValues.length + stringBytes;
         }
 
         ReduceShard() {
@@ -267,11 +372,9 @@ final class ReduceOperator extends Operator {
                         }
                     }
                     case MIN, MAX -> {
-                        ValueCounts vc = values[s];
-                        if (vc == null) {
-                            vc = values[s] = new ValueCounts();
+                        if (feeds[a]) {
+                            addValue(g, a, v, diff);
                         }
-                        vc.add(v, diff);
                     }
                 }
             }
@@ -292,6 +395,25 @@ final class ReduceOperator extends Operator {
                 keyBytes = new byte[Math.max(room, 2 * keyBytes.length)];
             }
             return Row.wrap(keyBytes, 0, row.projectInto(key, keyBytes, 0));
+        }
+
+        /** Adds {@code diff} to the multiplicity of {@code value} in group {@code g}'s multiset of aggregate {@code a}. */
+        private void addValue(int g, int a, Object value, long diff) {
+            if (ordersAsLong(types[a])) {
+                longValues.add(g * longMultisets + multiset[a], orderKey(types[a], value), diff);
+                return;
+            }
+            int s = g * stringMultisets + multiset[a];
+            StringCounts counts = stringValues[s];
+            if (counts == null) {
+                counts = stringValues[s] = new StringCounts();
+                stringBytes += StringCounts.MAP_BYTES;
+            }
+            stringBytes += counts.add((String) value, diff);
+            if (counts.isEmpty()) {
+                stringValues[s] = null;
+                stringBytes -= StringCounts.MAP_BYTES;
+            }
         }
 
         /** Adds {@code value × diff} to the exact sum of slot {@code s}. */
@@ -384,7 +506,7 @@ final class ReduceOperator extends Operator {
             }
             for (int a = 0; a < aggs; a++) {
                 int s = base + a;
-                DatumType type = outTypes.get(key.length + a);
+                DatumType type = types[a];
                 switch (funcs[a]) {
                     case COUNT -> pushInt64(type, nonNull[s]);
                     case SUM -> {
@@ -394,11 +516,27 @@ final class ReduceOperator extends Operator {
                             pushInt64(type, sums[s]);
                         }
                     }
-                    case MIN -> packer.push(type, values[s] == null || values[s].isEmpty() ? null : values[s].firstKey());
-                    case MAX -> packer.push(type, values[s] == null || values[s].isEmpty() ? null : values[s].lastKey());
+                    case MIN, MAX -> pushExtreme(g, a);
                 }
             }
             return packer.finish();
+        }
+
+        /** Pushes the min or max (aggregate {@code a}) of group {@code g}, or NULL when it has no values. */
+        private void pushExtreme(int g, int a) {
+            DatumType type = types[a];
+            boolean min = funcs[a] == AggregateFunc.MIN;
+            if (!ordersAsLong(type)) {
+                StringCounts counts = stringValues[g * stringMultisets + multiset[a]];
+                packer.push(type, counts == null ? null : min ? counts.firstKey() : counts.lastKey());
+                return;
+            }
+            int s = g * longMultisets + multiset[a];
+            if (longValues.isEmpty(s)) {
+                packer.pushNull(type);
+                return;
+            }
+            pushOrderKey(packer, type, min ? longValues.min(s) : longValues.max(s));
         }
 
         private boolean keyTypesMatch(Row groupKey) {
@@ -431,13 +569,17 @@ final class ReduceOperator extends Operator {
                 nonNull = Arrays.copyOf(nonNull, capacity * aggs);
                 sums = Arrays.copyOf(sums, capacity * aggs);
                 wideSums = Arrays.copyOf(wideSums, capacity * aggs);
-                values = Arrays.copyOf(values, capacity * aggs);
+                longValues.grow(capacity * longMultisets);
+                stringValues = Arrays.copyOf(stringValues, capacity * stringMultisets);
             }
             keyIsOutput[g] = keyTypesMatch(k);
             return g;
         }
 
-        /** Gives back the slot of a group without members (its aggregates are all zero again). */
+        /**
+         * Gives back the slot of a group without members. Its aggregates are all zero again, and its
+         * min and max multisets empty (each value's multiplicity is the sum of its rows').
+         */
         private void removeGroup(int g) {
             groups.remove(g);
             touchedIn[g] = 0;
@@ -447,7 +589,6 @@ final class ReduceOperator extends Operator {
                 nonNull[s] = 0;
                 sums[s] = 0;
                 wideSums[s] = null;
-                values[s] = null;
             }
         }
     }
