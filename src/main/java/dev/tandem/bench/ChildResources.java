@@ -1,6 +1,7 @@
 package dev.tandem.bench;
 
 import java.time.Duration;
+import java.util.Map;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -9,7 +10,8 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code /actuator/prometheus}: allocated bytes are Micrometer's count of young-generation growth at
  * each collection plus the young pool's growth since, so they miss objects allocated straight into
  * the old generation, such as G1's humongous arrays) and {@code memory} at rest (heap after a full collection and RSS,
- * against the same taken right after start-up, per row loaded).
+ * against the same taken right after start-up, per row loaded), and the CPU each thread group of the
+ * child and of this process spent in the window ({@link ThreadCpu}).
  */
 final class ChildResources {
 
@@ -76,6 +78,8 @@ final class ChildResources {
         private final long offset;
         private final Metrics start;
         private final long startNanos;
+        private final ThreadCpu serverThreads;
+        private final ThreadCpu clientThreads;
 
         Window(ChildServer server, BenchHttp http) {
             this.server = server;
@@ -84,10 +88,21 @@ final class ChildResources {
             this.start = Metrics.scrape(http);
             this.offset = log.offset();
             this.startNanos = System.nanoTime();
+            this.serverThreads = ThreadCpu.start(server.pid());
+            this.clientThreads = ThreadCpu.start(ProcessHandle.current().pid());
         }
 
-        /** Ends the window and writes its {@code gc} object into {@code arm}. */
+        /**
+         * Ends the window and writes into {@code arm} its {@code gc} object and where the CPU went:
+         * {@code cpu_by_thread} in the child, {@code client_cpu_by_thread} in this process (the load
+         * generator shares the machine), seconds per thread group.
+         */
         void finish(ObjectNode arm) {
+            ObjectNode serverCpu = arm.putObject("cpu_by_thread");
+            ObjectNode clientCpu = arm.putObject("client_cpu_by_thread");
+            serverThreads.finish(server.pid(), ThreadCpu.names(server.threadDump(FULL_GC_TIMEOUT)), serverCpu);
+            clientThreads.finish(ProcessHandle.current().pid(), Map.of(), clientCpu);
+            BenchMain.log("[pid %d] CPU seconds by thread: %s; client: %s", server.pid(), ThreadCpu.top(serverCpu, 6), ThreadCpu.top(clientCpu, 4));
             double seconds = (System.nanoTime() - startNanos) / 1e9;
             GcLog.Pauses pauses = log.since(offset);
             Metrics end = Metrics.scrape(http);

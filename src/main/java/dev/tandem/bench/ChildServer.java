@@ -161,6 +161,11 @@ final class ChildServer implements AutoCloseable {
         return null;
     }
 
+    /** The lines of {@code jcmd <pid> Thread.print} (every thread's name and id), or null when unavailable. */
+    List<String> threadDump(Duration timeout) {
+        return jcmd("Thread.print", timeout);
+    }
+
     /** Runs a {@code jcmd} command against the child; its output lines, or null when it failed or timed out. */
     private List<String> jcmd(String command, Duration timeout) {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");

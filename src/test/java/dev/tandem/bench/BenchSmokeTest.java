@@ -144,6 +144,10 @@ class BenchSmokeTest {
             assertThat(gc.path("allocated_bytes").asLong()).as("%s gc.allocated_bytes after a collection in %s", what, gc).isPositive();
         }
         assertThat(gc.path("cpu_seconds").asDouble()).as("%s gc.cpu_seconds", what).isPositive();
+        // the window served HTTP requests: the child's event loops spent CPU in it, named in full
+        assertThat(arm.path("cpu_by_thread").path("reactor-http-epoll").asDouble()).as("%s cpu_by_thread %s", what, arm.path("cpu_by_thread"))
+                .isPositive();
+        assertThat(arm.path("client_cpu_by_thread").isObject()).as("%s client_cpu_by_thread", what).isTrue();
         JsonNode m = arm.path("memory");
         assertThat(m.path("full_gc").asString()).as("%s memory.full_gc", what).isEqualTo("jcmd GC.run");
         assertThat(m.path("rows").asLong()).as("%s memory.rows", what).isEqualTo(rows);
