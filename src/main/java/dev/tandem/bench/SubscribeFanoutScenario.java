@@ -26,7 +26,8 @@ import tools.jackson.databind.node.ObjectNode;
  * those keys arrive at a fixed rate ({@code --rate}, default 1,000/s) and hydration churn keeps
  * maintenance busy; it measures, for every write and every subscriber watching its key, the time from
  * the write's acknowledgement to the change's delivery (zero when the change arrived first), in a
- * two-runtime arm and a {@code SOLO} arm.
+ * two-runtime arm and a {@code SOLO} arm. Each arm first warms up with the same writes and streams
+ * and no churn ({@link #warmUp}); those writes are not measured.
  */
 final class SubscribeFanoutScenario {
 
@@ -52,6 +53,7 @@ final class SubscribeFanoutScenario {
                 + KEYS_PER_SUBSCRIBER + " of " + HOT_KEYS + " hot keys");
         settings.put("writes", "POST /v1/tables/points/rows inserting one row of a hot key per write, open loop");
         settings.put("latency", "write acknowledged -> change delivered, per (write, watching subscriber); 0 when delivered first");
+        settings.put("warm_up", "per arm, before the churn starts, the same writes and streams for a sixth of --duration (5-20 s), not measured");
         settings.put("churn", o.churnLoops() + " loops creating, hydrating and dropping indexes on big_count and big_self_join");
         for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
             ObjectNode json = report.arm(arm);
@@ -98,24 +100,33 @@ final class SubscribeFanoutScenario {
             }
             json.put("subscribed", subscribed.get());
             BenchMain.log("[%s] %d of %d subscribers are subscribed", arm, subscribed.get(), subscribers);
+            HttpClient writes = HttpClient.create(ConnectionProvider.builder("tandem-bench-writes").maxConnections(64)
+                    .pendingAcquireMaxCount(-1).build()).baseUrl("http://127.0.0.1:" + a.server.port())
+                    .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
+            AtomicLong next = new AtomicLong();
+            // writes before this sequence number warm the server up and are not measured
+            AtomicLong firstMeasured = new AtomicLong(Long.MAX_VALUE);
+            Supplier<Mono<Integer>> write = () -> {
+                long seq = next.getAndIncrement();
+                String body = "{\"insert\":[[" + (seq % HOT_KEYS) + "," + (-seq - 1) + "]]}";
+                return writes.post().uri("/v1/tables/points/rows").send(ByteBufFlux.fromString(Mono.just(body)))
+                        .responseSingle((res, b) -> b.asByteArray().map(x -> res.status().code()).defaultIfEmpty(res.status().code()))
+                        .doOnNext(code -> {
+                            if (code / 100 == 2 && seq >= firstMeasured.get()) {
+                                ackAt.put(seq, System.nanoTime());
+                            }
+                        });
+            };
+            // The same writes and streams, without churn, so the measured window does not start cold: without it the
+            // JIT compiled for 20 of the child's CPU seconds in a 65 s window (cpu_by_thread).
+            Duration warmUp = warmUp(duration);
+            json.put("warm_up_s", warmUp.toMillis() / 1000.0);
+            BenchMain.log("[%s] warming up: writes at %.0f/s for %s, no churn", arm, rate, warmUp);
+            LoadGenerator.openLoop(write, rate, warmUp, Duration.ofSeconds(30).plus(warmUp));
             try (HydrationChurn churn = new HydrationChurn(a.server.port(), churnLoops)) {
                 churn.awaitStarted();
                 BenchMain.log("[%s] churn under way; writes at %.0f/s for %s", arm, rate, duration);
-                HttpClient writes = HttpClient.create(ConnectionProvider.builder("tandem-bench-writes").maxConnections(64)
-                        .pendingAcquireMaxCount(-1).build()).baseUrl("http://127.0.0.1:" + a.server.port())
-                        .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
-                AtomicLong next = new AtomicLong();
-                Supplier<Mono<Integer>> write = () -> {
-                    long seq = next.getAndIncrement();
-                    String body = "{\"insert\":[[" + (seq % HOT_KEYS) + "," + (-seq - 1) + "]]}";
-                    return writes.post().uri("/v1/tables/points/rows").send(ByteBufFlux.fromString(Mono.just(body)))
-                            .responseSingle((res, b) -> b.asByteArray().map(x -> res.status().code()).defaultIfEmpty(res.status().code()))
-                            .doOnNext(code -> {
-                                if (code / 100 == 2) {
-                                    ackAt.put(seq, System.nanoTime());
-                                }
-                            });
-                };
+                firstMeasured.set(next.get());
                 ChildResources.Window window = a.window();
                 LatencySummary acks = LoadGenerator.openLoop(write, rate, duration, Duration.ofSeconds(30).plus(duration));
                 // Deliveries still in flight after the last acknowledgement get a few seconds to arrive.
@@ -155,6 +166,12 @@ final class SubscribeFanoutScenario {
             clients.forEach(Disposable::dispose);
             sockets.dispose();
         }
+    }
+
+    /** A sixth of the measured duration, between 5 and 20 seconds. */
+    static Duration warmUp(Duration duration) {
+        long ms = Math.max(5_000, Math.min(20_000, duration.toMillis() / 6));
+        return Duration.ofMillis(ms);
     }
 
     /**
