@@ -312,6 +312,21 @@ public final class Row implements Comparable<Row> {
         return orderPrefix(bytes, offset, offset + length);
     }
 
+    /**
+     * The {@linkplain #orderPrefix() order prefix} of the encoding after its first {@code skip} bytes (zero
+     * when it has no more): among rows that all begin with the same {@code skip} bytes, it orders them as
+     * {@link #orderPrefix()} orders rows in general.
+     */
+    public long orderPrefix(int skip) {
+        return orderPrefix(bytes, offset + Math.min(skip, length), offset + length);
+    }
+
+    /** Whether this row's encoding begins with all of {@code prefix}'s bytes. */
+    public boolean startsWith(Row prefix) {
+        return prefix.length == 0 || prefix.length <= length
+                && Arrays.equals(bytes, offset, offset + prefix.length, prefix.bytes, prefix.offset, prefix.offset + prefix.length);
+    }
+
     /** The {@linkplain #orderPrefix() order prefix} of the encoded row at {@code b[from, to)}. */
     public static long orderPrefix(byte[] b, int from, int to) {
         if (to - from >= Long.BYTES) {

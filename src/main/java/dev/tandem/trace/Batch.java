@@ -17,7 +17,8 @@ import dev.tandem.time.Frontier;
  * changes, readers on other threads hold it without locks or copies.
  *
  * <p>A {@link KeyFilter} over the keys, built as the batch is written, lets a point lookup skip a
- * batch that cannot hold its key without searching it.
+ * batch that cannot hold its key without searching it; a {@link KeyIndex} of sampled key prefixes, built
+ * with the batch, shortens the searches of the key column that remain.
  */
 public final class Batch {
 
@@ -36,6 +37,7 @@ public final class Batch {
     private final long[] diffs;
     private final int updates;
     private final KeyFilter keyFilter;
+    private final KeyIndex keyIndex;
 
     /**
      * A batch over the given columns; {@code times} and {@code diffs} hold one entry per update and
@@ -53,6 +55,7 @@ public final class Batch {
         this.valUpdStart = valUpdStart;
         this.updates = times.length;
         this.keyFilter = keyFilter;
+        this.keyIndex = new KeyIndex(keys);
         boolean sameTime = updates > 1;
         for (int u = 1; sameTime && u < updates; u++) {
             sameTime = times[u] == times[0];
@@ -106,15 +109,15 @@ public final class Batch {
         return updates == 0;
     }
 
-    /** Approximate heap bytes of the packed storage. */
     /** Heap bytes of the key filter alone (part of {@link #byteSize()}). */
     long keyFilterBytes() {
         return keyFilter.byteSize();
     }
 
+    /** Approximate heap bytes of the packed storage. */
     public long byteSize() {
         return keys.byteSize() + vals.byteSize() + keyValStart.byteSize() + valUpdStart.byteSize() + 8L * times.length + (diffs == null ? 0 : 8L * diffs.length)
-                + keyFilter.byteSize() + 64;
+                + keyFilter.byteSize() + keyIndex.byteSize() + 64;
     }
 
     /** A cursor over this batch alone. */
@@ -130,37 +133,15 @@ public final class Batch {
         return keyFilter.mayContain(keyHash);
     }
 
-    /** The index of the first key {@code >= key} at or after {@code from}. */
-    int seekKey(Row key, int from) {
-        int lo = from;
-        int hi = keys.count();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (keys.compare(mid, key) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+    /** The index of the first key {@code >= key} (the key count when there is none). */
+    int seekKey(Row key) {
+        return keyIndex.seek(key);
     }
 
     /** The index of {@code key}, or {@code -1} when this batch does not hold it. */
     int findKey(Row key) {
-        int lo = 0;
-        int hi = keys.count();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            int c = keys.compare(mid, key);
-            if (c < 0) {
-                lo = mid + 1;
-            } else if (c > 0) {
-                hi = mid;
-            } else {
-                return mid;
-            }
-        }
-        return -1;
+        int k = keyIndex.seek(key);
+        return k < keys.count() && keys.compare(k, key) == 0 ? k : -1;
     }
 
     /**

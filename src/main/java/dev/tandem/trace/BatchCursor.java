@@ -29,7 +29,7 @@ final class BatchCursor implements Cursor {
 
     @Override
     public void seekKey(Row key) {
-        keyIdx = batch.seekKey(key, 0);
+        keyIdx = batch.seekKey(key);
     }
 
     int valStart() {
@@ -38,11 +38,6 @@ final class BatchCursor implements Cursor {
 
     int valEnd() {
         return batch.keyValStart.at(keyIdx + 1);
-    }
-
-    /** Sum of the diffs of value {@code v} at times {@code <= t}. */
-    long diffAt(int v, long t) {
-        return batch.diffAt(v, t);
     }
 
     @Override

@@ -58,12 +58,13 @@ final class KeyFilter {
         }
         int base = block(keyHash, blocks) * BLOCK_WORDS;
         int bits = (int) keyHash;
+        // every word is tested, with no early exit: the block is one cache line either way, and a branch per
+        // word would mispredict often for absent keys, holding up the probes a lookup issues together
+        long missing = 0;
         for (int w = 0; w < BLOCK_WORDS; w++) {
-            if ((words[base + w] & bit(bits, w)) == 0) {
-                return false;
-            }
+            missing |= bit(bits, w) & ~words[base + w];
         }
-        return true;
+        return missing == 0;
     }
 
     /** Heap bytes of the filter's words. */

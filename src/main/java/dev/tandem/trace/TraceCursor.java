@@ -77,36 +77,47 @@ final class TraceCursor implements Cursor {
             return;
         }
         int n = 0;
-        BatchCursor[] at = new BatchCursor[cursors.length];
+        Batch[] at = new Batch[cursors.length];
         int[] pos = new int[cursors.length];
         int[] end = new int[cursors.length];
+        BatchCursor holder = null;
         for (BatchCursor c : cursors) {
             if (atCurrent(c)) {
-                at[n] = c;
+                at[n] = c.batch;
                 pos[n] = c.valStart();
                 end[n] = c.valEnd();
                 n++;
+                holder = c;
             }
         }
         if (n == 1) {
-            at[0].accumulate(t, out);
+            holder.accumulate(t, out);
             return;
         }
+        accumulate(at, pos, end, n, t, out);
+    }
+
+    /**
+     * Calls {@code out} for each value of one key held by the batches {@code at[0, n)}, in value order, with
+     * the sum over the batches of its diffs at times {@code <= t}, skipping zero sums; the key's values in
+     * {@code at[i]} are {@code [pos[i], end[i])}, and {@code pos} is used up.
+     */
+    static void accumulate(Batch[] at, int[] pos, int[] end, int n, long t, ValDiff out) {
         while (true) {
             int minIdx = -1;
             for (int i = 0; i < n; i++) {
-                if (pos[i] < end[i] && (minIdx < 0 || at[i].batch.vals.compare(pos[i], at[minIdx].batch.vals, pos[minIdx]) < 0)) {
+                if (pos[i] < end[i] && (minIdx < 0 || at[i].vals.compare(pos[i], at[minIdx].vals, pos[minIdx]) < 0)) {
                     minIdx = i;
                 }
             }
             if (minIdx < 0) {
                 return;
             }
-            Batch.Rows minRows = at[minIdx].batch.vals;
+            Batch.Rows minRows = at[minIdx].vals;
             int minPos = pos[minIdx];
             long sum = 0;
             for (int i = 0; i < n; i++) {
-                if (pos[i] < end[i] && (i == minIdx || at[i].batch.vals.compare(pos[i], minRows, minPos) == 0)) {
+                if (pos[i] < end[i] && (i == minIdx || at[i].vals.compare(pos[i], minRows, minPos) == 0)) {
                     sum += at[i].diffAt(pos[i], t);
                     if (i != minIdx) {
                         pos[i]++;

@@ -84,6 +84,34 @@ class RowEncodingProperties {
     }
 
     @Property(tries = 1000)
+    void orderPrefixesAfterSharedBytesOrderLikeTheRowsWhereTheyDiffer(
+            @ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
+        Row a = Row.pack(pair.get1(), pair.get2());
+        Row b = Row.pack(pair.get1(), pair.get3());
+        byte[] aBytes = new byte[a.byteSize()];
+        a.copyTo(aBytes, 0);
+        byte[] bBytes = new byte[b.byteSize()];
+        b.copyTo(bBytes, 0);
+        int shared = 0;
+        while (shared < aBytes.length && shared < bBytes.length && aBytes[shared] == bBytes[shared]) {
+            shared++;
+        }
+        for (int length = 0; length <= aBytes.length; length++) {
+            Row head = Row.wrap(aBytes, 0, length);
+            assertThat(a.startsWith(head)).as("starts with its first %d bytes", length).isTrue();
+            assertThat(b.startsWith(head)).as("b starts with a's first %d bytes", length).isEqualTo(length <= shared);
+        }
+        for (int skip = 0; skip <= shared; skip++) {
+            long pa = a.orderPrefix(skip);
+            long pb = b.orderPrefix(skip);
+            if (pa != pb) {
+                assertThat(Integer.signum(Long.compareUnsigned(pa, pb))).as("after %d shared bytes", skip)
+                        .isEqualTo(Integer.signum(a.compareTo(b)));
+            }
+        }
+    }
+
+    @Property(tries = 1000)
     void hash64IsThatOfTheBytesWhateverSliceHoldsThem(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
         Row a = Row.pack(pair.get1(), pair.get2());
         Row b = Row.pack(pair.get1(), pair.get3());
