@@ -292,9 +292,19 @@ class DurableLogTest {
     }
 
 
+    /** Reopens the storage over a journal whose next fsync waits, so a write's caller subscribes before it is acknowledged. */
+    private GatedJournal gatedStorage() {
+        storage.close();
+        GatedJournal journal = new GatedJournal(FileJournal.open(dir, true));
+        storage = new LogTableStorage(journal, options);
+        storage.createTable("u1", KV);
+        journal.holdNextSync();
+        return journal;
+    }
+
     @Test
     void aCallerStillBusyWithItsAcknowledgementDoesNotHoldUpLaterCommits() throws InterruptedException {
-        storage.createTable("u1", KV);
+        GatedJournal journal = gatedStorage();
         CountDownLatch inCallback = new CountDownLatch(1);
         CountDownLatch releaseCallback = new CountDownLatch(1);
         List<String> completedOn = new ArrayList<>();
@@ -307,6 +317,8 @@ class DurableLogTest {
                 Thread.currentThread().interrupt();
             }
         });
+        assertThat(journal.syncing.await(20, TimeUnit.SECONDS)).as("the first commit reached its fsync").isTrue();
+        journal.release.countDown();
         try {
             assertThat(inCallback.await(20, TimeUnit.SECONDS)).as("the first write was acknowledged").isTrue();
             long before = storage.lastWriteTime();
@@ -321,10 +333,13 @@ class DurableLogTest {
     }
 
     @Test
-    void aBlockingStorageCallFromAnAcknowledgementFailsInsteadOfDeadlocking() {
-        storage.createTable("u1", KV);
+    void aBlockingStorageCallFromAnAcknowledgementFailsInsteadOfDeadlocking() throws InterruptedException {
+        GatedJournal journal = gatedStorage();
         Mono<Void> createInCallback = storage.write("u1", List.of(RowDiff.insert(kv(1, "x"))))
-                .doOnNext(t -> storage.createTable("u2", KV)).then();
+                .doOnNext(t -> storage.createTable("u2", KV)).then().cache();
+        createInCallback.subscribe(x -> { }, e -> { });
+        assertThat(journal.syncing.await(20, TimeUnit.SECONDS)).as("the commit reached its fsync").isTrue();
+        journal.release.countDown();
         assertThatThrownBy(() -> createInCallback.block(Duration.ofSeconds(20)))
                 .hasMessageContaining("tandem-storage-acks thread would deadlock");
     }
