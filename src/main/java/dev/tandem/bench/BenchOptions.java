@@ -21,10 +21,11 @@ import java.util.Locale;
  * @param serverArgs extra {@code name=value} properties of the child servers
  * @param kafka the bootstrap servers of a running Kafka broker ({@code replicas} only; null if none)
  * @param subscribers WebSocket subscribers of {@code subscribe-fanout} (null: the scenario's default)
+ * @param churnWarmup how long the hydration churn runs before the read window of {@code read-isolation} opens
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
-        Integer subscribers) {
+        Integer subscribers, Duration churnWarmup) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
             "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup");
@@ -43,6 +44,8 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --churn-loops N   concurrent create-hydrate-drop loops (2; 0: no churn)
               --subscribers N   WebSocket subscribers of subscribe-fanout (1000; its --rate is writes/s, 1000)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
+              --churn-warmup D  read-isolation: the churn runs this long before the reads are measured, so the
+                                window sees a server that has compiled its churn, not its first minute (30s; 0s: none)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
                                 (e.g. -XX:+UseZGC replaces the default collector; repeatable)
@@ -69,6 +72,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         List<String> serverArgs = new ArrayList<>();
         String kafka = null;
         Integer subscribers = null;
+        Duration churnWarmup = Duration.ofSeconds(30);
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -101,11 +105,17 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                 case "--server-arg" -> serverArgs.add(value);
                 case "--kafka" -> kafka = value;
                 case "--subscribers" -> subscribers = (int) positive(name, Integer.parseInt(value));
+                case "--churn-warmup" -> {
+                    churnWarmup = duration(value);
+                    if (churnWarmup.isNegative()) {
+                        throw new IllegalArgumentException("--churn-warmup must not be negative, got " + value);
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'");
             }
         }
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup);
     }
 
     /** The measured interval, or the scenario's default. */

@@ -17,6 +17,9 @@ final class HydrationChurn implements AutoCloseable {
     private final List<Thread> loops = new ArrayList<>();
     private final AtomicLong created = new AtomicLong();
     private final AtomicLong hydrated = new AtomicLong();
+    private final long startNanos = System.nanoTime();
+    /** Each index the churn built: {@code [loop, seconds from the churn's start to creation, to hydrated (or -1)]}. */
+    private final java.util.List<double[]> timeline = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     private volatile boolean stopped;
     private volatile RuntimeException failure;
 
@@ -36,12 +39,14 @@ final class HydrationChurn implements AutoCloseable {
             while (!stopped) {
                 String view = VIEWS.get((int) ((loop + n) % VIEWS.size()));
                 String index = "churn_" + loop + "_" + n++;
+                double createdAt = sinceStart();
                 BenchWorkload.createIndex(http, index, view, "c0");
                 created.incrementAndGet();
                 double seconds = BenchWorkload.awaitHydrated(http, index, Duration.ofHours(1), () -> stopped);
                 if (seconds >= 0) {
                     hydrated.incrementAndGet();
                 }
+                timeline.add(new double[] {loop, createdAt, seconds >= 0 ? sinceStart() : -1});
                 http.delete("/v1/indexes/" + index);
             }
         } catch (RuntimeException e) {
@@ -63,6 +68,18 @@ final class HydrationChurn implements AutoCloseable {
             }
         }
         check();
+    }
+
+    /** Seconds since the churn started, to the millisecond. */
+    double sinceStart() {
+        return Math.round((System.nanoTime() - startNanos) / 1e6) / 1e3;
+    }
+
+    /** The indexes built so far, as {@code [loop, created at s, hydrated at s or -1]} from the churn's start. */
+    java.util.List<double[]> timeline() {
+        synchronized (timeline) {
+            return java.util.List.copyOf(timeline);
+        }
     }
 
     long created() {

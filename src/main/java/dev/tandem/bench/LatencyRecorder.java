@@ -20,6 +20,10 @@ final class LatencyRecorder {
     private long errors;
     private long incomplete;
     private long timeouts;
+    /** Per second of send time: requests, the slowest (µs), and how many took over {@link #SLOW_MICROS}. */
+    private final java.util.TreeMap<Long, long[]> bySecond = new java.util.TreeMap<>();
+    /** A request slower than this counts as slow in the per-second timeline. */
+    static final long SLOW_MICROS = 20_000;
 
     /**
      * Records one answered request.
@@ -30,6 +34,10 @@ final class LatencyRecorder {
     synchronized void record(double sentAtSeconds, long latencyNanos) {
         long micros = Math.max(0, Math.min(HIGHEST_MICROS, latencyNanos / 1_000));
         histogram.recordValue(micros);
+        long[] second = bySecond.computeIfAbsent((long) Math.floor(Math.max(0, sentAtSeconds)), k -> new long[3]);
+        second[0]++;
+        second[1] = Math.max(second[1], micros);
+        second[2] += micros > SLOW_MICROS ? 1 : 0;
         double ms = latencyNanos / 1e6;
         n++;
         sx += sentAtSeconds;
@@ -73,7 +81,14 @@ final class LatencyRecorder {
         }
         return new LatencySummary(count, errors, timeouts, incomplete, seconds > 0 ? count / seconds : 0,
                 percentile(0.50), percentile(0.95), percentile(0.99), percentile(0.999),
-                count == 0 ? null : histogram.getMaxValue() / 1e3, slope);
+                count == 0 ? null : histogram.getMaxValue() / 1e3, slope, timeline());
+    }
+
+    /** The per-second timeline: {@code [second, requests, max ms, requests over 20 ms]} for each second with a request. */
+    private java.util.List<double[]> timeline() {
+        java.util.List<double[]> out = new java.util.ArrayList<>(bySecond.size());
+        bySecond.forEach((second, v) -> out.add(new double[] {second, v[0], v[1] / 1e3, v[2]}));
+        return out;
     }
 
     /** The {@code q} quantile in milliseconds, or {@code null} with fewer than {@code 10 / (1 - q)} samples. */

@@ -12,9 +12,11 @@ import tools.jackson.databind.node.ObjectNode;
  * @param timeouts the errors that were request timeouts (the answer did not come within the client's timeout)
  * @param incomplete open-loop requests still unanswered at the cut-off, counted at their age then
  * @param rate {@code count} per second of the measured interval
+ * @param bySecond per second of (intended) send time: {@code [second, requests, max ms, requests over 20 ms]},
+ *     so a tail can be placed in time (against the churn's hydrations, the JIT, a collection)
  */
 record LatencySummary(long count, long errors, long timeouts, long incomplete, double rate, Double p50Ms, Double p95Ms, Double p99Ms,
-        Double p999Ms, Double maxMs, Double slopeMsPerS) {
+        Double p999Ms, Double maxMs, Double slopeMsPerS, java.util.List<double[]> bySecond) {
 
     /** Writes the stable fields of an arm into {@code node}. */
     void writeTo(ObjectNode node) {
@@ -29,6 +31,11 @@ record LatencySummary(long count, long errors, long timeouts, long incomplete, d
         node.put("errors", errors);
         node.put("timeouts", timeouts);
         node.put("incomplete", incomplete);
+        var seconds = node.putArray("by_second");
+        for (double[] row : bySecond) {
+            var r = seconds.addArray();
+            r.add((long) row[0]).add((long) row[1]).add(round(row[2])).add((long) row[3]);
+        }
     }
 
     static void put(ObjectNode node, String field, Double v) {

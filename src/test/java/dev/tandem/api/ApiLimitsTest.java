@@ -32,6 +32,14 @@ class ApiLimitsTest {
             assertThat(s.post("/v1/indexes", "{\"name\":\"t_k\",\"on\":\"t\",\"key\":[\"k\"]}").status()).isEqualTo(201);
             await().atMost(Duration.ofSeconds(30)).until(() -> s.get("/v1/indexes/t_k").json().get("hydrated").asBoolean());
 
+            // Every answer, a problem too, carries the protective headers; HSTS only over TLS (TlsTest).
+            var problemHeaders = s.client.post().uri("/v1/peek").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"from\":\"t_k\"}")
+                    .exchangeToMono(r -> r.toBodilessEntity()).block(Duration.ofSeconds(30)).getHeaders();
+            assertThat(problemHeaders.getFirst("X-Content-Type-Options")).isEqualTo("nosniff");
+            assertThat(problemHeaders.getFirst("X-Frame-Options")).isEqualTo("DENY");
+            assertThat(problemHeaders.getFirst("Cache-Control")).isEqualTo("no-cache, no-store, max-age=0, must-revalidate");
+            assertThat(problemHeaders.containsHeader("Strict-Transport-Security")).isFalse();
+
             // 413: four rows where at most three may be returned; with a limit the same read is fine.
             TandemServer.Response big = s.post("/v1/peek", "{\"from\":\"t_k\"}");
             assertThat(big.status()).isEqualTo(413);

@@ -57,12 +57,19 @@ class TlsTest {
                 "server.ssl.key-alias", "tandem"))) {
             int port = s.server.port;
             WebClient https = WebClient.builder().baseUrl("https://127.0.0.1:" + port).clientConnector(new ReactorClientHttpConnector(tls)).build();
-            int withToken = https.get().uri("/v1/tables").header(HttpHeaders.AUTHORIZATION, "Bearer " + s.secrets.get("reader"))
-                    .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())).block(Duration.ofSeconds(30));
-            assertThat(withToken).isEqualTo(200);
-            int without = https.get().uri("/v1/tables").exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value()))
-                    .block(Duration.ofSeconds(30));
-            assertThat(without).isEqualTo(401);
+            var withToken = https.get().uri("/v1/tables").header(HttpHeaders.AUTHORIZATION, "Bearer " + s.secrets.get("reader"))
+                    .exchangeToMono(r -> r.toBodilessEntity()).block(Duration.ofSeconds(30));
+            assertThat(withToken.getStatusCode().value()).isEqualTo(200);
+            var without = https.get().uri("/v1/tables").exchangeToMono(r -> r.toBodilessEntity()).block(Duration.ofSeconds(30));
+            assertThat(without.getStatusCode().value()).isEqualTo(401);
+            // The protective headers on answers and refusals alike, HSTS because this is TLS.
+            for (var answer : java.util.List.of(withToken, without)) {
+                assertThat(answer.getHeaders().getFirst("Strict-Transport-Security")).isEqualTo("max-age=31536000 ; includeSubDomains");
+                assertThat(answer.getHeaders().getFirst("X-Content-Type-Options")).isEqualTo("nosniff");
+                assertThat(answer.getHeaders().getFirst("X-Frame-Options")).isEqualTo("DENY");
+                assertThat(answer.getHeaders().getFirst(HttpHeaders.CACHE_CONTROL)).isEqualTo("no-cache, no-store, max-age=0, must-revalidate");
+                assertThat(answer.getHeaders().getFirst("Referrer-Policy")).isEqualTo("no-referrer");
+            }
 
             // A client that does not trust the certificate is refused at the handshake; plain HTTP gets no answer.
             assertThatThrownBy(() -> WebClient.create("https://127.0.0.1:" + port).get().uri("/v1/tables").retrieve().toBodilessEntity()

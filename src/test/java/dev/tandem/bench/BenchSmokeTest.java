@@ -25,7 +25,7 @@ import tools.jackson.databind.JsonNode;
 class BenchSmokeTest {
 
     private static final List<String> ARM_FIELDS = List.of("count", "rate", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms",
-            "slope_ms_per_s", "errors", "timeouts", "incomplete");
+            "slope_ms_per_s", "errors", "timeouts", "incomplete", "by_second");
 
     /** Rows of {@code bench memory}: enough that the data outweighs what the heap sheds after start-up (a few MB). */
     private static final long MEMORY_ROWS = 100_000;
@@ -89,7 +89,20 @@ class BenchSmokeTest {
                         }
                     }
                     case "memory" -> assertThat(json.path("arms").path("two_runtime").path("hydrate_seconds").isNumber()).isTrue();
-                    default -> assertThat(json.path("arms").path("two_runtime").has("churn_indexes_created")).isTrue();
+                    default -> {
+                        JsonNode two = json.path("arms").path("two_runtime");
+                        assertThat(two.has("churn_indexes_created")).isTrue();
+                        assertThat(two.path("churn_warmup_s").asDouble()).isEqualTo(1.0);
+                        assertThat(two.path("churn_timeline").isArray()).isTrue();
+                        // One row per second of the window with a request: [second, requests, max ms, over 20 ms].
+                        assertThat(two.path("by_second").size()).isPositive();
+                        assertThat(two.path("by_second").get(0).size()).isEqualTo(4);
+                        long perSecond = 0;
+                        for (JsonNode row : two.path("by_second")) {
+                            perSecond += row.get(1).asLong();
+                        }
+                        assertThat(perSecond).as("the timeline counts every answered read").isEqualTo(two.path("count").asLong());
+                    }
                 }
                 if (!scenario.equals("memory")) {
                     assertThat(json.path("ratios").has("solo_over_two_runtime_p50")).isTrue();
@@ -106,7 +119,7 @@ class BenchSmokeTest {
         JsonNode json = BenchMain.run(new PrintStream(out, true, StandardCharsets.UTF_8), scenario,
                 "--rows", Long.toString(scenario.equals("memory") ? MEMORY_ROWS : 20_000), "--point-rows", "2000",
                 "--duration", "3s", "--probe", "1s", "--connections", "4",
-                "--churn-loops", "1", "--heap-mb", "384", "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC",
+                "--churn-loops", "1", "--churn-warmup", "1s", "--heap-mb", "384", "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC",
                 "--out", dir.resolve(scenario + ".json").toString());
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("| two_runtime", "| heap B/row |");
         if (!scenario.equals("memory")) {
