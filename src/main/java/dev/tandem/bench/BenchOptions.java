@@ -21,7 +21,8 @@ import java.util.Locale;
  * @param serverArgs extra {@code name=value} properties of the child servers
  * @param kafka the bootstrap servers of a running Kafka broker ({@code replicas} only; null if none)
  * @param subscribers WebSocket subscribers of {@code subscribe-fanout} (null: the scenario's default)
- * @param churnWarmup how long the hydration churn runs before the read window of {@code read-isolation} opens
+ * @param churnWarmup how long the hydration churn runs before the measured window of {@code read-isolation} and
+ *     {@code subscribe-fanout} opens
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
@@ -44,8 +45,8 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --churn-loops N   concurrent create-hydrate-drop loops (2; 0: no churn)
               --subscribers N   WebSocket subscribers of subscribe-fanout (1000; its --rate is writes/s, 1000)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
-              --churn-warmup D  read-isolation: the churn runs this long before the reads are measured, so the
-                                window sees a server that has compiled its churn, not its first minute (30s; 0s: none)
+              --churn-warmup D  read-isolation, subscribe-fanout: the churn runs this long before the window opens,
+                                so it sees a server that has compiled its churn, not its first minute (30s; 0s: none)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
                                 (e.g. -XX:+UseZGC replaces the default collector; repeatable)

@@ -53,14 +53,15 @@ final class SubscribeFanoutScenario {
                 + KEYS_PER_SUBSCRIBER + " of " + HOT_KEYS + " hot keys");
         settings.put("writes", "POST /v1/tables/points/rows inserting one row of a hot key per write, open loop");
         settings.put("latency", "write acknowledged -> change delivered, per (write, watching subscriber); 0 when delivered first");
-        settings.put("warm_up", "per arm, before the churn starts, the same writes and streams for a sixth of --duration (5-20 s), not measured");
+        settings.put("warm_up", "per arm, before the churn starts, the same writes and streams for a sixth of --duration (5-20 s),"
+                + " then with the churn for --churn-warmup; neither measured");
         settings.put("churn", o.churnLoops() + " loops creating, hydrating and dropping indexes on big_count and big_self_join");
         for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, Math.max(o.pointRows(), HOT_KEYS))));
                 a.recordAtRest(json, rows + o.pointRows());
-                runArm(a, json, report, arm, subscribers, rate, duration, o.churnLoops());
+                runArm(a, json, report, arm, subscribers, rate, duration, o);
             }
         }
         ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
@@ -71,7 +72,7 @@ final class SubscribeFanoutScenario {
     }
 
     private static void runArm(BenchArm a, ObjectNode json, BenchReport report, String arm, int subscribers, double rate, Duration duration,
-            int churnLoops) {
+            BenchOptions o) {
         Map<Long, Long> ackAt = new ConcurrentHashMap<>();
         Map<Long, ConcurrentLinkedQueue<Long>> deliveredAt = new ConcurrentHashMap<>();
         // Subscriptions that ended or whose connection closed or failed, each counted once or more: any is a defect to explain.
@@ -123,10 +124,19 @@ final class SubscribeFanoutScenario {
             json.put("warm_up_s", warmUp.toMillis() / 1000.0);
             BenchMain.log("[%s] warming up: writes at %.0f/s for %s, no churn", arm, rate, warmUp);
             LoadGenerator.openLoop(write, rate, warmUp, Duration.ofSeconds(30).plus(warmUp));
-            try (HydrationChurn churn = new HydrationChurn(a.server.port(), churnLoops)) {
+            try (HydrationChurn churn = new HydrationChurn(a.server.port(), o.churnLoops())) {
                 churn.awaitStarted();
+                // As in read-isolation: the churn's first half minute is also the JIT's, so the window opens later.
+                if (!o.churnWarmup().isZero()) {
+                    BenchMain.log("[%s] churn under way; writes at %.0f/s for %s more, not measured", arm, rate, o.churnWarmup());
+                    LoadGenerator.openLoop(write, rate, o.churnWarmup(), Duration.ofSeconds(30).plus(o.churnWarmup()));
+                }
+                long hydratedBefore = churn.hydrated();
+                json.put("churn_warmup_s", o.churnWarmup().toMillis() / 1000.0);
+                json.put("churn_indexes_hydrated_before_window", hydratedBefore);
                 BenchMain.log("[%s] churn under way; writes at %.0f/s for %s", arm, rate, duration);
                 firstMeasured.set(next.get());
+                long windowStart = System.nanoTime();
                 ChildResources.Window window = a.window();
                 LatencySummary acks = LoadGenerator.openLoop(write, rate, duration, Duration.ofSeconds(30).plus(duration));
                 // Deliveries still in flight after the last acknowledgement get a few seconds to arrive.
@@ -134,7 +144,7 @@ final class SubscribeFanoutScenario {
                 window.finish(json);
                 acks.writeTo(json.putObject("write_ack"));
                 json.put("churn_indexes_created", churn.created());
-                json.put("churn_indexes_hydrated", churn.hydrated());
+                json.put("churn_indexes_hydrated", churn.hydrated() - hydratedBefore);
                 LatencyRecorder delivery = new LatencyRecorder();
                 long expected = 0;
                 long delivered = 0;
@@ -145,7 +155,7 @@ final class SubscribeFanoutScenario {
                     ConcurrentLinkedQueue<Long> got = deliveredAt.get(seq);
                     if (got != null) {
                         for (long d : got) {
-                            delivery.record(0, Math.max(0, d - e.getValue()));
+                            delivery.record((e.getValue() - windowStart) / 1e9, Math.max(0, d - e.getValue()));
                             delivered++;
                         }
                     }

@@ -29,11 +29,15 @@ public record TandemProperties(
     /** Start-up only. */
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
-            @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes) {
+            @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes,
+            @DefaultValue("0") double maintenanceReserve) {
 
         public Compute {
             checkNice("tandem.compute.maintenance-nice", maintenanceNice);
             checkNice("tandem.compute.hydration-nice", hydrationNice);
+            if (!(maintenanceReserve >= 0 && maintenanceReserve <= 0.9)) {
+                throw new IllegalArgumentException("tandem.compute.maintenance-reserve must be between 0 (off) and 0.9, got " + maintenanceReserve);
+            }
         }
 
         private static void checkNice(String name, int nice) {
@@ -139,6 +143,7 @@ public record TandemProperties(
         s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
         s.put("tandem.compute.hydration-nice", compute.hydrationNice());
         s.put("tandem.compute.hydration-lanes", compute.hydrationLanes());
+        s.put("tandem.compute.maintenance-reserve", compute.maintenanceReserve());
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());
         s.put("tandem.storage.tick-interval", storage.tickInterval());

@@ -46,6 +46,21 @@ final class RuntimeGauges {
                 .baseUnit("seconds")
                 .strongReference(true)
                 .register(registry);
+        dev.tandem.runtime.MaintenanceReserve reserve = compute.maintenanceReserve();
+        if (reserve != null) {
+            Gauge.builder(TandemMeters.RESERVE_SHARE, reserve, dev.tandem.runtime.MaintenanceReserve::share)
+                    .description("Maintenance's share of the CPU time it waited for, over the last quarter second (1 when idle)")
+                    .register(registry);
+            Gauge.builder(TandemMeters.RESERVE_LIMIT, reserve, dev.tandem.runtime.MaintenanceReserve::peekLimitPerSecond)
+                    .description("Peeks per second admitted at most to keep maintenance's reserve (NaN: no limit)")
+                    .register(registry);
+            Gauge.builder(TandemMeters.RESERVE_WAITING, reserve, dev.tandem.runtime.MaintenanceReserve::waitingPeeks)
+                    .description("Peeks waiting for admission under the maintenance reserve")
+                    .register(registry);
+            FunctionCounter.builder(TandemMeters.RESERVE_HELD, reserve, r -> r.heldPeeks())
+                    .description("Peeks that waited for the maintenance reserve's gate")
+                    .register(registry);
+        }
     }
 
     private static <T> void emitFailures(MeterRegistry registry, String source, T obj, ToDoubleFunction<T> count) {

@@ -42,6 +42,10 @@ public final class TandemMeters {
     public static final String INGESTED_UPDATES = "tandem.ingested.updates";
     /** Gauge (seconds): the largest distance of a shared index's upper ahead of the interactive standing hold. */
     public static final String STANDING_HOLD_GAP = "tandem.standing.hold.gap";
+    public static final String RESERVE_SHARE = "tandem.maintenance.reserve.share";
+    public static final String RESERVE_LIMIT = "tandem.maintenance.reserve.peek.limit";
+    public static final String RESERVE_WAITING = "tandem.maintenance.reserve.waiting.peeks";
+    public static final String RESERVE_HELD = "tandem.maintenance.reserve.held.peeks";
 
     /** Counter: responses and publications that could not be emitted, tagged {@code source} (multiplexer, sharing, or a runtime's role). */
     public static final String EMIT_FAILURES = "tandem.emit.failures";

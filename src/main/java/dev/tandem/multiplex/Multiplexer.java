@@ -45,6 +45,8 @@ import reactor.core.publisher.Sinks;
  */
 public final class Multiplexer implements ComputeInstance {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Multiplexer.class);
+
     private final ComputeRuntime maintenance;
     private final ComputeRuntime interactive;
     private final Map<String, ComputeRuntime> owners = new ConcurrentHashMap<>();
@@ -52,6 +54,7 @@ public final class Multiplexer implements ComputeInstance {
     private final Sinks.Many<ComputeResponse> out = Sinks.many().multicast().onBackpressureBuffer(1 << 20, false);
     private final SerialEmitter<ComputeResponse> emitter = new SerialEmitter<>(out);
     private final Disposable.Composite subscriptions = Disposables.composite();
+    private volatile dev.tandem.runtime.MaintenanceReserve reserve;
     private final AtomicLong suppressedFrontiers = new AtomicLong();
 
     /**
@@ -96,6 +99,36 @@ public final class Multiplexer implements ComputeInstance {
         if (interactive != null) {
             maintenance.setWorkerNice(nice, hydrationNice);
         }
+    }
+
+    /**
+     * In two-runtime mode, guarantees maintenance {@code reserve} of the CPU time it waits for while reads
+     * saturate the machine, by holding back new peeks ({@link dev.tandem.runtime.MaintenanceReserve}); 0 (the
+     * default) leaves reads first in every case. Needs Linux's per-thread scheduler statistics.
+     */
+    public void setMaintenanceReserve(double reserve) {
+        if (interactive == null || reserve == 0) {
+            return;
+        }
+        if (!dev.tandem.runtime.KernelRunWait.available()) {
+            LOG.warn("tandem.compute.maintenance-reserve={} has no effect: this platform has no per-thread scheduler statistics", reserve);
+            return;
+        }
+        var r = new dev.tandem.runtime.MaintenanceReserve(reserve, new dev.tandem.runtime.KernelRunWait(),
+                Runtime.getRuntime().availableProcessors());
+        interactive.setMaintenanceReserve(r);
+        this.reserve = r;
+        // Its own thread (it reads /proc, which a non-blocking thread must not), started at normal priority: it admits reads.
+        reactor.core.scheduler.Scheduler timer = reactor.core.scheduler.Schedulers.newSingle("tandem-maintenance-reserve", true);
+        long tick = dev.tandem.runtime.MaintenanceReserve.TICK.toNanos();
+        subscriptions.add(dev.tandem.runtime.ThreadNice.atNormalPriority(
+                () -> timer.schedulePeriodically(r::tick, tick, tick, java.util.concurrent.TimeUnit.NANOSECONDS)));
+        subscriptions.add(timer);
+    }
+
+    /** The maintenance reserve in force, or null (off, or a single runtime). */
+    public dev.tandem.runtime.MaintenanceReserve maintenanceReserve() {
+        return reserve;
     }
 
     /** In two-runtime mode, whether maintenance runs hydration rounds on lanes of their own (before any dataflow). */

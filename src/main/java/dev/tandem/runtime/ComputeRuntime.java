@@ -80,6 +80,7 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
     private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
+    private volatile MaintenanceReserve reserve;
     /** Peeks of bounded exports that may be answered before the output is complete, by export id. */
     private final Map<String, Peek> earlyPeeks = new ConcurrentHashMap<>();
     /** Maintained dataflows that failed, by id, until the controller drops their exports. */
@@ -244,6 +245,14 @@ public final class ComputeRuntime implements ComputeInstance {
     /** Runs {@code task} on the command thread after every command sent so far was applied. */
     public void runAfterCommands(Runnable task) {
         onCommandThread(task);
+    }
+
+    /**
+     * Admits this (interactive) runtime's new fast-path peeks through {@code reserve}'s budget, so that
+     * maintenance keeps its reserved share of the CPU under a flood of reads.
+     */
+    public void setMaintenanceReserve(MaintenanceReserve reserve) {
+        this.reserve = reserve;
     }
 
     /** Schedules {@code task} on the command thread, at the workers' nice value: its set-up work is maintenance too. */
@@ -451,6 +460,10 @@ public final class ComputeRuntime implements ComputeInstance {
                 });
         Mono<PeekResult> result;
         if (fastLane != null) {
+            MaintenanceReserve gate = reserve;
+            if (gate != null) {
+                ready = ready.delayUntil(arr -> gate.admission());
+            }
             result = ready.publishOn(fastLane).map(arr -> answer(peek, arr));
         } else {
             int w = Math.floorMod(nextPeekWorker.getAndIncrement(), pool.size());

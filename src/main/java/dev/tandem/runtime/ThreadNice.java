@@ -77,6 +77,8 @@ public final class ThreadNice {
             int rc = (int) SETPRIORITY.get().invokeExact(PRIO_PROCESS, 0, nice);
             if (rc != 0) {
                 warnOnce("setpriority returned " + rc);
+            } else {
+                KernelRunWait.registerCurrentThread();
             }
             return rc == 0;
         } catch (Throwable t) {

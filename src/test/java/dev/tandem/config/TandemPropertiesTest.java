@@ -51,6 +51,7 @@ public class TandemPropertiesTest {
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
                 "tandem.compute.maintenance-nice",
+                "tandem.compute.maintenance-reserve",
                 "tandem.compute.maintenance-workers",
                 "tandem.http.idle-timeout",
                 "tandem.http.read-timeout",
