@@ -15,26 +15,34 @@ import dev.tandem.time.Frontier;
 import dev.tandem.trace.ReadHold;
 import dev.tandem.trace.Spine;
 import dev.tandem.trace.TraceSnapshot;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
+import reactor.core.Disposables;
 import reactor.core.scheduler.Scheduler;
 
 /**
  * The maintenance runtime's logging: samples the runtime's state (dataflows, frontiers, arrangement
- * sizes, operator time, read holds, hydration progress) and the sources added to it (subscriptions) at a fixed interval, writes each change as
+ * sizes, operator time, read holds, hydration progress) and the sources added to it (subscriptions) every interval, writes each change as
  * updates to internal logging tables, and maintains the introspection indexes from them with ordinary
  * dataflows, published like any index. The logging dataflows run on their own maintenance thread, so
  * they keep advancing while the workers are pinned by a long step; progress counters are read while
  * those steps run. Beside an interactive runtime the sampler and that thread run at the workers' nice
  * value, as maintenance work; its responses leave through maintenance's response thread.
+ *
+ * <p>The sampler keeps its own cost to a {@value #COST_SHARE}th of the time: the next sample comes an interval
+ * after the last, or {@value #COST_SHARE} times the last sample's duration if that is longer. With a thousand
+ * change-stream subscriptions (a row each, and a read hold each) a sample every 100 ms cost the machine 6
+ * of its 120 CPU seconds a minute in {@code bench subscribe-fanout}; the collections then refresh less
+ * often instead.
  */
 final class IntrospectionLogger implements AutoCloseable {
 
@@ -45,7 +53,13 @@ final class IntrospectionLogger implements AutoCloseable {
     private final Map<String, Map<Row, Long>> previous = new HashMap<>();
     private final Map<List<Object>, LongAdder[]> elapsed = new ConcurrentHashMap<>();
     private final List<Dataflow> dataflows = new ArrayList<>();
-    private final Disposable sampling;
+    /** The next sample's timer task. */
+    private final Disposable.Swap sampling = Disposables.swap();
+    private final Duration interval;
+    private final LongSupplier ticker;
+    private final FatalErrorHandler fatal;
+    private volatile boolean closed;
+    static final int COST_SHARE = 50;
     /** The nice value of the sampler and the logging dataflows' worker (see {@link ThreadNice}). */
     private volatile int nice;
 
@@ -72,7 +86,32 @@ final class IntrospectionLogger implements AutoCloseable {
             dataflows.add(df);
             previous.put(c.id(), Map.of());
         }
-        this.sampling = Flux.interval(resources.introspectionInterval(), timer).subscribe(x -> sample(), e -> fatal.fatal("introspection sampler", e));
+        this.interval = resources.introspectionInterval();
+        this.ticker = resources.tickerNanos();
+        this.fatal = fatal;
+        scheduleSample(interval.toNanos());
+    }
+
+    private void scheduleSample(long delayNanos) {
+        if (!closed) {
+            sampling.update(timer.schedule(this::sampleAndReschedule, delayNanos, TimeUnit.NANOSECONDS));
+        }
+    }
+
+    private void sampleAndReschedule() {
+        long start = ticker.getAsLong();
+        try {
+            sample();
+        } catch (RuntimeException e) {
+            fatal.fatal("introspection sampler", e);
+            return;
+        }
+        scheduleSample(nextDelay(interval.toNanos(), ticker.getAsLong() - start));
+    }
+
+    /** The delay before the next sample: the interval, or {@link #COST_SHARE} times the last sample's cost if longer. */
+    static long nextDelay(long intervalNanos, long costNanos) {
+        return Math.max(intervalNanos, Math.max(0, costNanos) * COST_SHARE);
     }
 
     private static String table(Introspection.Collection c) {
@@ -186,6 +225,7 @@ final class IntrospectionLogger implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         sampling.dispose();
         dataflows.forEach(Dataflow::drop);
         pool.dispose();

@@ -30,22 +30,7 @@ class RuntimeResourcesTest {
     void introspectionIsSampledOnTheInjectedTimer() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         AtomicLong clock = new AtomicLong(1_000_000);
-        RuntimeResources.SchedulerFactory schedulers = new RuntimeResources.SchedulerFactory() {
-            @Override
-            public Scheduler newSingle(String name) {
-                return time;
-            }
-
-            @Override
-            public Scheduler newParallel(String name, int threads) {
-                return RuntimeResources.SchedulerFactory.REACTOR.newParallel(name, threads);
-            }
-
-            @Override
-            public Scheduler newBoundedElastic(String name, int threads) {
-                return RuntimeResources.SchedulerFactory.REACTOR.newBoundedElastic(name, threads);
-            }
-        };
+        RuntimeResources.SchedulerFactory schedulers = virtualSingle(time);
         Duration interval = Duration.ofSeconds(10);
         RuntimeResources resources = RuntimeResources.of(clock::get).withSchedulers(schedulers).withIntrospectionInterval(interval);
         Scheduler ticks = Schedulers.newSingle("test-ticks");
@@ -78,6 +63,71 @@ class RuntimeResourcesTest {
             ticks.dispose();
             time.dispose();
         }
+    }
+
+    @Test
+    void anExpensiveSampleSpacesTheNextOneOutToKeepTheSamplersCostSmall() {
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        // The ticker follows virtual time, plus one second for every sample: as if each sample took a second.
+        AtomicLong extra = new AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger samples = new java.util.concurrent.atomic.AtomicInteger();
+        Duration interval = Duration.ofSeconds(10);
+        RuntimeResources resources = new RuntimeResources(clock::get, () -> time.now(java.util.concurrent.TimeUnit.NANOSECONDS) + extra.get(),
+                virtualSingle(time), interval, Duration.ofMillis(20));
+        Scheduler ticks = Schedulers.newSingle("test-ticks");
+        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock::get));
+        List<Throwable> fatal = new CopyOnWriteArrayList<>();
+        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        ComputeRuntime runtime = ComputeRuntime.create(Role.SOLO, 1, storage, registry, false, (w, e) -> fatal.add(e), resources,
+                RuntimeObserver.NONE);
+        try {
+            runtime.addIntrospectionSource(Introspection.SUBSCRIPTIONS.id(), () -> {
+                samples.incrementAndGet();
+                extra.addAndGet(1_000_000_000L);
+                return List.of();
+            });
+            runtime.send(new ComputeCommand.Hello("test"));
+            runtime.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
+            runtime.send(new ComputeCommand.InitializationComplete());
+            await().atMost(Duration.ofSeconds(20)).until(() -> registry.current(Introspection.DATAFLOWS.id()).published());
+            assertThat(samples).hasValue(0);
+            time.advanceTimeBy(interval);
+            assertThat(samples).as("the first sample, an interval in").hasValue(1);
+            // It took a second: the next comes after 50 seconds, not after the 10 s interval.
+            time.advanceTimeBy(Duration.ofSeconds(50).minusMillis(1));
+            assertThat(samples).hasValue(1);
+            time.advanceTimeBy(Duration.ofMillis(1));
+            assertThat(samples).hasValue(2);
+            assertThat(fatal).isEmpty();
+        } finally {
+            runtime.close();
+            storage.close();
+            ticks.dispose();
+            time.dispose();
+        }
+        assertThat(IntrospectionLogger.nextDelay(100, 1)).as("a cheap sample keeps the interval").isEqualTo(100);
+        assertThat(IntrospectionLogger.nextDelay(100, 10)).isEqualTo(10 * IntrospectionLogger.COST_SHARE);
+    }
+
+    /** Schedulers whose single-threaded timers are {@code time}; the rest are Reactor's. */
+    private static RuntimeResources.SchedulerFactory virtualSingle(VirtualTimeScheduler time) {
+        return new RuntimeResources.SchedulerFactory() {
+            @Override
+            public Scheduler newSingle(String name) {
+                return time;
+            }
+
+            @Override
+            public Scheduler newParallel(String name, int threads) {
+                return RuntimeResources.SchedulerFactory.REACTOR.newParallel(name, threads);
+            }
+
+            @Override
+            public Scheduler newBoundedElastic(String name, int threads) {
+                return RuntimeResources.SchedulerFactory.REACTOR.newBoundedElastic(name, threads);
+            }
+        };
     }
 
     private static long records(ArrangementSharingRegistry registry) {
