@@ -94,7 +94,7 @@ final class IntrospectionLogger implements AutoCloseable {
 
     private void scheduleSample(long delayNanos) {
         if (!closed) {
-            sampling.update(timer.schedule(this::sampleAndReschedule, delayNanos, TimeUnit.NANOSECONDS));
+            sampling.replace(timer.schedule(this::sampleAndReschedule, delayNanos, TimeUnit.NANOSECONDS));
         }
     }
 

@@ -93,7 +93,7 @@ public final class MaintenanceReserve {
         last = now;
         long asked = arrivals.getAndSet(0);
         admitted.set(0);
-        boolean short_ = false;
+        boolean starved = false;
         if (run + wait < BUSY_FRACTION * TICK.toNanos()) {
             filled = 0;
             next = 0;
@@ -110,10 +110,10 @@ public final class MaintenanceReserve {
                 w += waits[i];
             }
             share = r / (double) (r + w);
-            short_ = share < reserve;
+            starved = share < reserve;
         }
         long b = budget;
-        if (short_) {
+        if (starved) {
             // With no reader asking, reads are not what holds maintenance back: the budget stays.
             if (asked > 0) {
                 budget = Math.max(1, (long) (Math.min(b, asked) * DECREASE));

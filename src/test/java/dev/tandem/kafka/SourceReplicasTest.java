@@ -109,11 +109,16 @@ class SourceReplicasTest {
             for (ReplicaProcess r : replicas) {
                 // The refused record, kept with the batch that skipped it: every replica shows it.
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> status(r, "ev").get("errors").asLong() == 1);
+                // Introspection is sampled (every 100 ms, less often when sampling is slow): it shows the error a little later.
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+                        .until(() -> JSON.readTree(r.get("/v1/introspection/tandem_source_errors").body()).get("rows").size() > 0);
                 HttpResponse<String> errors = r.get("/v1/introspection/tandem_source_errors");
                 ok(errors);
                 assertThat(JSON.readTree(errors.body()).get("rows")).hasSize(1);
             }
-            assertIntrospectionShowsTheIngesters(replicas, ingesterOf);
+            // Sampled introspection catches up within a few samples.
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                    .untilAsserted(() -> assertIntrospectionShowsTheIngesters(replicas, ingesterOf));
             assertDashboardSeriesExist(replicas.get(ingesterOf.get("ev")));
             assertDashboardSeriesExist(replicas.get((ingesterOf.get("ev") + 1) % 3));
 
