@@ -2,8 +2,12 @@ package dev.tandem.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Keeps maintenance saturated: each of its loops creates an index on a heavy view over the large table,
@@ -19,7 +23,8 @@ final class HydrationChurn implements AutoCloseable {
     private final AtomicLong hydrated = new AtomicLong();
     private final long startNanos = System.nanoTime();
     /** Each index the churn built: {@code [loop, seconds from the churn's start to creation, to hydrated (or -1)]}. */
-    private final java.util.List<double[]> timeline = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    private final List<double[]> timeline = Collections.synchronizedList(new ArrayList<>());
+    private volatile long hydratedBeforeWindow;
     private volatile boolean stopped;
     private volatile RuntimeException failure;
 
@@ -70,24 +75,45 @@ final class HydrationChurn implements AutoCloseable {
         check();
     }
 
+    /**
+     * Keeps {@code load} going at {@code rate}, unmeasured, for {@code warmUp} while the churn runs (its first
+     * half minute is also the JIT's), then marks the window's start; notes the warm-up in {@code arm}.
+     */
+    void warmUp(Supplier<Mono<Integer>> load, double rate, Duration warmUp, ObjectNode arm) {
+        if (!warmUp.isZero()) {
+            LoadGenerator.openLoop(load, rate, warmUp, Duration.ofSeconds(30).plus(warmUp));
+        }
+        hydratedBeforeWindow = hydrated.get();
+        arm.put("churn_warmup_s", warmUp.toMillis() / 1000.0);
+        arm.put("churn_indexes_hydrated_before_window", hydratedBeforeWindow);
+        arm.put("window_opened_at_churn_s", sinceStart());
+    }
+
+    /** Indexes hydrated before the window opened ({@link #warmUp}). */
+    long hydratedBeforeWindow() {
+        return hydratedBeforeWindow;
+    }
+
+    /** Writes what the churn did: indexes created in all, hydrated in the window, and when each was built. */
+    void writeTo(ObjectNode arm) {
+        arm.put("churn_indexes_created", created.get());
+        arm.put("churn_indexes_hydrated", hydrated.get() - hydratedBeforeWindow);
+        var rows = arm.putArray("churn_timeline");
+        for (double[] e : timeline()) {
+            rows.addArray().add((long) e[0]).add(e[1]).add(e[2]);
+        }
+    }
+
     /** Seconds since the churn started, to the millisecond. */
-    double sinceStart() {
+    private double sinceStart() {
         return Math.round((System.nanoTime() - startNanos) / 1e6) / 1e3;
     }
 
     /** The indexes built so far, as {@code [loop, created at s, hydrated at s or -1]} from the churn's start. */
-    java.util.List<double[]> timeline() {
+    private List<double[]> timeline() {
         synchronized (timeline) {
-            return java.util.List.copyOf(timeline);
+            return List.copyOf(timeline);
         }
-    }
-
-    long created() {
-        return created.get();
-    }
-
-    long hydrated() {
-        return hydrated.get();
     }
 
     private void check() {

@@ -51,29 +51,16 @@ final class IsolationScenario {
                 BenchArm.loadAverage(json, "load_average_before");
                 try (HydrationChurn churn = new HydrationChurn(a.server.port(), o.churnLoops())) {
                     churn.awaitStarted();
-                    // The churn's first minute is also its code's first minute: the JIT compiles its operators
-                    // then, at normal priority, beside the reads. The window opens after that warm-up, during
-                    // which the same reads already run (not measured), so the window is a slice of a steady state.
+                    // The same reads run through the churn's warm-up, unmeasured: the window is a slice of a steady state.
                     Thread.sleep(1000);
-                    if (!o.churnWarmup().isZero()) {
-                        LoadGenerator.openLoop(read, rate, o.churnWarmup(), Duration.ofSeconds(30).plus(o.churnWarmup()));
-                    }
-                    long hydratedBefore = churn.hydrated();
-                    json.put("churn_warmup_s", o.churnWarmup().toMillis() / 1000.0);
-                    json.put("churn_indexes_hydrated_before_window", hydratedBefore);
-                    json.put("window_opened_at_churn_s", churn.sinceStart());
+                    churn.warmUp(read, rate, o.churnWarmup(), json);
                     BenchMain.log("[%s] churn under way for %s (%d hydrated); open loop at %.0f reads/s for %s", arm, o.churnWarmup(),
-                            hydratedBefore, rate, duration);
+                            churn.hydratedBeforeWindow(), rate, duration);
                     ChildResources.Window window = a.window();
                     LatencySummary s = LoadGenerator.openLoop(read, rate, duration, Duration.ofSeconds(30).plus(duration));
                     window.finish(json);
                     s.writeTo(json);
-                    json.put("churn_indexes_created", churn.created());
-                    json.put("churn_indexes_hydrated", churn.hydrated() - hydratedBefore);
-                    var churnTimeline = json.putArray("churn_timeline");
-                    for (double[] e : churn.timeline()) {
-                        churnTimeline.addArray().add((long) e[0]).add(e[1]).add(e[2]);
-                    }
+                    churn.writeTo(json);
                     report.row(arm, s);
                     BenchMain.log("[%s] open loop done: p50 %s ms, p99 %s ms; stopping the churn", arm, BenchReport.ms(s.p50Ms()),
                             BenchReport.ms(s.p99Ms()));

@@ -1,5 +1,8 @@
 package dev.tandem.bench;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -21,7 +24,7 @@ final class LatencyRecorder {
     private long incomplete;
     private long timeouts;
     /** Per second of send time: requests, the slowest (µs), and how many took over {@link #SLOW_MICROS}. */
-    private final java.util.TreeMap<Long, long[]> bySecond = new java.util.TreeMap<>();
+    private final TreeMap<Long, long[]> bySecond = new TreeMap<>();
     /** A request slower than this counts as slow in the per-second timeline. */
     static final long SLOW_MICROS = 20_000;
 
@@ -85,8 +88,8 @@ final class LatencyRecorder {
     }
 
     /** The per-second timeline: {@code [second, requests, max ms, requests over 20 ms]} for each second with a request. */
-    private java.util.List<double[]> timeline() {
-        java.util.List<double[]> out = new java.util.ArrayList<>(bySecond.size());
+    private List<double[]> timeline() {
+        List<double[]> out = new ArrayList<>(bySecond.size());
         bySecond.forEach((second, v) -> out.add(new double[] {second, v[0], v[1] / 1e3, v[2]}));
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import java.util.List;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -16,7 +17,7 @@ import tools.jackson.databind.node.ObjectNode;
  *     so a tail can be placed in time (against the churn's hydrations, the JIT, a collection)
  */
 record LatencySummary(long count, long errors, long timeouts, long incomplete, double rate, Double p50Ms, Double p95Ms, Double p99Ms,
-        Double p999Ms, Double maxMs, Double slopeMsPerS, java.util.List<double[]> bySecond) {
+        Double p999Ms, Double maxMs, Double slopeMsPerS, List<double[]> bySecond) {
 
     /** Writes the stable fields of an arm into {@code node}. */
     void writeTo(ObjectNode node) {

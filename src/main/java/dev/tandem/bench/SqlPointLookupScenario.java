@@ -119,8 +119,7 @@ final class SqlPointLookupScenario {
             LatencySummary restReads = LoadGenerator.closedLoop(rest, o.connections(), duration);
             sqlReads.writeTo(churned);
             restReads.writeTo(churned.putObject("rest"));
-            churned.put("churn_indexes_created", churn.created());
-            churned.put("churn_indexes_hydrated", churn.hydrated());
+            churn.writeTo(churned);
             report.row(arm + " SQL (JDBC), under churn", sqlReads);
             report.row(arm + " REST, under churn", restReads);
         }

@@ -126,14 +126,8 @@ final class SubscribeFanoutScenario {
             LoadGenerator.openLoop(write, rate, warmUp, Duration.ofSeconds(30).plus(warmUp));
             try (HydrationChurn churn = new HydrationChurn(a.server.port(), o.churnLoops())) {
                 churn.awaitStarted();
-                // As in read-isolation: the churn's first half minute is also the JIT's, so the window opens later.
-                if (!o.churnWarmup().isZero()) {
-                    BenchMain.log("[%s] churn under way; writes at %.0f/s for %s more, not measured", arm, rate, o.churnWarmup());
-                    LoadGenerator.openLoop(write, rate, o.churnWarmup(), Duration.ofSeconds(30).plus(o.churnWarmup()));
-                }
-                long hydratedBefore = churn.hydrated();
-                json.put("churn_warmup_s", o.churnWarmup().toMillis() / 1000.0);
-                json.put("churn_indexes_hydrated_before_window", hydratedBefore);
+                BenchMain.log("[%s] churn under way; writes at %.0f/s for %s more, not measured", arm, rate, o.churnWarmup());
+                churn.warmUp(write, rate, o.churnWarmup(), json);
                 BenchMain.log("[%s] churn under way; writes at %.0f/s for %s", arm, rate, duration);
                 firstMeasured.set(next.get());
                 long windowStart = System.nanoTime();
@@ -143,8 +137,7 @@ final class SubscribeFanoutScenario {
                 Thread.sleep(5000);
                 window.finish(json);
                 acks.writeTo(json.putObject("write_ack"));
-                json.put("churn_indexes_created", churn.created());
-                json.put("churn_indexes_hydrated", churn.hydrated() - hydratedBefore);
+                churn.writeTo(json);
                 LatencyRecorder delivery = new LatencyRecorder();
                 long expected = 0;
                 long delivered = 0;

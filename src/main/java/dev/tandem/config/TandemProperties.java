@@ -35,9 +35,7 @@ public record TandemProperties(
         public Compute {
             checkNice("tandem.compute.maintenance-nice", maintenanceNice);
             checkNice("tandem.compute.hydration-nice", hydrationNice);
-            if (!(maintenanceReserve >= 0 && maintenanceReserve <= 0.9)) {
-                throw new IllegalArgumentException("tandem.compute.maintenance-reserve must be between 0 (off) and 0.9, got " + maintenanceReserve);
-            }
+            dev.tandem.runtime.MaintenanceReserve.requireValid(maintenanceReserve);
         }
 
         private static void checkNice(String name, int nice) {

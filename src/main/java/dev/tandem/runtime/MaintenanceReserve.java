@@ -76,13 +76,18 @@ public final class MaintenanceReserve {
      * @param cores the processors the process may use
      */
     public MaintenanceReserve(double reserve, Supplier<RunWait> source, int cores) {
-        if (!(reserve >= 0 && reserve <= MAX_RESERVE)) {
-            throw new IllegalArgumentException("tandem.compute.maintenance-reserve must be between 0 (off) and " + MAX_RESERVE + ", got " + reserve);
-        }
-        this.reserve = reserve;
+        this.reserve = requireValid(reserve);
         this.source = source;
         this.capacityPerTick = Math.max(1, cores) * TICK.toNanos();
         this.last = source.get();
+    }
+
+    /** Returns {@code reserve} if it is a valid {@code tandem.compute.maintenance-reserve}, else throws saying why. */
+    public static double requireValid(double reserve) {
+        if (!(reserve >= 0 && reserve <= MAX_RESERVE)) {
+            throw new IllegalArgumentException("tandem.compute.maintenance-reserve must be between 0 (off) and " + MAX_RESERVE + ", got " + reserve);
+        }
+        return reserve;
     }
 
     /** Measures the last tick, adjusts the budget and admits waiting peeks within it; called every {@link #TICK}, on one thread. */

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Scheduler;
@@ -33,17 +35,9 @@ class RuntimeResourcesTest {
         RuntimeResources.SchedulerFactory schedulers = virtualSingle(time);
         Duration interval = Duration.ofSeconds(10);
         RuntimeResources resources = RuntimeResources.of(clock::get).withSchedulers(schedulers).withIntrospectionInterval(interval);
-        Scheduler ticks = Schedulers.newSingle("test-ticks");
-        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock::get));
-        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        List<Throwable> fatal = new CopyOnWriteArrayList<>();
-        ComputeRuntime runtime = ComputeRuntime.create(Role.SOLO, 1, storage, registry, false, (w, e) -> fatal.add(e), resources,
-                RuntimeObserver.NONE);
-        try {
-            runtime.send(new ComputeCommand.Hello("test"));
-            runtime.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
-            runtime.send(new ComputeCommand.InitializationComplete());
-            await().atMost(Duration.ofSeconds(20)).until(() -> registry.current(Introspection.DATAFLOWS.id()).published());
+        try (Solo solo = new Solo(time, clock, resources)) {
+            ArrangementSharingRegistry registry = solo.registry;
+            solo.initialize();
             // Nothing has sampled yet: the sampler runs only on the virtual timer, which has not moved.
             time.advanceTimeBy(interval.minusMillis(1));
             assertThat(records(registry)).as("rows before the first interval").isZero();
@@ -56,12 +50,7 @@ class RuntimeResourcesTest {
                 return records(registry) > 0;
             });
             assertThat(records(registry)).as("one row per logging dataflow and worker").isEqualTo(Introspection.ALL.size());
-            assertThat(fatal).isEmpty();
-        } finally {
-            runtime.close();
-            storage.close();
-            ticks.dispose();
-            time.dispose();
+            assertThat(solo.fatal).isEmpty();
         }
     }
 
@@ -71,26 +60,17 @@ class RuntimeResourcesTest {
         AtomicLong clock = new AtomicLong(1_000_000);
         // The ticker follows virtual time, plus one second for every sample: as if each sample took a second.
         AtomicLong extra = new AtomicLong();
-        java.util.concurrent.atomic.AtomicInteger samples = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger samples = new AtomicInteger();
         Duration interval = Duration.ofSeconds(10);
-        RuntimeResources resources = new RuntimeResources(clock::get, () -> time.now(java.util.concurrent.TimeUnit.NANOSECONDS) + extra.get(),
+        RuntimeResources resources = new RuntimeResources(clock::get, () -> time.now(TimeUnit.NANOSECONDS) + extra.get(),
                 virtualSingle(time), interval, Duration.ofMillis(20));
-        Scheduler ticks = Schedulers.newSingle("test-ticks");
-        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock::get));
-        List<Throwable> fatal = new CopyOnWriteArrayList<>();
-        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        ComputeRuntime runtime = ComputeRuntime.create(Role.SOLO, 1, storage, registry, false, (w, e) -> fatal.add(e), resources,
-                RuntimeObserver.NONE);
-        try {
-            runtime.addIntrospectionSource(Introspection.SUBSCRIPTIONS.id(), () -> {
+        try (Solo solo = new Solo(time, clock, resources)) {
+            solo.runtime.addIntrospectionSource(Introspection.SUBSCRIPTIONS.id(), () -> {
                 samples.incrementAndGet();
                 extra.addAndGet(1_000_000_000L);
                 return List.of();
             });
-            runtime.send(new ComputeCommand.Hello("test"));
-            runtime.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
-            runtime.send(new ComputeCommand.InitializationComplete());
-            await().atMost(Duration.ofSeconds(20)).until(() -> registry.current(Introspection.DATAFLOWS.id()).published());
+            solo.initialize();
             assertThat(samples).hasValue(0);
             time.advanceTimeBy(interval);
             assertThat(samples).as("the first sample, an interval in").hasValue(1);
@@ -99,15 +79,42 @@ class RuntimeResourcesTest {
             assertThat(samples).hasValue(1);
             time.advanceTimeBy(Duration.ofMillis(1));
             assertThat(samples).hasValue(2);
-            assertThat(fatal).isEmpty();
-        } finally {
+            assertThat(solo.fatal).isEmpty();
+        }
+        assertThat(IntrospectionLogger.nextDelay(100, 1)).as("a cheap sample keeps the interval").isEqualTo(100);
+        assertThat(IntrospectionLogger.nextDelay(100, 10)).isEqualTo(10 * IntrospectionLogger.COST_SHARE);
+    }
+
+    /** A solo runtime over in-memory storage, on {@code resources}; closing it stops the runtime, the storage and the timers. */
+    private static final class Solo implements AutoCloseable {
+        final VirtualTimeScheduler time;
+        final Scheduler ticks = Schedulers.newSingle("test-ticks");
+        final TableStorage storage;
+        final ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        final List<Throwable> fatal = new CopyOnWriteArrayList<>();
+        final ComputeRuntime runtime;
+
+        Solo(VirtualTimeScheduler time, AtomicLong clock, RuntimeResources resources) {
+            this.time = time;
+            this.storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock::get));
+            this.runtime = ComputeRuntime.create(Role.SOLO, 1, storage, registry, false, (w, e) -> fatal.add(e), resources, RuntimeObserver.NONE);
+        }
+
+        /** Brings the runtime up as the controller would, and waits until its introspection indexes are published. */
+        void initialize() {
+            runtime.send(new ComputeCommand.Hello("test"));
+            runtime.send(new ComputeCommand.CreateInstance(Map.of(), ComputeParameters.DEFAULTS));
+            runtime.send(new ComputeCommand.InitializationComplete());
+            await().atMost(Duration.ofSeconds(20)).until(() -> registry.current(Introspection.DATAFLOWS.id()).published());
+        }
+
+        @Override
+        public void close() {
             runtime.close();
             storage.close();
             ticks.dispose();
             time.dispose();
         }
-        assertThat(IntrospectionLogger.nextDelay(100, 1)).as("a cheap sample keeps the interval").isEqualTo(100);
-        assertThat(IntrospectionLogger.nextDelay(100, 10)).isEqualTo(10 * IntrospectionLogger.COST_SHARE);
     }
 
     /** Schedulers whose single-threaded timers are {@code time}; the rest are Reactor's. */
