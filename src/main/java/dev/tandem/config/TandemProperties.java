@@ -30,7 +30,7 @@ public record TandemProperties(
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
             @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes,
-            @DefaultValue("0") double maintenanceReserve) {
+            @DefaultValue("0.5") double maintenanceReserve) {
 
         public Compute {
             checkNice("tandem.compute.maintenance-nice", maintenanceNice);

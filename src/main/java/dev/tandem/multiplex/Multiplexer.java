@@ -102,19 +102,19 @@ public final class Multiplexer implements ComputeInstance {
     }
 
     /**
-     * In two-runtime mode, guarantees maintenance {@code reserve} of the CPU time it waits for while reads
-     * saturate the machine, by holding back new peeks ({@link dev.tandem.runtime.MaintenanceReserve}); 0 (the
-     * default) leaves reads first in every case. Needs Linux's per-thread scheduler statistics.
+     * In two-runtime mode, keeps maintenance {@code reserve} of the CPU time it wants against reads when they
+     * saturate the machine, by holding back new peeks ({@link dev.tandem.runtime.MaintenanceReserve}); 0 leaves
+     * reads first in every case. Needs Linux's per-thread scheduler statistics.
      */
     public void setMaintenanceReserve(double reserve) {
         if (interactive == null || reserve == 0) {
             return;
         }
-        if (!dev.tandem.runtime.KernelRunWait.available()) {
+        if (!dev.tandem.runtime.KernelCpuTimes.available()) {
             LOG.warn("tandem.compute.maintenance-reserve={} has no effect: this platform has no per-thread scheduler statistics", reserve);
             return;
         }
-        var r = new dev.tandem.runtime.MaintenanceReserve(reserve, new dev.tandem.runtime.KernelRunWait(),
+        var r = new dev.tandem.runtime.MaintenanceReserve(reserve, new dev.tandem.runtime.KernelCpuTimes(),
                 Runtime.getRuntime().availableProcessors());
         interactive.setMaintenanceReserve(r);
         this.reserve = r;

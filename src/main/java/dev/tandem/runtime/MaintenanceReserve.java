@@ -9,40 +9,49 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 /**
- * A floor under maintenance's share of the CPU when reads saturate the machine (two-runtime mode, off by
- * default). Maintenance runs at a lowered OS priority, so reads are served first; a flood of reads alone
- * would then leave it almost nothing, and indexes would fall behind without bound. With a reserve
- * {@code r}, the interactive runtime admits fewer new peeks whenever maintenance, over the last
- * {@link #WINDOW_TICKS} busy ticks, got less than {@code r} of the CPU time it was waiting for.
+ * A floor under maintenance's share of the CPU when reads saturate the machine (two-runtime mode).
+ * Maintenance runs at a lowered OS priority, so reads are served first; a flood of reads alone would
+ * then leave it almost nothing, and indexes would fall behind without bound. With a reserve {@code r},
+ * the interactive runtime admits fewer new peeks whenever, over the last {@link #WINDOW_TICKS} busy
+ * ticks, <em>reads</em> took more than {@code 1 - r} of the CPU time maintenance wanted.
  *
- * <p>The measure is the kernel's own: for every lowered thread, the time it ran and the time it was
- * runnable but waiting for a CPU ({@link RunWait}). Maintenance's <em>share</em> is run / (run + wait),
- * with run + wait capped per tick at what the machine's cores could give in a tick (maintenance's threads
- * waiting for each other are not held against the reads); one minus it is roughly what contention costs its
- * throughput. A tick in which maintenance wanted less
+ * <p>The measure is the kernel's own ({@link Sample}): for every lowered thread, the time it ran and the
+ * time it was runnable but waiting for a CPU; for the threads that serve reads (the network event loops
+ * and the interactive runtime), the time they ran. Maintenance's waiting is capped per tick at what the
+ * machine's cores could give in a tick (its threads waiting for each other are not held against the
+ * reads). What reads cost maintenance in a tick is at most what they ran and at most what maintenance
+ * waited: {@code taken = min(readers' run, maintenance's wait)}; maintenance's <em>share</em> over the window
+ * is {@code run / (run + taken)}. Maintenance waiting for anything else (the JIT compiler, the collector,
+ * other processes) is not the reads' doing, and a reserve that throttled reads for it would cost their
+ * latency and give maintenance nothing; so it does not count. A tick in which maintenance wanted less
  * than {@link #BUSY_FRACTION} of a tick of CPU is idle: it says nothing and the window starts afresh.
  *
- * <p>The lever is a budget of peeks admitted per tick, adjusted every tick: while the share is short it
- * starts at what readers asked for in the last tick and shrinks by {@link #DECREASE} (it stays put in a tick
- * with no reader, which reads cannot have caused); while it is not, it grows
- * by {@link #INCREASE} (and one) until it is well above what readers ask for, and the limit lifts. A peek
- * over the tick's budget waits (no thread blocks) for a later tick, first come first served; a cancelled
- * one gives its place up. Closed-loop readers then send less, which gives maintenance its CPU back; an
- * open-loop flood queues and meets the peek admission limit (503).
+ * <p>The lever is a budget of peeks admitted per tick. While the share is short, the budget is set to
+ * what would have kept reads within their part over the window: the peeks admitted per tick over the
+ * window, scaled by {@code allowed / taken}, where {@code allowed = run * (1 - r) / r} (a peek's cost is
+ * taken as the window's reader time per peek, so the budget follows the readers' real cost, not a guess,
+ * and does not compound: the same window measured again gives the same budget). While the share is not
+ * short, the same rule lets the budget grow, by at least one a tick, and once it is {@link #LIFT_FACTOR}
+ * times what readers ask for with nobody waiting, or maintenance goes idle, the limit lifts. A window with
+ * no peek in it keeps the budget as it is (reads were not what took maintenance's CPU). A peek over the
+ * tick's budget waits (no thread blocks) for a later tick, first come first served; a cancelled one gives
+ * its place up. Closed-loop readers then send less, which gives maintenance its CPU back; an open-loop
+ * flood queues and meets the peek admission limit (503).
  */
 public final class MaintenanceReserve {
 
-    /** Run and wait nanoseconds summed over maintenance's threads since some fixed start. */
-    public record RunWait(long runNanos, long waitNanos) {
-        public static final RunWait NONE = new RunWait(0, 0);
+    /**
+     * CPU nanoseconds since some fixed start: maintenance's threads' run and wait (runnable, not running)
+     * times, and the run time of the threads that serve reads.
+     */
+    public record Sample(long runNanos, long waitNanos, long readerRunNanos) {
+        public static final Sample NONE = new Sample(0, 0, 0);
     }
 
     /** How often the share is measured and the budget adjusted. */
     public static final Duration TICK = Duration.ofMillis(25);
     /** The share is measured over this many busy ticks (a quarter second). */
     static final int WINDOW_TICKS = 10;
-    static final double DECREASE = 0.9;
-    static final double INCREASE = 1.1;
     /** The limit lifts once the budget is this many times what readers asked for in a tick, with nobody waiting. */
     static final long LIFT_FACTOR = 4;
     /** Below this much CPU wanted in a tick (as a fraction of the tick), maintenance counts as idle. */
@@ -51,17 +60,21 @@ public final class MaintenanceReserve {
     public static final double MAX_RESERVE = 0.9;
 
     private final double reserve;
-    private final Supplier<RunWait> source;
+    private final Supplier<Sample> source;
     private final long capacityPerTick;
     private final long[] runs = new long[WINDOW_TICKS];
     private final long[] waits = new long[WINDOW_TICKS];
+    /** Per tick, what reads took of maintenance's wait: the lesser of the two. */
+    private final long[] taken = new long[WINDOW_TICKS];
+    /** Per tick, the peeks admitted. */
+    private final long[] peeks = new long[WINDOW_TICKS];
     private final ConcurrentLinkedQueue<Waiter> waiting = new ConcurrentLinkedQueue<>();
-    /** Peeks admitted in the current tick (counted only while there is a limit). */
+    /** Peeks admitted in the current tick. */
     private final AtomicLong admitted = new AtomicLong();
     /** Peeks that asked for admission in the current tick. */
     private final AtomicLong arrivals = new AtomicLong();
     private final AtomicLong held = new AtomicLong();
-    private RunWait last;
+    private Sample last;
     private int filled;
     private int next;
     private volatile long budget = UNLIMITED;
@@ -72,10 +85,10 @@ public final class MaintenanceReserve {
 
     /**
      * @param reserve the share maintenance is guaranteed while busy, in [0, {@value #MAX_RESERVE}]; 0 never limits
-     * @param source maintenance's run and wait times so far (see {@link KernelRunWait})
+     * @param source maintenance's run and wait times so far (see {@link KernelSample})
      * @param cores the processors the process may use
      */
-    public MaintenanceReserve(double reserve, Supplier<RunWait> source, int cores) {
+    public MaintenanceReserve(double reserve, Supplier<Sample> source, int cores) {
         this.reserve = requireValid(reserve);
         this.source = source;
         this.capacityPerTick = Math.max(1, cores) * TICK.toNanos();
@@ -92,39 +105,45 @@ public final class MaintenanceReserve {
 
     /** Measures the last tick, adjusts the budget and admits waiting peeks within it; called every {@link #TICK}, on one thread. */
     public synchronized void tick() {
-        RunWait now = source.get();
+        Sample now = source.get();
         long run = Math.max(0, now.runNanos() - last.runNanos());
         long wait = Math.max(0, now.waitNanos() - last.waitNanos());
+        long read = Math.max(0, now.readerRunNanos() - last.readerRunNanos());
         last = now;
         long asked = arrivals.getAndSet(0);
-        admitted.set(0);
-        boolean starved = false;
+        long started = admitted.getAndSet(0);
         if (run + wait < BUSY_FRACTION * TICK.toNanos()) {
             filled = 0;
             next = 0;
             share = 1.0;
-        } else {
-            runs[next] = run;
-            waits[next] = Math.max(0, Math.min(run + wait, capacityPerTick) - run);
-            next = (next + 1) % WINDOW_TICKS;
-            filled = Math.min(WINDOW_TICKS, filled + 1);
-            long r = 0;
-            long w = 0;
-            for (int i = 0; i < filled; i++) {
-                r += runs[i];
-                w += waits[i];
-            }
-            share = r / (double) (r + w);
-            starved = share < reserve;
+            budget = UNLIMITED;
+            release();
+            return;
         }
+        runs[next] = run;
+        taken[next] = Math.min(Math.max(0, Math.min(run + wait, capacityPerTick) - run), read);
+        peeks[next] = started;
+        next = (next + 1) % WINDOW_TICKS;
+        filled = Math.min(WINDOW_TICKS, filled + 1);
+        long r = 0;
+        long t = 0;
+        long p = 0;
+        for (int i = 0; i < filled; i++) {
+            r += runs[i];
+            t += taken[i];
+            p += peeks[i];
+        }
+        share = r / (double) (r + t);
+        // The peeks per tick that would have kept what reads took within their part over the window.
+        double allowed = r * (1 - reserve) / reserve;
+        double target = t == 0 ? Double.MAX_VALUE : p / (double) filled * allowed / t;
         long b = budget;
-        if (starved) {
-            // With no reader asking, reads are not what holds maintenance back: the budget stays.
-            if (asked > 0) {
-                budget = Math.max(1, (long) (Math.min(b, asked) * DECREASE));
+        if (share < reserve) {
+            if (p > 0) {
+                budget = Math.max(1, (long) target);
             }
         } else if (b != UNLIMITED) {
-            long grown = (long) Math.ceil(b * INCREASE) + 1;
+            long grown = (long) Math.max(b + 1, Math.min(target, UNLIMITED / 2));
             budget = waiting.isEmpty() && grown >= LIFT_FACTOR * Math.max(1, asked) ? UNLIMITED : grown;
         }
         release();
@@ -146,9 +165,6 @@ public final class MaintenanceReserve {
         arrivals.incrementAndGet();
         long b = budget;
         if (waiting.isEmpty()) {
-            if (b == UNLIMITED) {
-                return Mono.empty();
-            }
             if (admitted.incrementAndGet() <= b) {
                 return Mono.empty();
             }
@@ -162,7 +178,7 @@ public final class MaintenanceReserve {
         });
     }
 
-    /** Maintenance's share over the window (1 when idle). */
+    /** Maintenance's share over the window against reads: run / (run + what reads took of its wait); 1 when idle. */
     public double share() {
         return share;
     }

@@ -78,7 +78,7 @@ public final class ThreadNice {
             if (rc != 0) {
                 warnOnce("setpriority returned " + rc);
             } else {
-                KernelRunWait.registerCurrentThread();
+                KernelCpuTimes.registerCurrentThread();
             }
             return rc == 0;
         } catch (Throwable t) {

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
-import dev.tandem.runtime.KernelRunWait;
+import dev.tandem.runtime.KernelCpuTimes;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tandem.compute.maintenance-reserve} end to end: a server started with it answers reads, measures
- * maintenance's share from the kernel and shows the reserve's meters; it is off by default; a
+ * maintenance's share from the kernel and shows the reserve's meters; it is on by default (0.5) and 0 turns it off; a
  * value out of range stops the start with a message naming the setting. (The budget's behaviour under
  * made-up loads is in {@code MaintenanceReserveTest}; its effect under real load in {@code bench
  * maintenance-throughput}.)
@@ -30,7 +30,7 @@ class MaintenanceReserveServerTest {
     void aServerWithAReserveAnswersReadsAndShowsTheReserveAtWork() {
         try (TandemServer s = new TandemServer(dir.resolve("on"), Map.of("tandem.compute.maintenance-reserve", 0.7))) {
             var reserve = s.bean(Multiplexer.class).maintenanceReserve();
-            if (!KernelRunWait.available()) {
+            if (!KernelCpuTimes.available()) {
                 assertThat(reserve).as("no scheduler statistics here: the reserve is off, with a warning").isNull();
                 return;
             }
@@ -53,8 +53,15 @@ class MaintenanceReserveServerTest {
             assertThat(meters.get(TandemMeters.RESERVE_WAITING).gauge().value()).isGreaterThanOrEqualTo(0);
             assertThat(meters.get(TandemMeters.RESERVE_HELD).functionCounter().count()).isGreaterThanOrEqualTo(0);
         }
-        try (TandemServer s = new TandemServer(dir.resolve("off"), Map.of())) {
-            assertThat(s.bean(Multiplexer.class).maintenanceReserve()).as("off by default").isNull();
+        try (TandemServer s = new TandemServer(dir.resolve("default"), Map.of())) {
+            var reserve = s.bean(Multiplexer.class).maintenanceReserve();
+            if (KernelCpuTimes.available()) {
+                assertThat(reserve).as("on by default").isNotNull();
+                assertThat(reserve.reserve()).isEqualTo(0.5);
+            }
+        }
+        try (TandemServer s = new TandemServer(dir.resolve("off"), Map.of("tandem.compute.maintenance-reserve", 0))) {
+            assertThat(s.bean(Multiplexer.class).maintenanceReserve()).as("0 turns it off").isNull();
             assertThat(s.bean(MeterRegistry.class).find(TandemMeters.RESERVE_SHARE).gauge()).isNull();
         }
     }
