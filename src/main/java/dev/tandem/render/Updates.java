@@ -78,21 +78,13 @@ final class Updates {
     }
 
     /**
-     * Adds every update to {@code builder}, keyed by the datums at {@code key}, copying bytes only (room
-     * reserved up front), and tells {@code progress} of every {@value #PROGRESS_STEP} updates added.
+     * Adds every update to {@code builder}, keyed by the datums at {@code key}, and tells {@code progress}
+     * of every 32,768 updates added. An empty builder borrows this buffer's rows rather than copying
+     * them, so the buffer must not change until the builder has built.
      */
     void arrangeInto(dev.tandem.trace.BatchBuilder builder, int[] key, java.util.function.LongConsumer progress) {
-        builder.reserve(size, length);
-        for (int from = 0; from < size; from += PROGRESS_STEP) {
-            int to = Math.min(size, from + PROGRESS_STEP);
-            for (int i = from; i < to; i++) {
-                builder.addKeyedBy(key, bytes, start(i), ends[i], times[i], diffs[i]);
-            }
-            progress.accept(to - from);
-        }
+        builder.addAllKeyedBy(key, bytes, ends, times, diffs, size, progress);
     }
-
-    private static final int PROGRESS_STEP = 1 << 15;
 
     /** Adds update {@code i} of {@code from}, its diff multiplied by {@code weight}. */
     void add(Updates from, int i, long weight) {
