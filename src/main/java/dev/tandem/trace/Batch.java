@@ -40,12 +40,13 @@ public final class Batch {
     private final KeyIndex keyIndex;
 
     /**
-     * A batch over the given columns; {@code times} and {@code diffs} hold one entry per update and
+     * A batch of {@code updates} updates over the given columns. {@code times} holds one entry per update,
+     * or one shared by every update; {@code diffs} one per update, or is null when every diff is 1. Both
      * are stored compressed when every time is the same or every diff is 1. {@code keyFilter} must
      * accept every key of {@code keys}.
      */
     Batch(Frontier lower, Frontier upper, Frontier since, Rows keys, Starts keyValStart, Rows vals, Starts valUpdStart,
-            long[] times, long[] diffs, KeyFilter keyFilter) {
+            int updates, long[] times, long[] diffs, KeyFilter keyFilter) {
         this.lower = lower;
         this.upper = upper;
         this.since = since;
@@ -53,19 +54,19 @@ public final class Batch {
         this.keyValStart = keyValStart;
         this.vals = vals;
         this.valUpdStart = valUpdStart;
-        this.updates = times.length;
+        this.updates = updates;
         this.keyFilter = keyFilter;
         this.keyIndex = new KeyIndex(keys);
         boolean sameTime = updates > 1;
-        for (int u = 1; sameTime && u < updates; u++) {
+        for (int u = 1; sameTime && u < times.length; u++) {
             sameTime = times[u] == times[0];
         }
         boolean allOnes = updates > 0;
-        for (int u = 0; allOnes && u < updates; u++) {
+        for (int u = 0; allOnes && diffs != null && u < updates; u++) {
             allOnes = diffs[u] == 1;
         }
         this.constantTime = sameTime;
-        this.times = sameTime ? new long[] {times[0]} : times;
+        this.times = sameTime && times.length > 1 ? new long[] {times[0]} : times;
         this.diffs = allOnes ? null : diffs;
     }
 

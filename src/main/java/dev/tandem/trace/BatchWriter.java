@@ -9,7 +9,9 @@ import java.util.Arrays;
  * {@code (key, val, time)} order with no zero diffs and no repeated {@code (key, val, time)}.
  *
  * <p>A writer sized up front with the output's bounds (as a merge or a builder knows them) never
- * grows an array, and hands its arrays to the batch uncopied when they end up exactly full.
+ * grows an array, and hands its arrays to the batch uncopied when they end up exactly full. Times and
+ * diffs get arrays only once they vary: a batch whose updates share one time and all count 1 (a
+ * hydrated snapshot) stores neither per update, so none is written.
  *
  * <p>The batch's {@link KeyFilter} is filled key by key as they are written when the writer was told
  * how many keys to expect (a merge knows, from its inputs), so no single step pays for it all; otherwise,
@@ -26,7 +28,12 @@ final class BatchWriter {
     private int[] valUpdStart;
     private final int expectedKeys;
     private final int expectedVals;
+    /** Room for this many updates when times or diffs first need an array. */
+    private final int expectedUpdates;
+    /** Each update's time; null while every time is {@link #firstTime}. */
     private long[] times;
+    private long firstTime;
+    /** Each update's diff; null while every diff is 1. */
     private long[] diffs;
     private int updates;
     /** The key filter filled as keys are written (see the class comment), or null. */
@@ -45,8 +52,7 @@ final class BatchWriter {
         vals = new ByteColumn(capacity(valBytes), valCount);
         expectedKeys = keyCount;
         expectedVals = valCount;
-        times = new long[updateCount];
-        diffs = new long[updateCount];
+        expectedUpdates = updateCount;
         filling = keysKnown ? new KeyFilter.Builder(keyCount) : null;
     }
 
@@ -106,17 +112,39 @@ final class BatchWriter {
     }
 
     private void pushUpdate(long time, long diff) {
-        if (updates == times.length) {
-            times = Arrays.copyOf(times, Math.max(16, updates * 2));
-            diffs = Arrays.copyOf(diffs, times.length);
+        if (updates == 0) {
+            firstTime = time;
+        } else if (times == null && time != firstTime) {
+            times = filled(firstTime);
+        }
+        if (diffs == null && diff != 1) {
+            diffs = filled(1);
         }
         if (valUpdStart == null && vals.count == updates) {
             // a second update for the last value
             valUpdStart = identity(vals.count, expectedVals);
         }
-        times[updates] = time;
-        diffs[updates] = diff;
+        if (times != null) {
+            times = room(times, updates);
+            times[updates] = time;
+        }
+        if (diffs != null) {
+            diffs = room(diffs, updates);
+            diffs[updates] = diff;
+        }
         updates++;
+    }
+
+    /** An array with room for the expected updates whose entries for the updates so far are {@code value}. */
+    private long[] filled(long value) {
+        long[] a = new long[Math.max(expectedUpdates, updates + 1)];
+        Arrays.fill(a, 0, updates, value);
+        return a;
+    }
+
+    /** {@code a}, or a longer copy, with room for an entry at {@code index}. */
+    private static long[] room(long[] a, int index) {
+        return index < a.length ? a : Arrays.copyOf(a, Math.max(16, index * 2));
     }
 
     /** Starts {@code 0, 1, ..., n-1} with room for {@code expected} groups and the end. */
@@ -171,8 +199,9 @@ final class BatchWriter {
             valUpdStart[vals.count] = updates;
             vus = new Batch.Starts(exact(valUpdStart, vals.count + 1));
         }
-        return new Batch(lower, upper, since, keys.finish(), kvs, vals.finish(), vus, exact(times, updates),
-                exact(diffs, updates), filter);
+        long[] t = times != null ? exact(times, updates) : updates == 0 ? new long[0] : new long[] {firstTime};
+        return new Batch(lower, upper, since, keys.finish(), kvs, vals.finish(), vus, updates, t,
+                diffs != null ? exact(diffs, updates) : null, filter);
     }
 
     private static int[] exact(int[] a, int n) {
