@@ -122,7 +122,7 @@ public final class BatchBuilder {
             }
             return this;
         }
-        BuilderScratch s = scratch();
+        BuilderScratch s = scratch(n);
         BuilderScratch.Slab k = s.keys;
         k.reserve(0, n);
         srcRows = rows;
@@ -153,24 +153,29 @@ public final class BatchBuilder {
      * as much), so that adding a known number of updates grows no array by doubling.
      */
     public BatchBuilder reserve(int updates, long valBytes) {
-        BuilderScratch s = own();
+        BuilderScratch s = own(updates);
         s.vals.reserve(valBytes, updates);
         s.keys.reserve(0, updates);
         s.reserveUpdates(count + updates);
         return this;
     }
 
-    /** The scratch, taken from the pool if none is held. */
-    private BuilderScratch scratch() {
+    /** The scratch, taken from the pool for about {@code updates} updates if none is held. */
+    private BuilderScratch scratch(int updates) {
         if (scratch == null) {
-            scratch = pool.take();
+            scratch = pool.take(updates);
         }
         return scratch;
     }
 
     /** The scratch, with any borrowed rows first copied into it, so that more can be added. */
     private BuilderScratch own() {
-        BuilderScratch s = scratch();
+        return own(0);
+    }
+
+    /** As {@link #own()}, taking a scratch for about {@code updates} more updates if none is held. */
+    private BuilderScratch own(int updates) {
+        BuilderScratch s = scratch(updates);
         if (srcRows != null) {
             byte[] rows = srcRows;
             int[] ends = srcEnds;

@@ -36,6 +36,11 @@ final class BuilderScratch {
         }
     }
 
+    /** The number of updates the arrays hold without growing. */
+    int capacity() {
+        return Math.min(Math.min(keys.ends.length, times.length), order.length);
+    }
+
     /** Empties the rows, keeping every array. */
     void reset() {
         keys.clear();

@@ -1,6 +1,7 @@
 package dev.tandem.trace;
 
-import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The {@link BuilderScratch} kept between builds, so that a builder arranging a large batch again
@@ -16,21 +17,40 @@ final class ScratchPool {
     static final ScratchPool SHARED = new ScratchPool(Math.max(4L << 20, Runtime.getRuntime().maxMemory() / 64));
 
     private final long budget;
-    private final ArrayDeque<BuilderScratch> free = new ArrayDeque<>();
+    private final List<BuilderScratch> free = new ArrayList<>();
     private long freeBytes;
 
     ScratchPool(long budget) {
         this.budget = budget;
     }
 
-    /** The scratch given back last, or a new small one when none is kept. */
-    synchronized BuilderScratch take() {
-        BuilderScratch s = free.pollLast();
-        if (s == null) {
+    /**
+     * A kept scratch for about {@code updates} updates: the smallest with room for them, else the largest
+     * (so a small build does not take the arrays a large one will need); a new small one when none is kept.
+     */
+    synchronized BuilderScratch take(int updates) {
+        BuilderScratch best = null;
+        for (BuilderScratch s : free) {
+            if (best == null || fitsBetter(s, best, updates)) {
+                best = s;
+            }
+        }
+        if (best == null) {
             return new BuilderScratch();
         }
-        freeBytes -= s.byteSize();
-        return s;
+        free.remove(best);
+        freeBytes -= best.byteSize();
+        return best;
+    }
+
+    /** Whether {@code a} suits {@code updates} better than {@code b}: room for them, then as little spare as may be. */
+    private static boolean fitsBetter(BuilderScratch a, BuilderScratch b, int updates) {
+        boolean aFits = a.capacity() >= updates;
+        boolean bFits = b.capacity() >= updates;
+        if (aFits != bFits) {
+            return aFits;
+        }
+        return aFits ? a.capacity() < b.capacity() : a.capacity() > b.capacity();
     }
 
     /** Takes {@code s} back emptied, keeping it if it fits in the budget beside what is kept already. */
@@ -39,7 +59,7 @@ final class ScratchPool {
         long bytes = s.byteSize();
         synchronized (this) {
             if (freeBytes + bytes <= budget) {
-                free.addLast(s);
+                free.add(s);
                 freeBytes += bytes;
             }
         }

@@ -58,9 +58,35 @@ class ScratchPoolTest {
     }
 
     @Test
+    void aBuildTakesTheSmallestKeptScratchWithRoomForItsUpdatesElseTheLargest() {
+        ScratchPool pool = new ScratchPool(64L << 20);
+        BuilderScratch small = scratchFor(100);
+        BuilderScratch large = scratchFor(100_000);
+        BuilderScratch larger = scratchFor(200_000);
+        pool.give(large);
+        pool.give(small);
+        pool.give(larger);
+
+        assertThat(pool.take(0)).isSameAs(small);
+        assertThat(pool.take(50_000)).isSameAs(large);
+        pool.give(small);
+        pool.give(large);
+        assertThat(pool.take(1_000_000)).isSameAs(larger);
+        assertThat(pool.retainedBytes()).isEqualTo(small.byteSize() + large.byteSize());
+    }
+
+    @Test
     void theSharedPoolKeepsAtMostASixtyFourthOfTheHeapOrFourMebibytes() {
         assertThat(ScratchPool.SHARED.budget())
                 .isEqualTo(Math.max(4L << 20, Runtime.getRuntime().maxMemory() / 64));
+    }
+
+    private static BuilderScratch scratchFor(int n) {
+        BuilderScratch s = new BuilderScratch();
+        s.keys.reserve(0, n);
+        s.reserveUpdates(n);
+        s.reserveSort(n);
+        return s;
     }
 
     private static void build(BatchBuilder b, int n) {
