@@ -46,7 +46,9 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --subscribers N   WebSocket subscribers of subscribe-fanout (1000; its --rate is writes/s, 1000)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
               --churn-warmup D  read-isolation, subscribe-fanout: the churn runs this long before the window opens,
-                                so it sees a server that has compiled its churn, not its first minute (30s; 0s: none)
+                                so it sees a server that has compiled its churn, not its first minute;
+                                maintenance-throughput: saturating reads and unmeasured hydrations of every
+                                kind run this long before the measured ones (30s; 0s: none)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
                                 (e.g. -XX:+UseZGC replaces the default collector; repeatable)

@@ -29,6 +29,8 @@ final class MaintenanceScenario {
         settings.put("point_rows", o.pointRows());
         settings.put("saturation", "closed-loop point lookups on " + BenchWorkload.POINT_INDEX + ", " + o.connections()
                 + " connections, started 1 s before the index is created");
+        settings.put("warm_up", "saturating lookups and unmeasured hydrations of every kind for --churn-warmup ("
+                + o.churnWarmup().toSeconds() + " s) before the measured ones");
         settings.put("measure", "seconds from POST /v1/indexes to hydrated (status polled every 20 ms); updates/s = rows / seconds");
         report.extra("| arm | kind | idle s | idle updates/s | saturated s | saturated updates/s | loss % |");
         report.extra("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
@@ -38,6 +40,7 @@ final class MaintenanceScenario {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
                 a.recordAtRest(json, rows + o.pointRows());
                 LoadGenerator.closedLoop(BenchWorkload.pointLookup(a.closed, o.pointRows()), o.connections(), o.probe());
+                warmUp(a, o, json);
                 BenchArm.loadAverage(json, "load_average_before");
                 LatencyRecorder saturating = new LatencyRecorder();
                 double saturatedSeconds = 0;
@@ -86,6 +89,31 @@ final class MaintenanceScenario {
         report.ratio("solo_over_two_runtime_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));
         report.ratio("solo_over_two_runtime_p99", IsolationScenario.value(solo, "p99_ms"), IsolationScenario.value(two, "p99_ms"));
         return report;
+    }
+
+    /**
+     * Runs saturating lookups and hydrations of every kind, unmeasured, for {@code --churn-warmup}, so the
+     * measured hydrations see a server that has compiled both (in the first seconds the JIT compiler takes
+     * more CPU than either, and the loss then says more about it than about reads).
+     */
+    private static void warmUp(BenchArm a, BenchOptions o, ObjectNode json) throws InterruptedException {
+        json.put("warm_up_s", o.churnWarmup().toMillis() / 1000.0);
+        if (o.churnWarmup().isZero()) {
+            json.put("warm_up_hydrations", 0);
+            return;
+        }
+        LoadGenerator.Background sat = LoadGenerator.background(BenchWorkload.pointLookup(a.closed, o.pointRows()),
+                o.connections(), new LatencyRecorder());
+        long end = System.nanoTime() + o.churnWarmup().toNanos();
+        int n = 0;
+        while (System.nanoTime() < end) {
+            for (Kind kind : KINDS) {
+                hydrate(a, kind, "warm_" + n++);
+            }
+        }
+        sat.stop();
+        json.put("warm_up_hydrations", n);
+        BenchMain.log("[%s] warm-up: %d unmeasured hydrations under saturating lookups", a.name, n);
     }
 
     /** Creates an index of {@code kind}, waits until it has hydrated, drops it; returns the seconds to hydrate. */

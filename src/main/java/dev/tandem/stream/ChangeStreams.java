@@ -86,7 +86,7 @@ public final class ChangeStreams implements AutoCloseable {
     /** Adds {@code s} to its index's feed, following the index's publications if nobody did yet. */
     void join(StreamSubscription s) {
         synchronized (feeds) {
-            feeds.computeIfAbsent(s.indexId(), id -> new IndexFeed(id, registry, scheduler, e -> failFeed(id, e))).join(s);
+            feeds.computeIfAbsent(s.indexId(), id -> new IndexFeed(id, registry, scheduler, limits.progressIntervalMillis(), e -> failFeed(id, e))).join(s);
         }
     }
 

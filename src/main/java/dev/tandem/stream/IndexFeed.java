@@ -1,8 +1,13 @@
 package dev.tandem.stream;
 
+import dev.tandem.row.Row;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
+import dev.tandem.sharing.SharedArrangement;
+import dev.tandem.time.Frontier;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,10 +25,22 @@ import reactor.core.scheduler.Scheduler;
  * <p>Handling is serialized: at most one thread works on a feed at a time, so a member's producing
  * state needs no lock. Publishers (maintenance's threads) only store the publication and schedule the
  * work. A member that joins is handed the current publication at once, not only the next one.
+ *
+ * <p><b>Only the members a publication concerns.</b> A member watching keys, already started, is handed a
+ * publication only if one of its keys changed since the previous one (the feed reads the keys of the
+ * updates in between once, from the shared reads); the others are only told the new upper, and catch up
+ * on their next turn, reading from where they stopped (their holds keep that range exact). So a write to
+ * one key costs the streams watching it, not every stream of the index. Every member is handed the
+ * publication when the feed has not seen one before, when the index holds errors, and at least once a
+ * progress interval, so progress messages, and with them the holds, keep moving.
  */
 final class IndexFeed {
 
     private final Scheduler scheduler;
+    private final long progressIntervalMillis;
+    // Drain state (one thread at a time): the upper of the last publication handled, and of the last handed to all.
+    private long lastUpper = Long.MIN_VALUE;
+    private long lastAllUpper = Long.MIN_VALUE;
     private final List<StreamSubscription> members = new CopyOnWriteArrayList<>();
     private final AtomicReference<Publication> pending = new AtomicReference<>();
     private final AtomicInteger wip = new AtomicInteger();
@@ -31,8 +48,10 @@ final class IndexFeed {
     private final Disposable publications;
 
     /** Follows {@code indexId}'s publications in {@code registry}; {@code onError} hears of a failed feed. */
-    IndexFeed(String indexId, ArrangementSharingRegistry registry, Scheduler scheduler, Consumer<Throwable> onError) {
+    IndexFeed(String indexId, ArrangementSharingRegistry registry, Scheduler scheduler, long progressIntervalMillis,
+            Consumer<Throwable> onError) {
         this.scheduler = scheduler;
+        this.progressIntervalMillis = progressIntervalMillis;
         this.publications = registry.publications(indexId).subscribe(this::offer, onError);
     }
 
@@ -76,15 +95,50 @@ final class IndexFeed {
         }
     }
 
+    private void handle(Publication p) {
+        SnapshotReads reads = p.published() ? new SnapshotReads(p.arrangement()) : null;
+        Set<Row> changed = reads == null ? null : changedKeys(reads);
+        long upper = reads == null || reads.snapshot().upper().isEmpty() ? Long.MIN_VALUE : reads.snapshot().upper().time();
+        for (StreamSubscription s : members) {
+            if (changed == null || s.concerns(changed)) {
+                s.onPublication(p, reads);
+            } else {
+                s.passedOver(upper);
+            }
+        }
+    }
+
+    /**
+     * The keys of the updates since the last publication handled, or null when every member is to be handed
+     * this one (see the class comment).
+     */
+    private Set<Row> changedKeys(SnapshotReads reads) {
+        SharedArrangement.Snapshot snap = reads.snapshot();
+        if (snap.upper().isEmpty()) {
+            return null;
+        }
+        long u = snap.upper().time();
+        long previous = lastUpper;
+        lastUpper = u;
+        boolean errors = snap.errs().stream().anyMatch(s -> s.records() != 0);
+        if (previous == Long.MIN_VALUE || errors || u <= previous || u - lastAllUpper >= progressIntervalMillis
+                || snap.since().compareTo(Frontier.at(previous - 1)) > 0) {
+            lastAllUpper = u;
+            return null;
+        }
+        Set<Row> keys = new HashSet<>();
+        for (SnapshotReads.Update update : reads.updates(previous - 1, u)) {
+            keys.add(update.key());
+        }
+        return keys;
+    }
+
     private void drain() {
         int missed = 1;
         while (true) {
             Publication p = pending.getAndSet(null);
             if (p != null) {
-                SnapshotReads reads = p.published() ? new SnapshotReads(p.arrangement()) : null;
-                for (StreamSubscription s : members) {
-                    s.onPublication(p, reads);
-                }
+                handle(p);
             }
             missed = wip.addAndGet(-missed);
             if (missed == 0) {

@@ -1,11 +1,13 @@
 package dev.tandem.stream;
 
 import dev.tandem.expr.MfpEvaluator;
+import dev.tandem.row.Row;
 import dev.tandem.sharing.Publication;
 import dev.tandem.sharing.SharedArrangement;
 import dev.tandem.time.Frontier;
 import dev.tandem.trace.ReadHold;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,6 +60,8 @@ final class StreamSubscription implements ChangeSubscription {
     private boolean started;
     private long produced;
     private long lastProgress;
+    /** Publications handed to this stream (not passed over); read by tests. */
+    private volatile long handled;
 
     StreamSubscription(long id, ChangeStreamRequest request, ChangeStreams server) {
         this.id = id;
@@ -92,10 +96,39 @@ final class StreamSubscription implements ChangeSubscription {
     }
 
     /**
+     * Whether a publication whose updates since the previous one have keys {@code changed} can concern this
+     * stream: always before it has started or for a stream of the whole index; else if it watches one of them.
+     * Called by the feed's (serialized) handler.
+     */
+    boolean concerns(Set<Row> changed) {
+        if (!started || request.start().keys() == null) {
+            return true;
+        }
+        for (Row key : request.start().keys()) {
+            if (changed.contains(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    long handledPublications() {
+        return handled;
+    }
+
+    /** A publication that does not concern this stream: only its upper is noted (for the lag it reports). */
+    void passedOver(long upper) {
+        if (upper != Long.MIN_VALUE) {
+            lastUpper = upper;
+        }
+    }
+
+    /**
      * Turns one publication into messages (on an interactive thread, one publication at a time, by the
      * index's {@link IndexFeed}); {@code reads} is the snapshot shared with the index's other streams.
      */
     void onPublication(Publication p, SnapshotReads reads) {
+        handled++;
         if (ended.get() || terminal != null) {
             return;
         }

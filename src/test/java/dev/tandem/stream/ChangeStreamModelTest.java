@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import reactor.core.Disposable;
 import tools.jackson.databind.JsonNode;
 
@@ -133,11 +133,15 @@ class ChangeStreamModelTest {
         return state;
     }
 
-    @ParameterizedTest(name = "two runtimes: {0}")
-    @ValueSource(booleans = {false, true})
-    void everyClientReconstructsTheCollectionAtEveryProgressTimestamp(boolean twoRuntimes, @TempDir Path dir) {
+    /**
+     * With a progress interval of 0, every publication goes to every stream; with 50 ms, a keyed stream is
+     * handed only those that change its keys between the passes over all (its reads then span publications).
+     */
+    @ParameterizedTest(name = "two runtimes: {0}, progress interval {1} ms")
+    @CsvSource({"false, 0", "true, 0", "false, 50", "true, 50"})
+    void everyClientReconstructsTheCollectionAtEveryProgressTimestamp(boolean twoRuntimes, long progressMillis, @TempDir Path dir) {
         Random random = new Random(twoRuntimes ? 17 : 71);
-        try (StreamStack s = new StreamStack(dir, twoRuntimes, new ChangeStreamLimits(100, 10, 100_000, 0))) {
+        try (StreamStack s = new StreamStack(dir, twoRuntimes, new ChangeStreamLimits(100, 10, 100_000, progressMillis))) {
             s.tableWithIndex("t");
             Map<List<Long>, Integer> live = new HashMap<>();
             List<Long> stamps = new ArrayList<>();

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 
@@ -31,12 +31,13 @@ class FanOutDeliveryTest {
     static final int KEYS_PER_STREAM = 3;
     static final int PACED = 50;
 
-    @ParameterizedTest(name = "two runtimes: {0}")
-    @ValueSource(booleans = {true, false})
-    void everyStreamReceivesEveryChangeOfItsKeys(boolean twoRuntimes, @TempDir Path dir) throws InterruptedException {
+    /** With a progress interval of 0 every publication goes to every stream; with 200 ms, only to those it concerns between passes. */
+    @ParameterizedTest(name = "two runtimes: {0}, progress interval {1} ms")
+    @CsvSource({"true, 0", "false, 0", "true, 200", "false, 200"})
+    void everyStreamReceivesEveryChangeOfItsKeys(boolean twoRuntimes, long progressMillis, @TempDir Path dir) throws InterruptedException {
         int streams = 300;
         int writes = 200;
-        try (StreamStack s = new StreamStack(dir, twoRuntimes, new ChangeStreamLimits(1000, 1000, 100_000, 0))) {
+        try (StreamStack s = new StreamStack(dir, twoRuntimes, new ChangeStreamLimits(1000, 1000, 100_000, progressMillis))) {
             s.tableWithIndex("t");
             long start = s.write("t", List.of(new long[] {HOT_KEYS + 1, 0}), List.of());
             List<Set<Long>> watched = new ArrayList<>();

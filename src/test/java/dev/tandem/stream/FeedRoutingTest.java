@@ -1,0 +1,75 @@
+package dev.tandem.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.Disposable;
+
+/**
+ * An index's feed hands a publication only to the streams it concerns: writes to one key do no work for
+ * a stream watching another (between the passes over every stream that keep progress moving, here an
+ * hour apart), and that stream, handed a later publication, reads from where it stopped and gets exactly
+ * the changes of its own key.
+ */
+class FeedRoutingTest {
+
+    /** What one stream received: value → summed diff of its key's rows, and updates messages. */
+    private record Received(Map<Long, Long> values, AtomicLong messages) {
+        Received() {
+            this(new ConcurrentHashMap<>(), new AtomicLong());
+        }
+    }
+
+    @ParameterizedTest(name = "two runtimes: {0}")
+    @ValueSource(booleans = {true, false})
+    void writesToOneKeyAreNotHandedToAStreamWatchingAnother(boolean twoRuntimes, @TempDir Path dir) {
+        try (StreamStack s = new StreamStack(dir, twoRuntimes, new ChangeStreamLimits(100, 100, 10_000, 3_600_000))) {
+            s.tableWithIndex("t");
+            s.write("t", List.of(new long[] {1, 0}, new long[] {2, 0}), List.of());
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            Received a = new Received();
+            Received b = new Received();
+            StreamSubscription subA = (StreamSubscription) s.subscribe("t_k", List.<long[]>of(new long[] {1}), null, null, null, true, Envelope.DIFFS);
+            StreamSubscription subB = (StreamSubscription) s.subscribe("t_k", List.<long[]>of(new long[] {2}), null, null, null, true, Envelope.DIFFS);
+            List<Disposable> subs = List.of(subA.messages().subscribe(m -> record(m, a), errors::add),
+                    subB.messages().subscribe(m -> record(m, b), errors::add));
+            await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || (a.values().containsKey(0L) && b.values().containsKey(0L)));
+            assertThat(errors).isEmpty();
+
+            long bHandled = subB.handledPublications();
+            for (long w = 1; w <= 20; w++) {
+                s.write("t", List.of(new long[] {1, w}), List.of());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || a.values().size() == 21);
+            assertThat(subA.handledPublications()).as("A is handed the publications of its key's writes").isGreaterThan(bHandled);
+            assertThat(subB.handledPublications()).as("B is handed none of the writes to key 1").isEqualTo(bHandled);
+
+            s.write("t", List.of(new long[] {2, 99}), List.of());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || b.values().containsKey(99L));
+            assertThat(errors).isEmpty();
+            assertThat(b.values()).as("B caught up with exactly its key's changes").isEqualTo(Map.of(0L, 1L, 99L, 1L));
+            assertThat(a.values()).hasSize(21).allSatisfy((v, d) -> assertThat(d).isEqualTo(1L));
+            subs.forEach(Disposable::dispose);
+        }
+    }
+
+    private static void record(ChangeMessage m, Received r) {
+        if (m instanceof ChangeMessage.Updates u) {
+            r.messages().incrementAndGet();
+            for (ChangeMessage.Change c : u.changes()) {
+                ChangeMessage.Diff d = (ChangeMessage.Diff) c;
+                r.values().merge((Long) d.row().get(1), d.diff(), Long::sum);
+            }
+        }
+    }
+}
