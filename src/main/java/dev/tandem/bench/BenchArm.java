@@ -26,11 +26,13 @@ final class BenchArm implements AutoCloseable {
     final BenchHttp admin;
     final BenchHttp load;
     final BenchHttp closed;
+    private final Duration settle;
     private ChildResources.AtRest baseline;
 
-    private BenchArm(String name, ChildServer server) {
+    private BenchArm(String name, ChildServer server, Duration settle) {
         this.name = name;
         this.server = server;
+        this.settle = settle;
         this.admin = new BenchHttp(server.port(), name + "-admin", 4);
         this.load = new BenchHttp(server.port(), name + "-load", LOAD_CONNECTIONS, OPEN_LOOP_TIMEOUT);
         this.closed = new BenchHttp(server.port(), name + "-closed", LOAD_CONNECTIONS, CLOSED_LOOP_TIMEOUT);
@@ -42,9 +44,9 @@ final class BenchArm implements AutoCloseable {
         BenchMain.log("[%s] starting a child server (%s, heap %d MB)", name, two ? "two runtimes" : "SOLO", o.heapMbFor(rows));
         ChildServer server = ChildServer.start(two, o.heapMbFor(rows), o.jvmArgs(), o.serverArgs(), Duration.ofMinutes(3));
         BenchMain.log("[%s] child server pid %d ready on 127.0.0.1:%d", name, server.pid(), server.port());
-        BenchArm arm = new BenchArm(name, server);
+        BenchArm arm = new BenchArm(name, server, o.settle());
         try {
-            arm.baseline = ChildResources.atRest(server, arm.admin);
+            arm.baseline = ChildResources.atRest(server, arm.admin, Duration.ZERO);
             BenchMain.log("[%s] at rest after start-up: heap %s MB after a full GC, RSS %s MB", name, mb(arm.baseline.heapBytes()),
                     mb(arm.baseline.rssBytes() == null ? null : arm.baseline.rssBytes().doubleValue()));
             return arm;
@@ -59,7 +61,7 @@ final class BenchArm implements AutoCloseable {
      * rest after loading {@code rows} rows, against the same right after start-up.
      */
     void recordAtRest(ObjectNode arm, long rows) {
-        ChildResources.AtRest now = ChildResources.atRest(server, admin);
+        ChildResources.AtRest now = ChildResources.atRest(server, admin, settle);
         ChildResources.writeMemory(arm, baseline, now, rows);
         ObjectNode m = (ObjectNode) arm.get("memory");
         BenchMain.log("[%s] at rest with %d rows: heap %s MB (%s bytes/row), live objects %s MB (%s bytes/row), RSS %s MB (%s bytes/row)",

@@ -23,10 +23,11 @@ import java.util.Locale;
  * @param subscribers WebSocket subscribers of {@code subscribe-fanout} (null: the scenario's default)
  * @param churnWarmup how long the hydration churn runs before the measured window of {@code read-isolation} and
  *     {@code subscribe-fanout} opens
+ * @param settle how long a child server is left idle before it is measured at rest after loading
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
-        Integer subscribers, Duration churnWarmup) {
+        Integer subscribers, Duration churnWarmup, Duration settle) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
             "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup");
@@ -49,6 +50,9 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                                 so it sees a server that has compiled its churn, not its first minute;
                                 maintenance-throughput: saturating reads and unmeasured hydrations of every
                                 kind run this long before the measured ones (30s; 0s: none)
+              --settle D        how long a child server idles before it is measured at rest after loading,
+                                so that the batch builders' kept scratch (dropped after 5 s unused) is not
+                                counted as data (7s)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
                                 (e.g. -XX:+UseZGC replaces the default collector; repeatable)
@@ -76,6 +80,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         String kafka = null;
         Integer subscribers = null;
         Duration churnWarmup = Duration.ofSeconds(30);
+        Duration settle = Duration.ofSeconds(7);
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -114,11 +119,17 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                         throw new IllegalArgumentException("--churn-warmup must not be negative, got " + value);
                     }
                 }
+                case "--settle" -> {
+                    settle = duration(value);
+                    if (settle.isNegative()) {
+                        throw new IllegalArgumentException("--settle must not be negative, got " + value);
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'");
             }
         }
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle);
     }
 
     /** The measured interval, or the scenario's default. */

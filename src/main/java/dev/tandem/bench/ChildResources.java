@@ -130,8 +130,18 @@ final class ChildResources {
     record AtRest(boolean fullGc, Double heapBytes, Long liveBytes, Long rssBytes) {
     }
 
-    /** Forces a full collection in the child and reads its heap, its live objects' bytes and its RSS. */
-    static AtRest atRest(ChildServer server, BenchHttp http) {
+    /**
+     * Leaves the child idle for {@code settle} (the batch builders' scratch kept for a next build, at most a
+     * sixty-fourth of the heap, is dropped after 5 s without one), forces a full collection and reads its
+     * heap, its live objects' bytes and its RSS.
+     */
+    static AtRest atRest(ChildServer server, BenchHttp http, Duration settle) {
+        try {
+            Thread.sleep(settle);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
         boolean collected = server.fullGc(FULL_GC_TIMEOUT);
         Double heap = collected ? Metrics.scrape(http).heapBytes() : null;
         return new AtRest(collected, heap, server.liveHeapBytes(FULL_GC_TIMEOUT), server.rssBytes());

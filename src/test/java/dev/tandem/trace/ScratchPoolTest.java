@@ -37,6 +37,30 @@ class ScratchPoolTest {
     }
 
     @Test
+    void aScratchNotTakenAgainWithinTheIdleTimeIsDropped() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        ScratchPool pool = new ScratchPool(BUDGET, now::get);
+        BatchBuilder b = new BatchBuilder(pool);
+        build(b, 1_000);
+        long kept = pool.retainedBytes();
+        assertThat(kept).isPositive();
+
+        now.addAndGet(ScratchPool.MAX_IDLE.toNanos() - 1);
+        pool.trimIdle();
+        assertThat(pool.retainedBytes()).as("not idle long enough yet").isEqualTo(kept);
+
+        build(b, 1_000); // taken and given back: idle from now on
+        now.addAndGet(ScratchPool.MAX_IDLE.toNanos() - 1);
+        pool.trimIdle();
+        assertThat(pool.retainedBytes()).isEqualTo(kept);
+        now.addAndGet(1);
+        pool.trimIdle();
+        assertThat(pool.retainedBytes()).as("idle for the whole time: dropped").isZero();
+        build(b, 1_000);
+        assertThat(pool.retainedBytes()).as("a build after that keeps one again").isEqualTo(kept);
+    }
+
+    @Test
     void scratchInUseBelongsToItsBuilderAndWhatIsGivenBackStaysWithinTheBudget() {
         ScratchPool pool = new ScratchPool(BUDGET);
         List<BatchBuilder> builders = new ArrayList<>();
