@@ -30,8 +30,10 @@ final class ChildResources {
      * @param cpuSeconds {@code process_cpu_time_ns_total}, in seconds
      * @param heapBytes the sum of {@code jvm_memory_used_bytes{area="heap"}} over every pool but eden, which right after a full
      *     collection holds only what was allocated since
+     * @param reserveHeldPeeks {@code tandem_maintenance_reserve_held_peeks_total}: peeks the maintenance reserve made wait,
+     *     null when the reserve is off
      */
-    record Metrics(Double allocatedBytes, Double youngBytes, Double cpuSeconds, Double heapBytes) {
+    record Metrics(Double allocatedBytes, Double youngBytes, Double cpuSeconds, Double heapBytes, Double reserveHeldPeeks) {
 
         static Metrics scrape(BenchHttp http) {
             return parse(http.getText("/actuator/prometheus"));
@@ -42,6 +44,7 @@ final class ChildResources {
             Double cpuNs = null;
             Double heap = null;
             Double young = null;
+            Double held = null;
             for (String line : text.split("\n")) {
                 if (line.startsWith("#") || line.isBlank()) {
                     continue;
@@ -55,6 +58,8 @@ final class ChildResources {
                 }
                 if (line.startsWith("jvm_gc_memory_allocated_bytes_total")) {
                     allocated = value;
+                } else if (line.startsWith("tandem_maintenance_reserve_held_peeks_total")) {
+                    held = value;
                 } else if (line.startsWith("process_cpu_time_ns_total")) {
                     cpuNs = value;
                 } else if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
@@ -66,7 +71,7 @@ final class ChildResources {
                     }
                 }
             }
-            return new Metrics(allocated, young, cpuNs == null ? null : cpuNs / 1e9, heap);
+            return new Metrics(allocated, young, cpuNs == null ? null : cpuNs / 1e9, heap, held);
         }
     }
 
@@ -116,6 +121,8 @@ final class ChildResources {
             bytes(gc, "allocated_bytes", allocated);
             bytes(gc, "allocation_rate_bytes_per_s", allocated == null ? null : allocated / seconds);
             LatencySummary.put(gc, "cpu_seconds", delta(start.cpuSeconds(), end.cpuSeconds()));
+            // Peeks the maintenance reserve held back in the window (null: the reserve is off, or a SOLO arm).
+            LatencySummary.put(arm, "reserve_held_peeks", delta(start.reserveHeldPeeks(), end.reserveHeldPeeks()));
             BenchMain.log("[pid %d] GC over %.1f s: %d pauses, total %.1f ms, max %.1f ms; %d allocation stalls; %s MB/s allocated",
                     server.pid(), seconds, pauses.all().count, pauses.all().totalMs, pauses.all().maxMs, pauses.stalls().count,
                     allocated == null ? "?" : BenchReport.fmt(allocated / seconds / 1e6, 1));

@@ -18,12 +18,18 @@ import java.util.function.LongSupplier;
  *
  * <p>What is kept is for builds that follow soon (a hydration's rounds, the next index): a scratch given
  * back and not taken again within {@link #MAX_IDLE} is dropped ({@link #trimIdle}, which the shared pool
- * runs every second on a daemon thread), so a server at rest keeps none.
+ * runs every second on a daemon thread), so a server at rest keeps none. Small builds never take a scratch
+ * many times their size ({@link #OVERSIZE}): they would keep a hydration's arrays in use, and alive, for as
+ * long as small builds go on (the introspection log builds one every tenth of a second).
  */
 final class ScratchPool {
 
     /** The pool every builder uses unless given another: a sixty-fourth of the maximum heap, at least 4 MiB. */
     static final ScratchPool SHARED = startTrimming(new ScratchPool(Math.max(4L << 20, Runtime.getRuntime().maxMemory() / 64), System::nanoTime));
+
+    /** A build of {@code n} updates takes no scratch with room for more than this many times {@code max(n, }{@value #SMALL}{@code )}. */
+    static final int OVERSIZE = 16;
+    static final int SMALL = 4096;
 
     /** How long a kept scratch may go untaken before it is dropped. */
     static final Duration MAX_IDLE = Duration.ofSeconds(5);
@@ -70,7 +76,8 @@ final class ScratchPool {
 
     /**
      * A kept scratch for about {@code updates} updates: the smallest with room for them, else the largest
-     * (so a small build does not take the arrays a large one will need); a new small one when none is kept.
+     * (so a small build does not take the arrays a large one will need); a new small one when none is kept,
+     * or when the best kept is oversized for the build (see the class comment).
      */
     synchronized BuilderScratch take(int updates) {
         Kept best = null;
@@ -79,7 +86,7 @@ final class ScratchPool {
                 best = k;
             }
         }
-        if (best == null) {
+        if (best == null || best.scratch().capacity() > (long) OVERSIZE * Math.max(updates, SMALL)) {
             return new BuilderScratch();
         }
         free.remove(best);

@@ -34,7 +34,10 @@ class ChildJvmTest {
                 jvm_memory_used_bytes{application="tandem",area="heap",id="G1 Survivor Space"} 1000.0
                 jvm_memory_used_bytes{application="tandem",area="nonheap",id="Metaspace"} 5.4763488E7
                 process_cpu_time_ns_total{application="tandem"} 1.596E10
+                tandem_maintenance_reserve_held_peeks_total{application="tandem"} 42.0
                 """);
+        assertThat(m.reserveHeldPeeks()).isEqualTo(42.0);
+        assertThat(ChildResources.Metrics.parse("process_cpu_time_ns_total 1.0\n").reserveHeldPeeks()).as("no reserve").isNull();
         assertThat(m.allocatedBytes()).isEqualTo(2.73678336E8);
         assertThat(m.youngBytes()).isEqualTo(3145728.0);
         assertThat(m.heapBytes()).isEqualTo(3.2442968E7 + 1000.0);

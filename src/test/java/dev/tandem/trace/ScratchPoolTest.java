@@ -100,6 +100,25 @@ class ScratchPoolTest {
     }
 
     @Test
+    void aSmallBuildDoesNotTakeAScratchManyTimesItsSizeSoThatOneCanGoIdle() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        ScratchPool pool = new ScratchPool(64L << 20, now::get);
+        BuilderScratch large = scratchFor(200_000);
+        pool.give(large);
+        for (int i = 0; i < 10; i++) {
+            now.addAndGet(ScratchPool.MAX_IDLE.toNanos() / 4);
+            BuilderScratch small = pool.take(10);
+            assertThat(small).as("a small build gets a scratch of its own").isNotSameAs(large);
+            pool.give(small);
+            pool.trimIdle();
+        }
+        assertThat(pool.take(100_000)).as("the large one went idle and was dropped").isNotSameAs(large);
+        BuilderScratch medium = scratchFor(100_000);
+        pool.give(medium);
+        assertThat(pool.take(20_000)).as("five times the build is not oversized").isSameAs(medium);
+    }
+
+    @Test
     void theSharedPoolKeepsAtMostASixtyFourthOfTheHeapOrFourMebibytes() {
         assertThat(ScratchPool.SHARED.budget())
                 .isEqualTo(Math.max(4L << 20, Runtime.getRuntime().maxMemory() / 64));
