@@ -6,8 +6,8 @@ import dev.tandem.sharing.Publication;
 import dev.tandem.sharing.SharedArrangement;
 import dev.tandem.time.Frontier;
 import dev.tandem.trace.ReadHold;
+import java.util.List;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,6 +60,8 @@ final class StreamSubscription implements ChangeSubscription {
     private boolean started;
     private long produced;
     private long lastProgress;
+    /** The feed's count of the last publication handed to this stream (the feed's drain state). */
+    long handedAt = -1;
     /** Publications handed to this stream (not passed over); read by tests. */
     private volatile long handled;
 
@@ -96,20 +98,11 @@ final class StreamSubscription implements ChangeSubscription {
     }
 
     /**
-     * Whether a publication whose updates since the previous one have keys {@code changed} can concern this
-     * stream: always before it has started or for a stream of the whole index; else if it watches one of them.
-     * Called by the feed's (serialized) handler.
+     * The keys whose changes concern this stream, or null when every publication does (before it has
+     * started, or for a stream of the whole index). Called by the feed's (serialized) handler.
      */
-    boolean concerns(Set<Row> changed) {
-        if (!started || request.start().keys() == null) {
-            return true;
-        }
-        for (Row key : request.start().keys()) {
-            if (changed.contains(key)) {
-                return true;
-            }
-        }
-        return false;
+    List<Row> watchedKeys() {
+        return !started ? null : request.start().keys();
     }
 
     long handledPublications() {

@@ -63,6 +63,30 @@ class FeedRoutingTest {
         }
     }
 
+    @ParameterizedTest(name = "two runtimes: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamWatchingTwoChangedKeysIsHandedThePublicationOnce(boolean twoRuntimes, @TempDir Path dir) {
+        try (StreamStack s = new StreamStack(dir, twoRuntimes, new ChangeStreamLimits(100, 100, 10_000, 3_600_000))) {
+            s.tableWithIndex("t");
+            s.write("t", List.of(new long[] {1, 0}, new long[] {3, 0}), List.of());
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            Received c = new Received();
+            StreamSubscription sub = (StreamSubscription) s.subscribe("t_k", List.of(new long[] {1}, new long[] {3}), null, null, null, true,
+                    Envelope.DIFFS);
+            Disposable d = sub.messages().subscribe(m -> record(m, c), errors::add);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || c.values().get(0L) != null && c.values().get(0L) == 2L);
+            long handled = sub.handledPublications();
+            long messages = c.messages().get();
+            s.write("t", List.of(new long[] {1, 7}, new long[] {3, 7}), List.of()); // one write: one timestamp, both keys
+            await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || c.values().containsKey(7L));
+            assertThat(errors).isEmpty();
+            assertThat(c.values().get(7L)).as("both rows, once each").isEqualTo(2L);
+            assertThat(c.messages().get() - messages).as("one message for the write's timestamp").isEqualTo(1);
+            assertThat(sub.handledPublications() - handled).as("handed the publication once, not once per key").isEqualTo(1);
+            d.dispose();
+        }
+    }
+
     private static void record(ChangeMessage m, Received r) {
         if (m instanceof ChangeMessage.Updates u) {
             r.messages().incrementAndGet();
