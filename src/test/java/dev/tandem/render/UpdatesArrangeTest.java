@@ -6,7 +6,7 @@ import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
 import dev.tandem.trace.Batch;
 import dev.tandem.trace.BatchBuilder;
-import dev.tandem.trace.Cursor;
+import dev.tandem.trace.CursorText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -46,7 +46,7 @@ class UpdatesArrangeTest {
 
             assertThat(added[0]).isEqualTo(n);
             assertThat(actual.byteSize()).isEqualTo(expected.byteSize());
-            assertThat(updates(actual)).isEqualTo(updates(expected));
+            assertThat(CursorText.updates(actual)).isEqualTo(CursorText.updates(expected));
             assertThat(contents(u)).isEqualTo(before);
             u.clear();
         }
@@ -56,17 +56,6 @@ class UpdatesArrangeTest {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < u.size; i++) {
             out.add(u.row(i) + " @" + u.times[i] + " " + u.diffs[i]);
-        }
-        return out;
-    }
-
-    private static List<String> updates(Batch batch) {
-        List<String> out = new ArrayList<>();
-        Cursor c = batch.cursor();
-        while (c.keyValid()) {
-            Row key = c.key();
-            c.forEachUpdate((val, time, diff) -> out.add(key + " " + val + " @" + time + " " + diff));
-            c.stepKey();
         }
         return out;
     }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,10 +40,9 @@ class FeedRoutingTest {
             List<Throwable> errors = new CopyOnWriteArrayList<>();
             Received a = new Received();
             Received b = new Received();
-            StreamSubscription subA = (StreamSubscription) s.subscribe("t_k", List.<long[]>of(new long[] {1}), null, null, null, true, Envelope.DIFFS);
-            StreamSubscription subB = (StreamSubscription) s.subscribe("t_k", List.<long[]>of(new long[] {2}), null, null, null, true, Envelope.DIFFS);
-            List<Disposable> subs = List.of(subA.messages().subscribe(m -> record(m, a), errors::add),
-                    subB.messages().subscribe(m -> record(m, b), errors::add));
+            List<Disposable> subs = new ArrayList<>();
+            StreamSubscription subA = watch(s, List.of(new long[] {1}), a, errors, subs);
+            StreamSubscription subB = watch(s, List.of(new long[] {2}), b, errors, subs);
             await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || (a.values().containsKey(0L) && b.values().containsKey(0L)));
             assertThat(errors).isEmpty();
 
@@ -71,9 +71,8 @@ class FeedRoutingTest {
             s.write("t", List.of(new long[] {1, 0}, new long[] {3, 0}), List.of());
             List<Throwable> errors = new CopyOnWriteArrayList<>();
             Received c = new Received();
-            StreamSubscription sub = (StreamSubscription) s.subscribe("t_k", List.of(new long[] {1}, new long[] {3}), null, null, null, true,
-                    Envelope.DIFFS);
-            Disposable d = sub.messages().subscribe(m -> record(m, c), errors::add);
+            List<Disposable> subs = new ArrayList<>();
+            StreamSubscription sub = watch(s, List.of(new long[] {1}, new long[] {3}), c, errors, subs);
             await().atMost(Duration.ofSeconds(30)).until(() -> !errors.isEmpty() || c.values().get(0L) != null && c.values().get(0L) == 2L);
             long handled = sub.handledPublications();
             long messages = c.messages().get();
@@ -83,8 +82,15 @@ class FeedRoutingTest {
             assertThat(c.values().get(7L)).as("both rows, once each").isEqualTo(2L);
             assertThat(c.messages().get() - messages).as("one message for the write's timestamp").isEqualTo(1);
             assertThat(sub.handledPublications() - handled).as("handed the publication once, not once per key").isEqualTo(1);
-            d.dispose();
+            subs.forEach(Disposable::dispose);
         }
+    }
+
+    /** Subscribes to {@code keys} of {@code t_k} with a snapshot, recording into {@code r}; the subscription joins {@code subs}. */
+    private static StreamSubscription watch(StreamStack s, List<long[]> keys, Received r, List<Throwable> errors, List<Disposable> subs) {
+        StreamSubscription sub = (StreamSubscription) s.subscribe("t_k", keys, null, null, null, true, Envelope.DIFFS);
+        subs.add(sub.messages().subscribe(m -> record(m, r), errors::add));
+        return sub;
     }
 
     private static void record(ChangeMessage m, Received r) {

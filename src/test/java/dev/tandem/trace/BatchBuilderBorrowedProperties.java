@@ -177,17 +177,6 @@ class BatchBuilderBorrowedProperties {
         assertThat(actual.keyCount()).isEqualTo(expected.keyCount());
         assertThat(actual.updateCount()).isEqualTo(expected.updateCount());
         assertThat(actual.byteSize()).isEqualTo(expected.byteSize());
-        assertThat(updates(actual)).isEqualTo(updates(expected));
-    }
-
-    private static List<String> updates(Batch batch) {
-        List<String> out = new ArrayList<>();
-        Cursor c = batch.cursor();
-        while (c.keyValid()) {
-            Row key = c.key();
-            c.forEachUpdate((val, time, diff) -> out.add(key + " " + val + " @" + time + " " + diff));
-            c.stepKey();
-        }
-        return out;
+        assertThat(CursorText.updates(actual)).isEqualTo(CursorText.updates(expected));
     }
 }
