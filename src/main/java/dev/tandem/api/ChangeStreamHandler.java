@@ -12,6 +12,7 @@ import dev.tandem.stream.ChangeStreamRequest;
 import dev.tandem.stream.ChangeStreams;
 import dev.tandem.stream.ChangeSubscription;
 import dev.tandem.stream.Envelope;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,6 +45,8 @@ import tools.jackson.databind.node.JsonNodeFactory;
 final class ChangeStreamHandler {
 
     private static final Set<String> PARAMS = Set.of("as_of", "key", "snapshot", "envelope");
+    /** An event's data is the message's fields alone. */
+    private static final byte[] OPEN = ChangeJson.prefix("");
 
     private final Controller controller;
     private final RequestDecoder decoder;
@@ -178,8 +181,8 @@ final class ChangeStreamHandler {
     }
 
     private static ServerSentEvent<String> event(ChangeSubscription sub, ChangeMessage m) {
-        String data = ChangeJson.message(m).toString();
-        sub.sent(ChangeJson.utf8Length(data));
-        return ServerSentEvent.builder(data).id(Long.toString(m.complete())).build();
+        byte[] data = ChangeJson.message(m, OPEN, OPEN);
+        sub.sent(data.length);
+        return ServerSentEvent.builder(new String(data, StandardCharsets.UTF_8)).id(Long.toString(m.complete())).build();
     }
 }

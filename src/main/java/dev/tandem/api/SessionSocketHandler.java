@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
+import org.springframework.web.reactive.socket.WebSocketMessage;
 import org.springframework.web.reactive.socket.WebSocketSession;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -101,25 +102,25 @@ final class SessionSocketHandler implements WebSocketHandler {
         Map<JsonNode, Sinks.Empty<Void>> rowStreams = new ConcurrentHashMap<>();
         AtomicInteger peeks = new AtomicInteger();
         // When the socket closes, everything in flight is cancelled: its peeks stop and free their slots.
-        Flux<String> out = session.receive()
+        Flux<byte[]> out = session.receive()
                 .flatMap(message -> {
                     int size = message.getPayload().readableByteCount();
                     if (size > maxMessageBytes) {
-                        return Flux.just(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
-                                + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)"))).toString());
+                        return Flux.just(bytes(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
+                                + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)")))));
                     }
                     return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who, address);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
                 .takeUntilOther(session.closeStatus());
-        return session.send(out.map(session::textMessage))
+        return session.send(out.map(b -> new WebSocketMessage(WebSocketMessage.Type.TEXT, session.bufferFactory().wrap(b))))
                 .doFinally(s -> {
                     subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty);
                     rowStreams.values().forEach(Sinks.Empty::tryEmitEmpty);
                 });
     }
 
-    /** Serves one message: its replies, already serialized (a change stream's bytes are counted as sent). */
-    private Flux<String> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
+    /** Serves one message: its replies, already serialized as UTF-8 JSON (a change stream's bytes are counted as sent). */
+    private Flux<byte[]> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
             AtomicInteger peeks, AccessPrincipal caller, String who, String address) {
         JsonNode id = null;
         try {
@@ -215,9 +216,9 @@ final class SessionSocketHandler implements WebSocketHandler {
                 default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
                         + "'; expected peek, sql, subscribe, unsubscribe, subscribe_rows or cancel_rows");
             };
-            return replies.map(JsonNode::toString);
+            return replies.map(SessionSocketHandler::bytes);
         } catch (RuntimeException e) {
-            return Flux.just(error(id, Problem.of(e)).toString());
+            return Flux.just(bytes(error(id, Problem.of(e))));
         }
     }
 
@@ -276,7 +277,7 @@ final class SessionSocketHandler implements WebSocketHandler {
      * Opens a change stream of {@code from} with the client's {@code id}: the acknowledgement (its start
      * time and columns), then its messages, until it ends (with why) or the client cancels it.
      */
-    private Flux<String> subscribeRows(JsonBody m, JsonNode id, Map<JsonNode, Sinks.Empty<Void>> rowStreams, AccessPrincipal caller,
+    private Flux<byte[]> subscribeRows(JsonBody m, JsonNode id, Map<JsonNode, Sinks.Empty<Void>> rowStreams, AccessPrincipal caller,
             String who) {
         if (id == null || !(id.isString() || id.isIntegralNumber())) {
             throw ApiException.badRequest("message: subscribe_rows needs an 'id' (a string or an integer) to name the subscription");
@@ -325,19 +326,25 @@ final class SessionSocketHandler implements WebSocketHandler {
         ack.put("as_of", start.asOf());
         ArrayNode cols = ack.putArray("columns");
         start.columns().forEach(cols::add);
-        Flux<String> changes = sub.messages()
+        byte[] changesPrefix = ChangeJson.prefix("\"op\":\"changes\",\"id\":" + id);
+        byte[] progressPrefix = ChangeJson.prefix("\"op\":\"progress\",\"id\":" + id);
+        Flux<byte[]> changes = sub.messages()
                 .map(msg -> {
-                    String text = ChangeJson.message(reply(msg instanceof ChangeMessage.Progress ? "progress" : "changes", id), msg).toString();
-                    sub.sent(ChangeJson.utf8Length(text));
-                    return text;
+                    byte[] frame = ChangeJson.message(msg, changesPrefix, progressPrefix);
+                    sub.sent(frame.length);
+                    return frame;
                 })
                 .takeUntilOther(stop.asMono())
-                .onErrorResume(x -> Mono.just(ChangeJson.end(reply("subscription_ended", id), x).toString()))
+                .onErrorResume(x -> Mono.just(bytes(ChangeJson.end(reply("subscription_ended", id), x))))
                 .doFinally(sig -> {
                     rowStreams.remove(id, stop);
                     permit.close();
                 });
-        return Flux.concat(Mono.just(ack.toString()), changes);
+        return Flux.concat(Mono.just(bytes(ack)), changes);
+    }
+
+    private static byte[] bytes(JsonNode n) {
+        return StrictJson.MAPPER.writeValueAsBytes(n);
     }
 
     private static ObjectNode reply(String op, JsonNode id) {

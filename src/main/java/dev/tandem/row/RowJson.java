@@ -1,5 +1,6 @@
 package dev.tandem.row;
 
+import dev.tandem.json.JsonBytes;
 import dev.tandem.json.StrictJson;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -126,6 +127,44 @@ public final class RowJson {
             out.add(json(v));
         }
         return out;
+    }
+
+    /** Writes a row as a JSON array straight into bytes, as {@link #json(Row)} writes it into a tree. */
+    public static void write(Row row, JsonBytes out) {
+        out.raw('[');
+        Object[] values = row.unpack();
+        for (int i = 0; i < values.length; i++) {
+            if (i > 0) {
+                out.raw(',');
+            }
+            write(values[i], out);
+        }
+        out.raw(']');
+    }
+
+    /** Writes one datum straight into bytes, as {@link #json(Object)} writes it into a tree. */
+    public static void write(Object v, JsonBytes out) {
+        switch (v) {
+            case null -> out.ascii("null");
+            case Boolean b -> out.ascii(b ? "true" : "false");
+            case Long l -> {
+                if (l > MAX_SAFE || l < -MAX_SAFE) {
+                    out.raw('"').number(l).raw('"');
+                } else {
+                    out.number(l);
+                }
+            }
+            case Double d -> {
+                if (d.isNaN() || d.isInfinite()) {
+                    out.ascii(d.isNaN() ? "\"NaN\"" : d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+                } else {
+                    out.number(d);
+                }
+            }
+            case String s -> out.string(s);
+            case Timestamp t -> out.string(t.toString());
+            default -> throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
+        }
     }
 
 }
