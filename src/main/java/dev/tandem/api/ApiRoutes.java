@@ -16,6 +16,7 @@ import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -27,6 +28,7 @@ import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
 import org.springframework.web.reactive.socket.server.WebSocketService;
 import org.springframework.web.reactive.socket.server.support.HandshakeWebSocketService;
@@ -75,6 +77,25 @@ public class ApiRoutes {
 
     /** The constant answer of {@code GET /v1/ping}: the HTTP stack's own ceiling, against which reads are measured. */
     private static final String PING = "{\"ok\":true}";
+    /**
+     * The router functions' order: ahead of the actuator's endpoint mappings (order -100), which every
+     * API request would otherwise walk first, for nothing (their paths are under {@code /actuator}).
+     */
+    static final int ROUTES_ORDER = -200;
+
+    /** Puts the API's routes at {@link #ROUTES_ORDER}. */
+    @Bean
+    static BeanPostProcessor tandemRoutesFirst() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String name) {
+                if (bean instanceof RouterFunctionMapping routes) {
+                    routes.setOrder(ROUTES_ORDER);
+                }
+                return bean;
+            }
+        };
+    }
 
     /** Where catalog calls, which block on durable storage, run. */
     @Bean
@@ -184,14 +205,14 @@ public class ApiRoutes {
     }
 
     /**
-     * Maps a WebSocket path ahead of the router functions (order -2). A handshake from a browser page of
+     * Maps a WebSocket path ahead of the router functions. A handshake from a browser page of
      * another origin is refused (403) unless the origin is allowed; same-origin handshakes and those
      * without an {@code Origin} (non-browser clients) pass.
      */
     private static HandlerMapping socketMapping(String path, org.springframework.web.reactive.socket.WebSocketHandler handler,
             ApiProperties props) {
         SimpleUrlHandlerMapping mapping = new SimpleUrlHandlerMapping(Map.of(path, handler));
-        mapping.setOrder(-2);
+        mapping.setOrder(ROUTES_ORDER - 1);
         CorsConfiguration origins = new CorsConfiguration();
         origins.setAllowedOriginPatterns(props.allowedOrigins());
         origins.addAllowedMethod(HttpMethod.GET);
