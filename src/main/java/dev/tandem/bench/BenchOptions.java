@@ -24,10 +24,11 @@ import java.util.Locale;
  * @param churnWarmup how long the hydration churn runs before the measured window of {@code read-isolation} and
  *     {@code subscribe-fanout} opens
  * @param settle how long a child server is left idle before it is measured at rest after loading
+ * @param arms the arms to run, of {@link BenchReport#TWO_RUNTIME} and {@link BenchReport#SOLO}, in that order
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
-        Integer subscribers, Duration churnWarmup, Duration settle) {
+        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
             "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup");
@@ -53,6 +54,8 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --settle D        how long a child server idles before it is measured at rest after loading,
                                 so that the batch builders' kept scratch (dropped after 5 s unused) is not
                                 counted as data (7s)
+              --arm A           two_runtime or solo: run that arm alone, without the other or their ratios
+                                (scenarios with the two arms; default both)
               --heap-mb N       heap of each child server (sized from --rows)
               --jvm-arg X       a JVM option of the child servers, replacing a default of the same option
                                 (e.g. -XX:+UseZGC replaces the default collector; repeatable)
@@ -81,6 +84,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Integer subscribers = null;
         Duration churnWarmup = Duration.ofSeconds(30);
         Duration settle = Duration.ofSeconds(7);
+        List<String> arms = List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO);
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -125,11 +129,17 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                         throw new IllegalArgumentException("--settle must not be negative, got " + value);
                     }
                 }
+                case "--arm" -> {
+                    if (!List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO).contains(value)) {
+                        throw new IllegalArgumentException("--arm must be " + BenchReport.TWO_RUNTIME + " or " + BenchReport.SOLO + ", got " + value);
+                    }
+                    arms = List.of(value);
+                }
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'");
             }
         }
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms);
     }
 
     /** The measured interval, or the scenario's default. */

@@ -45,6 +45,11 @@ final class BenchReport {
         return arms.has(name) ? (ObjectNode) arms.get(name) : arms.putObject(name);
     }
 
+    /** The results of arm {@code name}, or an empty object (not in the report) when it did not run ({@code --arm}). */
+    ObjectNode measured(String name) {
+        return arms.has(name) ? (ObjectNode) arms.get(name) : arms.objectNode();
+    }
+
     ObjectNode ratios() {
         return ratios;
     }

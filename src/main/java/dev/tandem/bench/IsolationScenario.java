@@ -32,7 +32,7 @@ final class IsolationScenario {
                 + "and big_self_join (join), alternating");
         Double rate = o.rate();
         settings.put("rate_source", rate != null ? "--rate" : "30% of the closed-loop capacity probed on the two_runtime arm");
-        for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
+        for (String arm : o.arms()) {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
@@ -72,8 +72,8 @@ final class IsolationScenario {
             }
         }
         settings.put("rate", rate);
-        ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
-        ObjectNode solo = report.arm(BenchReport.SOLO);
+        ObjectNode two = report.measured(BenchReport.TWO_RUNTIME);
+        ObjectNode solo = report.measured(BenchReport.SOLO);
         report.ratio("solo_over_two_runtime_p50", value(solo, "p50_ms"), value(two, "p50_ms"));
         report.ratio("solo_over_two_runtime_p99", value(solo, "p99_ms"), value(two, "p99_ms"));
         return report;

@@ -34,7 +34,7 @@ final class MaintenanceScenario {
         settings.put("measure", "seconds from POST /v1/indexes to hydrated (status polled every 20 ms); updates/s = rows / seconds");
         report.extra("| arm | kind | idle s | idle updates/s | saturated s | saturated updates/s | loss % |");
         report.extra("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-        for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
+        for (String arm : o.arms()) {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, o.pointRows())));
@@ -82,8 +82,8 @@ final class MaintenanceScenario {
                 throw new IllegalStateException("interrupted", e);
             }
         }
-        ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
-        ObjectNode solo = report.arm(BenchReport.SOLO);
+        ObjectNode two = report.measured(BenchReport.TWO_RUNTIME);
+        ObjectNode solo = report.measured(BenchReport.SOLO);
         LatencySummary.put(report.ratios(), "two_runtime_maintenance_loss_pct", IsolationScenario.value(two, "maintenance_loss_pct"));
         LatencySummary.put(report.ratios(), "solo_maintenance_loss_pct", IsolationScenario.value(solo, "maintenance_loss_pct"));
         report.ratio("solo_over_two_runtime_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));

@@ -26,7 +26,7 @@ final class PeekThroughputScenario {
         settings.put("connections", o.connections());
         settings.put("reads", "GET /v1/indexes/" + BenchWorkload.POINT_INDEX + "/rows?key=K&isolation=serializable");
         settings.put("ceiling", "GET /v1/ping");
-        for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
+        for (String arm : o.arms()) {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(0, rows)));
@@ -48,8 +48,8 @@ final class PeekThroughputScenario {
                 BenchMain.log("[%s] peeks %.0f/s, ceiling %.0f/s", arm, peeks.rate(), ceiling.rate());
             }
         }
-        ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
-        ObjectNode solo = report.arm(BenchReport.SOLO);
+        ObjectNode two = report.measured(BenchReport.TWO_RUNTIME);
+        ObjectNode solo = report.measured(BenchReport.SOLO);
         report.ratio("two_runtime_peeks_over_ceiling", IsolationScenario.value(two, "rate"),
                 IsolationScenario.value((ObjectNode) two.get("ceiling"), "rate"));
         report.ratio("solo_peeks_over_ceiling", IsolationScenario.value(solo, "rate"),

@@ -47,7 +47,7 @@ final class SqlPointLookupScenario {
         settings.put("rest", "GET /v1/indexes/" + BenchWorkload.POINT_INDEX + "/rows?key=K&isolation=serializable");
         Scheduler jdbcThreads = Schedulers.newBoundedElastic(Math.max(1, o.connections()), 100_000, "bench-jdbc");
         try {
-            for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
+            for (String arm : o.arms()) {
                 ObjectNode json = report.arm(arm);
                 try (BenchArm a = BenchArm.start(arm, o, rows + churnRows(rows)); JdbcPool pool = new JdbcPool(a.server.pgwirePort(), o.connections())) {
                     json.put("load_seconds", LatencySummary.round(a.loadData(0, rows)));
@@ -77,8 +77,8 @@ final class SqlPointLookupScenario {
         } finally {
             jdbcThreads.dispose();
         }
-        ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
-        ObjectNode solo = report.arm(BenchReport.SOLO);
+        ObjectNode two = report.measured(BenchReport.TWO_RUNTIME);
+        ObjectNode solo = report.measured(BenchReport.SOLO);
         report.ratio("two_runtime_sql_over_rest_p50", IsolationScenario.value(two, "p50_ms"),
                 IsolationScenario.value((ObjectNode) two.get("rest"), "p50_ms"));
         report.ratio("solo_sql_over_rest_p50", IsolationScenario.value(solo, "p50_ms"),

@@ -56,7 +56,7 @@ final class SubscribeFanoutScenario {
         settings.put("warm_up", "per arm, before the churn starts, the same writes and streams for a sixth of --duration (5-20 s),"
                 + " then with the churn for --churn-warmup; neither measured");
         settings.put("churn", o.churnLoops() + " loops creating, hydrating and dropping indexes on big_count and big_self_join");
-        for (String arm : List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO)) {
+        for (String arm : o.arms()) {
             ObjectNode json = report.arm(arm);
             try (BenchArm a = BenchArm.start(arm, o, rows)) {
                 json.put("load_seconds", LatencySummary.round(a.loadData(rows, Math.max(o.pointRows(), HOT_KEYS))));
@@ -64,8 +64,8 @@ final class SubscribeFanoutScenario {
                 runArm(a, json, report, arm, subscribers, rate, duration, o);
             }
         }
-        ObjectNode two = report.arm(BenchReport.TWO_RUNTIME);
-        ObjectNode solo = report.arm(BenchReport.SOLO);
+        ObjectNode two = report.measured(BenchReport.TWO_RUNTIME);
+        ObjectNode solo = report.measured(BenchReport.SOLO);
         report.ratio("solo_over_two_runtime_p50", IsolationScenario.value(solo, "p50_ms"), IsolationScenario.value(two, "p50_ms"));
         report.ratio("solo_over_two_runtime_p99", IsolationScenario.value(solo, "p99_ms"), IsolationScenario.value(two, "p99_ms"));
         return report;
