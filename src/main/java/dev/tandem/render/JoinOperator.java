@@ -243,22 +243,21 @@ final class JoinOperator extends Operator {
         }
     }
 
+    /** Adds the joined row {@code a ++ b}, if it satisfies the residual classes, without decoding or building it. */
     private void emit(Row a, Row b, long time, long diff, Updates out) {
-        Row joined = a.concat(b);
         if (!residual.isEmpty()) {
-            Object[] values = joined.unpack();
+            int split = a.arity();
             for (int[] cls : residual) {
-                Object first = values[cls[0]];
-                if (first == null) {
-                    return;
-                }
+                Row first = cls[0] < split ? a : b;
+                int column = cls[0] < split ? cls[0] : cls[0] - split;
                 for (int i = 1; i < cls.length; i++) {
-                    if (!first.equals(values[cls[i]])) {
+                    boolean left = cls[i] < split;
+                    if (!first.sqlEquals(column, left ? a : b, left ? cls[i] : cls[i] - split)) {
                         return;
                     }
                 }
             }
         }
-        out.add(joined, time, diff);
+        out.add(a, b, time, diff);
     }
 }

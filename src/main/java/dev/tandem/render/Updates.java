@@ -69,6 +69,15 @@ final class Updates {
         push(n, time, diff);
     }
 
+    /** Adds an update whose row is {@code a}'s datums followed by {@code b}'s. */
+    void add(Row a, Row b, long time, long diff) {
+        int n = a.byteSize() + b.byteSize();
+        reserve(n);
+        a.copyTo(bytes, length);
+        b.copyTo(bytes, length + a.byteSize());
+        push(n, time, diff);
+    }
+
     /** Adds an update whose row is the encoding at {@code src[from, to)}. */
     void add(byte[] src, int from, int to, long time, long diff) {
         int n = to - from;

@@ -182,6 +182,19 @@ public final class Row implements Comparable<Row> {
         return new Row(out, 0, out.length);
     }
 
+    /**
+     * Whether datum {@code i} of this row equals datum {@code j} of {@code other} and is not NULL (SQL's
+     * {@code =}), without decoding either: equal values have equal bytes.
+     */
+    public boolean sqlEquals(int i, Row other, int j) {
+        int p = position(i);
+        if ((bytes[p] & 0x40) != 0) {
+            return false;
+        }
+        int q = other.position(j);
+        return Arrays.equals(bytes, p, skip(bytes, p), other.bytes, q, skip(other.bytes, q));
+    }
+
     private int position(int i) {
         return position(bytes, offset, offset + length, i);
     }

@@ -74,6 +74,29 @@ class RowEncodingProperties {
         }
     }
 
+    /** {@code sqlEquals} is SQL's {@code =} on the datums: equal values, neither NULL (compared here by {@code equals}). */
+    @Property(tries = 1000)
+    void sqlEqualsComparesDatumsAndNeverMatchesNull(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair,
+            @ForAll long seed) {
+        List<DatumType> types = pair.get1();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        // b takes some of a's values, so equal datums are common
+        List<Object> bValues = new ArrayList<>(pair.get3());
+        for (int i = 0; i < types.size(); i++) {
+            if (random.nextBoolean()) {
+                bValues.set(i, pair.get2().get(i));
+            }
+        }
+        Row a = Row.pack(types, pair.get2());
+        Row b = Row.pack(types, bValues);
+        for (int i = 0; i < types.size(); i++) {
+            Object x = pair.get2().get(i);
+            Object y = bValues.get(i);
+            assertThat(a.sqlEquals(i, b, i)).isEqualTo(x != null && y != null && x.equals(y));
+            assertThat(a.sqlEquals(i, a, i)).isEqualTo(x != null);
+        }
+    }
+
     @Property(tries = 1000)
     void orderPrefixesOrderLikeTheRowsWhereTheyDiffer(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair) {
         Row a = Row.pack(pair.get1(), pair.get2());
