@@ -135,6 +135,7 @@ final class DataflowInputs {
                     synchronized (this) {
                         if (u.updates() instanceof PackedUpdates p) {
                             byte[] rows = p.rowBytes();
+                            pending.reserve(p.size(), p.isEmpty() ? 0 : p.rowEnd(p.size() - 1));
                             for (int i = 0; i < p.size(); i++) {
                                 pending.add(rows, p.rowStart(i), p.rowEnd(i), p.time(i), p.diff(i));
                             }

@@ -122,20 +122,33 @@ final class Updates {
 
     /** Makes room for one more update of {@code n} bytes. */
     private void reserve(int n) {
-        if (length + n > bytes.length) {
-            long want = Math.max(2L * bytes.length, (long) length + n);
+        reserve(1, n);
+    }
+
+    /**
+     * Makes room for {@code rows} more updates of {@code rowBytes} bytes in all: exactly, for a batch
+     * of known size (a table's snapshot), or by doubling, for one update at a time.
+     */
+    void reserve(int rows, long rowBytes) {
+        long needBytes = length + rowBytes;
+        if (needBytes > bytes.length) {
+            long want = rows == 1 ? Math.max(2L * bytes.length, needBytes) : needBytes;
             if (want > Integer.MAX_VALUE - 8) {
                 throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
             }
             charge(want - bytes.length);
             bytes = Arrays.copyOf(bytes, (int) want);
         }
-        if (size == ends.length) {
-            int cap = size * 2;
+        long needRows = (long) size + rows;
+        if (needRows > ends.length) {
+            long cap = rows == 1 ? Math.max(2L * ends.length, needRows) : needRows;
+            if (cap > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("an update buffer cannot hold more than 2^31 updates");
+            }
             charge(20L * (cap - ends.length));
-            ends = Arrays.copyOf(ends, cap);
-            times = Arrays.copyOf(times, cap);
-            diffs = Arrays.copyOf(diffs, cap);
+            ends = Arrays.copyOf(ends, (int) cap);
+            times = Arrays.copyOf(times, (int) cap);
+            diffs = Arrays.copyOf(diffs, (int) cap);
         }
     }
 

@@ -120,32 +120,46 @@ final class StoredTable {
      */
     static Snapshot read(TraceSnapshot history, long asOf) {
         PackedUpdates.Builder at = new PackedUpdates.Builder();
-        List<long[]> later = new ArrayList<>();
-        List<Row> laterRows = new ArrayList<>();
+        SnapshotVisitor v = new SnapshotVisitor(asOf);
         Cursor c = history.cursor();
-        long[] sum = new long[1];
         while (c.keyValid()) {
-            Row row = c.key();
-            sum[0] = 0;
-            c.forEachUpdate((val, time, diff) -> {
-                if (time <= asOf) {
-                    sum[0] += diff;
-                } else {
-                    later.add(new long[] {time, diff, laterRows.size()});
-                    laterRows.add(row);
-                }
-            });
-            if (sum[0] != 0) {
-                at.add(row, asOf, sum[0]);
+            v.row = c.key();
+            v.sum = 0;
+            c.forEachUpdate(v);
+            if (v.sum != 0) {
+                at.add(v.row, asOf, v.sum);
             }
             c.stepKey();
         }
-        later.sort((a, b) -> Long.compare(a[0], b[0]));
+        v.later.sort((a, b) -> Long.compare(a[0], b[0]));
         PackedUpdates.Builder after = new PackedUpdates.Builder();
-        for (long[] u : later) {
-            after.add(laterRows.get((int) u[2]), u[0], u[1]);
+        for (long[] u : v.later) {
+            after.add(v.laterRows.get((int) u[2]), u[0], u[1]);
         }
         return new Snapshot(at.build(), after.build());
+    }
+
+    /** Sums one row's updates at or before {@code asOf} and sets aside those after; one for a whole read, not one per row. */
+    private static final class SnapshotVisitor implements Cursor.ValUpdate {
+        private final long asOf;
+        private final List<long[]> later = new ArrayList<>();
+        private final List<Row> laterRows = new ArrayList<>();
+        private Row row;
+        private long sum;
+
+        SnapshotVisitor(long asOf) {
+            this.asOf = asOf;
+        }
+
+        @Override
+        public void accept(Row val, long time, long diff) {
+            if (time <= asOf) {
+                sum += diff;
+            } else {
+                later.add(new long[] {time, diff, laterRows.size()});
+                laterRows.add(row);
+            }
+        }
     }
 
     /** A snapshot and the updates after it. */
