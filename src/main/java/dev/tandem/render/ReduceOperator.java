@@ -43,8 +43,9 @@ import java.util.TreeMap;
  * the state holds no object per row or group, except a min or max multiset's pair array once a group
  * has two distinct values of it, and string multisets' entries, one per distinct string. Applying an
  * update of a row already present allocates nothing; a new row's group key is projected into reused
- * scratch bytes (only its view is allocated). Evaluating aggregate arguments decodes the row
- * ({@link Row#unpack()}), and each changed group output is a new row; both are short-lived.
+ * scratch bytes (only its view is allocated). Evaluating aggregate arguments decodes the datums they
+ * read (only those when every argument is a column; else the whole row, {@link Row#unpack()}), and each
+ * changed group output is a new row; both are short-lived.
  *
  * <p><b>Memory.</b> {@link Shard#residentBytes()} counts the per-row and per-group arrays, the row and
  * key slabs, an estimate of each group's output row, the min and max pair arrays and blocks as
@@ -55,6 +56,8 @@ final class ReduceOperator extends Operator {
     private final int[] key;
     private final AggregateFunc[] funcs;
     private final Expr[] exprs;
+    /** Whether every argument is a column (or none, for count): then only those datums are decoded, not the whole row. */
+    private final boolean columnsOnly;
     /** Per aggregate: its output type, which for sum, min and max is its argument's. */
     private final DatumType[] types;
     /**
@@ -97,6 +100,7 @@ final class ReduceOperator extends Operator {
         this.longMultisets = longs;
         this.stringMultisets = strings;
         this.decodes = Arrays.stream(exprs).anyMatch(Objects::nonNull);
+        this.columnsOnly = Arrays.stream(exprs).allMatch(e -> e == null || e instanceof Expr.Col);
         this.outTypes = List.copyOf(outTypes);
         this.asOf = asOf;
     }
@@ -308,7 +312,11 @@ final class ReduceOperator extends Operator {
         private void apply(Updates u, int i, Updates errs) {
             Row row = u.row(i);
             long diff = u.diffs[i];
-            if (decodes) {
+            if (decodes && columnsOnly) {
+                for (int a = 0; a < aggs; a++) {
+                    args[a] = exprs[a] == null ? Boolean.TRUE : row.get(((Expr.Col) exprs[a]).index());
+                }
+            } else if (decodes) {
                 Object[] decoded = row.unpack();
                 try {
                     for (int a = 0; a < aggs; a++) {
