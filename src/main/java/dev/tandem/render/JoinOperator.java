@@ -59,16 +59,6 @@ final class JoinOperator extends Operator {
         return new JoinShard(w);
     }
 
-    static boolean hasNull(Row key) {
-        Object[] values = key.unpack();
-        for (Object v : values) {
-            if (v == null) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private final class JoinShard implements Shard {
         private final int w;
         private final Spine left = new Spine("join left", Frontier.at(asOf));
@@ -86,13 +76,22 @@ final class JoinOperator extends Operator {
             return left.snapshot().byteSize() + (right == null ? 0 : right.snapshot().byteSize());
         }
 
+        /**
+         * The round's updates of one input keyed by {@code key}, without those whose key has a NULL (it
+         * matches nothing). Without such keys (the common case) the builder sorts the input buffer where
+         * it lies (it is this step's own and cleared after it) instead of copying each row and its key.
+         */
         private Batch arrange(Updates u, int[] key, Round round, Spine spine) {
-            for (int i = 0; i < u.size; i++) {
-                Row row = u.row(i);
-                Row k = row.project(key);
-                if (!hasNull(k)) {
-                    builder.add(k, row, u.times[i], u.diffs[i]);
+            if (u.anyNullAt(key)) {
+                for (int i = 0; i < u.size; i++) {
+                    Row row = u.row(i);
+                    Row k = row.project(key);
+                    if (!k.hasNull()) {
+                        builder.add(k, row, u.times[i], u.diffs[i]);
+                    }
                 }
+            } else {
+                u.arrangeInto(builder, key, n -> { });
             }
             return builder.build(Frontier.at(round.lower()), Frontier.at(round.upper()), spine.since());
         }
@@ -174,7 +173,7 @@ final class JoinOperator extends Operator {
         }
 
         private void joinNewShared(Cursor ac, Cursor rc, Round round, Updates out) {
-            if (hasNull(rc.key())) {
+            if (rc.key().hasNull()) {
                 return;
             }
             rc.forEachUpdate((b, tb, db) -> {

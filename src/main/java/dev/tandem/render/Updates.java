@@ -95,6 +95,16 @@ final class Updates {
         builder.addAllKeyedBy(key, bytes, ends, times, diffs, size, progress);
     }
 
+    /** Whether any update's row has a NULL at one of {@code columns}. */
+    boolean anyNullAt(int[] columns) {
+        for (int i = 0; i < size; i++) {
+            if (Row.anyNull(bytes, start(i), ends[i], columns)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Adds update {@code i} of {@code from}, its diff multiplied by {@code weight}. */
     void add(Updates from, int i, long weight) {
         int start = from.start(i);

@@ -182,6 +182,35 @@ public final class Row implements Comparable<Row> {
         return new Row(out, 0, out.length);
     }
 
+    /** Whether any datum of this row is NULL (read from the tags, without decoding). */
+    public boolean hasNull() {
+        for (int p = offset, end = offset + length; p < end; p = skip(bytes, p)) {
+            if ((bytes[p] & 0x40) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether any datum at {@code columns} of the row encoded at {@code b[from, to)} is NULL (read from the tags). */
+    public static boolean anyNull(byte[] b, int from, int to, int[] columns) {
+        int last = -1;
+        for (int c : columns) {
+            last = Math.max(last, c);
+        }
+        int p = from;
+        for (int c = 0; c <= last && p < to; c++, p = skip(b, p)) {
+            if ((b[p] & 0x40) != 0) {
+                for (int k : columns) {
+                    if (k == c) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether datum {@code i} of this row equals datum {@code j} of {@code other} and is not NULL (SQL's
      * {@code =}), without decoding either: equal values have equal bytes.

@@ -74,6 +74,21 @@ class RowEncodingProperties {
         }
     }
 
+    /** The NULL tests read from the tags say what the decoded datums say. */
+    @Property(tries = 1000)
+    void nullTestsAgreeWithTheDecodedDatums(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair,
+            @ForAll long seed) {
+        List<Object> values = pair.get2();
+        Row row = Row.pack(pair.get1(), values);
+        assertThat(row.hasNull()).isEqualTo(values.contains(null));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        int[] columns = random.ints(random.nextInt(values.size() + 1), 0, Math.max(1, values.size())).filter(c -> c < values.size()).toArray();
+        byte[] bytes = new byte[row.byteSize() + 3];
+        row.copyTo(bytes, 3);
+        boolean expected = java.util.Arrays.stream(columns).anyMatch(c -> values.get(c) == null);
+        assertThat(Row.anyNull(bytes, 3, bytes.length, columns)).isEqualTo(expected);
+    }
+
     /** {@code sqlEquals} is SQL's {@code =} on the datums: equal values, neither NULL (compared here by {@code equals}). */
     @Property(tries = 1000)
     void sqlEqualsComparesDatumsAndNeverMatchesNull(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair,
