@@ -211,15 +211,12 @@ final class JoinOperator extends Operator {
      */
     private void pairs(Cursor delta, TraceSnapshot other, boolean strictlyEarlier, Updates out) {
         Cursor oc = other.cursor();
+        Pairing pairing = new Pairing(oc, strictlyEarlier ? Pairing.LEFT_DELTA_EARLIER : Pairing.LEFT_DELTA, out);
         while (delta.keyValid()) {
             Row k = delta.key();
             oc.seekKey(k);
             if (oc.keyValid() && oc.key().equals(k)) {
-                delta.forEachUpdate((a, ta, da) -> oc.forEachUpdate((b, tb, db) -> {
-                    if (!strictlyEarlier || tb < ta) {
-                        emit(a, b, Math.max(ta, tb), da * db, out);
-                    }
-                }));
+                delta.forEachUpdate(pairing);
             }
             delta.stepKey();
         }
@@ -228,19 +225,69 @@ final class JoinOperator extends Operator {
     /** Pairs each right delta update with the left updates at or before it. */
     private void pairsRightFirst(Cursor dRight, TraceSnapshot leftAll, Updates out) {
         Cursor lc = leftAll.cursor();
+        Pairing pairing = new Pairing(lc, Pairing.RIGHT_DELTA, out);
         while (dRight.keyValid()) {
             Row k = dRight.key();
             lc.seekKey(k);
             if (lc.keyValid() && lc.key().equals(k)) {
-                dRight.forEachUpdate((b, tb, db) -> lc.forEachUpdate((a, ta, da) -> {
-                    if (ta <= tb) {
-                        emit(a, b, tb, da * db, out);
-                    }
-                }));
+                dRight.forEachUpdate(pairing);
             }
             dRight.stepKey();
         }
     }
+
+    /**
+     * The two loops of pairing a delta's updates of a key with the other side's ({@code other}, on the
+     * same key): one object per pass over a delta, not a closure per update.
+     */
+    private final class Pairing implements Cursor.ValUpdate {
+        /** The delta is the left input; every other update pairs, at the later time. */
+        static final int LEFT_DELTA = 0;
+        /** The delta is the left input; other updates strictly earlier pair, at the delta's time. */
+        static final int LEFT_DELTA_EARLIER = 1;
+        /** The delta is the right input; left updates at or before it pair, at its time. */
+        static final int RIGHT_DELTA = 2;
+
+        private final Cursor other;
+        private final int mode;
+        private final Updates out;
+        private final Cursor.ValUpdate inner = this::pairWith;
+        private Row d;
+        private long td;
+        private long dd;
+
+        Pairing(Cursor other, int mode, Updates out) {
+            this.other = other;
+            this.mode = mode;
+            this.out = out;
+        }
+
+        /** One update of the delta: pairs it with every update of the other side's current key. */
+        @Override
+        public void accept(Row row, long time, long diff) {
+            d = row;
+            td = time;
+            dd = diff;
+            other.forEachUpdate(inner);
+        }
+
+        private void pairWith(Row o, long to, long diff) {
+            switch (mode) {
+                case LEFT_DELTA -> emit(d, o, Math.max(td, to), dd * diff, out);
+                case LEFT_DELTA_EARLIER -> {
+                    if (to < td) {
+                        emit(d, o, td, dd * diff, out);
+                    }
+                }
+                default -> {
+                    if (to <= td) {
+                        emit(o, d, td, diff * dd, out);
+                    }
+                }
+            }
+        }
+    }
+
 
     /** Adds the joined row {@code a ++ b}, if it satisfies the residual classes, without decoding or building it. */
     private void emit(Row a, Row b, long time, long diff, Updates out) {
