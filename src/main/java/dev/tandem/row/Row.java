@@ -116,8 +116,13 @@ public final class Row implements Comparable<Row> {
 
     /** The number of datums. */
     public int arity() {
+        return arity(bytes, offset, offset + length);
+    }
+
+    /** The number of datums of the encoded row at {@code b[from, to)}. */
+    public static int arity(byte[] b, int from, int to) {
         int n = 0;
-        for (int p = offset, end = offset + length; p < end; p = skip(bytes, p)) {
+        for (int p = from; p < to; p = skip(b, p)) {
             n++;
         }
         return n;
@@ -256,6 +261,17 @@ public final class Row implements Comparable<Row> {
     static int int64Bytes(long v) {
         long magnitude = v < 0 ? ~v : v;
         return (Long.SIZE - Long.numberOfLeadingZeros(magnitude) + 7) / 8;
+    }
+
+    /**
+     * The position after the {@code n} datums that start at {@code p} in {@code b}, which must encode
+     * that many: the end of a row's first {@code n} columns.
+     */
+    public static int skip(byte[] b, int p, int n) {
+        for (int i = 0; i < n; i++) {
+            p = skip(b, p);
+        }
+        return p;
     }
 
     /** The position after the datum that starts at {@code p}. */

@@ -12,9 +12,17 @@ import dev.tandem.time.Frontier;
  * each value its {@code (time, diff)} pairs, each level as one byte or long array with start offsets.
  * Offsets are elided when every row of a level has the same length or every group has one member;
  * times are stored once when every update has the same time (a hydrated snapshot, or history
- * compacted to one frontier) and diffs not at all when every diff is 1. So a compacted
- * update with distinct keys costs only its encoded key and value bytes. Because a batch never
- * changes, readers on other threads hold it without locks or copies.
+ * compacted to one frontier) and diffs not at all when every diff is 1. So a compacted update with
+ * distinct keys costs only its encoded key and value bytes (and their offsets), or its value bytes alone
+ * when its key leads its value (below). Because a batch never changes, readers on other threads hold it
+ * without locks or copies.
+ *
+ * <p>Keys are stored in one of two layouts, chosen by the {@link BatchWriter} when the batch is written.
+ * When every key is the leading datums of its first value, as when an index's key columns lead the row
+ * (a table {@code (id, g, v)} indexed by {@code id}), the batch keeps no key bytes and no key offsets: the
+ * key column is a {@linkplain Rows#prefixes view of the value column}, key {@code k} starting where its
+ * first value does and ending after the key's number of datums, which is the same for every key. Otherwise
+ * keys have their own packed column. Readers see the same rows either way, as views of the batch's arrays.
  *
  * <p>A {@link KeyFilter} over the keys, built as the batch is written, lets a point lookup skip a
  * batch that cannot hold its key without searching it; a {@link KeyIndex} of sampled key prefixes, built
@@ -174,49 +182,103 @@ public final class Batch {
         return "Batch[" + lower + ", " + upper + ") since " + since + ", " + updateCount() + " updates";
     }
 
-    /** Packed variable-length rows: one byte array with start offsets, or a fixed stride. */
+    /**
+     * Packed variable-length rows: one byte array with start offsets, or a fixed stride; or, for a batch's
+     * keys in the shared layout, a view of its values (see {@link #prefixes}).
+     */
     static final class Rows {
+        /** The rows' bytes: their own, or those of the {@link #values} they are prefixes of. */
         final byte[] bytes;
-        final int[] offsets;
-        final int stride;
-        final int count;
+        private final int[] offsets;
+        private final int stride;
+        private final int count;
+        /** Bytes of all the rows together. */
+        private final long rowBytes;
+        /** For prefix rows, the rows they begin, and the index of each one's row in them; else null. */
+        private final Rows values;
+        private final Starts firstValue;
+        /** For prefix rows, the number of datums of each. */
+        private final int arity;
 
         Rows(byte[] bytes, int[] offsets, int stride, int count) {
+            this(bytes, offsets, stride, count, bytes.length, null, null, 0);
+        }
+
+        private Rows(byte[] bytes, int[] offsets, int stride, int count, long rowBytes, Rows values, Starts firstValue,
+                int arity) {
             this.bytes = bytes;
             this.offsets = offsets;
             this.stride = stride;
             this.count = count;
+            this.rowBytes = rowBytes;
+            this.values = values;
+            this.firstValue = firstValue;
+            this.arity = arity;
+        }
+
+        /**
+         * {@code count} rows of {@code arity} datums each, of {@code rowBytes} bytes together, stored as the
+         * leading datums of rows of {@code values}: row {@code i} is the first {@code arity} datums of
+         * {@code values}' row {@code firstValue.at(i)}. They keep no bytes or offsets of their own.
+         */
+        static Rows prefixes(Rows values, Starts firstValue, int count, int arity, long rowBytes) {
+            return new Rows(values.bytes, null, 0, count, rowBytes, values, firstValue, arity);
+        }
+
+        /** Whether these rows are {@linkplain #prefixes prefixes} of other rows, with no bytes of their own. */
+        boolean arePrefixes() {
+            return values != null;
         }
 
         int count() {
             return count;
         }
 
+        /** Bytes of all the rows together. */
+        long rowBytes() {
+            return rowBytes;
+        }
+
         int start(int i) {
+            if (values != null) {
+                return values.start(firstValue.at(i));
+            }
             return offsets == null ? i * stride : offsets[i];
         }
 
         int end(int i) {
+            return end(i, start(i));
+        }
+
+        /** The end of row {@code i}, which starts at {@code start}. */
+        private int end(int i, int start) {
+            if (values != null) {
+                return Row.skip(bytes, start, arity);
+            }
             return offsets == null ? (i + 1) * stride : offsets[i + 1];
         }
 
         Row row(int i) {
             int s = start(i);
-            return Row.wrap(bytes, s, end(i) - s);
+            return Row.wrap(bytes, s, end(i, s) - s);
         }
 
         /** Compares row {@code i} with {@code other}. */
         int compare(int i, Row other) {
-            return -other.compareTo(bytes, start(i), end(i));
+            int s = start(i);
+            return -other.compareTo(bytes, s, end(i, s));
         }
 
         /** Compares row {@code i} with row {@code j} of {@code other}. */
         int compare(int i, Rows other, int j) {
-            return Row.compare(bytes, start(i), end(i), other.bytes, other.start(j), other.end(j));
+            int s = start(i);
+            int t = other.start(j);
+            return Row.compare(bytes, s, end(i, s), other.bytes, t, other.end(j, t));
         }
 
+        /** Heap bytes of the rows' own arrays, with their headers: none for {@linkplain #prefixes prefixes}. */
         long byteSize() {
-            return bytes.length + (offsets == null ? 0 : 4L * offsets.length) + 32;
+            return values != null ? 0 : bytes.length + (offsets == null ? 0 : 4L * offsets.length) + 32;
         }
     }
 

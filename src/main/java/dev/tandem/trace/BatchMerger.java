@@ -33,8 +33,8 @@ final class BatchMerger {
         this.since = since;
         this.floor = since.isEmpty() ? Long.MAX_VALUE : since.time();
         this.out = new BatchWriter(
-                (long) older.keys.bytes.length + newer.keys.bytes.length, older.keyCount() + newer.keyCount(),
-                (long) older.vals.bytes.length + newer.vals.bytes.length, older.vals.count() + newer.vals.count(),
+                older.keys.rowBytes() + newer.keys.rowBytes(), older.keyCount() + newer.keyCount(),
+                older.vals.rowBytes() + newer.vals.rowBytes(), older.vals.count() + newer.vals.count(),
                 older.updateCount() + newer.updateCount(), true);
         valA = older.keyValStart.at(0);
         valB = newer.keyValStart.at(0);

@@ -17,11 +17,30 @@ import java.util.Arrays;
  * how many keys to expect (a merge knows, from its inputs), so no single step pays for it all; otherwise,
  * or when far fewer keys came than expected (consolidation cancelled them), {@link #finish} builds it,
  * sized for the keys written.
+ *
+ * <p><b>Keys shared with values.</b> Keys are not written as they come: while every key has been the first
+ * bytes of its first value, with as many datums as the first key, the writer stores no key bytes or
+ * offsets at all (it compares the key with the value it has just written, and otherwise keeps only the key
+ * count, the arity and the last key's place among the value bytes), and {@link #finish} makes the batch's
+ * keys a {@linkplain Batch.Rows#prefixes view of its values}. The first key that is not such a prefix
+ * creates the key column, sized as the writer was told, copies the keys before it out of their values
+ * and stores every key from then on. So no key storage is allocated to be thrown away, and a batch that
+ * cannot share pays only the copy of the keys written before it found out.
  */
 final class BatchWriter {
 
-    private final ByteColumn keys;
     private final ByteColumn vals;
+    /** The keys, or null while every key is a prefix of its first value (see the class comment). */
+    private ByteColumn keys;
+    /** Room for this many key bytes when the key column is created. */
+    private final long expectedKeyBytes;
+    private int keysWritten;
+    private long keyBytesWritten;
+    /** The first key's number of datums: that of every key while they are not stored. */
+    private int keyArity;
+    /** While keys are not stored, where the last key's bytes start among the value bytes, and their number. */
+    private int lastKeyStart;
+    private int lastKeyLength;
     /** Each key's first value; {@code null} while every key has exactly one (the identity). */
     private int[] keyValStart;
     /** Each value's first update; {@code null} while every value has exactly one (the identity). */
@@ -48,7 +67,7 @@ final class BatchWriter {
      * {@code keysKnown}, {@code keyCount} bounds the keys to come closely enough to size the key filter.
      */
     BatchWriter(long keyBytes, int keyCount, long valBytes, int valCount, int updateCount, boolean keysKnown) {
-        keys = new ByteColumn(capacity(keyBytes), keyCount);
+        expectedKeyBytes = keyBytes;
         vals = new ByteColumn(capacity(valBytes), valCount);
         expectedKeys = keyCount;
         expectedVals = valCount;
@@ -69,41 +88,105 @@ final class BatchWriter {
             long diff) {
         if (newKey) {
             startKey();
-            keys.add(kb, ks, ke);
-            filled();
         }
         if (newKey || newVal) {
             startVal(newKey);
             vals.add(vb, vs, ve);
+        }
+        if (newKey) {
+            int n = ke - ks;
+            if (!keepAsPrefix(n, n <= vals.lastLength()
+                    && Arrays.equals(kb, ks, ke, vals.bytes, vals.lastStart, vals.lastStart + n))) {
+                keys.add(kb, ks, ke);
+            }
+            keyAdded(n);
         }
         pushUpdate(time, diff);
     }
 
     /** Pushes one update given as rows. */
     void push(Row key, Row val, long time, long diff) {
-        boolean newKey = keys.count == 0 || !keys.lastEquals(key);
+        boolean newKey = keysWritten == 0 || !lastKeyEquals(key);
         if (newKey) {
             startKey();
-            keys.add(key);
-            filled();
         }
         if (newKey || !vals.lastEquals(val)) {
             startVal(newKey);
             vals.add(val);
         }
+        if (newKey) {
+            int n = key.byteSize();
+            if (!keepAsPrefix(n, n <= vals.lastLength()
+                    && key.compareTo(vals.bytes, vals.lastStart, vals.lastStart + n) == 0)) {
+                keys.add(key);
+            }
+            keyAdded(n);
+        }
         pushUpdate(time, diff);
+    }
+
+    private boolean lastKeyEquals(Row key) {
+        return keys != null ? keys.lastEquals(key)
+                : key.compareTo(vals.bytes, lastKeyStart, lastKeyStart + lastKeyLength) == 0;
+    }
+
+    /**
+     * Whether a new key of {@code n} bytes is kept as the prefix of the value just written, given whether
+     * they are its first bytes; if not, the key column exists (see {@link #storeKeys}) for the caller to
+     * store the key in.
+     */
+    private boolean keepAsPrefix(int n, boolean prefixBytes) {
+        if (keys != null) {
+            return false;
+        }
+        int from = vals.lastStart;
+        if (prefixBytes) {
+            int arity = Row.arity(vals.bytes, from, from + n);
+            if (keysWritten == 0) {
+                keyArity = arity;
+            }
+            if (arity == keyArity) {
+                lastKeyStart = from;
+                lastKeyLength = n;
+                return true;
+            }
+        }
+        storeKeys();
+        return false;
+    }
+
+    /** Creates the key column, with a copy of each key so far out of its first value. */
+    private void storeKeys() {
+        keys = new ByteColumn(capacity(expectedKeyBytes), expectedKeys);
+        for (int k = 0; k < keysWritten; k++) {
+            int s = vals.start(keyValStart == null ? k : keyValStart[k]);
+            keys.add(vals.bytes, s, Row.skip(vals.bytes, s, keyArity));
+        }
+    }
+
+    /** Counts the new key of {@code n} bytes just kept, and adds it to the filter being filled, if any. */
+    private void keyAdded(int n) {
+        keysWritten++;
+        keyBytesWritten += n;
+        if (filling != null) {
+            if (keys == null) {
+                filling.add(vals.bytes, lastKeyStart, lastKeyStart + n);
+            } else {
+                filling.add(keys.bytes, keys.start(keysWritten - 1), keys.end(keysWritten - 1));
+            }
+        }
     }
 
     private void startKey() {
         if (keyValStart != null) {
-            keyValStart = room(keyValStart, keys.count);
-            keyValStart[keys.count] = vals.count;
+            keyValStart = room(keyValStart, keysWritten);
+            keyValStart[keysWritten] = vals.count;
         }
     }
 
     private void startVal(boolean newKey) {
         if (!newKey && keyValStart == null) {
-            keyValStart = identity(keys.count, expectedKeys);
+            keyValStart = identity(keysWritten, expectedKeys);
         }
         if (valUpdStart != null) {
             valUpdStart = room(valUpdStart, vals.count);
@@ -165,33 +248,27 @@ final class BatchWriter {
         return updates;
     }
 
-    /** Adds the key just written to the filter being filled, if any. */
-    private void filled() {
-        if (filling != null) {
-            int k = keys.count - 1;
-            filling.add(keys.bytes, keys.start(k), keys.end(k));
-        }
-    }
-
-    /** The filter of every written key: the one filled, unless it was sized for over twice the keys that came. */
-    private KeyFilter keyFilter() {
-        if (filling != null && keys.count <= expectedKeys && 2L * keys.count >= expectedKeys) {
+    /**
+     * The filter of the written keys, {@code rows}: the one filled, unless it was sized for over twice the keys
+     * that came.
+     */
+    private KeyFilter keyFilter(Batch.Rows rows) {
+        if (filling != null && keysWritten <= expectedKeys && 2L * keysWritten >= expectedKeys) {
             return filling.build();
         }
-        KeyFilter.Builder filter = new KeyFilter.Builder(keys.count);
-        for (int k = 0; k < keys.count; k++) {
-            filter.add(keys.bytes, keys.start(k), keys.end(k));
+        KeyFilter.Builder filter = new KeyFilter.Builder(keysWritten);
+        for (int k = 0; k < keysWritten; k++) {
+            filter.add(rows.bytes, rows.start(k), rows.end(k));
         }
         return filter.build();
     }
 
     Batch finish(Frontier lower, Frontier upper, Frontier since) {
-        KeyFilter filter = keyFilter();
         Batch.Starts kvs = new Batch.Starts(null);
         if (keyValStart != null) {
-            keyValStart = room(keyValStart, keys.count);
-            keyValStart[keys.count] = vals.count;
-            kvs = new Batch.Starts(exact(keyValStart, keys.count + 1));
+            keyValStart = room(keyValStart, keysWritten);
+            keyValStart[keysWritten] = vals.count;
+            kvs = new Batch.Starts(exact(keyValStart, keysWritten + 1));
         }
         Batch.Starts vus = new Batch.Starts(null);
         if (valUpdStart != null) {
@@ -200,8 +277,11 @@ final class BatchWriter {
             vus = new Batch.Starts(exact(valUpdStart, vals.count + 1));
         }
         long[] t = times != null ? exact(times, updates) : updates == 0 ? new long[0] : new long[] {firstTime};
-        return new Batch(lower, upper, since, keys.finish(), kvs, vals.finish(), vus, updates, t,
-                diffs != null ? exact(diffs, updates) : null, filter);
+        Batch.Rows v = vals.finish();
+        Batch.Rows k = keys != null ? keys.finish()
+                : Batch.Rows.prefixes(v, kvs, keysWritten, keyArity, keyBytesWritten);
+        return new Batch(lower, upper, since, k, kvs, v, vus, updates, t, diffs != null ? exact(diffs, updates) : null,
+                keyFilter(k));
     }
 
     private static int[] exact(int[] a, int n) {
@@ -250,6 +330,11 @@ final class BatchWriter {
 
         int end(int i) {
             return offsets == null ? (i + 1) * stride : offsets[i + 1];
+        }
+
+        /** The length of the last row added. */
+        int lastLength() {
+            return length - lastStart;
         }
 
         boolean lastEquals(Row row) {

@@ -104,6 +104,9 @@ class BatchBuilderBorrowedProperties {
         assertThat(b.size()).isEqualTo(ups.stream().filter(u -> u.diff() != 0).count());
         Batch borrowed = b.build(Frontier.at(0), Frontier.at(6), Frontier.at(since));
         assertSameBatch(borrowed, copied);
+        // keys of the leading columns share the values' bytes; the others (a string and an int64 never
+        // begin a row (string, int64, string)) are stored apart
+        assertThat(borrowed.keys.arePrefixes()).isEqualTo(borrowed.keyCount() == 0 || leading(key));
         cols.assertSameAs(before);
         assertThat(b.size()).isZero();
     }
@@ -169,7 +172,17 @@ class BatchBuilderBorrowedProperties {
         return b.build(Frontier.at(0), Frontier.at(6), Frontier.at(since));
     }
 
-    /** The same updates in the same order, in columns of the same sizes. */
+    /** Whether {@code key} is the row's first columns in order. */
+    private static boolean leading(int[] key) {
+        for (int i = 0; i < key.length; i++) {
+            if (key[i] != i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The same updates in the same order, in columns of the same sizes and layout. */
     private static void assertSameBatch(Batch actual, Batch expected) {
         assertThat(actual.lower()).isEqualTo(expected.lower());
         assertThat(actual.upper()).isEqualTo(expected.upper());
@@ -177,6 +190,7 @@ class BatchBuilderBorrowedProperties {
         assertThat(actual.keyCount()).isEqualTo(expected.keyCount());
         assertThat(actual.updateCount()).isEqualTo(expected.updateCount());
         assertThat(actual.byteSize()).isEqualTo(expected.byteSize());
+        assertThat(actual.keys.arePrefixes()).isEqualTo(expected.keys.arePrefixes());
         assertThat(CursorText.updates(actual)).isEqualTo(CursorText.updates(expected));
     }
 }

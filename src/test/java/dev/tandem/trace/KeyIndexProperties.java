@@ -16,7 +16,7 @@ import net.jqwik.api.constraints.IntRange;
  * A batch's seeks (through its {@link KeyIndex}) land where a linear walk of its sorted keys does, for
  * keys that differ early, keys that share their leading bytes, keys whose first eight bytes after those
  * are equal over long runs, and probes of any bytes, including ones that do not start with the bytes the
- * batch's keys share.
+ * batch's keys share; whether the keys are stored apart or as the leading columns of the batch's values.
  */
 class KeyIndexProperties {
 
@@ -32,7 +32,8 @@ class KeyIndexProperties {
     }
 
     @Property(tries = 200)
-    void seeksLandWhereALinearWalkDoes(@ForAll Shape shape, @ForAll @IntRange(max = 3_000) int keys, @ForAll long seed) {
+    void seeksLandWhereALinearWalkDoes(@ForAll Shape shape, @ForAll @IntRange(max = 3_000) int keys, @ForAll long seed,
+            @ForAll boolean keysLeadValues) {
         SplittableRandom random = new SplittableRandom(seed);
         TreeSet<Row> sorted = new TreeSet<>();
         while (sorted.size() < keys) {
@@ -40,9 +41,11 @@ class KeyIndexProperties {
         }
         BatchBuilder builder = new BatchBuilder();
         for (Row key : sorted) {
-            builder.add(key, Row.of(1L), 0, 1);
+            // no key begins the row ("v"), as every key begins the row (key, "v")
+            builder.add(key, keysLeadValues ? key.concat(Row.of("v")) : Row.of("v"), 0, 1);
         }
         Batch batch = builder.build(Frontier.at(0), Frontier.at(1), Frontier.at(0));
+        assertThat(batch.keys.arePrefixes()).isEqualTo(keysLeadValues || keys == 0);
         List<Row> ordered = new ArrayList<>(sorted);
 
         List<Row> probes = new ArrayList<>(ordered);
