@@ -96,7 +96,7 @@ final class BatchWriter {
         if (newKey) {
             int n = ke - ks;
             if (!keepAsPrefix(n, n <= vals.lastLength()
-                    && Arrays.equals(kb, ks, ke, vals.bytes, vals.lastStart, vals.lastStart + n))) {
+                    && Row.compare(kb, ks, ke, vals.bytes, vals.lastStart, vals.lastStart + n) == 0)) {
                 keys.add(kb, ks, ke);
             }
             keyAdded(n);
