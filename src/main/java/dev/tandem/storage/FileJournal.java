@@ -24,12 +24,15 @@ import java.util.function.ObjLongConsumer;
  * the log is damaged in the middle and recovery refuses (acknowledged records would be lost) unless it
  * was opened with {@code repairTruncate}, which first copies the original file to a backup beside it
  * and then truncates. A rewrite goes to {@code tandem.log.tmp}, is forced, renamed over the log and the
- * directory is forced, so a crash leaves either the old log or the new one.
+ * directory is forced, so a crash leaves either the old log or the new one. A probe for free space
+ * writes a scratch file beside the log, never the log itself, so nobody reading the log (recovery after
+ * a crash, a backup tool) ever sees a probe's bytes in it.
  */
 final class FileJournal implements Journal {
 
     static final String LOG_FILE = "tandem.log";
     static final String TMP_FILE = "tandem.log.tmp";
+    static final String PROBE_FILE = "tandem.log.probe";
     static final String LOCK_FILE = "LOCK";
     static final byte[] MAGIC = "TNDMLOG1".getBytes(StandardCharsets.US_ASCII);
 
@@ -79,6 +82,7 @@ final class FileJournal implements Journal {
                 throw new StorageException("data directory " + directory.toAbsolutePath() + " is in use by another process", null);
             }
             Files.deleteIfExists(directory.resolve(TMP_FILE));
+            Files.deleteIfExists(directory.resolve(PROBE_FILE));
             Path log = directory.resolve(LOG_FILE);
             FileChannel channel = FileChannel.open(log, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             if (channel.size() < MAGIC.length) {
@@ -254,11 +258,13 @@ final class FileJournal implements Journal {
 
     @Override
     public void probe() throws IOException {
-        try {
-            writeFully(channel, ByteBuffer.allocate(PROBE_BYTES), size);
-            channel.force(false);
+        Path scratch = directory.resolve(PROBE_FILE);
+        try (FileChannel out = FileChannel.open(scratch, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            writeFully(out, ByteBuffer.allocate(PROBE_BYTES), 0);
+            out.force(false);
         } finally {
-            channel.truncate(size);
+            Files.deleteIfExists(scratch);
         }
     }
 

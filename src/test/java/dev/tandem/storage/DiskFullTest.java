@@ -68,6 +68,8 @@ class DiskFullTest {
                 // Once space frees, the storage probes its way back without any write.
                 fs.free();
                 await().atMost(Duration.ofSeconds(30)).until(() -> storage.unavailable() == null);
+                assertThat(Files.readAllBytes(data.resolve(FileJournal.LOG_FILE))).as("probes never touch the log").isEqualTo(imageBefore);
+                assertThat(data.resolve(FileJournal.PROBE_FILE)).doesNotExist();
                 storage.createTable("u2", KV);
                 long t2 = storage.write("u1", rows(2000, 10)).block(Duration.ofSeconds(10));
                 assertThat(accumulate(read(storage, "u1", t2, t2), t2)).hasSize(110);
