@@ -26,12 +26,14 @@ import reactor.core.publisher.MonoSink;
  * latency and give maintenance nothing; so it does not count. A tick in which maintenance wanted less
  * than {@link #BUSY_FRACTION} of a tick of CPU is idle: it says nothing and the window starts afresh.
  *
- * <p>The lever is a budget of peeks admitted per tick. While the share is short, the budget is set to
+ * <p>The lever is a budget of peeks admitted per tick. While the share is short over a window of at least
+ * {@link #MIN_EVIDENCE_TICKS} busy ticks, the budget is set to
  * what would have kept reads within their part over the window: the peeks admitted per tick over the
  * window, scaled by {@code allowed / taken}, where {@code allowed = run * (1 - r) / r} (a peek's cost is
  * taken as the window's reader time per peek, so the budget follows the readers' real cost, not a guess,
- * and does not compound: the same window measured again gives the same budget). While the share is not
- * short, the same rule lets the budget grow, by at least one a tick, and once it is {@link #LIFT_FACTOR}
+ * and does not compound: the same window measured again gives the same budget), but never below half of
+ * the peeks that ran in the last tick, so a budget falls by halves at most. While the share is not
+ * short, the same rule lets the budget grow, by at least a quarter (and one) a tick, and once it is {@link #LIFT_FACTOR}
  * times what readers ask for with nobody waiting, or maintenance goes idle, the limit lifts. A window with
  * no peek in it keeps the budget as it is (reads were not what took maintenance's CPU). A peek over the
  * tick's budget waits (no thread blocks) for a later tick, first come first served; a cancelled one gives
@@ -52,6 +54,11 @@ public final class MaintenanceReserve {
     public static final Duration TICK = Duration.ofMillis(25);
     /** The share is measured over this many busy ticks (a quarter second). */
     static final int WINDOW_TICKS = 10;
+    /**
+     * A window of fewer busy ticks than this never limits: the first ticks of a hydration see its threads
+     * woken and waiting for a CPU before they have run, which says nothing about what reads take.
+     */
+    static final int MIN_EVIDENCE_TICKS = 3;
     /** The limit lifts once the budget is this many times what readers asked for in a tick, with nobody waiting. */
     static final long LIFT_FACTOR = 4;
     /** Below this much CPU wanted in a tick (as a fraction of the tick), maintenance counts as idle. */
@@ -138,12 +145,15 @@ public final class MaintenanceReserve {
         double allowed = r * (1 - reserve) / reserve;
         double target = t == 0 ? Double.MAX_VALUE : p / (double) filled * allowed / t;
         long b = budget;
-        if (share < reserve) {
+        if (share < reserve && filled >= MIN_EVIDENCE_TICKS) {
             if (p > 0) {
-                budget = Math.max(1, (long) target);
+                // Never below half of what ran in the last tick: a short window's misjudgement must not
+                // collapse the budget to one peek and leave readers queued while it grows back.
+                long ran = b == UNLIMITED ? started : Math.min(b, started);
+                budget = Math.max(Math.max(1, (long) target), ran / 2);
             }
         } else if (b != UNLIMITED) {
-            long grown = (long) Math.max(b + 1, Math.min(target, UNLIMITED / 2));
+            long grown = (long) Math.max(b + Math.max(1, b / 4), Math.min(target, UNLIMITED / 2));
             budget = waiting.isEmpty() && grown >= LIFT_FACTOR * Math.max(1, asked) ? UNLIMITED : grown;
         }
         release();

@@ -49,6 +49,14 @@ class MaintenanceReserveTest {
             reserve.tick();
         }
 
+        /** Enough busy ticks for a limit, each with 100 peeks and maintenance getting a tenth of what it wants. */
+        void starve() {
+            for (int i = 0; i < MaintenanceReserve.MIN_EVIDENCE_TICKS; i++) {
+                ask(100);
+                tick(2, 18);
+            }
+        }
+
         /** Asks for {@code n} admissions; returns a flag per peek that is set once it is admitted. */
         List<AtomicBoolean> ask(int n) {
             List<AtomicBoolean> flags = new ArrayList<>();
@@ -79,27 +87,52 @@ class MaintenanceReserveTest {
     @Test
     void aStarvedMaintenanceGetsTheBudgetThatWouldHaveKeptReadsWithinTheirPartAndTheRestWaitsInOrder() {
         Rig rig = new Rig(0.7);
-        assertThat(admitted(rig.ask(100))).isEqualTo(100);
-        // Maintenance ran 10 ms and readers took 20 of the 30 it waited: share 1/3. Reads may take
-        // 10 * 0.3 / 0.7 = 4.29 ms, so of the 100 peeks that cost 20 ms, 21 a tick.
-        rig.tick(10, 30, 20);
+        // Maintenance runs 10 ms a tick and readers take 20 of the 30 it waits: share 1/3. Fewer busy
+        // ticks than the evidence needs limit nothing.
+        for (int i = 0; i < MaintenanceReserve.MIN_EVIDENCE_TICKS; i++) {
+            assertThat(rig.reserve.peekLimitPerSecond()).isNaN();
+            assertThat(admitted(rig.ask(100))).isEqualTo(100);
+            rig.tick(10, 30, 20);
+        }
         assertThat(rig.reserve.share()).isCloseTo(1.0 / 3, Offset.offset(1e-9));
-        assertThat(rig.reserve.peekLimitPerSecond()).isCloseTo(21 / 0.025, Offset.offset(1e-6));
+        // Reads may take 30 * 0.3 / 0.7 = 12.9 ms of the window, so of the 100 peeks a tick that cost 20 ms,
+        // 21 a tick; but the budget falls by halves at most: 50 after the 100 of the last tick.
+        assertThat(rig.reserve.peekLimitPerSecond()).isCloseTo(50 / 0.025, Offset.offset(1e-6));
 
-        List<AtomicBoolean> first = rig.ask(30);
-        assertThat(admitted(first)).isEqualTo(21);
-        assertThat(first.subList(0, 21)).allMatch(AtomicBoolean::get);
-        assertThat(rig.reserve.waitingPeeks()).isEqualTo(9);
-        assertThat(rig.reserve.heldPeeks()).isEqualTo(9);
+        List<AtomicBoolean> first = rig.ask(60);
+        assertThat(admitted(first)).isEqualTo(50);
+        assertThat(first.subList(0, 50)).allMatch(AtomicBoolean::get);
+        assertThat(rig.reserve.waitingPeeks()).isEqualTo(10);
+        assertThat(rig.reserve.heldPeeks()).isEqualTo(10);
 
-        // The 21 peeks cost 4.2 ms: the window (r 20, taken 24.2, 121 peeks over two ticks) still asks for
-        // less, 60.5 * (20 * 3 / 7) / 24.2 = 21.4, and the waiting peeks go first.
+        // The 50 peeks cost 10 ms: the window (run 40, taken 70, 350 peeks over four ticks) asks for
+        // 87.5 * (40 * 3 / 7) / 70 = 21.4 a tick, and the budget halves to 25; the waiting peeks go first.
         List<AtomicBoolean> second = rig.ask(5);
-        rig.tick(10, 30, 4.2);
-        assertThat(rig.reserve.peekLimitPerSecond()).isCloseTo(21 / 0.025, Offset.offset(1e-6));
-        assertThat(admitted(first)).isEqualTo(30);
+        rig.tick(10, 30, 10);
+        assertThat(rig.reserve.peekLimitPerSecond()).isCloseTo(25 / 0.025, Offset.offset(1e-6));
+        assertThat(admitted(first)).isEqualTo(60);
         assertThat(admitted(second)).isEqualTo(5);
         assertThat(rig.reserve.waitingPeeks()).isZero();
+
+        // 15 ran in that tick (5 ms); then the window's 21 a tick is the budget.
+        rig.ask(40);
+        rig.tick(10, 30, 5);
+        assertThat(rig.reserve.peekLimitPerSecond()).isCloseTo(21 / 0.025, Offset.offset(1e-6));
+    }
+
+    @Test
+    void aHydrationsFirstTicksAloneNeverLimitReads() {
+        Rig rig = new Rig(0.7);
+        for (int round = 0; round < 20; round++) {
+            // maintenance's threads woken and waiting behind the readers before they have run, then idle
+            for (int i = 0; i < MaintenanceReserve.MIN_EVIDENCE_TICKS - 1; i++) {
+                assertThat(admitted(rig.ask(50))).isEqualTo(50);
+                rig.tick(0.1, 40, 25);
+            }
+            rig.tick(0, 0, 25);
+        }
+        assertThat(rig.reserve.heldPeeks()).isZero();
+        assertThat(rig.reserve.peekLimitPerSecond()).isNaN();
     }
 
     /**
@@ -135,8 +168,7 @@ class MaintenanceReserveTest {
     @Test
     void theBudgetGrowsBackAndTheLimitLiftsOnceTheShareRecovers() {
         Rig rig = new Rig(0.7);
-        rig.ask(100);
-        rig.tick(2, 18);
+        rig.starve();
         assertThat(rig.reserve.peekLimitPerSecond()).isNotNaN();
         int ticks = 0;
         while (!Double.isNaN(rig.reserve.peekLimitPerSecond()) && ticks < 200) {
@@ -153,13 +185,12 @@ class MaintenanceReserveTest {
     @Test
     void anIdleTickLiftsTheLimitAndAdmitsEveryWaitingPeek() {
         Rig rig = new Rig(0.7);
-        rig.ask(100);
-        rig.tick(2, 18);
-        List<AtomicBoolean> waiting = rig.ask(50);
-        assertThat(admitted(waiting)).isLessThan(50);
+        rig.starve();
+        List<AtomicBoolean> waiting = rig.ask(150);
+        assertThat(admitted(waiting)).isLessThan(150);
         rig.tick(0, 0);
         assertThat(rig.reserve.peekLimitPerSecond()).isNaN();
-        assertThat(admitted(waiting)).isEqualTo(50);
+        assertThat(admitted(waiting)).isEqualTo(150);
     }
 
     @Test
@@ -210,25 +241,29 @@ class MaintenanceReserveTest {
     @Test
     void whatReadsTakeIsAtMostWhatTheyRanAndAtMostWhatMaintenanceWaited() {
         Rig rig = new Rig(0.7);
-        rig.ask(100);
-        rig.tick(10, 20, 8); // readers ran 8 of the 20 ms maintenance waited: 10 / (10 + 8)
+        for (int i = 0; i < MaintenanceReserve.MIN_EVIDENCE_TICKS; i++) {
+            rig.ask(100);
+            rig.tick(10, 20, 8); // readers ran 8 of the 20 ms maintenance waited: 10 / (10 + 8)
+        }
         assertThat(rig.reserve.share()).isCloseTo(10.0 / 18, Offset.offset(1e-9));
         assertThat(rig.reserve.peekLimitPerSecond()).as("short of 0.7: limited").isNotNaN();
-        rig.tick(10, 2, 40); // readers ran 40, but maintenance waited only 2: (10 + 10) / (20 + 8 + 2)
-        assertThat(rig.reserve.share()).isCloseTo(20.0 / 30, Offset.offset(1e-9));
+        rig.tick(10, 2, 40); // readers ran 40, but maintenance waited only 2: (30 + 10) / (40 + 24 + 2)
+        assertThat(rig.reserve.share()).isCloseTo(40.0 / 66, Offset.offset(1e-9));
     }
 
     @Test
     void aCancelledWaitingPeekGivesItsPlaceUp() {
         Rig rig = new Rig(0.5);
-        rig.ask(10);
-        rig.tick(10, 12, 12); // share 10/22; reads may take 10 ms of the 12: 10 * 10 / 12 = 8 a tick
+        for (int i = 0; i < MaintenanceReserve.MIN_EVIDENCE_TICKS; i++) {
+            rig.ask(10);
+            rig.tick(10, 12, 12); // share 10/22; reads may take 10 ms of the 12: 10 * 10 / 12 = 8 a tick
+        }
         assertThat(admitted(rig.ask(8))).isEqualTo(8);
         AtomicBoolean cancelledIn = new AtomicBoolean();
         Disposable cancelled = rig.reserve.admission().doOnSuccess(v -> cancelledIn.set(true)).subscribe();
         List<AtomicBoolean> after = rig.ask(1);
         cancelled.dispose();
-        rig.tick(10, 12, 12); // budget 9 * 20 / 24 = 7: the cancelled peek is skipped, the one after it admitted
+        rig.tick(10, 12, 12); // budget 9.5 * 40 / 48 = 7: the cancelled peek is skipped, the one after it admitted
         assertThat(rig.reserve.peekLimitPerSecond()).isCloseTo(7 / 0.025, Offset.offset(1e-6));
         assertThat(cancelledIn).isFalse();
         assertThat(admitted(after)).isEqualTo(1);
