@@ -2,6 +2,9 @@ package dev.tandem.trace;
 
 import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * An immutable run of updates {@code (key, val, time, diff)} sorted by key, val and time, with its
@@ -183,13 +186,38 @@ public final class Batch {
     }
 
     /**
-     * Packed variable-length rows: one byte array with start offsets, or a fixed stride; or, for a batch's
-     * keys in the shared layout, a view of its values (see {@link #prefixes}).
+     * Packed variable-length rows, each starting where the one before it ends, in one of four layouts:
+     * <ul>
+     *   <li><b>stride</b>: every row has the same length, so none is stored;
+     *   <li><b>lengths</b>: every row is at most {@value #MAX_SHORT_LENGTH} bytes long, so each one's length
+     *       takes one byte, and every {@value #BLOCK}th row's start an {@code int}: 1.25 bytes a row where
+     *       start offsets took 4. Row {@code i} starts at its block's start plus the lengths of the rows
+     *       before it in the block, summed eight at a time in a {@code long};
+     *   <li><b>offsets</b>: the start of every row, and the end of the last, as {@code int}s;
+     *   <li><b>prefixes</b>: for a batch's keys in the shared layout, a view of its values (see
+     *       {@link #prefixes}).
+     * </ul>
+     * Rows never change once built, so threads share them without locks; they cache nothing.
      */
     static final class Rows {
+        /** Rows per block of the lengths layout, {@code 1 << BLOCK_SHIFT}: each block's start is stored. */
+        static final int BLOCK_SHIFT = 4;
+        static final int BLOCK = 1 << BLOCK_SHIFT;
+        /** The longest row the lengths layout can hold. */
+        static final int MAX_SHORT_LENGTH = 255;
+        private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+                ByteOrder.LITTLE_ENDIAN);
+        private static final long EVEN_BYTES = 0x00FF00FF00FF00FFL;
+
         /** The rows' bytes: their own, or those of the {@link #values} they are prefixes of. */
         final byte[] bytes;
         private final int[] offsets;
+        /**
+         * In the lengths layout, each row's length as an unsigned byte, padded with zeros to whole blocks,
+         * and the start of each block's first row; else null.
+         */
+        private final byte[] lengths;
+        private final int[] blockStarts;
         private final int stride;
         private final int count;
         /** Bytes of all the rows together. */
@@ -200,14 +228,12 @@ public final class Batch {
         /** For prefix rows, the number of datums of each. */
         private final int arity;
 
-        Rows(byte[] bytes, int[] offsets, int stride, int count) {
-            this(bytes, offsets, stride, count, bytes.length, null, null, 0);
-        }
-
-        private Rows(byte[] bytes, int[] offsets, int stride, int count, long rowBytes, Rows values, Starts firstValue,
-                int arity) {
+        private Rows(byte[] bytes, int[] offsets, byte[] lengths, int[] blockStarts, int stride, int count,
+                long rowBytes, Rows values, Starts firstValue, int arity) {
             this.bytes = bytes;
             this.offsets = offsets;
+            this.lengths = lengths;
+            this.blockStarts = blockStarts;
             this.stride = stride;
             this.count = count;
             this.rowBytes = rowBytes;
@@ -216,18 +242,41 @@ public final class Batch {
             this.arity = arity;
         }
 
+        /** {@code count} rows of {@code stride} bytes each. */
+        static Rows strided(byte[] bytes, int stride, int count) {
+            return new Rows(bytes, null, null, null, stride, count, bytes.length, null, null, 0);
+        }
+
+        /** {@code count} rows starting at {@code offsets[i]}, the last ending at {@code offsets[count]}. */
+        static Rows withOffsets(byte[] bytes, int[] offsets, int count) {
+            return new Rows(bytes, offsets, null, null, 0, count, bytes.length, null, null, 0);
+        }
+
+        /**
+         * {@code count} rows whose lengths are {@code lengths} (unsigned, padded with zeros to a multiple of
+         * {@link #BLOCK}), row {@code b * BLOCK} starting at {@code blockStarts[b]}.
+         */
+        static Rows withLengths(byte[] bytes, byte[] lengths, int[] blockStarts, int count) {
+            return new Rows(bytes, null, lengths, blockStarts, 0, count, bytes.length, null, null, 0);
+        }
+
         /**
          * {@code count} rows of {@code arity} datums each, of {@code rowBytes} bytes together, stored as the
          * leading datums of rows of {@code values}: row {@code i} is the first {@code arity} datums of
          * {@code values}' row {@code firstValue.at(i)}. They keep no bytes or offsets of their own.
          */
         static Rows prefixes(Rows values, Starts firstValue, int count, int arity, long rowBytes) {
-            return new Rows(values.bytes, null, 0, count, rowBytes, values, firstValue, arity);
+            return new Rows(values.bytes, null, null, null, 0, count, rowBytes, values, firstValue, arity);
         }
 
         /** Whether these rows are {@linkplain #prefixes prefixes} of other rows, with no bytes of their own. */
         boolean arePrefixes() {
             return values != null;
+        }
+
+        /** The layout of these rows: {@code "stride"}, {@code "lengths"}, {@code "offsets"} or {@code "prefixes"}. */
+        String layout() {
+            return values != null ? "prefixes" : lengths != null ? "lengths" : offsets != null ? "offsets" : "stride";
         }
 
         int count() {
@@ -243,7 +292,29 @@ public final class Batch {
             if (values != null) {
                 return values.start(firstValue.at(i));
             }
+            if (lengths != null) {
+                return startInBlocks(lengths, blockStarts, i);
+            }
             return offsets == null ? i * stride : offsets[i];
+        }
+
+        /**
+         * The start of row {@code i} of the lengths layout: its block's start plus the lengths before it in
+         * the block, added as bytes of a {@code long} eight at a time.
+         */
+        static int startInBlocks(byte[] lengths, int[] blockStarts, int i) {
+            int from = i & -BLOCK;
+            int n = i - from;
+            long lanes = 0;
+            for (; n >= Long.BYTES; n -= Long.BYTES, from += Long.BYTES) {
+                long w = (long) LONGS.get(lengths, from);
+                lanes += (w & EVEN_BYTES) + ((w >>> 8) & EVEN_BYTES);
+            }
+            // the next n lengths, the low bytes of the little-endian word (none when n is 0)
+            long w = (long) LONGS.get(lengths, from) & ~(-1L << (n << 3));
+            lanes += (w & EVEN_BYTES) + ((w >>> 8) & EVEN_BYTES);
+            // four 16-bit lanes, each under 2^16 for blocks of up to 64 rows; their sum in the top lane
+            return blockStarts[i >>> BLOCK_SHIFT] + (int) ((lanes * 0x0001000100010001L) >>> 48);
         }
 
         int end(int i) {
@@ -251,11 +322,14 @@ public final class Batch {
         }
 
         /** The end of row {@code i}, which starts at {@code start}. */
-        private int end(int i, int start) {
+        int end(int i, int start) {
             if (values != null) {
                 return Row.skip(bytes, start, arity);
             }
-            return offsets == null ? (i + 1) * stride : offsets[i + 1];
+            if (lengths != null) {
+                return start + (lengths[i] & 0xFF);
+            }
+            return offsets == null ? start + stride : offsets[i + 1];
         }
 
         Row row(int i) {
@@ -276,9 +350,22 @@ public final class Batch {
             return Row.compare(bytes, s, end(i, s), other.bytes, t, other.end(j, t));
         }
 
-        /** Heap bytes of the rows' own arrays, with their headers: none for {@linkplain #prefixes prefixes}. */
+        /**
+         * Heap bytes of the rows' own arrays, with their headers (16 bytes each): none for
+         * {@linkplain #prefixes prefixes}.
+         */
         long byteSize() {
-            return values != null ? 0 : bytes.length + (offsets == null ? 0 : 4L * offsets.length) + 32;
+            if (values != null) {
+                return 0;
+            }
+            long size = 16 + bytes.length + 16;
+            if (offsets != null) {
+                size += 16 + 4L * offsets.length;
+            }
+            if (lengths != null) {
+                size += 16 + lengths.length + 16 + 4L * blockStarts.length;
+            }
+            return size;
         }
     }
 

@@ -172,7 +172,7 @@ final class BatchWriter {
             if (keys == null) {
                 filling.add(vals.bytes, lastKeyStart, lastKeyStart + n);
             } else {
-                filling.add(keys.bytes, keys.start(keysWritten - 1), keys.end(keysWritten - 1));
+                filling.add(keys.bytes, keys.lastStart, keys.lastEnd());
             }
         }
     }
@@ -284,6 +284,10 @@ final class BatchWriter {
                 keyFilter(k));
     }
 
+    private static byte[] exact(byte[] a, int n) {
+        return a.length == n ? a : Arrays.copyOf(a, n);
+    }
+
     private static int[] exact(int[] a, int n) {
         return a.length == n ? a : Arrays.copyOf(a, n);
     }
@@ -293,12 +297,20 @@ final class BatchWriter {
     }
 
     /**
-     * A growable packed byte column of rows. While every row has the same length it keeps no offsets
-     * (the stride gives them); the first row of a different length materialises them.
+     * A growable packed byte column of rows, building the {@linkplain Batch.Rows layout} its rows allow as
+     * they come. While every row has the same length it stores no lengths or offsets (the stride gives
+     * them); the first row of another length switches it to one-byte lengths with the start of every
+     * {@link Batch.Rows#BLOCK}th row, when every row so far is short enough, and the first longer row to
+     * {@code int} start offsets, computed from what was stored before. Each array is sized for the expected
+     * rows when it is created.
      */
     private static final class ByteColumn {
         private byte[] bytes;
+        /** The start of each row, and the end of the last, in the offsets layout; else null. */
         private int[] offsets;
+        /** In the lengths layout, each row's length (padded to whole blocks) and each block's start; else null. */
+        private byte[] lengths;
+        private int[] blockStarts;
         private final int expectedCount;
         private int stride = -1;
         int count;
@@ -325,16 +337,20 @@ final class BatchWriter {
         }
 
         int start(int i) {
+            if (lengths != null) {
+                return Batch.Rows.startInBlocks(lengths, blockStarts, i);
+            }
             return offsets == null ? i * stride : offsets[i];
-        }
-
-        int end(int i) {
-            return offsets == null ? (i + 1) * stride : offsets[i + 1];
         }
 
         /** The length of the last row added. */
         int lastLength() {
             return length - lastStart;
+        }
+
+        /** Where the last row added ends. */
+        int lastEnd() {
+            return length;
         }
 
         boolean lastEquals(Row row) {
@@ -348,18 +364,33 @@ final class BatchWriter {
             }
         }
 
+        /** Records a row of {@code n} bytes just copied in at {@code length}. */
         private void advance(int n) {
+            int row = count;
+            if (row == 0) {
+                stride = n;
+            } else if (offsets == null && lengths == null && n != stride) {
+                if (Math.max(n, stride) <= Batch.Rows.MAX_SHORT_LENGTH) {
+                    toLengths();
+                } else {
+                    toOffsets();
+                }
+            } else if (lengths != null && n > Batch.Rows.MAX_SHORT_LENGTH) {
+                toOffsets();
+            }
+            if (lengths != null) {
+                if (row >= lengths.length) {
+                    lengths = Arrays.copyOf(lengths, blocks(Math.max(row + 1, 2L * lengths.length)) * Batch.Rows.BLOCK);
+                    blockStarts = Arrays.copyOf(blockStarts, lengths.length / Batch.Rows.BLOCK);
+                }
+                lengths[row] = (byte) n;
+                if ((row & (Batch.Rows.BLOCK - 1)) == 0) {
+                    blockStarts[row >>> Batch.Rows.BLOCK_SHIFT] = length;
+                }
+            }
             lastStart = length;
             length += n;
             count++;
-            if (stride < 0) {
-                stride = n;
-            } else if (offsets == null && n != stride) {
-                offsets = new int[Math.max(expectedCount, count) + 1];
-                for (int i = 0; i < count; i++) {
-                    offsets[i] = i * stride;
-                }
-            }
             if (offsets != null) {
                 if (count >= offsets.length) {
                     offsets = Arrays.copyOf(offsets, Math.max(count + 1, offsets.length * 2));
@@ -368,13 +399,45 @@ final class BatchWriter {
             }
         }
 
+        /** Blocks of {@link Batch.Rows#BLOCK} rows that hold {@code rows} rows. */
+        private static int blocks(long rows) {
+            return (int) Math.min(Math.ceilDiv(rows, Batch.Rows.BLOCK), (Integer.MAX_VALUE - 8) / Batch.Rows.BLOCK);
+        }
+
+        /** Switches from the stride to the lengths layout, with room for the expected rows. */
+        private void toLengths() {
+            int blocks = blocks(Math.max(expectedCount, count + 1L));
+            lengths = new byte[blocks * Batch.Rows.BLOCK];
+            blockStarts = new int[blocks];
+            Arrays.fill(lengths, 0, count, (byte) stride);
+            for (int b = 0; b * Batch.Rows.BLOCK < count; b++) {
+                blockStarts[b] = b * Batch.Rows.BLOCK * stride;
+            }
+        }
+
+        /** Switches to the offsets layout, from the stride or the lengths, with room for the expected rows. */
+        private void toOffsets() {
+            int[] o = new int[Math.max(expectedCount, count + 1) + 1];
+            for (int i = 0; i < count; i++) {
+                o[i + 1] = o[i] + (lengths != null ? lengths[i] & 0xFF : stride);
+            }
+            offsets = o;
+            lengths = null;
+            blockStarts = null;
+        }
+
         Batch.Rows finish() {
             byte[] packed = bytes.length == length ? bytes : Arrays.copyOf(bytes, length);
-            if (offsets == null) {
-                // every row has the same length (empty rows included: stride 0), or there are none
-                return new Batch.Rows(packed, null, Math.max(stride, 0), count);
+            if (offsets != null) {
+                return Batch.Rows.withOffsets(packed, exact(offsets, count + 1), count);
             }
-            return new Batch.Rows(packed, exact(offsets, count + 1), 0, count);
+            if (lengths != null) {
+                int blocks = blocks(count);
+                return Batch.Rows.withLengths(packed, exact(lengths, blocks * Batch.Rows.BLOCK),
+                        exact(blockStarts, blocks), count);
+            }
+            // every row has the same length (empty rows included: stride 0), or there are none
+            return Batch.Rows.strided(packed, Math.max(stride, 0), count);
         }
     }
 }
