@@ -12,17 +12,18 @@ import java.nio.ByteOrder;
  * {@code lower <= time < upper}, times before {@code since} possibly advanced to {@code since}.
  *
  * <p>Storage is columnar and packed: distinct keys, then for each key its distinct values, then for
- * each value its {@code (time, diff)} pairs, each level as one byte or long array with start offsets.
- * Offsets are elided when every row of a level has the same length or every group has one member;
- * times are stored once when every update has the same time (a hydrated snapshot, or history
- * compacted to one frontier) and diffs not at all when every diff is 1. So a compacted update with
- * distinct keys costs only its encoded key and value bytes (and their offsets), or its value bytes alone
- * when its key leads its value (below). Because a batch never changes, readers on other threads hold it
- * without locks or copies.
+ * each value its {@code (time, diff)} pairs, each level as one byte or long array with where each row or
+ * group starts. Group starts are elided when every group has one member, row starts when every row of a
+ * level has the same length; rows of at most 255 bytes store a one-byte length each instead, and the start
+ * of every 16th (see {@link Rows}). Times are stored once when every update has the same time (a hydrated
+ * snapshot, or history compacted to one frontier) and diffs not at all when every diff is 1. So a compacted
+ * update with distinct keys costs only its encoded key and value bytes (and 1.25 bytes a row for the
+ * lengths of each), or its value bytes alone (and their lengths) when its key leads its value (below).
+ * Because a batch never changes, readers on other threads hold it without locks or copies.
  *
  * <p>Keys are stored in one of two layouts, chosen by the {@link BatchWriter} when the batch is written.
  * When every key is the leading datums of its first value, as when an index's key columns lead the row
- * (a table {@code (id, g, v)} indexed by {@code id}), the batch keeps no key bytes and no key offsets: the
+ * (a table {@code (id, g, v)} indexed by {@code id}), the batch keeps no key bytes, lengths or offsets: the
  * key column is a {@linkplain Rows#prefixes view of the value column}, key {@code k} starting where its
  * first value does and ending after the key's number of datums, which is the same for every key. Otherwise
  * keys have their own packed column. Readers see the same rows either way, as views of the batch's arrays.
@@ -190,10 +191,11 @@ public final class Batch {
      * <ul>
      *   <li><b>stride</b>: every row has the same length, so none is stored;
      *   <li><b>lengths</b>: every row is at most {@value #MAX_SHORT_LENGTH} bytes long, so each one's length
-     *       takes one byte, and every {@value #BLOCK}th row's start an {@code int}: 1.25 bytes a row where
-     *       start offsets took 4. Row {@code i} starts at its block's start plus the lengths of the rows
-     *       before it in the block, summed eight at a time in a {@code long};
-     *   <li><b>offsets</b>: the start of every row, and the end of the last, as {@code int}s;
+     *       takes one byte, and every {@value #BLOCK}th row's start an {@code int}: 1.25 bytes a row against
+     *       the 4 of offsets. Row {@code i} starts at its block's start plus the lengths of the rows before
+     *       it in the block, summed eight at a time in a {@code long};
+     *   <li><b>offsets</b>: otherwise (rows of several lengths, some longer), the start of every row and the
+     *       end of the last, as {@code int}s;
      *   <li><b>prefixes</b>: for a batch's keys in the shared layout, a view of its values (see
      *       {@link #prefixes}).
      * </ul>
@@ -263,7 +265,7 @@ public final class Batch {
         /**
          * {@code count} rows of {@code arity} datums each, of {@code rowBytes} bytes together, stored as the
          * leading datums of rows of {@code values}: row {@code i} is the first {@code arity} datums of
-         * {@code values}' row {@code firstValue.at(i)}. They keep no bytes or offsets of their own.
+         * {@code values}' row {@code firstValue.at(i)}. They keep no bytes, lengths or offsets of their own.
          */
         static Rows prefixes(Rows values, Starts firstValue, int count, int arity, long rowBytes) {
             return new Rows(values.bytes, null, null, null, 0, count, rowBytes, values, firstValue, arity);

@@ -93,8 +93,10 @@ final class BatchMerger {
             int u = b.valUpdStart.at(v);
             if (b.valUpdStart.at(v + 1) == u + 1) {
                 // one value with one update, the common case: nothing to consolidate
-                out.push(b.keys.bytes, b.keys.start(key), b.keys.end(key), true, b.vals.bytes, b.vals.start(v),
-                        b.vals.end(v), true, Math.max(b.time(u), floor), b.diff(u));
+                int ks = b.keys.start(key);
+                int vs = b.vals.start(v);
+                out.push(b.keys.bytes, ks, b.keys.end(key, ks), true, b.vals.bytes, vs, b.vals.end(v, vs), true,
+                        Math.max(b.time(u), floor), b.diff(u));
                 if (isOlder) {
                     valA = vEnd;
                 } else {
@@ -152,9 +154,9 @@ final class BatchMerger {
             sortByTime(n);
         }
         int start = keyBatch.keys.start(key);
-        int end = keyBatch.keys.end(key);
+        int end = keyBatch.keys.end(key, start);
         int vs = a.vals.start(v);
-        int ve = a.vals.end(v);
+        int ve = a.vals.end(v, vs);
         boolean valWritten = false;
         int i = 0;
         while (i < n) {

@@ -19,8 +19,8 @@ import java.util.Arrays;
  * sized for the keys written.
  *
  * <p><b>Keys shared with values.</b> Keys are not written as they come: while every key has been the first
- * bytes of its first value, with as many datums as the first key, the writer stores no key bytes or
- * offsets at all (it compares the key with the value it has just written, and otherwise keeps only the key
+ * bytes of its first value, with as many datums as the first key, the writer stores no key bytes, lengths
+ * or offsets at all (it compares the key with the value it has just written, and otherwise keeps only the key
  * count, the arity and the last key's place among the value bytes), and {@link #finish} makes the batch's
  * keys a {@linkplain Batch.Rows#prefixes view of its values}. The first key that is not such a prefix
  * creates the key column, sized as the writer was told, copies the keys before it out of their values
@@ -258,7 +258,8 @@ final class BatchWriter {
         }
         KeyFilter.Builder filter = new KeyFilter.Builder(keysWritten);
         for (int k = 0; k < keysWritten; k++) {
-            filter.add(rows.bytes, rows.start(k), rows.end(k));
+            int s = rows.start(k);
+            filter.add(rows.bytes, s, rows.end(k, s));
         }
         return filter.build();
     }

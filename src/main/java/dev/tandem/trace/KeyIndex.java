@@ -9,10 +9,11 @@ import dev.tandem.row.Row;
  *
  * <h2>Why</h2>
  * A binary search of a large key column misses the cache on every halving past the levels that stay cached,
- * twice where keys have offsets: the key's offset, then its bytes, the second load waiting for the first.
+ * twice where keys are not all of one length: where the key starts, then its bytes, the second load waiting
+ * for the first.
  * The samples, one {@code long} per {@value #STEP} keys, are a small array: more of its halvings hit the
  * cache and each one that misses misses once; the search then ends within {@value #STEP} keys, a few cache
- * lines of offsets and bytes.
+ * lines of row lengths or offsets and bytes.
  *
  * <h2>Shared bytes</h2>
  * Keys of a batch often begin alike (a string key's tag and a common prefix such as {@code cust-}), and
@@ -43,7 +44,8 @@ final class KeyIndex {
         samples = new long[Math.ceilDiv(n, STEP)];
         for (int j = 0; j < samples.length; j++) {
             int k = j * STEP;
-            samples[j] = Row.orderPrefix(keys.bytes, keys.start(k) + skip, keys.end(k));
+            int s = keys.start(k);
+            samples[j] = Row.orderPrefix(keys.bytes, s + skip, keys.end(k, s));
         }
     }
 
@@ -51,7 +53,7 @@ final class KeyIndex {
     private static int sharedLength(Batch.Rows keys, int a, int b) {
         int from = keys.start(a);
         int other = keys.start(b);
-        int n = Math.min(keys.end(a) - from, keys.end(b) - other);
+        int n = Math.min(keys.end(a, from) - from, keys.end(b, other) - other);
         int i = 0;
         while (i < n && keys.bytes[from + i] == keys.bytes[other + i]) {
             i++;

@@ -22,10 +22,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code (id, g, v)} of three int64 columns in an update buffer (as a table snapshot arrives) are keyed
  * by {@code id}, sorted, consolidated and written into one batch, as an index export does. With
  * {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes allocated per update, the output batch
- * included: its value bytes (about 13) and offsets (4), its key filter and key index (about 1.6), 18.6
- * bytes an update here. The keys, each the leading column of its value, are views of the value column
- * and cost nothing; one time and no diffs are stored for a snapshot; the builder's working arrays are
- * reused.
+ * included: its value bytes (about 13) and their lengths (1.25: a byte each and the start of every 16th
+ * value, see {@code Batch.Rows}), its key filter and key index (about 1.6), 15.9 bytes an update here. The
+ * keys, each the leading column of its value, are views of the value column and cost nothing; one time and
+ * no diffs are stored for a snapshot; the builder's working arrays are reused.
  *
  * <p>Run with {@code bin/dev jmh ArrangeBenchmark -prof gc}.
  */
