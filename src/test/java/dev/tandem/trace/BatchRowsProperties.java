@@ -6,6 +6,8 @@ import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.IntPredicate;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -35,7 +37,8 @@ class BatchRowsProperties {
     /** The shortest pad of a long row, too long for the lengths layout with or without the key datum. */
     static final int LONG_PAD = SHORT_PAD + 6;
     private static final long BASE = 1_000_000_000L;
-    private static final List<Integer> BOUNDARIES = List.of(0, 1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 255, 256, 257);
+    private static final List<Integer> BOUNDARIES = List.of(0, 1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65,
+            255, 256, 257);
 
     /** Which row lengths a case has. */
     enum Shape {
@@ -55,7 +58,7 @@ class BatchRowsProperties {
 
         /** The pad length of each row. */
         List<Integer> pads() {
-            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+            SplittableRandom random = new SplittableRandom(seed);
             int same = random.nextInt(2) == 0 ? random.nextInt(SHORT_PAD + 1) : LONG_PAD + random.nextInt(60);
             List<Integer> pads = new ArrayList<>();
             for (int i = 0; i < count; i++) {
@@ -72,8 +75,10 @@ class BatchRowsProperties {
 
     @Provide
     Arbitrary<Case> cases() {
-        Arbitrary<Integer> count = Arbitraries.oneOf(Arbitraries.of(BOUNDARIES), Arbitraries.integers().between(0, 300));
-        Arbitrary<Integer> switchAt = Arbitraries.oneOf(Arbitraries.of(BOUNDARIES), Arbitraries.integers().between(0, 300));
+        Arbitrary<Integer> count = Arbitraries.oneOf(Arbitraries.of(BOUNDARIES),
+                Arbitraries.integers().between(0, 300));
+        Arbitrary<Integer> switchAt = Arbitraries.oneOf(Arbitraries.of(BOUNDARIES),
+                Arbitraries.integers().between(0, 300));
         return Combinators.combine(Arbitraries.of(Shape.class), count, switchAt, Arbitraries.integers().between(1, 3),
                 Arbitraries.of(true, false), Arbitraries.of(true, false), Arbitraries.longs())
                 .as(Case::new);
@@ -107,7 +112,8 @@ class BatchRowsProperties {
         int seed = 0;
         for (int n : counts) {
             for (Shape shape : Shape.values()) {
-                for (int switchAt : new int[] {0, 1, Batch.Rows.BLOCK - 1, Batch.Rows.BLOCK, Batch.Rows.BLOCK + 1, n / 2}) {
+                for (int switchAt : new int[] {0, 1, Batch.Rows.BLOCK - 1, Batch.Rows.BLOCK, Batch.Rows.BLOCK + 1,
+                        n / 2}) {
                     for (boolean keysLead : new boolean[] {true, false}) {
                         check(new Case(shape, n, switchAt, 1 + seed % 3, keysLead, seed % 2 == 0, seed++));
                     }
@@ -133,6 +139,25 @@ class BatchRowsProperties {
             assertThat(check(same.subList(0, switchAt), 2, true, true).vals.layout()).isEqualTo("stride");
             assertThat(check(pads.subList(0, switchAt), 2, false, true).vals.layout())
                     .isEqualTo(switchAt == 1 ? "stride" : "lengths");
+        }
+    }
+
+    /**
+     * Rows of the longest length the lengths layout holds, whole blocks of them summing to the most it
+     * adds, and then one byte longer.
+     */
+    @Example
+    void rowsOfTheLongestShortLength() {
+        for (int n : new int[] {2, 16, 17, 33, 40}) {
+            List<Integer> pads = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                pads.add(i == n - 1 ? 0 : SHORT_PAD);
+            }
+            Batch batch = check(pads, 1, true, n % 2 == 0);
+            assertThat(batch.vals.layout()).isEqualTo("lengths");
+            assertThat(batch.vals.row(n - 2).byteSize()).isEqualTo(Batch.Rows.MAX_SHORT_LENGTH);
+            pads.set(n / 2, SHORT_PAD + 1);
+            assertThat(check(pads, 1, true, n % 2 == 1).vals.layout()).isEqualTo("offsets");
         }
     }
 
@@ -183,7 +208,7 @@ class BatchRowsProperties {
 
     /** Writes the rows of the keys {@code take} accepts into a batch, one update each. */
     private static Batch write(List<Row> keys, List<Row> vals, List<Integer> firstVal,
-            java.util.function.IntPredicate take, boolean sized) {
+            IntPredicate take, boolean sized) {
         BatchWriter w = sized
                 ? new BatchWriter(bytes(keys), keys.size(), bytes(vals), vals.size(), vals.size(), true)
                 : new BatchWriter();
