@@ -350,8 +350,11 @@ public final class Batch {
 
         /** Compares row {@code i} with row {@code j} of {@code other}. */
         int compare(int i, Rows other, int j) {
-            int s = start(i);
-            int t = other.start(j);
+            return compare(i, start(i), other, j, other.start(j));
+        }
+
+        /** Compares row {@code i}, which starts at {@code s}, with row {@code j} of {@code other}, at {@code t}. */
+        int compare(int i, int s, Rows other, int j, int t) {
             return Row.compare(bytes, s, end(i, s), other.bytes, t, other.end(j, t));
         }
 

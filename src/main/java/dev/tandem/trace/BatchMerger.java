@@ -22,6 +22,15 @@ final class BatchMerger {
     private int keyB;
     private int valA;
     private int valB;
+    /**
+     * Where the bytes of keys {@code keyA} and {@code keyB} start, when their batch's keys have bytes of their
+     * own, and those of values {@code valA} and {@code valB}: each the end of the row before, so that a merge,
+     * reading rows in order, never computes a row's start from the batch's lengths.
+     */
+    private int keyStartA;
+    private int keyStartB;
+    private int valStartA;
+    private int valStartB;
     /** Whether the key being merged has been written to the output yet. */
     private boolean keyWritten;
     private long[] scratchTimes = new long[16];
@@ -38,6 +47,15 @@ final class BatchMerger {
                 older.updateCount() + newer.updateCount(), true);
         valA = older.keyValStart.at(0);
         valB = newer.keyValStart.at(0);
+    }
+
+    /** Where the next key of the older or the newer batch starts: where its first value does, for prefix keys. */
+    private int keyStart(boolean isOlder) {
+        Batch b = isOlder ? older : newer;
+        if (b.keys.arePrefixes()) {
+            return isOlder ? valStartA : valStartB;
+        }
+        return isOlder ? keyStartA : keyStartB;
     }
 
     Batch older() {
@@ -65,7 +83,7 @@ final class BatchMerger {
             } else if (keyB >= newer.keyCount()) {
                 c = -1;
             } else {
-                c = older.keys.compare(keyA, newer.keys, keyB);
+                c = older.keys.compare(keyA, keyStart(true), newer.keys, keyB, keyStart(false));
             }
             if (c < 0) {
                 fuel -= copyKey(older, keyA, true);
@@ -87,33 +105,36 @@ final class BatchMerger {
     }
 
     private int copyKey(Batch b, int key, boolean isOlder) {
+        int ks = keyStart(isOlder);
+        int ke = b.keys.end(key, ks);
         int vEnd = b.keyValStart.at(key + 1);
         int v = isOlder ? valA : valB;
-        if (vEnd == v + 1) {
-            int u = b.valUpdStart.at(v);
-            if (b.valUpdStart.at(v + 1) == u + 1) {
-                // one value with one update, the common case: nothing to consolidate
-                int ks = b.keys.start(key);
-                int vs = b.vals.start(v);
-                out.push(b.keys.bytes, ks, b.keys.end(key, ks), true, b.vals.bytes, vs, b.vals.end(v, vs), true,
-                        Math.max(b.time(u), floor), b.diff(u));
-                if (isOlder) {
-                    valA = vEnd;
-                } else {
-                    valB = vEnd;
-                }
-                return 1;
+        int vs = isOlder ? valStartA : valStartB;
+        int consumed = 0;
+        int u = b.valUpdStart.at(v);
+        if (vEnd == v + 1 && b.valUpdStart.at(v + 1) == u + 1) {
+            // one value with one update, the common case: nothing to consolidate
+            int ve = b.vals.end(v, vs);
+            out.push(b.keys.bytes, ks, ke, true, b.vals.bytes, vs, ve, true, Math.max(b.time(u), floor), b.diff(u));
+            v++;
+            vs = ve;
+            consumed = 1;
+        } else {
+            keyWritten = false;
+            for (; v < vEnd; v++) {
+                int ve = b.vals.end(v, vs);
+                consumed += emit(b.keys.bytes, ks, ke, b, v, vs, ve, null, -1);
+                vs = ve;
             }
         }
-        keyWritten = false;
-        int consumed = 0;
-        for (; v < vEnd; v++) {
-            consumed += emit(b, key, b, v, null, -1);
-        }
         if (isOlder) {
+            keyStartA = ke;
             valA = v;
+            valStartA = vs;
         } else {
+            keyStartB = ke;
             valB = v;
+            valStartB = vs;
         }
         return consumed;
     }
@@ -121,6 +142,10 @@ final class BatchMerger {
     private int mergeKey() {
         keyWritten = false;
         int consumed = 0;
+        int ks = keyStart(true);
+        int ke = older.keys.end(keyA, ks);
+        keyStartB = newer.keys.end(keyB, keyStart(false));
+        keyStartA = ke;
         int endA = older.keyValStart.at(keyA + 1);
         int endB = newer.keyValStart.at(keyB + 1);
         while (valA < endA || valB < endB) {
@@ -130,21 +155,33 @@ final class BatchMerger {
             } else if (valB >= endB) {
                 c = -1;
             } else {
-                c = older.vals.compare(valA, newer.vals, valB);
+                c = older.vals.compare(valA, valStartA, newer.vals, valB, valStartB);
             }
-            if (c < 0) {
-                consumed += emit(older, keyA, older, valA++, null, -1);
-            } else if (c > 0) {
-                consumed += emit(newer, keyB, newer, valB++, null, -1);
+            if (c <= 0) {
+                int ve = older.vals.end(valA, valStartA);
+                if (c == 0) {
+                    consumed += emit(older.keys.bytes, ks, ke, older, valA, valStartA, ve, newer, valB);
+                    valStartB = newer.vals.end(valB++, valStartB);
+                } else {
+                    consumed += emit(older.keys.bytes, ks, ke, older, valA, valStartA, ve, null, -1);
+                }
+                valA++;
+                valStartA = ve;
             } else {
-                consumed += emit(older, keyA, older, valA++, newer, valB++);
+                int ve = newer.vals.end(valB, valStartB);
+                consumed += emit(older.keys.bytes, ks, ke, newer, valB, valStartB, ve, null, -1);
+                valB++;
+                valStartB = ve;
             }
         }
         return consumed;
     }
 
-    /** Emits value {@code v} of {@code a} (plus value {@code w} of {@code b} when equal), consolidated. */
-    private int emit(Batch keyBatch, int key, Batch a, int v, Batch b, int w) {
+    /**
+     * Emits value {@code v} of {@code a}, in bytes {@code [vs, ve)} (plus value {@code w} of {@code b} when
+     * equal), consolidated, under the key in bytes {@code [ks, ke)} of {@code keyBytes}.
+     */
+    private int emit(byte[] keyBytes, int ks, int ke, Batch a, int v, int vs, int ve, Batch b, int w) {
         int n = 0;
         n = gather(a, v, n);
         if (b != null) {
@@ -153,10 +190,6 @@ final class BatchMerger {
         if (n > 1) {
             sortByTime(n);
         }
-        int start = keyBatch.keys.start(key);
-        int end = keyBatch.keys.end(key, start);
-        int vs = a.vals.start(v);
-        int ve = a.vals.end(v, vs);
         boolean valWritten = false;
         int i = 0;
         while (i < n) {
@@ -166,7 +199,7 @@ final class BatchMerger {
                 sum += scratchDiffs[i++];
             }
             if (sum != 0) {
-                out.push(keyBatch.keys.bytes, start, end, !keyWritten, a.vals.bytes, vs, ve, !valWritten, t, sum);
+                out.push(keyBytes, ks, ke, !keyWritten, a.vals.bytes, vs, ve, !valWritten, t, sum);
                 keyWritten = true;
                 valWritten = true;
             }
