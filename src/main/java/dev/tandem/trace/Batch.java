@@ -213,6 +213,7 @@ public final class Batch {
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
                 ByteOrder.LITTLE_ENDIAN);
         private static final long EVEN_BYTES = 0x00FF00FF00FF00FFL;
+        private static final int ARRAY_HEADER = 16;
 
         /** The rows' bytes: their own, or those of the {@link #values} they are prefixes of. */
         final byte[] bytes;
@@ -359,19 +360,19 @@ public final class Batch {
         }
 
         /**
-         * Heap bytes of the rows' own arrays, with their headers (16 bytes each): none for
-         * {@linkplain #prefixes prefixes}.
+         * Approximate heap bytes of the rows' own arrays, each with a {@value #ARRAY_HEADER}-byte header, and
+         * {@value #ARRAY_HEADER} more for the rows themselves: none for {@linkplain #prefixes prefixes}.
          */
         long byteSize() {
             if (values != null) {
                 return 0;
             }
-            long size = 16 + bytes.length + 16;
+            long size = ARRAY_HEADER + bytes.length + ARRAY_HEADER;
             if (offsets != null) {
-                size += 16 + 4L * offsets.length;
+                size += ARRAY_HEADER + 4L * offsets.length;
             }
             if (lengths != null) {
-                size += 16 + lengths.length + 16 + 4L * blockStarts.length;
+                size += ARRAY_HEADER + lengths.length + ARRAY_HEADER + 4L * blockStarts.length;
             }
             return size;
         }

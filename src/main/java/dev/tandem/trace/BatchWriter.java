@@ -249,17 +249,29 @@ final class BatchWriter {
     }
 
     /**
-     * The filter of the written keys, {@code rows}: the one filled, unless it was sized for over twice the keys
-     * that came.
+     * The filter of the written keys, {@code keys}, which are stored or prefixes of {@code vals}, each key's
+     * first value given by {@code firstVal}: the one filled, unless it was sized for over twice the keys that
+     * came. Rows are read in order, each starting where the one before it ended, so no start is computed
+     * from the rows' lengths.
      */
-    private KeyFilter keyFilter(Batch.Rows rows) {
+    private KeyFilter keyFilter(Batch.Rows keys, Batch.Rows vals, Batch.Starts firstVal) {
         if (filling != null && keysWritten <= expectedKeys && 2L * keysWritten >= expectedKeys) {
             return filling.build();
         }
         KeyFilter.Builder filter = new KeyFilter.Builder(keysWritten);
+        int s = 0;
+        int v = 0;
+        int vs = 0;
         for (int k = 0; k < keysWritten; k++) {
-            int s = rows.start(k);
-            filter.add(rows.bytes, s, rows.end(k, s));
+            if (keys.arePrefixes()) {
+                for (int first = firstVal.at(k); v < first; v++) {
+                    vs = vals.end(v, vs);
+                }
+                s = vs;
+            }
+            int e = keys.end(k, s);
+            filter.add(keys.bytes, s, e);
+            s = e;
         }
         return filter.build();
     }
@@ -282,7 +294,7 @@ final class BatchWriter {
         Batch.Rows k = keys != null ? keys.finish()
                 : Batch.Rows.prefixes(v, kvs, keysWritten, keyArity, keyBytesWritten);
         return new Batch(lower, upper, since, k, kvs, v, vus, updates, t, diffs != null ? exact(diffs, updates) : null,
-                keyFilter(k));
+                keyFilter(k, v, kvs));
     }
 
     private static byte[] exact(byte[] a, int n) {

@@ -21,8 +21,8 @@ import net.jqwik.api.statistics.Statistics;
  * Packed rows in every layout (one stride, one-byte lengths with block starts, {@code int} offsets from the
  * first row or switched to midway when a row longer than a byte can count arrives, and keys that are
  * prefixes of values in any of these) locate, read back and compare exactly as a naive list of their rows,
- * at row counts on either side of the lengths layout's block boundaries; and batches split from them and
- * merged read back the same rows.
+ * at row counts on either side of the lengths layout's block boundaries, and their batches' key filters hold
+ * every key; and batches split from them and merged read back the same rows.
  *
  * <p>Row {@code i} of a case is {@code (key, i, pad)}, or {@code (i, pad)} with a key of its own, where the
  * int64s have four-byte payloads and {@code pad} is a string of the case's length for that row: the row is
@@ -194,6 +194,7 @@ class BatchRowsProperties {
         }
         for (int k = 0; k < keys.size(); k++) {
             assertThat(batch.findKey(keys.get(k))).isEqualTo(k);
+            assertThat(batch.mayHoldKey(keys.get(k).hash64())).as("key filter holds key %d", k).isTrue();
         }
 
         Batch even = write(keys, vals, firstVal, k -> k % 2 == 0, sized);
