@@ -18,23 +18,57 @@ final class BatchMerger {
     /** Times before this are advanced to it: {@code since}'s time ({@code Long.MAX_VALUE} for the empty frontier). */
     private final long floor;
     private final BatchWriter out;
-    private int keyA;
-    private int keyB;
-    private int valA;
-    private int valB;
-    /**
-     * Where the bytes of keys {@code keyA} and {@code keyB} start, when their batch's keys have bytes of their
-     * own, and those of values {@code valA} and {@code valB}: each the end of the row before, so that a merge,
-     * reading rows in order, never computes a row's start from the batch's lengths.
-     */
-    private int keyStartA;
-    private int keyStartB;
-    private int valStartA;
-    private int valStartB;
+    /** Where the merge is in the older and in the newer batch. */
+    private final Side a;
+    private final Side b;
     /** Whether the key being merged has been written to the output yet. */
     private boolean keyWritten;
     private long[] scratchTimes = new long[16];
     private long[] scratchDiffs = new long[16];
+
+    /**
+     * One input's place: its next key and value, and where their bytes start, each the end of the row
+     * before, so that a merge, reading rows in order, never computes a row's start from the batch's lengths.
+     */
+    private static final class Side {
+        final Batch batch;
+        int key;
+        int val;
+        /** Where the next value's bytes start. */
+        int valStart;
+        /** Where the next key's bytes start, when the keys have bytes of their own (see {@link #keyStart}). */
+        private int ownKeyStart;
+
+        Side(Batch batch) {
+            this.batch = batch;
+            this.val = batch.keyValStart.at(0);
+        }
+
+        boolean done() {
+            return key >= batch.keyCount();
+        }
+
+        /** Where the next key starts: where its first value does, for prefix keys. */
+        int keyStart() {
+            return batch.keys.arePrefixes() ? valStart : ownKeyStart;
+        }
+
+        int valEnd() {
+            return batch.vals.end(val, valStart);
+        }
+
+        /** Moves past the next value, which ends at {@code end}. */
+        void passVal(int end) {
+            val++;
+            valStart = end;
+        }
+
+        /** Moves past the next key, which ends at {@code end}, once its values are passed. */
+        void passKey(int end) {
+            key++;
+            ownKeyStart = end;
+        }
+    }
 
     BatchMerger(Batch older, Batch newer, Frontier since) {
         this.older = older;
@@ -45,17 +79,8 @@ final class BatchMerger {
                 older.keys.rowBytes() + newer.keys.rowBytes(), older.keyCount() + newer.keyCount(),
                 older.vals.rowBytes() + newer.vals.rowBytes(), older.vals.count() + newer.vals.count(),
                 older.updateCount() + newer.updateCount(), true);
-        valA = older.keyValStart.at(0);
-        valB = newer.keyValStart.at(0);
-    }
-
-    /** Where the next key of the older or the newer batch starts: where its first value does, for prefix keys. */
-    private int keyStart(boolean isOlder) {
-        Batch b = isOlder ? older : newer;
-        if (b.keys.arePrefixes()) {
-            return isOlder ? valStartA : valStartB;
-        }
-        return isOlder ? keyStartA : keyStartB;
+        a = new Side(older);
+        b = new Side(newer);
     }
 
     Batch older() {
@@ -71,30 +96,26 @@ final class BatchMerger {
     }
 
     boolean done() {
-        return keyA >= older.keyCount() && keyB >= newer.keyCount();
+        return a.done() && b.done();
     }
 
     /** Merges until about {@code fuel} updates are consumed or the merge is done; returns the fuel left. */
     long work(long fuel) {
         while (fuel > 0 && !done()) {
             int c;
-            if (keyA >= older.keyCount()) {
+            if (a.done()) {
                 c = 1;
-            } else if (keyB >= newer.keyCount()) {
+            } else if (b.done()) {
                 c = -1;
             } else {
-                c = older.keys.compare(keyA, keyStart(true), newer.keys, keyB, keyStart(false));
+                c = older.keys.compare(a.key, a.keyStart(), newer.keys, b.key, b.keyStart());
             }
             if (c < 0) {
-                fuel -= copyKey(older, keyA, true);
-                keyA++;
+                fuel -= copyKey(a);
             } else if (c > 0) {
-                fuel -= copyKey(newer, keyB, false);
-                keyB++;
+                fuel -= copyKey(b);
             } else {
                 fuel -= mergeKey();
-                keyA++;
-                keyB++;
             }
         }
         return fuel;
@@ -104,88 +125,79 @@ final class BatchMerger {
         return out.finish(older.lower(), newer.upper(), since);
     }
 
-    private int copyKey(Batch b, int key, boolean isOlder) {
-        int ks = keyStart(isOlder);
-        int ke = b.keys.end(key, ks);
-        int vEnd = b.keyValStart.at(key + 1);
-        int v = isOlder ? valA : valB;
-        int vs = isOlder ? valStartA : valStartB;
+    /** Copies the next key of {@code s}, present in its batch only, with its values. */
+    private int copyKey(Side s) {
+        Batch batch = s.batch;
+        int ks = s.keyStart();
+        int ke = batch.keys.end(s.key, ks);
+        int vEnd = batch.keyValStart.at(s.key + 1);
         int consumed = 0;
-        int u = b.valUpdStart.at(v);
-        if (vEnd == v + 1 && b.valUpdStart.at(v + 1) == u + 1) {
+        int u = batch.valUpdStart.at(s.val);
+        if (vEnd == s.val + 1 && batch.valUpdStart.at(s.val + 1) == u + 1) {
             // one value with one update, the common case: nothing to consolidate
-            int ve = b.vals.end(v, vs);
-            out.push(b.keys.bytes, ks, ke, true, b.vals.bytes, vs, ve, true, Math.max(b.time(u), floor), b.diff(u));
-            v++;
-            vs = ve;
+            int ve = s.valEnd();
+            out.push(batch.keys.bytes, ks, ke, true, batch.vals.bytes, s.valStart, ve, true, Math.max(batch.time(u), floor),
+                    batch.diff(u));
+            s.passVal(ve);
             consumed = 1;
         } else {
             keyWritten = false;
-            for (; v < vEnd; v++) {
-                int ve = b.vals.end(v, vs);
-                consumed += emit(b.keys.bytes, ks, ke, b, v, vs, ve, null, -1);
-                vs = ve;
+            while (s.val < vEnd) {
+                int ve = s.valEnd();
+                consumed += emit(batch.keys.bytes, ks, ke, batch, s.val, s.valStart, ve, null, -1);
+                s.passVal(ve);
             }
         }
-        if (isOlder) {
-            keyStartA = ke;
-            valA = v;
-            valStartA = vs;
-        } else {
-            keyStartB = ke;
-            valB = v;
-            valStartB = vs;
-        }
+        s.passKey(ke);
         return consumed;
     }
 
+    /** Merges the next keys of both batches, which are equal, and their values. */
     private int mergeKey() {
         keyWritten = false;
         int consumed = 0;
-        int ks = keyStart(true);
-        int ke = older.keys.end(keyA, ks);
-        keyStartB = newer.keys.end(keyB, keyStart(false));
-        keyStartA = ke;
-        int endA = older.keyValStart.at(keyA + 1);
-        int endB = newer.keyValStart.at(keyB + 1);
-        while (valA < endA || valB < endB) {
+        int ks = a.keyStart();
+        int ke = older.keys.end(a.key, ks);
+        int keB = newer.keys.end(b.key, b.keyStart());
+        int endA = older.keyValStart.at(a.key + 1);
+        int endB = newer.keyValStart.at(b.key + 1);
+        while (a.val < endA || b.val < endB) {
             int c;
-            if (valA >= endA) {
+            if (a.val >= endA) {
                 c = 1;
-            } else if (valB >= endB) {
+            } else if (b.val >= endB) {
                 c = -1;
             } else {
-                c = older.vals.compare(valA, valStartA, newer.vals, valB, valStartB);
+                c = older.vals.compare(a.val, a.valStart, newer.vals, b.val, b.valStart);
             }
             if (c <= 0) {
-                int ve = older.vals.end(valA, valStartA);
+                int ve = a.valEnd();
+                consumed += emit(older.keys.bytes, ks, ke, older, a.val, a.valStart, ve, c == 0 ? newer : null,
+                        c == 0 ? b.val : -1);
                 if (c == 0) {
-                    consumed += emit(older.keys.bytes, ks, ke, older, valA, valStartA, ve, newer, valB);
-                    valStartB = newer.vals.end(valB++, valStartB);
-                } else {
-                    consumed += emit(older.keys.bytes, ks, ke, older, valA, valStartA, ve, null, -1);
+                    b.passVal(b.valEnd());
                 }
-                valA++;
-                valStartA = ve;
+                a.passVal(ve);
             } else {
-                int ve = newer.vals.end(valB, valStartB);
-                consumed += emit(older.keys.bytes, ks, ke, newer, valB, valStartB, ve, null, -1);
-                valB++;
-                valStartB = ve;
+                int ve = b.valEnd();
+                consumed += emit(older.keys.bytes, ks, ke, newer, b.val, b.valStart, ve, null, -1);
+                b.passVal(ve);
             }
         }
+        a.passKey(ke);
+        b.passKey(keB);
         return consumed;
     }
 
     /**
-     * Emits value {@code v} of {@code a}, in bytes {@code [vs, ve)} (plus value {@code w} of {@code b} when
-     * equal), consolidated, under the key in bytes {@code [ks, ke)} of {@code keyBytes}.
+     * Emits value {@code v} of {@code first}, in bytes {@code [vs, ve)} (plus value {@code w} of {@code other}
+     * when equal), consolidated, under the key in bytes {@code [ks, ke)} of {@code keyBytes}.
      */
-    private int emit(byte[] keyBytes, int ks, int ke, Batch a, int v, int vs, int ve, Batch b, int w) {
+    private int emit(byte[] keyBytes, int ks, int ke, Batch first, int v, int vs, int ve, Batch other, int w) {
         int n = 0;
-        n = gather(a, v, n);
-        if (b != null) {
-            n = gather(b, w, n);
+        n = gather(first, v, n);
+        if (other != null) {
+            n = gather(other, w, n);
         }
         if (n > 1) {
             sortByTime(n);
@@ -199,7 +211,7 @@ final class BatchMerger {
                 sum += scratchDiffs[i++];
             }
             if (sum != 0) {
-                out.push(keyBytes, ks, ke, !keyWritten, a.vals.bytes, vs, ve, !valWritten, t, sum);
+                out.push(keyBytes, ks, ke, !keyWritten, first.vals.bytes, vs, ve, !valWritten, t, sum);
                 keyWritten = true;
                 valWritten = true;
             }
@@ -207,16 +219,16 @@ final class BatchMerger {
         return n;
     }
 
-    private int gather(Batch b, int v, int n) {
-        int s = b.valUpdStart.at(v);
-        int e = b.valUpdStart.at(v + 1);
+    private int gather(Batch batch, int v, int n) {
+        int s = batch.valUpdStart.at(v);
+        int e = batch.valUpdStart.at(v + 1);
         if (n + e - s > scratchTimes.length) {
             scratchTimes = Arrays.copyOf(scratchTimes, Math.max(2 * scratchTimes.length, n + e - s));
             scratchDiffs = Arrays.copyOf(scratchDiffs, scratchTimes.length);
         }
         for (int u = s; u < e; u++) {
-            scratchTimes[n] = Math.max(b.time(u), floor);
-            scratchDiffs[n] = b.diff(u);
+            scratchTimes[n] = Math.max(batch.time(u), floor);
+            scratchDiffs[n] = batch.diff(u);
             n++;
         }
         return n;
