@@ -149,8 +149,7 @@ public final class MaintenanceReserve {
             if (p > 0) {
                 // Never below half of what ran in the last tick: a short window's misjudgement must not
                 // collapse the budget to one peek and leave readers queued while it grows back.
-                long ran = b == UNLIMITED ? started : Math.min(b, started);
-                budget = Math.max(Math.max(1, (long) target), ran / 2);
+                budget = Math.max(Math.max(1, (long) target), started / 2);
             }
         } else if (b != UNLIMITED) {
             long grown = (long) Math.max(b + Math.max(1, b / 4), Math.min(target, UNLIMITED / 2));
