@@ -3,6 +3,8 @@
 // recorded as a rejected request, which the errors view shows.
 
 const TOKEN_KEY = 'tandem.console.token';
+/** How long a request may go unanswered before the console gives up on it (a change stream is not limited). */
+const TIMEOUT_MS = 15000;
 
 /** A request the server refused or could not answer: its status and problem (application/problem+json) fields. */
 export class ApiError extends Error {
@@ -45,17 +47,21 @@ export class Api {
 
   /** Sends a request; resolves to the parsed JSON answer (or text), rejects with an ApiError. */
   async request(method, path, body, { record = true } = {}) {
-    const init = { method, headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
+    const init = {
+      method, headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }), signal: AbortSignal.timeout(TIMEOUT_MS),
+    };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
     }
     let response;
+    let text;
     try {
       response = await fetch(this.base + path, init);
+      text = await response.text();
     } catch (e) {
-      throw this.reject(method, path, 0, { title: 'Network error', detail: `the server did not answer (${e.message})` }, record);
+      const detail = e.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : `the server did not answer (${e.message})`;
+      throw this.reject(method, path, 0, { title: 'Network error', detail }, record);
     }
-    const text = await response.text();
     const type = response.headers.get('Content-Type') || '';
     let parsed = text;
     if (type.includes('json') && text) {

@@ -53,6 +53,12 @@ export class CatalogView {
       { class: 'grid' }));
     replace(this.views, model.views.length === 0 ? el('p', { class: 'muted' }, 'no views')
       : table(['name', 'id', 'columns'], model.views.map(v => [v.name, v.id, columnsText(v.columns)]), { class: 'grid' }));
+    const live = new Set(model.indexes.map(i => i.id));
+    for (const id of this.shown.keys()) {
+      if (!live.has(id)) {
+        this.shown.delete(id);
+      }
+    }
     const rows = model.indexes.map(i => {
       const percent = hydrationPercent(i, model.progress.get(i.id), this.shown.get(i.id));
       this.shown.set(i.id, percent);

@@ -69,7 +69,11 @@ export class TimeChart {
       height: 220,
       legend: { live: false },
       cursor: { drag: { x: false, y: false } },
-      scales: Object.fromEntries(scaleNames.map(s => [s, { auto: true, range: (u, min, max) => [0, Math.max(max * 1.1, this.scales[s].min ?? 1)] }])),
+      scales: {
+        // One point alone would get a span of years from uPlot's auto-range: it gets the ten seconds before it instead.
+        x: { time: true, range: (u, min, max) => (min === max ? [min - 10, max] : [min, max]) },
+        ...Object.fromEntries(scaleNames.map(s => [s, { auto: true, range: (u, min, max) => [0, Math.max(max * 1.1, this.scales[s].min ?? 1)] }])),
+      },
       series: [{}, ...names.map((name, i) => ({
         label: name,
         scale: this.scaleOf(name),

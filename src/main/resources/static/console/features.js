@@ -1,24 +1,16 @@
 // What the server offers beyond the core API, found out by asking it (never assumed).
-import { ApiError } from './api.js';
 
 /**
- * {sql, watch}: SQL when POST /v1/sql exists (an empty statement is refused with anything but 404/405),
- * watch when the OpenAPI description lists an index change stream.
+ * {sql, watch}: read from the server's OpenAPI description, which lists every route it serves: SQL when it
+ * has POST /v1/sql, watch when it has an index change stream. Null while the description cannot be read
+ * (e.g. a token is needed first): the caller asks again later.
  */
 export async function detectFeatures(api) {
-  let sql = false;
-  try {
-    await api.post('/v1/sql', {}, { record: false });
-    sql = true;
-  } catch (e) {
-    sql = e instanceof ApiError && e.status !== 0 && e.status !== 404 && e.status !== 405;
-  }
-  let watch = false;
   try {
     const docs = await api.get('/v3/api-docs', { record: false });
-    watch = Boolean(docs && docs.paths && docs.paths['/v1/indexes/{name}/changes']);
+    const paths = (docs && docs.paths) || {};
+    return { sql: Boolean(paths['/v1/sql']?.post), watch: Boolean(paths['/v1/indexes/{name}/changes']?.get) };
   } catch {
-    watch = false;
+    return null;
   }
-  return { sql, watch };
 }

@@ -1,5 +1,6 @@
-// The console's entry point: polls the public API once a second (catalog, introspection) and the
-// Prometheus endpoint every two seconds, and hands what it read to each view.
+// The console's entry point: polls the public API once a second (catalog, introspection; four times a
+// second while an index hydrates, so its bar moves as the server samples progress) and, every two seconds,
+// the Prometheus endpoint and the error collections, and hands what it read to each view.
 import { Api } from './api.js';
 import { CatalogView } from './catalog.js';
 import { FreshnessView } from './freshness.js';
@@ -10,6 +11,7 @@ import { detectFeatures } from './features.js';
 import { replace, el } from './dom.js';
 
 const CATALOG_EVERY_MS = 1000;
+const HYDRATING_EVERY_MS = 250;
 const METRICS_EVERY_MS = 2000;
 
 const api = new Api();
@@ -19,6 +21,9 @@ const freshness = new FreshnessView(document.querySelector('#freshness'));
 const latency = new LatencyView(document.querySelector('#latency'));
 const query = new QueryView(document.querySelector('#query'), api);
 const errors = new ErrorsView(document.querySelector('#errors'), api);
+let features = null;   // {sql, watch} once the server's OpenAPI description was read
+let detecting = false;
+let hydrating = false;
 
 /** Rows of a read answer as objects keyed by column name. */
 function records(answer) {
@@ -47,20 +52,30 @@ async function readModel() {
   };
 }
 
+/** The header's status line for a refresh that failed: what went wrong, and what to do about a missing or refused token. */
+function notUpdating(e) {
+  const hint = e.status === 401 ? (api.token ? ' — the token was not accepted' : ' — this server asks for a token: paste one above')
+    : e.status === 403 ? ' — the token lacks the reader role' : '';
+  return el('span', { class: 'bad', title: e.problem?.detail ?? '' }, `not updating: ${e.status || ''} ${e.message}${hint}`);
+}
+
 async function refreshCatalog() {
   try {
     const model = await readModel();
+    hydrating = model.indexes.some(i => i.state === 'hydrating');
     catalog.render(model);
     freshness.render(model);
     query.render(model);
     errors.renderCatalog(model);
     replace(status, el('span', { class: 'ok' }, `live · ${new Date().toISOString().slice(11, 19)} UTC`));
+    detect();
   } catch (e) {
-    replace(status, el('span', { class: 'bad' }, `not updating: ${e.status ?? ''} ${e.message}`));
+    hydrating = false;
+    replace(status, notUpdating(e));
   }
 }
 
-async function refreshMetrics() {
+async function refreshSlow() {
   try {
     const text = await api.get('/actuator/prometheus');
     const samples = latency.add(String(text), Date.now() / 1000);
@@ -68,24 +83,48 @@ async function refreshMetrics() {
   } catch {
     // the failure is listed among the rejected requests; the next scrape tries again
   }
+  try {
+    const [sources, sourceErrors, storageErrors] = await Promise.all([
+      api.get('/v1/introspection/tandem_sources'), api.get('/v1/introspection/tandem_source_errors'),
+      api.get('/v1/introspection/tandem_storage_errors'),
+    ]);
+    errors.renderCollections(records(sources), records(sourceErrors), records(storageErrors));
+  } catch {
+    // as above
+  }
 }
 
-function every(ms, task) {
+/** Asks once what the server offers (again after a failure, or when the token changes), without holding up the refresh. */
+function detect() {
+  if (features || detecting) {
+    return;
+  }
+  detecting = true;
+  detectFeatures(api).then(found => {
+    features = found;
+    if (found) {
+      query.setFeatures(found);
+    }
+  }).finally(() => {
+    detecting = false;
+  });
+}
+
+function every(delay, task) {
   const loop = async () => {
     await task();
-    setTimeout(loop, ms);
+    setTimeout(loop, delay());
   };
   loop();
 }
 
 const tokenInput = document.querySelector('#token');
 tokenInput.value = api.token;
-tokenInput.addEventListener('change', async () => {
+tokenInput.addEventListener('change', () => {
   api.token = tokenInput.value.trim();
-  query.setFeatures(await detectFeatures(api));
+  features = null;
   refreshCatalog();
 });
 
-detectFeatures(api).then(f => query.setFeatures(f));
-every(CATALOG_EVERY_MS, refreshCatalog);
-every(METRICS_EVERY_MS, refreshMetrics);
+every(() => (hydrating ? HYDRATING_EVERY_MS : CATALOG_EVERY_MS), refreshCatalog);
+every(() => METRICS_EVERY_MS, refreshSlow);
