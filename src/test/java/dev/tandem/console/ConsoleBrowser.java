@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
@@ -32,7 +33,8 @@ import org.openqa.selenium.support.ui.Select;
 /**
  * Headless Chromium driving the console, for the console's browser tests: Debian's {@code chromium} and
  * {@code chromium-driver} (which {@code .ci/run} installs; {@code CHROMIUM_BINARY} and {@code CHROMEDRIVER_BINARY}
- * override the paths), launched with the flags of issue 19 and a fresh profile, its console log kept.
+ * override the paths), launched with exactly the flags of issue 19 and a fresh profile ({@code --user-data-dir}),
+ * its window sized through WebDriver, its console log kept.
  */
 final class ConsoleBrowser implements AutoCloseable {
 
@@ -73,12 +75,12 @@ final class ConsoleBrowser implements AutoCloseable {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--user-data-dir=" + Files.createDirectories(profile),
-                "--window-size=1400,1250");
+                "--disable-component-update", "--disable-sync", "--user-data-dir=" + Files.createDirectories(profile));
         LoggingPreferences logs = new LoggingPreferences();
         logs.enable(LogType.BROWSER, Level.ALL);
         options.setCapability(ChromeOptions.LOGGING_PREFS, logs);
         driver = new ChromeDriver(service, options);
+        driver.manage().window().setSize(new Dimension(1400, 1250));
     }
 
     /** Runs {@code script} in the page and answers its result as text: the page redraws tables, so a read is one script. */
