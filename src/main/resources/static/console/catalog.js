@@ -1,4 +1,4 @@
-// The catalog: tables, views and indexes, each index with its live hydration progress bar.
+// The catalog: tables (with their size and frontiers), views and indexes, each index with its live hydration progress bar.
 import { el, table, replace, millisTime, duration } from './dom.js';
 
 /**
@@ -49,8 +49,15 @@ export class CatalogView {
   }
 
   render(model) {
-    replace(this.tables, table(['name', 'id', 'columns'], model.tables.map(t => [t.name, t.id, columnsText(t.columns)]),
-      { class: 'grid' }));
+    const tableRows = model.tables.map(t => el('tr', { 'data-table': t.name },
+      el('td', {}, t.name),
+      el('td', {}, t.id),
+      el('td', {}, columnsText(t.columns)),
+      el('td', { class: 'num' }, t.records === undefined ? '–' : t.records.toLocaleString('en')),
+      el('td', { class: 'num small' }, millisTime(t.since)),
+      el('td', { class: 'num small' }, millisTime(t.write_frontier)),
+      el('td', { class: 'num' }, duration(lagOf(t.write_frontier, model.serverNow)))));
+    replace(this.tables, table(['name', 'id', 'columns', 'records', 'since', 'write frontier', 'lag'], tableRows, { class: 'grid' }));
     replace(this.views, model.views.length === 0 ? el('p', { class: 'muted' }, 'no views')
       : table(['name', 'id', 'columns'], model.views.map(v => [v.name, v.id, columnsText(v.columns)]), { class: 'grid' }));
     const live = new Set(model.indexes.map(i => i.id));
@@ -62,8 +69,7 @@ export class CatalogView {
     const rows = model.indexes.map(i => {
       const percent = hydrationPercent(i, model.progress.get(i.id), this.shown.get(i.id));
       this.shown.set(i.id, percent);
-      const lag = i.state === 'failed' || i.write_frontier === null || model.serverNow === null ? null
-        : Math.max(0, model.serverNow - i.write_frontier);
+      const lag = i.state === 'failed' ? null : lagOf(i.write_frontier, model.serverNow);
       return el('tr', { 'data-index': i.name, 'data-state': i.state },
         el('td', {}, i.name),
         el('td', {}, i.on),
@@ -83,6 +89,11 @@ export class CatalogView {
       replace(this.formOn, names.map(n => el('option', { value: n, selected: n === selected }, n)));
     }
   }
+}
+
+/** How far a write frontier is behind the server's present, in milliseconds; null when either is unknown or closed. */
+function lagOf(writeFrontier, serverNow) {
+  return writeFrontier === null || writeFrontier === undefined || serverNow === null ? null : Math.max(0, serverNow - writeFrontier);
 }
 
 function columnsText(columns) {

@@ -4,6 +4,7 @@ import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
 import dev.tandem.controller.ReadResult;
+import dev.tandem.controller.TableStatus;
 import dev.tandem.plan.PlanJson;
 import dev.tandem.row.Column;
 import dev.tandem.row.Row;
@@ -31,6 +32,15 @@ final class ApiJson {
         n.put("id", t.id());
         n.put("name", t.name());
         n.set("columns", columns(t.schema()));
+        return n;
+    }
+
+    /** A table with where it is in time and its size: {@code write_frontier}, {@code since} and {@code records}. */
+    static ObjectNode table(TableStatus s) {
+        ObjectNode n = table(s.table());
+        frontier(n, "write_frontier", s.writeFrontier());
+        frontier(n, "since", s.since());
+        n.put("records", s.records());
         return n;
     }
 

@@ -2,6 +2,7 @@ package dev.tandem.api;
 
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerException;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import java.net.URI;
@@ -88,7 +89,7 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listTables(ServerRequest request) {
-        return list(CatalogEntry.Table.class, ApiJson::table);
+        return list(CatalogEntry.Table.class, t -> ApiJson.table(controller.tableStatus(t)));
     }
 
     /** The catalog entries of one kind, each written by {@code json}. */
@@ -96,14 +97,20 @@ final class CatalogHandler {
         ArrayNode a = JsonNodeFactory.instance.arrayNode();
         for (CatalogEntry e : controller.catalog()) {
             if (kind.isInstance(e)) {
-                a.add(json.apply(kind.cast(e)));
+                try {
+                    a.add(json.apply(kind.cast(e)));
+                } catch (ControllerException gone) {
+                    if (gone.kind() != ControllerException.Kind.NOT_FOUND) {
+                        throw gone;
+                    } // dropped since the catalog was read: not listed, as a moment later
+                }
             }
         }
         return ok(a);
     }
 
     Mono<ServerResponse> getTable(ServerRequest request) {
-        return ok(ApiJson.table(require(request.pathVariable("name"), CatalogEntry.Table.class)));
+        return ok(ApiJson.table(controller.tableStatus(require(request.pathVariable("name"), CatalogEntry.Table.class))));
     }
 
     Mono<ServerResponse> dropTable(ServerRequest request) {
@@ -205,7 +212,7 @@ final class CatalogHandler {
     private <T extends CatalogEntry> T require(String name, Class<T> kind) {
         CatalogEntry e = controller.entry(name);
         if (!kind.isInstance(e)) {
-            throw new dev.tandem.controller.ControllerException(dev.tandem.controller.ControllerException.Kind.NOT_FOUND,
+            throw new ControllerException(ControllerException.Kind.NOT_FOUND,
                     "'" + name + "' is a " + kindName(e.getClass()) + ", not a " + kindName(kind));
         }
         return kind.cast(e);

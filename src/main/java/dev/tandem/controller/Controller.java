@@ -426,6 +426,18 @@ public final class Controller implements AutoCloseable {
         return system.containsKey(name) ? system.get(name) : catalog.require(name);
     }
 
+    /**
+     * The table {@code table} as storage holds it now; a table dropped since its entry was read is not
+     * found (404), as it would be a moment later.
+     */
+    public TableStatus tableStatus(CatalogEntry.Table table) {
+        try {
+            return new TableStatus(table, storage.upper(table.id()), storage.since(table.id()), storage.records(table.id()));
+        } catch (IllegalArgumentException e) { // storage's unknown table
+            throw ControllerException.notFound("table '" + table.name() + "' was dropped");
+        }
+    }
+
     public IndexStatus indexStatus(String name) {
         CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
         if (!(e instanceof CatalogEntry.Index i)) {

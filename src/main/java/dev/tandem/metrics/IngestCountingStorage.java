@@ -89,6 +89,11 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public long records(String id) {
+        return delegate.records(id);
+    }
+
+    @Override
     public void allowCompaction(String id, Frontier since) {
         delegate.allowCompaction(id, since);
     }

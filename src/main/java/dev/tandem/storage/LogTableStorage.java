@@ -154,6 +154,13 @@ final class LogTableStorage implements TableStorage {
     }
 
     @Override
+    public long records(String id) {
+        synchronized (applied.lock) {
+            return applied.table(id).size();
+        }
+    }
+
+    @Override
     public void allowCompaction(String id, Frontier since) {
         Objects.requireNonNull(since, "since");
         if (since.isEmpty()) {

@@ -339,6 +339,11 @@ final class ReplicatedTableStorage implements TableStorage {
     }
 
     @Override
+    public long records(String id) {
+        return applied.records(id);
+    }
+
+    @Override
     public void allowCompaction(String id, Frontier since) {
         applied.allowCompaction(id, since);
     }

@@ -70,6 +70,9 @@ public interface TableStorage extends AutoCloseable {
     /** The table's compaction frontier: reads at times at or beyond it are correct. */
     Frontier since(String id);
 
+    /** The updates the table holds now, once consolidated as far as its compaction allows (a measure of its size). */
+    long records(String id);
+
     /**
      * Allows the table to forget history before {@code since}; the frontier only moves forward (an
      * earlier frontier is ignored). The empty frontier is rejected: use {@link #dropTable}.

@@ -52,6 +52,13 @@ class ApiJourneyTest {
             assertThat(w.status()).isEqualTo(200);
             assertThat(w.json().get("timestamp").isIntegralNumber()).isTrue();
             assertThat(s.post("/v1/tables/customers/rows", "{\"insert\":[[10,\"ada\"],[20,\"bob\"]]}").status()).isEqualTo(200);
+            // A table's status: past the write just acknowledged, readable from before it, holding its three rows.
+            JsonNode orders = s.get("/v1/tables/orders").json();
+            assertThat(orders.get("write_frontier").longValue()).isGreaterThan(w.json().get("timestamp").longValue());
+            assertThat(orders.get("since").longValue()).isLessThanOrEqualTo(w.json().get("timestamp").longValue());
+            assertThat(orders.get("records").longValue()).isEqualTo(3);
+            assertThat(s.get("/v1/tables").json().findValues("records").stream().map(JsonNode::longValue).sorted().toList())
+                    .containsExactly(2L, 3L);
 
             Response idx = s.post("/v1/indexes", "{\"name\":\"orders_by_id\",\"on\":\"orders\",\"key\":[\"id\"]}");
             assertThat(idx.status()).isEqualTo(201);

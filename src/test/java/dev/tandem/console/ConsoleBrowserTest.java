@@ -104,6 +104,12 @@ class ConsoleBrowserTest {
         await("the records column shows every row").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                 .until(() -> browser.js("return document.querySelector(arguments[0]).textContent", row)
                         .contains(String.format(Locale.ENGLISH, "%,d", ROWS)));
+        // The table's own row: its records (one update per row written) and where its write frontier stands.
+        String tableRow = "tr[data-table='events']";
+        await("the table shows its records").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> browser.js("return document.querySelector(arguments[0]).textContent", tableRow)
+                        .contains(String.format(Locale.ENGLISH, "%,d", ROWS)));
+        assertThat(browser.tableCells("#tables table").get(0)).containsExactly("name", "id", "columns", "records", "since", "write frontier", "lag");
 
         new Select(page.findElement(By.id("lookup-index"))).selectByValue("events_by_id");
         WebElement key = page.findElement(By.id("lookup-key"));
