@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
 import dev.tandem.config.SecurityProperties;
+import dev.tandem.controller.ReadAdmission;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AccessTable;
 import dev.tandem.security.AuditLog;
@@ -59,12 +60,13 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * Spring Security wiring of {@link ApiAccess}: bearer authentication (API tokens, and JWTs when a JWT
  * issuer is configured), the role of every declared route, refusal of every undeclared one,
  * problem+json 401/403 answers, token rotation on {@code /actuator/refresh}, the audit trail and the
- * per-principal peek limit. With no credentials configured (loopback only, see {@code ProtectedDefaults})
+ * per-principal read limits. With no credentials configured (loopback only, see {@code ProtectedDefaults})
  * every request is let through as before.
  */
 @Configuration(proxyBeanMethods = false)
@@ -103,7 +105,8 @@ public class ApiSecurity {
     PrincipalLimits tandemPrincipalLimits(SecurityProperties props, ObjectProvider<MeterRegistry> meters) {
         // Without credentials every caller is the same anonymous one: no limit per principal.
         boolean on = props.credentialsConfigured();
-        return new PrincipalLimits(on ? props.limits().maxConcurrentPeeks() : 0, on ? props.limits().maxSubscriptions() : 0, (principal, kind) -> {
+        SecurityProperties.Limits l = props.limits();
+        return new PrincipalLimits(on ? l.maxConcurrentPeeks() : 0, on ? l.maxPendingDataflows() : 0, on ? l.maxSubscriptions() : 0, (principal, kind) -> {
             MeterRegistry m = meters.getIfAvailable();
             if (m != null) {
                 m.counter("tandem.principal.limited", "principal", principal, "kind", kind.name().toLowerCase(java.util.Locale.ROOT)).increment();
@@ -126,7 +129,7 @@ public class ApiSecurity {
                 SecurityProperties next = Binder.get(environment).bindOrCreate("tandem.security", SecurityProperties.class);
                 List<String> before = tokens.names();
                 tokens.replace(next.apiTokens());
-                limits.setLimits(next.limits().maxConcurrentPeeks(), next.limits().maxSubscriptions());
+                limits.setLimits(next.limits().maxConcurrentPeeks(), next.limits().maxPendingDataflows(), next.limits().maxSubscriptions());
                 LOG.info("API tokens re-read: {} (before: {})", tokens.names(), before);
             } catch (RuntimeException e) {
                 LOG.warn("API tokens were not changed: {}", e.getMessage());
@@ -267,7 +270,9 @@ public class ApiSecurity {
 
     /**
      * Audits every catalog change, drop and settings change (the non-GET routes that need {@code admin})
-     * with its outcome, and holds each HTTP peek against the caller's concurrent-peek limit (429 over it).
+     * with its outcome, and gives each request that may read ({@code /v1/peek}, index lookups,
+     * introspection, {@code /v1/sql}) its caller's {@link PrincipalLimits#admission}, which the controller
+     * asks for each read and each slow-path dataflow (429 over a limit).
      */
     @Bean
     WebFilter tandemAuditAndLimits(AuditLog audit, PrincipalLimits limits) {
@@ -275,7 +280,7 @@ public class ApiSecurity {
         List<AccessTable.Route> audited = ApiAccess.TABLE.routes().stream()
                 .filter(r -> r.role() == Role.ADMIN && !r.method().equals("GET")).toList();
         List<PathPattern> auditedPatterns = audited.stream().map(r -> parser.parse(r.pattern())).toList();
-        List<PathPattern> peeks = List.of(parser.parse("/v1/peek"), parser.parse("/v1/indexes/{name}/rows"),
+        List<PathPattern> reads = List.of(parser.parse("/v1/peek"), parser.parse("/v1/sql"), parser.parse("/v1/indexes/{name}/rows"),
                 parser.parse("/v1/introspection/{name}"));
         return new OrderedFilter((exchange, chain) -> {
             var request = exchange.getRequest();
@@ -287,9 +292,9 @@ public class ApiSecurity {
                     break;
                 }
             }
-            boolean peek = peeks.stream().anyMatch(p -> p.matches(path))
-                    && (request.getMethod() == HttpMethod.POST || request.getMethod() == HttpMethod.GET);
-            if (match < 0 && !peek) {
+            boolean read = (request.getMethod() == HttpMethod.POST || request.getMethod() == HttpMethod.GET)
+                    && reads.stream().anyMatch(p -> p.matches(path));
+            if (match < 0 && !read) {
                 return chain.filter(exchange);
             }
             boolean change = match >= 0;
@@ -302,13 +307,7 @@ public class ApiSecurity {
                                 s == reactor.core.publisher.SignalType.CANCEL ? "cancelled" : String.valueOf(status == null ? 0 : status.value()));
                     });
                 }
-                PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.PEEKS);
-                if (permit == null) {
-                    return ProblemExceptionHandler.write(exchange, new Problem(429, "https://tandem.dev/problems/too-many-requests",
-                            "Too Many Requests", "'" + who + "' has " + limits.limit(PrincipalLimits.Kind.PEEKS)
-                            + " peeks in flight, its limit (tandem.security.limits.max-concurrent-peeks); retry when some finish", 1));
-                }
-                return chain.filter(exchange).doFinally(s -> permit.close());
+                return chain.filter(exchange).contextWrite(Context.of(ReadAdmission.class, limits.admission(who)));
             });
         });
     }

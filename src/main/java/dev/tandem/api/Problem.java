@@ -49,6 +49,7 @@ public record Problem(int status, String type, String title, String detail, long
             case BEFORE_SINCE -> of(HttpStatus.CONFLICT, "before-since", c.getMessage());
             case TOO_LARGE -> of(HttpStatus.CONTENT_TOO_LARGE, "result-too-large", c.getMessage());
             case OVERLOADED -> new Problem(503, TYPE_PREFIX + "overloaded", "Service Unavailable", c.getMessage(), 1);
+            case LIMITED -> new Problem(429, TYPE_PREFIX + "too-many-requests", "Too Many Requests", c.getMessage(), 1);
             case TIMEOUT -> of(HttpStatus.GATEWAY_TIMEOUT, "timeout", c.getMessage());
         };
     }

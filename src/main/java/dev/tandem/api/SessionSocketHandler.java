@@ -6,6 +6,7 @@ import dev.tandem.controller.Controller;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
+import dev.tandem.controller.ReadAdmission;
 import dev.tandem.json.StrictJson;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.PrincipalLimits;
@@ -26,6 +27,7 @@ import org.springframework.web.reactive.socket.WebSocketSession;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -111,7 +113,9 @@ final class SessionSocketHandler implements WebSocketHandler {
                     }
                     return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who, address);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
-                .takeUntilOther(session.closeStatus());
+                .takeUntilOther(session.closeStatus())
+                // Each peek and SQL query is admitted against the caller's own limits (reads in flight, slow-path dataflows).
+                .contextWrite(Context.of(ReadAdmission.class, limits.admission(who)));
         return session.send(out.map(b -> new WebSocketMessage(WebSocketMessage.Type.TEXT, session.bufferFactory().wrap(b))))
                 .doFinally(s -> {
                     subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty);
@@ -152,17 +156,8 @@ final class SessionSocketHandler implements WebSocketHandler {
                         throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
                                 + " peeks may be in flight on one connection; wait for some to finish");
                     }
-                    PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.PEEKS);
-                    if (permit == null) {
-                        peeks.decrementAndGet();
-                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' has " + limits.limit(PrincipalLimits.Kind.PEEKS)
-                                + " peeks in flight, its limit (tandem.security.limits.max-concurrent-peeks); retry when some finish");
-                    }
                     yield Mono.defer(() -> controller.read(decoder.read(read)))
-                            .doFinally(sig -> {
-                                peeks.decrementAndGet();
-                                permit.close();
-                            })
+                            .doFinally(sig -> peeks.decrementAndGet())
                             .map(r -> {
                                 ObjectNode n = reply("peek_result", correlation);
                                 n.set("result", ApiJson.result(r));

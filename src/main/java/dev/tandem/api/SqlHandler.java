@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -57,8 +58,13 @@ final class SqlHandler {
                 .flatMap(CatalogHandler::ok)
                 .onErrorResume(SqlException.class, e -> {
                     ObjectNode p = problem(e, path);
-                    return ServerResponse.status(p.get("status").intValue()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                            .bodyValue(p.toString());
+                    int status = p.get("status").intValue();
+                    ServerResponse.BodyBuilder answer = ServerResponse.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
+                    if (status == 429 || status == 503) {
+                        // Over the caller's or the server's limit of reads: worth retrying shortly.
+                        answer.header(HttpHeaders.RETRY_AFTER, "1");
+                    }
+                    return answer.bodyValue(p.toString());
                 });
     }
 
@@ -170,6 +176,7 @@ final class SqlHandler {
             case SqlException.DUPLICATE_OBJECT, SqlException.DEPENDENT_OBJECTS, "55000", SqlException.SNAPSHOT_TOO_OLD -> 409;
             case SqlException.CANCELED -> 504;
             case SqlException.TOO_MANY_READS -> 503;
+            case "53400" -> 429;
             case "53100" -> 507;
             case SqlException.PROGRAM_LIMIT -> 413;
             case SqlException.INTERNAL -> 500;

@@ -41,11 +41,13 @@ public record SecurityProperties(
     }
 
     /**
-     * Per principal, when credentials are in use: peeks in flight (HTTP and WebSocket together) and
-     * WebSocket subscriptions held at once; 0 means unlimited. Over a limit a request gets 429 with
-     * {@code Retry-After}.
+     * Per principal, when credentials are in use: reads in flight (peeks, lookups and SQL queries over
+     * HTTP, the WebSocket and the wire protocol together), slow-path reads among them whose transient
+     * dataflow is pending on compute, and change streams held at once; 0 means unlimited. Over a limit a
+     * request gets 429 with {@code Retry-After} (the wire protocol {@code 53400}).
      */
-    public record Limits(@DefaultValue("64") int maxConcurrentPeeks, @DefaultValue("256") int maxSubscriptions) {
+    public record Limits(@DefaultValue("64") int maxConcurrentPeeks, @DefaultValue("16") int maxPendingDataflows,
+            @DefaultValue("256") int maxSubscriptions) {
     }
 
     /** Whether any credentials are configured; without them the server is open but bound to loopback only. */

@@ -70,7 +70,7 @@ public class SqlConfiguration {
         TandemProperties.Pgwire pg = props.pgwire();
         return new PgWireHolder(pg.port() < 0 ? null
                 : PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
-                        limits.getIfAvailable(() -> new PrincipalLimits(0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),
+                        limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),
                         pg.host(), pg.port()));
     }
 

@@ -562,25 +562,35 @@ public final class Controller implements AutoCloseable {
 
     // ------------------------------------------------------------------ reads
 
-    /** Answers a read: a fast-path peek of an index when it can, else a slow-path transient dataflow. */
+    /**
+     * Answers a read: a fast-path peek of an index when it can, else a slow-path transient dataflow; each
+     * admitted by the {@link ReadAdmission} in the subscriber's context (the caller's own limits) before
+     * the server's limit of reads in flight.
+     */
     public Mono<ReadResult> read(ReadRequest req) {
-        return Mono.defer(() -> {
+        return Mono.deferContextual(context -> {
+            ReadAdmission admission = ReadAdmission.of(context);
+            Runnable admitted = admission.read();
             if (pending.incrementAndGet() > settings.get().maxPendingPeeks()) {
                 pending.decrementAndGet();
+                admitted.run();
                 return Mono.error(new ControllerException(ControllerException.Kind.OVERLOADED,
                         "too many reads in flight (" + settings.get().maxPendingPeeks() + "); retry shortly"));
             }
             Mono<ReadResult> r;
             try {
-                r = plan(req);
+                r = plan(req, admission);
             } catch (RuntimeException e) {
                 r = Mono.error(e);
             }
-            return r.doFinally(s -> pending.decrementAndGet());
+            return r.doFinally(s -> {
+                pending.decrementAndGet();
+                admitted.run();
+            });
         });
     }
 
-    private Mono<ReadResult> plan(ReadRequest req) {
+    private Mono<ReadResult> plan(ReadRequest req, ReadAdmission admission) {
         if ((req.from() == null) == (req.plan() == null)) {
             throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
         }
@@ -605,10 +615,11 @@ public final class Controller implements AutoCloseable {
             if (req.keys() != null) {
                 throw ControllerException.invalid("key: a key lookup needs an index; '" + req.from() + "' has none");
             }
-            return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout);
+            return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout,
+                    admission);
         }
         List<DatumType> types = planner.typeByName(req.plan(), "plan");
-        return slowPath(req.plan(), planner.defaultNames(req.plan(), types.size()), req, strict, timeout);
+        return slowPath(req.plan(), planner.defaultNames(req.plan(), types.size()), req, strict, timeout, admission);
     }
 
     /** The arity of the first key row, or -1 when there is none to go by. */
@@ -679,7 +690,8 @@ public final class Controller implements AutoCloseable {
                 .doFinally(x -> held.release().run());
     }
 
-    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout) {
+    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout,
+            ReadAdmission admission) {
         ReadPlanner.Expansion x = planner.expand(byName, true, "plan");
         Schema schema = planner.resultSchema(x, names);
         ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), schema);
@@ -688,7 +700,15 @@ public final class Controller implements AutoCloseable {
         }
         List<IndexState> inputs = x.importedStates();
         List<Runnable> releases = new ArrayList<>();
-        long t = policy.hold(strict, req.asOf(), inputs, List.copyOf(x.sources.keySet()), releases, time -> { });
+        Runnable admitted = admission.dataflow();
+        long t;
+        try {
+            t = policy.hold(strict, req.asOf(), inputs, List.copyOf(x.sources.keySet()), releases, time -> { });
+        } catch (RuntimeException e) {
+            admitted.run();
+            throw e;
+        }
+        releases.add(admitted);
         String tid = catalog.allocateTransientId();
         Plan shaped = shape.mfp().isIdentity() ? x.plan : new Plan.MapFilterProject(x.plan, shape.mfp());
         DataflowDescription desc = x.dataflow(tid, shaped, ReadPlanner.allColumns(shape.columns().size()), t, t + 1);

@@ -17,6 +17,8 @@ public final class ControllerException extends RuntimeException {
         TOO_LARGE,
         /** Too many pending peeks: try again later (503 with Retry-After). */
         OVERLOADED,
+        /** The caller is at one of its own limits (per principal): try again when some of its reads end (429 with Retry-After). */
+        LIMITED,
         /** The read could not be answered in time (504). */
         TIMEOUT
     }

@@ -1,5 +1,6 @@
 package dev.tandem.pgwire;
 
+import dev.tandem.controller.ReadAdmission;
 import dev.tandem.row.DatumType;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
@@ -47,7 +48,8 @@ import reactor.core.publisher.Sinks;
  * cursors declared in it; ReadyForQuery reports the block ({@code I}, {@code T}, {@code E}), every error
  * answered fails an open block, and the end of the connection closes the cursors. Each change stream
  * (a SUBSCRIBE as COPY or as a cursor) holds one of the principal's subscription permits
- * ({@link PrincipalLimits}; {@code 53400} over the limit) while it runs.
+ * ({@link PrincipalLimits}; {@code 53400} over the limit) while it runs, and each query is admitted
+ * against the principal's limits of reads in flight and of slow-path dataflows ({@code 53400} too).
  *
  * <p><b>Errors.</b> A {@link SqlException} is answered with its SQLSTATE; a malformed message ends the
  * connection ({@code 08P01}); any other failure of a statement is a bug, answered {@code XX000} and logged
@@ -178,7 +180,9 @@ final class PgSession {
 
     Flux<ByteBuf> handle(PgMessage m) {
         try {
-            return Flux.from(dispatch(m)).onErrorResume(e -> !(e instanceof Close), e -> Mono.just(unexpected(m, e)));
+            return Flux.from(dispatch(m)).onErrorResume(e -> !(e instanceof Close), e -> Mono.just(unexpected(m, e)))
+                    // Each query is admitted against the principal's own limits (reads in flight, slow-path dataflows).
+                    .contextWrite(context -> context.put(ReadAdmission.class, limits.admission(principal == null ? ANONYMOUS : principal.name())));
         } catch (Close c) {
             return Flux.error(c);
         } catch (SqlException e) {

@@ -57,7 +57,7 @@ public final class PgWireServer implements AutoCloseable {
      * recorded in {@code audit}; {@code tls} (or null) is offered to clients that ask for it.
      */
     public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, SslContext tls, String host, int port) {
-        return start(engine, authenticator, audit, new PrincipalLimits(0, 0), tls, host, port);
+        return start(engine, authenticator, audit, new PrincipalLimits(0, 0, 0), tls, host, port);
     }
 
     /**

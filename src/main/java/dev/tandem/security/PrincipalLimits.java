@@ -1,17 +1,38 @@
 package dev.tandem.security;
 
+import dev.tandem.controller.ControllerException;
+import dev.tandem.controller.ReadAdmission;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
- * Per-principal limits on work held at once (peeks in flight, subscriptions), so that one client
- * cannot starve the others. A holder takes a permit and closes it when the work ends.
+ * Per-principal limits on work held at once (reads in flight, slow-path reads' transient dataflows,
+ * subscriptions), so that one client cannot starve the others. A holder takes a permit and closes it
+ * when the work ends.
  */
 public final class PrincipalLimits {
 
-    /** A kind of work that is limited per principal. */
-    public enum Kind { PEEKS, SUBSCRIPTIONS }
+    /** A kind of work that is limited per principal, with the property that sets its limit. */
+    public enum Kind {
+        /** Reads in flight: peeks, index lookups, introspection reads and SQL queries, over every surface. */
+        PEEKS("max-concurrent-peeks"),
+        /** Slow-path reads whose transient dataflow is pending on compute (a subset of the reads in flight). */
+        DATAFLOWS("max-pending-dataflows"),
+        /** Change streams held open: WebSocket subscriptions, SSE streams, wire-protocol SUBSCRIBEs. */
+        SUBSCRIPTIONS("max-subscriptions");
+
+        private final String property;
+
+        Kind(String property) {
+            this.property = property;
+        }
+
+        /** The property that sets this limit. */
+        public String property() {
+            return "tandem.security.limits." + property;
+        }
+    }
 
     /** A held unit of work; closing it more than once releases it once. */
     public interface Permit extends AutoCloseable {
@@ -22,22 +43,24 @@ public final class PrincipalLimits {
     private final ConcurrentHashMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
     private final BiConsumer<String, Kind> refused;
     private volatile int maxPeeks;
+    private volatile int maxDataflows;
     private volatile int maxSubscriptions;
 
     /** Limits per principal; 0 means unlimited. */
-    public PrincipalLimits(int maxPeeks, int maxSubscriptions) {
-        this(maxPeeks, maxSubscriptions, (principal, kind) -> { });
+    public PrincipalLimits(int maxPeeks, int maxDataflows, int maxSubscriptions) {
+        this(maxPeeks, maxDataflows, maxSubscriptions, (principal, kind) -> { });
     }
 
     /** Limits per principal; {@code refused} hears of each refusal (to count it by principal). */
-    public PrincipalLimits(int maxPeeks, int maxSubscriptions, BiConsumer<String, Kind> refused) {
+    public PrincipalLimits(int maxPeeks, int maxDataflows, int maxSubscriptions, BiConsumer<String, Kind> refused) {
         this.refused = refused;
-        setLimits(maxPeeks, maxSubscriptions);
+        setLimits(maxPeeks, maxDataflows, maxSubscriptions);
     }
 
     /** Changes the limits (a live setting); work already held is not revoked. */
-    public void setLimits(int maxPeeks, int maxSubscriptions) {
+    public void setLimits(int maxPeeks, int maxDataflows, int maxSubscriptions) {
         this.maxPeeks = maxPeeks;
+        this.maxDataflows = maxDataflows;
         this.maxSubscriptions = maxSubscriptions;
     }
 
@@ -58,9 +81,41 @@ public final class PrincipalLimits {
         };
     }
 
+    /**
+     * The admission of {@code principal}'s reads: each takes a {@link Kind#PEEKS} permit, and each
+     * slow-path read's dataflow a {@link Kind#DATAFLOWS} permit; at a limit the read is refused with
+     * {@link ControllerException.Kind#LIMITED} naming the property (HTTP 429, SQLSTATE 53400).
+     */
+    public ReadAdmission admission(String principal) {
+        return new ReadAdmission() {
+            @Override
+            public Runnable read() {
+                return acquire(principal, Kind.PEEKS, "reads in flight");
+            }
+
+            @Override
+            public Runnable dataflow() {
+                return acquire(principal, Kind.DATAFLOWS, "slow-path reads with a dataflow pending");
+            }
+        };
+    }
+
+    private Runnable acquire(String principal, Kind kind, String what) {
+        Permit permit = tryAcquire(principal, kind);
+        if (permit == null) {
+            throw new ControllerException(ControllerException.Kind.LIMITED, "'" + principal + "' has " + limit(kind) + " " + what
+                    + ", its limit (" + kind.property() + "); retry when some finish");
+        }
+        return permit::close;
+    }
+
     /** The current limit of {@code kind} (0: unlimited). */
     public int limit(Kind kind) {
-        return kind == Kind.PEEKS ? maxPeeks : maxSubscriptions;
+        return switch (kind) {
+            case PEEKS -> maxPeeks;
+            case DATAFLOWS -> maxDataflows;
+            case SUBSCRIPTIONS -> maxSubscriptions;
+        };
     }
 
     /** Units of {@code kind} that {@code principal} holds now. */

@@ -34,6 +34,7 @@ final class SqlErrors {
             case BEFORE_SINCE -> SqlException.SNAPSHOT_TOO_OLD;
             case TOO_LARGE -> SqlException.PROGRAM_LIMIT;
             case OVERLOADED -> SqlException.TOO_MANY_READS;
+            case LIMITED -> "53400";
             case TIMEOUT -> SqlException.CANCELED;
         };
     }

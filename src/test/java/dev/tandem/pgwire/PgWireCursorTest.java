@@ -90,7 +90,7 @@ class PgWireCursorTest {
 
     @Test
     void pgjdbcFetchesASubscribesChangesFromACursor() throws Exception {
-        PrincipalLimits limits = new PrincipalLimits(0, 10);
+        PrincipalLimits limits = new PrincipalLimits(0, 0, 10);
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = start(stack, limits);
                 Connection writer = connect(server, "");
@@ -164,7 +164,7 @@ class PgWireCursorTest {
     @Test
     void cursorErrorsCarryPostgresStatesAndTheSessionGoesOn() throws Exception {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = start(stack, new PrincipalLimits(0, 0));
+                PgWireServer server = start(stack, new PrincipalLimits(0, 0, 0));
                 Connection c = connect(server, "");
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k bigint NOT NULL)");
@@ -196,7 +196,7 @@ class PgWireCursorTest {
 
     @Test
     void theEndOfTheConnectionEndsItsCursorsSubscriptions() throws Exception {
-        PrincipalLimits limits = new PrincipalLimits(0, 10);
+        PrincipalLimits limits = new PrincipalLimits(0, 0, 10);
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = start(stack, limits);
                 Connection writer = connect(server, "");
@@ -226,7 +226,7 @@ class PgWireCursorTest {
 
     @Test
     void subscriptionsAreLimitedPerPrincipal() throws Exception {
-        PrincipalLimits limits = new PrincipalLimits(0, 2);
+        PrincipalLimits limits = new PrincipalLimits(0, 0, 2);
         PgAuthenticator tokens = new PgAuthenticator() {
             @Override
             public boolean asksPassword() {
@@ -299,7 +299,7 @@ class PgWireCursorTest {
     @Test
     void anUnexpectedFailureIsAnsweredXX000AndTheSessionGoesOn() throws Exception {
         // a broken refusal counter stands for any bug below the session: it throws where no SQL error is expected
-        PrincipalLimits limits = new PrincipalLimits(0, 1, (principal, kind) -> {
+        PrincipalLimits limits = new PrincipalLimits(0, 0, 1, (principal, kind) -> {
             throw new IllegalStateException("the refusal counter broke");
         });
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
@@ -340,7 +340,7 @@ class PgWireCursorTest {
         }
         Assumptions.assumeTrue(psql != null, "psql is not installed");
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = start(stack, new PrincipalLimits(0, 0))) {
+                PgWireServer server = start(stack, new PrincipalLimits(0, 0, 0))) {
             SqlSession session = new SqlSession();
             stack.engine().execute("CREATE TABLE t (k bigint NOT NULL, v text)", List.of(), session).block(Duration.ofSeconds(30));
             SqlResult a = stack.engine().execute("INSERT INTO t VALUES (1, 'one'), (2, 'two')", List.of(), session).block(Duration.ofSeconds(30));

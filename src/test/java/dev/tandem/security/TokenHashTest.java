@@ -88,7 +88,7 @@ class TokenHashTest {
 
     @Test
     void aPrincipalAtItsLimitIsRefusedUntilAPermitCloses() {
-        PrincipalLimits limits = new PrincipalLimits(2, 0);
+        PrincipalLimits limits = new PrincipalLimits(2, 0, 0);
         PrincipalLimits.Permit a = limits.tryAcquire("ada", PrincipalLimits.Kind.PEEKS);
         PrincipalLimits.Permit b = limits.tryAcquire("ada", PrincipalLimits.Kind.PEEKS);
         assertThat(limits.tryAcquire("ada", PrincipalLimits.Kind.PEEKS)).isNull();
