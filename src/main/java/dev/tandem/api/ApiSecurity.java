@@ -46,7 +46,6 @@ import org.springframework.security.oauth2.jwt.JwtClaimValidator;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
-import org.springframework.security.oauth2.jwt.ReactiveJwtDecoders;
 import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
@@ -156,9 +155,11 @@ public class ApiSecurity {
     }
 
     private static ReactiveAuthenticationManager jwtManager(SecurityProperties.Jwt config) {
+        // With an issuer alone, its keys are found through its discovery document when the first JWT
+        // arrives: the identity provider need not be up for Tandem to start.
         NimbusReactiveJwtDecoder decoder = config.jwkSetUri() != null && !config.jwkSetUri().isBlank()
                 ? NimbusReactiveJwtDecoder.withJwkSetUri(config.jwkSetUri()).build()
-                : (NimbusReactiveJwtDecoder) ReactiveJwtDecoders.fromIssuerLocation(config.issuerUri());
+                : NimbusReactiveJwtDecoder.withIssuerLocation(config.issuerUri()).build();
         List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
         validators.add(config.issuerUri() != null && !config.issuerUri().isBlank()
                 ? JwtValidators.createDefaultWithIssuer(config.issuerUri()) : JwtValidators.createDefault());

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,9 +30,10 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 
 /**
- * JWT bearer tokens: a key pair generated here, its JWKS served by a local HTTP server; a valid token's
- * roles claim decides what it may do, and an expired, not-yet-valid, wrongly issued, wrongly addressed,
- * badly signed or unsigned ({@code alg: none}) token is refused with 401.
+ * JWT bearer tokens: a key pair generated here, its JWKS (and an issuer's discovery document) served
+ * by a local HTTP server; a valid token's roles claim decides what it may do, and an expired,
+ * not-yet-valid, wrongly issued, wrongly addressed, badly signed or unsigned ({@code alg: none}) token
+ * is refused with 401. Both configurations: a JWKS URI, and an issuer alone.
  */
 class JwtAuthenticationTest {
 
@@ -40,54 +42,99 @@ class JwtAuthenticationTest {
     @TempDir
     Path dir;
 
+    /**
+     * {@code jwk-set-uri} with an expected issuer: the keys are fetched from the JWKS URI, the issuer is
+     * checked in each token.
+     */
     @Test
     void aValidJwtIsAuthorizedByItsRolesClaimAndEveryInvalidOneIsRefused() throws Exception {
         RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
-        RSAKey impostor = new RSAKeyGenerator(2048).keyID("k1").generate();
         HttpServer jwks = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        byte[] keys = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
-        jwks.createContext("/jwks", exchange -> {
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, keys.length);
-            exchange.getResponseBody().write(keys);
-            exchange.close();
-        });
+        serve(jwks, "/jwks", new JWKSet(key.toPublicJWK()).toString());
         jwks.start();
         try (TandemServer s = new TandemServer(dir, Map.of(
                 "tandem.security.jwt.jwk-set-uri", "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks",
                 "tandem.security.jwt.issuer-uri", ISSUER,
                 "tandem.security.jwt.audience", "tandem",
                 "tandem.security.jwt.roles-claim", "tandem_roles"))) {
-            Instant now = Instant.now();
-            String reader = sign(key, c -> c.claim("tandem_roles", List.of("reader", "some-other-app-role")));
-            assertThat(status(s, reader, HttpMethod.GET, "/v1/tables")).isEqualTo(200);
-            assertThat(status(s, reader, HttpMethod.POST, "/v1/tables")).isEqualTo(403);
-            String admin = sign(key, c -> c.claim("tandem_roles", "admin"));
-            assertThat(status(s, admin, HttpMethod.POST, "/v1/tables")).as("admin passes to the handler, which wants a body").isEqualTo(400);
-
-            Map<String, String> refused = Map.of(
-                    "expired", sign(key, c -> c.expirationTime(Date.from(now.minusSeconds(600)))),
-                    "not yet valid", sign(key, c -> c.notBeforeTime(Date.from(now.plusSeconds(600)))),
-                    "wrong issuer", sign(key, c -> c.issuer("https://elsewhere.test")),
-                    "wrong audience", sign(key, c -> c.audience("another-service")),
-                    "bad signature", sign(impostor, c -> { }),
-                    "alg none", new PlainJWT(claims(now, c -> { })).serialize());
-            refused.forEach((why, token) -> assertThat(status(s, token, HttpMethod.GET, "/v1/tables")).as(why).isEqualTo(401));
+            authorizesByRolesAndRefusesEveryInvalidToken(s, key, ISSUER);
         } finally {
             jwks.stop(0);
         }
     }
 
-    private static JWTClaimsSet claims(Instant now, Consumer<JWTClaimsSet.Builder> change) {
-        JWTClaimsSet.Builder c = new JWTClaimsSet.Builder().subject("ada").issuer(ISSUER).audience("tandem")
+    /**
+     * {@code issuer-uri} alone: the keys are found through the issuer's discovery document
+     * ({@code /.well-known/openid-configuration}), fetched when the first token arrives, not at start-up.
+     */
+    @Test
+    void anIssuerAloneIsDiscoveredWhenTheFirstTokenArrives() throws Exception {
+        RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
+        HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        String issuer = "http://127.0.0.1:" + idp.getAddress().getPort() + "/realms/tandem";
+        AtomicInteger discovered = new AtomicInteger();
+        serve(idp, "/realms/tandem/jwks", new JWKSet(key.toPublicJWK()).toString());
+        idp.createContext("/realms/tandem/.well-known/openid-configuration", exchange -> {
+            discovered.incrementAndGet();
+            reply(exchange, "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/jwks\","
+                    + "\"subject_types_supported\":[\"public\"],\"response_types_supported\":[\"code\"]}");
+        });
+        idp.start();
+        try (TandemServer s = new TandemServer(dir, Map.of(
+                "tandem.security.jwt.issuer-uri", issuer,
+                "tandem.security.jwt.audience", "tandem",
+                "tandem.security.jwt.roles-claim", "tandem_roles"))) {
+            assertThat(discovered.get()).as("nothing is fetched at start-up").isZero();
+            authorizesByRolesAndRefusesEveryInvalidToken(s, key, issuer);
+            assertThat(discovered.get()).isPositive();
+        } finally {
+            idp.stop(0);
+        }
+    }
+
+    private static void authorizesByRolesAndRefusesEveryInvalidToken(TandemServer s, RSAKey key, String issuer) throws Exception {
+        RSAKey impostor = new RSAKeyGenerator(2048).keyID(key.getKeyID()).generate();
+        Instant now = Instant.now();
+        String reader = sign(key, issuer, c -> c.claim("tandem_roles", List.of("reader", "some-other-app-role")));
+        assertThat(status(s, reader, HttpMethod.GET, "/v1/tables")).isEqualTo(200);
+        assertThat(status(s, reader, HttpMethod.POST, "/v1/tables")).isEqualTo(403);
+        String admin = sign(key, issuer, c -> c.claim("tandem_roles", "admin"));
+        assertThat(status(s, admin, HttpMethod.POST, "/v1/tables")).as("admin passes to the handler, which wants a body").isEqualTo(400);
+        String noRoles = sign(key, issuer, c -> c.claim("tandem_roles", List.of()));
+        assertThat(status(s, noRoles, HttpMethod.GET, "/v1/tables")).as("a valid token without a Tandem role").isEqualTo(403);
+
+        Map<String, String> refused = Map.of(
+                "expired", sign(key, issuer, c -> c.expirationTime(Date.from(now.minusSeconds(600)))),
+                "not yet valid", sign(key, issuer, c -> c.notBeforeTime(Date.from(now.plusSeconds(600)))),
+                "wrong issuer", sign(key, issuer, c -> c.issuer("https://elsewhere.test")),
+                "wrong audience", sign(key, issuer, c -> c.audience("another-service")),
+                "bad signature", sign(impostor, issuer, c -> { }),
+                "alg none", new PlainJWT(claims(now, issuer, c -> { })).serialize());
+        refused.forEach((why, token) -> assertThat(status(s, token, HttpMethod.GET, "/v1/tables")).as(why).isEqualTo(401));
+    }
+
+    private static void serve(HttpServer server, String path, String json) {
+        server.createContext(path, exchange -> reply(exchange, json));
+    }
+
+    private static void reply(com.sun.net.httpserver.HttpExchange exchange, String json) throws java.io.IOException {
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, body.length);
+        exchange.getResponseBody().write(body);
+        exchange.close();
+    }
+
+    private static JWTClaimsSet claims(Instant now, String issuer, Consumer<JWTClaimsSet.Builder> change) {
+        JWTClaimsSet.Builder c = new JWTClaimsSet.Builder().subject("ada").issuer(issuer).audience("tandem")
                 .issueTime(Date.from(now.minusSeconds(5))).expirationTime(Date.from(now.plusSeconds(600)))
                 .claim("tandem_roles", List.of("reader"));
         change.accept(c);
         return c.build();
     }
 
-    private static String sign(RSAKey key, Consumer<JWTClaimsSet.Builder> change) throws JOSEException {
-        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(), claims(Instant.now(), change));
+    private static String sign(RSAKey key, String issuer, Consumer<JWTClaimsSet.Builder> change) throws JOSEException {
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(), claims(Instant.now(), issuer, change));
         jwt.sign(new RSASSASigner(key));
         return jwt.serialize();
     }

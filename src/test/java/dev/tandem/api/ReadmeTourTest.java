@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.client.WebClient;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -79,6 +80,123 @@ class ReadmeTourTest {
                 }
             }
         }
+    }
+
+    /**
+     * The README's Security walkthrough, line by line as a new user runs it: its {@code token new}
+     * commands (run in-process, their output written to the files the README names), the variables it
+     * reads from those files, the secured server it starts on {@code 0.0.0.0} with the printed
+     * configuration lines, then each {@code curl} of the next block, whose status must be the one its
+     * comment names (401 also with {@code WWW-Authenticate: Bearer}). A line of the first block this
+     * test does not understand fails it, so the walkthrough cannot drift from what is checked.
+     */
+    @Test
+    void theSecurityWalkthroughOfTheReadmeWorksAsWritten() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        int section = readme.indexOf("\n## Security");
+        assertThat(section).isPositive();
+        int start = readme.indexOf("```sh\n", section);
+        int end = readme.indexOf("\n```", start + 6);
+        Map<String, String> vars = new java.util.HashMap<>();
+        Map<String, Object> props = new java.util.LinkedHashMap<>();
+        boolean started = false;
+        java.util.regex.Pattern tokenNew = java.util.regex.Pattern.compile("java -jar target/tandem\\.jar token (new .*) > (\\S+)");
+        java.util.regex.Pattern assign = java.util.regex.Pattern.compile("(\\w+)=\\$\\(sed -n (\\d+)p (\\S+)\\)");
+        java.util.regex.Pattern server = java.util.regex.Pattern.compile("java -jar target/tandem\\.jar (.*)\\$\\(grep -h '\\^tandem' (.*) \\| sed 's/\\^/--/'\\)");
+        for (String raw : readme.substring(start + 6, end).split("\n")) {
+            String line = raw.replaceFirst("\\s+#.*$", "").strip();
+            java.util.regex.Matcher m;
+            if (line.isEmpty() || line.startsWith("source bin/jdk.sh") || line.startsWith("mvn ")) {
+                continue;
+            }
+            if ((m = tokenNew.matcher(line)).matches()) {
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                int exit = dev.tandem.security.TokenCommand.run(words(m.group(1)).toArray(String[]::new), java.io.InputStream.nullInputStream(),
+                        new java.io.PrintStream(out, true, StandardCharsets.UTF_8), System.err, new java.security.SecureRandom());
+                assertThat(exit).as(line).isZero();
+                Files.write(dir.resolve(m.group(2)), out.toByteArray());
+            } else if (assign.matcher(line).find()) {
+                for (String part : line.split(";")) {
+                    m = assign.matcher(part.strip());
+                    assertThat(m.matches()).as(part).isTrue();
+                    vars.put(m.group(1), Files.readAllLines(dir.resolve(m.group(3))).get(Integer.parseInt(m.group(2)) - 1));
+                }
+            } else if ((m = server.matcher(line)).matches()) {
+                List<String> args = new ArrayList<>(words(m.group(1)));
+                for (String file : words(m.group(2))) {
+                    Files.readAllLines(dir.resolve(file)).stream().filter(l -> l.startsWith("tandem")).forEach(l -> args.add("--" + l));
+                }
+                for (String a : args) {
+                    assertThat(a).as("a server argument").startsWith("--").contains("=");
+                    props.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+                }
+                started = true;
+            } else {
+                throw new AssertionError("a line of the README's Security walkthrough this test does not know: " + line);
+            }
+        }
+        assertThat(started).as("the walkthrough starts a server").isTrue();
+        assertThat(props).containsEntry("server.address", "0.0.0.0").containsKey("tandem.security.tokens[0].hash");
+        assertThat(vars).containsKeys("READER", "WRITER");
+
+        int curls = readme.indexOf("```sh\n", end + 4);
+        String block = readme.substring(curls + 6, readme.indexOf("\n```", curls + 6)).replace("\\\n", " ");
+        int checked = 0;
+        try (TandemServer s = new TandemServer(dir.resolve("data"), props)) {
+            for (String raw : block.split("\n")) {
+                if (!raw.strip().startsWith("curl ")) {
+                    continue;
+                }
+                int hash = raw.lastIndexOf("# ");
+                String comment = raw.substring(hash + 2).strip();
+                java.util.regex.Matcher status = java.util.regex.Pattern.compile("^(\\d{3})").matcher(comment);
+                assertThat(status.find()).as("each curl's comment starts with its status: " + raw).isTrue();
+                String command = raw.substring(0, hash);
+                for (Map.Entry<String, String> v : vars.entrySet()) {
+                    command = command.replace("$" + v.getKey(), v.getValue());
+                }
+                Response r = securedCurl(s, command);
+                assertThat(r.status()).as(raw + "\n  answered " + r.text()).isEqualTo(Integer.parseInt(status.group(1)));
+                checked++;
+            }
+        }
+        assertThat(checked).as("curls of the walkthrough").isGreaterThanOrEqualTo(6);
+    }
+
+    /** One curl of the Security walkthrough: its method, URL, {@code Content-Type}, {@code Authorization} and body. */
+    private static Response securedCurl(TandemServer s, String line) {
+        Iterator<String> it = words(line).iterator();
+        assertThat(it.next()).isEqualTo("curl");
+        HttpMethod method = null;
+        String url = null;
+        String data = null;
+        org.springframework.http.HttpHeaders headers = new org.springframework.http.HttpHeaders();
+        while (it.hasNext()) {
+            String w = it.next();
+            switch (w) {
+                case "-s" -> { }
+                case "-X" -> method = HttpMethod.valueOf(it.next());
+                case "-H" -> {
+                    String[] h = it.next().split(":", 2);
+                    headers.add(h[0].strip(), h[1].strip());
+                }
+                case "-d" -> data = it.next();
+                default -> {
+                    assertThat(w).as("unsupported curl option in the walkthrough").doesNotStartWith("-");
+                    url = w;
+                }
+            }
+        }
+        String uri = url.replaceFirst("^(http://)?localhost:8080", "");
+        WebClient.RequestBodySpec spec = s.oneShot.method(method != null ? method : data != null ? HttpMethod.POST : HttpMethod.GET).uri(uri)
+                .headers(h -> h.addAll(headers));
+        String body = data;
+        return (body == null ? spec : spec.bodyValue(body)).exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(text -> {
+            if (r.statusCode().value() == 401) {
+                assertThat(r.headers().asHttpHeaders().getFirst("WWW-Authenticate")).startsWith("Bearer");
+            }
+            return new Response(r.statusCode().value(), r.headers().contentType().orElse(null), null, text);
+        })).block(Duration.ofSeconds(30));
     }
 
     /** What psql -A shows for a statement, as the README writes it: rows as {@code a|b}, a command's tag, or {@code ERROR:  sqlstate}. */
