@@ -40,6 +40,8 @@ public final class PrincipalLimits {
         void close();
     }
 
+    private static final Permit UNCOUNTED = () -> { };
+
     private final ConcurrentHashMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
     private final BiConsumer<String, Kind> refused;
     private volatile int maxPeeks;
@@ -57,18 +59,25 @@ public final class PrincipalLimits {
         setLimits(maxPeeks, maxDataflows, maxSubscriptions);
     }
 
-    /** Changes the limits (a live setting); work already held is not revoked. */
+    /** Changes the limits (a live setting); work already held is not revoked (nor counted, when it was taken unlimited). */
     public void setLimits(int maxPeeks, int maxDataflows, int maxSubscriptions) {
         this.maxPeeks = maxPeeks;
         this.maxDataflows = maxDataflows;
         this.maxSubscriptions = maxSubscriptions;
     }
 
-    /** A permit for one unit of {@code kind} by {@code principal}, or null when the principal is at its limit. */
+    /**
+     * A permit for one unit of {@code kind} by {@code principal}, or null when the principal is at its
+     * limit. While {@code kind} is unlimited nothing is counted (open mode's every read would otherwise
+     * contend on one anonymous counter).
+     */
     public Permit tryAcquire(String principal, Kind kind) {
         int limit = limit(kind);
+        if (limit <= 0) {
+            return UNCOUNTED;
+        }
         AtomicInteger count = held.computeIfAbsent(kind + "/" + principal, k -> new AtomicInteger());
-        if (count.incrementAndGet() > limit && limit > 0) {
+        if (count.incrementAndGet() > limit) {
             count.decrementAndGet();
             refused.accept(principal, kind);
             return null;

@@ -14,8 +14,11 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.HttpHeaders;
@@ -36,12 +39,15 @@ class SecurityServerTest {
     Path dir;
 
     @Test
-    void withoutCredentialsTheServerListensOnLoopbackOnlyAndRefusesAnyOtherAddress() {
+    @ExtendWith(OutputCaptureExtension.class)
+    void withoutCredentialsTheServerListensOnLoopbackOnlyAndRefusesAnyOtherAddress(CapturedOutput output) {
         assertThatThrownBy(() -> start("--server.address=0.0.0.0"))
                 .hasStackTraceContaining("server.address=0.0.0.0 is not a loopback address")
                 .hasStackTraceContaining("tandem.security.tokens");
         try (ConfigurableApplicationContext open = start()) {
             assertThat(open.getEnvironment().getProperty("server.address")).isEqualTo("127.0.0.1");
+            assertThat(output.getAll()).as("said at start-up").contains("no credentials are configured",
+                    "Tandem listens on loopback only (127.0.0.1)");
             assertThat(WebClient.create("http://127.0.0.1:" + port(open)).get().uri("/v1/tables").retrieve().toBodilessEntity()
                     .block(Duration.ofSeconds(30)).getStatusCode().value()).as("open on loopback, as before").isEqualTo(200);
         }
@@ -60,11 +66,14 @@ class SecurityServerTest {
             assertThat(status(http, oldReader, "GET", "/v1/tables", null)).isEqualTo(200);
             assertThat(status(http, newReader, "GET", "/v1/tables", null)).isEqualTo(401);
 
-            // Management: probes and metrics open; health details and every other endpoint only to admin.
+            // Management: probes and metrics open; health details to authenticated callers; every other endpoint only to admin.
             assertThat(status(http, null, "GET", "/actuator/health/readiness", null)).isEqualTo(200);
             assertThat(status(http, null, "GET", "/actuator/prometheus", null)).isEqualTo(200);
             assertThat(body(http, null, "/actuator/health/storage")).doesNotContain("details");
+            assertThat(body(http, oldReader, "/actuator/health/storage")).as("a reader is authenticated").contains("details");
             assertThat(body(http, admin, "/actuator/health/storage")).contains("details");
+            assertThat(status(http, oldReader, "GET", "/actuator/env", null)).isEqualTo(403);
+            assertThat(status(http, null, "GET", "/actuator/env", null)).isEqualTo(401);
             assertThat(status(http, oldReader, "POST", "/actuator/refresh", null)).isEqualTo(403);
 
             Files.writeString(tokens, token(0, "admin", admin, "admin") + token(1, "new", newReader, "reader"));

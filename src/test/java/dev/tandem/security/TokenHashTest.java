@@ -3,6 +3,8 @@ package dev.tandem.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tandem.controller.ControllerException;
+import dev.tandem.controller.ReadAdmission;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -102,5 +104,31 @@ class TokenHashTest {
         for (int i = 0; i < 1000; i++) {
             assertThat(limits.tryAcquire("ada", PrincipalLimits.Kind.SUBSCRIPTIONS)).as("0 is unlimited").isNotNull();
         }
+        assertThat(limits.held("ada", PrincipalLimits.Kind.SUBSCRIPTIONS)).as("and counts nothing").isZero();
+    }
+
+    @Test
+    void aPrincipalsReadAdmissionTakesAReadPermitAndADataflowPermitAndNamesTheLimitWhenRefused() {
+        List<String> refused = new java.util.ArrayList<>();
+        PrincipalLimits limits = new PrincipalLimits(2, 1, 0, (who, kind) -> refused.add(who + "/" + kind));
+        ReadAdmission ada = limits.admission("ada");
+        Runnable read = ada.read();
+        Runnable dataflow = ada.dataflow();
+        assertThat(limits.held("ada", PrincipalLimits.Kind.PEEKS)).isEqualTo(1);
+        assertThat(limits.held("ada", PrincipalLimits.Kind.DATAFLOWS)).isEqualTo(1);
+        assertThatThrownBy(ada::dataflow).isInstanceOfSatisfying(ControllerException.class, e -> {
+            assertThat(e.kind()).isEqualTo(ControllerException.Kind.LIMITED);
+            assertThat(e.getMessage()).contains("'ada' has 1 slow-path reads", "tandem.security.limits.max-pending-dataflows");
+        });
+        Runnable second = ada.read();
+        assertThatThrownBy(ada::read).isInstanceOfSatisfying(ControllerException.class,
+                e -> assertThat(e.getMessage()).contains("'ada' has 2 reads in flight", "tandem.security.limits.max-concurrent-peeks"));
+        assertThat(limits.admission("bob").dataflow()).as("another principal").isNotNull();
+        assertThat(refused).containsExactly("ada/DATAFLOWS", "ada/PEEKS");
+        dataflow.run();
+        read.run();
+        second.run();
+        assertThat(limits.held("ada", PrincipalLimits.Kind.PEEKS)).isZero();
+        assertThat(limits.held("ada", PrincipalLimits.Kind.DATAFLOWS)).isZero();
     }
 }
