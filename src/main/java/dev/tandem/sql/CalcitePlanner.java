@@ -36,11 +36,30 @@ import org.apache.calcite.tools.ValidationException;
  */
 final class CalcitePlanner {
 
-    /** Unions of strings of different lengths are VARCHAR (no blank padding), as in PostgreSQL. */
+    /**
+     * PostgreSQL's types where Calcite's defaults differ: unions of strings of different lengths are
+     * VARCHAR (no blank padding); timestamps keep microseconds ({@code timestamp} is
+     * {@code timestamp(6)}); a decimal cast to an integer rounds half away from zero (Calcite truncates).
+     */
     private static final RelDataTypeSystem TYPES = new RelDataTypeSystemImpl() {
         @Override
         public boolean shouldConvertRaggedUnionTypesToVarying() {
             return true;
+        }
+
+        @Override
+        public int getDefaultPrecision(SqlTypeName typeName) {
+            return typeName == SqlTypeName.TIMESTAMP ? 6 : super.getDefaultPrecision(typeName);
+        }
+
+        @Override
+        public int getMaxPrecision(SqlTypeName typeName) {
+            return typeName == SqlTypeName.TIMESTAMP ? 6 : super.getMaxPrecision(typeName);
+        }
+
+        @Override
+        public java.math.RoundingMode roundingMode() {
+            return java.math.RoundingMode.HALF_UP;
         }
     };
 
@@ -111,8 +130,10 @@ final class CalcitePlanner {
                         .withConformance(SqlConformanceEnum.LENIENT)
                         .withIdentifierExpansion(true)
                         // no implicit casts between strings and numbers: PostgreSQL refuses text + 1, and so do we
-                        .withTypeCoercionEnabled(false))
-                .sqlToRelConverterConfig(SqlToRelConverter.config().withExpand(false))
+                        .withTypeCoercionEnabled(false)
+                        .withCallRewrite(false))
+                // IN lists stay comparisons however long (past the threshold Calcite makes them a join with VALUES)
+                .sqlToRelConverterConfig(SqlToRelConverter.config().withExpand(false).withInSubQueryThreshold(Integer.MAX_VALUE))
                 .build();
     }
 
@@ -134,6 +155,34 @@ final class CalcitePlanner {
         }
     }
 
+    /** A Calcite validation message, its SQLSTATE and, when PostgreSQL words it otherwise, PostgreSQL's words ($1... from the pattern). */
+    private record Rewrite(java.util.regex.Pattern pattern, String state, String message) {
+        Rewrite(String regex, String state, String message) {
+            this(java.util.regex.Pattern.compile("(?s)" + regex), state, message);
+        }
+    }
+
+    private static final List<Rewrite> REWRITES = List.of(
+            new Rewrite("(?:Object|Table) '([^']*)' not found(?: within '[^']*')?(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_TABLE,
+                    "relation \"$1\" does not exist$2"),
+            new Rewrite("Column '([^']*)' not found in any table(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,
+                    "column \"$1\" does not exist$2"),
+            new Rewrite("Column '([^']*)' not found in table '([^']*)'(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,
+                    "column $2.$1 does not exist$3"),
+            new Rewrite("Unknown field '([^']*)'.*", SqlException.UNDEFINED_COLUMN, "column \"$1\" does not exist"),
+            new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
+            new Rewrite("Expression '(.*)' is not being grouped.*", "42803",
+                    "column \"$1\" must appear in the GROUP BY clause or be used in an aggregate function"),
+            new Rewrite("Aggregate expression is illegal in (.*)", "42803", "aggregate functions are not allowed in $1"),
+            new Rewrite("Column count mismatch in (UNION|EXCEPT|INTERSECT).*", SqlException.SYNTAX,
+                    "each $1 query must have the same number of columns"),
+            new Rewrite("Illegal use of 'NULL'.*", SqlException.NOT_SUPPORTED,
+                    "not supported: a NULL whose type cannot be inferred here (write CAST(NULL AS type))"),
+            new Rewrite("No match found for function signature (.*)", SqlException.UNDEFINED_FUNCTION, "not supported: function $1"),
+            new Rewrite("(Cannot apply '.*' to arguments of type '.*')\\. Supported form.*", SqlException.UNDEFINED_FUNCTION, "$1"),
+            new Rewrite("Cannot apply.*", SqlException.UNDEFINED_FUNCTION, null),
+            new Rewrite("Illegal mixing of types.*|.*incompatible.*|Cannot infer.*|Type mismatch.*", SqlException.DATATYPE_MISMATCH, null));
+
     static SqlException parseError(SqlParseException e) {
         String msg = e.getMessage() == null ? "syntax error" : e.getMessage();
         int nl = msg.indexOf('\n');
@@ -143,6 +192,15 @@ final class CalcitePlanner {
         msg = msg.replaceAll("\\s+at line \\d+, column \\d+\\.?", "");
         int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
         int col = e.getPos() == null ? 0 : e.getPos().getColumnNum();
+        if (msg.startsWith("Encountered \": :\"")) {
+            return new SqlException(SqlException.SYNTAX, "syntax error at \"::\": not supported: the :: cast (write CAST(x AS type))", line, col);
+        }
+        java.util.regex.Matcher near = java.util.regex.Pattern.compile("Encountered \"(.*?)\"\\s*").matcher(msg.trim());
+        if (near.matches()) {
+            String token = near.group(1).replaceAll("\\s+", " ");
+            return new SqlException(SqlException.SYNTAX, token.equals("<EOF>") ? "syntax error at end of input"
+                    : "syntax error at or near \"" + token + "\"", line, col);
+        }
         return new SqlException(SqlException.SYNTAX, "syntax error: " + msg.trim(), line, col);
     }
 
@@ -156,17 +214,14 @@ final class CalcitePlanner {
             innermost = t;
         }
         String msg = innermost.getMessage() == null ? e.toString() : innermost.getMessage();
-        String state;
-        if (msg.matches("(?s)(Object|Table) '.*' not found.*")) {
-            state = SqlException.UNDEFINED_TABLE;
-        } else if (msg.matches("(?s)Column '.*' not found.*") || msg.matches("(?s)Unknown field.*")) {
-            state = SqlException.UNDEFINED_COLUMN;
-        } else if (msg.startsWith("No match found for function signature") || msg.startsWith("Cannot apply")) {
-            state = SqlException.UNDEFINED_FUNCTION;
-        } else if (msg.contains("incompatible") || msg.startsWith("Cannot infer")) {
-            state = SqlException.DATATYPE_MISMATCH;
-        } else {
-            state = "42000";
+        String state = "42000";
+        for (Rewrite r : REWRITES) {
+            java.util.regex.Matcher m = r.pattern().matcher(msg);
+            if (m.matches()) {
+                state = r.state();
+                msg = r.message() == null ? msg : m.replaceFirst(r.message());
+                break;
+            }
         }
         return new SqlException(state, msg, ctx == null ? 0 : ctx.getPosLine(), ctx == null ? 0 : ctx.getPosColumn());
     }

@@ -38,6 +38,8 @@ import org.apache.calcite.rex.RexDynamicParam;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -496,6 +498,13 @@ final class RelTranslator {
                 yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
             }
             case RexDynamicParam p -> Expr.lit(params.apply(p.getIndex()), paramTypes.apply(p.getIndex()));
+            case RexOver over -> throw SqlException.notSupported("window functions (" + over.getOperator().getName().toLowerCase(Locale.ROOT)
+                    + "(...) OVER ...)");
+            case RexSubQuery sub -> throw SqlException.notSupported("subqueries in expressions (" + switch (sub.getKind()) {
+                case IN, SOME, ALL -> "IN, ANY or ALL (SELECT ...)";
+                case EXISTS -> "EXISTS (SELECT ...)";
+                default -> "a scalar (SELECT ...)";
+            } + "; only subqueries in FROM)");
             case RexCall call -> call(call, in);
             default -> throw SqlException.notSupported(node.getKind() == SqlKind.SCALAR_QUERY || node.getKind() == SqlKind.IN
                     || node.getKind() == SqlKind.EXISTS ? "subqueries in expressions (only subqueries in FROM)" : "expression " + node);
@@ -518,7 +527,7 @@ final class RelTranslator {
                     case GREATER_THAN -> Func.GT;
                     default -> Func.GTE;
                 };
-                List<Expr> args = unify(args(ops, in), in);
+                List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
                 for (int i = 0; i < 2; i++) {
                     if (typeOf(args.get(i), in) == DatumType.FLOAT64) {
                         // PostgreSQL: -0 = 0 (Tandem's datum order puts -0.0 before 0.0); NaN is greatest in both
@@ -548,7 +557,7 @@ final class RelTranslator {
                 return Expr.call(Func.COALESCE, a, Expr.lit(kind == SqlKind.IS_NOT_TRUE, DatumType.BOOL));
             }
             case IS_DISTINCT_FROM, IS_NOT_DISTINCT_FROM -> {
-                List<Expr> ab = unify(args(ops, in), in);
+                List<Expr> ab = unify(args(ops, in), in, kind == SqlKind.IS_DISTINCT_FROM ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM");
                 Expr a = ab.get(0);
                 Expr b = ab.get(1);
                 Expr same = Expr.call(Func.IF, Expr.call(Func.IS_NULL, a), Expr.call(Func.IS_NULL, b),
@@ -563,7 +572,7 @@ final class RelTranslator {
                     case DIVIDE -> Func.DIV;
                     default -> Func.MOD;
                 };
-                List<Expr> args = unify(args(ops, in), in);
+                List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
                 DatumType t = typeOf(args.get(0), in);
                 if (t != DatumType.INT64 && t != DatumType.FLOAT64) {
                     throw SqlException.notSupported("arithmetic on " + SqlTypes.pgName(t));
@@ -583,7 +592,7 @@ final class RelTranslator {
                     values.add(rex(ops.get(i), in));
                 }
                 values.add(rex(ops.get(ops.size() - 1), in));
-                values = unify(values, in);
+                values = unify(values, in, "CASE");
                 Expr acc = values.get(values.size() - 1);
                 for (int i = ops.size() - 3; i >= 0; i -= 2) {
                     acc = Expr.call(Func.IF, rex(ops.get(i), in), values.get(i / 2), acc);
@@ -591,13 +600,24 @@ final class RelTranslator {
                 return acc;
             }
             case COALESCE -> {
-                return new Expr.Call(Func.COALESCE, unify(args(ops, in), in));
+                return new Expr.Call(Func.COALESCE, unify(args(ops, in), in, "COALESCE"));
+            }
+            case NULLIF -> {
+                // NULLIF(a, b): NULL when a = b, else a
+                List<Expr> ab = unify(args(ops, in), in, "NULLIF");
+                Expr a = ab.get(0);
+                return Expr.call(Func.IF, Expr.call(Func.EQ, a, ab.get(1)), Expr.lit(null, typeOf(a, in)), a);
             }
             case CAST -> {
                 Expr a = rex(ops.get(0), in);
                 DatumType to = SqlTypes.of(call.getType());
                 if (to == null) {
                     return a;
+                }
+                SqlTypeName fromSql = ops.get(0).getType().getSqlTypeName();
+                if (to == DatumType.INT64 && (fromSql == SqlTypeName.DOUBLE || fromSql == SqlTypeName.FLOAT || fromSql == SqlTypeName.REAL)
+                        && typeOf(a, in) == DatumType.FLOAT64) {
+                    return roundHalfEven(a);
                 }
                 return coerce(a, typeOf(a, in), to);
             }
@@ -617,7 +637,7 @@ final class RelTranslator {
         };
         List<Expr> args = args(ops, in);
         if (f == Func.MOD) {
-            args = unify(args, in);
+            args = unify(args, in, "mod");
         }
         return new Expr.Call(f, args);
     }
@@ -630,22 +650,62 @@ final class RelTranslator {
         return out;
     }
 
-    /** The arguments brought to one type: float64 if any is a float and the rest int64; NULL literals take the type. */
-    private static List<Expr> unify(List<Expr> args, List<DatumType> in) {
+    /**
+     * A double's conversion to bigint as PostgreSQL's {@code rint}: to the nearest integer, ties to the
+     * even one ({@code 2.5} → 2, {@code -2.5} → -2). Tandem's cast rounds ties away from zero; a tie
+     * that landed on an odd integer is moved one back towards zero.
+     */
+    private static Expr roundHalfEven(Expr x) {
+        Expr r = Expr.cast(x, DatumType.INT64);
+        Expr diff = Expr.call(Func.SUB, x, Expr.cast(r, DatumType.FLOAT64));
+        Expr odd = Expr.call(Func.NEQ, Expr.call(Func.MOD, r, Expr.lit(2L, DatumType.INT64)), Expr.lit(0L, DatumType.INT64));
+        Expr one = Expr.lit(1L, DatumType.INT64);
+        return Expr.call(Func.IF, Expr.call(Func.AND, Expr.call(Func.EQ, diff, Expr.lit(-0.5, DatumType.FLOAT64)), odd),
+                Expr.call(Func.SUB, r, one),
+                Expr.call(Func.IF, Expr.call(Func.AND, Expr.call(Func.EQ, diff, Expr.lit(0.5, DatumType.FLOAT64)), odd),
+                        Expr.call(Func.ADD, r, one), r));
+    }
+
+    /**
+     * The arguments of {@code op} brought to one type, as PostgreSQL resolves them: a quoted literal
+     * (and NULL) has no type of its own and takes the others' (parsed as that type); int64 and float64
+     * meet at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
+     * COALESCE} branches: 42804), never compared as some common type.
+     */
+    private static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
         DatumType target = null;
         boolean numeric = true;
         boolean anyFloat = false;
+        boolean mixed = false;
         for (Expr a : args) {
-            if (a instanceof Expr.Lit l && l.value() == null) {
+            if (a instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING)) {
                 continue;
             }
             DatumType t = typeOf(a, in);
+            mixed |= target != null && t != target;
             target = target == null ? t : target;
             numeric &= t == DatumType.INT64 || t == DatumType.FLOAT64;
             anyFloat |= t == DatumType.FLOAT64;
         }
+        if (mixed && !numeric) {
+            List<String> names = args.stream().filter(a -> !(a instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING)))
+                    .map(a -> SqlTypes.pgName(typeOf(a, in))).distinct().toList();
+            if (op.chars().allMatch(c -> !Character.isLetter(c)) && args.size() == 2) {
+                throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(typeOf(args.get(0), in))
+                        + " " + op + " " + SqlTypes.pgName(typeOf(args.get(1), in)));
+            }
+            throw new SqlException(SqlException.DATATYPE_MISMATCH, op + " types " + String.join(" and ", names) + " cannot be matched");
+        }
         if (target == null) {
-            target = typeOf(args.get(0), in);
+            for (Expr a : args) {
+                if (!(a instanceof Expr.Lit l && l.value() == null)) {
+                    target = typeOf(a, in);
+                    break;
+                }
+            }
+            if (target == null) {
+                target = typeOf(args.get(0), in);
+            }
         }
         if (numeric && anyFloat) {
             target = DatumType.FLOAT64;
@@ -691,7 +751,7 @@ final class RelTranslator {
             case DECIMAL -> lit.getValueAs(BigDecimal.class);
             case FLOAT, REAL, DOUBLE -> lit.getValueAs(Double.class);
             case CHAR, VARCHAR -> lit.getValueAs(String.class);
-            case TIMESTAMP -> new Timestamp(lit.getValueAs(TimestampString.class).getMillisSinceEpoch() * 1000);
+            case TIMESTAMP -> SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString());
             default -> throw SqlException.notSupported("a literal of type " + t.getName().toLowerCase(Locale.ROOT));
         };
     }

@@ -457,6 +457,7 @@ public final class SqlEngine {
         CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog());
         RelRoot root = planned.root();
         RelNode top = root.rel;
+        SqlNumerics.check(top);
         Sort sort = top instanceof Sort s ? s : null;
         RelNode body = sort != null ? sort.getInput() : top;
         List<Integer> fields = new ArrayList<>();
@@ -572,47 +573,51 @@ public final class SqlEngine {
         }
         List<DatumType> types = entry.schema().types();
         List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
+        List<Expr> map = new ArrayList<>();
         List<Integer> projection = null;
         if (project != null) {
             projection = new ArrayList<>();
             for (RexNode e : project.getProjects()) {
-                if (!(tr.rex(e, types) instanceof Expr.Col c)) {
-                    return null;
-                }
-                projection.add(c.index());
-            }
-        }
-        Map<Integer, Object> pinned = new LinkedHashMap<>();
-        for (Expr c : conjuncts) {
-            if (c instanceof Expr.Call call && call.func() == Func.EQ) {
-                Expr a = call.args().get(0);
-                Expr b = call.args().get(1);
-                if (a instanceof Expr.Col col && b instanceof Expr.Lit lit && lit.value() != null) {
-                    pinned.putIfAbsent(col.index(), lit.value());
-                } else if (b instanceof Expr.Col col && a instanceof Expr.Lit lit && lit.value() != null) {
-                    pinned.putIfAbsent(col.index(), lit.value());
+                Expr x = tr.rex(e, types);
+                if (x instanceof Expr.Col c) {
+                    projection.add(c.index());
+                } else {
+                    projection.add(types.size() + map.size());
+                    map.add(x);
                 }
             }
         }
+        Map<Integer, List<Object>> pinned = pinned(conjuncts);
         String from = target;
-        List<Row> key = null;
+        List<Row> keys = null;
+        int lookupKeyWidth = 0;
         String describe = null;
         for (CatalogEntry e : controller.catalog()) {
             if (e instanceof CatalogEntry.Index idx && idx.on().equals(target)) {
-                ArrayNode k = NODES.arrayNode();
+                List<List<Object>> choices = new ArrayList<>();
+                long combinations = 1;
                 for (String col : idx.key()) {
-                    int c = entry.schema().indexOf(col);
-                    if (!pinned.containsKey(c)) {
-                        k = null;
+                    List<Object> values = pinned.get(entry.schema().indexOf(col));
+                    if (values == null) {
+                        choices = null;
                         break;
                     }
-                    k.add(RowJson.json(pinned.get(c)));
+                    choices.add(values);
+                    combinations *= values.size();
                 }
-                if (k != null) {
+                if (choices != null && combinations <= MAX_LOOKUP_KEYS && (keys == null || idx.key().size() > lookupKeyWidth)) {
+                    // of the indexes whose keys are all pinned, the one with the most key columns
+                    lookupKeyWidth = idx.key().size();
                     from = idx.name();
-                    key = List.of(keyRow(k, idx));
-                    describe = "fast path: a lookup of key " + k + " in index " + idx.name();
-                    break;
+                    keys = new ArrayList<>();
+                    ArrayNode shown = NODES.arrayNode();
+                    for (ArrayNode k : product(choices)) {
+                        keys.add(keyRow(k, idx));
+                        shown.add(k);
+                    }
+                    describe = "fast path: a lookup of " + (keys.size() == 1 ? "key " + shown.get(0) : keys.size() + " keys " + shown)
+                            + " in index " + idx.name();
+                    continue;
                 }
                 if (describe == null) {
                     describe = "fast path: a scan of index " + idx.name() + " on " + target;
@@ -622,8 +627,73 @@ public final class SqlEngine {
         if (describe == null) {
             describe = "slow path: a transient dataflow reading " + target;
         }
-        return new Read(new ReadRequest(from, null, key, new Mfp(List.of(), conjuncts, projection), finishing, isolation, asOf, null),
+        return new Read(new ReadRequest(from, null, keys, new Mfp(map, conjuncts, projection), finishing, isolation, asOf, null),
                 describe);
+    }
+
+    /** The most keys a lookup takes (an IN list, or IN lists on several key columns, multiply). */
+    static final int MAX_LOOKUP_KEYS = 1024;
+
+    /**
+     * The values each column is pinned to by the conjuncts: {@code col = literal} pins one, {@code col IN
+     * (literals)} (an OR of such equalities on one column) several; the first conjunct pinning a column wins
+     * (the others stay in the filter, which every row still passes through).
+     */
+    private static Map<Integer, List<Object>> pinned(List<Expr> conjuncts) {
+        Map<Integer, List<Object>> pinned = new LinkedHashMap<>();
+        for (Expr c : conjuncts) {
+            List<Expr> alternatives = c instanceof Expr.Call call && call.func() == Func.OR ? call.args() : List.of(c);
+            Integer column = null;
+            List<Object> values = new ArrayList<>();
+            for (Expr alt : alternatives) {
+                Object[] eq = equality(alt);
+                if (eq == null || column != null && !column.equals(eq[0])) {
+                    values = null;
+                    break;
+                }
+                column = (Integer) eq[0];
+                if (!values.contains(eq[1])) {
+                    values.add(eq[1]);
+                }
+            }
+            if (values != null && column != null) {
+                pinned.putIfAbsent(column, values);
+            }
+        }
+        return pinned;
+    }
+
+    /** {column, value} when {@code e} is {@code column = non-NULL literal} (either way round), else null. */
+    private static Object[] equality(Expr e) {
+        if (e instanceof Expr.Call call && call.func() == Func.EQ) {
+            Expr a = call.args().get(0);
+            Expr b = call.args().get(1);
+            if (a instanceof Expr.Col col && b instanceof Expr.Lit lit && lit.value() != null) {
+                return new Object[] {col.index(), lit.value()};
+            }
+            if (b instanceof Expr.Col col && a instanceof Expr.Lit lit && lit.value() != null) {
+                return new Object[] {col.index(), lit.value()};
+            }
+        }
+        return null;
+    }
+
+    /** Every combination of one value from each list, as JSON key rows. */
+    private static List<ArrayNode> product(List<List<Object>> choices) {
+        List<ArrayNode> out = new ArrayList<>();
+        out.add(NODES.arrayNode());
+        for (List<Object> values : choices) {
+            List<ArrayNode> next = new ArrayList<>();
+            for (ArrayNode prefix : out) {
+                for (Object v : values) {
+                    ArrayNode k = prefix.deepCopy();
+                    k.add(RowJson.json(v));
+                    next.add(k);
+                }
+            }
+            out = next;
+        }
+        return out;
     }
 
     /** The key row of pinned literals {@code k}, as datums of {@code index}'s key columns. */

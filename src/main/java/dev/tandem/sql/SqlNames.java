@@ -28,13 +28,18 @@ final class SqlNames {
 
     static List<String> of(SqlNode validated, RelRoot root) {
         SqlSelect select = firstSelect(validated);
+        boolean values = select == null && firstValues(validated);
         List<String> out = new ArrayList<>();
         int i = 0;
         for (java.util.Map.Entry<Integer, String> f : root.fields) {
             String name = f.getValue();
             if (name.matches("EXPR\\$\\d+")) {
                 SqlNode item = select != null && i < select.getSelectList().size() ? select.getSelectList().get(i) : null;
-                name = item == null ? "?column?" : derive(item);
+                name = values ? "column" + (i + 1) : item == null ? "?column?" : derive(item).name();
+                if (name.matches("EXPR\\$\\d+")) {
+                    // a column of a subquery in FROM that has no name: VALUES' columns are column1..., others ?column?
+                    name = select != null && fromValues(select.getFrom()) ? "column" + (Integer.parseInt(name.substring(5)) + 1) : "?column?";
+                }
             }
             out.add(name);
             i++;
@@ -52,19 +57,61 @@ final class SqlNames {
         };
     }
 
-    private static String derive(SqlNode item) {
-        return switch (item) {
-            case SqlIdentifier id -> id.isStar() ? "?column?" : id.names.get(id.names.size() - 1);
-            case SqlCase c -> "case";
-            case SqlBasicCall c when c.getKind() == SqlKind.AS -> derive(c.operand(1));
-            case SqlBasicCall c when c.getKind() == SqlKind.CAST -> c.operand(0) instanceof SqlIdentifier || c.operand(0) instanceof SqlCall
-                    ? derive(c.operand(0)) : typeName(c.operand(1));
-            case SqlCall c when c.getOperator() instanceof SqlFunction f -> f.getName().toLowerCase(Locale.ROOT);
-            default -> "?column?";
+    /** Whether the query is (or starts with) a {@code VALUES} list, whose columns PostgreSQL names column1, column2... */
+    private static boolean firstValues(SqlNode n) {
+        return switch (n) {
+            case SqlOrderBy o -> firstValues(o.query);
+            case SqlCall c when c.getKind() == SqlKind.UNION || c.getKind() == SqlKind.EXCEPT || c.getKind() == SqlKind.INTERSECT ->
+                    firstValues(c.operand(0));
+            case SqlCall c -> c.getKind() == SqlKind.VALUES;
+            default -> false;
         };
     }
 
+    private static boolean fromValues(SqlNode from) {
+        return switch (from) {
+            case null -> false;
+            case SqlBasicCall c when c.getKind() == SqlKind.AS -> fromValues(c.operand(0));
+            case SqlSelect s -> false;
+            case SqlCall c -> c.getKind() == SqlKind.VALUES;
+            default -> false;
+        };
+    }
+
+    /** A derived name and how strongly it holds (PostgreSQL's FigureColname: 2 a column or function name, 1 {@code case} or a type, 0 none). */
+    private record Derived(String name, int strength) {
+    }
+
+    private static Derived derive(SqlNode item) {
+        return switch (item) {
+            case SqlIdentifier id -> id.isStar() ? new Derived("?column?", 0) : new Derived(id.names.get(id.names.size() - 1), 2);
+            case SqlCase c -> new Derived("case", 1);
+            case SqlBasicCall c when c.getKind() == SqlKind.AS -> derive(c.operand(1));
+            case SqlBasicCall c when c.getKind() == SqlKind.CAST -> {
+                Derived inner = derive(c.operand(0));
+                yield inner.strength() > 1 ? inner : new Derived(typeName(c.operand(1)), 1);
+            }
+            case SqlCall c when c.getOperator() instanceof SqlFunction f -> new Derived(f.getName().toLowerCase(Locale.ROOT), 2);
+            default -> new Derived("?column?", 0);
+        };
+    }
+
+    /** A type's name as PostgreSQL names a cast's column: its internal name ({@code int8}, {@code float8}, {@code bool}...). */
     private static String typeName(SqlNode n) {
-        return n instanceof SqlDataTypeSpec spec ? spec.getTypeName().getSimple().toLowerCase(Locale.ROOT) : "?column?";
+        if (!(n instanceof SqlDataTypeSpec spec)) {
+            return "?column?";
+        }
+        String written = spec.getTypeName().getSimple().toLowerCase(Locale.ROOT);
+        return switch (written) {
+            case "bigint" -> "int8";
+            case "integer", "int" -> "int4";
+            case "smallint" -> "int2";
+            case "double", "double precision", "float" -> "float8";
+            case "real" -> "float4";
+            case "boolean" -> "bool";
+            case "char", "character" -> "bpchar";
+            case "decimal" -> "numeric";
+            default -> written;
+        };
     }
 }

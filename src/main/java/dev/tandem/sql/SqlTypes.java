@@ -69,7 +69,24 @@ final class SqlTypes {
         };
     }
 
-    private static final DateTimeFormatter PG_TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss[.SSSSSS]");
+    /** PostgreSQL's input forms of a timestamp: a date, then optionally a time with optional seconds and fraction (up to nanoseconds). */
+    private static final DateTimeFormatter PG_TIMESTAMP = new java.time.format.DateTimeFormatterBuilder()
+            .appendPattern("uuuu-MM-dd")
+            .optionalStart()
+            .appendLiteral(' ')
+            .appendPattern("HH:mm")
+            .optionalStart()
+            .appendPattern(":ss")
+            .optionalStart()
+            .appendFraction(java.time.temporal.ChronoField.NANO_OF_SECOND, 1, 9, true)
+            .optionalEnd()
+            .optionalEnd()
+            .optionalEnd()
+            .parseDefaulting(java.time.temporal.ChronoField.HOUR_OF_DAY, 0)
+            .parseDefaulting(java.time.temporal.ChronoField.MINUTE_OF_HOUR, 0)
+            .parseDefaulting(java.time.temporal.ChronoField.SECOND_OF_MINUTE, 0)
+            .toFormatter(Locale.ROOT)
+            .withResolverStyle(java.time.format.ResolverStyle.STRICT);
 
     /**
      * A value given for a column or parameter of type {@code t}, converted as PostgreSQL converts a
@@ -137,7 +154,9 @@ final class SqlTypes {
     static Timestamp parseTimestamp(String s) {
         try {
             LocalDateTime t = LocalDateTime.parse(s.replace('T', ' '), PG_TIMESTAMP);
-            return Timestamp.of(t.toInstant(ZoneOffset.UTC));
+            // to microseconds, a finer fraction rounded as PostgreSQL rounds it
+            long micros = Math.round(t.getNano() / 1000.0);
+            return new Timestamp(t.withNano(0).toEpochSecond(ZoneOffset.UTC) * 1_000_000L + micros);
         } catch (DateTimeParseException e) {
             try {
                 return Timestamp.parse(s);
@@ -177,22 +196,29 @@ final class SqlTypes {
         };
     }
 
-    private static String floatText(double d) {
+    /**
+     * A double as PostgreSQL 15 prints it: the shortest digits that read back as the same double, in plain
+     * notation when the decimal exponent is from -4 to 14 ({@code 0.0005}, {@code 12345678.5}), else as
+     * {@code 1.5e-07}, {@code 1e+20} (at least two exponent digits).
+     */
+    static String floatText(double d) {
         if (Double.isNaN(d)) {
             return "NaN";
         }
         if (Double.isInfinite(d)) {
             return d > 0 ? "Infinity" : "-Infinity";
         }
-        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-            return (d == 0 && 1 / d < 0) ? "-0" : Long.toString((long) d);
+        if (d == 0) {
+            return 1 / d < 0 ? "-0" : "0";
         }
-        String s = Double.toString(d);
-        int e = s.indexOf('E');
-        if (e < 0) {
-            return s;
+        BigDecimal shortest = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+        int exponent = shortest.precision() - shortest.scale() - 1;
+        if (exponent >= -4 && exponent < 15) {
+            return shortest.toPlainString();
         }
-        String exp = s.substring(e + 1);
-        return s.substring(0, e).replaceAll("\\.0$", "") + "e" + (exp.startsWith("-") ? exp : "+" + exp);
+        String digits = shortest.unscaledValue().abs().toString();
+        String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
+        String exp = String.format(Locale.ROOT, "%02d", Math.abs(exponent));
+        return (d < 0 ? "-" : "") + mantissa + "e" + (exponent < 0 ? "-" : "+") + exp;
     }
 }

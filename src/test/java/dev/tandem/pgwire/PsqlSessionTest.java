@@ -59,7 +59,7 @@ class PsqlSessionTest {
                     .contains("count|sum\n3|6\n(1 row)")
                     .contains("public|pets|table|tandem")
                     .contains("public|walkers|view|tandem")
-                    .contains("ERROR:  Column 'nope' not found in any table")
+                    .contains("ERROR:  column \"nope\" does not exist")
                     .contains("LINE 1: SELECT nope FROM pets;\n               ^")
                     .contains("fast path: a lookup of key [1] in index pets_by_id");
             assertThat(p.exitValue()).isZero();
