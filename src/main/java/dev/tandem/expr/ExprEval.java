@@ -96,12 +96,23 @@ final class ExprEval {
             case NOT -> !(Boolean) a;
             case NEG -> a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg") : (Object) (-(Double) a);
             case ABS -> a instanceof Long l ? (Object) exact(() -> Math.absExact(l), "abs") : (Object) Math.abs((Double) a);
-            case LOWER -> ((String) a).toLowerCase(Locale.ROOT);
-            case UPPER -> ((String) a).toUpperCase(Locale.ROOT);
+            case LOWER -> caseMapped((String) a, false);
+            case UPPER -> caseMapped((String) a, true);
             case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
             case CAST -> cast(a, c.type());
             default -> throw new IllegalStateException("not unary: " + c.func());
         };
+    }
+
+    /**
+     * Each code point mapped to its own upper (or lower) case, as PostgreSQL maps each character: no
+     * expansion ({@code ß} stays {@code ß}, where Java's String.toUpperCase writes {@code SS}) and no
+     * context ({@code Σ} is always {@code σ}).
+     */
+    private static String caseMapped(String s, boolean upper) {
+        StringBuilder b = new StringBuilder(s.length());
+        s.codePoints().forEach(c -> b.appendCodePoint(upper ? Character.toUpperCase(c) : Character.toLowerCase(c)));
+        return b.toString();
     }
 
     private static Object binary(Func f, Object a, Object b) {

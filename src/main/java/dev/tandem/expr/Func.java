@@ -21,7 +21,8 @@ import java.util.Locale;
  *   <li>{@code if}(bool, T, T) → T: the second argument when the condition is true, else (false or
  *       NULL) the third; only the chosen branch is evaluated.</li>
  *   <li>{@code concat}(string, ...) → string; NULL if any argument is NULL (SQL {@code ||}).</li>
- *   <li>{@code lower upper}(string) → string (locale-independent); {@code length}(string) → int64 in
+ *   <li>{@code lower upper}(string) → string: each code point mapped on its own, as PostgreSQL does
+ *       (locale-independent; {@code ß} stays one character); {@code length}(string) → int64 in
  *       code points.</li>
  *   <li>{@code substr}(string, int64 start[, int64 length]) → string: SQL {@code SUBSTRING(s FROM start
  *       FOR length)} over code points, 1-based: the characters at positions {@code p} with

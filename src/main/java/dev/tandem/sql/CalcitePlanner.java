@@ -36,6 +36,14 @@ import org.apache.calcite.tools.ValidationException;
  */
 final class CalcitePlanner {
 
+    static {
+        // Calcite's literals are ISO-8859-1 unless told otherwise, and fail on 'Σ': make them Unicode, as
+        // PostgreSQL's (UTF8) are. Set before any Calcite class reads its system properties.
+        System.setProperty("calcite.default.charset", System.getProperty("calcite.default.charset", "UTF-8"));
+        System.setProperty("calcite.default.nationalcharset", System.getProperty("calcite.default.nationalcharset", "UTF-8"));
+        System.setProperty("calcite.default.collation.name", System.getProperty("calcite.default.collation.name", "UTF-8$en_US"));
+    }
+
     /**
      * PostgreSQL's types where Calcite's defaults differ: unions of strings of different lengths are
      * VARCHAR (no blank padding); timestamps keep microseconds ({@code timestamp} is
@@ -91,6 +99,7 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
+            timestampLiterals(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
             return new Planned(root, validated);
@@ -105,6 +114,61 @@ final class CalcitePlanner {
         } finally {
             planner.close();
         }
+    }
+
+    /**
+     * Replaces, in place, each {@code CAST('...' AS timestamp)} of a quoted literal by the timestamp
+     * literal it spells, parsed as PostgreSQL parses it (to microseconds): Calcite would fold the cast to
+     * milliseconds.
+     */
+    private static void timestampLiterals(SqlNode node) {
+        switch (node) {
+            case org.apache.calcite.sql.SqlNodeList list -> {
+                for (int i = 0; i < list.size(); i++) {
+                    SqlNode literal = timestampLiteral(list.get(i));
+                    if (literal != null) {
+                        list.set(i, literal);
+                    } else if (list.get(i) != null) {
+                        timestampLiterals(list.get(i));
+                    }
+                }
+            }
+            case org.apache.calcite.sql.SqlCall call -> {
+                List<SqlNode> operands = call.getOperandList();
+                for (int i = 0; i < operands.size(); i++) {
+                    SqlNode o = operands.get(i);
+                    if (o == null) {
+                        continue;
+                    }
+                    SqlNode literal = timestampLiteral(o);
+                    if (literal != null) {
+                        try {
+                            call.setOperand(i, literal);
+                            continue;
+                        } catch (UnsupportedOperationException e) {
+                            // a call whose operands are fixed: the cast stays (and is folded to milliseconds)
+                        }
+                    }
+                    timestampLiterals(o);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private static SqlNode timestampLiteral(SqlNode n) {
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.TIMESTAMP) {
+            dev.tandem.row.Timestamp ts = SqlTypes.parseTimestamp(l.getValueAs(String.class).trim());
+            java.time.LocalDateTime t = java.time.LocalDateTime.ofInstant(ts.toInstant(), java.time.ZoneOffset.UTC);
+            org.apache.calcite.util.TimestampString s = new org.apache.calcite.util.TimestampString(t.getYear(), t.getMonthValue(),
+                    t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
+            return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, c.getParserPosition());
+        }
+        return null;
     }
 
     private static FrameworkConfig config(List<CatalogEntry> catalog) {
@@ -176,6 +240,8 @@ final class CalcitePlanner {
             new Rewrite("Aggregate expression is illegal in (.*)", "42803", "aggregate functions are not allowed in $1"),
             new Rewrite("Column count mismatch in (UNION|EXCEPT|INTERSECT).*", SqlException.SYNTAX,
                     "each $1 query must have the same number of columns"),
+            new Rewrite("Ordinal out of range.*", "42P10", "ORDER BY or GROUP BY position is not in select list"),
+            new Rewrite("Cast function cannot convert value of type (\\S+).* to type (\\S+).*", "42846", "cannot cast type $1 to $2"),
             new Rewrite("Illegal use of 'NULL'.*", SqlException.NOT_SUPPORTED,
                     "not supported: a NULL whose type cannot be inferred here (write CAST(NULL AS type))"),
             new Rewrite("No match found for function signature (.*)", SqlException.UNDEFINED_FUNCTION, "not supported: function $1"),

@@ -135,6 +135,14 @@ final class RelTranslator {
         return new Translated(new Plan.MapFilterProject(in.plan(), new Mfp(map, List.of(), cols)), types);
     }
 
+    /** Refuses an integer literal beyond bigint's range: a numeric in PostgreSQL, a double here, it would print otherwise. */
+    private static void exactLiteral(RexLiteral lit, DatumType t) {
+        if (t == DatumType.FLOAT64 && lit.getType().getSqlTypeName() == SqlTypeName.DECIMAL && lit.getType().getScale() == 0 && !lit.isNull()) {
+            throw SqlException.notSupported("the integer " + lit.getValueAs(BigDecimal.class).toPlainString()
+                    + " beyond bigint's range (a numeric in PostgreSQL; Tandem's integers are bigint)");
+        }
+    }
+
     private Translated values(Values values) {
         List<DatumType> types = new ArrayList<>();
         for (RelDataTypeField f : values.getRowType().getFieldList()) {
@@ -145,6 +153,7 @@ final class RelTranslator {
         for (List<RexLiteral> tuple : values.getTuples()) {
             List<Object> vals = new ArrayList<>();
             for (int i = 0; i < tuple.size(); i++) {
+                exactLiteral(tuple.get(i), SqlTypes.of(tuple.get(i).getType()));
                 vals.add(SqlTypes.convert(literalValue(tuple.get(i)), types.get(i)));
             }
             rows.add(Row.pack(types, vals));
@@ -495,6 +504,7 @@ final class RelTranslator {
             case RexInputRef ref -> Expr.col(ref.getIndex());
             case RexLiteral lit -> {
                 DatumType t = SqlTypes.of(lit.getType());
+                exactLiteral(lit, t);
                 yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
             }
             case RexDynamicParam p -> Expr.lit(params.apply(p.getIndex()), paramTypes.apply(p.getIndex()));
@@ -615,6 +625,11 @@ final class RelTranslator {
                     return a;
                 }
                 SqlTypeName fromSql = ops.get(0).getType().getSqlTypeName();
+                DatumType from = typeOf(a, in);
+                if (to == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
+                    // Tandem's cast writes these in its own notation (1.0, 2024-01-02T03:04:05Z), not PostgreSQL's
+                    throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to text");
+                }
                 if (to == DatumType.INT64 && (fromSql == SqlTypeName.DOUBLE || fromSql == SqlTypeName.FLOAT || fromSql == SqlTypeName.REAL)
                         && typeOf(a, in) == DatumType.FLOAT64) {
                     return roundHalfEven(a);

@@ -446,6 +446,9 @@ public final class SqlEngine {
         if (!r.mfp().filter().isEmpty()) {
             o.set("filter", ExprJson.writeList(r.mfp().filter()));
         }
+        if (!r.mfp().map().isEmpty()) {
+            o.set("map", ExprJson.writeList(r.mfp().map()));
+        }
         if (r.mfp().project() != null) {
             ArrayNode project = o.putArray("project");
             r.mfp().project().forEach(project::add);
@@ -1211,7 +1214,9 @@ public final class SqlEngine {
         }
         lex.accept("local");
         String name = lex.name("a setting");
-        if (!lex.acceptPunct("=")) {
+        if (name.equals("time") && lex.accept("zone")) {
+            name = "timezone";
+        } else if (!lex.acceptPunct("=")) {
             lex.expect("to");
         }
         SqlLexer.Token value = lex.take();

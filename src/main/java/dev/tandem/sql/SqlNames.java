@@ -86,6 +86,8 @@ final class SqlNames {
         return switch (item) {
             case SqlIdentifier id -> id.isStar() ? new Derived("?column?", 0) : new Derived(id.names.get(id.names.size() - 1), 2);
             case SqlCase c -> new Derived("case", 1);
+            // a typed literal (TIMESTAMP '...', and a CAST of a quoted literal to timestamp, made one before validation)
+            case org.apache.calcite.sql.SqlTimestampLiteral l -> new Derived("timestamp", 1);
             case SqlBasicCall c when c.getKind() == SqlKind.AS -> derive(c.operand(1));
             case SqlBasicCall c when c.getKind() == SqlKind.CAST -> {
                 Derived inner = derive(c.operand(0));
