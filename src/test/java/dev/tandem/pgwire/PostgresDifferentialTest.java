@@ -18,10 +18,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Differential test against a real PostgreSQL 15: random schemas, rows (with NULLs and duplicates)
- * and queries (filters, inner and outer joins, group-bys with having, distinct, order/limit/offset,
- * union/except/intersect, subqueries in FROM, CASE/COALESCE), each answered by Tandem through the wire
- * protocol over JDBC and by PostgreSQL, compared as multisets (as lists where ORDER BY fixes the order).
+ * Differential test against a real PostgreSQL 15: random schemas (bigint, text and double precision
+ * columns), rows (with NULLs and duplicates) and queries of every {@link QueryGenerator.Kind} (filters,
+ * inner, cross and outer joins, anti-joins, group-bys with having, joins with group-bys, distinct,
+ * order/limit/offset over tables, joins and aggregates, union/except/intersect over one and two columns,
+ * subqueries in FROM, CASE/COALESCE/NULLIF, text functions, point lookups with parameters and IN lists,
+ * aggregates over no rows), each answered by Tandem through the wire protocol over JDBC (the extended
+ * protocol, prepared statements where the query has parameters) and by PostgreSQL, compared as
+ * multisets (as lists where ORDER BY fixes the order). Coverage is asserted: every kind compared, most
+ * of each with rows, and point lookups taking the fast path where the table is indexed.
  *
  * <p>PostgreSQL's address comes from {@code POSTGRES_ORACLE_ADDRESS} ({@code host:port}, user
  * {@code postgres}, trust authentication); {@code bin/dev test} and {@code .ci/run} start one. Without
@@ -29,18 +34,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresDifferentialTest {
 
-    static final int SCHEMAS = 4;
-    static final int QUERIES_PER_SCHEMA = 40;
+    static final int SCHEMAS = 12;
+    static final int QUERIES_PER_SCHEMA = 60;
 
     @TempDir
     Path dir;
 
-    /** A generated table: its name and columns, each int ("bigint") or text. */
-    record Table(String name, List<String> ints, List<String> texts) {
+    /** A generated table: its name and columns, each int ("bigint"), text or float ("double precision"). */
+    record Table(String name, List<String> ints, List<String> texts, List<String> floats) {
         List<String> columns() {
             List<String> all = new ArrayList<>(ints);
             all.addAll(texts);
+            all.addAll(floats);
             return all;
+        }
+
+        static String type(String column) {
+            return column.startsWith("i") ? "bigint" : column.startsWith("s") ? "text" : "double precision";
         }
     }
 
@@ -54,6 +64,8 @@ class PostgresDifferentialTest {
         List<String> mismatches = new ArrayList<>();
         int compared = 0;
         int[] outcome = new int[2];
+        java.util.Map<QueryGenerator.Kind, int[]> byKind = new java.util.EnumMap<>(QueryGenerator.Kind.class);
+        int fastLookups = 0;
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
@@ -66,7 +78,7 @@ class PostgresDifferentialTest {
                     Table table = table(prefix + "t" + t, random);
                     tables.add(table);
                     String ddl = "CREATE TABLE " + table.name() + " (" + String.join(", ", table.columns().stream()
-                            .map(c -> c + (c.startsWith("i") ? " bigint" : " text")).toList()) + ")";
+                            .map(c -> c + " " + Table.type(c)).toList()) + ")";
                     String insert = insert(table, random);
                     for (Connection c : List.of(pg, td)) {
                         try (Statement s = c.createStatement()) {
@@ -77,7 +89,8 @@ class PostgresDifferentialTest {
                         }
                     }
                 }
-                if (random.nextBoolean()) {
+                boolean indexed = schema % 2 == 0;
+                if (indexed) {
                     try (Statement s = td.createStatement()) {
                         s.execute("CREATE INDEX " + prefix + "idx ON " + tables.get(0).name() + " (" + tables.get(0).ints().get(0) + ")");
                     }
@@ -86,24 +99,39 @@ class PostgresDifferentialTest {
                 for (int q = 0; q < QUERIES_PER_SCHEMA; q++) {
                     QueryGenerator.Query query = gen.query();
                     compared++;
+                    int[] counts = byKind.computeIfAbsent(query.kind(), k -> new int[2]);
+                    int withRows = outcome[0];
                     String result = compare(pg, td, query, outcome);
+                    counts[0]++;
+                    counts[1] += outcome[0] - withRows;
                     if (result != null) {
                         mismatches.add(result);
+                    }
+                    if (indexed && query.kind() == QueryGenerator.Kind.LOOKUP && explain(td, query).startsWith("fast path: a lookup")) {
+                        fastLookups++;
                     }
                 }
             }
         }
+        StringBuilder kinds = new StringBuilder();
+        byKind.forEach((k, c) -> kinds.append(' ').append(k.name().toLowerCase(java.util.Locale.ROOT)).append(' ').append(c[1]).append('/').append(c[0]));
         System.out.println("PostgresDifferentialTest: " + compared + " queries compared with PostgreSQL, " + mismatches.size() + " mismatches, "
-                + outcome[0] + " with rows, " + outcome[1] + " refused by both");
-        assertThat(mismatches).as("%d of %d queries differ from PostgreSQL", mismatches.size(), compared).isEmpty();
-        // the comparison has teeth: most queries answer rows, few are refused by both
+                + outcome[0] + " with rows, " + outcome[1] + " refused by both, " + fastLookups + " fast-path lookups; with rows/compared by kind:" + kinds);
+        assertThat(mismatches).as("%d of %d queries differ from PostgreSQL:\n%s", mismatches.size(), compared, String.join("\n", mismatches)).isEmpty();
+        // the comparison has teeth: most queries answer rows, few are refused by both, every kind of query was compared, most with rows
+        // (an aggregate without GROUP BY always answers a row), and point lookups on an indexed table took the fast path
+        assertThat(compared).isGreaterThanOrEqualTo(500);
         assertThat(outcome[0]).isGreaterThan(compared / 2);
-        assertThat(outcome[1]).isLessThan(compared / 10);
+        assertThat(outcome[1]).isLessThan(compared / 20);
+        assertThat(byKind.keySet()).as("kinds of query compared").containsExactlyInAnyOrder(QueryGenerator.Kind.values());
+        byKind.forEach((k, c) -> assertThat(c[1]).as("%s queries with rows, of %d", k, c[0]).isGreaterThanOrEqualTo(Math.max(1, c[0] / 3)));
+        assertThat(fastLookups).as("point lookups answered by the fast path").isGreaterThan(0);
     }
 
     private static Table table(String name, Random random) {
         List<String> ints = new ArrayList<>();
         List<String> texts = new ArrayList<>();
+        List<String> floats = new ArrayList<>();
         int ni = 1 + random.nextInt(3);
         for (int i = 0; i < ni; i++) {
             ints.add("i" + i);
@@ -112,7 +140,10 @@ class PostgresDifferentialTest {
         for (int i = 0; i < nt; i++) {
             texts.add("s" + i);
         }
-        return new Table(name, ints, texts);
+        if (random.nextInt(3) == 0) {
+            floats.add("f0");
+        }
+        return new Table(name, ints, texts, floats);
     }
 
     /** An INSERT of 0 to 14 rows, with duplicates and NULLs, or null for an empty table. */
@@ -133,6 +164,8 @@ class PostgresDifferentialTest {
                     vals.add("NULL");
                 } else if (c.startsWith("i")) {
                     vals.add(Integer.toString(random.nextInt(7) - 2));
+                } else if (c.startsWith("f")) {
+                    vals.add(pickFloat(random));
                 } else {
                     vals.add("'" + "abcab".substring(random.nextInt(3), 3 + random.nextInt(3)) + "'");
                 }
@@ -142,15 +175,31 @@ class PostgresDifferentialTest {
         return "INSERT INTO " + t.name() + " VALUES " + String.join(", ", rows);
     }
 
+    /** A double exactly representable in binary, so sums in any order are equal. */
+    private static String pickFloat(Random random) {
+        return List.of("-1.5", "0", "0.25", "2", "3.75", "-0.5").get(random.nextInt(6));
+    }
+
+    /** The first line of Tandem's EXPLAIN of a query (its parameters inlined). */
+    private static String explain(Connection td, QueryGenerator.Query q) throws SQLException {
+        String sql = q.sql();
+        for (Object p : q.params()) {
+            sql = sql.replaceFirst("\\?", p.toString());
+        }
+        try (Statement s = td.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+            return rs.next() ? rs.getString(1) : "";
+        }
+    }
+
     /** Null when both agree (the same rows, or both refuse), else a description of the difference. */
     private static String compare(Connection pg, Connection td, QueryGenerator.Query q, int[] outcome) {
         List<String> expected;
         try {
-            expected = rows(pg, q.sql());
+            expected = rows(pg, q);
         } catch (SQLException e) {
             // PostgreSQL refuses it (e.g. a type error): Tandem must refuse it too
             try {
-                List<String> got = rows(td, q.sql());
+                List<String> got = rows(td, q);
                 return q.sql() + "\n  PostgreSQL refused: " + e.getMessage() + "\n  Tandem answered " + got;
             } catch (SQLException x) {
                 outcome[1]++;
@@ -159,7 +208,7 @@ class PostgresDifferentialTest {
         }
         List<String> got;
         try {
-            got = rows(td, q.sql());
+            got = rows(td, q);
         } catch (SQLException e) {
             return q.sql() + "\n  Tandem refused: " + e.getSQLState() + " " + e.getMessage() + "\n  PostgreSQL answered " + expected;
         }
@@ -173,19 +222,28 @@ class PostgresDifferentialTest {
         return expected.equals(got) ? null : q.sql() + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got;
     }
 
-    private static List<String> rows(Connection c, String sql) throws SQLException {
+    private static List<String> rows(Connection c, QueryGenerator.Query q) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    row.add(normalize(rs.getObject(i)));
-                }
-                out.add(String.join("|", row));
+        try (java.sql.PreparedStatement s = c.prepareStatement(q.sql())) {
+            for (int i = 0; i < q.params().size(); i++) {
+                s.setObject(i + 1, q.params().get(i));
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                read(rs, out);
             }
         }
         return out;
+    }
+
+    private static void read(ResultSet rs, List<String> out) throws SQLException {
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+            List<String> row = new ArrayList<>();
+            for (int i = 1; i <= n; i++) {
+                row.add(normalize(rs.getObject(i)));
+            }
+            out.add(String.join("|", row));
+        }
     }
 
     /** A value in a form both databases agree on: integral numbers as integers, others to 9 significant digits. */

@@ -7,8 +7,17 @@ import java.util.Random;
 /** Random queries over generated tables, within the dialect both PostgreSQL and Tandem speak. */
 final class QueryGenerator {
 
-    /** A query and whether its ORDER BY fixes the order of its rows. */
-    record Query(String sql, boolean ordered) {
+    /** The shapes of query generated; the differential test asserts each was compared, most with rows. */
+    enum Kind {
+        FILTER, JOIN, OUTER_JOIN_ANTI, GROUP_BY, JOIN_GROUP_BY, DISTINCT, ORDERED, ORDERED_AGGREGATE, SET_OP, SET_OP_TWO_COLUMNS,
+        SUBQUERY, EXPRESSIONS, TEXT, LOOKUP, EMPTY_AGGREGATE
+    }
+
+    /** A query, its parameters ({@code ?} in the text, bound through a prepared statement), its kind and whether its ORDER BY fixes the order of its rows. */
+    record Query(String sql, List<Object> params, Kind kind, boolean ordered) {
+        Query(String sql, Kind kind, boolean ordered) {
+            this(sql, List.of(), kind, ordered);
+        }
     }
 
     private final Random random;
@@ -28,34 +37,57 @@ final class QueryGenerator {
     }
 
     Query query() {
-        return switch (random.nextInt(9)) {
-            case 0, 1 -> filter();
-            case 2 -> join();
-            case 3 -> groupBy();
-            case 4 -> distinct();
-            case 5 -> ordered();
-            case 6 -> setOp();
-            case 7 -> subquery();
-            default -> expressions();
+        Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+        return switch (kind) {
+            case FILTER -> filter();
+            case JOIN -> join();
+            case OUTER_JOIN_ANTI -> outerJoinAnti();
+            case GROUP_BY -> groupBy();
+            case JOIN_GROUP_BY -> joinGroupBy();
+            case DISTINCT -> distinct();
+            case ORDERED -> ordered();
+            case ORDERED_AGGREGATE -> orderedAggregate();
+            case SET_OP -> setOp();
+            case SET_OP_TWO_COLUMNS -> setOpTwoColumns();
+            case SUBQUERY -> subquery();
+            case EXPRESSIONS -> expressions();
+            case TEXT -> text();
+            case LOOKUP -> lookup();
+            case EMPTY_AGGREGATE -> emptyAggregate();
         };
     }
 
     /** An int expression over a qualified int column. */
     private String intExpr(String q, PostgresDifferentialTest.Table t) {
         String c = q + pick(t.ints());
-        return switch (random.nextInt(7)) {
+        return switch (random.nextInt(8)) {
             case 0 -> c + " + " + (random.nextInt(5) - 2);
             case 1 -> c + " * " + (random.nextInt(4) - 1);
             case 2 -> "COALESCE(" + c + ", " + (random.nextInt(5) - 2) + ")";
             case 3 -> "CASE WHEN " + c + " > " + (random.nextInt(3) - 1) + " THEN " + c + " ELSE " + (random.nextInt(9) - 4) + " END";
             case 4 -> c + " - " + q + pick(t.ints());
             case 5 -> "abs(" + c + ")";
+            case 6 -> "NULLIF(" + c + ", " + (random.nextInt(3) - 1) + ")";
             default -> c;
         };
     }
 
+    /** A numeric expression: an int one, or one over a double column when the table has one. */
+    private String numExpr(String q, PostgresDifferentialTest.Table t) {
+        if (!t.floats().isEmpty() && random.nextInt(3) == 0) {
+            String f = q + pick(t.floats());
+            return switch (random.nextInt(4)) {
+                case 0 -> f + " * 2";
+                case 1 -> f + " + " + q + pick(t.ints());
+                case 2 -> "COALESCE(" + f + ", 0.5)";
+                default -> f;
+            };
+        }
+        return intExpr(q, t);
+    }
+
     private String predicate(String q, PostgresDifferentialTest.Table t) {
-        String p = switch (random.nextInt(8)) {
+        String p = switch (random.nextInt(11)) {
             case 0 -> q + pick(t.ints()) + " IS NULL";
             case 1 -> q + pick(t.ints()) + " IS NOT NULL";
             case 2 -> q + pick(t.ints()) + " IN (" + (random.nextInt(5) - 2) + ", " + (random.nextInt(5) - 2) + ")";
@@ -63,6 +95,10 @@ final class QueryGenerator {
                     : q + pick(t.ints()) + " <> 0";
             case 4 -> "NOT (" + q + pick(t.ints()) + " < " + (random.nextInt(5) - 2) + ")";
             case 5 -> q + pick(t.ints()) + " BETWEEN " + (random.nextInt(3) - 2) + " AND " + random.nextInt(4);
+            case 6 -> q + pick(t.ints()) + " NOT IN (" + (random.nextInt(5) - 2) + ", " + (random.nextBoolean() ? "NULL" : Integer.toString(random.nextInt(3))) + ")";
+            case 7 -> q + pick(t.ints()) + " IS DISTINCT FROM " + pick(List.of("NULL", Integer.toString(random.nextInt(3) - 1), q + pick(t.ints())));
+            case 8 -> !t.floats().isEmpty() ? q + pick(t.floats()) + " " + pick(List.of("<", ">=", "=")) + " " + pick(List.of("0", "0.25", "-1.5", "2"))
+                    : q + pick(t.ints()) + " >= '" + (random.nextInt(3) - 1) + "'";
             default -> intExpr(q, t) + " " + pick(List.of("=", "<>", "<", "<=", ">", ">=")) + " " + (random.nextInt(7) - 3);
         };
         if (random.nextInt(4) == 0) {
@@ -76,15 +112,17 @@ final class QueryGenerator {
         List<String> cols = new ArrayList<>();
         int n = 1 + random.nextInt(3);
         for (int i = 0; i < n; i++) {
-            cols.add(random.nextBoolean() ? intExpr("", t) : pick(t.columns()));
+            cols.add(random.nextBoolean() ? numExpr("", t) : pick(t.columns()));
         }
-        return new Query("SELECT " + String.join(", ", cols) + " FROM " + t.name() + (random.nextInt(5) > 0 ? " WHERE " + predicate("", t) : ""), false);
+        return new Query("SELECT " + String.join(", ", cols) + " FROM " + t.name() + (random.nextInt(5) > 0 ? " WHERE " + predicate("", t) : ""),
+                Kind.FILTER, false);
     }
 
-    private Query join() {
-        PostgresDifferentialTest.Table a = table();
-        PostgresDifferentialTest.Table b = table();
-        String kind = pick(List.of("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "INNER JOIN", "LEFT OUTER JOIN"));
+    private String joinKind() {
+        return pick(List.of("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "INNER JOIN", "LEFT OUTER JOIN", "RIGHT OUTER JOIN", "FULL OUTER JOIN"));
+    }
+
+    private String on(PostgresDifferentialTest.Table a, PostgresDifferentialTest.Table b, String kind) {
         String on = "a." + pick(a.ints()) + " = b." + pick(b.ints());
         if (random.nextInt(3) == 0) {
             on += " AND a." + pick(a.ints()) + " = b." + pick(b.ints());
@@ -92,37 +130,88 @@ final class QueryGenerator {
         if (kind.startsWith("LEFT") && random.nextInt(3) == 0) {
             on += " AND b." + pick(b.ints()) + " > " + (random.nextInt(3) - 1);
         }
+        if ((kind.startsWith("JOIN") || kind.startsWith("INNER")) && random.nextInt(3) == 0) {
+            on += " AND a." + pick(a.ints()) + " <= b." + pick(b.ints());
+        }
+        return on;
+    }
+
+    private Query join() {
+        PostgresDifferentialTest.Table a = table();
+        PostgresDifferentialTest.Table b = table();
+        String kind = joinKind();
         String select = "a." + pick(a.columns()) + ", b." + pick(b.columns()) + (random.nextBoolean() ? ", " + intExpr("a.", a) : "");
         String where = random.nextInt(3) == 0 ? " WHERE " + predicate("a.", a) : "";
-        return new Query("SELECT " + select + " FROM " + a.name() + " a " + kind + " " + b.name() + " b ON " + on + where, false);
+        if (random.nextInt(6) == 0) {
+            return new Query("SELECT " + select + " FROM " + a.name() + " a, " + b.name() + " b WHERE a." + pick(a.ints()) + " < b." + pick(b.ints()),
+                    Kind.JOIN, false);
+        }
+        return new Query("SELECT " + select + " FROM " + a.name() + " a " + kind + " " + b.name() + " b ON " + on(a, b, kind) + where, Kind.JOIN, false);
+    }
+
+    /** Rows of one side without a match in the other: an outer join filtered on the other side's NULLs. */
+    private Query outerJoinAnti() {
+        PostgresDifferentialTest.Table a = table();
+        PostgresDifferentialTest.Table b = table();
+        String bi = pick(b.ints());
+        return new Query("SELECT a." + pick(a.columns()) + ", a." + pick(a.columns()) + " FROM " + a.name() + " a LEFT JOIN " + b.name()
+                + " b ON a." + pick(a.ints()) + " = b." + bi + " WHERE b." + bi + " IS NULL", Kind.OUTER_JOIN_ANTI, false);
+    }
+
+    private List<String> aggregates(PostgresDifferentialTest.Table t, String q) {
+        String v = q + pick(t.ints());
+        List<String> all = new ArrayList<>(List.of("count(*)", "count(" + v + ")", "sum(" + v + ")", "min(" + v + ")", "max(" + v + ")", "avg(" + v + ")",
+                "max(" + q + pick(t.columns()) + ")", "min(" + q + pick(t.columns()) + ")"));
+        if (!t.floats().isEmpty()) {
+            String f = q + pick(t.floats());
+            all.addAll(List.of("sum(" + f + ")", "avg(" + f + ")", "max(" + f + ")"));
+        }
+        List<String> out = new ArrayList<>();
+        int n = 1 + random.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            out.add(pick(all));
+        }
+        return out;
+    }
+
+    private String having(PostgresDifferentialTest.Table t, String q) {
+        return switch (random.nextInt(3)) {
+            case 0 -> " HAVING count(*) " + pick(List.of(">", "=", "<")) + " " + (1 + random.nextInt(2));
+            case 1 -> " HAVING sum(" + q + pick(t.ints()) + ") " + pick(List.of(">", "<=")) + " " + (random.nextInt(5) - 1);
+            default -> " HAVING max(" + q + pick(t.ints()) + ") IS NOT NULL AND min(" + q + pick(t.ints()) + ") < 2";
+        };
     }
 
     private Query groupBy() {
         PostgresDifferentialTest.Table t = table();
         String key = pick(t.columns());
-        String v = pick(t.ints());
-        List<String> aggs = new ArrayList<>();
-        List<String> all = List.of("count(*)", "count(" + v + ")", "sum(" + v + ")", "min(" + v + ")", "max(" + v + ")", "avg(" + v + ")",
-                "max(" + pick(t.columns()) + ")");
-        int n = 1 + random.nextInt(3);
-        for (int i = 0; i < n; i++) {
-            aggs.add(pick(all));
-        }
+        List<String> aggs = aggregates(t, "");
         boolean grouped = random.nextInt(4) > 0;
-        String having = grouped && random.nextBoolean() ? " HAVING count(*) " + pick(List.of(">", "=", "<")) + " " + (1 + random.nextInt(2)) : "";
+        String having = grouped && random.nextBoolean() ? having(t, "") : "";
         String where = random.nextInt(3) == 0 ? " WHERE " + predicate("", t) : "";
         return new Query("SELECT " + (grouped ? key + ", " : "") + String.join(", ", aggs) + " FROM " + t.name() + where
-                + (grouped ? " GROUP BY " + key : "") + having, false);
+                + (grouped ? " GROUP BY " + key : "") + having, Kind.GROUP_BY, false);
+    }
+
+    private Query joinGroupBy() {
+        PostgresDifferentialTest.Table a = table();
+        PostgresDifferentialTest.Table b = table();
+        String kind = pick(List.of("JOIN", "LEFT JOIN", "FULL JOIN"));
+        String key = "a." + pick(a.columns());
+        List<String> aggs = aggregates(b, "b.");
+        String having = random.nextInt(3) == 0 ? having(b, "b.") : "";
+        return new Query("SELECT " + key + ", " + String.join(", ", aggs) + " FROM " + a.name() + " a " + kind + " " + b.name() + " b ON "
+                + on(a, b, kind) + " GROUP BY " + key + having, Kind.JOIN_GROUP_BY, false);
     }
 
     private Query distinct() {
         PostgresDifferentialTest.Table t = table();
-        return new Query("SELECT DISTINCT " + pick(t.columns()) + (random.nextBoolean() ? ", " + intExpr("", t) : "") + " FROM " + t.name(), false);
+        return new Query("SELECT DISTINCT " + pick(t.columns()) + (random.nextBoolean() ? ", " + intExpr("", t) : "")
+                + (random.nextBoolean() ? ", " + pick(t.columns()) : "") + " FROM " + t.name(), Kind.DISTINCT, false);
     }
 
-    private Query ordered() {
-        PostgresDifferentialTest.Table t = table();
-        List<String> cols = t.columns();
+    /** An ORDER BY over every output column, so the order (and a LIMIT's rows) are the same in both. */
+    private String orderBy(List<String> cols) {
         List<String> order = new ArrayList<>();
         for (String c : cols) {
             order.add(c + (random.nextBoolean() ? " DESC" : "") + (random.nextInt(4) == 0 ? pick(List.of(" NULLS FIRST", " NULLS LAST")) : ""));
@@ -130,16 +219,53 @@ final class QueryGenerator {
         java.util.Collections.shuffle(order, random);
         String limit = random.nextBoolean() ? " LIMIT " + random.nextInt(6) : "";
         String offset = random.nextInt(3) == 0 ? " OFFSET " + random.nextInt(4) : "";
-        return new Query("SELECT " + String.join(", ", cols) + " FROM " + t.name() + " ORDER BY " + String.join(", ", order) + limit + offset, true);
+        return " ORDER BY " + String.join(", ", order) + limit + offset;
     }
+
+    private Query ordered() {
+        PostgresDifferentialTest.Table t = table();
+        List<String> cols = t.columns();
+        String where = random.nextInt(3) == 0 ? " WHERE " + predicate("", t) : "";
+        return new Query("SELECT " + String.join(", ", cols) + " FROM " + t.name() + where + orderBy(cols), Kind.ORDERED, true);
+    }
+
+    /** ORDER BY / LIMIT over a join or a group-by. */
+    private Query orderedAggregate() {
+        if (random.nextBoolean()) {
+            PostgresDifferentialTest.Table t = table();
+            String key = pick(t.columns());
+            String v = pick(t.ints());
+            return new Query("SELECT " + key + " AS k, count(*) AS n, sum(" + v + ") AS s FROM " + t.name() + " GROUP BY " + key
+                    + orderBy(List.of("k", "n", "s")), Kind.ORDERED_AGGREGATE, true);
+        }
+        PostgresDifferentialTest.Table a = table();
+        PostgresDifferentialTest.Table b = table();
+        String kind = joinKind();
+        return new Query("SELECT a." + pick(a.ints()) + " AS x, b." + pick(b.columns()) + " AS y FROM " + a.name() + " a " + kind + " " + b.name()
+                + " b ON " + on(a, b, kind) + orderBy(List.of("x", "y")), Kind.ORDERED_AGGREGATE, true);
+    }
+
+    private static final List<String> SET_OPS = List.of("UNION", "UNION ALL", "EXCEPT ALL", "EXCEPT", "INTERSECT", "INTERSECT ALL");
 
     private Query setOp() {
         PostgresDifferentialTest.Table a = table();
         PostgresDifferentialTest.Table b = table();
-        String op = pick(List.of("UNION", "UNION ALL", "EXCEPT ALL", "EXCEPT", "INTERSECT", "INTERSECT ALL"));
+        String op = pick(SET_OPS);
         String left = "SELECT " + pick(a.ints()) + " FROM " + a.name() + (random.nextBoolean() ? " WHERE " + predicate("", a) : "");
         String right = "SELECT " + pick(b.ints()) + " FROM " + b.name() + (random.nextBoolean() ? " WHERE " + predicate("", b) : "");
-        return new Query(left + " " + op + " " + right, false);
+        return new Query(left + " " + op + " " + right, Kind.SET_OP, false);
+    }
+
+    /** A set operation over (int, text) pairs, NULLs included, of one table against another or itself. */
+    private Query setOpTwoColumns() {
+        PostgresDifferentialTest.Table a = table();
+        PostgresDifferentialTest.Table b = random.nextBoolean() ? a : table();
+        String op = pick(SET_OPS);
+        String at = a.texts().isEmpty() ? "CAST(" + pick(a.ints()) + " AS text)" : pick(a.texts());
+        String bt = b.texts().isEmpty() ? "CAST(" + pick(b.ints()) + " AS text)" : pick(b.texts());
+        String left = "SELECT " + pick(a.ints()) + ", " + at + " FROM " + a.name() + (random.nextBoolean() ? " WHERE " + predicate("", a) : "");
+        String right = "SELECT " + pick(b.ints()) + ", " + bt + " FROM " + b.name() + (random.nextBoolean() ? " WHERE " + predicate("", b) : "");
+        return new Query(left + " " + op + " " + right, Kind.SET_OP_TWO_COLUMNS, false);
     }
 
     private Query subquery() {
@@ -147,20 +273,24 @@ final class QueryGenerator {
         String key = pick(t.ints());
         String v = pick(t.ints());
         String inner = "SELECT " + key + " AS k, count(*) AS n, sum(" + v + ") AS total FROM " + t.name() + " GROUP BY " + key;
-        String outer = switch (random.nextInt(3)) {
+        String outer = switch (random.nextInt(5)) {
             case 0 -> "SELECT k, n FROM (" + inner + ") AS g WHERE n > 1";
             case 1 -> "SELECT g.k, g.total, u." + pick(tables.get(0).columns()) + " FROM (" + inner + ") AS g LEFT JOIN "
                     + tables.get(0).name() + " u ON g.k = u." + pick(tables.get(0).ints());
-            default -> "SELECT max(total), count(*) FROM (" + inner + ") AS g";
+            case 2 -> "SELECT max(total), count(*), min(k) FROM (" + inner + ") AS g";
+            case 3 -> "SELECT s.x, count(*) FROM (SELECT " + intExpr("", t) + " AS x FROM " + t.name() + " WHERE " + predicate("", t)
+                    + ") AS s GROUP BY s.x";
+            default -> "SELECT d.k FROM (SELECT DISTINCT " + key + " AS k FROM " + t.name() + ") AS d JOIN (" + inner
+                    + ") AS g ON d.k = g.k WHERE g.total IS NOT NULL";
         };
-        return new Query(outer, false);
+        return new Query(outer, Kind.SUBQUERY, false);
     }
 
     private Query expressions() {
         PostgresDifferentialTest.Table t = table();
         String c = pick(t.ints());
         String d = pick(t.ints());
-        List<String> exprs = List.of(
+        List<String> exprs = new ArrayList<>(List.of(
                 "CASE WHEN " + c + " IS NULL THEN 'none' WHEN " + c + " > 0 THEN 'pos' ELSE 'other' END",
                 "COALESCE(" + c + ", " + d + ", 0)",
                 c + " = " + d,
@@ -168,7 +298,57 @@ final class QueryGenerator {
                 "NOT (" + c + " > 1)",
                 c + " % 3",
                 c + " / 2",
-                "-" + c);
-        return new Query("SELECT " + pick(exprs) + ", " + pick(exprs) + " FROM " + t.name(), false);
+                "-" + c,
+                "CASE " + c + " WHEN 1 THEN 'one' WHEN 2 THEN 'two' END",
+                c + " IS NOT DISTINCT FROM " + d,
+                "(" + c + " > 0) AND (" + d + " < 1)",
+                "NULLIF(" + c + ", " + d + ")"));
+        if (!t.floats().isEmpty()) {
+            String f = pick(t.floats());
+            exprs.addAll(List.of(f + " * " + c, "CAST(" + f + " AS bigint)", f + " / 4", "-" + f));
+        }
+        return new Query("SELECT " + pick(exprs) + ", " + pick(exprs) + " FROM " + t.name(), Kind.EXPRESSIONS, false);
+    }
+
+    /** Text columns: comparisons with literals, functions, concatenation, CASE and COALESCE over text. */
+    private Query text() {
+        PostgresDifferentialTest.Table t = table();
+        if (t.texts().isEmpty()) {
+            return new Query("SELECT CAST(" + pick(t.ints()) + " AS text) || 'x', " + pick(t.ints()) + " FROM " + t.name(), Kind.TEXT, false);
+        }
+        String s = pick(t.texts());
+        String expr = pick(List.of("upper(" + s + ")", "lower(" + s + ")", "char_length(" + s + ")", s + " || '-' || " + s,
+                "substring(" + s + " from 2 for 2)", "COALESCE(" + s + ", 'zz')", "CASE WHEN " + s + " < 'b' THEN " + s + " ELSE 'later' END"));
+        String where = pick(List.of(s + " IN ('a', 'ab', 'cab')", s + " > 'ab'", s + " IS NULL", s + " <> 'ca'", "upper(" + s + ") = 'AB'"));
+        return new Query("SELECT " + expr + ", " + pick(t.ints()) + " FROM " + t.name() + (random.nextBoolean() ? " WHERE " + where : ""),
+                Kind.TEXT, false);
+    }
+
+    /**
+     * A point query on the first table's first int column (indexed in some schemas, so a fast-path lookup
+     * there), its value a parameter or a list of literals.
+     */
+    private Query lookup() {
+        PostgresDifferentialTest.Table t = tables.get(0);
+        String key = t.ints().get(0);
+        List<String> cols = new ArrayList<>();
+        cols.add(pick(t.columns()));
+        if (random.nextBoolean()) {
+            cols.add(intExpr("", t));
+        }
+        String more = random.nextInt(3) == 0 ? " AND " + predicate("", t) : "";
+        if (random.nextBoolean()) {
+            return new Query("SELECT " + String.join(", ", cols) + " FROM " + t.name() + " WHERE " + key + " = ?" + more,
+                    List.of((long) (random.nextInt(7) - 2)), Kind.LOOKUP, false);
+        }
+        return new Query("SELECT " + String.join(", ", cols) + " FROM " + t.name() + " WHERE " + key + " IN (" + (random.nextInt(7) - 2) + ", "
+                + (random.nextInt(7) - 2) + ")" + more, Kind.LOOKUP, false);
+    }
+
+    /** Aggregates without GROUP BY over a filter no row passes: one row (count 0, the rest NULL). */
+    private Query emptyAggregate() {
+        PostgresDifferentialTest.Table t = table();
+        return new Query("SELECT " + String.join(", ", aggregates(t, "")) + " FROM " + t.name() + " WHERE " + pick(t.ints()) + " > 100",
+                Kind.EMPTY_AGGREGATE, false);
     }
 }
