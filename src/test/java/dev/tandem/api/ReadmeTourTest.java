@@ -46,37 +46,45 @@ class ReadmeTourTest {
         }
     }
 
+    /** A statement of the README's SQL block and the lines psql prints for it. */
+    record SqlStep(String statement, List<String> expected) {
+    }
+
     /**
-     * The README's SQL section: its {@code curl} block against {@code POST /v1/sql}, then its psql session
-     * over the wire protocol (through JDBC), each statement checked against its {@code -- →} lines.
+     * The README's SQL section: its psql block run through {@code psql} itself (when on the machine) and,
+     * on a second fresh server, through the JDBC driver, statement by statement, each checked against its
+     * {@code -- →} lines; then its {@code curl} block against {@code POST /v1/sql}.
      */
     @Test
     void theSqlSectionOfTheReadmeWorksAsWritten() throws Exception {
         String readme = Files.readString(Path.of("README.md"));
+        List<SqlStep> block = sqlBlock(readme);
+        assertThat(block).hasSizeGreaterThanOrEqualTo(20);
         List<Step> steps = tour(readme, "\n## SQL");
         assertThat(steps).hasSizeGreaterThanOrEqualTo(5);
-        int section = readme.indexOf("\n## SQL");
-        int start = readme.indexOf("```sql\n", section);
-        String block = readme.substring(start + 7, readme.indexOf("\n```", start + 7));
-        try (TandemServer s = new TandemServer(dir, Map.of())) {
+        String psql = dev.tandem.pgwire.PgWireTesting.psql();
+        if (psql == null) {
+            System.err.println("!!! ReadmeTourTest: no psql on the PATH (apt-get install postgresql-client); the README's SQL tour is run through JDBC only");
+        }
+        try (TandemServer s = new TandemServer(dir.resolve("psql"), Map.of())) {
+            int port = s.context.getBean(dev.tandem.config.SqlConfiguration.PgWireHolder.class).port();
+            if (psql != null) {
+                List<List<String>> printed = throughPsql(psql, port, block);
+                for (int i = 0; i < block.size(); i++) {
+                    assertThat(matches(printed.get(i), block.get(i).expected())).as("psql: %s\n  printed %s\n  README says %s",
+                            block.get(i).statement(), printed.get(i), block.get(i).expected()).isTrue();
+                }
+            }
             runCurls(s, steps);
+        }
+        try (TandemServer s = new TandemServer(dir.resolve("jdbc"), Map.of())) {
             int port = s.context.getBean(dev.tandem.config.SqlConfiguration.PgWireHolder.class).port();
             try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/tandem?user=me&sslmode=disable");
                     java.sql.Statement st = c.createStatement()) {
-                String statement = null;
-                List<String> expected = new ArrayList<>();
-                List<String> lines = new ArrayList<>(List.of(block.split("\n")));
-                lines.add("");
-                for (String line : lines) {
-                    if (line.startsWith("-- →")) {
-                        expected.add(line.substring(4).strip());
-                        continue;
-                    }
-                    if (statement != null) {
-                        assertThat(psqlLines(st, statement)).as(statement).isEqualTo(expected);
-                    }
-                    statement = line.isBlank() ? null : line;
-                    expected = new ArrayList<>();
+                for (SqlStep step : block) {
+                    List<String> got = psqlLines(st, step.statement());
+                    assertThat(matches(got, step.expected())).as("JDBC: %s\n  answered %s\n  README says %s", step.statement(), got, step.expected())
+                            .isTrue();
                 }
             }
         }
@@ -197,6 +205,66 @@ class ReadmeTourTest {
             }
             return new Response(r.statusCode().value(), r.headers().contentType().orElse(null), null, text);
         })).block(Duration.ofSeconds(30));
+    }
+
+    /** The statements of the {@code sql} block of the SQL section, each with its {@code -- →} lines. */
+    static List<SqlStep> sqlBlock(String readme) {
+        int section = readme.indexOf("\n## SQL");
+        int start = readme.indexOf("```sql\n", section);
+        String text = readme.substring(start + 7, readme.indexOf("\n```", start + 7));
+        List<SqlStep> out = new ArrayList<>();
+        for (String line : text.split("\n")) {
+            if (line.startsWith("-- →")) {
+                assertThat(out).as("an expectation before any statement").isNotEmpty();
+                out.get(out.size() - 1).expected().add(line.substring(4).strip());
+            } else if (!line.isBlank()) {
+                out.add(new SqlStep(line, new ArrayList<>()));
+            }
+        }
+        return out;
+    }
+
+    /** Whether printed lines are the expected ones, an expected line ending in {@code ...} matching any line it starts. */
+    static boolean matches(List<String> printed, List<String> expected) {
+        if (printed.size() != expected.size()) {
+            return false;
+        }
+        for (int i = 0; i < printed.size(); i++) {
+            String e = expected.get(i);
+            if (e.endsWith("...") ? !printed.get(i).startsWith(e.substring(0, e.length() - 3)) : !printed.get(i).equals(e)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs the statements in one psql session ({@code -A -t}, each echoed before its output, errors as
+     * {@code \set VERBOSITY sqlstate} prints them) and returns the lines printed for each.
+     */
+    private List<List<String>> throughPsql(String psql, int port, List<SqlStep> block) throws Exception {
+        Path script = dir.resolve("readme-tour.sql");
+        Files.writeString(script, String.join("\n", block.stream().map(SqlStep::statement).toList()) + "\n");
+        Process p = new ProcessBuilder(psql, "-X", "-A", "-t", "-e", "-v", "VERBOSITY=sqlstate", "-h", "127.0.0.1", "-p", Integer.toString(port),
+                "-U", "me", "-d", "tandem", "-f", script.toString())
+                .redirectErrorStream(true)
+                .start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).as("psql finished").isTrue();
+        List<List<String>> printed = new ArrayList<>();
+        int next = 0;
+        for (String line : out.split("\n")) {
+            if (next < block.size() && line.equals(block.get(next).statement())) {
+                printed.add(new ArrayList<>());
+                next++;
+            } else {
+                assertThat(printed).as("psql printed before the first statement: %s\n%s", line, out).isNotEmpty();
+                printed.get(printed.size() - 1).add(line.replaceFirst("^psql:[^:]*:\\d+: ", ""));
+            }
+        }
+        assertThat(printed).as("psql echoed every statement:\n%s", out).hasSize(block.size());
+        return printed;
     }
 
     /** What psql -A shows for a statement, as the README writes it: rows as {@code a|b}, a command's tag, or {@code ERROR:  sqlstate}. */
