@@ -265,7 +265,11 @@ final class PgSession {
             case 'C' -> guarded(() -> close(in));
             case 'S' -> {
                 skipToSync = false;
-                portals.clear();
+                // a Sync outside a transaction block ends its implicit transaction, and with it the portals; inside
+                // BEGIN ... COMMIT they live on until the block ends (a fetch size reads one in several Executes)
+                if (sql.block() == SqlSession.Block.IDLE) {
+                    portals.clear();
+                }
                 yield Mono.just(new PgWriter().readyForQuery(status()).buffer());
             }
             case 'H' -> Mono.empty();

@@ -425,13 +425,14 @@ public final class SqlEngine {
         }
         Query q = planQuery(parsed, params, asOfParam, asOf);
         if (explain) {
-            return rows(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), (values, session) -> {
+            // the parameters of the query explained are the EXPLAIN's: its plan is that of a run with their values
+            return new Prepared(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), q.paramTypes, (values, session) -> {
                 Read r = read(q, values, session);
                 List<Object[]> lines = new ArrayList<>();
                 lines.add(new Object[] {r.describe});
                 lines.add(new Object[] {r.request.plan() != null ? PlanJson.write(r.request.plan()).toString() : describeFast(r.request)});
                 return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
-            });
+            }, false);
         }
         return new Prepared(sql, fingerprint, q.columns, q.paramTypes, (values, session) -> runQuery(q, values, session), true);
     }

@@ -97,4 +97,61 @@ class PgWireJdbcTest {
             }
         }
     }
+
+    /**
+     * The extended protocol's other parts: a portal read in pieces (a fetch size inside a transaction, so
+     * Execute with a row limit and PortalSuspended), a prepared statement's parameter and result
+     * descriptions before it runs, an EXPLAIN of a statement with a parameter, and the plan of a prepared
+     * statement following a catalog change.
+     */
+    @Test
+    void portalsDescriptionsAndExplainWithParameters() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE pieces (id bigint NOT NULL, label text)");
+            StringBuilder values = new StringBuilder();
+            for (int i = 1; i <= 25; i++) {
+                values.append(i > 1 ? ", " : "").append("(").append(i).append(", 'p").append(i).append("')");
+            }
+            s.execute("INSERT INTO pieces VALUES " + values);
+            c.setAutoCommit(false);
+            try (PreparedStatement q = c.prepareStatement("SELECT id, label FROM pieces WHERE id > ? ORDER BY id")) {
+                q.setFetchSize(4);
+                q.setLong(1, 5);
+                List<Long> ids = new ArrayList<>();
+                try (ResultSet rs = q.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+                assertThat(ids).hasSize(20).first().isEqualTo(6L);
+                assertThat(ids).last().isEqualTo(25L);
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            try (PreparedStatement q = c.prepareStatement("SELECT id, label, id * 2 AS twice FROM pieces WHERE id = ? AND label <> ?")) {
+                java.sql.ParameterMetaData pm = q.getParameterMetaData();
+                assertThat(pm.getParameterCount()).isEqualTo(2);
+                assertThat(pm.getParameterType(1)).isEqualTo(java.sql.Types.BIGINT);
+                assertThat(pm.getParameterType(2)).isEqualTo(java.sql.Types.VARCHAR);
+                java.sql.ResultSetMetaData md = q.getMetaData();
+                assertThat(md.getColumnCount()).isEqualTo(3);
+                assertThat(List.of(md.getColumnName(1), md.getColumnName(2), md.getColumnName(3))).containsExactly("id", "label", "twice");
+                assertThat(md.getColumnType(1)).isEqualTo(java.sql.Types.BIGINT);
+                assertThat(md.getColumnType(2)).isEqualTo(java.sql.Types.VARCHAR);
+            }
+            try (PreparedStatement q = c.prepareStatement("EXPLAIN SELECT label FROM pieces WHERE id = ?")) {
+                q.setLong(1, 7);
+                try (ResultSet rs = q.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("slow path: a transient dataflow reading pieces");
+                }
+                s.execute("CREATE INDEX pieces_by_id ON pieces (id)");
+                // the same prepared statement, planned again against the new catalog
+                try (ResultSet rs = q.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("fast path: a lookup of key [7] in index pieces_by_id");
+                }
+            }
+        }
+    }
 }
