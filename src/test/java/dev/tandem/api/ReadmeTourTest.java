@@ -64,6 +64,7 @@ class ReadmeTourTest {
         assertThat(steps).hasSizeGreaterThanOrEqualTo(5);
         String psql = dev.tandem.pgwire.PgWireTesting.psql();
         if (psql == null) {
+            assertThat(System.getenv("CI")).as("psql on the PATH on CI (.ci/run installs postgresql-client)").isNotEqualToIgnoringCase("true");
             System.err.println("!!! ReadmeTourTest: no psql on the PATH (apt-get install postgresql-client); the README's SQL tour is run through JDBC only");
         }
         try (TandemServer s = new TandemServer(dir.resolve("psql"), Map.of())) {
