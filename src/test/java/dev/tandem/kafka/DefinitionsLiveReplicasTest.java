@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -211,7 +212,12 @@ class DefinitionsLiveReplicasTest {
         for (String kind : List.of("tables", "views")) {
             HttpResponse<String> list = r.get("/v1/" + kind);
             ok(list);
-            out.append(kind).append('=').append(JSON.readTree(list.body())).append('\n');
+            JsonNode entries = JSON.readTree(list.body());
+            for (JsonNode e : entries) {
+                // where a replica is in time and what it has compacted are its own: the definitions are the catalog
+                ((ObjectNode) e).remove(List.of("write_frontier", "since", "records"));
+            }
+            out.append(kind).append('=').append(entries).append('\n');
         }
         HttpResponse<String> indexes = r.get("/v1/indexes");
         ok(indexes);
