@@ -103,6 +103,7 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
+            refuseLateral(parsed);
             timestampLiterals(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
@@ -118,6 +119,25 @@ final class CalcitePlanner {
         } finally {
             planner.close();
         }
+    }
+
+    /**
+     * Refuses {@code LATERAL}: Calcite's planner decorrelates it into joins and grouped aggregates, which
+     * drop the rows an aggregate over no rows would answer ({@code LATERAL (SELECT max(x) ... WHERE
+     * correlated)} has a row for every outer row in PostgreSQL, NULL where nothing matched).
+     */
+    private static void refuseLateral(SqlNode node) {
+        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlCall call) {
+                if (call.getKind() == org.apache.calcite.sql.SqlKind.LATERAL) {
+                    SqlException e = SqlException.notSupported("LATERAL (a subquery in FROM that reads the columns of the FROM items before it)");
+                    throw call.getParserPosition() == null ? e
+                            : e.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
+                }
+                return super.visit(call);
+            }
+        });
     }
 
     /**
