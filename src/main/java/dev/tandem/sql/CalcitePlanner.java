@@ -47,7 +47,9 @@ final class CalcitePlanner {
     /**
      * PostgreSQL's types where Calcite's defaults differ: unions of strings of different lengths are
      * VARCHAR (no blank padding); timestamps keep microseconds ({@code timestamp} is
-     * {@code timestamp(6)}); a decimal cast to an integer rounds half away from zero (Calcite truncates).
+     * {@code timestamp(6)}); a constant double cast to an integer rounds half to even, as PostgreSQL's
+     * {@code rint} (Calcite truncates; a decimal literal's cast, which rounds half away from zero, is made an
+     * integer literal before validation).
      */
     private static final RelDataTypeSystem TYPES = new RelDataTypeSystemImpl() {
         @Override
@@ -67,7 +69,7 @@ final class CalcitePlanner {
 
         @Override
         public java.math.RoundingMode roundingMode() {
-            return java.math.RoundingMode.HALF_UP;
+            return java.math.RoundingMode.HALF_EVEN;
         }
     };
 
@@ -183,6 +185,21 @@ final class CalcitePlanner {
 
     private static SqlNode timestampLiteral(SqlNode n) {
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.INT64) {
+            // a decimal literal cast to an integer: PostgreSQL's numeric rounds half away from zero
+            java.math.BigDecimal d = decimal(c.operand(0));
+            if (d != null) {
+                java.math.BigDecimal rounded = d.setScale(0, java.math.RoundingMode.HALF_UP);
+                SqlNode literal = org.apache.calcite.sql.SqlLiteral.createExactNumeric(rounded.abs().toPlainString(), c.getParserPosition());
+                if (rounded.signum() < 0) {
+                    literal = org.apache.calcite.sql.fun.SqlStdOperatorTable.UNARY_MINUS.createCall(c.getParserPosition(), literal);
+                }
+                c.setOperand(0, literal);
+            }
+            return null;
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.TIMESTAMP) {
@@ -191,6 +208,18 @@ final class CalcitePlanner {
             org.apache.calcite.util.TimestampString s = new org.apache.calcite.util.TimestampString(t.getYear(), t.getMonthValue(),
                     t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
             return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, c.getParserPosition());
+        }
+        return null;
+    }
+
+    /** The value of a numeric literal (a numeric in PostgreSQL, with an exponent too) or its negation, else null. */
+    private static java.math.BigDecimal decimal(SqlNode n) {
+        if (n instanceof org.apache.calcite.sql.SqlNumericLiteral l) {
+            return l.getValueAs(java.math.BigDecimal.class);
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.MINUS_PREFIX) {
+            java.math.BigDecimal d = decimal(c.operand(0));
+            return d == null ? null : d.negate();
         }
         return null;
     }
