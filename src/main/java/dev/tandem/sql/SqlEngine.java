@@ -97,6 +97,13 @@ public final class SqlEngine {
         }
     });
 
+    private final Map<String, Named> named = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Named> eldest) {
+            return size() > CACHE_SIZE;
+        }
+    });
+
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
     }
@@ -140,7 +147,18 @@ public final class SqlEngine {
      * statement that does not parse or plan fails as {@link #prepare} would.
      */
     public java.util.Set<String> objects(String sql) {
-        return SqlClassifier.objects(sql, controller.catalog());
+        String fingerprint = fingerprint();
+        Named cached = named.get(sql);
+        if (cached != null && cached.fingerprint().equals(fingerprint)) {
+            return cached.objects();
+        }
+        java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(SqlClassifier.objects(sql, controller.catalog())));
+        named.put(sql, new Named(fingerprint, objects));
+        return objects;
+    }
+
+    /** The objects a statement names, as of a catalog: cached by the statement's text as plans are, so authorizing it plans nothing. */
+    private record Named(String fingerprint, java.util.Set<String> objects) {
     }
 
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */

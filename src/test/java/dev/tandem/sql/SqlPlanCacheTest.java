@@ -10,7 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Calcite stays off the read path: a statement is planned once and then found by its text, a prepared
- * statement runs with new parameters without planning again, and a catalog change plans it once more.
+ * statement runs with new parameters without planning again, the objects it names (what authorization
+ * asks) are found by its text too, and a catalog change plans it once more.
  */
 class SqlPlanCacheTest {
 
@@ -38,6 +39,12 @@ class SqlPlanCacheTest {
                 assertThat(stack.run(lookup, session, id).rows()).hasSize(1);
             }
             assertThat(CalcitePlanner.PLANS.get() - before).as("no planning on the read path").isEqualTo(1);
+            // what an authorization asks (the objects a statement names) is planned once too
+            long classified = CalcitePlanner.PLANS.get();
+            for (int i = 0; i < 10; i++) {
+                assertThat(stack.sql.objects(lookup)).containsExactly("p");
+            }
+            assertThat(CalcitePlanner.PLANS.get() - classified).as("the objects a statement names, planned once").isEqualTo(1);
             assertThat(stack.run("EXPLAIN " + lookup, session, 1L).rows().get(0)[0]).isEqualTo("slow path: a transient dataflow reading p");
 
             // a catalog change: the prepared statement is planned again, once, and now reads the new index by key
