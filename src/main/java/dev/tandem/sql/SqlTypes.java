@@ -6,7 +6,6 @@ import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -69,7 +68,10 @@ final class SqlTypes {
         };
     }
 
-    /** PostgreSQL's input forms of a timestamp: a date, then optionally a time with optional seconds and fraction (up to nanoseconds). */
+    /**
+     * PostgreSQL's input forms of a timestamp: a date, then optionally a time with optional seconds and
+     * fraction (up to nanoseconds) and a zone offset, which a timestamp without time zone ignores.
+     */
     private static final DateTimeFormatter PG_TIMESTAMP = new java.time.format.DateTimeFormatterBuilder()
             .appendPattern("uuuu-MM-dd")
             .optionalStart()
@@ -80,6 +82,9 @@ final class SqlTypes {
             .optionalStart()
             .appendFraction(java.time.temporal.ChronoField.NANO_OF_SECOND, 1, 9, true)
             .optionalEnd()
+            .optionalEnd()
+            .optionalStart()
+            .appendPattern("[XXX][XX][X]")
             .optionalEnd()
             .optionalEnd()
             .parseDefaulting(java.time.temporal.ChronoField.HOUR_OF_DAY, 0)
@@ -153,16 +158,12 @@ final class SqlTypes {
 
     static Timestamp parseTimestamp(String s) {
         try {
-            LocalDateTime t = LocalDateTime.parse(s.replace('T', ' '), PG_TIMESTAMP);
+            LocalDateTime t = LocalDateTime.from(PG_TIMESTAMP.parse(s.replace('T', ' ')));
             // to microseconds, a finer fraction rounded as PostgreSQL rounds it
             long micros = Math.round(t.getNano() / 1000.0);
             return new Timestamp(t.withNano(0).toEpochSecond(ZoneOffset.UTC) * 1_000_000L + micros);
-        } catch (DateTimeParseException e) {
-            try {
-                return Timestamp.parse(s);
-            } catch (RuntimeException x) {
-                throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type timestamp: \"" + s + "\"");
-            }
+        } catch (java.time.DateTimeException e) {
+            throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type timestamp: \"" + s + "\"");
         }
     }
 

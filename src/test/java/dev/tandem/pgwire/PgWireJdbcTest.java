@@ -154,4 +154,45 @@ class PgWireJdbcTest {
             }
         }
     }
+
+    /**
+     * Every type Tandem has, read back through the text format (the first executions) and the binary one
+     * (pgjdbc's named statement, from its fifth execution), as the values written: a timestamp with
+     * microseconds (its offset ignored, as PostgreSQL ignores it for a timestamp without time zone), a
+     * double, a boolean, text with characters beyond Latin-1, NULLs.
+     */
+    @Test
+    void everyTypeThroughTextAndBinaryResults() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE typed (id bigint NOT NULL, ts timestamp, x double precision, b boolean, t text)");
+            s.execute("INSERT INTO typed VALUES (1, '2024-02-29 23:59:59.123456+05', -0.0005, true, 'Σ straße'), (2, NULL, NULL, NULL, NULL)");
+            try (PreparedStatement q = c.prepareStatement("SELECT ts, x, b, t FROM typed WHERE id = ?")) {
+                for (int i = 0; i < 8; i++) {
+                    q.setLong(1, 1);
+                    try (ResultSet rs = q.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getTimestamp(1).toLocalDateTime()).isEqualTo(java.time.LocalDateTime.of(2024, 2, 29, 23, 59, 59, 123_456_000));
+                        assertThat(rs.getString(1)).isEqualTo("2024-02-29 23:59:59.123456");
+                        assertThat(rs.getDouble(2)).isEqualTo(-0.0005);
+                        assertThat(rs.getBoolean(3)).isTrue();
+                        assertThat(rs.getString(4)).isEqualTo("Σ straße");
+                    }
+                    q.setLong(1, 2);
+                    try (ResultSet rs = q.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        for (int col = 1; col <= 4; col++) {
+                            assertThat(rs.getObject(col)).isNull();
+                        }
+                    }
+                }
+            }
+            try (PreparedStatement q = c.prepareStatement("SELECT id FROM typed WHERE ts = ?")) {
+                q.setTimestamp(1, java.sql.Timestamp.valueOf(java.time.LocalDateTime.of(2024, 2, 29, 23, 59, 59, 123_456_000)));
+                try (ResultSet rs = q.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getLong(1)).isEqualTo(1);
+                }
+            }
+        }
+    }
 }
