@@ -8,7 +8,6 @@ import dev.tandem.plan.AggregateFunc;
 import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.row.Timestamp;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
