@@ -86,6 +86,7 @@ toYaml so that it is always valid YAML.
     "maintenance-nice" .Values.workers.maintenanceNice
     "hydration-nice" .Values.workers.hydrationNice
     "hydration-lanes" .Values.workers.hydrationLanes
+    "fresh-round-updates" .Values.workers.freshRoundUpdates
     "maintenance-reserve" .Values.workers.maintenanceReserve
     "dataflow-memory-budget" .Values.dataflowMemoryBudget)
   "storage" (dict

@@ -78,6 +78,7 @@ public class TandemConfiguration {
         m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
         m.setMaintenanceNice(c.maintenanceNice(), c.hydrationNice());
         m.setHydrationLanes(c.hydrationLanes());
+        m.setFreshRoundUpdates(c.freshRoundUpdates());
         m.setMaintenanceReserve(c.maintenanceReserve());
         return m;
     }

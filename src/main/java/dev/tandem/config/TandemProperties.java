@@ -30,12 +30,16 @@ public record TandemProperties(
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
             @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes,
-            @DefaultValue("0.5") double maintenanceReserve) {
+            @DefaultValue("0.5") double maintenanceReserve, @DefaultValue("1000") long freshRoundUpdates) {
 
         public Compute {
             checkNice("tandem.compute.maintenance-nice", maintenanceNice);
             checkNice("tandem.compute.hydration-nice", hydrationNice);
             dev.tandem.runtime.MaintenanceReserve.requireValid(maintenanceReserve);
+            if (freshRoundUpdates < 0) {
+                throw new IllegalArgumentException("tandem.compute.fresh-round-updates must be 0 (every round of a hydrated index at "
+                        + "tandem.compute.maintenance-nice) or more, got " + freshRoundUpdates);
+            }
         }
 
         private static void checkNice(String name, int nice) {
@@ -141,6 +145,7 @@ public record TandemProperties(
         s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
         s.put("tandem.compute.hydration-nice", compute.hydrationNice());
         s.put("tandem.compute.hydration-lanes", compute.hydrationLanes());
+        s.put("tandem.compute.fresh-round-updates", compute.freshRoundUpdates());
         s.put("tandem.compute.maintenance-reserve", compute.maintenanceReserve());
         s.put("tandem.storage.data-dir", storage.dataDir());
         s.put("tandem.storage.fsync", storage.fsync());

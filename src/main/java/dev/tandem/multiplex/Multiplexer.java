@@ -138,6 +138,16 @@ public final class Multiplexer implements ComputeInstance {
         }
     }
 
+    /**
+     * In two-runtime mode, the largest round (in table updates) of a hydrated, table-only dataflow that
+     * maintenance runs at normal priority (0: none); before any dataflow.
+     */
+    public void setFreshRoundUpdates(long updates) {
+        if (interactive != null) {
+            maintenance.setFreshRoundUpdates(updates);
+        }
+    }
+
     public void setDataflowMemoryBudget(long bytes) {
         maintenance.setDataflowMemoryBudget(bytes);
         if (interactive != null) {

@@ -164,9 +164,10 @@ final class DataflowRounds {
             hydrationTotal = Math.max(1, moved) * (wiring.order.size() + 2L * wiring.exports.size());
         }
         Operator.Round round = new Operator.Round(from, to, first, processed);
+        WorkerPool.Lane lane = pool.laneFor(first, moved, inputs.hasImports());
         return Flux.range(0, wiring.order.size())
-                .concatMap(o -> Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.step(o, w, round), first)).then())
-                .thenMany(Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.finish(w, round), first)))
+                .concatMap(o -> Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.step(o, w, round), lane)).then())
+                .thenMany(Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.finish(w, round), lane)))
                 .then(Mono.fromRunnable(() -> completeRound(round)));
     }
 

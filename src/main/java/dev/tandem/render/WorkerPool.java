@@ -5,17 +5,37 @@ import reactor.core.publisher.Mono;
 /** A fixed set of workers; tasks given to one worker run one at a time, in order, on its thread. */
 public interface WorkerPool {
 
+    /**
+     * The queues of one worker, each a thread of its own where the pool has lanes: a dataflow's rounds run
+     * one at a time, so whichever lane runs a round has the dataflow's shard to itself.
+     */
+    enum Lane {
+        /** Rounds of hydrated dataflows that take many updates (or read other indexes). */
+        STEADY,
+        /** Small rounds of hydrated dataflows (a few writes' worth): what keeps indexes fresh. */
+        FRESH,
+        /** A dataflow's first round, over its whole snapshot, which may run for seconds. */
+        BULK
+    }
+
     int size();
 
-    /** Runs {@code task} on worker {@code worker}; an exception from it is fatal to the process. */
+    /** Runs {@code task} on worker {@code worker}'s steady lane; an exception from it is fatal to the process. */
     Mono<Void> run(int worker, Runnable task);
 
     /**
-     * Runs {@code task} on worker {@code worker}, on its bulk lane when {@code bulk} (a hydration round,
-     * which may run for seconds) if the pool has one, so that the short rounds of hydrated dataflows do
-     * not queue behind it; tasks of one lane run one at a time, in order.
+     * Runs {@code task} on worker {@code worker}'s {@code lane} if the pool has one, else on its one queue;
+     * tasks of one lane run one at a time, in order.
      */
-    default Mono<Void> run(int worker, Runnable task, boolean bulk) {
+    default Mono<Void> run(int worker, Runnable task, Lane lane) {
         return run(worker, task);
+    }
+
+    /**
+     * The lane of a round: {@code first} (a hydration), taking {@code updates} table updates, and whether the
+     * dataflow also reads other indexes (whose updates a round cannot count before it runs).
+     */
+    default Lane laneFor(boolean first, long updates, boolean readsIndexes) {
+        return first ? Lane.BULK : Lane.STEADY;
     }
 }

@@ -136,7 +136,7 @@ public final class ComputeRuntime implements ComputeInstance {
             // Maintenance beside an interactive runtime gives hydrations a lane of their own, so a hydrated
             // index stays fresh while another hydrates; SOLO keeps one queue per worker, as a single runtime would.
             boolean lanes = role == Role.MAINTENANCE;
-            this.pool = new SchedulerWorkerPool(name, schedulers.newBoundedElastic(name, lanes ? 2 * workers : workers), workers, lanes, fatal);
+            this.pool = new SchedulerWorkerPool(name, schedulers.newBoundedElastic(name, lanes ? 3 * workers : workers), workers, lanes, fatal);
             this.emitter = responses == null ? new SerialEmitter<>(out) : new SerialEmitter<>(out, task -> responses.schedule(task), () -> true);
         }
     }
@@ -162,6 +162,14 @@ public final class ComputeRuntime implements ComputeInstance {
             throw new IllegalArgumentException("a dataflow memory budget must be positive, got " + bytes);
         }
         this.dataflowMemoryBudget = bytes;
+    }
+
+    /**
+     * The largest round (in table updates) of a hydrated dataflow reading tables only that runs on a
+     * fresh lane, at normal priority; 0: none (a maintenance runtime's only; set before any dataflow).
+     */
+    public void setFreshRoundUpdates(long updates) {
+        pool.setFreshRoundUpdates(updates);
     }
 
     /** Whether hydration rounds run on lanes of their own (a maintenance runtime's only; set before any dataflow). */

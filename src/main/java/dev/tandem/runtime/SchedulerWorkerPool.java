@@ -11,20 +11,34 @@ import reactor.core.scheduler.Scheduler;
  * A {@link WorkerPool} of {@code W} {@link Scheduler.Worker}s taken from one scheduler: each worker
  * runs its tasks one at a time, in order. An exception escaping a task is fatal.
  *
- * <p>With bulk lanes, each worker has a second {@link Scheduler.Worker} (a thread of its own) for bulk
- * tasks, the hydration rounds that take a whole snapshot at once: a hydrated dataflow's next round, a few
- * writes' worth, then waits for the kernel to share the CPU between the two lanes rather than for the
- * hydration to finish. A dataflow's rounds run one at a time, so its shard's state is never touched by
- * both lanes at once (the round's completion orders one lane's writes before the other's reads).
+ * <p>With lanes, each worker has three {@link Scheduler.Worker}s (each a thread of its own), one per
+ * {@link WorkerPool.Lane}, each at its own OS priority ({@link ThreadNice}):
+ * <ul>
+ *   <li>the <b>bulk</b> lane (at {@code bulkNice}) runs hydrations, the first rounds that take a whole
+ *       snapshot at once, so a hydrated dataflow's next round does not wait for one to finish;</li>
+ *   <li>the <b>fresh</b> lane (at normal priority) runs the small rounds of hydrated dataflows, at most
+ *       {@code freshRoundUpdates} table updates and no other index read: what keeps an index fresh for
+ *       reads at a write's timestamp and for change streams. A lowered thread that the kernel preempts
+ *       waits behind every runnable thread of normal priority (in the change-stream fan-out, rounds of a
+ *       millisecond's work took 100 ms and more of wall time, for almost no CPU time);</li>
+ *   <li>the <b>steady</b> lane (at {@code nice}) runs the other rounds: maintenance work large enough to
+ *       compete with reads.</li>
+ * </ul>
+ * A dataflow's rounds run one at a time, so its shard's state is never touched by two lanes at once (the
+ * round's completion orders one lane's writes before the other's reads).
  */
 public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     private final String name;
     private final Scheduler scheduler;
     private final Scheduler.Worker[] workers;
-    /** Each worker's bulk lane, or the worker itself in a pool without bulk lanes. */
+    /** Each worker's bulk lane, or the worker itself in a pool without lanes. */
     private final Scheduler.Worker[] bulk;
+    /** Each worker's fresh lane, or the worker itself in a pool without lanes. */
+    private final Scheduler.Worker[] fresh;
+    private final boolean lanes;
     private volatile boolean bulkLanes;
+    private volatile long freshRoundUpdates;
     private final FatalErrorHandler fatal;
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
@@ -36,32 +50,64 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
         this(name, scheduler, size, false, fatal);
     }
 
-    /** A pool of {@code size} workers, each with a bulk lane if {@code bulkLanes} (the scheduler must then allow 2 × size threads). */
-    public SchedulerWorkerPool(String name, Scheduler scheduler, int size, boolean bulkLanes, FatalErrorHandler fatal) {
+    /**
+     * A pool of {@code size} workers, each with a bulk and a fresh lane if {@code lanes} (the scheduler must
+     * then allow 3 × size threads); fresh rounds take at most {@link #DEFAULT_FRESH_ROUND_UPDATES} updates
+     * until {@link #setFreshRoundUpdates} says otherwise.
+     */
+    public SchedulerWorkerPool(String name, Scheduler scheduler, int size, boolean lanes, FatalErrorHandler fatal) {
         this.name = name;
         this.scheduler = scheduler;
         this.fatal = fatal;
         this.workers = new Scheduler.Worker[size];
         this.bulk = new Scheduler.Worker[size];
+        this.fresh = new Scheduler.Worker[size];
         for (int w = 0; w < size; w++) {
             workers[w] = scheduler.createWorker();
         }
         for (int w = 0; w < size; w++) {
-            bulk[w] = bulkLanes ? scheduler.createWorker() : workers[w];
+            bulk[w] = lanes ? scheduler.createWorker() : workers[w];
+            fresh[w] = lanes ? scheduler.createWorker() : workers[w];
         }
-        this.bulkLanes = bulkLanes;
+        this.lanes = lanes;
+        this.bulkLanes = lanes;
+        this.freshRoundUpdates = lanes ? DEFAULT_FRESH_ROUND_UPDATES : 0;
         // Each worker's thread starts now at normal priority and lowers itself with its first task, rather
         // than inherit the nice value of whichever thread schedules that task (a lowered one, often).
         List<Scheduler.Worker> all = new ArrayList<>(List.of(workers));
-        if (bulkLanes) {
+        if (lanes) {
             all.addAll(List.of(bulk));
+            all.addAll(List.of(fresh));
         }
         ThreadNice.startThreads(all);
     }
 
-    /** Turns the bulk lanes off (or back on, if the pool was made with them); before any task. */
+    /** The largest round (in table updates) of a hydrated dataflow that runs on a fresh lane, by default. */
+    public static final long DEFAULT_FRESH_ROUND_UPDATES = 1000;
+
+    /** Turns the bulk lanes off (or back on, if the pool was made with lanes); before any task. */
     public void setBulkLanes(boolean on) {
-        this.bulkLanes = on;
+        this.bulkLanes = on && lanes;
+    }
+
+    /**
+     * Rounds of hydrated dataflows with at most {@code updates} table updates (and no index read) run on
+     * the fresh lanes, at normal priority; 0: none does. Only a pool made with lanes has them.
+     */
+    public void setFreshRoundUpdates(long updates) {
+        if (updates < 0) {
+            throw new IllegalArgumentException("fresh round updates must be 0 (none) or more, got " + updates);
+        }
+        this.freshRoundUpdates = lanes ? updates : 0;
+    }
+
+    @Override
+    public Lane laneFor(boolean first, long updates, boolean readsIndexes) {
+        if (first) {
+            return bulkLanes ? Lane.BULK : Lane.STEADY;
+        }
+        long limit = freshRoundUpdates;
+        return limit > 0 && !readsIndexes && updates <= limit ? Lane.FRESH : Lane.STEADY;
     }
 
     @Override
@@ -71,13 +117,18 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
 
     @Override
     public Mono<Void> run(int worker, Runnable task) {
-        return run(worker, task, false);
+        return run(worker, task, Lane.STEADY);
     }
 
     @Override
-    public Mono<Void> run(int worker, Runnable task, boolean bulkTask) {
-        boolean onBulkLane = bulkTask && bulkLanes;
-        return call(onBulkLane ? bulk[worker] : workers[worker], onBulkLane ? bulkNice : nice, worker, () -> {
+    public Mono<Void> run(int worker, Runnable task, Lane lane) {
+        Scheduler.Worker thread = switch (lane) {
+            case BULK -> bulkLanes ? bulk[worker] : workers[worker];
+            case FRESH -> fresh[worker];
+            case STEADY -> workers[worker];
+        };
+        int laneNice = thread == workers[worker] ? nice : lane == Lane.BULK ? bulkNice : 0;
+        return call(thread, laneNice, worker, () -> {
             task.run();
             return Boolean.TRUE;
         }).then();
@@ -153,6 +204,9 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
             w.dispose();
         }
         for (Scheduler.Worker w : bulk) {
+            w.dispose();
+        }
+        for (Scheduler.Worker w : fresh) {
             w.dispose();
         }
         scheduler.dispose();

@@ -46,6 +46,7 @@ public class TandemPropertiesTest {
         assertThat(propertyNames()).containsExactly(
                 "tandem.compaction.window",
                 "tandem.compute.dataflow-memory-budget",
+                "tandem.compute.fresh-round-updates",
                 "tandem.compute.hydration-lanes",
                 "tandem.compute.hydration-nice",
                 "tandem.compute.interactive-runtime.enabled",

@@ -44,6 +44,7 @@ class HelmChartTest {
             "tandem.compute.maintenance-nice",
             "tandem.compute.hydration-nice",
             "tandem.compute.hydration-lanes",
+            "tandem.compute.fresh-round-updates",
             "tandem.compute.maintenance-reserve",
             "tandem.compute.dataflow-memory-budget",
             "tandem.storage.data-dir",

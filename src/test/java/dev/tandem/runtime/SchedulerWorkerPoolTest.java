@@ -7,14 +7,16 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import dev.tandem.render.WorkerPool.Lane;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Bulk lanes: a hydrated dataflow's round does not queue behind a hydration on the same worker, while a
- * pool without them keeps one queue per worker (tasks in order).
+ * Lanes: a hydrated dataflow's round does not queue behind a hydration on the same worker, nor a small
+ * round behind a large one; which round takes which lane; a pool without lanes keeps one queue per worker
+ * (tasks in order).
  */
 class SchedulerWorkerPoolTest {
 
@@ -24,7 +26,7 @@ class SchedulerWorkerPoolTest {
 
     @Test
     void aShortTaskRunsWhileABulkTaskHoldsItsWorkersBulkLane() throws Exception {
-        Scheduler scheduler = Schedulers.newBoundedElastic(2, 100, "lanes-test");
+        Scheduler scheduler = Schedulers.newBoundedElastic(3, 100, "lanes-test");
         SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", scheduler, 1, true, FATAL);
         try {
             CountDownLatch release = new CountDownLatch(1);
@@ -32,14 +34,78 @@ class SchedulerWorkerPoolTest {
             Mono<Void> bulk = pool.run(0, () -> {
                 bulkStarted.countDown();
                 await(release);
-            }, true).cache();
+            }, Lane.BULK).cache();
             bulk.subscribe();
             assertThat(bulkStarted.await(10, TimeUnit.SECONDS)).isTrue();
-            // The hydration still runs; a short round on the same worker completes meanwhile.
-            pool.run(0, () -> { }, false).block(Duration.ofSeconds(10));
+            // The hydration still runs; a short round on the same worker completes meanwhile, on either lane.
+            pool.run(0, () -> { }, Lane.STEADY).block(Duration.ofSeconds(10));
+            pool.run(0, () -> { }, Lane.FRESH).block(Duration.ofSeconds(10));
             assertThat(release.getCount()).isEqualTo(1);
             release.countDown();
             bulk.block(Duration.ofSeconds(10));
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    @Test
+    void aFreshRoundRunsWhileASteadyRoundHoldsItsWorker() throws Exception {
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", Schedulers.newBoundedElastic(3, 100, "lanes-test"), 1, true, FATAL);
+        try {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch steadyStarted = new CountDownLatch(1);
+            List<String> threads = new CopyOnWriteArrayList<>();
+            Mono<Void> steady = pool.run(0, () -> {
+                threads.add(Thread.currentThread().getName());
+                steadyStarted.countDown();
+                await(release);
+            }, Lane.STEADY).cache();
+            steady.subscribe();
+            assertThat(steadyStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            pool.run(0, () -> threads.add(Thread.currentThread().getName()), Lane.FRESH).block(Duration.ofSeconds(10));
+            assertThat(release.getCount()).isEqualTo(1);
+            release.countDown();
+            steady.block(Duration.ofSeconds(10));
+            assertThat(threads).hasSize(2).doesNotHaveDuplicates();
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    @Test
+    void hydrationsTakeTheBulkLaneSmallTableRoundsTheFreshOneAndTheRestTheSteadyOne() {
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", Schedulers.newBoundedElastic(3, 100, "lanes-test"), 1, true, FATAL);
+        try {
+            long limit = SchedulerWorkerPool.DEFAULT_FRESH_ROUND_UPDATES;
+            assertThat(pool.laneFor(true, 5, false)).isEqualTo(Lane.BULK);
+            assertThat(pool.laneFor(true, 5, true)).isEqualTo(Lane.BULK);
+            assertThat(pool.laneFor(false, 0, false)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, limit, false)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, limit + 1, false)).isEqualTo(Lane.STEADY);
+            // A round reading another index cannot count its updates before it runs.
+            assertThat(pool.laneFor(false, 0, true)).isEqualTo(Lane.STEADY);
+
+            pool.setFreshRoundUpdates(10);
+            assertThat(pool.laneFor(false, 10, false)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, 11, false)).isEqualTo(Lane.STEADY);
+            pool.setFreshRoundUpdates(0);
+            assertThat(pool.laneFor(false, 0, false)).isEqualTo(Lane.STEADY);
+            pool.setBulkLanes(false);
+            assertThat(pool.laneFor(true, 5, false)).isEqualTo(Lane.STEADY);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> pool.setFreshRoundUpdates(-1))
+                    .isInstanceOf(IllegalArgumentException.class);
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    @Test
+    void aPoolWithoutLanesHasOneLaneOnly() {
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("one-lane-test", Schedulers.newBoundedElastic(1, 100, "one-lane-test"), 1, FATAL);
+        try {
+            pool.setFreshRoundUpdates(100);
+            assertThat(pool.laneFor(true, 5, false)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(false, 5, false)).isEqualTo(Lane.STEADY);
         } finally {
             pool.dispose();
         }
@@ -55,13 +121,15 @@ class SchedulerWorkerPoolTest {
             Mono<Void> bulk = pool.run(0, () -> {
                 await(release);
                 ran.add("bulk");
-            }, true).cache();
+            }, Lane.BULK).cache();
             bulk.subscribe();
-            Mono<Void> shortTask = pool.run(0, () -> ran.add("short"), false).cache();
+            Mono<Void> shortTask = pool.run(0, () -> ran.add("short"), Lane.STEADY).cache();
             shortTask.subscribe();
+            Mono<Void> freshTask = pool.run(0, () -> ran.add("fresh"), Lane.FRESH).cache();
+            freshTask.subscribe();
             release.countDown();
-            Mono.when(bulk, shortTask).block(Duration.ofSeconds(10));
-            assertThat(ran).containsExactly("bulk", "short");
+            Mono.when(bulk, shortTask, freshTask).block(Duration.ofSeconds(10));
+            assertThat(ran).containsExactly("bulk", "short", "fresh");
         } finally {
             pool.dispose();
         }

@@ -9,6 +9,7 @@ import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeParameters;
+import dev.tandem.render.WorkerPool.Lane;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,16 +51,20 @@ class ThreadNiceTest {
     void hydrationLanesRunAtTheirOwnNiceValue() {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", Schedulers.newBoundedElastic(2, 100, "lanes-test"), 1, true,
+        SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", Schedulers.newBoundedElastic(3, 100, "lanes-test"), 1, true,
                 (where, t) -> { });
         try {
             pool.setNice(before + 3, before + 8);
             AtomicReference<Optional<Integer>> steady = new AtomicReference<>();
             AtomicReference<Optional<Integer>> bulk = new AtomicReference<>();
-            pool.run(0, () -> steady.set(ThreadNice.current()), false).block(Duration.ofSeconds(30));
-            pool.run(0, () -> bulk.set(ThreadNice.current()), true).block(Duration.ofSeconds(30));
+            AtomicReference<Optional<Integer>> fresh = new AtomicReference<>();
+            pool.run(0, () -> steady.set(ThreadNice.current()), Lane.STEADY).block(Duration.ofSeconds(30));
+            pool.run(0, () -> bulk.set(ThreadNice.current()), Lane.BULK).block(Duration.ofSeconds(30));
+            pool.run(0, () -> fresh.set(ThreadNice.current()), Lane.FRESH).block(Duration.ofSeconds(30));
             assertThat(steady.get()).contains(before + 3);
             assertThat(bulk.get()).contains(before + 8);
+            // Small rounds of hydrated indexes keep the process's own priority.
+            assertThat(fresh.get()).contains(before);
         } finally {
             pool.dispose();
         }
