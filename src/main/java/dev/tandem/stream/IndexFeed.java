@@ -45,6 +45,8 @@ final class IndexFeed {
     // Drain state (one thread at a time): the upper of the last publication handled, and of the last handed to all.
     private long lastUpper = Long.MIN_VALUE;
     private long lastAllUpper = Long.MIN_VALUE;
+    /** The upper of the publication handled before the current one: the changed keys are those at times from it on. */
+    private long changedFrom = Long.MIN_VALUE;
     /** The keyed, started members by watched key, and the members handed every publication (unkeyed or not started). */
     private Map<Row, List<StreamSubscription>> watchers = Map.of();
     private List<StreamSubscription> always = List.of();
@@ -136,7 +138,7 @@ final class IndexFeed {
         }
         for (StreamSubscription s : members) {
             if (s.handedAt != handing) {
-                s.passedOver(upper);
+                s.passedOver(changedFrom, upper);
             }
         }
     }
@@ -183,6 +185,7 @@ final class IndexFeed {
         long u = snap.upper().time();
         long previous = lastUpper;
         lastUpper = u;
+        changedFrom = previous;
         boolean errors = snap.errs().stream().anyMatch(s -> s.records() != 0);
         if (previous == Long.MIN_VALUE || errors || u < previous || u - lastAllUpper >= progressIntervalMillis
                 || snap.since().compareTo(Frontier.at(previous - 1)) > 0) {

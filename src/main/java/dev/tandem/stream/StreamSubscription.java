@@ -58,7 +58,8 @@ final class StreamSubscription implements ChangeSubscription {
     private ChangeReader reader;
     private SharedArrangement readerOf;
     private boolean started;
-    private long produced;
+    /** Every change at a time up to this one has been produced (volatile only for {@link #producedThrough}). */
+    private volatile long produced;
     private long lastProgress;
     /** The feed's count of the last publication handed to this stream (the feed's drain state). */
     long handedAt = -1;
@@ -109,10 +110,25 @@ final class StreamSubscription implements ChangeSubscription {
         return handled;
     }
 
-    /** A publication that does not concern this stream: only its upper is noted (for the lag it reports). */
-    void passedOver(long upper) {
-        if (upper != Long.MIN_VALUE) {
-            lastUpper = upper;
+    /** The time through which every change has been produced (queued); read by tests. */
+    long producedThrough() {
+        return produced;
+    }
+
+    /**
+     * A publication that does not concern this stream: none of its keys changed at the times in
+     * {@code [from, upper)}. Its upper is noted (for the lag it reports), and a stream that had produced
+     * everything before {@code from} has now produced everything before {@code upper}, with nothing to read:
+     * so when every stream is handed a publication (a progress interval), each reads only what changed since
+     * the last one, the same range for all, which their shared reads then read once.
+     */
+    void passedOver(long from, long upper) {
+        if (upper == Long.MIN_VALUE) {
+            return;
+        }
+        lastUpper = upper;
+        if (started && from != Long.MIN_VALUE && produced == from - 1 && upper > from) {
+            produced = upper - 1;
         }
     }
 
