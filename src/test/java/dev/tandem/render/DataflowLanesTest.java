@@ -79,10 +79,7 @@ class DataflowLanesTest {
                 DataflowDescription desc = new DataflowDescription(Map.of("u1", h.schemas.get("u1")), Map.of(),
                         List.of(new DataflowDescription.BuildDesc("o1", Plan.get("u1"))),
                         List.of(new DataflowDescription.IndexExport("u2", "o1", List.of(0))), t0, null);
-                Dataflow index = Dataflow.render("u2", desc, new Dataflow.Env(pool, h.storage, h.registry, DataflowListener.NONE,
-                        System::currentTimeMillis, Dataflow.StepObserver.NONE));
-                dataflows.add(index);
-                index.schedule();
+                Dataflow index = start(h, pool, "u2", desc, dataflows);
                 h.awaitSealed(index, t0);
                 assertThat(pool.asked).first().satisfies(a -> {
                     assertThat(a.first()).isTrue();
@@ -118,10 +115,7 @@ class DataflowLanesTest {
                         Map.of("u2", new DataflowDescription.IndexImport("u1", List.of(0), h.schemas.get("u1"))),
                         List.of(new DataflowDescription.BuildDesc("o3", Plan.get("u2"))),
                         List.of(new DataflowDescription.IndexExport("u3", "o3", List.of(0))), t2, null);
-                Dataflow reader = Dataflow.render("u3", readerDesc, new Dataflow.Env(pool, h.storage, h.registry, DataflowListener.NONE,
-                        System::currentTimeMillis, Dataflow.StepObserver.NONE));
-                dataflows.add(reader);
-                reader.schedule();
+                Dataflow reader = start(h, pool, "u3", readerDesc, dataflows);
                 h.awaitSealed(reader, t2);
                 long t3 = h.write("u1", rows(5_000, 1));
                 h.awaitSealed(reader, t3);
@@ -136,6 +130,15 @@ class DataflowLanesTest {
                 lanes.dispose();
             }
         }
+    }
+
+    /** Renders and schedules {@code desc} on {@code pool}; it joins {@code started}, to be dropped at the end. */
+    private static Dataflow start(RenderHarness h, WorkerPool pool, String id, DataflowDescription desc, List<Dataflow> started) {
+        Dataflow df = Dataflow.render(id, desc, new Dataflow.Env(pool, h.storage, h.registry, DataflowListener.NONE, System::currentTimeMillis,
+                Dataflow.StepObserver.NONE));
+        started.add(df);
+        df.schedule();
+        return df;
     }
 
     /** {@code n} rows {@code (k, k)} from key {@code from}, each once. */
