@@ -7,8 +7,9 @@ import java.util.Comparator;
 public final class Datums {
 
     /**
-     * Compares two values of one type with NULL last: false before true, numbers numerically with a
-     * total float order ({@code -0.0 < 0.0}, NaN greatest), strings by code point, timestamps by time.
+     * Compares two values of one type with NULL last: false before true, numbers numerically with
+     * PostgreSQL's float8 order ({@code -0.0} equals {@code 0.0}; NaN equals NaN and is greater than every
+     * other number), strings by code point, timestamps by time.
      */
     public static final Comparator<Object> ORDER = Datums::compare;
 
@@ -21,7 +22,7 @@ public final class Datums {
         }
         if (a instanceof Boolean x && b instanceof Boolean y) return Boolean.compare(x, y);
         if (a instanceof Long x && b instanceof Long y) return Long.compare(x, y);
-        if (a instanceof Double x && b instanceof Double y) return Double.compare(x, y);
+        if (a instanceof Double x && b instanceof Double y) return x.doubleValue() == y.doubleValue() ? 0 : Double.compare(x, y);
         if (a instanceof String x && b instanceof String y) return compareCodePoints(x, y);
         if (a instanceof Timestamp x && b instanceof Timestamp y) return Long.compare(x.micros(), y.micros());
         throw new IllegalArgumentException("cannot compare " + a.getClass().getSimpleName() + " with " + b.getClass().getSimpleName());

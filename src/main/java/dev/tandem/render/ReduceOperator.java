@@ -136,7 +136,7 @@ final class ReduceOperator extends Operator {
         return switch (type) {
             case INT64 -> (Long) value;
             case TIMESTAMP -> ((Timestamp) value).micros();
-            case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value));
+            case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value == 0.0 ? 0.0 : (Double) value));
             case BOOL -> (Boolean) value ? 1 : 0;
             case STRING -> throw new IllegalArgumentException("strings have no order key");
         };
@@ -154,8 +154,9 @@ final class ReduceOperator extends Operator {
     }
 
     /**
-     * IEEE double bits (NaN canonical, as {@link Double#doubleToLongBits} gives them) with a negative's
-     * other bits flipped, so signed long order is {@link Double#compare}'s; its own inverse.
+     * IEEE double bits (NaN canonical, as {@link Double#doubleToLongBits} gives them, and {@code -0.0}
+     * made {@code 0.0} by {@link #orderKey}) with a negative's other bits flipped, so signed long order is
+     * {@link Datums#ORDER}'s; its own inverse.
      */
     private static long flipNegative(long bits) {
         return bits ^ ((bits >> 63) & Long.MAX_VALUE);

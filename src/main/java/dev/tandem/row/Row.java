@@ -53,17 +53,21 @@ public final class Row implements Comparable<Row> {
 
     /**
      * A view of the encoded row at {@code bytes[offset, offset+length)} as {@link #wrap} gives, unless it
-     * holds int64s in the fixed eight-byte encoding of logs written before the variable-length one:
-     * those are re-encoded into a new row, so equal values have equal bytes whatever wrote them.
+     * holds int64s in the fixed eight-byte encoding of logs written before the variable-length one, or a
+     * float64 {@code -0.0} (or a NaN other than the canonical one) packed before {@link RowPacker#pushFloat64}
+     * made them {@code 0.0} and the canonical NaN: those are re-encoded into a new row, so equal values have
+     * equal bytes whatever wrote them.
      */
     public static Row canonical(byte[] bytes, int offset, int length) {
         int end = offset + length;
         for (int p = offset; p < end; p = skip(bytes, p)) {
-            if (bytes[p] == LEGACY_INT64_TAG) {
+            if (bytes[p] == LEGACY_INT64_TAG || nonCanonicalFloat64(bytes, p)) {
                 RowPacker packer = new RowPacker(length);
                 for (int q = offset; q < end; q = skip(bytes, q)) {
                     if (bytes[q] == LEGACY_INT64_TAG) {
                         packer.pushInt64((Long) decode(bytes, q));
+                    } else if (nonCanonicalFloat64(bytes, q)) {
+                        packer.pushFloat64((Double) decode(bytes, q));
                     } else {
                         packer.appendRaw(bytes, q, skip(bytes, q) - q);
                     }
@@ -72,6 +76,17 @@ public final class Row implements Comparable<Row> {
             }
         }
         return new Row(bytes, offset, length);
+    }
+
+    /** Whether the datum at {@code p} is a float64 whose bytes are not {@link RowPacker#pushFloat64}'s for its value. */
+    private static boolean nonCanonicalFloat64(byte[] bytes, int p) {
+        if (bytes[p] != DatumType.FLOAT64.tag) {
+            return false;
+        }
+        long packed = readLong(bytes, p + 1);
+        double v = (Double) decode(bytes, p);
+        long bits = Double.doubleToLongBits(v == 0.0 ? 0.0 : v);
+        return packed != (bits < 0 ? ~bits : bits ^ Long.MIN_VALUE);
     }
 
     /** Packs non-null values, inferring each type from its Java class. */

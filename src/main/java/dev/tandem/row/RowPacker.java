@@ -56,8 +56,13 @@ public final class RowPacker {
         return pushFixed(DatumType.TIMESTAMP, micros ^ Long.MIN_VALUE);
     }
 
+    /**
+     * Pushes a float64 as PostgreSQL's float8 compares it: {@code -0.0} is packed as {@code 0.0} (they are
+     * one value, so equal rows have one encoding) and every NaN as the one canonical NaN, which sorts above
+     * every other value. A stored {@code -0.0} therefore reads back as {@code 0.0}.
+     */
     public RowPacker pushFloat64(double v) {
-        long bits = Double.doubleToLongBits(v);
+        long bits = Double.doubleToLongBits(v == 0.0 ? 0.0 : v);
         return pushFixed(DatumType.FLOAT64, bits < 0 ? ~bits : bits ^ Long.MIN_VALUE);
     }
 

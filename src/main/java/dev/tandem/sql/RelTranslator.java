@@ -536,14 +536,8 @@ final class RelTranslator {
                     case GREATER_THAN -> Func.GT;
                     default -> Func.GTE;
                 };
-                List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
-                for (int i = 0; i < 2; i++) {
-                    if (typeOf(args.get(i), in) == DatumType.FLOAT64) {
-                        // PostgreSQL: -0 = 0 (Tandem's datum order puts -0.0 before 0.0); NaN is greatest in both
-                        args.set(i, Expr.call(Func.ADD, args.get(i), Expr.lit(0.0, DatumType.FLOAT64)));
-                    }
-                }
-                return new Expr.Call(f, args);
+                // the datum order is PostgreSQL's float8 order: -0 = 0, NaN = NaN and greatest
+                return new Expr.Call(f, unify(args(ops, in), in, call.getOperator().getName()));
             }
             case AND, OR -> {
                 return new Expr.Call(kind == SqlKind.AND ? Func.AND : Func.OR, args(ops, in));

@@ -674,7 +674,7 @@ public final class SqlEngine {
                     break;
                 }
                 column = (Integer) eq[0];
-                if (!values.contains(eq[1])) {
+                if (values.stream().noneMatch(v -> dev.tandem.expr.Datums.compare(v, eq[1]) == 0)) { // -0.0 and 0.0 are one key
                     values.add(eq[1]);
                 }
             }

@@ -94,6 +94,13 @@ class ExprSemanticsTest {
         assertThat(eval(call(Func.LT, F, T))).isEqualTo(true);
         assertThat(eval(call(Func.EQ, lit(Double.NaN, DatumType.FLOAT64), lit(Double.NaN, DatumType.FLOAT64)))).isEqualTo(true);
         assertThat(eval(call(Func.GT, lit(Double.NaN, DatumType.FLOAT64), lit(Double.POSITIVE_INFINITY, DatumType.FLOAT64)))).isEqualTo(true);
+        // PostgreSQL's float8: -0 = 0 (neither is before the other), NaN above every other value
+        assertThat(eval(call(Func.EQ, lit(-0.0, DatumType.FLOAT64), lit(0.0, DatumType.FLOAT64)))).isEqualTo(true);
+        assertThat(eval(call(Func.NEQ, lit(0.0, DatumType.FLOAT64), lit(-0.0, DatumType.FLOAT64)))).isEqualTo(false);
+        assertThat(eval(call(Func.LT, lit(-0.0, DatumType.FLOAT64), lit(0.0, DatumType.FLOAT64)))).isEqualTo(false);
+        assertThat(eval(call(Func.GTE, lit(-0.0, DatumType.FLOAT64), lit(0.0, DatumType.FLOAT64)))).isEqualTo(true);
+        assertThat(eval(call(Func.LT, lit(-Double.MIN_VALUE, DatumType.FLOAT64), lit(-0.0, DatumType.FLOAT64)))).isEqualTo(true);
+        assertThat(eval(call(Func.LT, lit(Double.POSITIVE_INFINITY, DatumType.FLOAT64), lit(Double.NaN, DatumType.FLOAT64)))).isEqualTo(true);
         assertThat(eval(call(Func.LT, lit(new Timestamp(1), DatumType.TIMESTAMP), lit(new Timestamp(2), DatumType.TIMESTAMP)))).isEqualTo(true);
         assertThat(eval(call(Func.GTE, i(-1), i(-1)))).isEqualTo(true);
     }

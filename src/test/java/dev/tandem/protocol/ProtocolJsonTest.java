@@ -72,11 +72,23 @@ class ProtocolJsonTest {
     }
 
     @Test
+    void negativeZeroIsPackedAsZeroSoItIsWrittenAndParsedAsZero() {
+        // PostgreSQL's float8: -0 = 0, one value; a row packs -0.0 as 0.0, so both forms parse to one row
+        ComputeResponse expected = new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Rows(
+                List.of(Row.pack(List.of(DatumType.FLOAT64), Arrays.asList(0.0))),
+                new ComputeResponse.ReadInfo(7, Frontier.at(8), Frontier.at(0), true, null)));
+        String negative = json("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Rows','types':['float64'],'rows':[[-0.0]],"
+                + "'info':{'timestamp':7,'upper':[8],'since':[0],'hydrated':true}}}");
+        assertThat(ProtocolJson.parseResponse(negative)).isEqualTo(expected);
+        assertThat(ProtocolJson.write(ProtocolJson.parseResponse(negative))).isEqualTo(negative.replace("-0.0", "0.0"));
+    }
+
+    @Test
     void responsesHaveTheirDocumentedForms() {
         assertResponseForm("{'type':'Frontiers','id':'u9','write_frontier':[8],'input_frontier':[]}",
                 new ComputeResponse.Frontiers("u9", Frontier.at(8), Frontier.EMPTY));
         assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Rows','types':['float64','timestamp','bool'],"
-                        + "'rows':[['NaN','2024-01-02T03:04:05.123456Z',true],[-0.0,null,null]],"
+                        + "'rows':[['NaN','2024-01-02T03:04:05.123456Z',true],[0.0,null,null]],"
                         + "'info':{'timestamp':7,'upper':[8],'since':[0],'hydrated':true,'runtime':'interactive'}}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Rows(List.of(
                         Row.of(Double.NaN, Timestamp.parse("2024-01-02T03:04:05.123456Z"), true),

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The incremental reduce shard against the recomputing one ({@link GroupOperator} over
  * {@link GroupFunctions#reduce}) on random rounds, and on the cases incremental maintenance gets
- * wrong most easily: min/max retractions (of every type: float64's {@code -0.0} and NaN included),
+ * wrong most easily: min/max retractions (of every type: float64's {@code -0.0}, which is packed as
+ * {@code 0.0}, and NaN included),
  * sums that overflow and come back, groups that empty and reappear, NULL arguments, evaluation errors
  * and negative multiplicities.
  */
@@ -190,6 +191,31 @@ class ReduceOperatorTest {
             assertThat(inc.round(round + 1, updates)).as("round %d", round).isEqualTo(re.round(round + 1, updates));
         }
         assertThat(inc.out).isEqualTo(re.out);
+    }
+
+    /**
+     * PostgreSQL's float8: -0 = 0, so a group by a float64 holds -0.0 and 0.0 as one group, and a min or
+     * max over both (here of {@code f * i}, -0.0 for i = -1) is 0.0; each shard agrees.
+     */
+    @Test
+    void negativeZeroAndZeroAreOneGroupAndOneExtreme() {
+        List<DatumType> fi = List.of(DatumType.FLOAT64, DatumType.INT64);
+        Expr product = Expr.call(Func.MUL, Expr.col(0), Expr.cast(Expr.col(1), DatumType.FLOAT64));
+        Plan.Reduce byF = new Plan.Reduce(Plan.get("t"), List.of(0),
+                List.of(agg(AggregateFunc.COUNT, null), agg(AggregateFunc.MIN, product), agg(AggregateFunc.MAX, product)));
+        List<DatumType> outTypes = byF.types(id -> fi, "");
+        for (boolean incremental : new boolean[] {true, false}) {
+            Driver d = new Driver(byF, fi, incremental, 0);
+            Row negative = Row.pack(fi, List.of(-0.0, 1L));
+            Row positive = Row.pack(fi, List.of(0.0, -1L));
+            Row alsoPositive = Row.pack(fi, List.of(0.0, 1L));
+            d.round(1, List.of(up(negative, 0, 1), up(positive, 0, 1), up(alsoPositive, 0, 1)));
+            assertThat(d.out).as("incremental %s", incremental).isEqualTo(Map.of(List.of(Row.pack(outTypes, List.of(0.0, 3L, 0.0, 0.0))), 1L));
+            Object min = ((Row) d.out.keySet().iterator().next().get(0)).get(2);
+            assertThat(Double.doubleToRawLongBits((Double) min)).as("the min reads back as 0.0, not -0.0").isZero();
+            d.round(2, List.of(up(alsoPositive, 1, -1), up(negative, 1, -1)));
+            assertThat(d.out).as("incremental %s", incremental).isEqualTo(Map.of(List.of(Row.pack(outTypes, List.of(0.0, 1L, 0.0, 0.0))), 1L));
+        }
     }
 
     private static Row out(long g, Object... aggregates) {

@@ -59,8 +59,9 @@ class RowEncodingProperties {
         Row a = Row.pack(types, pair.get2());
         Row b = Row.pack(types, pair.get3());
 
-        assertThat(decoded(a)).isEqualTo(pair.get2());
-        assertThat(decoded(b)).isEqualTo(pair.get3());
+        // a float64 reads back as the value PostgreSQL's float8 equality makes it: -0.0 as 0.0
+        assertThat(decoded(a)).isEqualTo(asFloat8(pair.get2()));
+        assertThat(decoded(b)).isEqualTo(asFloat8(pair.get3()));
         assertThat(a.arity()).isEqualTo(types.size());
         for (int i = 0; i < types.size(); i++) {
             assertThat(a.typeAt(i)).isEqualTo(types.get(i));
@@ -89,7 +90,7 @@ class RowEncodingProperties {
         assertThat(Row.anyNull(bytes, 3, bytes.length, columns)).isEqualTo(expected);
     }
 
-    /** {@code sqlEquals} is SQL's {@code =} on the datums: equal values, neither NULL (compared here by {@code equals}). */
+    /** {@code sqlEquals} is SQL's {@code =} on the datums: equal values ({@code -0.0 = 0.0}, NaN = NaN), neither NULL. */
     @Property(tries = 1000)
     void sqlEqualsComparesDatumsAndNeverMatchesNull(@ForAll("rowPairs") Tuple.Tuple3<List<DatumType>, List<Object>, List<Object>> pair,
             @ForAll long seed) {
@@ -107,7 +108,7 @@ class RowEncodingProperties {
         for (int i = 0; i < types.size(); i++) {
             Object x = pair.get2().get(i);
             Object y = bValues.get(i);
-            assertThat(a.sqlEquals(i, b, i)).isEqualTo(x != null && y != null && x.equals(y));
+            assertThat(a.sqlEquals(i, b, i)).isEqualTo(x != null && y != null && asFloat8(x).equals(asFloat8(y)));
             assertThat(a.sqlEquals(i, a, i)).isEqualTo(x != null);
         }
     }
@@ -170,27 +171,69 @@ class RowEncodingProperties {
         Row b = Row.pack(pair.get1(), pair.get3());
         List<Object> joined = new ArrayList<>(pair.get2());
         joined.addAll(pair.get3());
-        assertThat(decoded(a.concat(b))).isEqualTo(joined);
+        assertThat(decoded(a.concat(b))).isEqualTo(asFloat8(joined));
         int n = pair.get1().size();
         int[] reversed = new int[n];
         for (int i = 0; i < n; i++) {
             reversed[i] = n - 1 - i;
         }
-        List<Object> expected = new ArrayList<>(pair.get2());
+        List<Object> expected = asFloat8(pair.get2());
         java.util.Collections.reverse(expected);
         assertThat(decoded(a.project(reversed))).isEqualTo(expected);
     }
 
     @Example
-    void nullSortsLastAndFloatOrderIsTotal() {
+    void nullSortsLastAndFloatOrderIsPostgresFloat8Order() {
         List<DatumType> f = List.of(DatumType.FLOAT64);
         List<Row> rows = new ArrayList<>();
         for (Object v : new Object[] {null, Double.NaN, Double.POSITIVE_INFINITY, 0.0, -0.0, -1.5, Double.NEGATIVE_INFINITY}) {
             rows.add(Row.pack(f, java.util.Arrays.asList(v)));
         }
         rows.sort(Comparator.naturalOrder());
+        // -0.0 is 0.0 (PostgreSQL: -0 = 0), so it reads back as 0.0; NaN is above +Infinity; NULL last
         assertThat(rows.stream().map(r -> r.get(0)).toList())
-                .containsExactly(Double.NEGATIVE_INFINITY, -1.5, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NaN, null);
+                .containsExactly(Double.NEGATIVE_INFINITY, -1.5, 0.0, 0.0, Double.POSITIVE_INFINITY, Double.NaN, null);
+        assertThat(Double.doubleToRawLongBits((Double) rows.get(2).get(0))).isZero();
+        assertThat(Double.doubleToRawLongBits((Double) rows.get(3).get(0))).isZero();
+    }
+
+    @Example
+    void negativeZeroAndZeroAreOneValueAndEveryNanIsOne() {
+        List<DatumType> f = List.of(DatumType.FLOAT64, DatumType.INT64);
+        Row negative = Row.pack(f, List.of(-0.0, 1L));
+        Row positive = Row.pack(f, List.of(0.0, 1L));
+        assertThat(negative).isEqualTo(positive);
+        assertThat(negative.compareTo(positive)).isZero();
+        assertThat(negative.hashCode()).isEqualTo(positive.hashCode());
+        assertThat(negative.hash64()).isEqualTo(positive.hash64());
+        assertThat(negative.sqlEquals(0, positive, 0)).isTrue();
+        Row nan = Row.pack(f, List.of(Double.NaN, 1L));
+        Row otherNan = Row.pack(f, List.of(Double.longBitsToDouble(0xfff0_0000_0000_0001L), 1L));
+        Row quietNan = Row.pack(f, List.of(Double.longBitsToDouble(0x7ff8_0000_dead_beefL), 1L));
+        assertThat(otherNan).isEqualTo(nan);
+        assertThat(quietNan).isEqualTo(nan);
+        assertThat(nan.compareTo(Row.pack(f, List.of(Double.POSITIVE_INFINITY, 1L)))).isPositive();
+    }
+
+    @Example
+    void rowsLoggedWithNegativeZeroOrAnotherNanReadBackCanonical() {
+        // the bytes an older packer wrote for -0.0 and for a NaN with a payload: sign-flipped IEEE bits
+        for (long bits : new long[] {Double.doubleToRawLongBits(-0.0), 0xfff0_0000_0000_0001L, 0x7ff8_0000_dead_beefL}) {
+            long packed = bits < 0 ? ~bits : bits ^ Long.MIN_VALUE;
+            byte[] bytes = new byte[3 + 9 + 1];
+            bytes[3] = DatumType.FLOAT64.tag;
+            for (int i = 0; i < 8; i++) {
+                bytes[4 + i] = (byte) (packed >>> (56 - 8 * i));
+            }
+            bytes[12] = DatumType.BOOL.nullTag();
+            Row stored = Row.canonical(bytes, 3, 10);
+            Object expected = Double.isNaN(Double.longBitsToDouble(bits)) ? Double.NaN : 0.0;
+            assertThat(stored).isEqualTo(Row.pack(List.of(DatumType.FLOAT64, DatumType.BOOL), java.util.Arrays.asList(expected, null)));
+        }
+        Row plain = Row.of(1.5, 2L);
+        byte[] bytes = new byte[plain.byteSize()];
+        plain.copyTo(bytes, 0);
+        assertThat(Row.canonical(bytes, 0, bytes.length)).isEqualTo(plain);
     }
 
     @Example
@@ -202,6 +245,19 @@ class RowEncodingProperties {
         assertThat(b).isLessThan(c);
         assertThat(b.get(0)).isEqualTo("a\u0000");
         assertThat(b.get(1)).isEqualTo(0L);
+    }
+
+    /** The values with each float64 {@code -0.0} as {@code 0.0}, the one value PostgreSQL's float8 makes them. */
+    static List<Object> asFloat8(List<Object> values) {
+        List<Object> out = new ArrayList<>();
+        for (Object v : values) {
+            out.add(asFloat8(v));
+        }
+        return out;
+    }
+
+    static Object asFloat8(Object v) {
+        return v instanceof Double d && d == 0.0 ? (Object) 0.0 : v;
     }
 
     private static List<Object> decoded(Row r) {
@@ -219,7 +275,10 @@ class RowEncodingProperties {
             } else if (x instanceof String s) {
                 c = java.util.Arrays.compare(s.codePoints().toArray(), ((String) y).codePoints().toArray());
             } else if (x instanceof Double d) {
-                c = Double.compare(d, (Double) y);
+                // PostgreSQL's float8 order: -0 = 0, NaN = NaN and above every other value
+                double p = d;
+                double q = (Double) y;
+                c = Double.isNaN(p) || Double.isNaN(q) ? Boolean.compare(Double.isNaN(p), Double.isNaN(q)) : p < q ? -1 : p > q ? 1 : 0;
             } else {
                 c = ((Comparable) x).compareTo(y);
             }
