@@ -118,6 +118,15 @@ final class CalcitePlanner {
             throw new SqlException(SqlException.INTERNAL, "could not plan the query: " + e.getMessage());
         } catch (CalciteContextException e) {
             throw validationError(e);
+        } catch (RuntimeException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof IllegalArgumentException && t.getMessage() != null && t.getMessage().startsWith("Cannot convert ")
+                        && t.getMessage().contains("due to overflow")) {
+                    // Calcite widens a decimal literal by a digit to compare it, past its 19 digits
+                    throw SqlException.notSupported("a decimal literal of 19 or more digits compared with an integer (" + t.getMessage() + ")");
+                }
+            }
+            throw e;
         } finally {
             planner.close();
         }
@@ -185,6 +194,16 @@ final class CalcitePlanner {
 
     private static SqlNode timestampLiteral(SqlNode n) {
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && (SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.FLOAT64
+                        || spec.getTypeName().getSimple().equalsIgnoreCase("double"))
+                && negativeZero(l.getValueAs(String.class))) {
+            // -0 is 0 to Tandem (a row packs it as 0), but Calcite would fold CAST('-0' AS float8) = 0 to false
+            c.setOperand(0, org.apache.calcite.sql.SqlLiteral.createCharString("0", l.getParserPosition()));
+            return null;
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.INT64) {
             // a decimal literal cast to an integer: PostgreSQL's numeric rounds half away from zero
@@ -210,6 +229,15 @@ final class CalcitePlanner {
             return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, c.getParserPosition());
         }
         return null;
+    }
+
+    private static boolean negativeZero(String text) {
+        try {
+            double d = Double.parseDouble(text.trim());
+            return d == 0.0 && Double.doubleToRawLongBits(d) != 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** The value of a numeric literal (a numeric in PostgreSQL, with an exponent too) or its negation, else null. */
@@ -251,8 +279,40 @@ final class CalcitePlanner {
                         .withCallRewrite(false))
                 // IN lists stay comparisons however long (past the threshold Calcite makes them a join with VALUES)
                 .sqlToRelConverterConfig(SqlToRelConverter.config().withExpand(false).withInSubQueryThreshold(Integer.MAX_VALUE))
+                .convertletTable(CONVERTLETS)
                 .build();
     }
+
+    /**
+     * Calcite's conversions, but a cast to boolean from a number other than an {@code integer} is refused
+     * as PostgreSQL refuses it ({@code 42846} "cannot cast type bigint to boolean"; PostgreSQL casts only
+     * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column (and an integer column, stored
+     * as a bigint) is refused; an integer literal that fits int4 is cast.
+     */
+    private static final org.apache.calcite.sql2rel.SqlRexConvertletTable CONVERTLETS = call -> {
+        org.apache.calcite.sql2rel.SqlRexConvertlet standard = org.apache.calcite.sql2rel.StandardConvertletTable.INSTANCE.get(call);
+        if (call.getKind() != org.apache.calcite.sql.SqlKind.CAST || standard == null) {
+            return standard;
+        }
+        return (cx, cast) -> {
+            org.apache.calcite.rel.type.RelDataType to = cx.getValidator().getValidatedNodeType(cast);
+            org.apache.calcite.rel.type.RelDataType from = cx.getValidator().getValidatedNodeType(cast.operand(0));
+            String name = to.getSqlTypeName() == SqlTypeName.BOOLEAN ? switch (from.getSqlTypeName()) {
+                case BIGINT -> "bigint";
+                case SMALLINT, TINYINT -> "smallint";
+                case DECIMAL -> "numeric";
+                case DOUBLE, FLOAT -> "double precision";
+                case REAL -> "real";
+                default -> null;
+            } : null;
+            if (name != null) {
+                SqlException e = new SqlException("42846", "cannot cast type " + name + " to boolean");
+                throw cast.getParserPosition() == null || cast.getParserPosition().getLineNum() == 0 ? e
+                        : e.at(cast.getParserPosition().getLineNum(), cast.getParserPosition().getColumnNum());
+            }
+            return standard.convertCall(cx, cast);
+        };
+    };
 
     /** A catalog table or view as Calcite sees it: only its row type. */
     private static final class CatalogTable extends AbstractTable {

@@ -347,6 +347,11 @@ final class RelTranslator {
                     defaults.add(0L);
                 }
                 case SUM, SUM0, MIN, MAX -> {
+                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && argType == DatumType.BOOL) {
+                        // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates)
+                        throw new SqlException(SqlException.UNDEFINED_FUNCTION,
+                                "function " + kind.name().toLowerCase(Locale.ROOT) + "(boolean) does not exist");
+                    }
                     if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
                         throw SqlException.notSupported(kind.name().toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(argType));
                     }
@@ -536,6 +541,10 @@ final class RelTranslator {
                     case GREATER_THAN -> Func.GT;
                     default -> Func.GTE;
                 };
+                Expr exact = integerAgainstDecimal(kind, ops, in);
+                if (exact != null) {
+                    return exact;
+                }
                 // the datum order is PostgreSQL's float8 order: -0 = 0, NaN = NaN and greatest
                 return new Expr.Call(f, unify(args(ops, in), in, call.getOperator().getName()));
             }
@@ -648,6 +657,114 @@ final class RelTranslator {
             args = unify(args, in, "mod");
         }
         return new Expr.Call(f, args);
+    }
+
+    private static final double TWO_53 = 0x1p53;
+    private static final double TWO_63 = 0x1p63;
+    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+
+    /**
+     * An integer compared with a decimal literal, as PostgreSQL compares them: exactly, in {@code numeric}
+     * (a double would round an integer beyond 2^53: {@code b = 9007199254740993.0} would match
+     * 9007199254740992). A decimal literal's exact value is known, so the comparison becomes one of the
+     * integer with an integer bound ({@code b < 2.5} is {@code b < 3}, {@code b = 2.5} is false for
+     * every non-NULL b). A literal Calcite made a double ({@code 1e19}: a numeric in PostgreSQL too) was
+     * rounded when parsed, so only where a double comparison is exact anyway (beyond 2^53 no bigint's
+     * rounding crosses it) does it stay one; between 2^53 and 2^63 it is refused. Null when the
+     * comparison is not of an integer with a numeric literal.
+     */
+    private Expr integerAgainstDecimal(SqlKind kind, List<RexNode> ops, List<DatumType> in) {
+        for (int side = 0; side < 2; side++) {
+            RexLiteral lit = numericLiteral(ops.get(1 - side));
+            if (lit == null) {
+                continue;
+            }
+            RexNode other = ops.get(side);
+            while (other instanceof RexCall c && c.getKind() == SqlKind.CAST && isNumeric(c.getType().getSqlTypeName())
+                    && isNumeric(c.getOperands().get(0).getType().getSqlTypeName())) {
+                // Calcite's implicit widening of the integer to the literal's type (a user cannot write numeric)
+                other = c.getOperands().get(0);
+            }
+            if (!isInteger(other.getType())) {
+                continue;
+            }
+            Expr integer = rex(other, in);
+            if (typeOf(integer, in) != DatumType.INT64) {
+                continue;
+            }
+            SqlKind k = side == 0 ? kind : kind.reverse();
+            SqlTypeName litType = lit.getType().getSqlTypeName();
+            if (litType != SqlTypeName.DECIMAL) {
+                double d = lit.getValueAs(Double.class);
+                if (Math.abs(d) >= TWO_53 && Math.abs(d) <= TWO_63) {
+                    throw SqlException.notSupported("comparing an integer with the double precision " + d + ", between 2^53 and 2^63"
+                            + " (a number written with an exponent is a numeric in PostgreSQL, compared exactly; Tandem reads it as a double"
+                            + " precision, rounded: write the number without an exponent)");
+                }
+                return null;
+            }
+            return integerBound(k, integer, lit.getValueAs(BigDecimal.class));
+        }
+        return null;
+    }
+
+    /** A non-NULL literal of a decimal or double type (possibly under Calcite's cast to another decimal), or null. */
+    private static RexLiteral numericLiteral(RexNode e) {
+        if (e instanceof RexCall c && c.getKind() == SqlKind.CAST && c.getType().getSqlTypeName() == SqlTypeName.DECIMAL
+                && c.getOperands().get(0) instanceof RexLiteral inner && inner.getType().getSqlTypeName() == SqlTypeName.DECIMAL) {
+            // an IN list's values cast by Calcite to a common decimal type: the cast would round 1.5 to 2
+            e = inner;
+        }
+        if (!(e instanceof RexLiteral lit) || lit.isNull()) {
+            return null;
+        }
+        SqlTypeName t = lit.getType().getSqlTypeName();
+        if (t == SqlTypeName.DECIMAL) {
+            // an integer literal bigint holds is an integer, compared as one already
+            return SqlTypes.of(lit.getType()) == DatumType.INT64 ? null : lit;
+        }
+        return t == SqlTypeName.DOUBLE || t == SqlTypeName.FLOAT || t == SqlTypeName.REAL ? lit : null;
+    }
+
+    private static boolean isNumeric(SqlTypeName t) {
+        return t == SqlTypeName.DECIMAL || t == SqlTypeName.DOUBLE || t == SqlTypeName.FLOAT || t == SqlTypeName.REAL
+                || t == SqlTypeName.BIGINT || t == SqlTypeName.INTEGER || t == SqlTypeName.SMALLINT || t == SqlTypeName.TINYINT;
+    }
+
+    private static boolean isInteger(org.apache.calcite.rel.type.RelDataType t) {
+        return switch (t.getSqlTypeName()) {
+            case BIGINT, INTEGER, SMALLINT, TINYINT -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * {@code x k v} for an integer x and an exact decimal v, as a comparison of x with an integer: {@code
+     * x < v} is {@code x < ceil(v)}, {@code x <= v} is {@code x <= floor(v)}, {@code x > v} is {@code x >
+     * floor(v)}, {@code x >= v} is {@code x >= ceil(v)}, {@code x = v} is {@code x = v} for an integral v
+     * and false otherwise ({@code <>} true); a bound beyond bigint's range makes the comparison true or
+     * false for every non-NULL x (still NULL for NULL, as {@code x <= MAX} and {@code x > MAX} are).
+     */
+    private static Expr integerBound(SqlKind k, Expr x, BigDecimal v) {
+        BigDecimal floor = v.setScale(0, java.math.RoundingMode.FLOOR);
+        BigDecimal ceil = v.setScale(0, java.math.RoundingMode.CEILING);
+        Expr always = Expr.call(Func.LTE, x, Expr.lit(Long.MAX_VALUE, DatumType.INT64));
+        Expr never = Expr.call(Func.GT, x, Expr.lit(Long.MAX_VALUE, DatumType.INT64));
+        boolean integral = floor.compareTo(v) == 0;
+        return switch (k) {
+            case LESS_THAN -> ceil.compareTo(LONG_MAX) > 0 ? always : ceil.compareTo(LONG_MIN) <= 0 ? never : bound(Func.LT, x, ceil);
+            case LESS_THAN_OR_EQUAL -> floor.compareTo(LONG_MAX) >= 0 ? always : floor.compareTo(LONG_MIN) < 0 ? never : bound(Func.LTE, x, floor);
+            case GREATER_THAN -> floor.compareTo(LONG_MIN) < 0 ? always : floor.compareTo(LONG_MAX) >= 0 ? never : bound(Func.GT, x, floor);
+            case GREATER_THAN_OR_EQUAL -> ceil.compareTo(LONG_MIN) <= 0 ? always : ceil.compareTo(LONG_MAX) > 0 ? never : bound(Func.GTE, x, ceil);
+            case EQUALS -> integral && v.compareTo(LONG_MIN) >= 0 && v.compareTo(LONG_MAX) <= 0 ? bound(Func.EQ, x, v) : never;
+            case NOT_EQUALS -> integral && v.compareTo(LONG_MIN) >= 0 && v.compareTo(LONG_MAX) <= 0 ? bound(Func.NEQ, x, v) : always;
+            default -> throw new IllegalArgumentException("not a comparison: " + k);
+        };
+    }
+
+    private static Expr bound(Func f, Expr x, BigDecimal v) {
+        return Expr.call(f, x, Expr.lit(v.longValueExact(), DatumType.INT64));
     }
 
     private List<Expr> args(List<RexNode> ops, List<DatumType> in) {
