@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * inner, cross and outer joins, anti-joins, group-bys with having, joins with group-bys, distinct,
  * order/limit/offset over tables, joins and aggregates, union/except/intersect over one and two columns,
  * subqueries in FROM, CASE/COALESCE/NULLIF, text functions, point lookups with parameters and IN lists,
- * aggregates over no rows), each answered by Tandem through the wire protocol over JDBC (the extended
+ * aggregates over no rows; doubles with -0 beside 0, integers beside 2^53 compared with decimal literals, and
+ * now and then a min/max of a boolean or a bigint cast to boolean, which both refuse), each answered by Tandem through the wire protocol over JDBC (the extended
  * protocol, prepared statements where the query has parameters) and by PostgreSQL, compared as
  * multisets (as lists where ORDER BY fixes the order). Coverage is asserted: every kind compared, most
  * of each with rows, and point lookups taking the fast path where the table is indexed.
@@ -75,6 +76,8 @@ class PostgresDifferentialTest {
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
             for (int schema = 0; schema < SCHEMAS; schema++) {
                 Random random = new Random(1000 + schema);
+                // the cases added for float8's -0 and numeric comparisons draw from their own stream, so the others stay as they were
+                Random extra = new Random(~(1000L + schema));
                 String prefix = "d" + schema + "_" + Long.toHexString(System.nanoTime() & 0xffffff) + "_";
                 List<Table> tables = new ArrayList<>();
                 for (int t = 0; t < 3; t++) {
@@ -82,7 +85,7 @@ class PostgresDifferentialTest {
                     tables.add(table);
                     String ddl = "CREATE TABLE " + table.name() + " (" + String.join(", ", table.columns().stream()
                             .map(c -> c + " " + Table.type(c)).toList()) + ")";
-                    String insert = insert(table, random);
+                    String insert = insert(table, random, extra);
                     for (Connection c : List.of(pg, td)) {
                         try (Statement s = c.createStatement()) {
                             s.execute(ddl);
@@ -98,7 +101,7 @@ class PostgresDifferentialTest {
                         s.execute("CREATE INDEX " + prefix + "idx ON " + tables.get(0).name() + " (" + tables.get(0).ints().get(0) + ")");
                     }
                 }
-                QueryGenerator gen = new QueryGenerator(random, tables);
+                QueryGenerator gen = new QueryGenerator(random, extra, tables);
                 for (int q = 0; q < QUERIES_PER_SCHEMA; q++) {
                     QueryGenerator.Query query = gen.query();
                     compared++;
@@ -150,7 +153,7 @@ class PostgresDifferentialTest {
     }
 
     /** An INSERT of 0 to 14 rows, with duplicates and NULLs, or null for an empty table. */
-    private static String insert(Table t, Random random) {
+    private static String insert(Table t, Random random, Random extra) {
         int n = random.nextInt(15);
         if (n == 0) {
             return null;
@@ -166,9 +169,11 @@ class PostgresDifferentialTest {
                 if (random.nextInt(6) == 0) {
                     vals.add("NULL");
                 } else if (c.startsWith("i")) {
-                    vals.add(Integer.toString(random.nextInt(7) - 2));
+                    // now and then an integer double precision cannot tell from its neighbour (2^53 + 1 rounds to 2^53)
+                    String small = Integer.toString(random.nextInt(7) - 2);
+                    vals.add(extra.nextInt(15) == 0 ? pick(extra, "9007199254740992", "9007199254740993", "-9007199254740993") : small);
                 } else if (c.startsWith("f")) {
-                    vals.add(pickFloat(random));
+                    vals.add(pickFloat(random, extra));
                 } else {
                     vals.add("'" + "abcab".substring(random.nextInt(3), 3 + random.nextInt(3)) + "'");
                 }
@@ -178,9 +183,14 @@ class PostgresDifferentialTest {
         return "INSERT INTO " + t.name() + " VALUES " + String.join(", ", rows);
     }
 
-    /** A double exactly representable in binary, so sums in any order are equal. */
-    private static String pickFloat(Random random) {
-        return List.of("-1.5", "0", "0.25", "2", "3.75", "-0.5").get(random.nextInt(6));
+    /** A double exactly representable in binary, so sums in any order are equal; a quarter of them -0, which PostgreSQL's float8 equates with 0. */
+    private static String pickFloat(Random random, Random extra) {
+        String v = pick(random, "-1.5", "0", "0.25", "2", "3.75", "-0.5");
+        return extra.nextInt(4) == 0 ? "'-0'" : v;
+    }
+
+    private static String pick(Random random, String... values) {
+        return values[random.nextInt(values.length)];
     }
 
     /** The first line of Tandem's EXPLAIN of a query (its parameters inlined). */
@@ -249,10 +259,18 @@ class PostgresDifferentialTest {
         }
     }
 
-    /** A value in a form both databases agree on: integral numbers as integers, others to 9 significant digits. */
+    /**
+     * A value in a form both databases agree on: integral numbers as integers, others to 9 significant
+     * digits. A numeric with a fraction is PostgreSQL's avg (its sum of a bigint has none), which Tandem
+     * answers as a double precision (README): it is compared as the double it rounds to, so avg of
+     * 2^53 + 1 is 2^53 in both.
+     */
     static String normalize(Object v) {
         if (v == null) {
             return "NULL";
+        }
+        if (v instanceof BigDecimal b && b.scale() > 0) {
+            v = b.doubleValue();
         }
         if (v instanceof Number n) {
             BigDecimal d = n instanceof BigDecimal b ? b : new BigDecimal(n.toString());

@@ -21,14 +21,21 @@ final class QueryGenerator {
     }
 
     private final Random random;
+    /** Draws the cases added for PostgreSQL's numeric and float8 semantics, so {@link #random} draws what it drew before. */
+    private final Random extra;
     private final List<PostgresDifferentialTest.Table> tables;
 
-    QueryGenerator(Random random, List<PostgresDifferentialTest.Table> tables) {
+    QueryGenerator(Random random, Random extra, List<PostgresDifferentialTest.Table> tables) {
         this.random = random;
+        this.extra = extra;
         this.tables = tables;
     }
 
     private <T> T pick(List<T> l) {
+        return l.get(random.nextInt(l.size()));
+    }
+
+    private static <T> T pick(Random random, List<T> l) {
         return l.get(random.nextInt(l.size()));
     }
 
@@ -37,6 +44,39 @@ final class QueryGenerator {
     }
 
     Query query() {
+        Query q = mainQuery();
+        Query f = extra.nextInt(5) == 0 ? floatQuery(q.kind()) : null;
+        return f != null ? f : q;
+    }
+
+    /**
+     * One time in five (drawn from {@link #extra}, after the usual query was drawn), a query of the same
+     * kind over a double precision column, whose -0 and 0 PostgreSQL's float8 makes one value: to
+     * DISTINCT, GROUP BY, a join, a set operation and a comparison. Null when the kind has none or no
+     * table has a double column.
+     */
+    private Query floatQuery(Kind kind) {
+        List<PostgresDifferentialTest.Table> withFloats = tables.stream().filter(t -> !t.floats().isEmpty()).toList();
+        if (withFloats.isEmpty()) {
+            return null;
+        }
+        PostgresDifferentialTest.Table a = pick(extra, withFloats);
+        PostgresDifferentialTest.Table b = pick(extra, withFloats);
+        String af = pick(extra, a.floats());
+        String bf = pick(extra, b.floats());
+        return switch (kind) {
+            case FILTER -> new Query("SELECT " + pick(extra, a.ints()) + ", " + af + " FROM " + a.name() + " WHERE " + af + " "
+                    + pick(extra, List.of("=", "<>", "<=", ">")) + " " + pick(extra, List.of("0", "'-0'", "CAST('-0' AS double precision)")), kind, false);
+            case DISTINCT -> new Query("SELECT DISTINCT " + af + " FROM " + a.name(), kind, false);
+            case GROUP_BY -> new Query("SELECT " + af + ", count(*), sum(" + pick(extra, a.ints()) + ") FROM " + a.name() + " GROUP BY " + af, kind, false);
+            case JOIN -> new Query("SELECT a." + pick(extra, a.ints()) + ", b." + pick(extra, b.ints()) + " FROM " + a.name() + " a "
+                    + pick(extra, List.of("JOIN", "LEFT JOIN", "FULL JOIN")) + " " + b.name() + " b ON a." + af + " = b." + bf, kind, false);
+            case SET_OP -> new Query("SELECT " + af + " FROM " + a.name() + " " + pick(extra, SET_OPS) + " SELECT " + bf + " FROM " + b.name(), kind, false);
+            default -> null;
+        };
+    }
+
+    private Query mainQuery() {
         Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
         return switch (kind) {
             case FILTER -> filter();
@@ -59,13 +99,17 @@ final class QueryGenerator {
 
     /** An int expression over a qualified int column. */
     private String intExpr(String q, PostgresDifferentialTest.Table t) {
-        String c = q + pick(t.ints());
+        return intExpr(q, t, random);
+    }
+
+    private String intExpr(String q, PostgresDifferentialTest.Table t, Random random) {
+        String c = q + pick(random, t.ints());
         return switch (random.nextInt(8)) {
             case 0 -> c + " + " + (random.nextInt(5) - 2);
             case 1 -> c + " * " + (random.nextInt(4) - 1);
             case 2 -> "COALESCE(" + c + ", " + (random.nextInt(5) - 2) + ")";
             case 3 -> "CASE WHEN " + c + " > " + (random.nextInt(3) - 1) + " THEN " + c + " ELSE " + (random.nextInt(9) - 4) + " END";
-            case 4 -> c + " - " + q + pick(t.ints());
+            case 4 -> c + " - " + q + pick(random, t.ints());
             case 5 -> "abs(" + c + ")";
             case 6 -> "NULLIF(" + c + ", " + (random.nextInt(3) - 1) + ")";
             default -> c;
@@ -97,14 +141,25 @@ final class QueryGenerator {
             case 5 -> q + pick(t.ints()) + " BETWEEN " + (random.nextInt(3) - 2) + " AND " + random.nextInt(4);
             case 6 -> q + pick(t.ints()) + " NOT IN (" + (random.nextInt(5) - 2) + ", " + (random.nextBoolean() ? "NULL" : Integer.toString(random.nextInt(3))) + ")";
             case 7 -> q + pick(t.ints()) + " IS DISTINCT FROM " + pick(List.of("NULL", Integer.toString(random.nextInt(3) - 1), q + pick(t.ints())));
-            case 8 -> !t.floats().isEmpty() ? q + pick(t.floats()) + " " + pick(List.of("<", ">=", "=")) + " " + pick(List.of("0", "0.25", "-1.5", "2"))
+            case 8 -> !t.floats().isEmpty() ? q + pick(t.floats()) + " " + pick(List.of("<", ">=", "=")) + " "
+                    + or(pick(List.of("0", "0.25", "-1.5", "2")), 4, "'-0'")
                     : q + pick(t.ints()) + " >= '" + (random.nextInt(3) - 1) + "'";
             default -> intExpr(q, t) + " " + pick(List.of("=", "<>", "<", "<=", ">", ">=")) + " " + (random.nextInt(7) - 3);
         };
+        if (extra.nextInt(10) == 0) {
+            // an integer against a decimal literal: PostgreSQL compares in numeric, exactly (ints include 2^53 and 2^53 + 1)
+            p = intExpr(q, t, extra) + " " + pick(extra, List.of("=", "<>", "<", "<=", ">", ">=")) + " "
+                    + pick(extra, List.of("1.5", "-0.5", "2.0", "0.25", "3.5", "-1.5", "9007199254740992.5", "9007199254740993.0", "-9007199254740992.0"));
+        }
         if (random.nextInt(4) == 0) {
             return "(" + p + ") " + pick(List.of("AND", "OR")) + " (" + predicate(q, t) + ")";
         }
         return p;
+    }
+
+    /** {@code usual}, or one time in {@code odds} (drawn from {@link #extra}) {@code instead}. */
+    private String or(String usual, int odds, String instead) {
+        return extra.nextInt(odds) == 0 ? instead : usual;
     }
 
     private Query filter() {
@@ -164,12 +219,16 @@ final class QueryGenerator {
                 "max(" + q + pick(t.columns()) + ")", "min(" + q + pick(t.columns()) + ")"));
         if (!t.floats().isEmpty()) {
             String f = q + pick(t.floats());
-            all.addAll(List.of("sum(" + f + ")", "avg(" + f + ")", "max(" + f + ")"));
+            all.addAll(List.of("sum(" + f + ")", "avg(" + f + ")", "max(" + f + ")", "min(" + f + ")"));
         }
         List<String> out = new ArrayList<>();
         int n = 1 + random.nextInt(3);
         for (int i = 0; i < n; i++) {
             out.add(pick(all));
+        }
+        if (extra.nextInt(30) == 0) {
+            // PostgreSQL has no min/max of boolean: both refuse
+            out.add(pick(extra, List.of("min(", "max(")) + v + " > 0)");
         }
         return out;
     }
@@ -307,7 +366,10 @@ final class QueryGenerator {
             String f = pick(t.floats());
             exprs.addAll(List.of(f + " * " + c, "CAST(" + f + " AS bigint)", f + " / 4", "-" + f));
         }
-        return new Query("SELECT " + pick(exprs) + ", " + pick(exprs) + " FROM " + t.name(), Kind.EXPRESSIONS, false);
+        String first = pick(exprs);
+        String second = pick(exprs);
+        // now and then a bigint cast to boolean, which PostgreSQL refuses: both refuse
+        return new Query("SELECT " + or(first, 20, "CAST(" + c + " AS boolean)") + ", " + second + " FROM " + t.name(), Kind.EXPRESSIONS, false);
     }
 
     /** Text columns: comparisons with literals, functions, concatenation, CASE and COALESCE over text. */
