@@ -44,6 +44,12 @@ class OpenApiTest {
             assertThat(paths.propertyNames()).containsExactlyInAnyOrderElementsOf(ApiRoutesAccess.allowed().keySet());
             ApiRoutesAccess.allowed().forEach((p, allow) -> assertThat(paths.get(p).propertyNames().stream().map(String::toUpperCase))
                     .as(p).containsExactlyInAnyOrder(allow.split(", ")));
+            // Every operation that reads is admitted against the caller's own limits (ReadAdmission): its errors name the 429.
+            for (String[] read : new String[][] {{"/v1/peek", "post"}, {"/v1/sql", "post"}, {"/v1/indexes/{name}/rows", "get"},
+                    {"/v1/introspection/{name}", "get"}, {"/v1/introspection/{name}", "post"}}) {
+                assertThat(paths.get(read[0]).get(read[1]).at("/responses/default/description").asString()).as(read[1] + " " + read[0])
+                        .contains("429 the caller at its limit of reads in flight or of slow-path dataflows", "with Retry-After");
+            }
             assertThat(r.json().at("/components/schemas/Problem").isObject()).isTrue();
             assertThat(r.json().at("/components/schemas/Source/properties/offsets").isObject()).isTrue();
 
