@@ -32,6 +32,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.config.observation.SecurityObservationSettings;
+import org.springframework.security.authentication.AuthenticationServiceException;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationResult;
@@ -170,7 +171,13 @@ public class ApiSecurity {
         ReactiveJwtDecoder checked = decoder;
         JwtReactiveAuthenticationManager manager = new JwtReactiveAuthenticationManager(checked);
         manager.setJwtAuthenticationConverter(jwt -> Mono.just(new TandemAuthentication(jwtPrincipal(jwt, config))));
-        return manager;
+        // A token that could not be checked because the identity provider did not answer (its discovery document
+        // or its keys) is no fault of the token: 503 with Retry-After, where Spring rethrows it (a 500).
+        return authentication -> manager.authenticate(authentication).onErrorMap(AuthenticationServiceException.class, e -> {
+            LOG.warn("a JWT could not be verified: {}", e.getMessage());
+            return new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "the bearer token could not be verified now: the JWT issuer's keys"
+                    + " could not be fetched (tandem.security.jwt); retry shortly");
+        });
     }
 
     /** The caller a verified JWT stands for: its name claim, and the Tandem roles in its roles claim (others ignored). */

@@ -24,8 +24,8 @@ public record Problem(int status, String type, String title, String detail, long
     /** The problem an exception stands for; anything unforeseen is a 500 without internals. */
     public static Problem of(Throwable error) {
         return switch (error) {
-            case ApiException a when a.status() == HttpStatus.TOO_MANY_REQUESTS -> new Problem(429, TYPE_PREFIX + slug(a.status()),
-                    a.status().getReasonPhrase(), a.getMessage(), 1);
+            case ApiException a when a.status() == HttpStatus.TOO_MANY_REQUESTS || a.status() == HttpStatus.SERVICE_UNAVAILABLE ->
+                    new Problem(a.status().value(), TYPE_PREFIX + slug(a.status()), a.status().getReasonPhrase(), a.getMessage(), 1);
             case ApiException a -> of(a.status(), slug(a.status()), a.getMessage());
             case ControllerException c -> ofController(c);
             case StorageFullException f -> new Problem(507, TYPE_PREFIX + "insufficient-storage", "Insufficient Storage", f.getMessage(), 5);
@@ -85,6 +85,7 @@ public record Problem(int status, String type, String title, String detail, long
             case UNAUTHORIZED -> "unauthorized";
             case FORBIDDEN -> "forbidden";
             case TOO_MANY_REQUESTS -> "too-many-requests";
+            case SERVICE_UNAVAILABLE -> "service-unavailable";
             default -> "http-" + status.value();
         };
     }

@@ -92,6 +92,47 @@ class JwtAuthenticationTest {
         }
     }
 
+    /**
+     * An identity provider that cannot answer when a token arrives (its discovery document, here a 503) is
+     * no fault of the token: the request is answered 503 with {@code Retry-After}, not a 500 nor a 401, and
+     * once the provider answers again the same token is accepted (a failed discovery is not kept).
+     */
+    @Test
+    void anIdentityProviderThatCannotAnswerIsA503AndTheSameTokenWorksOnceItAnswers() throws Exception {
+        RSAKey key = new RSAKeyGenerator(2048).keyID("k1").generate();
+        HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        String issuer = "http://127.0.0.1:" + idp.getAddress().getPort() + "/realms/tandem";
+        java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean();
+        serve(idp, "/realms/tandem/jwks", new JWKSet(key.toPublicJWK()).toString());
+        idp.createContext("/realms/tandem/.well-known/openid-configuration", exchange -> {
+            if (!up.get()) {
+                exchange.sendResponseHeaders(503, -1);
+                exchange.close();
+                return;
+            }
+            reply(exchange, "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/jwks\","
+                    + "\"subject_types_supported\":[\"public\"],\"response_types_supported\":[\"code\"]}");
+        });
+        idp.start();
+        try (TandemServer s = new TandemServer(dir, Map.of(
+                "tandem.security.jwt.issuer-uri", issuer,
+                "tandem.security.jwt.audience", "tandem",
+                "tandem.security.jwt.roles-claim", "tandem_roles"))) {
+            String reader = sign(key, issuer, c -> c.claim("tandem_roles", List.of("reader")));
+            TandemServer.Response down = s.oneShot.get().uri("/v1/tables").header(HttpHeaders.AUTHORIZATION, "Bearer " + reader)
+                    .exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(b -> new TandemServer.Response(r.statusCode().value(),
+                            r.headers().contentType().orElse(null), null, r.headers().asHttpHeaders().getFirst(HttpHeaders.RETRY_AFTER) + " " + b)))
+                    .block(Duration.ofSeconds(30));
+            assertThat(down.status()).as(down.text()).isEqualTo(503);
+            assertThat(down.contentType().isCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)).isTrue();
+            assertThat(down.text()).startsWith("1 ").contains("could not be verified", "retry");
+            up.set(true);
+            assertThat(status(s, reader, HttpMethod.GET, "/v1/tables")).as("the same token once the provider answers").isEqualTo(200);
+        } finally {
+            idp.stop(0);
+        }
+    }
+
     private static void authorizesByRolesAndRefusesEveryInvalidToken(TandemServer s, RSAKey key, String issuer) throws Exception {
         RSAKey impostor = new RSAKeyGenerator(2048).keyID(key.getKeyID()).generate();
         Instant now = Instant.now();
