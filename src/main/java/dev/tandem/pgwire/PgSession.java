@@ -256,7 +256,15 @@ final class PgSession {
         return switch (m.type()) {
             case 'Q' -> {
                 String text = in.cstring();
-                yield SUBSCRIBE.matcher(text).find() ? streamingQuery(text) : simpleQuery(text);
+                // A simple query that leaves no transaction block open (COMMIT, ROLLBACK, or any statement outside
+                // one) ends a transaction, and with it every portal, as in PostgreSQL.
+                Runnable endOfTransaction = () -> {
+                    if (sql.block() == SqlSession.Block.IDLE) {
+                        portals.clear();
+                    }
+                };
+                yield SUBSCRIBE.matcher(text).find() ? streamingQuery(text).doOnTerminate(endOfTransaction)
+                        : simpleQuery(text).doOnTerminate(endOfTransaction);
             }
             case 'P' -> guarded(() -> parse(in));
             case 'B' -> guarded(() -> bind(in));

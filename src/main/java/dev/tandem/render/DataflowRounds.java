@@ -164,7 +164,10 @@ final class DataflowRounds {
             hydrationTotal = Math.max(1, moved) * (wiring.order.size() + 2L * wiring.exports.size());
         }
         Operator.Round round = new Operator.Round(from, to, first, processed);
-        WorkerPool.Lane lane = pool.laneFor(first, moved, inputs.hasImports());
+        // What the previous round's steps cost: an arrangement's merges (an idle round grants them work) or a
+        // join's fan-out make a round of few updates expensive, and such a round is not a fresh one.
+        long previousNanos = wiring.stepNanos.sumThenReset();
+        WorkerPool.Lane lane = pool.laneFor(first, moved, inputs.hasImports(), previousNanos);
         return Flux.range(0, wiring.order.size())
                 .concatMap(o -> Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.step(o, w, round), lane)).then())
                 .thenMany(Flux.range(0, workers).flatMap(w -> pool.run(w, () -> wiring.finish(w, round), lane)))

@@ -61,6 +61,8 @@ final class DataflowWiring {
     final EarlyAnswer early;
     /** The tap of the read it answers early, once one asked. */
     final AtomicReference<EarlyAnswer.Tap> tap = new AtomicReference<>();
+    /** Nanoseconds the operators' steps have run, over every worker (what a round cost, read between rounds). */
+    final java.util.concurrent.atomic.LongAdder stepNanos = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * Renders {@code desc} over {@code workers} shards. {@code abort} is told why a step stopped the
@@ -170,7 +172,9 @@ final class DataflowWiring {
             } else {
                 shards[o][w].step(in, round, out, errs[w]);
             }
-            steps.step(id, op.name, w, System.nanoTime() - start);
+            long ran = System.nanoTime() - start;
+            stepNanos.add(ran);
+            steps.step(id, op.name, w, ran);
             attributeErrors(o, w);
             for (Updates u : in) {
                 round.processed().add(u.size);

@@ -12,7 +12,7 @@ public interface WorkerPool {
     enum Lane {
         /** Rounds of hydrated dataflows that take many updates (or read other indexes). */
         STEADY,
-        /** Small rounds of hydrated dataflows (a few writes' worth): what keeps indexes fresh. */
+        /** Small, cheap rounds of hydrated dataflows (a few writes' worth): what keeps indexes fresh. */
         FRESH,
         /** A dataflow's first round, over its whole snapshot, which may run for seconds. */
         BULK
@@ -32,10 +32,11 @@ public interface WorkerPool {
     }
 
     /**
-     * The lane of a round: {@code first} (a hydration), taking {@code updates} table updates, and whether the
-     * dataflow also reads other indexes (whose updates a round cannot count before it runs).
+     * The lane of a round: {@code first} (a hydration), taking {@code updates} table updates, whether the
+     * dataflow also reads other indexes (whose updates a round cannot count before it runs), and what the
+     * dataflow's previous round cost, in nanoseconds of its steps.
      */
-    default Lane laneFor(boolean first, long updates, boolean readsIndexes) {
+    default Lane laneFor(boolean first, long updates, boolean readsIndexes, long previousRoundNanos) {
         return first ? Lane.BULK : Lane.STEADY;
     }
 }

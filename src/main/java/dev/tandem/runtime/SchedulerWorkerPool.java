@@ -17,7 +17,9 @@ import reactor.core.scheduler.Scheduler;
  *   <li>the <b>bulk</b> lane (at {@code bulkNice}) runs hydrations, the first rounds that take a whole
  *       snapshot at once, so a hydrated dataflow's next round does not wait for one to finish;</li>
  *   <li>the <b>fresh</b> lane (at normal priority) runs the small rounds of hydrated dataflows, at most
- *       {@code freshRoundUpdates} table updates and no other index read: what keeps an index fresh for
+ *       {@code freshRoundUpdates} table updates, no other index read, and a previous round of the dataflow
+ *       that cost at most {@code freshRoundNanos} (an idle round grants an arrangement's merges work, which
+ *       after a hydration takes tens of milliseconds a round): what keeps an index fresh for
  *       reads at a write's timestamp and for change streams. A lowered thread that the kernel preempts
  *       waits behind every runnable thread of normal priority (in the change-stream fan-out, rounds of a
  *       millisecond's work took 100 ms and more of wall time, for almost no CPU time);</li>
@@ -39,6 +41,7 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
     private final boolean lanes;
     private volatile boolean bulkLanes;
     private volatile long freshRoundUpdates;
+    private volatile long freshRoundNanos = DEFAULT_FRESH_ROUND_NANOS;
     private final FatalErrorHandler fatal;
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** The nice value each worker thread takes before its first task (0: left alone); see {@link ThreadNice}. */
@@ -101,13 +104,25 @@ public final class SchedulerWorkerPool implements WorkerPool, Disposable {
         this.freshRoundUpdates = lanes ? updates : 0;
     }
 
+    /** A round whose dataflow's previous round cost more than this (step time) is not a fresh one, by default. */
+    public static final long DEFAULT_FRESH_ROUND_NANOS = 5_000_000;
+
+    /**
+     * Rounds whose dataflow's previous round's steps ran longer than {@code nanos} (merges granted work by
+     * an idle round, a join's fan-out) run on the steady lane, not the fresh one: a fresh lane is one thread
+     * per worker, and a watched index's round would queue behind them.
+     */
+    public void setFreshRoundNanos(long nanos) {
+        this.freshRoundNanos = nanos;
+    }
+
     @Override
-    public Lane laneFor(boolean first, long updates, boolean readsIndexes) {
+    public Lane laneFor(boolean first, long updates, boolean readsIndexes, long previousRoundNanos) {
         if (first) {
             return bulkLanes ? Lane.BULK : Lane.STEADY;
         }
         long limit = freshRoundUpdates;
-        return limit > 0 && !readsIndexes && updates <= limit ? Lane.FRESH : Lane.STEADY;
+        return limit > 0 && !readsIndexes && updates <= limit && previousRoundNanos <= freshRoundNanos ? Lane.FRESH : Lane.STEADY;
     }
 
     @Override

@@ -42,7 +42,8 @@ public final class PrincipalLimits {
 
     private static final Permit UNCOUNTED = () -> { };
 
-    private final ConcurrentHashMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
+    /** Units held, by kind and principal; a principal holding nothing has no entry (the map holds no history). */
+    private final ConcurrentHashMap<String, Integer> held = new ConcurrentHashMap<>();
     private final BiConsumer<String, Kind> refused;
     private volatile int maxPeeks;
     private volatile int maxDataflows;
@@ -76,16 +77,24 @@ public final class PrincipalLimits {
         if (limit <= 0) {
             return UNCOUNTED;
         }
-        AtomicInteger count = held.computeIfAbsent(kind + "/" + principal, k -> new AtomicInteger());
-        if (count.incrementAndGet() > limit) {
-            count.decrementAndGet();
+        String key = kind + "/" + principal;
+        boolean[] admitted = {false};
+        held.compute(key, (k, n) -> {
+            int count = n == null ? 0 : n;
+            if (count >= limit) {
+                return n;
+            }
+            admitted[0] = true;
+            return count + 1;
+        });
+        if (!admitted[0]) {
             refused.accept(principal, kind);
             return null;
         }
         AtomicInteger once = new AtomicInteger();
         return () -> {
             if (once.getAndIncrement() == 0) {
-                count.decrementAndGet();
+                held.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
             }
         };
     }
@@ -129,7 +138,12 @@ public final class PrincipalLimits {
 
     /** Units of {@code kind} that {@code principal} holds now. */
     public int held(String principal, Kind kind) {
-        AtomicInteger c = held.get(kind + "/" + principal);
-        return c == null ? 0 : c.get();
+        Integer n = held.get(kind + "/" + principal);
+        return n == null ? 0 : n;
+    }
+
+    /** How many (kind, principal) pairs hold something now: what the limits keep in memory. */
+    public int holders() {
+        return held.size();
     }
 }

@@ -70,7 +70,10 @@ public interface TableStorage extends AutoCloseable {
     /** The table's compaction frontier: reads at times at or beyond it are correct. */
     Frontier since(String id);
 
-    /** The updates the table holds now, once consolidated as far as its compaction allows (a measure of its size). */
+    /**
+     * The updates the table holds now (a measure of its size): consolidated as far as its compaction and
+     * the merges done so far allow, so updates in batches not yet merged count separately.
+     */
     long records(String id);
 
     /**

@@ -18,12 +18,13 @@ import reactor.core.scheduler.Schedulers;
 /**
  * The lane of each round, as a dataflow asks its pool: its first round (the hydration) on the bulk lane;
  * then a round of a few table updates on the fresh lane and one of many on the steady lane; every round of
- * a dataflow that reads another index on the steady lane. Each round's tasks all run on the lane asked for.
+ * a dataflow that reads another index on the steady lane, and a round after an expensive one too. Each
+ * round's tasks all run on the lane asked for.
  */
 class DataflowLanesTest {
 
     /** One round as the dataflow described it to the pool, and the lanes its tasks ran on. */
-    private record Asked(boolean first, long updates, boolean readsIndexes, WorkerPool.Lane lane) {
+    private record Asked(boolean first, long updates, boolean readsIndexes, long previousNanos, WorkerPool.Lane lane) {
     }
 
     /** Delegates to a pool with lanes and records what each round asked for. */
@@ -53,9 +54,9 @@ class DataflowLanesTest {
         }
 
         @Override
-        public Lane laneFor(boolean first, long updates, boolean readsIndexes) {
-            Lane lane = pool.laneFor(first, updates, readsIndexes);
-            asked.add(new Asked(first, updates, readsIndexes, lane));
+        public Lane laneFor(boolean first, long updates, boolean readsIndexes, long previousNanos) {
+            Lane lane = pool.laneFor(first, updates, readsIndexes, previousNanos);
+            asked.add(new Asked(first, updates, readsIndexes, previousNanos, lane));
             return lane;
         }
 
@@ -70,6 +71,8 @@ class DataflowLanesTest {
         try (RenderHarness h = new RenderHarness(1)) {
             SchedulerWorkerPool lanes = new SchedulerWorkerPool("lanes", Schedulers.newBoundedElastic(6, 100_000, "lanes"), 2, true,
                     (where, t) -> h.fatal.add(t));
+            // What rounds cost is the machine's; the lanes by size are checked first, by cost at the end.
+            lanes.setFreshRoundNanos(Long.MAX_VALUE);
             RecordingPool pool = new RecordingPool(lanes);
             List<Dataflow> dataflows = new CopyOnWriteArrayList<>();
             try {
@@ -125,6 +128,17 @@ class DataflowLanesTest {
                 assertThat(readers.subList(1, readers.size())).isNotEmpty()
                         .allSatisfy(a -> assertThat(a.lane()).isEqualTo(WorkerPool.Lane.STEADY));
                 assertThat(RenderHarness.read(reader.exports().get(0), t3).rows()).hasSize(10 + 1 + (int) limit + 1 + 1);
+
+                // Each round is told what its dataflow's previous round cost; a costly one makes the next steady.
+                assertThat(pool.asked).filteredOn(a -> !a.first()).allSatisfy(a -> assertThat(a.previousNanos()).isNotNegative());
+                assertThat(pool.asked).filteredOn(a -> !a.first()).anySatisfy(a -> assertThat(a.previousNanos()).isPositive());
+                reader.drop();
+                lanes.setFreshRoundNanos(0);
+                pool.clear();
+                long t4 = h.write("u1", rows(6_000, 1));
+                h.awaitSealed(index, t4);
+                assertThat(pool.asked).anySatisfy(a -> assertThat(a.updates()).isEqualTo(1));
+                assertThat(pool.asked).allSatisfy(a -> assertThat(a.lane()).isEqualTo(WorkerPool.Lane.STEADY));
             } finally {
                 dataflows.forEach(Dataflow::drop);
                 lanes.dispose();

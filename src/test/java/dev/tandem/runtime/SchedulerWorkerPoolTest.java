@@ -77,21 +77,27 @@ class SchedulerWorkerPoolTest {
         SchedulerWorkerPool pool = new SchedulerWorkerPool("lanes-test", Schedulers.newBoundedElastic(3, 100, "lanes-test"), 1, true, FATAL);
         try {
             long limit = SchedulerWorkerPool.DEFAULT_FRESH_ROUND_UPDATES;
-            assertThat(pool.laneFor(true, 5, false)).isEqualTo(Lane.BULK);
-            assertThat(pool.laneFor(true, 5, true)).isEqualTo(Lane.BULK);
-            assertThat(pool.laneFor(false, 0, false)).isEqualTo(Lane.FRESH);
-            assertThat(pool.laneFor(false, limit, false)).isEqualTo(Lane.FRESH);
-            assertThat(pool.laneFor(false, limit + 1, false)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(true, 5, false, 0)).isEqualTo(Lane.BULK);
+            assertThat(pool.laneFor(true, 5, true, 0)).isEqualTo(Lane.BULK);
+            assertThat(pool.laneFor(false, 0, false, 0)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, limit, false, 0)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, limit + 1, false, 0)).isEqualTo(Lane.STEADY);
             // A round reading another index cannot count its updates before it runs.
-            assertThat(pool.laneFor(false, 0, true)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(false, 0, true, 0)).isEqualTo(Lane.STEADY);
+            // Nor is a round fresh after an expensive one (merges, a join's fan-out).
+            long cost = SchedulerWorkerPool.DEFAULT_FRESH_ROUND_NANOS;
+            assertThat(pool.laneFor(false, 0, false, cost)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, 0, false, cost + 1)).isEqualTo(Lane.STEADY);
+            pool.setFreshRoundNanos(cost * 10);
+            assertThat(pool.laneFor(false, 0, false, cost + 1)).isEqualTo(Lane.FRESH);
 
             pool.setFreshRoundUpdates(10);
-            assertThat(pool.laneFor(false, 10, false)).isEqualTo(Lane.FRESH);
-            assertThat(pool.laneFor(false, 11, false)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(false, 10, false, 0)).isEqualTo(Lane.FRESH);
+            assertThat(pool.laneFor(false, 11, false, 0)).isEqualTo(Lane.STEADY);
             pool.setFreshRoundUpdates(0);
-            assertThat(pool.laneFor(false, 0, false)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(false, 0, false, 0)).isEqualTo(Lane.STEADY);
             pool.setBulkLanes(false);
-            assertThat(pool.laneFor(true, 5, false)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(true, 5, false, 0)).isEqualTo(Lane.STEADY);
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> pool.setFreshRoundUpdates(-1))
                     .isInstanceOf(IllegalArgumentException.class);
         } finally {
@@ -104,8 +110,8 @@ class SchedulerWorkerPoolTest {
         SchedulerWorkerPool pool = new SchedulerWorkerPool("one-lane-test", Schedulers.newBoundedElastic(1, 100, "one-lane-test"), 1, FATAL);
         try {
             pool.setFreshRoundUpdates(100);
-            assertThat(pool.laneFor(true, 5, false)).isEqualTo(Lane.STEADY);
-            assertThat(pool.laneFor(false, 5, false)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(true, 5, false, 0)).isEqualTo(Lane.STEADY);
+            assertThat(pool.laneFor(false, 5, false, 0)).isEqualTo(Lane.STEADY);
         } finally {
             pool.dispose();
         }

@@ -131,4 +131,53 @@ class TokenHashTest {
         assertThat(limits.held("ada", PrincipalLimits.Kind.PEEKS)).isZero();
         assertThat(limits.held("ada", PrincipalLimits.Kind.DATAFLOWS)).isZero();
     }
+
+    @Test
+    void principalsHoldingNothingAreForgottenSoManySubjectsDoNotGrowTheLimitsMemory() {
+        PrincipalLimits limits = new PrincipalLimits(1, 1, 1);
+        for (int i = 0; i < 10_000; i++) {
+            PrincipalLimits.Permit p = limits.tryAcquire("subject-" + i, PrincipalLimits.Kind.PEEKS);
+            assertThat(p).isNotNull();
+            p.close();
+            p.close(); // a second close releases nothing more
+        }
+        assertThat(limits.holders()).isZero();
+        PrincipalLimits.Permit held = limits.tryAcquire("ada", PrincipalLimits.Kind.SUBSCRIPTIONS);
+        assertThat(limits.tryAcquire("ada", PrincipalLimits.Kind.SUBSCRIPTIONS)).as("at its limit").isNull();
+        assertThat(limits.holders()).isEqualTo(1);
+        held.close();
+        assertThat(limits.holders()).isZero();
+        assertThat(limits.tryAcquire("ada", PrincipalLimits.Kind.SUBSCRIPTIONS)).as("free again").isNotNull();
+    }
+
+    @Test
+    void concurrentAcquiresNeverExceedTheLimitAndAllReleasesReturnToNothing() throws Exception {
+        PrincipalLimits limits = new PrincipalLimits(3, 0, 0);
+        java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 20_000; i++) {
+                        PrincipalLimits.Permit p = limits.tryAcquire("ada", PrincipalLimits.Kind.PEEKS);
+                        if (p != null) {
+                            most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            inside.decrementAndGet();
+                            p.close();
+                        }
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(most.get()).isBetween(1, 3);
+        assertThat(limits.held("ada", PrincipalLimits.Kind.PEEKS)).isZero();
+        assertThat(limits.holders()).isZero();
+    }
 }
