@@ -76,14 +76,10 @@ class JwtAuthenticationTest {
         serve(idp, "/realms/tandem/jwks", new JWKSet(key.toPublicJWK()).toString());
         idp.createContext("/realms/tandem/.well-known/openid-configuration", exchange -> {
             discovered.incrementAndGet();
-            reply(exchange, "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/jwks\","
-                    + "\"subject_types_supported\":[\"public\"],\"response_types_supported\":[\"code\"]}");
+            reply(exchange, discovery(issuer));
         });
         idp.start();
-        try (TandemServer s = new TandemServer(dir, Map.of(
-                "tandem.security.jwt.issuer-uri", issuer,
-                "tandem.security.jwt.audience", "tandem",
-                "tandem.security.jwt.roles-claim", "tandem_roles"))) {
+        try (TandemServer s = new TandemServer(dir, issuerOnly(issuer))) {
             assertThat(discovered.get()).as("nothing is fetched at start-up").isZero();
             authorizesByRolesAndRefusesEveryInvalidToken(s, key, issuer);
             assertThat(discovered.get()).isPositive();
@@ -110,14 +106,10 @@ class JwtAuthenticationTest {
                 exchange.close();
                 return;
             }
-            reply(exchange, "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/jwks\","
-                    + "\"subject_types_supported\":[\"public\"],\"response_types_supported\":[\"code\"]}");
+            reply(exchange, discovery(issuer));
         });
         idp.start();
-        try (TandemServer s = new TandemServer(dir, Map.of(
-                "tandem.security.jwt.issuer-uri", issuer,
-                "tandem.security.jwt.audience", "tandem",
-                "tandem.security.jwt.roles-claim", "tandem_roles"))) {
+        try (TandemServer s = new TandemServer(dir, issuerOnly(issuer))) {
             String reader = sign(key, issuer, c -> c.claim("tandem_roles", List.of("reader")));
             TandemServer.Response down = s.oneShot.get().uri("/v1/tables").header(HttpHeaders.AUTHORIZATION, "Bearer " + reader)
                     .exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(b -> new TandemServer.Response(r.statusCode().value(),
@@ -183,5 +175,17 @@ class JwtAuthenticationTest {
     private static int status(TandemServer s, String token, HttpMethod method, String uri) {
         return s.oneShot.method(method).uri(uri).header(HttpHeaders.AUTHORIZATION, "Bearer " + token).contentType(MediaType.APPLICATION_JSON)
                 .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())).block(Duration.ofSeconds(30));
+    }
+
+    /** The OpenID discovery document of {@code issuer}, its keys at {@code issuer/jwks}. */
+    private static String discovery(String issuer) {
+        return "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/jwks\","
+                + "\"subject_types_supported\":[\"public\"],\"response_types_supported\":[\"code\"]}";
+    }
+
+    /** A server that knows its JWT issuer only by URI (its keys found through discovery). */
+    private static Map<String, Object> issuerOnly(String issuer) {
+        return Map.of("tandem.security.jwt.issuer-uri", issuer, "tandem.security.jwt.audience", "tandem",
+                "tandem.security.jwt.roles-claim", "tandem_roles");
     }
 }

@@ -71,9 +71,37 @@ class SourceApiTest {
         return new TandemServer(dir, props);
     }
 
+    private static final java.util.Set<String> CREATED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Sends one record; its topic is created (2 partitions) before the first, rather than by the broker when
+     * the record arrives: the idempotent producer's retries against a topic still electing its leader have
+     * ended in an endless OutOfOrderSequenceException loop (a flush that never returned).
+     */
     private static void send(String topic, int partition, String key, String value) {
+        if (CREATED.add(topic)) {
+            createTopic(topic);
+        }
         producer.send(new ProducerRecord<>(topic, partition, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
                 value == null ? null : value.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Creates {@code topic} with 2 partitions unless it exists (a source's consumer may have made it), and waits for its leaders. */
+    private static void createTopic(String topic) {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
+            try {
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 2, (short) 1))).all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                    throw new AssertionError("creating topic " + topic, e);
+                }
+            }
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic)
+                    .partitions().stream().allMatch(p -> p.leader() != null));
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("creating topic " + topic, e);
+        }
     }
 
     private static String source(String name, String topic, String envelope, String key) {
