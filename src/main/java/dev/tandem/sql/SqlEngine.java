@@ -233,7 +233,7 @@ public final class SqlEngine {
         if (block == SqlSession.Block.FAILED && !SqlCursors.endsBlock(p.text)) {
             throw SqlCursors.aborted();
         }
-        SqlStatement.Kind kind = kind(p.text);
+        SqlStatement.Kind kind = p.kind;
         if (block == SqlSession.Block.OPEN && (kind == SqlStatement.Kind.WRITE || kind == SqlStatement.Kind.DDL)) {
             throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
                     + " in a transaction block; Tandem applies each write and catalog change on its own, run it outside BEGIN ... COMMIT");
@@ -288,6 +288,7 @@ public final class SqlEngine {
         final List<DatumType> parameterTypes;
         final Run run;
         final boolean cacheable;
+        final SqlStatement.Kind kind;
         /** The objects the plan depends on, those {@link #fingerprint} covers (null: the whole catalog). */
         final Set<String> deps;
         /** A catalog version at which the plan was found to hold (-1: none yet); see {@link #fresh}. */
@@ -302,6 +303,7 @@ public final class SqlEngine {
             this.text = text;
             this.fingerprint = fingerprint;
             this.deps = deps;
+            this.kind = SqlClassifier.kind(text);
             this.columns = columns;
             this.parameterTypes = List.copyOf(parameterTypes);
             this.run = run;
@@ -321,6 +323,11 @@ public final class SqlEngine {
         @Override
         public List<DatumType> parameterTypes() {
             return parameterTypes;
+        }
+
+        @Override
+        public SqlStatement.Kind kind() {
+            return kind;
         }
 
         boolean cacheable() {
