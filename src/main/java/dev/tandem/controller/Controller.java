@@ -283,12 +283,15 @@ public final class Controller implements AutoCloseable {
 
     /**
      * The keys of table {@code table} as requested, checked against its schema and named (the primary
-     * key first, which the storage arranges the table by); a repeated key is kept once.
+     * key first, which the storage arranges the table by); a unique key on the columns of an earlier
+     * key (or of the primary key) is redundant and dropped, as PostgreSQL drops it.
      */
     private static List<CatalogEntry.Key> tableKeys(String table, Schema schema, List<CatalogEntry.Key> requested) {
         List<CatalogEntry.Key> out = new ArrayList<>();
         Set<String> names = new java.util.HashSet<>();
-        for (CatalogEntry.Key k : requested) {
+        List<CatalogEntry.Key> primaryFirst = new ArrayList<>(requested.stream().filter(CatalogEntry.Key::primary).toList());
+        primaryFirst.addAll(requested.stream().filter(k -> !k.primary()).toList());
+        for (CatalogEntry.Key k : primaryFirst) {
             String what = k.primary() ? "primary key" : "unique key";
             if (k.columns().isEmpty()) {
                 throw ControllerException.invalid("a " + what + " needs at least one column");
@@ -305,16 +308,14 @@ public final class Controller implements AutoCloseable {
             if (k.primary() && out.stream().anyMatch(CatalogEntry.Key::primary)) {
                 throw ControllerException.invalid("multiple primary keys for table '" + table + "' are not allowed");
             }
+            if (!k.primary() && out.stream().anyMatch(o -> o.columns().equals(k.columns()))) {
+                continue;
+            }
             String name = k.name() != null ? k.name() : keyName(table, k);
             if (!names.add(name)) {
                 throw ControllerException.conflict("constraint '" + name + "' for table '" + table + "' already exists");
             }
-            CatalogEntry.Key named = new CatalogEntry.Key(name, k.columns(), k.primary());
-            if (k.primary()) {
-                out.add(0, named);
-            } else {
-                out.add(named);
-            }
+            out.add(new CatalogEntry.Key(name, k.columns(), k.primary()));
         }
         return out;
     }
@@ -411,8 +412,7 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.conflict(fed);
         }
         if (e instanceof CatalogEntry.Index i && keyedBy(i) != null) {
-            throw ControllerException.conflict("cannot drop index '" + name + "' because constraint '" + name + "' on table '" + i.on()
-                    + "' requires it; drop the table");
+            throw ControllerException.conflict("cannot drop index " + name + " because constraint " + name + " on table " + i.on() + " requires it");
         }
         // a table's primary key index goes with it
         CatalogEntry keyIndex = e instanceof CatalogEntry.Table t ? t.primaryKey().flatMap(k -> catalog.get(k.name()))
