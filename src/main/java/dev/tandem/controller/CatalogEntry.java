@@ -5,6 +5,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.Schema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** A named object of the catalog: a table, a view (a named plan) or an index. */
 public sealed interface CatalogEntry {
@@ -27,7 +28,7 @@ public sealed interface CatalogEntry {
         }
 
         /** The primary key, if the table has one. */
-        public java.util.Optional<Key> primaryKey() {
+        public Optional<Key> primaryKey() {
             return keys.stream().filter(Key::primary).findFirst();
         }
     }

@@ -22,6 +22,7 @@ import dev.tandem.storage.UniqueViolationException;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -288,7 +289,7 @@ public final class Controller implements AutoCloseable {
      */
     private static List<CatalogEntry.Key> tableKeys(String table, Schema schema, List<CatalogEntry.Key> requested) {
         List<CatalogEntry.Key> out = new ArrayList<>();
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         List<CatalogEntry.Key> primaryFirst = new ArrayList<>(requested.stream().filter(CatalogEntry.Key::primary).toList());
         primaryFirst.addAll(requested.stream().filter(k -> !k.primary()).toList());
         for (CatalogEntry.Key k : primaryFirst) {

@@ -7,9 +7,11 @@ import dev.tandem.row.Schema;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import reactor.core.publisher.Mono;
@@ -92,7 +94,7 @@ final class WriteAdmission {
     /** Refuses keys that do not fit {@code schema}: unknown columns, a nullable primary key column, two primary keys, two keys of one name. */
     static void checkKeys(Schema schema, List<UniqueKey> keys) {
         Objects.requireNonNull(keys, "keys");
-        java.util.Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         boolean primary = false;
         for (UniqueKey k : keys) {
             if (!names.add(k.name())) {
