@@ -51,6 +51,8 @@ final class Catalog {
     /** The stored allocator entry as of this catalog (null: none stored yet): what the next change expects. */
     private String version;
     private long nextTransientId = 1;
+    /** What {@link #all} answers: the served entries and the number of changes that made them, replaced whole after each change. */
+    private volatile CatalogSnapshot snapshot = new CatalogSnapshot(0, List.of());
 
     /** A guarded change was refused: another replica changed the catalog first. Learn it and check again. */
     static final class Moved extends RuntimeException {
@@ -87,6 +89,7 @@ final class Catalog {
                 failures.put(e.getKey().substring(FAILED.length()), JSON.readTree(e.getValue()).get("error").asString());
             }
         }
+        publish();
         return indexes;
     }
 
@@ -114,6 +117,7 @@ final class Catalog {
                 if (kind.isInstance(e) && (w == null || !w.id().equals(e.id()))) {
                     byName.remove(e.name());
                     failures.remove(e.name());
+                    publish();
                     stop.accept(e);
                 }
             }
@@ -135,6 +139,7 @@ final class Catalog {
                         failures.put(e.name(), JSON.readTree(failed).get("error").asString());
                     }
                     byName.put(e.name(), e);
+                    publish();
                     if (failed == null) {
                         start.accept(e);
                     }
@@ -175,6 +180,7 @@ final class Catalog {
     /** Serves {@code entry}, which {@link #define} stored. */
     void serve(CatalogEntry entry) {
         byName.put(entry.name(), entry);
+        publish();
     }
 
     /**
@@ -195,6 +201,9 @@ final class Catalog {
         change(Map.of(), keys, 1);
         for (CatalogEntry e : entries) {
             byName.remove(e.name());
+        }
+        publish();
+        for (CatalogEntry e : entries) {
             failures.remove(e.name());
         }
     }
@@ -251,7 +260,17 @@ final class Catalog {
     }
 
     List<CatalogEntry> all() {
-        return List.copyOf(byName.values());
+        return snapshot.entries();
+    }
+
+    /** The served entries with the catalog's version, as one consistent pair. */
+    CatalogSnapshot snapshot() {
+        return snapshot;
+    }
+
+    /** Makes the served entries as they are now what {@link #all} and {@link #snapshot} answer, under the next version. */
+    private synchronized void publish() {
+        snapshot = new CatalogSnapshot(snapshot.version() + 1, List.copyOf(byName.values()));
     }
 
     /** The names of the views and indexes that read {@code name} directly. */

@@ -481,6 +481,11 @@ public final class Controller implements AutoCloseable {
         return catalog.all();
     }
 
+    /** The catalog with its version (see {@link CatalogSnapshot}). */
+    public CatalogSnapshot catalogSnapshot() {
+        return catalog.snapshot();
+    }
+
     /** The names of the views and indexes that read {@code name} directly. */
     public List<String> dependents(String name) {
         return catalog.dependents(name);

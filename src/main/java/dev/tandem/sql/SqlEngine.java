@@ -1,6 +1,7 @@
 package dev.tandem.sql;
 
 import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
@@ -147,28 +149,28 @@ public final class SqlEngine {
      * statement that does not parse or plan fails as {@link #prepare} would.
      */
     public java.util.Set<String> objects(String sql) {
-        String fingerprint = fingerprint();
+        CatalogSnapshot now = controller.catalogSnapshot();
         Named cached = named.get(sql);
-        if (cached != null && cached.fingerprint().equals(fingerprint)) {
+        if (cached != null && cached.version() == now.version()) {
             return cached.objects();
         }
-        java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(SqlClassifier.objects(sql, controller.catalog())));
-        named.put(sql, new Named(fingerprint, objects));
+        java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(SqlClassifier.objects(sql, now.entries())));
+        named.put(sql, new Named(now.version(), objects));
         return objects;
     }
 
-    /** The objects a statement names, as of a catalog: cached by the statement's text as plans are, so authorizing it plans nothing. */
-    private record Named(String fingerprint, java.util.Set<String> objects) {
+    /** The objects a statement names, as of a catalog version: cached by the statement's text as plans are, so authorizing it plans nothing. */
+    private record Named(long version, java.util.Set<String> objects) {
     }
 
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
     public SqlStatement prepare(String sql) {
-        String fingerprint = fingerprint();
+        CatalogSnapshot now = controller.catalogSnapshot();
         Prepared p = cache.get(sql);
-        if (p != null && p.fingerprint.equals(fingerprint)) {
+        if (p != null && fresh(p, now)) {
             return p;
         }
-        p = compile(sql, fingerprint);
+        p = compile(sql, fingerprint(now.entries(), null));
         if (p.cacheable()) {
             cache.put(sql, p);
         }
@@ -186,7 +188,7 @@ public final class SqlEngine {
                 throw SqlCursors.aborted();
             }
             if (new SqlLexer(sql).peek().is("fetch")) {
-                return cursors.fetch(sql, fingerprint(), session);
+                return cursors.fetch(sql, fingerprint(controller.catalog(), null), session);
             }
             return prepare(sql);
         } catch (RuntimeException e) {
@@ -209,8 +211,7 @@ public final class SqlEngine {
         return Mono.defer(() -> {
             Prepared p = (Prepared) statement;
             inBlock(p, session);
-            String fingerprint = fingerprint();
-            if (!p.fingerprint.equals(fingerprint) && p.cacheable()) {
+            if (p.cacheable() && !fresh(p, controller.catalogSnapshot())) {
                 Prepared again = (Prepared) prepare(p.text);
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
                     return Mono.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
@@ -232,7 +233,7 @@ public final class SqlEngine {
         if (block == SqlSession.Block.FAILED && !SqlCursors.endsBlock(p.text)) {
             throw SqlCursors.aborted();
         }
-        SqlStatement.Kind kind = kind(p.text);
+        SqlStatement.Kind kind = p.kind;
         if (block == SqlSession.Block.OPEN && (kind == SqlStatement.Kind.WRITE || kind == SqlStatement.Kind.DDL)) {
             throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
                     + " in a transaction block; Tandem applies each write and catalog change on its own, run it outside BEGIN ... COMMIT");
@@ -260,7 +261,7 @@ public final class SqlEngine {
                 return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
             }
             inBlock(p, session);
-            if (!p.fingerprint.equals(fingerprint())) {
+            if (!fresh(p, controller.catalogSnapshot())) {
                 Prepared again = (Prepared) prepare(p.text);
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
                     return Flux.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
@@ -287,10 +288,22 @@ public final class SqlEngine {
         final List<DatumType> parameterTypes;
         final Run run;
         final boolean cacheable;
+        final SqlStatement.Kind kind;
+        /** The objects the plan depends on, those {@link #fingerprint} covers (null: the whole catalog). */
+        final Set<String> deps;
+        /** A catalog version at which the plan was found to hold (-1: none yet); see {@link #fresh}. */
+        volatile long checkedVersion = -1;
 
         Prepared(String text, String fingerprint, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run, boolean cacheable) {
+            this(text, fingerprint, null, columns, parameterTypes, run, cacheable);
+        }
+
+        Prepared(String text, String fingerprint, Set<String> deps, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run,
+                boolean cacheable) {
             this.text = text;
             this.fingerprint = fingerprint;
+            this.deps = deps;
+            this.kind = SqlClassifier.kind(text);
             this.columns = columns;
             this.parameterTypes = List.copyOf(parameterTypes);
             this.run = run;
@@ -310,6 +323,11 @@ public final class SqlEngine {
         @Override
         public List<DatumType> parameterTypes() {
             return parameterTypes;
+        }
+
+        @Override
+        public SqlStatement.Kind kind() {
+            return kind;
         }
 
         boolean cacheable() {
@@ -333,13 +351,59 @@ public final class SqlEngine {
         return out;
     }
 
-    /** A fingerprint of the catalog a plan depends on: names and ids of its tables, views and indexes (ids are never reused). */
-    private String fingerprint() {
+    /**
+     * A fingerprint of the part of a catalog a plan depends on: names and ids (never reused) of the
+     * entries named in {@code deps} and of the indexes on them, which the access path chooses among; of
+     * every entry when {@code deps} is null.
+     */
+    private static String fingerprint(List<CatalogEntry> entries, Set<String> deps) {
         StringBuilder b = new StringBuilder();
-        for (CatalogEntry e : controller.catalog()) {
-            b.append(e.name()).append(':').append(e.id()).append(',');
+        for (CatalogEntry e : entries) {
+            if (deps == null || deps.contains(e.name()) || e instanceof CatalogEntry.Index i && deps.contains(i.on())) {
+                b.append(e.name()).append(':').append(e.id()).append(',');
+            }
         }
         return b.toString();
+    }
+
+    /**
+     * Whether {@code p}'s plan holds for the catalog {@code now}: what it depends on has the fingerprint it
+     * was planned with. Checked once per catalog version, so a catalog change that touches none of a
+     * statement's objects (another view defined or dropped) costs it one fingerprint, not a new plan.
+     */
+    private static boolean fresh(Prepared p, CatalogSnapshot now) {
+        if (p.checkedVersion == now.version()) {
+            return true;
+        }
+        if (!fingerprint(now.entries(), p.deps).equals(p.fingerprint)) {
+            return false;
+        }
+        p.checkedVersion = now.version();
+        return true;
+    }
+
+    /** The names of the collections {@code rel} reads, in subqueries of its expressions too. */
+    static Set<String> scanned(RelNode rel) {
+        Set<String> names = new java.util.HashSet<>();
+        scan(rel, names);
+        return Set.copyOf(names);
+    }
+
+    private static void scan(RelNode rel, Set<String> names) {
+        if (rel instanceof TableScan scan) {
+            List<String> qn = scan.getTable().getQualifiedName();
+            names.add(qn.get(qn.size() - 1));
+        }
+        rel.accept(new RexShuttle() {
+            @Override
+            public RexNode visitSubQuery(org.apache.calcite.rex.RexSubQuery sub) {
+                scan(sub.rel, names);
+                return super.visitSubQuery(sub);
+            }
+        });
+        for (RelNode in : rel.getInputs()) {
+            scan(in, names);
+        }
     }
 
     private Prepared compile(String sql, String fingerprint) {
@@ -424,6 +488,7 @@ public final class SqlEngine {
     }
 
     private Prepared query(String sql, String fingerprint, boolean explain) {
+        CatalogSnapshot planned = controller.catalogSnapshot();
         String text = sql;
         Long asOf = null;
         String asOfParam = null;
@@ -452,7 +517,10 @@ public final class SqlEngine {
                 return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
             }, false);
         }
-        return new Prepared(sql, fingerprint, q.columns, q.paramTypes, (values, session) -> runQuery(q, values, session), true);
+        // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
+        Set<String> deps = scanned(q.body);
+        return new Prepared(sql, fingerprint(planned.entries(), deps), deps, q.columns, q.paramTypes,
+                (values, session) -> runQuery(q, values, session), true);
     }
 
     private static String describeFast(ReadRequest r) {
