@@ -984,7 +984,7 @@ public final class SqlEngine {
             throw lex.error("expected VIEW", lex.peek());
         }
         if (lex.peek().is("unique")) {
-            throw SqlException.notSupported("UNIQUE indexes (Tandem tables are multisets)");
+            throw SqlException.notSupported("CREATE UNIQUE INDEX (declare the key in CREATE TABLE: PRIMARY KEY or UNIQUE)");
         }
         if (lex.accept("index")) {
             return createIndex(sql, lex, fingerprint);
@@ -1013,10 +1013,12 @@ public final class SqlEngine {
         String name = lex.name("a table name");
         lex.expectPunct("(");
         List<Column> columns = new ArrayList<>();
+        List<CatalogEntry.Key> keys = new ArrayList<>();
         do {
             SqlLexer.Token at = lex.peek();
             if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
-                throw lex.error("not supported: table constraints (Tandem tables are multisets; create an index)", at);
+                keys.add(tableConstraint(lex));
+                continue;
             }
             String col = lex.name("a column name");
             SqlLexer.Token typeAt = lex.peek();
@@ -1042,14 +1044,21 @@ public final class SqlEngine {
             }
             boolean nullable = true;
             while (true) {
+                String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
                 if (lex.accept("not")) {
                     lex.expect("null");
                     nullable = false;
                 } else if (lex.accept("null")) {
                     nullable = true;
-                } else if (lex.peek().is("primary") || lex.peek().is("unique") || lex.peek().is("references")
-                        || lex.peek().is("default") || lex.peek().is("check")) {
+                } else if (lex.accept("primary")) {
+                    lex.expect("key");
+                    keys.add(new CatalogEntry.Key(constraint, List.of(col), true));
+                } else if (lex.accept("unique")) {
+                    keys.add(new CatalogEntry.Key(constraint, List.of(col), false));
+                } else if (lex.peek().is("references") || lex.peek().is("default") || lex.peek().is("check")) {
                     throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
+                } else if (constraint != null) {
+                    throw lex.error("expected NOT NULL, NULL, PRIMARY KEY or UNIQUE", lex.peek());
                 } else {
                     break;
                 }
@@ -1058,13 +1067,57 @@ public final class SqlEngine {
         } while (lex.acceptPunct(","));
         lex.expectPunct(")");
         lex.end();
+        checkKeys(name, columns, keys);
         return utility(sql, fingerprint, (params, session) -> blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
-            controller.createTable(name, columns);
+            controller.createTable(name, columns, keys);
             return SqlResult.command("CREATE TABLE");
         }));
+    }
+
+    /** A table constraint: {@code [CONSTRAINT name] PRIMARY KEY (a, ...)} or {@code UNIQUE (a, ...)}; others are refused. */
+    private static CatalogEntry.Key tableConstraint(SqlLexer lex) {
+        String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
+        boolean primary;
+        if (lex.accept("primary")) {
+            lex.expect("key");
+            primary = true;
+        } else if (lex.accept("unique")) {
+            primary = false;
+        } else {
+            throw lex.error("not supported: table constraint " + lex.peek().text().toUpperCase(Locale.ROOT) + " (keys are PRIMARY KEY and UNIQUE)",
+                    lex.peek());
+        }
+        lex.expectPunct("(");
+        List<String> cols = new ArrayList<>();
+        do {
+            cols.add(lex.name("a column name"));
+        } while (lex.acceptPunct(","));
+        lex.expectPunct(")");
+        return new CatalogEntry.Key(constraint, cols, primary);
+    }
+
+    /** Refuses keys PostgreSQL refuses, with its SQLSTATEs: an unknown column, a column twice in a key, two primary keys. */
+    private static void checkKeys(String table, List<Column> columns, List<CatalogEntry.Key> keys) {
+        boolean primary = false;
+        for (CatalogEntry.Key k : keys) {
+            String what = k.primary() ? "primary key" : "unique";
+            if (k.primary() && primary) {
+                throw new SqlException("42P16", "multiple primary keys for table \"" + table + "\" are not allowed");
+            }
+            primary |= k.primary();
+            for (int i = 0; i < k.columns().size(); i++) {
+                String c = k.columns().get(i);
+                if (columns.stream().noneMatch(x -> x.name().equals(c))) {
+                    throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + c + "\" named in key does not exist");
+                }
+                if (k.columns().subList(0, i).contains(c)) {
+                    throw new SqlException("42701", "column \"" + c + "\" appears twice in " + what + " constraint");
+                }
+            }
+        }
     }
 
     private Prepared createView(String sql, SqlLexer lex, String fingerprint, boolean materialized) {
