@@ -202,11 +202,13 @@ final class WriteAdmission {
     Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
         Schema schema;
+        List<UniqueKey> keys;
         synchronized (admitLock) {
             if (closing) {
                 return Mono.error(LogTableStorage.closedError());
             }
             schema = admitted.get(id);
+            keys = admittedKeys.getOrDefault(id, List.of());
         }
         if (schema == null) {
             return Mono.error(LogTableStorage.unknownTable(id));
@@ -215,6 +217,8 @@ final class WriteAdmission {
         if (violation != null) {
             return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
         }
+        // the key values the write adds rows with, projected outside the lock
+        List<Map<Row, Long>> keyInserts = keys.isEmpty() ? null : keyInserts(keys, updates);
         CommitOp op = CommitOp.write(id, List.copyOf(updates), swap);
         synchronized (admitLock) {
             if (closing) {
@@ -240,8 +244,6 @@ final class WriteAdmission {
                     return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
                 }
             }
-            List<UniqueKey> keys = admittedKeys.getOrDefault(id, List.of());
-            List<Map<Row, Long>> keyInserts = keys.isEmpty() ? null : keyInserts(keys, updates);
             if (keyInserts != null) {
                 UniqueViolationException duplicate = duplicate(id, schema, keys, keyInserts);
                 if (duplicate != null) {

@@ -50,7 +50,10 @@ class TableKeysApiTest {
             // a replacement (delete and insert of one key in one write) is no duplicate
             assertThat(s.post("/v1/tables/users/rows", "{\"delete\":[[2,\"b@x\",20]],\"insert\":[[2,\"b@x\",21]]}").status()).isEqualTo(200);
 
-            // a point lookup by the key takes the fast path through the key's index, with no index created for it
+            // a point lookup by the key takes the fast path through the key's index, with no index created for it,
+            // even beside another index with a key of one column
+            assertThat(s.post("/v1/indexes", "{\"name\":\"users_by_n\",\"on\":\"users\",\"key\":[\"n\"]}").status()).isEqualTo(201);
+            ApiJourneyTest.awaitHydrated(s, "users_by_n");
             Response point = s.post("/v1/peek", "{\"from\":\"users\",\"key\":[[2]],\"isolation\":\"strict\"}");
             assertThat(point.status()).isEqualTo(200);
             assertThat(point.json().get("path").asString()).isEqualTo("fast");
@@ -67,6 +70,7 @@ class TableKeysApiTest {
 
             // the key's index goes with its table, not alone
             assertThat(s.delete("/v1/indexes/users_pkey").status()).isEqualTo(409);
+            assertThat(s.delete("/v1/indexes/users_by_n").status()).isBetween(200, 204);
             assertThat(s.delete("/v1/tables/users").status()).isBetween(200, 204);
             assertThat(s.get("/v1/indexes/users_pkey").status()).isEqualTo(404);
             assertThat(s.post("/v1/tables", """
