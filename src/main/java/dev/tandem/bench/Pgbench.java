@@ -187,10 +187,10 @@ final class Pgbench {
      * <p>Under {@code -R}, each thread draws one schedule at {@code rate / threads} that its clients take slot
      * by slot, and stops when {@code runSeconds} after its start have passed: slots a backlogged system never
      * let a client start are in no log. So per thread, the slots between the last one started and the end
-     * ({@code runSeconds} after its first) are counted {@code incomplete}, evenly spaced in that gap at
-     * the thread's rate, each at its age at the end (a lower bound of its latency), as
+     * ({@code runSeconds} after its first), but for one, are counted {@code incomplete}, evenly spaced in
+     * that gap at the thread's rate, each at its age at the end (a lower bound of its latency), as
      * {@link LoadGenerator#openLoop} counts requests unanswered at its cut-off; a system that keeps up
-     * leaves a gap of one slot or less, and so nothing.
+     * leaves a gap of about one slot, and so (nearly always) nothing.
      */
     static LatencySummary readLog(Path prefix, long windowStart, double fallbackSeconds, Double rate, int threads, long runSeconds) {
         LatencyRecorder recorder = new LatencyRecorder();
@@ -229,7 +229,8 @@ final class Pgbench {
                 if (rate != null && firstScheduled <= lastScheduled) {
                     long threadEnd = firstScheduled + runSeconds * 1_000_000;
                     double slotMicros = 1e6 * threads / rate;
-                    long missed = (long) Math.floor((threadEnd - lastScheduled) / slotMicros);
+                    // the first slot after the last started one may lie past the end: it is not counted
+                    long missed = (long) Math.floor((threadEnd - lastScheduled) / slotMicros) - 1;
                     for (long k = 1; k <= missed; k++) {
                         long scheduled = lastScheduled + Math.round(k * slotMicros);
                         if (scheduled >= windowStart && scheduled <= threadEnd) {
