@@ -71,7 +71,7 @@ final class PgCompareScenario {
             throw new IllegalStateException("no PostgreSQL binaries (initdb, pg_ctl, postgres, psql) "
                     + (pg.pgBin() != null ? "in " + pg.pgBin() : "on the PATH or under /usr/lib/postgresql/*/bin") + ": install PostgreSQL or give --pg-bin");
         }
-        Path pgbenchPath = bin != null ? PostgresServer.pgbench(bin) : PostgresServer.pgbench(Path.of("/nonexistent"));
+        Path pgbenchPath = PostgresServer.pgbench(bin);
         if (pgbenchPath == null) {
             throw new IllegalStateException("no pgbench next to PostgreSQL's binaries or on the PATH: install PostgreSQL's client programs");
         }
@@ -105,18 +105,16 @@ final class PgCompareScenario {
             Pgbench pgbench = new Pgbench(pgbenchPath, work, pointRows);
             settings.put("pgbench", pgbench.executable().toString());
             settings.put("pgbench_version", pgbench.version());
-            settings.put("pgbench_command", String.join(" ", pgbench.command(new Pgbench.Target("SYSTEM", 0, "USER", "DATABASE"),
-                    "MODE", 0.0, OPEN_LOOP_CLIENTS, window.toSeconds() + warmUp.toSeconds(), work.resolve("run-N")))
-                    .replace(work.toString(), "<dir>").replace("-p 0", "-p PORT").replace("-R 0", "-R RATE")
-                    .replaceAll("-T \\d+", "-T <warmup_s + duration_s>"));
-            measure(o, report, pgbench, bin, rows, pointRows, window, warmUp, withTandem, withPostgres);
+            settings.put("pgbench_command", pgbench.template(OPEN_LOOP_CLIENTS));
+            sweep(o, report, pgbench, bin, rows, pointRows, window, warmUp, withTandem, withPostgres);
         } finally {
             ChildServer.deleteTree(work);
         }
         return report;
     }
 
-    private static void measure(BenchOptions o, BenchReport report, Pgbench pgbench, Path bin, long rows, long pointRows, Duration window,
+    /** Starts the systems, loads them, and runs every arm of the sweep on each; writes the tables and the ratios. */
+    private static void sweep(BenchOptions o, BenchReport report, Pgbench pgbench, Path bin, long rows, long pointRows, Duration window,
             Duration warmUp, boolean withTandem, boolean withPostgres) {
         BenchOptions.PgCompare pg = o.pg();
         ObjectNode settings = report.settings();
@@ -141,9 +139,9 @@ final class PgCompareScenario {
                 for (String system : pg.systems()) {
                     ObjectNode run = runs(report, system).putObject(arm.key());
                     if (system.equals(BenchOptions.TANDEM)) {
-                        runTandem(o, tandem, pgbench, arm, warmUp, window, run);
+                        tandemRun(o, tandem, pgbench, arm, warmUp, window, run);
                     } else {
-                        runPostgres(o, postgres, pgbench, arm, warmUp, window, run);
+                        postgresRun(o, postgres, pgbench, arm, warmUp, window, run);
                     }
                     addRow(arm, system, run, o.connections(), table, causes, rowsJson);
                 }
@@ -186,7 +184,7 @@ final class PgCompareScenario {
         return seconds;
     }
 
-    private static void runTandem(BenchOptions o, BenchArm a, Pgbench pgbench, Arm arm, Duration warmUp, Duration window, ObjectNode run) {
+    private static void tandemRun(BenchOptions o, BenchArm a, Pgbench pgbench, Arm arm, Duration warmUp, Duration window, ObjectNode run) {
         String jdbc = "jdbc:postgresql://127.0.0.1:" + a.server.pgwirePort() + "/" + TANDEM_DATABASE + "?user=" + TANDEM_USER + "&sslmode=disable";
         BenchHttp http = new BenchHttp(a.server.port(), "churn", Math.max(2, o.churnLoops()));
         Pgbench.Target target = new Pgbench.Target(BenchOptions.TANDEM, a.server.pgwirePort(), TANDEM_USER, TANDEM_DATABASE);
@@ -200,7 +198,7 @@ final class PgCompareScenario {
                 });
     }
 
-    private static void runPostgres(BenchOptions o, PostgresServer postgres, Pgbench pgbench, Arm arm, Duration warmUp, Duration window, ObjectNode run) {
+    private static void postgresRun(BenchOptions o, PostgresServer postgres, Pgbench pgbench, Arm arm, Duration warmUp, Duration window, ObjectNode run) {
         Pgbench.Target target = new Pgbench.Target(BenchOptions.POSTGRESQL, postgres.port(), PostgresServer.USER, PostgresServer.DATABASE);
         Double[] cpu = new Double[1];
         measure(o, pgbench, arm, warmUp, window, run, target, new HydrationChurn(o.churnLoops(), SqlChurn.postgres(postgres.jdbcUrl()), () -> { }),

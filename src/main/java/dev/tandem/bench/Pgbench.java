@@ -133,6 +133,15 @@ final class Pgbench {
         return cmd;
     }
 
+    /** The command line of an open-loop run of {@code clients}, with placeholders for what each run sets. */
+    String template(int clients) {
+        List<String> cmd = command(new Target("SYSTEM", 0, "USER", "DATABASE"), "MODE", 1.0, clients, 1, dir.resolve("run-N"));
+        cmd.set(cmd.indexOf("-p") + 1, "PORT");
+        cmd.set(cmd.indexOf("-R") + 1, "RATE");
+        cmd.set(cmd.indexOf("-T") + 1, "<warmup_s + duration_s>");
+        return String.join(" ", cmd).replace(dir.toString(), "<dir>");
+    }
+
     /**
      * Runs pgbench against {@code t} for {@code warmUp} plus {@code window} (rounded up to whole seconds),
      * calls {@code opened} when the window opens and {@code ended} as soon as pgbench has exited, and

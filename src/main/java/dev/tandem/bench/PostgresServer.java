@@ -92,9 +92,9 @@ final class PostgresServer implements AutoCloseable {
         }
     }
 
-    /** {@code pgbench}: next to the server binaries in {@code bin}, else on the PATH; null when there is none. */
+    /** {@code pgbench}: next to the server binaries in {@code bin} (null: none), else on the PATH; null when there is none. */
     static Path pgbench(Path bin) {
-        if (Files.isExecutable(bin.resolve("pgbench"))) {
+        if (bin != null && Files.isExecutable(bin.resolve("pgbench"))) {
             return bin.resolve("pgbench");
         }
         for (String p : System.getenv().getOrDefault("PATH", "").split(":")) {
