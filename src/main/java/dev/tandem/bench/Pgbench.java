@@ -193,13 +193,13 @@ final class Pgbench {
      * epoch), as a summary over the window from there to the last one's end ({@code fallbackSeconds} when
      * there is none); deletes the files.
      *
-     * <p>Under {@code -R}, each thread draws one schedule at {@code rate / threads} that its clients take slot
-     * by slot, and stops when {@code runSeconds} after its start have passed: slots a backlogged system never
-     * let a client start are in no log. So per thread, the slots between the last one started and the end
-     * ({@code runSeconds} after its first), but for one, are counted {@code incomplete}, evenly spaced in
-     * that gap at the thread's rate, each at its age at the end (a lower bound of its latency), as
-     * {@link LoadGenerator#openLoop} counts requests unanswered at its cut-off; a system that keeps up
-     * leaves a gap of about one slot, and so (nearly always) nothing.
+     * <p>Under {@code -R}, each pgbench thread draws one schedule at {@code rate / threads} whose slots its
+     * clients take in order, and stops at the end of {@code -T}: slots a backlogged server never let a client
+     * start are in no log. So per thread, the slots already due when its last transaction started (after its
+     * schedule lag, the log's last column) are counted {@code incomplete}, evenly spaced at the thread's rate,
+     * each at its age at the thread's end (its last transaction's end, at most {@code runSeconds} after its
+     * first slot), a lower bound of its latency, as {@link LoadGenerator#openLoop} counts requests unanswered
+     * at its cut-off. A server that keeps up starts its last transaction on time, and so leaves none.
      */
     static LatencySummary readLog(Path prefix, long windowStart, double fallbackSeconds, Double rate, int threads, long runSeconds) {
         LatencyRecorder recorder = new LatencyRecorder();
@@ -210,6 +210,8 @@ final class Pgbench {
             for (Path file : files) {
                 long firstScheduled = Long.MAX_VALUE;
                 long lastScheduled = Long.MIN_VALUE;
+                long lastStarted = Long.MIN_VALUE;
+                long threadLastEnd = Long.MIN_VALUE;
                 try (BufferedReader r = Files.newBufferedReader(file)) {
                     for (String line = r.readLine(); line != null; line = r.readLine()) {
                         String[] f = line.split(" ");
@@ -227,7 +229,11 @@ final class Pgbench {
                         long micros = Long.parseLong(f[2]);
                         long scheduled = end - micros;
                         firstScheduled = Math.min(firstScheduled, scheduled);
-                        lastScheduled = Math.max(lastScheduled, scheduled);
+                        threadLastEnd = Math.max(threadLastEnd, end);
+                        if (scheduled > lastScheduled) {
+                            lastScheduled = scheduled;
+                            lastStarted = scheduled + (f.length > 6 ? Long.parseLong(f[6]) : 0);
+                        }
                         if (scheduled >= windowStart) {
                             recorder.record((scheduled - windowStart) / 1e6, micros * 1_000);
                             lastEnd = Math.max(lastEnd, end);
@@ -236,13 +242,12 @@ final class Pgbench {
                 }
                 Files.delete(file);
                 if (rate != null && firstScheduled <= lastScheduled) {
-                    long threadEnd = firstScheduled + runSeconds * 1_000_000;
+                    long threadEnd = Math.max(lastStarted, Math.min(firstScheduled + runSeconds * 1_000_000, threadLastEnd));
                     double slotMicros = 1e6 * threads / rate;
-                    // the first slot after the last started one may lie past the end: it is not counted
-                    long missed = (long) Math.floor((threadEnd - lastScheduled) / slotMicros) - 1;
+                    long missed = (long) Math.floor((lastStarted - lastScheduled) / slotMicros);
                     for (long k = 1; k <= missed; k++) {
                         long scheduled = lastScheduled + Math.round(k * slotMicros);
-                        if (scheduled >= windowStart && scheduled <= threadEnd) {
+                        if (scheduled >= windowStart) {
                             recorder.recordIncomplete((scheduled - windowStart) / 1e6, (threadEnd - scheduled) * 1_000);
                             lastEnd = Math.max(lastEnd, threadEnd);
                         }

@@ -46,8 +46,9 @@ class PgbenchLogTest {
 
     @Test
     void slotsABackloggedSystemNeverStartedAreIncompleteAtTheirAge(@TempDir Path dir) throws Exception {
-        // two threads at 50/s each (-R 100 -j 2) for 4 s; thread 1 kept up, thread 2 fell behind and
-        // started nothing scheduled after 2 s: 100 slots never started, aged from 2 s down to 0 at the end
+        // two threads at 50/s each (-R 100 -j 2) for 4 s; thread 1 kept up, thread 2 fell behind, each
+        // transaction starting 20 ms later than the one before: its last, due at 1.98 s, started at 3.96 s,
+        // when the 99 slots due since had not started (nor ever did), aged up to about 2 s at its end
         List<String> keptUp = new ArrayList<>();
         List<String> behind = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
@@ -63,9 +64,9 @@ class PgbenchLogTest {
 
         LatencySummary s = Pgbench.readLog(dir.resolve("run-2"), T0, 4, 100.0, 2, 4);
 
-        assertThat(s.incomplete()).isBetween(99L, 100L);
+        assertThat(s.incomplete()).isBetween(98L, 99L);
         assertThat(s.count()).isEqualTo(200 + 100 + s.incomplete());
-        assertThat(s.maxMs()).as("the oldest slot never started is about 2 s old at the end").isBetween(1_950.0, 2_010.0);
+        assertThat(s.maxMs()).as("the last started waited 1.98 s; the oldest slot never started is as old at the end").isBetween(1_950.0, 2_010.0);
         assertThat(Files.exists(dir.resolve("run-2.out"))).as("pgbench's output is not a log file").isTrue();
     }
 
