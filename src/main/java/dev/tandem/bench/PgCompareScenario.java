@@ -146,6 +146,10 @@ final class PgCompareScenario {
                     addRow(arm, system, run, o.connections(), table, causes, rowsJson);
                 }
             }
+            if (tandem != null) {
+                // at rest again once the sweep and its churn are over: what the churn left behind
+                tandem.recordAtRest(report.arm(BenchOptions.TANDEM).putObject("after_runs"), rows + pointRows);
+            }
             ratios(report, pg);
             report.extra("| rate | mode | system | churn builds/min | p50 ms | p99 ms | p99.9 ms | max ms | achieved tx/s |");
             report.extra("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");

@@ -65,6 +65,7 @@ class PgCompareSmokeTest {
         assertThat(tandemRun.path("gc").path("collector").asString()).isEqualTo("Serial");
         assertThat(tandemRun.path("cpu_by_thread").isObject()).isTrue();
         assertThat(tandem.path("memory").path("rows").asLong()).isEqualTo(22_000);
+        assertThat(tandem.path("after_runs").path("memory").path("rss_bytes").asLong()).isPositive();
         assertThat(json.path("table").size()).isEqualTo(2);
         assertThat(json.path("ratios").has("tandem_over_postgresql_p99_prepared_300")).isTrue();
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("| rate | mode | system | churn builds/min |", "| 300/s | prepared | Tandem |",
