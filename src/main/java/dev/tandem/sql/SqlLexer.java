@@ -205,7 +205,12 @@ final class SqlLexer {
 
     /** Splits a simple-query string into statements at semicolons outside quotes and comments. */
     static List<String> split(String sql) {
-        List<String> out = new ArrayList<>();
+        return splitAt(sql).stream().map(SqlEngine.Part::text).toList();
+    }
+
+    /** Splits a simple-query string as {@link #split} does, each statement with its offset in the string. */
+    static List<SqlEngine.Part> splitAt(String sql) {
+        List<SqlEngine.Part> out = new ArrayList<>();
         int start = 0;
         int i = 0;
         int n = sql.length();
@@ -225,15 +230,15 @@ final class SqlLexer {
                 int end = sql.indexOf("*/", i + 2);
                 i = end < 0 ? n : end + 2;
             } else if (c == ';') {
-                out.add(sql.substring(start, i));
+                out.add(new SqlEngine.Part(sql.substring(start, i), start));
                 start = ++i;
             } else {
                 i++;
             }
         }
         if (start < n) {
-            out.add(sql.substring(start));
+            out.add(new SqlEngine.Part(sql.substring(start), start));
         }
-        return out.stream().filter(s -> !new SqlLexer(s).tokens().get(0).kind().equals(Kind.END)).toList();
+        return out.stream().filter(s -> !new SqlLexer(s.text()).tokens().get(0).kind().equals(Kind.END)).toList();
     }
 }
