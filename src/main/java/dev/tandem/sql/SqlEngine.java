@@ -145,6 +145,14 @@ public final class SqlEngine {
         return (int) Math.min(Integer.MAX_VALUE, 16L * text.length() + 4096 + 64L * objects);
     }
 
+    /** The bytes the plan cache and the cache of named objects hold now, by their estimates (tests read it). */
+    long cachedBytes() {
+        cache.cleanUp();
+        named.cleanUp();
+        return cache.policy().eviction().orElseThrow().weightedSize().orElse(0)
+                + named.policy().eviction().orElseThrow().weightedSize().orElse(0);
+    }
+
     /** The limits statements are held to. */
     public SqlLimits limits() {
         return limits;
@@ -287,8 +295,10 @@ public final class SqlEngine {
             }
             deadline.set(until);
             try {
-                checkDeadline();
-                return work.get();
+                return SqlErrors.guarded(() -> {
+                    checkDeadline();
+                    return work.get();
+                });
             } finally {
                 deadline.remove();
                 release.run();
