@@ -222,6 +222,10 @@ public final class SqlEngine {
             if (cached != null && cached.fingerprint().equals(fingerprint())) {
                 return Mono.just(cached.objects());
             }
+            bounded(sql);
+            if (!plans(sql)) {
+                return Mono.fromSupplier(() -> objects(sql));
+            }
             return planned(sql, context, () -> objects(sql));
         }).onErrorMap(SqlErrors::map);
     }
@@ -263,8 +267,32 @@ public final class SqlEngine {
             if (hit != null && hit.fingerprint.equals(fingerprint())) {
                 return Mono.just(hit);
             }
+            try {
+                bounded(sql);
+            } catch (SqlException e) {
+                session.fail();
+                throw e;
+            }
+            if (!plans(sql)) {
+                return Mono.fromSupplier(() -> prepare(sql, session));
+            }
             return planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
         }).onErrorMap(SqlErrors::map);
+    }
+
+    /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */
+    private static final java.util.Set<String> LEXED = java.util.Set.of("begin", "start", "commit", "rollback", "end", "abort", "set",
+            "reset", "show", "fetch", "close", "drop", "savepoint", "release", "move", "alter", "truncate", "grant", "revoke", "prepare",
+            "execute", "deallocate", "listen", "notify", "vacuum", "analyze");
+
+    /**
+     * Whether preparing {@code sql} may plan it with Calcite (a query, a write, a view, a SUBSCRIBE...): only
+     * those go to a planning lane; transaction, session and cursor statements ({@code BEGIN}, {@code SET},
+     * {@code FETCH}...) are prepared on the caller's thread, as a cached statement is.
+     */
+    static boolean plans(String sql) {
+        SqlLexer.Token first = new SqlLexer(sql).peek();
+        return first.kind() != SqlLexer.Kind.END && !(first.kind() == SqlLexer.Kind.WORD && LEXED.contains(first.text()));
     }
 
     /**

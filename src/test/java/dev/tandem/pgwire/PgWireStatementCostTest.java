@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -38,7 +39,8 @@ import reactor.core.scheduler.Schedulers;
  * with 54000 and changes nothing; while several connections' heavy statements are being planned, another
  * connection's point lookups — cached or new — keep answering; a principal at its limit of planning is
  * refused (53400) while its cached statements answer. Heavy planning is held at a gate where ordering
- * matters, so the assertions are about what finished first, never about time; every wait is bounded.
+ * matters, so the assertions are about what finished first, never about time; every wait is bounded
+ * (the tests that plan IN lists of tens of thousands of literals are given ten minutes on a busy machine).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PgWireStatementCostTest {
@@ -127,6 +129,7 @@ class PgWireStatementCostTest {
     }
 
     @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void hostileStatementsAreAnswered() throws Exception {
         try (Connection c = connect(server)) {
             String in = inList(60_000, "");
@@ -177,6 +180,7 @@ class PgWireStatementCostTest {
     }
 
     @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void pointLookupsOfOtherSessionsAnswerWhileHeavyStatementsArePlanned() throws Exception {
         gate.close();
         List<Connection> attackers = new ArrayList<>();
@@ -217,6 +221,7 @@ class PgWireStatementCostTest {
     }
 
     @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void pointLookupsOfOtherSessionsFinishBeforeHeavyStatementsDo() throws Exception {
         List<Connection> attackers = new ArrayList<>();
         List<Future<Integer>> heavyAnswers = new ArrayList<>();
