@@ -32,6 +32,21 @@ final class ApiJson {
         n.put("id", t.id());
         n.put("name", t.name());
         n.set("columns", columns(t.schema()));
+        t.primaryKey().ifPresent(k -> {
+            ArrayNode key = n.putArray("primary_key");
+            k.columns().forEach(key::add);
+        });
+        if (t.keys().stream().anyMatch(k -> !k.primary())) {
+            ArrayNode unique = n.putArray("unique");
+            for (CatalogEntry.Key k : t.keys()) {
+                if (!k.primary()) {
+                    ObjectNode u = unique.addObject();
+                    u.put("name", k.name());
+                    ArrayNode cols = u.putArray("columns");
+                    k.columns().forEach(cols::add);
+                }
+            }
+        }
         return n;
     }
 

@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** Tables, writes, views and indexes: {@code /v1/tables}, {@code /v1/views}, {@code /v1/indexes}. */
 final class CatalogHandler {
 
-    private static final Set<String> TABLE_FIELDS = Set.of("name", "columns");
+    private static final Set<String> TABLE_FIELDS = Set.of("name", "columns", "primary_key", "unique");
     private static final Set<String> COLUMN_FIELDS = Set.of("name", "type", "nullable");
     private static final Set<String> WRITE_FIELDS = Set.of("insert", "delete");
     private static final Set<String> VIEW_FIELDS = Set.of("name", "plan", "columns");
@@ -65,8 +65,35 @@ final class CatalogHandler {
         return body(request, TABLE_FIELDS).flatMap(b -> {
             String name = b.requiredString("name");
             List<Column> columns = columns(b.requiredArray("columns"));
-            return offLoop(() -> controller.createTable(name, columns));
+            List<CatalogEntry.Key> keys = new ArrayList<>();
+            JsonNode primary = b.array("primary_key");
+            if (primary != null) {
+                keys.add(new CatalogEntry.Key(null, names(primary, "primary_key"), true));
+            }
+            JsonNode unique = b.array("unique");
+            if (unique != null) {
+                for (int i = 0; i < unique.size(); i++) {
+                    String at = "unique[" + i + "]";
+                    if (!unique.get(i).isArray()) {
+                        throw ApiException.badRequest(at + ": expected an array of column names, got " + JsonBody.kind(unique.get(i)));
+                    }
+                    keys.add(new CatalogEntry.Key(null, names(unique.get(i), at), false));
+                }
+            }
+            return offLoop(() -> controller.createTable(name, columns, keys));
         }).flatMap(t -> created(request, t.name(), ApiJson.table(t)));
+    }
+
+    /** A key's column names. */
+    private static List<String> names(JsonNode array, String at) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < array.size(); i++) {
+            if (!array.get(i).isString()) {
+                throw ApiException.badRequest(at + "[" + i + "]: expected a column name, got " + JsonBody.kind(array.get(i)));
+            }
+            out.add(array.get(i).asString());
+        }
+        return out;
     }
 
     static List<Column> columns(JsonNode array) {

@@ -3,6 +3,7 @@ package dev.tandem.api;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.storage.LogUnavailableException;
 import dev.tandem.storage.StorageFullException;
+import dev.tandem.storage.UniqueViolationException;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -28,6 +29,7 @@ public record Problem(int status, String type, String title, String detail, long
                     new Problem(a.status().value(), TYPE_PREFIX + slug(a.status()), a.status().getReasonPhrase(), a.getMessage(), 1);
             case ApiException a -> of(a.status(), slug(a.status()), a.getMessage());
             case ControllerException c -> ofController(c);
+            case UniqueViolationException u -> of(HttpStatus.CONFLICT, "unique-violation", u.getMessage() + ": " + u.detail(Object::toString));
             case StorageFullException f -> new Problem(507, TYPE_PREFIX + "insufficient-storage", "Insufficient Storage", f.getMessage(), 5);
             case LogUnavailableException l -> new Problem(503, TYPE_PREFIX + "log-unavailable", "Service Unavailable", l.getMessage(), 1);
             case DataBufferLimitException d -> of(HttpStatus.CONTENT_TOO_LARGE, "body-too-large",

@@ -184,7 +184,8 @@ final class SqlHandler {
         String s = e.sqlState();
         return switch (s) {
             case SqlException.UNDEFINED_TABLE, "42704" -> 404;
-            case SqlException.DUPLICATE_OBJECT, SqlException.DEPENDENT_OBJECTS, "55000", SqlException.SNAPSHOT_TOO_OLD -> 409;
+            case SqlException.DUPLICATE_OBJECT, SqlException.DEPENDENT_OBJECTS, "55000", SqlException.SNAPSHOT_TOO_OLD,
+                 SqlException.UNIQUE_VIOLATION -> 409;
             case SqlException.CANCELED -> 504;
             case SqlException.TOO_MANY_READS, SqlException.OUT_OF_MEMORY -> 503;
             case "53400" -> 429;
@@ -202,8 +203,11 @@ final class SqlHandler {
         HttpStatus hs = HttpStatus.resolve(status);
         n.put("title", hs == null ? "SQL error" : hs.getReasonPhrase());
         n.put("status", status);
-        n.put("detail", e.getMessage());
+        n.put("detail", e.detail() == null ? e.getMessage() : e.getMessage() + ": " + e.detail());
         n.put("sqlstate", e.sqlState());
+        if (e.constraint() != null) {
+            n.put("constraint", e.constraint());
+        }
         if (e.line() > 0) {
             n.put("line", e.line());
             n.put("column", e.column());

@@ -55,6 +55,7 @@ public final class BenchMain {
             case "memory" -> MemoryScenario.run(o);
             case "replicas" -> ReplicasScenario.run(o);
             case "subscribe-fanout" -> SubscribeFanoutScenario.run(o);
+            case "pg-compare" -> PgCompareScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };
         ObjectNode settings = report.settings();

@@ -25,19 +25,49 @@ import java.util.Locale;
  *     {@code subscribe-fanout} opens
  * @param settle how long a child server is left idle before it is measured at rest after loading
  * @param arms the arms to run, of {@link BenchReport#TWO_RUNTIME} and {@link BenchReport#SOLO}, in that order
+ * @param pg the sweep and the PostgreSQL of {@code pg-compare}
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
-        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms) {
+        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms, PgCompare pg) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare");
+
+    /** The systems {@code pg-compare} can measure, and the name of each in its report. */
+    static final String TANDEM = "tandem";
+    static final String POSTGRESQL = "postgresql";
+
+    /** pgbench's query modes ({@code -M}). */
+    static final List<String> PGBENCH_MODES = List.of("simple", "extended", "prepared");
+
+    /**
+     * The sweep of {@code pg-compare}.
+     *
+     * @param rates the open-loop rates, transactions/s, in order
+     * @param capacity whether a closed-loop capacity run follows the rates
+     * @param modes pgbench's query modes, in order
+     * @param systems {@link #TANDEM} and/or {@link #POSTGRESQL}, in the order each arm runs them
+     * @param pgBin the directory of PostgreSQL's binaries (null: found as {@link PostgresServer#binaries} does)
+     * @param pgSettings the PostgreSQL server's settings ({@code name=value}) besides its defaults and the loopback port
+     */
+    record PgCompare(List<Double> rates, boolean capacity, List<String> modes, List<String> systems, Path pgBin, List<String> pgSettings) {
+
+        static final List<String> DEFAULT_PG_SETTINGS = List.of("shared_buffers=2GB");
+
+        static PgCompare defaults() {
+            return new PgCompare(List.of(577.0, 2000.0, 5000.0, 10000.0), true, List.of("simple", "prepared"),
+                    List.of(TANDEM, POSTGRESQL), null, DEFAULT_PG_SETTINGS);
+        }
+    }
 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | replicas | subscribe-fanout | sql-point-lookup
-              --duration D      measured interval of each phase (60s; peek-throughput 20s per phase)
+                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare
+              --duration D      measured interval of each phase (60s; peek-throughput 20s per phase;
+                                pg-compare: of each pgbench run, in whole seconds)
+              --seconds N       the same as --duration Ns
               --rate N          open-loop requests/s (default: 30% of the capacity probed on the first arm)
               --rows N          rows of the large table (2000000; maintenance-throughput and memory 1000000;
                                 peek-throughput: rows of the looked-up table, 100000;
@@ -47,7 +77,8 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --churn-loops N   concurrent create-hydrate-drop loops (2; 0: no churn)
               --subscribers N   WebSocket subscribers of subscribe-fanout (1000; its --rate is writes/s, 1000)
               --probe D         closed-loop warm-up, then as long a capacity probe, before the churn (5s)
-              --churn-warmup D  read-isolation, subscribe-fanout: the churn runs this long before the window opens,
+              --churn-warmup D  read-isolation, subscribe-fanout, pg-compare: the churn (and in pg-compare pgbench)
+                                runs this long before the window opens,
                                 so it sees a server that has compiled its churn, not its first minute;
                                 maintenance-throughput: saturating reads and unmeasured hydrations of every
                                 kind run this long before the measured ones (30s; 0s: none)
@@ -62,6 +93,15 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --server-arg K=V  an extra property of the child servers (repeatable)
               --kafka HOST:PORT a running Kafka broker (replicas only; it is not started for you)
               --out FILE        the JSON results (bench-<scenario>.json)
+            pg-compare (Tandem beside a throw-away PostgreSQL, both read by pgbench over the wire protocol):
+              --rates LIST      open-loop rates of pgbench -R, and 'capacity' for a closed loop of --connections
+                                clients without -R (577,2000,5000,10000,capacity)
+              --modes LIST      pgbench query modes -M: simple, extended, prepared (simple,prepared)
+              --systems LIST    tandem, postgresql: the systems measured in each arm, one after the other (tandem,postgresql)
+              --pg-bin DIR      PostgreSQL's binaries (initdb, pg_ctl, postgres, psql; default: on the PATH,
+                                else the newest /usr/lib/postgresql/*/bin); pgbench is taken from there, else the PATH
+              --pg-setting K=V  a PostgreSQL setting besides its defaults (repeatable; replaces shared_buffers=2GB
+                                when it sets shared_buffers)
             durations: 500ms, 3s, 2m or plain seconds""";
 
     static BenchOptions parse(String... args) {
@@ -85,6 +125,13 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Duration churnWarmup = Duration.ofSeconds(30);
         Duration settle = Duration.ofSeconds(7);
         List<String> arms = List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO);
+        PgCompare pg = PgCompare.defaults();
+        List<Double> rates = pg.rates();
+        boolean capacity = pg.capacity();
+        List<String> modes = pg.modes();
+        List<String> systems = pg.systems();
+        Path pgBin = null;
+        List<String> pgSettings = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -100,6 +147,32 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
             }
             switch (name) {
                 case "--duration" -> duration = duration(value);
+                case "--seconds" -> duration = Duration.ofSeconds((long) positive(name, Long.parseLong(value)));
+                case "--rates" -> {
+                    List<Double> r = new ArrayList<>();
+                    capacity = false;
+                    for (String v : list(name, value)) {
+                        if (v.equals("capacity")) {
+                            capacity = true;
+                        } else {
+                            try {
+                                r.add(positive(name, Double.parseDouble(v)));
+                            } catch (NumberFormatException e) {
+                                throw new IllegalArgumentException("--rates takes rates and 'capacity', got '" + v + "'");
+                            }
+                        }
+                    }
+                    rates = List.copyOf(r);
+                }
+                case "--modes" -> modes = oneOf(name, list(name, value), PGBENCH_MODES);
+                case "--systems" -> systems = oneOf(name, list(name, value), List.of(TANDEM, POSTGRESQL));
+                case "--pg-bin" -> pgBin = Path.of(value);
+                case "--pg-setting" -> {
+                    if (!value.matches("[A-Za-z_.]+=\\S+")) {
+                        throw new IllegalArgumentException("--pg-setting takes name=value, got '" + value + "'");
+                    }
+                    pgSettings.add(value);
+                }
                 case "--rate" -> rate = positive(name, Double.parseDouble(value));
                 case "--rows" -> rows = (long) positive(name, Long.parseLong(value));
                 case "--point-rows" -> pointRows = (long) positive(name, Long.parseLong(value));
@@ -138,8 +211,37 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'");
             }
         }
+        List<String> settings = new ArrayList<>(pgSettings);
+        if (pgSettings.stream().noneMatch(s -> s.startsWith("shared_buffers="))) {
+            settings.addAll(0, PgCompare.DEFAULT_PG_SETTINGS);
+        }
+        pg = new PgCompare(rates, capacity, modes, systems, pgBin, List.copyOf(settings));
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms, pg);
+    }
+
+    /** The comma-separated items of {@code value}, at least one. */
+    private static List<String> list(String name, String value) {
+        List<String> items = new ArrayList<>();
+        for (String v : value.split(",")) {
+            if (!v.isBlank()) {
+                items.add(v.trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        if (items.isEmpty()) {
+            throw new IllegalArgumentException(name + " needs at least one item");
+        }
+        return items;
+    }
+
+    /** {@code items}, each of {@code allowed}, without repeats. */
+    private static List<String> oneOf(String name, List<String> items, List<String> allowed) {
+        for (String item : items) {
+            if (!allowed.contains(item)) {
+                throw new IllegalArgumentException(name + " takes " + String.join(", ", allowed) + ", got '" + item + "'");
+            }
+        }
+        return items.stream().distinct().toList();
     }
 
     /** The measured interval, or the scenario's default. */

@@ -41,7 +41,7 @@ final class BenchWorkload {
                 if (i > from) {
                     b.append(',');
                 }
-                b.append('[').append(i).append(',').append(i % GROUPS).append(',').append(mix(i) % 1_000_000).append(']');
+                b.append('[').append(i).append(',').append(i % GROUPS).append(',').append(value(i)).append(']');
             }
             http.postJson("/v1/tables/big/rows", b.append("]}").toString());
         }
@@ -56,7 +56,7 @@ final class BenchWorkload {
                 if (i > from) {
                     b.append(',');
                 }
-                b.append('[').append(i).append(',').append(mix(i) % 1_000_000).append(']');
+                b.append('[').append(i).append(',').append(value(i)).append(']');
             }
             http.postJson("/v1/tables/points/rows", b.append("]}").toString());
         }
@@ -110,6 +110,11 @@ final class BenchWorkload {
     /** One point lookup of a random existing key of {@code points} (fast path, serializable). */
     static Supplier<Mono<Integer>> pointLookup(BenchHttp http, long pointRows) {
         return () -> http.status("/v1/indexes/" + POINT_INDEX + "/rows?isolation=serializable&key=" + ThreadLocalRandom.current().nextLong(pointRows));
+    }
+
+    /** Column {@code v} of row {@code i} of {@code big} and of {@code points}. */
+    static long value(long i) {
+        return mix(i) % 1_000_000;
     }
 
     /** A bijective 64-bit mix, so values look random but are reproducible. */

@@ -310,7 +310,8 @@ final class ChildServer implements AutoCloseable {
         return null;
     }
 
-    private static void deleteTree(Path root) {
+    /** Deletes a directory and everything in it, as far as it can (a benchmark's temporary directory). */
+    static void deleteTree(Path root) {
         if (!Files.exists(root)) {
             return;
         }

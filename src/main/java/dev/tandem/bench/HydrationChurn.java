@@ -5,19 +5,41 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Keeps maintenance saturated: each of its loops creates an index on a heavy view over the large table,
- * waits until it has hydrated, drops it and starts over, alternating views. Uses its own HTTP client.
+ * Keeps maintenance saturated: each of its loops makes a heavy build over the large table, waits until it
+ * is complete, undoes it and starts over. By default ({@link #HydrationChurn(int, int)}) a build is an
+ * index on one of the views {@code big_count} and {@code big_self_join} (alternating), made through the
+ * REST API with its own HTTP client, and complete once hydrated; other systems and paths give their own
+ * {@link Loop} ({@link SqlChurn}).
  */
 final class HydrationChurn implements AutoCloseable {
 
     private static final List<String> VIEWS = List.of("big_count", "big_self_join");
 
-    private final BenchHttp http;
+    /** One churn loop's builds: build {@code n} is started, awaited until complete, then undone. */
+    interface Loop extends AutoCloseable {
+
+        /** Starts build {@code n}; returns once it is under way (or done). */
+        void start(long n);
+
+        /** Waits until build {@code n} is complete; false when {@code stop} said to give up first. */
+        boolean await(long n, BooleanSupplier stop);
+
+        /** Undoes build {@code n}, complete or given up on. */
+        void drop(long n);
+
+        /** Releases what the loop holds (its connection). */
+        @Override
+        void close();
+    }
+
+    private final AutoCloseable shared;
     private final List<Thread> loops = new ArrayList<>();
     private final AtomicLong created = new AtomicLong();
     private final AtomicLong hydrated = new AtomicLong();
@@ -28,31 +50,68 @@ final class HydrationChurn implements AutoCloseable {
     private volatile boolean stopped;
     private volatile RuntimeException failure;
 
-    /** Starts {@code loops} churn loops against the server on {@code port}. */
+    /** Starts {@code loops} churn loops of REST indexes on {@code big_count} and {@code big_self_join} on the server on {@code port}. */
     HydrationChurn(int port, int loops) {
-        this.http = new BenchHttp(port, "churn", Math.max(2, loops));
+        this(new BenchHttp(port, "churn", Math.max(2, loops)), loops);
+    }
+
+    private HydrationChurn(BenchHttp http, int loops) {
+        this(loops, loop -> restIndexes(http, loop), http);
+    }
+
+    /**
+     * Starts {@code loops} churn loops, loop {@code i} on its own thread with the {@link Loop} that
+     * {@code loop.apply(i)} makes there; {@code shared} is closed after the loops have ended.
+     */
+    HydrationChurn(int loops, IntFunction<Loop> loop, AutoCloseable shared) {
+        this.shared = shared;
         for (int i = 0; i < loops; i++) {
-            int loop = i;
-            Thread t = Thread.ofPlatform().name("tandem-bench-churn-" + i).daemon().start(() -> run(loop));
+            int index = i;
+            Thread t = Thread.ofPlatform().name("tandem-bench-churn-" + i).daemon().start(() -> run(index, loop));
             this.loops.add(t);
         }
     }
 
-    private void run(int loop) {
-        long n = 0;
-        try {
-            while (!stopped) {
-                String view = VIEWS.get((int) ((loop + n) % VIEWS.size()));
-                String index = "churn_" + loop + "_" + n++;
+    /** The REST churn: build {@code n} of loop {@code loop} is index {@code churn_<loop>_<n>}, alternating views. */
+    private static Loop restIndexes(BenchHttp http, int loop) {
+        return new Loop() {
+            @Override
+            public void start(long n) {
+                BenchWorkload.createIndex(http, index(n), VIEWS.get((int) ((loop + n) % VIEWS.size())), "c0");
+            }
+
+            @Override
+            public boolean await(long n, BooleanSupplier stop) {
+                return BenchWorkload.awaitHydrated(http, index(n), Duration.ofHours(1), stop::getAsBoolean) >= 0;
+            }
+
+            @Override
+            public void drop(long n) {
+                http.delete("/v1/indexes/" + index(n));
+            }
+
+            @Override
+            public void close() {
+            }
+
+            private String index(long n) {
+                return "churn_" + loop + "_" + n;
+            }
+        };
+    }
+
+    private void run(int index, IntFunction<Loop> factory) {
+        try (Loop loop = factory.apply(index)) {
+            for (long n = 0; !stopped; n++) {
                 double createdAt = sinceStart();
-                BenchWorkload.createIndex(http, index, view, "c0");
+                loop.start(n);
                 created.incrementAndGet();
-                double seconds = BenchWorkload.awaitHydrated(http, index, Duration.ofHours(1), () -> stopped);
-                if (seconds >= 0) {
+                boolean complete = loop.await(n, () -> stopped);
+                if (complete) {
                     hydrated.incrementAndGet();
                 }
-                timeline.add(new double[] {loop, createdAt, seconds >= 0 ? sinceStart() : -1});
-                http.delete("/v1/indexes/" + index);
+                timeline.add(new double[] {index, createdAt, complete ? sinceStart() : -1});
+                loop.drop(n);
             }
         } catch (RuntimeException e) {
             if (!stopped) {
@@ -83,6 +142,11 @@ final class HydrationChurn implements AutoCloseable {
         if (!warmUp.isZero()) {
             LoadGenerator.openLoop(load, rate, warmUp, Duration.ofSeconds(30).plus(warmUp));
         }
+        openWindow(warmUp, arm);
+    }
+
+    /** Marks the measured window's start, after a warm-up of {@code warmUp} that ran elsewhere; notes it in {@code arm}. */
+    void openWindow(Duration warmUp, ObjectNode arm) {
         hydratedBeforeWindow = hydrated.get();
         arm.put("churn_warmup_s", warmUp.toMillis() / 1000.0);
         arm.put("churn_indexes_hydrated_before_window", hydratedBeforeWindow);
@@ -94,10 +158,15 @@ final class HydrationChurn implements AutoCloseable {
         return hydratedBeforeWindow;
     }
 
+    /** Builds completed since the window opened ({@link #openWindow}). */
+    long hydratedInWindow() {
+        return hydrated.get() - hydratedBeforeWindow;
+    }
+
     /** Writes what the churn did: indexes created in all, hydrated in the window, and when each was built. */
     void writeTo(ObjectNode arm) {
         arm.put("churn_indexes_created", created.get());
-        arm.put("churn_indexes_hydrated", hydrated.get() - hydratedBeforeWindow);
+        arm.put("churn_indexes_hydrated", hydratedInWindow());
         var rows = arm.putArray("churn_timeline");
         for (double[] e : timeline()) {
             rows.addArray().add((long) e[0]).add(e[1]).add(e[2]);
@@ -133,7 +202,11 @@ final class HydrationChurn implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        http.close();
+        try {
+            shared.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot close the churn's client: " + e.getMessage(), e);
+        }
         check();
     }
 }

@@ -83,7 +83,8 @@ final class IsolationScenario {
         return introspection ? () -> http.status(INTROSPECTION_URI) : BenchWorkload.pointLookup(http, pointRows);
     }
 
+    /** A number of {@code node} (null: an arm or a part of one that did not run), or null. */
     static Double value(ObjectNode node, String field) {
-        return node.path(field).isNumber() ? node.path(field).asDouble() : null;
+        return node != null && node.path(field).isNumber() ? node.path(field).asDouble() : null;
     }
 }

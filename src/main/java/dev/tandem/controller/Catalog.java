@@ -51,6 +51,8 @@ final class Catalog {
     /** The stored allocator entry as of this catalog (null: none stored yet): what the next change expects. */
     private String version;
     private long nextTransientId = 1;
+    /** What {@link #all} answers: the served entries and the number of changes that made them, replaced whole after each change. */
+    private volatile CatalogSnapshot snapshot = new CatalogSnapshot(0, List.of());
 
     /** A guarded change was refused: another replica changed the catalog first. Learn it and check again. */
     static final class Moved extends RuntimeException {
@@ -87,6 +89,7 @@ final class Catalog {
                 failures.put(e.getKey().substring(FAILED.length()), JSON.readTree(e.getValue()).get("error").asString());
             }
         }
+        publish();
         return indexes;
     }
 
@@ -114,6 +117,7 @@ final class Catalog {
                 if (kind.isInstance(e) && (w == null || !w.id().equals(e.id()))) {
                     byName.remove(e.name());
                     failures.remove(e.name());
+                    publish();
                     stop.accept(e);
                 }
             }
@@ -135,6 +139,7 @@ final class Catalog {
                         failures.put(e.name(), JSON.readTree(failed).get("error").asString());
                     }
                     byName.put(e.name(), e);
+                    publish();
                     if (failed == null) {
                         start.accept(e);
                     }
@@ -157,13 +162,25 @@ final class Catalog {
      */
     <E extends CatalogEntry> E define(Function<String, E> make) {
         E entry = make.apply("u" + nextUserId);
-        change(Map.of(key(entry), encode(entry).toString()), List.of());
+        change(Map.of(key(entry), encode(entry).toString()), List.of(), 1);
         return entry;
+    }
+
+    /**
+     * Stores a table and its primary key's index (made with the next two user ids) in one guarded
+     * change, so neither is stored without the other; the caller serves them.
+     */
+    List<CatalogEntry> defineKeyed(Function<String, CatalogEntry.Table> table, Function<String, CatalogEntry.Index> index) {
+        CatalogEntry.Table t = table.apply("u" + nextUserId);
+        CatalogEntry.Index i = index.apply("u" + (nextUserId + 1));
+        change(Map.of(key(t), encode(t).toString(), key(i), encode(i).toString()), List.of(), 2);
+        return List.of(t, i);
     }
 
     /** Serves {@code entry}, which {@link #define} stored. */
     void serve(CatalogEntry entry) {
         byName.put(entry.name(), entry);
+        publish();
     }
 
     /**
@@ -171,15 +188,30 @@ final class Catalog {
      * {@link Moved} if the stored catalog has moved since this one matched it.
      */
     void remove(CatalogEntry entry) {
-        change(Map.of(), List.of(key(entry), FAILED + entry.name()));
-        byName.remove(entry.name());
-        failures.remove(entry.name());
+        remove(List.of(entry));
     }
 
-    /** Makes a guarded change that also advances the allocator; on success this catalog matches the stored one again. */
-    private void change(Map<String, String> puts, List<String> removes) {
+    /** Removes {@code entries} (a table and its key's index) together, as {@link #remove(CatalogEntry)} removes one. */
+    void remove(List<CatalogEntry> entries) {
+        List<String> keys = new ArrayList<>();
+        for (CatalogEntry e : entries) {
+            keys.add(key(e));
+            keys.add(FAILED + e.name());
+        }
+        change(Map.of(), keys, 1);
+        for (CatalogEntry e : entries) {
+            byName.remove(e.name());
+        }
+        publish();
+        for (CatalogEntry e : entries) {
+            failures.remove(e.name());
+        }
+    }
+
+    /** Makes a guarded change that also advances the allocator by {@code ids}; on success this catalog matches the stored one again. */
+    private void change(Map<String, String> puts, List<String> removes, int ids) {
         ObjectNode n = JSON.createObjectNode();
-        n.put("next", nextUserId + 1);
+        n.put("next", nextUserId + ids);
         String next = n.toString();
         Map<String, String> all = new HashMap<>(puts);
         all.put(NEXT_ID, next);
@@ -188,7 +220,7 @@ final class Catalog {
         } catch (IllegalArgumentException e) {
             throw new Moved(e);
         }
-        nextUserId++;
+        nextUserId += ids;
         version = next;
     }
 
@@ -228,7 +260,17 @@ final class Catalog {
     }
 
     List<CatalogEntry> all() {
-        return List.copyOf(byName.values());
+        return snapshot.entries();
+    }
+
+    /** The served entries with the catalog's version, as one consistent pair. */
+    CatalogSnapshot snapshot() {
+        return snapshot;
+    }
+
+    /** Makes the served entries as they are now what {@link #all} and {@link #snapshot} answer, under the next version. */
+    private synchronized void publish() {
+        snapshot = new CatalogSnapshot(snapshot.version() + 1, List.copyOf(byName.values()));
     }
 
     /** The names of the views and indexes that read {@code name} directly. */
@@ -260,7 +302,18 @@ final class Catalog {
         n.put("name", e.name());
         n.set("schema", DataflowJson.writeSchema(e.schema()));
         switch (e) {
-            case CatalogEntry.Table t -> n.put("kind", "table");
+            case CatalogEntry.Table t -> {
+                n.put("kind", "table");
+                if (!t.keys().isEmpty()) {
+                    var keys = n.putArray("keys");
+                    for (CatalogEntry.Key k : t.keys()) {
+                        ObjectNode kn = keys.addObject();
+                        kn.put("name", k.name());
+                        kn.set("columns", JSON.valueToTree(k.columns()));
+                        kn.put("primary", k.primary());
+                    }
+                }
+            }
             case CatalogEntry.View v -> {
                 n.put("kind", "view");
                 n.set("plan", PlanJson.write(v.plan()));
@@ -282,7 +335,17 @@ final class Catalog {
         String name = n.get("name").asString();
         var schema = DataflowJson.schema(n.get("schema"), "schema");
         return switch (n.get("kind").asString()) {
-            case "table" -> new CatalogEntry.Table(id, name, schema);
+            case "table" -> {
+                List<CatalogEntry.Key> keys = new ArrayList<>();
+                if (n.has("keys")) {
+                    for (JsonNode k : n.get("keys")) {
+                        List<String> cols = new ArrayList<>();
+                        k.get("columns").forEach(c -> cols.add(c.asString()));
+                        keys.add(new CatalogEntry.Key(k.get("name").asString(), cols, k.get("primary").asBoolean()));
+                    }
+                }
+                yield new CatalogEntry.Table(id, name, schema, keys);
+            }
             case "view" -> new CatalogEntry.View(id, name, PlanJson.parse(n.get("plan"), "plan"), schema);
             case "index" -> {
                 List<String> key = new ArrayList<>();

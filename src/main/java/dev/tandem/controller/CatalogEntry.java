@@ -5,6 +5,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.Schema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** A named object of the catalog: a table, a view (a named plan) or an index. */
 public sealed interface CatalogEntry {
@@ -16,8 +17,31 @@ public sealed interface CatalogEntry {
     /** The columns of the object's rows (for an index: those of the collection it indexes). */
     Schema schema();
 
-    /** An input table. */
-    record Table(String id, String name, Schema schema) implements CatalogEntry {
+    /** An input table, with its unique keys (its primary key first, if it has one). */
+    record Table(String id, String name, Schema schema, List<Key> keys) implements CatalogEntry {
+        public Table {
+            keys = List.copyOf(keys);
+        }
+
+        public Table(String id, String name, Schema schema) {
+            this(id, name, schema, List.of());
+        }
+
+        /** The primary key, if the table has one. */
+        public Optional<Key> primaryKey() {
+            return keys.stream().filter(Key::primary).findFirst();
+        }
+    }
+
+    /**
+     * A constraint of a table that no two rows share the values of {@code columns} (by name, in key
+     * order): its primary key (NOT NULL columns; an index of the same name serves lookups by it) or a
+     * unique key (rows with a NULL in a key column never conflict).
+     */
+    record Key(String name, List<String> columns, boolean primary) {
+        public Key {
+            columns = List.copyOf(columns);
+        }
     }
 
     /** A named plan over tables and views, by name. */

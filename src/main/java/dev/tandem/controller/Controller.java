@@ -17,9 +17,12 @@ import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
 import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.UniqueKey;
+import dev.tandem.storage.UniqueViolationException;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -214,10 +217,20 @@ public final class Controller implements AutoCloseable {
     // ------------------------------------------------------------------ catalog
 
     public synchronized CatalogEntry.Table createTable(String name, List<Column> columns) {
-        return defining(() -> createTableOnce(name, columns));
+        return createTable(name, columns, List.of());
     }
 
-    private CatalogEntry.Table createTableOnce(String name, List<Column> columns) {
+    /**
+     * Creates a table with unique keys: writes that would leave two rows with one value of a key are
+     * refused ({@link UniqueViolationException}). A key without a name is named as PostgreSQL names it
+     * ({@code <table>_pkey}, {@code <table>_<columns>_key}); a primary key makes its columns NOT NULL and
+     * comes with an index of its name on its columns, created with the table.
+     */
+    public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys) {
+        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys));
+    }
+
+    private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested) {
         checkName(name);
         if (columns == null || columns.isEmpty()) {
             throw ControllerException.invalid("a table needs at least one column");
@@ -231,19 +244,97 @@ public final class Controller implements AutoCloseable {
         for (Column c : columns) {
             checkName(c.name());
         }
-        CatalogEntry.Table t = catalog.define(id -> new CatalogEntry.Table(id, name, schema));
+        List<CatalogEntry.Key> keys = tableKeys(name, schema, requested);
+        CatalogEntry.Key primary = keys.isEmpty() || !keys.get(0).primary() ? null : keys.get(0);
+        if (primary != null) {
+            List<Column> cols = new ArrayList<>(columns);
+            for (String k : primary.columns()) {
+                Column c = schema.column(schema.indexOf(k));
+                cols.set(schema.indexOf(k), new Column(c.name(), c.type(), false));
+            }
+            schema = new Schema(cols);
+            checkName(primary.name());
+        }
+        Schema tableSchema = schema;
+        List<UniqueKey> stored = new ArrayList<>();
+        for (CatalogEntry.Key k : keys) {
+            stored.add(new UniqueKey(k.name(), k.columns().stream().map(tableSchema::indexOf).toList(), k.primary()));
+        }
+        List<CatalogEntry> defined = primary == null
+                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys)))
+                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys),
+                        id -> new CatalogEntry.Index(id, primary.name(), name, primary.columns(), tableSchema, CatalogEntry.Index.DEFAULT_WINDOW));
+        CatalogEntry.Table t = (CatalogEntry.Table) defined.get(0);
         try {
-            storage.createTable(t.id(), schema);
+            storage.createTable(t.id(), tableSchema, stored);
         } catch (RuntimeException e) {
             try {
-                catalog.remove(t);
+                catalog.remove(defined);
             } catch (RuntimeException undo) {
                 e.addSuppressed(undo);
             }
             throw e;
         }
-        catalog.serve(t);
+        defined.forEach(catalog::serve);
+        if (defined.size() > 1) {
+            startIndex((CatalogEntry.Index) defined.get(1));
+        }
         return t;
+    }
+
+    /**
+     * The keys of table {@code table} as requested, checked against its schema and named (the primary
+     * key first, which the storage arranges the table by); a unique key on the columns of an earlier
+     * key (or of the primary key) is redundant and dropped, as PostgreSQL drops it.
+     */
+    private static List<CatalogEntry.Key> tableKeys(String table, Schema schema, List<CatalogEntry.Key> requested) {
+        List<CatalogEntry.Key> out = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        List<CatalogEntry.Key> primaryFirst = new ArrayList<>(requested.stream().filter(CatalogEntry.Key::primary).toList());
+        primaryFirst.addAll(requested.stream().filter(k -> !k.primary()).toList());
+        for (CatalogEntry.Key k : primaryFirst) {
+            String what = k.primary() ? "primary key" : "unique key";
+            if (k.columns().isEmpty()) {
+                throw ControllerException.invalid("a " + what + " needs at least one column");
+            }
+            for (int i = 0; i < k.columns().size(); i++) {
+                String c = k.columns().get(i);
+                if (schema.indexOf(c) < 0) {
+                    throw ControllerException.invalid(what + ": the table has no column '" + c + "'");
+                }
+                if (k.columns().subList(0, i).contains(c)) {
+                    throw ControllerException.invalid(what + ": column '" + c + "' appears twice");
+                }
+            }
+            if (k.primary() && out.stream().anyMatch(CatalogEntry.Key::primary)) {
+                throw ControllerException.invalid("multiple primary keys for table '" + table + "' are not allowed");
+            }
+            if (!k.primary() && out.stream().anyMatch(o -> o.columns().equals(k.columns()))) {
+                continue;
+            }
+            String name = k.name() != null ? k.name() : keyName(table, k);
+            if (!names.add(name)) {
+                throw ControllerException.conflict("constraint '" + name + "' for table '" + table + "' already exists");
+            }
+            out.add(new CatalogEntry.Key(name, k.columns(), k.primary()));
+        }
+        return out;
+    }
+
+    /** PostgreSQL's name for a key: {@code <table>_pkey}, {@code <table>_<columns>_key}, at most 63 characters. */
+    private static String keyName(String table, CatalogEntry.Key k) {
+        String suffix = k.primary() ? "_pkey" : "_" + String.join("_", k.columns()) + "_key";
+        String name = table + suffix;
+        if (name.length() <= 63) {
+            return name;
+        }
+        return suffix.length() < 63 ? table.substring(0, 63 - suffix.length()) + suffix : name.substring(0, 63);
+    }
+
+    /** The table whose primary key index {@code index} is, or null. */
+    private CatalogEntry.Table keyedBy(CatalogEntry.Index index) {
+        return catalog.get(index.on()).filter(e -> e instanceof CatalogEntry.Table).map(e -> (CatalogEntry.Table) e)
+                .filter(t -> t.primaryKey().map(k -> k.name().equals(index.name())).orElse(false)).orElse(null);
     }
 
     /** Creates a view of {@code plan} (by names); {@code columnNames} null names its columns after the plan's. */
@@ -321,11 +412,23 @@ public final class Controller implements AutoCloseable {
         if (fed != null) {
             throw ControllerException.conflict(fed);
         }
-        List<String> dependents = catalog.dependents(name);
+        if (e instanceof CatalogEntry.Index i && keyedBy(i) != null) {
+            throw ControllerException.conflict("cannot drop index " + name + " because constraint " + name + " on table " + i.on() + " requires it");
+        }
+        // a table's primary key index goes with it
+        CatalogEntry keyIndex = e instanceof CatalogEntry.Table t ? t.primaryKey().flatMap(k -> catalog.get(k.name()))
+                .filter(i -> i instanceof CatalogEntry.Index x && x.on().equals(name)).orElse(null) : null;
+        List<String> dependents = new ArrayList<>(catalog.dependents(name));
+        if (keyIndex != null) {
+            dependents.remove(keyIndex.name());
+        }
         if (!dependents.isEmpty()) {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
-        catalog.remove(e);
+        catalog.remove(keyIndex == null ? List.of(e) : List.of(keyIndex, e));
+        if (keyIndex != null) {
+            stopServing(keyIndex);
+        }
         stopServing(e);
         if (e instanceof CatalogEntry.Table t) {
             storage.dropTable(t.id());
@@ -376,6 +479,11 @@ public final class Controller implements AutoCloseable {
 
     public List<CatalogEntry> catalog() {
         return catalog.all();
+    }
+
+    /** The catalog with its version (see {@link CatalogSnapshot}). */
+    public CatalogSnapshot catalogSnapshot() {
+        return catalog.snapshot();
     }
 
     /** The names of the views and indexes that read {@code name} directly. */
@@ -503,8 +611,8 @@ public final class Controller implements AutoCloseable {
         if (diffs.isEmpty()) {
             throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
         }
-        // the storage names tables by id; the user named it
-        return storage.write(t.id(), diffs).onErrorMap(IllegalArgumentException.class, x -> ControllerException.invalid(
+        // the storage names tables by id; the user named it. A key violation names no id and stays typed.
+        return storage.write(t.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException), x -> ControllerException.invalid(
                 x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
     }
 

@@ -43,9 +43,15 @@ final class ReadPlanner {
 
     /**
      * A running index on {@code name} usable for key rows of {@code keyArity} columns (-1: any key), or
-     * null.
+     * null; a table's primary key index first, so a key given for a table is its primary key.
      */
     CatalogEntry.Index indexOn(String name, int keyArity) {
+        CatalogEntry.Index primary = catalog.get(name).filter(e -> e instanceof CatalogEntry.Table).flatMap(e -> ((CatalogEntry.Table) e).primaryKey())
+                .flatMap(k -> catalog.get(k.name())).filter(e -> e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.running(i.id()))
+                .map(e -> (CatalogEntry.Index) e).orElse(null);
+        if (primary != null && (keyArity < 0 || primary.key().size() == keyArity)) {
+            return primary;
+        }
         CatalogEntry.Index any = null;
         for (CatalogEntry e : catalog.all()) {
             if (e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.running(i.id())) {

@@ -6,6 +6,7 @@ import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.StorageStats;
 import dev.tandem.storage.TableEvent;
 import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.UniqueKey;
 import dev.tandem.time.Frontier;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -54,8 +55,13 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
-    public void createTable(String id, Schema schema) {
-        delegate.createTable(id, schema);
+    public void createTable(String id, Schema schema, List<UniqueKey> keys) {
+        delegate.createTable(id, schema, keys);
+    }
+
+    @Override
+    public List<UniqueKey> keys(String id) {
+        return delegate.keys(id);
     }
 
     @Override

@@ -451,10 +451,11 @@ final class PgSession {
     }
 
     /** A catalog change's outcome in the audit trail. */
-    private Mono<SqlResult> audited(String text, Mono<SqlResult> result) {
-        if (SqlEngine.kind(text) != SqlStatement.Kind.DDL) {
+    private Mono<SqlResult> audited(SqlStatement statement, Mono<SqlResult> result) {
+        if (statement.kind() != SqlStatement.Kind.DDL) {
             return result;
         }
+        String text = statement.text();
         String who = principal == null ? ANONYMOUS : principal.name();
         return result.doOnSuccess(r -> audit.record(who, peer.address(), "sql", abbreviate(text), r.command()))
                 .doOnError(e -> audit.record(who, peer.address(), "sql", abbreviate(text), "failed: " + e.getMessage()));
@@ -600,7 +601,7 @@ final class PgSession {
         }
         return Mono.defer(() -> authorize(statement)
                 .then(engine.prepareAsync(statement, sql))
-                .flatMap(s -> audited(statement, cancellable(engine.execute(s, params, sql), s.columns() != null))));
+                .flatMap(s -> audited(s, cancellable(engine.execute(s, params, sql), s.columns() != null))));
     }
 
     private Mono<SqlResult> cancellable(Mono<SqlResult> exec, boolean query) {
@@ -798,7 +799,7 @@ final class PgSession {
         } else if (portal.prepared.statement() == null) {
             return Mono.just(new PgWriter().simple('I').buffer());
         } else {
-            result = audited(portal.prepared.statement().text(),
+            result = audited(portal.prepared.statement(),
                     cancellable(engine.execute(portal.prepared.statement(), portal.params, sql), portal.prepared.columns() != null));
         }
         return result.map(r -> {

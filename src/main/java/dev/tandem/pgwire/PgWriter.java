@@ -246,7 +246,32 @@ final class PgWriter {
     }
 
     PgWriter error(SqlException e, int position) {
-        return error("ERROR", e.sqlState(), e.getMessage(), position);
+        if (e.detail() == null && e.constraint() == null) {
+            return error("ERROR", e.sqlState(), e.getMessage(), position);
+        }
+        begin('E');
+        buf.writeByte('S');
+        cstring("ERROR");
+        buf.writeByte('V');
+        cstring("ERROR");
+        buf.writeByte('C');
+        cstring(e.sqlState());
+        buf.writeByte('M');
+        cstring(e.getMessage() == null ? "error" : e.getMessage());
+        if (e.detail() != null) {
+            buf.writeByte('D');
+            cstring(e.detail());
+        }
+        if (position > 0) {
+            buf.writeByte('P');
+            cstring(Integer.toString(position));
+        }
+        if (e.constraint() != null) {
+            buf.writeByte('n');
+            cstring(e.constraint());
+        }
+        buf.writeByte(0);
+        return end();
     }
 
     static int oid(DatumType t) {

@@ -1,6 +1,7 @@
 package dev.tandem.sql;
 
 import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
@@ -27,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.rel.RelNode;
@@ -198,16 +200,16 @@ public final class SqlEngine {
      * statement that does not parse or plan fails as {@link #prepare} would.
      */
     public java.util.Set<String> objects(String sql) {
-        String fingerprint = fingerprint();
+        CatalogSnapshot now = controller.catalogSnapshot();
         Named cached = named.getIfPresent(sql);
-        if (cached != null && cached.fingerprint().equals(fingerprint)) {
+        if (cached != null && cached.version() == now.version()) {
             return cached.objects();
         }
         bounded(sql);
         java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
-                SqlErrors.guarded(() -> SqlClassifier.objects(sql, controller.catalog()))));
+                SqlErrors.guarded(() -> SqlClassifier.objects(sql, now.entries()))));
         if (!pastDeadline()) {
-            named.put(sql, new Named(fingerprint, objects));
+            named.put(sql, new Named(now.version(), objects));
         }
         return objects;
     }
@@ -219,7 +221,7 @@ public final class SqlEngine {
     public Mono<java.util.Set<String>> objectsAsync(String sql) {
         return Mono.deferContextual(context -> {
             Named cached = named.getIfPresent(sql);
-            if (cached != null && cached.fingerprint().equals(fingerprint())) {
+            if (cached != null && cached.version() == controller.catalogSnapshot().version()) {
                 return Mono.just(cached.objects());
             }
             bounded(sql);
@@ -230,18 +232,19 @@ public final class SqlEngine {
         }).onErrorMap(SqlErrors::map);
     }
 
-    /** The objects a statement names, as of a catalog: cached by the statement's text as plans are, so authorizing it plans nothing. */
-    private record Named(String fingerprint, java.util.Set<String> objects) {
+    /** The objects a statement names, as of a catalog version: cached by the statement's text as plans are, so authorizing it plans nothing. */
+    private record Named(long version, java.util.Set<String> objects) {
     }
 
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
     public SqlStatement prepare(String sql) {
-        String fingerprint = fingerprint();
+        CatalogSnapshot now = controller.catalogSnapshot();
         Prepared p = cache.getIfPresent(sql);
-        if (p != null && p.fingerprint.equals(fingerprint)) {
+        if (p != null && fresh(p, now)) {
             return p;
         }
         StatementCost cost = bounded(sql);
+        String fingerprint = fingerprint(now.entries(), null);
         p = SqlErrors.guarded(() -> compile(sql, fingerprint));
         p.heavy = cost.heavy();
         checkDeadline();
@@ -264,7 +267,7 @@ public final class SqlEngine {
                 return Mono.error(SqlCursors.aborted());
             }
             Prepared hit = cache.getIfPresent(sql);
-            if (hit != null && hit.fingerprint.equals(fingerprint())) {
+            if (hit != null && fresh(hit, controller.catalogSnapshot())) {
                 return Mono.just(hit);
             }
             try {
@@ -380,7 +383,7 @@ public final class SqlEngine {
                 throw SqlCursors.aborted();
             }
             if (new SqlLexer(sql).peek().is("fetch")) {
-                return cursors.fetch(sql, fingerprint(), session);
+                return cursors.fetch(sql, fingerprint(controller.catalog(), null), session);
             }
             return prepare(sql);
         } catch (RuntimeException e) {
@@ -403,8 +406,7 @@ public final class SqlEngine {
         return Mono.defer(() -> {
             Prepared p = (Prepared) statement;
             inBlock(p, session);
-            String fingerprint = fingerprint();
-            if (!p.fingerprint.equals(fingerprint) && p.cacheable()) {
+            if (p.cacheable() && !fresh(p, controller.catalogSnapshot())) {
                 return prepareAsync(p.text, new SqlSession()).flatMap(s -> {
                     Prepared again = (Prepared) s;
                     if (!java.util.Objects.equals(again.columns(), p.columns())) {
@@ -433,7 +435,7 @@ public final class SqlEngine {
         if (block == SqlSession.Block.FAILED && !SqlCursors.endsBlock(p.text)) {
             throw SqlCursors.aborted();
         }
-        SqlStatement.Kind kind = kind(p.text);
+        SqlStatement.Kind kind = p.kind;
         if (block == SqlSession.Block.OPEN && (kind == SqlStatement.Kind.WRITE || kind == SqlStatement.Kind.DDL)) {
             throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
                     + " in a transaction block; Tandem applies each write and catalog change on its own, run it outside BEGIN ... COMMIT");
@@ -461,7 +463,7 @@ public final class SqlEngine {
                 return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
             }
             inBlock(p, session);
-            Mono<Prepared> current = p.fingerprint.equals(fingerprint()) ? Mono.just(p)
+            Mono<Prepared> current = fresh(p, controller.catalogSnapshot()) ? Mono.just(p)
                     : prepareAsync(p.text, new SqlSession()).map(s -> (Prepared) s);
             return current.flatMapMany(again -> {
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
@@ -488,12 +490,24 @@ public final class SqlEngine {
         final List<DatumType> parameterTypes;
         final Run run;
         final boolean cacheable;
+        final SqlStatement.Kind kind;
+        /** The objects the plan depends on, those {@link #fingerprint} covers (null: the whole catalog). */
+        final Set<String> deps;
+        /** A catalog version at which the plan was found to hold (-1: none yet); see {@link #fresh}. */
+        volatile long checkedVersion = -1;
         /** Whether planning it was heavy work (see {@link StatementCost#heavy}): its executions bind on the heavy lane too. */
         boolean heavy;
 
         Prepared(String text, String fingerprint, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run, boolean cacheable) {
+            this(text, fingerprint, null, columns, parameterTypes, run, cacheable);
+        }
+
+        Prepared(String text, String fingerprint, Set<String> deps, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run,
+                boolean cacheable) {
             this.text = text;
             this.fingerprint = fingerprint;
+            this.deps = deps;
+            this.kind = SqlClassifier.kind(text);
             this.columns = columns;
             this.parameterTypes = List.copyOf(parameterTypes);
             this.run = run;
@@ -513,6 +527,11 @@ public final class SqlEngine {
         @Override
         public List<DatumType> parameterTypes() {
             return parameterTypes;
+        }
+
+        @Override
+        public SqlStatement.Kind kind() {
+            return kind;
         }
 
         boolean cacheable() {
@@ -536,13 +555,59 @@ public final class SqlEngine {
         return out;
     }
 
-    /** A fingerprint of the catalog a plan depends on: names and ids of its tables, views and indexes (ids are never reused). */
-    private String fingerprint() {
+    /**
+     * A fingerprint of the part of a catalog a plan depends on: names and ids (never reused) of the
+     * entries named in {@code deps} and of the indexes on them, which the access path chooses among; of
+     * every entry when {@code deps} is null.
+     */
+    private static String fingerprint(List<CatalogEntry> entries, Set<String> deps) {
         StringBuilder b = new StringBuilder();
-        for (CatalogEntry e : controller.catalog()) {
-            b.append(e.name()).append(':').append(e.id()).append(',');
+        for (CatalogEntry e : entries) {
+            if (deps == null || deps.contains(e.name()) || e instanceof CatalogEntry.Index i && deps.contains(i.on())) {
+                b.append(e.name()).append(':').append(e.id()).append(',');
+            }
         }
         return b.toString();
+    }
+
+    /**
+     * Whether {@code p}'s plan holds for the catalog {@code now}: what it depends on has the fingerprint it
+     * was planned with. Checked once per catalog version, so a catalog change that touches none of a
+     * statement's objects (another view defined or dropped) costs it one fingerprint, not a new plan.
+     */
+    private static boolean fresh(Prepared p, CatalogSnapshot now) {
+        if (p.checkedVersion == now.version()) {
+            return true;
+        }
+        if (!fingerprint(now.entries(), p.deps).equals(p.fingerprint)) {
+            return false;
+        }
+        p.checkedVersion = now.version();
+        return true;
+    }
+
+    /** The names of the collections {@code rel} reads, in subqueries of its expressions too. */
+    static Set<String> scanned(RelNode rel) {
+        Set<String> names = new java.util.HashSet<>();
+        scan(rel, names);
+        return Set.copyOf(names);
+    }
+
+    private static void scan(RelNode rel, Set<String> names) {
+        if (rel instanceof TableScan scan) {
+            List<String> qn = scan.getTable().getQualifiedName();
+            names.add(qn.get(qn.size() - 1));
+        }
+        rel.accept(new RexShuttle() {
+            @Override
+            public RexNode visitSubQuery(org.apache.calcite.rex.RexSubQuery sub) {
+                scan(sub.rel, names);
+                return super.visitSubQuery(sub);
+            }
+        });
+        for (RelNode in : rel.getInputs()) {
+            scan(in, names);
+        }
     }
 
     private Prepared compile(String sql, String fingerprint) {
@@ -627,6 +692,7 @@ public final class SqlEngine {
     }
 
     private Prepared query(String sql, String fingerprint, boolean explain) {
+        CatalogSnapshot planned = controller.catalogSnapshot();
         String text = sql;
         Long asOf = null;
         String asOfParam = null;
@@ -661,7 +727,10 @@ public final class SqlEngine {
                 return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
             }, false);
         }
-        return new Prepared(sql, fingerprint, q.columns, q.paramTypes, (values, session) -> runQuery(q, values, session), true);
+        // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
+        Set<String> deps = scanned(q.body);
+        return new Prepared(sql, fingerprint(planned.entries(), deps), deps, q.columns, q.paramTypes,
+                (values, session) -> runQuery(q, values, session), true);
     }
 
     private static String describeFast(ReadRequest r) {
@@ -1139,7 +1208,7 @@ public final class SqlEngine {
             throw lex.error("expected VIEW", lex.peek());
         }
         if (lex.peek().is("unique")) {
-            throw SqlException.notSupported("UNIQUE indexes (Tandem tables are multisets)");
+            throw SqlException.notSupported("CREATE UNIQUE INDEX (declare the key in CREATE TABLE: PRIMARY KEY or UNIQUE)");
         }
         if (lex.accept("index")) {
             return createIndex(sql, lex, fingerprint);
@@ -1168,10 +1237,12 @@ public final class SqlEngine {
         String name = lex.name("a table name");
         lex.expectPunct("(");
         List<Column> columns = new ArrayList<>();
+        List<CatalogEntry.Key> keys = new ArrayList<>();
         do {
             SqlLexer.Token at = lex.peek();
             if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
-                throw lex.error("not supported: table constraints (Tandem tables are multisets; create an index)", at);
+                keys.add(tableConstraint(lex));
+                continue;
             }
             String col = lex.name("a column name");
             SqlLexer.Token typeAt = lex.peek();
@@ -1197,14 +1268,21 @@ public final class SqlEngine {
             }
             boolean nullable = true;
             while (true) {
+                String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
                 if (lex.accept("not")) {
                     lex.expect("null");
                     nullable = false;
                 } else if (lex.accept("null")) {
                     nullable = true;
-                } else if (lex.peek().is("primary") || lex.peek().is("unique") || lex.peek().is("references")
-                        || lex.peek().is("default") || lex.peek().is("check")) {
+                } else if (lex.accept("primary")) {
+                    lex.expect("key");
+                    keys.add(new CatalogEntry.Key(constraint, List.of(col), true));
+                } else if (lex.accept("unique")) {
+                    keys.add(new CatalogEntry.Key(constraint, List.of(col), false));
+                } else if (lex.peek().is("references") || lex.peek().is("default") || lex.peek().is("check")) {
                     throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
+                } else if (constraint != null) {
+                    throw lex.error("expected NOT NULL, NULL, PRIMARY KEY or UNIQUE", lex.peek());
                 } else {
                     break;
                 }
@@ -1213,13 +1291,57 @@ public final class SqlEngine {
         } while (lex.acceptPunct(","));
         lex.expectPunct(")");
         lex.end();
+        checkKeys(name, columns, keys);
         return utility(sql, fingerprint, (params, session) -> blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
-            controller.createTable(name, columns);
+            controller.createTable(name, columns, keys);
             return SqlResult.command("CREATE TABLE");
         }));
+    }
+
+    /** A table constraint: {@code [CONSTRAINT name] PRIMARY KEY (a, ...)} or {@code UNIQUE (a, ...)}; others are refused. */
+    private static CatalogEntry.Key tableConstraint(SqlLexer lex) {
+        String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
+        boolean primary;
+        if (lex.accept("primary")) {
+            lex.expect("key");
+            primary = true;
+        } else if (lex.accept("unique")) {
+            primary = false;
+        } else {
+            throw lex.error("not supported: table constraint " + lex.peek().text().toUpperCase(Locale.ROOT) + " (keys are PRIMARY KEY and UNIQUE)",
+                    lex.peek());
+        }
+        lex.expectPunct("(");
+        List<String> cols = new ArrayList<>();
+        do {
+            cols.add(lex.name("a column name"));
+        } while (lex.acceptPunct(","));
+        lex.expectPunct(")");
+        return new CatalogEntry.Key(constraint, cols, primary);
+    }
+
+    /** Refuses keys PostgreSQL refuses, with its SQLSTATEs: an unknown column, a column twice in a key, two primary keys. */
+    private static void checkKeys(String table, List<Column> columns, List<CatalogEntry.Key> keys) {
+        boolean primary = false;
+        for (CatalogEntry.Key k : keys) {
+            String what = k.primary() ? "primary key" : "unique";
+            if (k.primary() && primary) {
+                throw new SqlException("42P16", "multiple primary keys for table \"" + table + "\" are not allowed");
+            }
+            primary |= k.primary();
+            for (int i = 0; i < k.columns().size(); i++) {
+                String c = k.columns().get(i);
+                if (columns.stream().noneMatch(x -> x.name().equals(c))) {
+                    throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + c + "\" named in key does not exist");
+                }
+                if (k.columns().subList(0, i).contains(c)) {
+                    throw new SqlException("42701", "column \"" + c + "\" appears twice in " + what + " constraint");
+                }
+            }
+        }
     }
 
     private Prepared createView(String sql, SqlLexer lex, String fingerprint, boolean materialized) {

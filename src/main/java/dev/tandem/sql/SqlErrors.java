@@ -2,6 +2,7 @@ package dev.tandem.sql;
 
 import dev.tandem.controller.ControllerException;
 import dev.tandem.storage.StorageFullException;
+import dev.tandem.storage.UniqueViolationException;
 
 /**
  * Maps the controller's and storage's refusals to SQL errors with PostgreSQL SQLSTATEs, and the JVM's
@@ -20,6 +21,7 @@ final class SqlErrors {
             case VirtualMachineError e when exhausted(e) != null -> exhausted(e);
             case ControllerException c -> new SqlException(state(c), c.getMessage());
             case StorageFullException f -> new SqlException("53100", f.getMessage());
+            case UniqueViolationException u -> SqlException.violation(SqlException.UNIQUE_VIOLATION, u.getMessage(), u.detail(SqlTypes::text), u.constraint());
             case java.util.concurrent.RejectedExecutionException r -> new SqlException(SqlException.TOO_MANY_READS,
                     "too many statements are waiting to be planned; retry shortly");
             case IllegalArgumentException i -> new SqlException(SqlException.DATA_EXCEPTION, i.getMessage());
@@ -64,7 +66,7 @@ final class SqlErrors {
         return switch (c.kind()) {
             case NOT_FOUND -> m.contains("not an index") || m.contains("not a view") || m.contains("not a table") ? "42809" : SqlException.UNDEFINED_TABLE;
             case CONFLICT -> m.contains("already exists") ? SqlException.DUPLICATE_OBJECT
-                    : m.contains("is used by") ? SqlException.DEPENDENT_OBJECTS : "55000";
+                    : m.contains("is used by") || m.contains("requires it") ? SqlException.DEPENDENT_OBJECTS : "55000";
             case INVALID -> m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
                     : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
                     : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION

@@ -23,6 +23,7 @@ public final class SqlException extends RuntimeException {
     public static final String OUT_OF_RANGE = "22003";
     public static final String INVALID_TEXT = "22P02";
     public static final String NOT_NULL_VIOLATION = "23502";
+    public static final String UNIQUE_VIOLATION = "23505";
     public static final String INVALID_PARAMETER = "22023";
     public static final String CANCELED = "57014";
     public static final String TOO_MANY_READS = "53000";
@@ -36,12 +37,35 @@ public final class SqlException extends RuntimeException {
     private final String sqlState;
     private final int line;
     private final int column;
+    private final String detail;
+    private final String constraint;
 
     public SqlException(String sqlState, String message, int line, int column) {
+        this(sqlState, message, line, column, null, null);
+    }
+
+    private SqlException(String sqlState, String message, int line, int column, String detail, String constraint) {
         super(message, null, false, false);
         this.sqlState = sqlState;
         this.line = line;
         this.column = column;
+        this.detail = detail;
+        this.constraint = constraint;
+    }
+
+    /** An error with PostgreSQL's detail line and the name of the constraint it violates (as a unique violation has). */
+    public static SqlException violation(String sqlState, String message, String detail, String constraint) {
+        return new SqlException(sqlState, message, 0, 0, detail, constraint);
+    }
+
+    /** PostgreSQL's detail line (ErrorResponse field {@code D}), or null. */
+    public String detail() {
+        return detail;
+    }
+
+    /** The violated constraint's name (ErrorResponse field {@code n}), or null. */
+    public String constraint() {
+        return constraint;
     }
 
     public SqlException(String sqlState, String message) {
@@ -78,6 +102,6 @@ public final class SqlException extends RuntimeException {
 
     /** The error at a position, unless it already has one. */
     SqlException at(int line, int column) {
-        return this.line > 0 || line <= 0 ? this : new SqlException(sqlState, getMessage(), line, column);
+        return this.line > 0 || line <= 0 ? this : new SqlException(sqlState, getMessage(), line, column, detail, constraint);
     }
 }

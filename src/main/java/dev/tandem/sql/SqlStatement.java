@@ -18,6 +18,9 @@ public interface SqlStatement {
     /** The types of the parameters {@code $1..$n}, in order. */
     List<DatumType> parameterTypes();
 
+    /** What the statement does ({@link SqlEngine#kind} of its text, found once). */
+    Kind kind();
+
     /**
      * What a statement does, for authorization ({@link SqlEngine#kind}): {@code READ} reads
      * ({@code SELECT}, {@code SHOW}, {@code EXPLAIN}, {@code SUBSCRIBE}), {@code WRITE} changes rows

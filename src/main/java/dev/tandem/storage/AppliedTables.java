@@ -67,7 +67,7 @@ final class AppliedTables {
                 if (tables.containsKey(c.id())) {
                     throw new IllegalStateException("log creates table '" + c.id() + "' twice");
                 }
-                tables.put(c.id(), new StoredTable(c.id(), c.schema()));
+                tables.put(c.id(), new StoredTable(c.id(), c.schema(), c.keys()));
             }
             case LogRecord.DropTable d -> {
                 StoredTable t = tables.remove(d.id());

@@ -20,6 +20,8 @@ final class CommitOp {
     final CatalogSwap swap;
     /** The rows this write deletes (net), while it is admitted and not yet applied; null if none. */
     Map<Row, Long> deletes;
+    /** Per unique key of the table, the key values this write adds rows with (net), while admitted and not yet applied; null if none. */
+    List<Map<Row, Long>> keyInserts;
     /** A write's place in admission order (= application order); -1 for other operations. */
     long seq = -1;
     final CompletableFuture<Long> done = new CompletableFuture<>();

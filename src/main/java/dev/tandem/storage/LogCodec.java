@@ -36,6 +36,8 @@ final class LogCodec {
     private static final byte WRITE_SWAP = 8;
     /** A {@link CatalogSwap} alone. */
     private static final byte CATALOG_CHANGE = 9;
+    /** A table with unique keys: {@link #CREATE}'s fields, then the keys (a table without keys is written as {@link #CREATE}). */
+    private static final byte CREATE_KEYED = 10;
 
     private LogCodec() {
     }
@@ -74,13 +76,24 @@ final class LogCodec {
         private void encode(LogRecord record) {
             switch (record) {
                 case LogRecord.CreateTable c -> {
-                    putByte(CREATE);
+                    putByte(c.keys().isEmpty() ? CREATE : CREATE_KEYED);
                     putString(c.id());
                     putInt(c.schema().arity());
                     for (Column col : c.schema().columns()) {
                         putString(col.name());
                         putString(col.type().jsonName());
                         putByte((byte) (col.nullable() ? 1 : 0));
+                    }
+                    if (!c.keys().isEmpty()) {
+                        putInt(c.keys().size());
+                        for (UniqueKey k : c.keys()) {
+                            putString(k.name());
+                            putByte((byte) (k.primary() ? 1 : 0));
+                            putInt(k.columns().size());
+                            for (int col : k.columns()) {
+                                putInt(col);
+                            }
+                        }
                     }
                 }
                 case LogRecord.DropTable d -> {
@@ -202,14 +215,14 @@ final class LogCodec {
         try {
             byte type = in.get();
             LogRecord record = switch (type) {
-                case CREATE -> {
+                case CREATE, CREATE_KEYED -> {
                     String id = string(in);
                     int n = in.getInt();
                     List<Column> cols = new ArrayList<>(n);
                     for (int i = 0; i < n; i++) {
                         cols.add(new Column(string(in), DatumType.fromJson(string(in)), in.get() != 0));
                     }
-                    yield new LogRecord.CreateTable(id, new Schema(cols));
+                    yield new LogRecord.CreateTable(id, new Schema(cols), type == CREATE_KEYED ? keys(in, n) : List.of());
                 }
                 case DROP -> new LogRecord.DropTable(string(in));
                 case WRITE, WRITE_SWAP -> {
@@ -245,6 +258,36 @@ final class LogCodec {
             }
             throw new IllegalStateException("malformed log record: " + e, e);
         }
+    }
+
+    private static List<UniqueKey> keys(ByteBuffer in, int arity) {
+        int n = in.getInt();
+        if (n < 1 || n > in.remaining()) {
+            throw new IllegalStateException("key count " + n + " out of bounds");
+        }
+        List<UniqueKey> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String name = string(in);
+            boolean primary = in.get() != 0;
+            int k = in.getInt();
+            if (k < 1 || k > arity) {
+                throw new IllegalStateException("key column count " + k + " out of bounds");
+            }
+            List<Integer> cols = new ArrayList<>(k);
+            for (int j = 0; j < k; j++) {
+                int c = in.getInt();
+                if (c < 0 || c >= arity) {
+                    throw new IllegalStateException("key column " + c + " out of bounds");
+                }
+                cols.add(c);
+            }
+            try {
+                keys.add(new UniqueKey(name, cols, primary));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("malformed key: " + e.getMessage(), e);
+            }
+        }
+        return keys;
     }
 
     private static CatalogSwap swap(ByteBuffer in) {

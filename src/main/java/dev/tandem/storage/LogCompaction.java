@@ -115,11 +115,11 @@ final class LogCompaction {
             historySizeAfter = applied.historySize;
         }
         for (Captured c : captured) {
-            image.add(new LogRecord.CreateTable(c.table().id, c.table().schema));
+            image.add(new LogRecord.CreateTable(c.table().id, c.table().schema, c.table().keys));
             if (c.since() > 0) {
                 image.add(new LogRecord.Since(c.table().id, c.since()));
             }
-            image.addAll(StoredTable.consolidated(c.table().id, c.history(), c.frontier()));
+            image.addAll(StoredTable.consolidated(c.table().id, c.history(), c.frontier(), c.table().keyed()));
         }
         catalogNow.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
         try {

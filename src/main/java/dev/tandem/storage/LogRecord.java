@@ -6,7 +6,15 @@ import java.util.List;
 /** One entry of the storage log: a change to tables or the catalog, in commit order. */
 sealed interface LogRecord {
 
-    record CreateTable(String id, Schema schema) implements LogRecord {
+    /** A table with its schema and unique keys (none: a multiset without constraints). */
+    record CreateTable(String id, Schema schema, List<UniqueKey> keys) implements LogRecord {
+        public CreateTable {
+            keys = List.copyOf(keys);
+        }
+
+        CreateTable(String id, Schema schema) {
+            this(id, schema, List.of());
+        }
     }
 
     record DropTable(String id) implements LogRecord {

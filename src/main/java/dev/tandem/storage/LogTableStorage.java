@@ -74,8 +74,15 @@ final class LogTableStorage implements TableStorage {
     // ---- tables and catalog -------------------------------------------------------------------
 
     @Override
-    public void createTable(String id, Schema schema) {
-        commit.await(admission.createTable(id, schema));
+    public void createTable(String id, Schema schema, List<UniqueKey> keys) {
+        commit.await(admission.createTable(id, schema, keys));
+    }
+
+    @Override
+    public List<UniqueKey> keys(String id) {
+        synchronized (applied.lock) {
+            return applied.table(id).keys;
+        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Finds, after recovery, the rows whose count in the log is negative: data written before deletes were
@@ -76,16 +77,21 @@ final class NegativeCounts {
             }
             Cursor c = t.history().cursor();
             while (c.keyValid()) {
-                Row row = c.key();
-                List<long[]> updates = new ArrayList<>();
-                c.forEachUpdate((val, time, diff) -> updates.add(new long[] {time, diff}));
-                long sum = updates.stream().mapToLong(u -> u[1]).sum();
-                if (sum < 0) {
-                    Found e = new Found(id, row, sum, offsetWhereNegative(id, updates));
-                    LOG.log(System.Logger.Level.WARNING, "table {0}: row {1} has multiplicity {2} in the log (from the record at offset {3})"
-                            + " - written before deletes were checked; it is listed in tandem_storage_errors",
-                            id, e.row(), Long.toString(sum), Long.toString(e.logOffset()));
-                    out.add(e);
+                // a table arranged by a key holds its rows as the values
+                Map<Row, List<long[]>> byRow = new TreeMap<>();
+                Row key = c.key();
+                boolean keyed = t.keyed();
+                c.forEachUpdate((val, time, diff) -> byRow.computeIfAbsent(keyed ? val : key, r -> new ArrayList<>()).add(new long[] {time, diff}));
+                for (Map.Entry<Row, List<long[]>> r : byRow.entrySet()) {
+                    List<long[]> updates = r.getValue();
+                    long sum = updates.stream().mapToLong(u -> u[1]).sum();
+                    if (sum < 0) {
+                        Found e = new Found(id, r.getKey(), sum, offsetWhereNegative(id, updates));
+                        LOG.log(System.Logger.Level.WARNING, "table {0}: row {1} has multiplicity {2} in the log (from the record at offset {3})"
+                                + " - written before deletes were checked; it is listed in tandem_storage_errors",
+                                id, e.row(), Long.toString(sum), Long.toString(e.logOffset()));
+                        out.add(e);
+                    }
                 }
                 c.stepKey();
             }

@@ -34,6 +34,11 @@ import reactor.core.publisher.Mono;
  * of it, e.g. a delete of rows another replica's write already removed). Any replica then reading
  * {@code as_of} that timestamp waits until it has applied the write itself.
  *
+ * <h2>Keys</h2>
+ * A table's unique keys travel with its creation, and a write is checked against them where it is
+ * applied, by the applied storage's admission, as deletes are: of two replicas' concurrent inserts of
+ * one key, the one later in the log is refused, alike on every replica, and its appender is told so.
+ *
  * <h2>Definitions</h2>
  * Tables and catalog entries travel through the log like writes, and any replica may make them. A
  * guarded catalog change ({@link #changeCatalog}) is checked where it is applied, so of two replicas
@@ -143,7 +148,7 @@ final class ReplicatedTableStorage implements TableStorage {
             LogRecord record = LogCodec.decode(e.payload());
             long result = switch (record) {
                 case LogRecord.CreateTable c -> {
-                    applied.createTable(c.id(), c.schema());
+                    applied.createTable(c.id(), c.schema(), c.keys());
                     yield 0L;
                 }
                 case LogRecord.DropTable d -> {
@@ -248,10 +253,16 @@ final class ReplicatedTableStorage implements TableStorage {
     // ---- changes: through the log ----------------------------------------------------------------
 
     @Override
-    public void createTable(String id, Schema schema) {
+    public void createTable(String id, Schema schema, List<UniqueKey> keys) {
         requireId(id);
         Objects.requireNonNull(schema, "schema");
-        submitAndAwait(new LogRecord.CreateTable(id, schema));
+        WriteAdmission.checkKeys(schema, keys);
+        submitAndAwait(new LogRecord.CreateTable(id, schema, keys));
+    }
+
+    @Override
+    public List<UniqueKey> keys(String id) {
+        return applied.keys(id);
     }
 
     @Override

@@ -23,8 +23,21 @@ import reactor.core.publisher.Mono;
  */
 public interface TableStorage extends AutoCloseable {
 
-    /** Creates a table; throws {@link IllegalArgumentException} if {@code id} already exists. */
-    void createTable(String id, Schema schema);
+    /** Creates a table without keys; throws {@link IllegalArgumentException} if {@code id} already exists. */
+    default void createTable(String id, Schema schema) {
+        createTable(id, schema, List.of());
+    }
+
+    /**
+     * Creates a table whose writes are refused ({@link UniqueViolationException}) when they would leave
+     * two rows with the same value of one of {@code keys}; throws {@link IllegalArgumentException} if
+     * {@code id} already exists or a key does not fit the schema (an unknown column, a nullable
+     * primary key column, two primary keys).
+     */
+    void createTable(String id, Schema schema, List<UniqueKey> keys);
+
+    /** The unique keys of a table (empty: none); throws {@link IllegalArgumentException} if it does not exist. */
+    List<UniqueKey> keys(String id);
 
     /**
      * Drops a table; its subscriptions receive {@code Progress(Frontier.EMPTY)} and complete. Throws
@@ -43,7 +56,8 @@ public interface TableStorage extends AutoCloseable {
      * write is durable. The write is submitted when this method is called (not on subscription); the
      * Mono only reports its outcome. A write that fails validation (unknown table, wrong arity, a datum
      * of the wrong type, NULL in a non-nullable column, diff 0) errors with an
-     * {@link IllegalArgumentException} naming the row and column, and nothing is written. An empty list
+     * {@link IllegalArgumentException} naming the row and column, and nothing is written; so does a
+     * write that would leave two rows with one value of a unique key, with a {@link UniqueViolationException}. An empty list
      * is a write of nothing that still gets a timestamp. Completion runs on the commit thread.
      */
     Mono<Long> write(String id, List<RowDiff> updates);

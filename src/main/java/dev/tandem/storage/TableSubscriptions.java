@@ -91,7 +91,7 @@ final class TableSubscriptions {
 
     /** Sends a subscriber its snapshot from {@code history}, then the events held back while it was read. */
     private void finishPriming(StoredTable t, StoredTable.Subscriber s, TraceSnapshot history, long capturedUpper) {
-        StoredTable.Snapshot snap = StoredTable.read(history, s.asOf);
+        StoredTable.Snapshot snap = StoredTable.read(history, s.asOf, t.keyed());
         synchronized (applied.lock) {
             boolean ok = emit(s, new TableEvent.Updates(snap.at()))
                     && (snap.later().isEmpty() || emit(s, new TableEvent.Updates(snap.later())))
@@ -167,7 +167,7 @@ final class TableSubscriptions {
 
     /** Sends a subscriber its snapshot at {@code asOf}, the applied updates after it, and the upper. */
     private boolean prime(StoredTable t, StoredTable.Subscriber s) {
-        StoredTable.Snapshot snap = StoredTable.read(t.history(), s.asOf);
+        StoredTable.Snapshot snap = StoredTable.read(t.history(), s.asOf, t.keyed());
         s.primed = true;
         return emit(s, new TableEvent.Updates(snap.at()))
                 && (snap.later().isEmpty() || emit(s, new TableEvent.Updates(snap.later())))

@@ -7,9 +7,11 @@ import dev.tandem.row.Schema;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import reactor.core.publisher.Mono;
@@ -19,7 +21,16 @@ import reactor.core.publisher.Mono;
  * once everything already admitted has been applied, and enqueued in the same step, so the log order
  * is the admission order and every record is valid against the records before it: a table created
  * twice, a write that does not fit its schema, a delete that would make a row's count negative (a
- * table is a multiset) or a catalog swap whose guard no longer holds is refused and changes nothing.
+ * table is a multiset), a write that would leave two rows with the same value of one of the table's
+ * {@link UniqueKey unique keys} or a catalog swap whose guard no longer holds is refused and changes
+ * nothing.
+ *
+ * <p>Keys are checked as deletes are, against the same published history plus the writes in flight:
+ * a write's net change per key value (its inserts less its deletes of rows with that value, so a
+ * delete and an insert of one key in one write is a replacement) must leave at most one row with it.
+ * First cheaply (the published count plus the inserts in flight, an upper bound); only when that is
+ * not enough, exactly, by scanning the writes in flight. Of two concurrent inserts of one key, the one
+ * admitted first is counted by the second, which is refused.
  *
  * <p>Threading: callers admit from any thread under the admission lock; the commit thread takes from
  * {@link #queue()} and, under the same lock, {@linkplain #applied forgets} what it has applied or
@@ -36,6 +47,10 @@ final class WriteAdmission {
     private final Object admitLock = new Object();
     /** Tables as they will be once every admitted change is applied; guarded by {@code admitLock}. */
     private final Map<String, Schema> admitted = new HashMap<>();
+    /** The unique keys of the tables in {@link #admitted}; guarded by {@code admitLock}. */
+    private final Map<String, List<UniqueKey>> admittedKeys = new HashMap<>();
+    /** Per keyed table and key, the key values admitted writes not yet applied insert (net), with how many; guarded by {@code admitLock}. */
+    private final Map<String, List<Map<Row, Long>>> pendingKeyInserts = new HashMap<>();
     /** Admitted writes not yet applied, by table; guarded by {@code admitLock}. */
     private final Map<String, Map<Row, Long>> pendingDeletes = new HashMap<>();
     /** Admitted writes not yet applied, by table, in admission (= application) order; guarded by {@code admitLock}. */
@@ -61,16 +76,44 @@ final class WriteAdmission {
         return queue;
     }
 
-    CommitOp createTable(String id, Schema schema) {
+    CommitOp createTable(String id, Schema schema, List<UniqueKey> keys) {
         LogTableStorage.requireId(id);
         Objects.requireNonNull(schema, "schema");
+        checkKeys(schema, keys);
         synchronized (admitLock) {
             ensureOpen();
             if (admitted.containsKey(id)) {
                 throw new IllegalArgumentException("table '" + id + "' already exists");
             }
             admitted.put(id, schema);
-            return enqueue(CommitOp.log(new LogRecord.CreateTable(id, schema)));
+            admittedKeys.put(id, List.copyOf(keys));
+            return enqueue(CommitOp.log(new LogRecord.CreateTable(id, schema, keys)));
+        }
+    }
+
+    /** Refuses keys that do not fit {@code schema}: unknown columns, a nullable primary key column, two primary keys, two keys of one name. */
+    static void checkKeys(Schema schema, List<UniqueKey> keys) {
+        Objects.requireNonNull(keys, "keys");
+        Set<String> names = new HashSet<>();
+        boolean primary = false;
+        for (UniqueKey k : keys) {
+            if (!names.add(k.name())) {
+                throw new IllegalArgumentException("two keys are named '" + k.name() + "'");
+            }
+            if (k.primary()) {
+                if (primary) {
+                    throw new IllegalArgumentException("a table has at most one primary key");
+                }
+                primary = true;
+            }
+            for (int c : k.columns()) {
+                if (c >= schema.arity()) {
+                    throw new IllegalArgumentException("key '" + k.name() + "': the table has no column " + c);
+                }
+                if (k.primary() && schema.column(c).nullable()) {
+                    throw new IllegalArgumentException("key '" + k.name() + "': primary key column '" + schema.column(c).name() + "' must be NOT NULL");
+                }
+            }
         }
     }
 
@@ -81,7 +124,9 @@ final class WriteAdmission {
             if (admitted.remove(id) == null) {
                 throw LogTableStorage.unknownTable(id);
             }
+            admittedKeys.remove(id);
             pendingDeletes.remove(id);
+            pendingKeyInserts.remove(id);
             inflight.remove(id);
             return enqueue(CommitOp.log(new LogRecord.DropTable(id)));
         }
@@ -157,11 +202,13 @@ final class WriteAdmission {
     Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
         Schema schema;
+        List<UniqueKey> keys;
         synchronized (admitLock) {
             if (closing) {
                 return Mono.error(LogTableStorage.closedError());
             }
             schema = admitted.get(id);
+            keys = admittedKeys.getOrDefault(id, List.of());
         }
         if (schema == null) {
             return Mono.error(LogTableStorage.unknownTable(id));
@@ -170,6 +217,8 @@ final class WriteAdmission {
         if (violation != null) {
             return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
         }
+        // the key values the write adds rows with, projected outside the lock
+        List<Map<Row, Long>> keyInserts = keys.isEmpty() ? null : keyInserts(keys, updates);
         CommitOp op = CommitOp.write(id, List.copyOf(updates), swap);
         synchronized (admitLock) {
             if (closing) {
@@ -194,6 +243,24 @@ final class WriteAdmission {
                 if (negative != null) {
                     return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
                 }
+            }
+            if (keyInserts != null) {
+                UniqueViolationException duplicate = duplicate(id, schema, keys, keyInserts);
+                if (duplicate != null) {
+                    return Mono.error(duplicate);
+                }
+                List<Map<Row, Long>> pending = pendingKeyInserts.computeIfAbsent(id, k -> {
+                    List<Map<Row, Long>> maps = new ArrayList<>();
+                    keys.forEach(x -> maps.add(new HashMap<>()));
+                    return maps;
+                });
+                for (int k = 0; k < keys.size(); k++) {
+                    Map<Row, Long> into = pending.get(k);
+                    keyInserts.get(k).forEach((key, n) -> into.merge(key, n, Long::sum));
+                }
+                op.keyInserts = keyInserts;
+            }
+            if (deletes != null) {
                 Map<Row, Long> pending = pendingDeletes.computeIfAbsent(id, k -> new HashMap<>());
                 deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
                 op.deletes = deletes;
@@ -231,6 +298,18 @@ final class WriteAdmission {
                         pendingDeletes.remove(op.table);
                     }
                 }
+                List<Map<Row, Long>> pendingKeys = op.keyInserts == null ? null : pendingKeyInserts.get(op.table);
+                if (pendingKeys != null) {
+                    boolean empty = true;
+                    for (int k = 0; k < pendingKeys.size(); k++) {
+                        Map<Row, Long> in = pendingKeys.get(k);
+                        op.keyInserts.get(k).forEach((key, n) -> in.computeIfPresent(key, (r, m) -> m - n == 0 ? null : m - n));
+                        empty &= in.isEmpty();
+                    }
+                    if (empty) {
+                        pendingKeyInserts.remove(op.table);
+                    }
+                }
             }
         }
     }
@@ -257,12 +336,15 @@ final class WriteAdmission {
     private void restartFromApplied() {
         synchronized (admitLock) {
             pendingDeletes.clear();
+            pendingKeyInserts.clear();
             inflight.clear();
             admittedCatalog.clear();
             synchronized (applied.lock) {
                 admitted.clear();
+                admittedKeys.clear();
                 for (StoredTable t : applied.tables.values()) {
                     admitted.put(t.id, t.schema);
+                    admittedKeys.put(t.id, t.keys);
                 }
             }
         }
@@ -343,6 +425,96 @@ final class WriteAdmission {
             if (have < want) {
                 return "it deletes " + want + " cop" + (want == 1 ? "y" : "ies") + " of row " + e.getKey()
                         + " but the table holds " + Math.max(0, have) + "; nothing was written";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Per key of the table, the key values {@code updates} add rows with (net: inserts less deletes of
+     * rows with that value), with how many; values with a NULL are left out (never duplicates). Null
+     * if the write adds none.
+     */
+    private static List<Map<Row, Long>> keyInserts(List<UniqueKey> keys, List<RowDiff> updates) {
+        List<Map<Row, Long>> out = new ArrayList<>(keys.size());
+        boolean any = false;
+        for (UniqueKey k : keys) {
+            int[] cols = k.positions();
+            Map<Row, Long> net = new HashMap<>();
+            for (RowDiff u : updates) {
+                Row key = u.row().project(cols);
+                if (!key.hasNull()) {
+                    net.merge(key, u.diff(), Long::sum);
+                }
+            }
+            net.values().removeIf(n -> n <= 0);
+            any |= !net.isEmpty();
+            out.add(net);
+        }
+        return any ? out : null;
+    }
+
+    /**
+     * The violation of a unique key that adding {@code keyInserts} (per key: value → rows added) would
+     * make, or null. Checked under {@code admitLock} against the published history and the writes in
+     * flight, as {@link #negativeCount} checks deletes: first against an upper bound (published count
+     * plus the inserts in flight), and only the values that bound does not clear exactly, by one pass
+     * over the writes in flight after the published history.
+     */
+    private UniqueViolationException duplicate(String id, Schema schema, List<UniqueKey> keys, List<Map<Row, Long>> keyInserts) {
+        StoredTable table;
+        synchronized (applied.lock) {
+            table = applied.tables.get(id);
+        }
+        StoredTable.Applied view = table == null ? null : table.applied();
+        long viewSeq = view == null ? -1 : view.seq();
+        List<Map<Row, Long>> pending = pendingKeyInserts.get(id);
+        List<Map<Row, long[]>> unsure = null;
+        for (int k = 0; k < keys.size(); k++) {
+            Map<Row, Long> inFlight = pending == null ? Map.of() : pending.get(k);
+            for (Map.Entry<Row, Long> e : keyInserts.get(k).entrySet()) {
+                long count = view == null ? 0 : view.keyCount(k, e.getKey());
+                if (count + inFlight.getOrDefault(e.getKey(), 0L) + e.getValue() > 1) {
+                    // Maybe too many, counting inserts in flight that deletes in flight undo: counted exactly below.
+                    if (unsure == null) {
+                        unsure = new ArrayList<>();
+                        for (int j = 0; j < keys.size(); j++) {
+                            unsure.add(new HashMap<>());
+                        }
+                    }
+                    unsure.get(k).put(e.getKey(), new long[] {count});
+                }
+            }
+        }
+        if (unsure == null) {
+            return null;
+        }
+        int[][] cols = new int[keys.size()][];
+        for (int k = 0; k < keys.size(); k++) {
+            cols[k] = unsure.get(k).isEmpty() ? null : keys.get(k).positions();
+        }
+        for (CommitOp op : inflight.getOrDefault(id, new ArrayDeque<>())) {
+            if (op.seq <= viewSeq) {
+                continue;
+            }
+            for (RowDiff u : op.updates) {
+                for (int k = 0; k < keys.size(); k++) {
+                    if (cols[k] != null) {
+                        long[] have = unsure.get(k).get(u.row().project(cols[k]));
+                        if (have != null) {
+                            have[0] += u.diff();
+                        }
+                    }
+                }
+            }
+        }
+        for (int k = 0; k < keys.size(); k++) {
+            for (Map.Entry<Row, long[]> e : unsure.get(k).entrySet()) {
+                if (e.getValue()[0] + keyInserts.get(k).get(e.getKey()) > 1) {
+                    UniqueKey key = keys.get(k);
+                    List<String> names = key.columns().stream().map(c -> schema.column(c).name()).toList();
+                    return new UniqueViolationException(key.name(), names, e.getKey());
+                }
             }
         }
         return null;

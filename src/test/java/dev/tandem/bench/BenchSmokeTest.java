@@ -34,10 +34,11 @@ class BenchSmokeTest {
      * The scenarios run here. {@code replicas} needs a Kafka broker ({@code ReplicasScenarioSmokeTest} runs
      * it on demand). {@code subscribe-fanout} is left out: its hundreds of WebSocket clients would
      * crowd this concurrent run; smoke-run it by hand with {@code bin/dev bench subscribe-fanout --subscribers 8
-     * --rate 50 --rows 20000 --duration 3s --churn-loops 1} (see docs/BENCHMARKS.md).
+     * --rate 50 --rows 20000 --duration 3s --churn-loops 1} (see docs/BENCHMARKS.md). {@code pg-compare} needs
+     * PostgreSQL and pgbench and has its own schema: {@code PgCompareSmokeTest} runs it.
      */
     private static final List<String> SCENARIOS = BenchOptions.SCENARIOS.stream()
-            .filter(s -> !s.equals("replicas") && !s.equals("subscribe-fanout")).toList();
+            .filter(s -> !s.equals("replicas") && !s.equals("subscribe-fanout") && !s.equals("pg-compare")).toList();
 
     @Test
     @Timeout(420)

@@ -30,7 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * through the log without a restart; writes through every replica are read back on every replica from the
  * table, the index (key lookups) and the view, equal to a naive model; a view dropped through another
  * replica than created it is gone everywhere; and two replicas racing to create one name end with one
- * catalog everywhere, the loser answered 409.
+ * catalog everywhere, the loser answered 409; a table with a primary key defined through one replica is
+ * indexed by its key on every replica, and of two replicas inserting one key at once exactly one wins.
  */
 class DefinitionsLiveReplicasTest {
 
@@ -116,6 +117,44 @@ class DefinitionsLiveReplicasTest {
                 await().atMost(LEARN).pollInterval(Duration.ofMillis(100)).until(() -> r.get("/v1/views/big").statusCode() == 404);
             }
 
+            // A table with a primary key through r2: every replica serves its key's index, and of two replicas
+            // inserting one key at once exactly one wins, alike everywhere.
+            ok(r2.post("/v1/tables", "{\"name\":\"keyed\",\"columns\":[{\"name\":\"id\",\"type\":\"int64\"},"
+                    + "{\"name\":\"v\",\"type\":\"int64\"}],\"primary_key\":[\"id\"]}"));
+            for (ReplicaProcess r : replicas) {
+                await().atMost(LEARN).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                        .until(() -> JSON.readTree(r.get("/v1/indexes/keyed_pkey").body()).get("hydrated").asBoolean());
+            }
+            Map<Long, Long> keyed = new TreeMap<>();
+            long keyedLast = 0;
+            for (long k = 0; k < RACES; k++) {
+                String row = "{\"insert\":[[" + k + ",";
+                CountDownLatch go = new CountDownLatch(1);
+                Future<HttpResponse<String>> a = racers.submit(() -> {
+                    go.await();
+                    return r0.post("/v1/tables/keyed/rows", row + "0]]}");
+                });
+                Future<HttpResponse<String>> b = racers.submit(() -> {
+                    go.await();
+                    return r1.post("/v1/tables/keyed/rows", row + "1]]}");
+                });
+                go.countDown();
+                HttpResponse<String> ra = a.get(60, TimeUnit.SECONDS);
+                HttpResponse<String> rb = b.get(60, TimeUnit.SECONDS);
+                assertThat(List.of(ra.statusCode(), rb.statusCode())).as("%s / %s", ra.body(), rb.body()).containsExactlyInAnyOrder(200, 409);
+                assertThat((ra.statusCode() == 409 ? ra : rb).body()).contains("unique-violation", "Key (id)=(" + k + ") already exists.");
+                keyed.put(k, ra.statusCode() == 200 ? 0L : 1L);
+                keyedLast = Math.max(keyedLast, timestamp(ra.statusCode() == 200 ? ra : rb));
+            }
+            for (int i = 0; i < replicas.size(); i++) {
+                HttpResponse<String> lookup = replicas.get(i).post("/v1/peek", "{\"from\":\"keyed\",\"key\":[[0],[1]],\"as_of\":" + keyedLast
+                        + ",\"timeout_ms\":30000}");
+                Map<Long, Long> expected = new TreeMap<>(keyed);
+                expected.keySet().retainAll(List.of(0L, 1L));
+                assertThat(rows(lookup)).as("replica %d: the keyed table", i).isEqualTo(expected);
+                assertThat(JSON.readTree(lookup.body()).get("path").asString()).isEqualTo("fast");
+            }
+
             // Races: r1 and r2 create one name at once, with different columns: one wins, the other gets
             // 409, and every replica ends with the winner's definition.
             for (int race = 0; race < RACES; race++) {
@@ -153,7 +192,7 @@ class DefinitionsLiveReplicasTest {
             for (ReplicaProcess r : replicas) {
                 assertThat(catalog(r)).isEqualTo(catalog);
             }
-            assertThat(catalog).contains("\"kv\"", "\"kv_by_id\"").doesNotContain("\"big\"");
+            assertThat(catalog).contains("\"kv\"", "\"kv_by_id\"", "\"keyed_pkey\"").doesNotContain("\"big\"");
         } finally {
             racers.shutdownNow();
             for (ReplicaProcess r : replicas) {

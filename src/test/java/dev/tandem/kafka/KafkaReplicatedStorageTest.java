@@ -15,6 +15,8 @@ import dev.tandem.storage.TableEvent;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
 import dev.tandem.storage.TableUpdate;
+import dev.tandem.storage.UniqueKey;
+import dev.tandem.storage.UniqueViolationException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -150,6 +152,40 @@ class KafkaReplicatedStorageTest {
             for (TableStorage s : List.of(a, b)) {
                 assertThat(s.catalogEntries()).containsEntry("progress", "next=2");
                 assertThat(history(s, "t", last).values().stream().mapToLong(Long::longValue).sum()).isEqualTo(2);
+            }
+        }
+    }
+
+    /** Two replicas insert the same primary key at once: the log orders them, exactly one wins everywhere, and keys survive catch-up. */
+    @Test
+    void keysAreEnforcedAlikeOnEveryReplica() {
+        String topic = "log-" + TOPICS.incrementAndGet();
+        List<UniqueKey> keys = List.of(new UniqueKey("t_pkey", List.of(0), true));
+        try (TableStorage a = replica(topic); TableStorage b = replica(topic)) {
+            a.createTable("t", KV, keys);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b.tables().contains("t"));
+            assertThat(b.keys("t")).isEqualTo(keys);
+            for (long k = 0; k < 10; k++) {
+                long key = k;
+                List<String> outcomes = Flux.merge(
+                                a.write("t", List.of(RowDiff.insert(kv(key, 1)))).map(t -> "ok")
+                                        .onErrorResume(UniqueViolationException.class, e -> reactor.core.publisher.Mono.just(e.constraint())),
+                                b.write("t", List.of(RowDiff.insert(kv(key, 2)))).map(t -> "ok")
+                                        .onErrorResume(UniqueViolationException.class, e -> reactor.core.publisher.Mono.just(e.constraint())))
+                        .collectList().block(Duration.ofSeconds(30));
+                assertThat(outcomes).containsExactlyInAnyOrder("ok", "t_pkey");
+            }
+            // a replacement of a key's row in one write is no duplicate
+            boolean aWon = history(b, "t", b.lastWriteTime()).keySet().stream().anyMatch(h -> h.get(0).equals(kv(3, 1).toString()));
+            long last = b.write("t", List.of(RowDiff.delete(aWon ? kv(3, 1) : kv(3, 2)), RowDiff.insert(kv(3, 3)))).block(Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(20)).until(() -> a.upper("t").isPast(last));
+            Map<List<Object>, Long> ha = history(a, "t", last);
+            assertThat(history(b, "t", last)).isEqualTo(ha);
+            try (TableStorage c = replica(topic)) {
+                assertThat(c.keys("t")).isEqualTo(keys);
+                assertThat(history(c, "t", last)).isEqualTo(ha);
+                assertThatThrownBy(() -> c.write("t", List.of(RowDiff.insert(kv(3, 9)))).block(Duration.ofSeconds(30)))
+                        .isInstanceOf(UniqueViolationException.class).hasMessageContaining("\"t_pkey\"");
             }
         }
     }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Calcite stays off the read path: a statement is planned once and then found by its text, a prepared
  * statement runs with new parameters without planning again, the objects it names (what authorization
- * asks) are found by its text too, and a catalog change plans it once more.
+ * asks) are found by its text too, and a catalog change to what it reads plans it once more; a change
+ * to other objects plans nothing.
  */
 class SqlPlanCacheTest {
 
@@ -54,6 +55,49 @@ class SqlPlanCacheTest {
                 assertThat(stack.sql.execute(prepared, List.of(2L), session).block(Duration.ofSeconds(30)).read().path()).isEqualTo("fast");
             }
             assertThat(CalcitePlanner.PLANS.get() - afterIndex).as("planned again once after the catalog changed").isEqualTo(1);
+            session.close();
+        }
+    }
+
+    @Test
+    void aChangeToOtherObjectsPlansNothing() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession(true);
+            stack.run("CREATE TABLE p (id bigint NOT NULL, name text)", session);
+            stack.run("CREATE TABLE other (id bigint NOT NULL, g bigint)", session);
+            stack.run("INSERT INTO p VALUES (1, 'one'), (2, 'two')", session);
+            stack.run("CREATE INDEX p_by_id ON p (id)", session);
+            String lookup = "SELECT name FROM p WHERE id = $1";
+            SqlStatement prepared = stack.sql.prepare(lookup);
+
+            // views and indexes over another table come and go, as a churn of maintained views does
+            long before = CalcitePlanner.PLANS.get();
+            for (int i = 0; i < 3; i++) {
+                stack.run("CREATE VIEW churn AS SELECT g, count(*) AS c FROM other GROUP BY g", session);
+                stack.run("CREATE INDEX churn_by_g ON churn (g)", session);
+                stack.run("DROP INDEX churn_by_g", session);
+                stack.run("DROP VIEW churn", session);
+            }
+            long churned = CalcitePlanner.PLANS.get();
+            for (int i = 0; i < 10; i++) {
+                SqlResult r = stack.sql.execute(prepared, List.of(2L), session).block(Duration.ofSeconds(30));
+                assertThat(r.rows()).hasSize(1);
+                assertThat(r.read().path()).isEqualTo("fast");
+                assertThat(stack.run(lookup, session, 1L).rows().get(0)[0]).isEqualTo("one");
+            }
+            assertThat(CalcitePlanner.PLANS.get() - churned).as("nothing planned again for changes to other objects").isZero();
+            assertThat(churned - before).as("the churn's own statements were planned").isPositive();
+
+            // a change to what it reads: p dropped and made again with other columns
+            stack.run("DROP INDEX p_by_id", session);
+            stack.run("DROP TABLE p", session);
+            stack.run("CREATE TABLE p (id bigint NOT NULL, name bigint)", session);
+            stack.run("INSERT INTO p VALUES (2, 20)", session);
+            long recreated = CalcitePlanner.PLANS.get();
+            assertThat(stack.run(lookup, session, 2L).rows().get(0)[0]).as("planned against the new table").isEqualTo(20L);
+            assertThat(CalcitePlanner.PLANS.get() - recreated).as("planned again once").isEqualTo(1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stack.sql.execute(prepared, List.of(2L), session).block(Duration.ofSeconds(30)))
+                    .isInstanceOf(SqlException.class).hasMessageContaining("cached plan must not change result type");
             session.close();
         }
     }
