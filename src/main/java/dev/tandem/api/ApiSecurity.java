@@ -106,7 +106,8 @@ public class ApiSecurity {
         // Without credentials every caller is the same anonymous one: no limit per principal.
         boolean on = props.credentialsConfigured();
         SecurityProperties.Limits l = props.limits();
-        return new PrincipalLimits(on ? l.maxConcurrentPeeks() : 0, on ? l.maxPendingDataflows() : 0, on ? l.maxSubscriptions() : 0, (principal, kind) -> {
+        return new PrincipalLimits(on ? l.maxConcurrentPeeks() : 0, on ? l.maxPendingDataflows() : 0, on ? l.maxSubscriptions() : 0,
+                on ? l.maxConcurrentPlans() : 0, (principal, kind) -> {
             MeterRegistry m = meters.getIfAvailable();
             if (m != null) {
                 m.counter("tandem.principal.limited", "principal", principal, "kind", kind.name().toLowerCase(java.util.Locale.ROOT)).increment();
@@ -129,7 +130,8 @@ public class ApiSecurity {
                 SecurityProperties next = Binder.get(environment).bindOrCreate("tandem.security", SecurityProperties.class);
                 List<String> before = tokens.names();
                 tokens.replace(next.apiTokens());
-                limits.setLimits(next.limits().maxConcurrentPeeks(), next.limits().maxPendingDataflows(), next.limits().maxSubscriptions());
+                limits.setLimits(next.limits().maxConcurrentPeeks(), next.limits().maxPendingDataflows(), next.limits().maxSubscriptions(),
+                        next.limits().maxConcurrentPlans());
                 LOG.info("API tokens re-read: {} (before: {})", tokens.names(), before);
             } catch (RuntimeException e) {
                 LOG.warn("API tokens were not changed: {}", e.getMessage());
@@ -280,7 +282,8 @@ public class ApiSecurity {
      * Audits every catalog change, drop and settings change (the non-GET routes that need {@code admin})
      * with its outcome, and gives each request that may read ({@code /v1/peek}, index lookups,
      * introspection, {@code /v1/sql}) its caller's {@link PrincipalLimits#admission}, which the controller
-     * asks for each read and each slow-path dataflow (429 over a limit).
+     * asks for each read and each slow-path dataflow, and its {@link PrincipalLimits#planning}, which the
+     * SQL engine asks for each statement it plans (429 over a limit).
      */
     @Bean
     WebFilter tandemAuditAndLimits(AuditLog audit, PrincipalLimits limits) {
@@ -315,7 +318,8 @@ public class ApiSecurity {
                                 s == reactor.core.publisher.SignalType.CANCEL ? "cancelled" : String.valueOf(status == null ? 0 : status.value()));
                     });
                 }
-                return chain.filter(exchange).contextWrite(Context.of(ReadAdmission.class, limits.admission(who)));
+                return chain.filter(exchange).contextWrite(Context.of(ReadAdmission.class, limits.admission(who),
+                        dev.tandem.sql.PlanningAdmission.class, limits.planning(who)));
             });
         });
     }

@@ -114,8 +114,9 @@ final class SessionSocketHandler implements WebSocketHandler {
                     return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who, address);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
                 .takeUntilOther(session.closeStatus())
-                // Each peek and SQL query is admitted against the caller's own limits (reads in flight, slow-path dataflows).
-                .contextWrite(Context.of(ReadAdmission.class, limits.admission(who)));
+                // Each peek and SQL query is admitted against the caller's own limits (reads in flight, slow-path dataflows,
+                // statements being planned).
+                .contextWrite(Context.of(ReadAdmission.class, limits.admission(who), dev.tandem.sql.PlanningAdmission.class, limits.planning(who)));
         return session.send(out.map(b -> new WebSocketMessage(WebSocketMessage.Type.TEXT, session.bufferFactory().wrap(b))))
                 .doFinally(s -> {
                     subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty);

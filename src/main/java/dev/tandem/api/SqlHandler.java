@@ -95,19 +95,30 @@ final class SqlHandler {
         SqlStatement.Kind kind = SqlEngine.kind(sql);
         String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
         String target = JsonBody.abbreviate(sql);
-        if (caller != null) {
-            String refusal = SqlGrants.refusal(caller, kind, () -> engine.objects(sql));
-            if (refusal != null) {
-                audit.record(who, address, "sql", target, "forbidden: " + refusal);
-                throw new ApiException(HttpStatus.FORBIDDEN, refusal);
-            }
-        }
-        Mono<SqlResult> result = engine.execute(sql, values, session);
+        Mono<SqlResult> result = authorized(sql, kind, caller, who, address).then(Mono.defer(() -> engine.execute(sql, values, session)));
         if (kind == SqlStatement.Kind.DDL) {
             result = result.doOnSuccess(r -> audit.record(who, address, "sql", target, r.command()))
-                    .doOnError(e -> audit.record(who, address, "sql", target, "failed: " + e.getMessage()));
+                    .doOnError(e -> !(e instanceof ApiException), e -> audit.record(who, address, "sql", target, "failed: " + e.getMessage()));
         }
         return result.map(SqlHandler::json);
+    }
+
+    /**
+     * Completes when {@code caller} (null: no credentials in use) may run {@code sql}, else fails with 403
+     * (audited). The role is checked first; only a caller with an allow-list has the statement's objects
+     * found, which may plan it (off the caller's thread, as {@link SqlEngine#objectsAsync} does).
+     */
+    private Mono<Void> authorized(String sql, SqlStatement.Kind kind, AccessPrincipal caller, String who, String address) {
+        if (caller == null) {
+            return Mono.empty();
+        }
+        String byRole = SqlGrants.refusal(caller, kind, Set::of);
+        Mono<String> refusal = byRole != null || caller.objects() == null ? Mono.justOrEmpty(byRole)
+                : engine.objectsAsync(sql).mapNotNull(objects -> SqlGrants.refusal(caller, kind, () -> objects));
+        return refusal.flatMap(r -> {
+            audit.record(who, address, "sql", JsonBody.abbreviate(sql), "forbidden: " + r);
+            return Mono.<Void>error(new ApiException(HttpStatus.FORBIDDEN, r));
+        });
     }
 
     private static Object param(JsonNode n, int i) {
@@ -176,10 +187,10 @@ final class SqlHandler {
             case SqlException.DUPLICATE_OBJECT, SqlException.DEPENDENT_OBJECTS, "55000", SqlException.SNAPSHOT_TOO_OLD,
                  SqlException.UNIQUE_VIOLATION -> 409;
             case SqlException.CANCELED -> 504;
-            case SqlException.TOO_MANY_READS -> 503;
+            case SqlException.TOO_MANY_READS, SqlException.OUT_OF_MEMORY -> 503;
             case "53400" -> 429;
             case "53100" -> 507;
-            case SqlException.PROGRAM_LIMIT -> 413;
+            case SqlException.PROGRAM_LIMIT, SqlException.STACK_DEPTH -> 413;
             case SqlException.INTERNAL -> 500;
             default -> s.startsWith("22") || s.startsWith("23") ? 422 : 400;
         };

@@ -43,11 +43,12 @@ public record SecurityProperties(
     /**
      * Per principal, when credentials are in use: reads in flight (peeks, lookups and SQL queries over
      * HTTP, the WebSocket and the wire protocol together), slow-path reads among them whose transient
-     * dataflow is pending on compute, and change streams held at once; 0 means unlimited. Over a limit a
-     * request gets 429 with {@code Retry-After} (the wire protocol {@code 53400}).
+     * dataflow is pending on compute, change streams held at once, and SQL statements being planned (those
+     * the plan cache does not hold); 0 means unlimited. Over a limit a request gets 429 with
+     * {@code Retry-After} (the wire protocol {@code 53400}).
      */
     public record Limits(@DefaultValue("64") int maxConcurrentPeeks, @DefaultValue("16") int maxPendingDataflows,
-            @DefaultValue("256") int maxSubscriptions) {
+            @DefaultValue("256") int maxSubscriptions, @DefaultValue("4") int maxConcurrentPlans) {
     }
 
     /** Whether any credentials are configured; without them the server is open but bound to loopback only. */

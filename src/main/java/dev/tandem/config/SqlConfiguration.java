@@ -42,9 +42,34 @@ public class SqlConfiguration {
         return Schedulers.newBoundedElastic(Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE, Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE, "tandem-sql");
     }
 
+    /** Plans light statements (the plan cache's misses that are short): a thread per processor. */
+    @Bean(destroyMethod = "dispose")
+    Scheduler tandemSqlPlanning() {
+        int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        return Schedulers.newBoundedElastic(threads, 100_000, "tandem-sql-plan");
+    }
+
+    /**
+     * Plans heavy statements (long ones, or with many literals) apart from light ones, so that a burst of
+     * them queues only behind each other: half the processors.
+     */
+    @Bean(destroyMethod = "dispose")
+    Scheduler tandemSqlHeavyPlanning() {
+        int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        return Schedulers.newBoundedElastic(threads, 10_000, "tandem-sql-plan-heavy");
+    }
+
+    /** The timer of planning deadlines. */
+    @Bean(destroyMethod = "dispose")
+    Scheduler tandemSqlTimer() {
+        return Schedulers.newSingle("tandem-sql-timer", true);
+    }
+
     @Bean
-    SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking, ChangeStreams changeStreams) {
-        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking, changeStreams);
+    SqlEngine tandemSqlEngine(Controller controller, Scheduler tandemSqlBlocking, ChangeStreams changeStreams, TandemProperties props,
+            Scheduler tandemSqlPlanning, Scheduler tandemSqlHeavyPlanning, Scheduler tandemSqlTimer) {
+        SqlEngine engine = new SqlEngine(controller, tandemSqlBlocking, changeStreams, props.sql().limits(), tandemSqlPlanning,
+                tandemSqlHeavyPlanning, tandemSqlTimer);
         engine.warmUp();
         return engine;
     }

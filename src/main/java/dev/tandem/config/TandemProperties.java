@@ -21,7 +21,8 @@ public record TandemProperties(
         @DefaultValue Compaction compaction,
         @DefaultValue Peek peek,
         @DefaultValue Http http,
-        @DefaultValue Pgwire pgwire) {
+        @DefaultValue Pgwire pgwire,
+        @DefaultValue Sql sql) {
 
     /** {@code standalone}: built-in controller and user API; {@code replica}: the compute protocol only. */
     public enum Mode { STANDALONE, REPLICA }
@@ -125,6 +126,22 @@ public record TandemProperties(
     public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host) {
     }
 
+    /**
+     * Start-up only: what one SQL statement may cost before it runs, over every surface. {@code maxStatementBytes}:
+     * its text; {@code maxLiterals}: the numbers and strings in it (an IN list's elements, a VALUES list's);
+     * {@code planningTimeout}: parsing, validating and planning it; over any, {@code 54000} "statement too
+     * complex" (HTTP 413). {@code planCacheBytes}: what the plan cache (and the cache of the objects
+     * statements name, each) holds at most, estimated from each statement's text.
+     */
+    public record Sql(@DefaultValue("4MB") org.springframework.util.unit.DataSize maxStatementBytes, @DefaultValue("200000") int maxLiterals,
+            @DefaultValue("30s") Duration planningTimeout, @DefaultValue("64MB") org.springframework.util.unit.DataSize planCacheBytes) {
+
+        /** These settings as the SQL engine's limits (an {@link IllegalArgumentException} names a bad one). */
+        public dev.tandem.sql.SqlLimits limits() {
+            return new dev.tandem.sql.SqlLimits(maxStatementBytes.toBytes(), maxLiterals, planningTimeout, planCacheBytes.toBytes());
+        }
+    }
+
     /** Live. */
     public record Compaction(@DefaultValue("1s") Duration window) {
     }
@@ -162,6 +179,10 @@ public record TandemProperties(
         s.put("tandem.http.idle-timeout", http.idleTimeout());
         s.put("tandem.pgwire.port", pgwire.port());
         s.put("tandem.pgwire.host", pgwire.host());
+        s.put("tandem.sql.max-statement-bytes", sql.maxStatementBytes());
+        s.put("tandem.sql.max-literals", sql.maxLiterals());
+        s.put("tandem.sql.planning-timeout", sql.planningTimeout());
+        s.put("tandem.sql.plan-cache-bytes", sql.planCacheBytes());
         return s;
     }
 }

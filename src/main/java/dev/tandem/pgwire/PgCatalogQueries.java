@@ -25,8 +25,9 @@ final class PgCatalogQueries {
     record Answer(List<SqlColumn> columns, Mono<SqlResult> result) {
     }
 
-    private static final Pattern RELKIND_LIST = Pattern.compile("(?is)c\\.relkind\\s+IN\\s*\\(([^)]*)\\)");
-    private static final Pattern ALIAS = Pattern.compile("(?i)\\bas\\s+\"([^\"]+)\"");
+    // bounded repetitions (psql's lists and aliases are short), so a statement of many unclosed ones costs linear time
+    private static final Pattern RELKIND_LIST = Pattern.compile("(?is)c\\.relkind\\s++IN\\s*+\\(([^)]{0,1024})\\)");
+    private static final Pattern ALIAS = Pattern.compile("(?i)\\bas\\s++\"([^\"]{1,1024})\"");
 
     private PgCatalogQueries() {
     }

@@ -7,6 +7,7 @@ import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.ScramVerifier;
 import dev.tandem.security.SqlGrants;
+import dev.tandem.sql.PlanningAdmission;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
@@ -181,8 +182,12 @@ final class PgSession {
     Flux<ByteBuf> handle(PgMessage m) {
         try {
             return Flux.from(dispatch(m)).onErrorResume(e -> !(e instanceof Close), e -> Mono.just(unexpected(m, e)))
-                    // Each query is admitted against the principal's own limits (reads in flight, slow-path dataflows).
-                    .contextWrite(context -> context.put(ReadAdmission.class, limits.admission(principal == null ? ANONYMOUS : principal.name())));
+                    // Each query is admitted against the principal's own limits (reads in flight, slow-path dataflows,
+                    // statements being planned).
+                    .contextWrite(context -> {
+                        String who = principal == null ? ANONYMOUS : principal.name();
+                        return context.put(ReadAdmission.class, limits.admission(who)).put(PlanningAdmission.class, limits.planning(who));
+                    });
         } catch (Close c) {
             return Flux.error(c);
         } catch (SqlException e) {
@@ -266,7 +271,7 @@ final class PgSession {
                 yield SUBSCRIBE.matcher(text).find() ? streamingQuery(text).doOnTerminate(endOfTransaction)
                         : simpleQuery(text).doOnTerminate(endOfTransaction);
             }
-            case 'P' -> guarded(() -> parse(in));
+            case 'P' -> guardedLater(() -> parse(in));
             case 'B' -> guarded(() -> bind(in));
             case 'D' -> guarded(() -> describe(in));
             case 'E' -> execute(in);
@@ -417,16 +422,24 @@ final class PgSession {
 
     // ------------------------------------------------------------------ authorization
 
-    /** Refuses ({@code 42501}, audited) a statement the session's principal may not run. */
-    private void authorize(String text) {
-        if (principal == null) {
-            return;
+    /**
+     * Refuses ({@code 42501}, audited) a statement the session's principal may not run. The role is checked
+     * first; only a principal with an allow-list has the statement's objects found, which may plan it (off
+     * the event loop, as {@link SqlEngine#objectsAsync} does).
+     */
+    private Mono<Void> authorize(String text) {
+        AccessPrincipal who = principal;
+        if (who == null) {
+            return Mono.empty();
         }
-        String refusal = SqlGrants.refusal(principal, SqlEngine.kind(text), () -> engine.objects(text));
-        if (refusal != null) {
-            audit.record(principal.name(), peer.address(), "sql", abbreviate(text), "forbidden: " + refusal);
-            throw new SqlException(INSUFFICIENT_PRIVILEGE, "permission denied: " + refusal);
-        }
+        SqlStatement.Kind kind = SqlEngine.kind(text);
+        String byRole = SqlGrants.refusal(who, kind, java.util.Set::of);
+        Mono<String> refusal = byRole != null || who.objects() == null ? Mono.justOrEmpty(byRole)
+                : engine.objectsAsync(text).mapNotNull(objects -> SqlGrants.refusal(who, kind, () -> objects));
+        return refusal.flatMap(r -> {
+            audit.record(who.name(), peer.address(), "sql", abbreviate(text), "forbidden: " + r);
+            return Mono.error(new SqlException(INSUFFICIENT_PRIVILEGE, "permission denied: " + r));
+        });
     }
 
     /** Refuses a catalog query (psql's {@code \d}) to a principal that may not read. */
@@ -459,19 +472,19 @@ final class PgSession {
     // ------------------------------------------------------------------ simple query
 
     private Mono<ByteBuf> simpleQuery(String text) {
-        List<String> parts;
+        List<SqlEngine.Part> parts;
         try {
-            parts = SqlEngine.split(text);
+            parts = SqlEngine.splitAt(text);
         } catch (SqlException e) {
             sql.fail();
-            return Mono.just(new PgWriter().error(e, position(text, text, e)).readyForQuery(status()).buffer());
+            return Mono.just(new PgWriter().error(e, position(new SqlEngine.Part(text, 0), e)).readyForQuery(status()).buffer());
         }
         if (parts.isEmpty()) {
             return Mono.just(new PgWriter().simple('I').readyForQuery(status()).buffer());
         }
         PgWriter w = new PgWriter();
         return Flux.fromIterable(parts)
-                .concatMap(part -> run(part, List.of()).map(r -> {
+                .concatMap(part -> run(part.text(), List.of()).map(r -> {
                     if (r.isQuery()) {
                         w.rowDescription(r.columns(), i -> 0);
                         for (Object[] row : r.rows()) {
@@ -480,7 +493,7 @@ final class PgSession {
                     }
                     w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag());
                     return r;
-                }).onErrorMap(e -> !(e instanceof Located), e -> located(text, part, e)))
+                }).onErrorMap(e -> !(e instanceof Located), e -> located(part, e)))
                 .then(Mono.fromSupplier(() -> w.readyForQuery(status()).buffer()))
                 .onErrorResume(Located.class, e -> Mono.fromSupplier(() -> {
                     sql.fail();
@@ -498,15 +511,15 @@ final class PgSession {
      * with 57014; closing the connection ends it too (and drops what it owned).
      */
     private Flux<ByteBuf> streamingQuery(String text) {
-        List<String> parts;
+        List<SqlEngine.Part> parts;
         try {
-            parts = SqlEngine.split(text);
+            parts = SqlEngine.splitAt(text);
         } catch (SqlException e) {
             sql.fail();
-            return Flux.just(new PgWriter().error(e, position(text, text, e)).readyForQuery(status()).buffer());
+            return Flux.just(new PgWriter().error(e, position(new SqlEngine.Part(text, 0), e)).readyForQuery(status()).buffer());
         }
         return Flux.fromIterable(parts)
-                .concatMap(part -> statement(part).onErrorMap(e -> !(e instanceof Located), e -> located(text, part, e)))
+                .concatMap(part -> statement(part.text()).onErrorMap(e -> !(e instanceof Located), e -> located(part, e)))
                 .concatWith(Mono.fromSupplier(() -> new PgWriter().readyForQuery(status()).buffer()))
                 .onErrorResume(Located.class, e -> Mono.fromSupplier(() -> {
                     sql.fail();
@@ -515,22 +528,15 @@ final class PgSession {
     }
 
     /** A statement's failure placed in the whole query string; a failure that is no SQL error becomes {@code XX000}. */
-    private static Located located(String text, String part, Throwable e) {
+    private static Located located(SqlEngine.Part part, Throwable e) {
         SqlException error = internal(e);
-        return new Located(error, position(text, part, error));
+        return new Located(error, position(part, error));
     }
 
     /** One statement of a simple query, answered on its own: rows and a tag, or a COPY-out stream. */
     private Flux<ByteBuf> statement(String part) {
         return Flux.defer(() -> {
-            if (PgCatalogQueries.answer(part, engine) == null) {
-                SqlStatement s = engine.prepare(part, sql);
-                if (SqlEngine.streams(s)) {
-                    authorize(part);
-                    return copyOut(s);
-                }
-            }
-            return run(part, List.of()).map(r -> {
+            Flux<ByteBuf> answered = run(part, List.of()).map(r -> {
                 PgWriter w = new PgWriter();
                 if (r.isQuery()) {
                     w.rowDescription(r.columns(), i -> 0);
@@ -540,6 +546,10 @@ final class PgSession {
                 }
                 return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
             }).flux();
+            if (PgCatalogQueries.answer(part, engine) != null) {
+                return answered;
+            }
+            return engine.prepareAsync(part, sql).flatMapMany(s -> SqlEngine.streams(s) ? authorize(part).thenMany(copyOut(s)) : answered);
         });
     }
 
@@ -589,11 +599,9 @@ final class PgSession {
                 return canned.result();
             });
         }
-        return Mono.defer(() -> {
-            SqlStatement s = engine.prepare(statement, sql);
-            authorize(statement);
-            return audited(s, cancellable(engine.execute(s, params, sql), s.columns() != null));
-        });
+        return Mono.defer(() -> authorize(statement)
+                .then(engine.prepareAsync(statement, sql))
+                .flatMap(s -> audited(s, cancellable(engine.execute(s, params, sql), s.columns() != null))));
     }
 
     private Mono<SqlResult> cancellable(Mono<SqlResult> exec, boolean query) {
@@ -620,11 +628,12 @@ final class PgSession {
         }
     }
 
-    /** The 1-based character position of an error in the query string, from its line and column in the statement. */
-    private static int position(String whole, String statement, SqlException e) {
+    /** The 1-based character position of an error in the query string, from its line and column in the statement {@code part} of it. */
+    private static int position(SqlEngine.Part part, SqlException e) {
         if (e.line() <= 0) {
             return 0;
         }
+        String statement = part.text();
         int offset = 0;
         int line = 1;
         while (line < e.line() && offset < statement.length()) {
@@ -632,8 +641,7 @@ final class PgSession {
                 line++;
             }
         }
-        int base = Math.max(0, whole.indexOf(statement));
-        return base + offset + e.column();
+        return part.offset() + offset + e.column();
     }
 
     // ------------------------------------------------------------------ extended protocol
@@ -644,7 +652,7 @@ final class PgSession {
             return Mono.just(step.get());
         } catch (SqlException e) {
             skipToSync = true;
-            int position = errorText != null ? position(errorText, errorText, e) : 0;
+            int position = errorText != null ? position(new SqlEngine.Part(errorText, 0), e) : 0;
             errorText = null;
             return Mono.just(errorAnswer(e, position));
         } catch (PgReader.Malformed e) {
@@ -656,7 +664,29 @@ final class PgSession {
         }
     }
 
-    private ByteBuf parse(PgReader in) {
+    /**
+     * Runs a step of the extended protocol that answers later (a Parse, planned off the event loop); an
+     * error is answered, placed in {@link #errorText} when it has a position, and the rest skipped until Sync.
+     */
+    private Mono<ByteBuf> guardedLater(java.util.function.Supplier<Mono<ByteBuf>> step) {
+        Mono<ByteBuf> answer;
+        try {
+            answer = step.get();
+        } catch (PgReader.Malformed e) {
+            throw e;
+        } catch (RuntimeException e) {
+            answer = Mono.error(e);
+        }
+        return answer.doOnSuccess(b -> errorText = null).onErrorResume(e -> !(e instanceof PgReader.Malformed), e -> {
+            skipToSync = true;
+            SqlException error = internal(e);
+            int position = errorText != null ? position(new SqlEngine.Part(errorText, 0), error) : 0;
+            errorText = null;
+            return Mono.just(errorAnswer(error, position));
+        });
+    }
+
+    private Mono<ByteBuf> parse(PgReader in) {
         String name = in.cstring();
         String query = in.cstring();
         int n = in.int16();
@@ -668,21 +698,22 @@ final class PgSession {
         if (parts.size() > 1) {
             throw new SqlException(SqlException.SYNTAX, "cannot insert multiple commands into a prepared statement");
         }
-        Prepared p;
         if (parts.isEmpty()) {
-            p = new Prepared(null, null, oids);
-        } else {
-            PgCatalogQueries.Answer canned = PgCatalogQueries.answer(parts.get(0), engine);
-            errorText = parts.get(0);
-            p = canned != null ? new Prepared(null, canned, oids) : new Prepared(engine.prepare(parts.get(0), sql), null, oids);
-            errorText = null;
-            if (canned != null) {
-                failedBlock();
-                authorizeCatalog();
-            } else {
-                authorize(parts.get(0));
-            }
+            return Mono.just(parsed(name, new Prepared(null, null, oids)));
         }
+        String text = parts.get(0);
+        PgCatalogQueries.Answer canned = PgCatalogQueries.answer(text, engine);
+        if (canned != null) {
+            failedBlock();
+            authorizeCatalog();
+            return Mono.just(parsed(name, new Prepared(null, canned, oids)));
+        }
+        errorText = text;
+        return authorize(text).then(engine.prepareAsync(text, sql)).map(s -> parsed(name, new Prepared(s, null, oids)));
+    }
+
+    /** Keeps a parsed statement under its name: ParseComplete. */
+    private ByteBuf parsed(String name, Prepared p) {
         statements.put(name, p);
         return new PgWriter().simple('1').buffer();
     }

@@ -2,13 +2,15 @@ package dev.tandem.security;
 
 import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadAdmission;
+import dev.tandem.sql.PlanningAdmission;
+import dev.tandem.sql.SqlException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
  * Per-principal limits on work held at once (reads in flight, slow-path reads' transient dataflows,
- * subscriptions), so that one client cannot starve the others. A holder takes a permit and closes it
+ * subscriptions, SQL statements being planned), so that one client cannot starve the others. A holder takes a permit and closes it
  * when the work ends.
  */
 public final class PrincipalLimits {
@@ -20,7 +22,9 @@ public final class PrincipalLimits {
         /** Slow-path reads whose transient dataflow is pending on compute (a subset of the reads in flight). */
         DATAFLOWS("max-pending-dataflows"),
         /** Change streams held open: WebSocket subscriptions, SSE streams, wire-protocol SUBSCRIBEs. */
-        SUBSCRIPTIONS("max-subscriptions");
+        SUBSCRIPTIONS("max-subscriptions"),
+        /** SQL statements being planned (those the plan cache does not hold), over every surface. */
+        PLANS("max-concurrent-plans");
 
         private final String property;
 
@@ -48,23 +52,35 @@ public final class PrincipalLimits {
     private volatile int maxPeeks;
     private volatile int maxDataflows;
     private volatile int maxSubscriptions;
+    private volatile int maxPlans;
 
-    /** Limits per principal; 0 means unlimited. */
+    /** Limits per principal; 0 means unlimited (planning too). */
     public PrincipalLimits(int maxPeeks, int maxDataflows, int maxSubscriptions) {
-        this(maxPeeks, maxDataflows, maxSubscriptions, (principal, kind) -> { });
+        this(maxPeeks, maxDataflows, maxSubscriptions, 0, (principal, kind) -> { });
     }
 
-    /** Limits per principal; {@code refused} hears of each refusal (to count it by principal). */
+    /** Limits per principal, planning unlimited; {@code refused} hears of each refusal (to count it by principal). */
     public PrincipalLimits(int maxPeeks, int maxDataflows, int maxSubscriptions, BiConsumer<String, Kind> refused) {
+        this(maxPeeks, maxDataflows, maxSubscriptions, 0, refused);
+    }
+
+    /** Limits per principal, {@code maxPlans} statements being planned among them; {@code refused} hears of each refusal. */
+    public PrincipalLimits(int maxPeeks, int maxDataflows, int maxSubscriptions, int maxPlans, BiConsumer<String, Kind> refused) {
         this.refused = refused;
-        setLimits(maxPeeks, maxDataflows, maxSubscriptions);
+        setLimits(maxPeeks, maxDataflows, maxSubscriptions, maxPlans);
+    }
+
+    /** Changes the limits but planning's (a live setting); work already held is not revoked (nor counted, when it was taken unlimited). */
+    public void setLimits(int maxPeeks, int maxDataflows, int maxSubscriptions) {
+        setLimits(maxPeeks, maxDataflows, maxSubscriptions, maxPlans);
     }
 
     /** Changes the limits (a live setting); work already held is not revoked (nor counted, when it was taken unlimited). */
-    public void setLimits(int maxPeeks, int maxDataflows, int maxSubscriptions) {
+    public void setLimits(int maxPeeks, int maxDataflows, int maxSubscriptions, int maxPlans) {
         this.maxPeeks = maxPeeks;
         this.maxDataflows = maxDataflows;
         this.maxSubscriptions = maxSubscriptions;
+        this.maxPlans = maxPlans;
     }
 
     /**
@@ -118,6 +134,22 @@ public final class PrincipalLimits {
         };
     }
 
+    /**
+     * The admission of {@code principal}'s SQL planning: each statement the plan cache does not hold takes
+     * a {@link Kind#PLANS} permit while it is planned; at the limit it is refused with {@code 53400} naming
+     * the property (HTTP 429), as its reads are.
+     */
+    public PlanningAdmission planning(String principal) {
+        return () -> {
+            Permit permit = tryAcquire(principal, Kind.PLANS);
+            if (permit == null) {
+                throw new SqlException("53400", "'" + principal + "' has " + limit(Kind.PLANS) + " statements being planned, its limit ("
+                        + Kind.PLANS.property() + "); retry when some finish");
+            }
+            return permit::close;
+        };
+    }
+
     private Runnable acquire(String principal, Kind kind, String what) {
         Permit permit = tryAcquire(principal, kind);
         if (permit == null) {
@@ -133,6 +165,7 @@ public final class PrincipalLimits {
             case PEEKS -> maxPeeks;
             case DATAFLOWS -> maxDataflows;
             case SUBSCRIPTIONS -> maxSubscriptions;
+            case PLANS -> maxPlans;
         };
     }
 

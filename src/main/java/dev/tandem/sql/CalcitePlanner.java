@@ -363,6 +363,10 @@ final class CalcitePlanner {
             new Rewrite("Illegal mixing of types.*|.*incompatible.*|Cannot infer.*|Type mismatch.*", SqlException.DATATYPE_MISMATCH, null));
 
     static SqlException parseError(SqlParseException e) {
+        SqlException exhausted = SqlErrors.exhausted(e);
+        if (exhausted != null) {
+            return exhausted;
+        }
         String msg = e.getMessage() == null ? "syntax error" : e.getMessage();
         int nl = msg.indexOf('\n');
         if (nl > 0) {

@@ -4,7 +4,6 @@ import dev.tandem.controller.CatalogEntry;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelShuttleImpl;
 import org.apache.calcite.rel.core.TableScan;
@@ -197,9 +196,9 @@ final class SqlClassifier {
     /** Adds the tables and views a query reads: the scans of its plan (a view is scanned by name, not expanded). */
     private static void query(String sql, List<CatalogEntry> catalog, Set<String> out) {
         String text = sql;
-        Matcher m = SqlEngine.AS_OF.matcher(text);
-        if (m.find()) {
-            text = SqlLexer.blank(text, m.start(), text.length());
+        SqlAsOf asOf = SqlAsOf.find(text);
+        if (asOf != null) {
+            text = SqlLexer.blank(text, asOf.start(), text.length());
         }
         SqlNode parsed = CalcitePlanner.parse(SqlEngine.params(text).text());
         if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {

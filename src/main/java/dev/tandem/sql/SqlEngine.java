@@ -26,9 +26,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.Set;
-import java.util.regex.Pattern;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.core.Filter;
@@ -72,7 +74,16 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p><b>Plan cache.</b> Calcite's parsing and validation are kept off the read path: a statement's
  * planned form is cached by its text (and the catalog it was planned against), and a prepared
- * statement is planned once; executing it only binds parameters into the translated plan.
+ * statement is planned once; executing it only binds parameters into the translated plan. The cache
+ * holds at most {@link SqlLimits#planCacheBytes} (an estimate from each statement's text), whatever
+ * the number of statements.
+ *
+ * <p><b>Cost.</b> A statement over one of its {@link SqlLimits} (text, literals, planning time) is
+ * refused with {@code 54000} before anything runs. {@link #prepareAsync} plans off the caller's thread:
+ * a cached statement answers at once, a light one is planned on {@code planning}, a heavy one (long, or
+ * with many literals) on {@code heavyPlanning}, so a burst of heavy statements never queues a light
+ * one; each planning is admitted against its caller's {@link PlanningAdmission}. Running out of heap
+ * while planning is {@code 53200}.
  *
  * <p><b>Sessions.</b> A connection's {@link SqlSession} carries its transaction block and cursors
  * ({@link SqlCursors}): {@code BEGIN ... COMMIT} groups reads and cursors, writes inside one are refused,
@@ -85,37 +96,68 @@ import tools.jackson.databind.node.ObjectNode;
 public final class SqlEngine {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    static final Pattern AS_OF = Pattern.compile("(?is)\\s+AS\\s+OF\\s+(\\$\\d+|\\d+)\\s*;?\\s*$");
-    private static final int CACHE_SIZE = 1024;
-
     private final Controller controller;
     private final Scheduler blocking;
     private final SqlSubscribe subscribe;
     private final SqlCursors cursors;
-    private final Map<String, Prepared> cache = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Prepared> eldest) {
-            return size() > CACHE_SIZE;
-        }
-    });
-
-    private final Map<String, Named> named = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Named> eldest) {
-            return size() > CACHE_SIZE;
-        }
-    });
+    private final SqlLimits limits;
+    private final Scheduler planning;
+    private final Scheduler heavyPlanning;
+    private final Scheduler timer;
+    private final Cache<String, Prepared> cache;
+    private final Cache<String, Named> named;
+    /** The deadline (in {@code timer}'s nanoseconds) of the planning running on this thread, or null outside one. */
+    private final ThreadLocal<Long> deadline = new ThreadLocal<>();
 
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
     }
 
-    /** An engine that also serves {@code SUBSCRIBE} from {@code streams} (null: SUBSCRIBE is refused). */
+    /** An engine that also serves {@code SUBSCRIBE} from {@code streams} (null: SUBSCRIBE is refused); it plans on {@code blocking}. */
     public SqlEngine(Controller controller, Scheduler blocking, ChangeStreams streams) {
+        this(controller, blocking, streams, SqlLimits.DEFAULTS, blocking, blocking, blocking);
+    }
+
+    /**
+     * An engine bounded by {@code limits} that plans light statements on {@code planning} and heavy ones on
+     * {@code heavyPlanning}, with {@code timer} as its clock and the timer of planning deadlines.
+     */
+    public SqlEngine(Controller controller, Scheduler blocking, ChangeStreams streams, SqlLimits limits, Scheduler planning,
+            Scheduler heavyPlanning, Scheduler timer) {
         this.controller = controller;
         this.blocking = blocking;
+        this.limits = limits;
+        this.planning = planning;
+        this.heavyPlanning = heavyPlanning;
+        this.timer = timer;
+        this.cache = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes())
+                .weigher((String text, Prepared p) -> weight(text, 0)).executor(Runnable::run).build();
+        this.named = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes())
+                .weigher((String text, Named n) -> weight(text, n.objects().size())).executor(Runnable::run).build();
         this.subscribe = new SqlSubscribe(this, controller, streams);
         this.cursors = new SqlCursors(this, blocking);
+    }
+
+    /**
+     * The bytes a cached statement is taken to hold: its text (two bytes a character at most) and what
+     * is planned from it (parse tree, relational and scalar plans: on the order of a dozen bytes a
+     * character of text), plus a fixed part for the plan's skeleton and {@code objects} names.
+     */
+    static int weight(String text, int objects) {
+        return (int) Math.min(Integer.MAX_VALUE, 16L * text.length() + 4096 + 64L * objects);
+    }
+
+    /** The bytes the plan cache and the cache of named objects hold now, by their estimates (tests read it). */
+    long cachedBytes() {
+        cache.cleanUp();
+        named.cleanUp();
+        return cache.policy().eviction().orElseThrow().weightedSize().orElse(0)
+                + named.policy().eviction().orElseThrow().weightedSize().orElse(0);
+    }
+
+    /** The limits statements are held to. */
+    public SqlLimits limits() {
+        return limits;
     }
 
     /**
@@ -138,6 +180,15 @@ public final class SqlEngine {
         return SqlLexer.split(sql);
     }
 
+    /** One statement of a string of several, and where it starts in that string. */
+    public record Part(String text, int offset) {
+    }
+
+    /** Splits a string of several statements as {@link #split} does, each with its offset in the string. */
+    public static List<Part> splitAt(String sql) {
+        return SqlLexer.splitAt(sql);
+    }
+
     /** What the statement {@code sql} does, by its first keyword; nothing is parsed beyond it (see {@link SqlStatement.Kind}). */
     public static SqlStatement.Kind kind(String sql) {
         return SqlClassifier.kind(sql);
@@ -150,13 +201,35 @@ public final class SqlEngine {
      */
     public java.util.Set<String> objects(String sql) {
         CatalogSnapshot now = controller.catalogSnapshot();
-        Named cached = named.get(sql);
+        Named cached = named.getIfPresent(sql);
         if (cached != null && cached.version() == now.version()) {
             return cached.objects();
         }
-        java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(SqlClassifier.objects(sql, now.entries())));
-        named.put(sql, new Named(now.version(), objects));
+        bounded(sql);
+        java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
+                SqlErrors.guarded(() -> SqlClassifier.objects(sql, now.entries()))));
+        if (!pastDeadline()) {
+            named.put(sql, new Named(now.version(), objects));
+        }
         return objects;
+    }
+
+    /**
+     * The objects the statement {@code sql} names, as {@link #objects}, found off the caller's thread when
+     * the statement must be planned for it (as {@link #prepareAsync} plans).
+     */
+    public Mono<java.util.Set<String>> objectsAsync(String sql) {
+        return Mono.deferContextual(context -> {
+            Named cached = named.getIfPresent(sql);
+            if (cached != null && cached.version() == controller.catalogSnapshot().version()) {
+                return Mono.just(cached.objects());
+            }
+            bounded(sql);
+            if (!plans(sql)) {
+                return Mono.fromSupplier(() -> objects(sql));
+            }
+            return planned(sql, context, () -> objects(sql));
+        }).onErrorMap(SqlErrors::map);
     }
 
     /** The objects a statement names, as of a catalog version: cached by the statement's text as plans are, so authorizing it plans nothing. */
@@ -166,15 +239,137 @@ public final class SqlEngine {
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
     public SqlStatement prepare(String sql) {
         CatalogSnapshot now = controller.catalogSnapshot();
-        Prepared p = cache.get(sql);
+        Prepared p = cache.getIfPresent(sql);
         if (p != null && fresh(p, now)) {
             return p;
         }
-        p = compile(sql, fingerprint(now.entries(), null));
+        StatementCost cost = bounded(sql);
+        String fingerprint = fingerprint(now.entries(), null);
+        p = SqlErrors.guarded(() -> compile(sql, fingerprint));
+        p.heavy = cost.heavy();
+        checkDeadline();
         if (p.cacheable()) {
             cache.put(sql, p);
         }
         return p;
+    }
+
+    /**
+     * Prepares one statement for {@code session} as {@link #prepare(String, SqlSession)} does, off the
+     * caller's thread when it must be planned: a statement in the plan cache answers at once; any other is
+     * measured against the {@link SqlLimits} ({@code 54000} over one), admitted by the caller's
+     * {@link PlanningAdmission} and planned on the light or the heavy lane, within the planning timeout.
+     */
+    public Mono<SqlStatement> prepareAsync(String sql, SqlSession session) {
+        return Mono.deferContextual(context -> {
+            if (session.block() == SqlSession.Block.FAILED && !SqlCursors.endsBlock(sql)) {
+                session.fail();
+                return Mono.error(SqlCursors.aborted());
+            }
+            Prepared hit = cache.getIfPresent(sql);
+            if (hit != null && fresh(hit, controller.catalogSnapshot())) {
+                return Mono.just(hit);
+            }
+            try {
+                bounded(sql);
+            } catch (SqlException e) {
+                session.fail();
+                throw e;
+            }
+            if (!plans(sql)) {
+                return Mono.fromSupplier(() -> prepare(sql, session));
+            }
+            return planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
+        }).onErrorMap(SqlErrors::map);
+    }
+
+    /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */
+    private static final java.util.Set<String> LEXED = java.util.Set.of("begin", "start", "commit", "rollback", "end", "abort", "set",
+            "reset", "show", "fetch", "close", "drop", "savepoint", "release", "move", "alter", "truncate", "grant", "revoke", "prepare",
+            "execute", "deallocate", "listen", "notify", "vacuum", "analyze");
+
+    /**
+     * Whether preparing {@code sql} may plan it with Calcite (a query, a write, a view, a SUBSCRIBE...): only
+     * those go to a planning lane; transaction, session and cursor statements ({@code BEGIN}, {@code SET},
+     * {@code FETCH}...) are prepared on the caller's thread, as a cached statement is.
+     */
+    static boolean plans(String sql) {
+        SqlLexer.Token first = new SqlLexer(sql).peek();
+        return first.kind() != SqlLexer.Kind.END && !(first.kind() == SqlLexer.Kind.WORD && LEXED.contains(first.text()));
+    }
+
+    /**
+     * Runs {@code work}, the planning of {@code sql}, on its lane: refused first when the statement is over
+     * a bound or its caller at its limit of planning; answered {@code 54000} when the planning timeout
+     * passes (the work then finishes unused, and its caller's admission is given back only then).
+     */
+    private <T> Mono<T> planned(String sql, reactor.util.context.ContextView context, java.util.function.Supplier<T> work) {
+        StatementCost cost;
+        Runnable admitted;
+        try {
+            cost = bounded(sql);
+            admitted = PlanningAdmission.of(context).plan();
+        } catch (SqlException e) {
+            return Mono.error(e);
+        }
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) {
+                admitted.run();
+            }
+        };
+        AtomicBoolean claimed = new AtomicBoolean();
+        long until = timer.now(TimeUnit.NANOSECONDS) + limits.planningTimeout().toNanos();
+        Mono<T> planning = Mono.fromCallable(() -> {
+            if (!claimed.compareAndSet(false, true)) {
+                return null;
+            }
+            deadline.set(until);
+            try {
+                return SqlErrors.guarded(() -> {
+                    checkDeadline();
+                    return work.get();
+                });
+            } finally {
+                deadline.remove();
+                release.run();
+            }
+        });
+        return planning.subscribeOn(cost.heavy() ? heavyPlanning : this.planning)
+                .timeout(limits.planningTimeout(), Mono.error(() -> planningTooLong()), timer)
+                .doFinally(signal -> {
+                    // not started yet (cancelled or timed out in the queue): it never will, and its admission is given back now
+                    if (claimed.compareAndSet(false, true)) {
+                        release.run();
+                    }
+                });
+    }
+
+    /** Refuses ({@code 54000}) a statement over its bounds of text and literals; else its cost. */
+    private StatementCost bounded(String sql) {
+        StatementCost cost = StatementCost.of(sql, limits);
+        SqlException refusal = cost.refusal(limits);
+        if (refusal != null) {
+            throw refusal;
+        }
+        return cost;
+    }
+
+    /** Whether the planning on this thread is past its deadline. */
+    private boolean pastDeadline() {
+        Long until = deadline.get();
+        return until != null && timer.now(TimeUnit.NANOSECONDS) > until;
+    }
+
+    /** Stops ({@code 54000}) the planning on this thread once past its deadline; nothing planned is kept. */
+    private void checkDeadline() {
+        if (pastDeadline()) {
+            throw planningTooLong();
+        }
+    }
+
+    private SqlException planningTooLong() {
+        return SqlException.tooComplex(SqlLimits.Bound.PLANNING_TIME, "more than " + limits.planningTimeout().toMillis() + " ms");
     }
 
     /**
@@ -199,7 +394,7 @@ public final class SqlEngine {
 
     /** Prepares and executes one statement. */
     public Mono<SqlResult> execute(String sql, List<Object> params, SqlSession session) {
-        return Mono.defer(() -> execute(prepare(sql, session), params, session));
+        return prepareAsync(sql, session).onErrorMap(SqlErrors::map).flatMap(s -> execute(s, params, session));
     }
 
     /**
@@ -212,15 +407,22 @@ public final class SqlEngine {
             Prepared p = (Prepared) statement;
             inBlock(p, session);
             if (p.cacheable() && !fresh(p, controller.catalogSnapshot())) {
-                Prepared again = (Prepared) prepare(p.text);
-                if (!java.util.Objects.equals(again.columns(), p.columns())) {
-                    return Mono.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
-                }
-                p = again;
+                return prepareAsync(p.text, new SqlSession()).flatMap(s -> {
+                    Prepared again = (Prepared) s;
+                    if (!java.util.Objects.equals(again.columns(), p.columns())) {
+                        return Mono.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
+                    }
+                    return run(again, params, session);
+                });
             }
-            List<Object> values = bind(p, params);
-            return p.run.run(values, session);
+            return run(p, params, session);
         }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
+    }
+
+    /** Binds and runs a prepared statement; a heavy one's binding and translation run on the heavy lane, not the caller's thread. */
+    private Mono<SqlResult> run(Prepared p, List<Object> params, SqlSession session) {
+        Mono<SqlResult> run = Mono.defer(() -> p.run.run(bind(p, params), session));
+        return p.heavy ? run.subscribeOn(heavyPlanning) : run;
     }
 
     /**
@@ -261,16 +463,16 @@ public final class SqlEngine {
                 return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
             }
             inBlock(p, session);
-            if (!fresh(p, controller.catalogSnapshot())) {
-                Prepared again = (Prepared) prepare(p.text);
+            Mono<Prepared> current = fresh(p, controller.catalogSnapshot()) ? Mono.just(p)
+                    : prepareAsync(p.text, new SqlSession()).map(s -> (Prepared) s);
+            return current.flatMapMany(again -> {
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
                     return Flux.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
                 }
-                p = again;
-            }
-            List<Object> values = bind(p, params);
-            SqlSubscribe.Streaming streaming = (SqlSubscribe.Streaming) p.run;
-            return Flux.using(session::takeStreamPermit, permit -> streaming.stream(values, session), Runnable::run);
+                List<Object> values = bind(again, params);
+                SqlSubscribe.Streaming streaming = (SqlSubscribe.Streaming) again.run;
+                return Flux.using(session::takeStreamPermit, permit -> streaming.stream(values, session), Runnable::run);
+            });
         }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
     }
 
@@ -293,6 +495,8 @@ public final class SqlEngine {
         final Set<String> deps;
         /** A catalog version at which the plan was found to hold (-1: none yet); see {@link #fresh}. */
         volatile long checkedVersion = -1;
+        /** Whether planning it was heavy work (see {@link StatementCost#heavy}): its executions bind on the heavy lane too. */
+        boolean heavy;
 
         Prepared(String text, String fingerprint, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run, boolean cacheable) {
             this(text, fingerprint, null, columns, parameterTypes, run, cacheable);
@@ -492,12 +696,16 @@ public final class SqlEngine {
         String text = sql;
         Long asOf = null;
         String asOfParam = null;
-        Matcher m = AS_OF.matcher(text);
-        if (m.find()) {
-            if (m.group(1).startsWith("$")) {
-                asOfParam = m.group(1);
+        SqlAsOf m = SqlAsOf.find(text);
+        if (m != null) {
+            if (m.parameter()) {
+                asOfParam = m.value();
             } else {
-                asOf = Long.parseLong(m.group(1));
+                try {
+                    asOf = Long.parseLong(m.value());
+                } catch (NumberFormatException e) {
+                    throw new SqlException(SqlException.OUT_OF_RANGE, "AS OF " + m.value() + " is out of range for a timestamp");
+                }
             }
             text = SqlLexer.blank(text, m.start(), text.length());
         }
@@ -506,7 +714,9 @@ public final class SqlEngine {
         if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
         }
+        checkDeadline();
         Query q = planQuery(parsed, params, asOfParam, asOf);
+        checkDeadline();
         if (explain) {
             // the parameters of the query explained are the EXPLAIN's: its plan is that of a run with their values
             return new Prepared(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), q.paramTypes, (values, session) -> {
@@ -742,15 +952,29 @@ public final class SqlEngine {
                     break;
                 }
                 column = (Integer) eq[0];
-                if (values.stream().noneMatch(v -> dev.tandem.expr.Datums.compare(v, eq[1]) == 0)) { // -0.0 and 0.0 are one key
-                    values.add(eq[1]);
-                }
+                values.add(eq[1]);
             }
             if (values != null && column != null) {
-                pinned.putIfAbsent(column, values);
+                pinned.putIfAbsent(column, distinct(values));
             }
         }
         return pinned;
+    }
+
+    /**
+     * The values without repeats, in their first order, by hashing (one look-up a value, so an IN list of
+     * any length costs time in proportion to it): values equal as datums are one key ({@code -0.0} and
+     * {@code 0.0} too).
+     */
+    static List<Object> distinct(List<Object> values) {
+        java.util.Set<Object> seen = new java.util.HashSet<>(Math.max(16, values.size() * 2));
+        List<Object> out = new ArrayList<>(values.size());
+        for (Object v : values) {
+            if (seen.add(v instanceof Double d && d == 0.0 ? (Object) 0.0 : v)) {
+                out.add(v);
+            }
+        }
+        return out;
     }
 
     /** {column, value} when {@code e} is {@code column = non-NULL literal} (either way round), else null. */

@@ -4,7 +4,12 @@ import dev.tandem.controller.ControllerException;
 import dev.tandem.storage.StorageFullException;
 import dev.tandem.storage.UniqueViolationException;
 
-/** Maps the controller's and storage's refusals to SQL errors with PostgreSQL SQLSTATEs. */
+/**
+ * Maps the controller's and storage's refusals to SQL errors with PostgreSQL SQLSTATEs, and the JVM's
+ * resource errors met while a statement is parsed or planned to PostgreSQL's: heap exhaustion is
+ * {@code 53200} out_of_memory, a stack overflow (a statement nested too deep) {@code 54001}, whatever
+ * wrapped them (Calcite's parser reports any failure as a parse error).
+ */
 final class SqlErrors {
 
     private SqlErrors() {
@@ -13,12 +18,47 @@ final class SqlErrors {
     static Throwable map(Throwable t) {
         return switch (t) {
             case SqlException s -> s;
+            case VirtualMachineError e when exhausted(e) != null -> exhausted(e);
             case ControllerException c -> new SqlException(state(c), c.getMessage());
             case StorageFullException f -> new SqlException("53100", f.getMessage());
             case UniqueViolationException u -> SqlException.violation(SqlException.UNIQUE_VIOLATION, u.getMessage(), u.detail(SqlTypes::text), u.constraint());
+            case java.util.concurrent.RejectedExecutionException r -> new SqlException(SqlException.TOO_MANY_READS,
+                    "too many statements are waiting to be planned; retry shortly");
             case IllegalArgumentException i -> new SqlException(SqlException.DATA_EXCEPTION, i.getMessage());
             default -> t;
         };
+    }
+
+    /**
+     * The SQL error for a resource the JVM ran out of, when {@code t} is or was caused by one
+     * ({@link OutOfMemoryError}: {@code 53200}; {@link StackOverflowError}: {@code 54001}), else null.
+     */
+    static SqlException exhausted(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof OutOfMemoryError) {
+                return new SqlException(SqlException.OUT_OF_MEMORY, "out of memory: the server's heap was exhausted while planning the statement");
+            }
+            if (c instanceof StackOverflowError) {
+                return new SqlException(SqlException.STACK_DEPTH, "stack depth limit exceeded: the statement is nested too deeply");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Runs parsing or planning work, answering a resource error it meets as its SQL error: an
+     * {@link OutOfMemoryError} or {@link StackOverflowError} never escapes as such (Reactor would treat it as
+     * fatal and drop the answer), and never as a syntax error.
+     */
+    static <T> T guarded(java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (OutOfMemoryError | StackOverflowError e) {
+            throw exhausted(e);
+        } catch (RuntimeException e) {
+            SqlException exhausted = exhausted(e);
+            throw exhausted != null ? exhausted : e;
+        }
     }
 
     private static String state(ControllerException c) {

@@ -3,7 +3,8 @@ package dev.tandem.sql;
 /**
  * A SQL statement Tandem refuses or could not run, with the PostgreSQL SQLSTATE a client recognises
  * ({@code 42601} syntax, {@code 42P01} undefined table, {@code 42703} undefined column, {@code 0A000}
- * not supported, {@code 22xxx} data errors, {@code 57014} cancelled) and, when known, the 1-based
+ * not supported, {@code 22xxx} data errors, {@code 57014} cancelled, {@code 54000} statement too complex,
+ * {@code 53200} out of memory) and, when known, the 1-based
  * line and column in the statement text.
  */
 public final class SqlException extends RuntimeException {
@@ -28,6 +29,8 @@ public final class SqlException extends RuntimeException {
     public static final String TOO_MANY_READS = "53000";
     public static final String SNAPSHOT_TOO_OLD = "72000";
     public static final String PROGRAM_LIMIT = "54000";
+    public static final String STACK_DEPTH = "54001";
+    public static final String OUT_OF_MEMORY = "53200";
     public static final String UNDEFINED_PARAMETER = "42P02";
     public static final String INTERNAL = "XX000";
 
@@ -72,6 +75,15 @@ public final class SqlException extends RuntimeException {
     /** The "not supported: construct" error every construct outside the dialect gets. */
     public static SqlException notSupported(String construct) {
         return new SqlException(NOT_SUPPORTED, "not supported: " + construct);
+    }
+
+    /**
+     * The refusal of a statement over one of its bounds ({@code 54000} "statement too complex"), naming the
+     * bound, how far over it the statement is ({@code over}: "more than 4194304") and the property that sets it.
+     */
+    public static SqlException tooComplex(SqlLimits.Bound bound, String over) {
+        return new SqlException(PROGRAM_LIMIT, "statement too complex: " + over + " " + bound.unit() + " (the limit is "
+                + bound.property() + ")");
     }
 
     public String sqlState() {

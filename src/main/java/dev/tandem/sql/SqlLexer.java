@@ -31,10 +31,24 @@ final class SqlLexer {
     private final String sql;
     private final List<Token> tokens = new ArrayList<>();
     private int next;
+    /** Where lexing goes on; tokens are made as they are asked for, so reading the first word of a long text costs that word. */
+    private int at;
+    private boolean ended;
 
     SqlLexer(String sql) {
         this.sql = sql;
-        int i = 0;
+    }
+
+    /** Makes tokens until there are more than {@code index} (or the END token is made). */
+    private void lexTo(int index) {
+        while (tokens.size() <= index && !ended) {
+            lexOne();
+        }
+    }
+
+    /** Makes the next token (the END token at the end of the text). */
+    private void lexOne() {
+        int i = at;
         int n = sql.length();
         while (i < n) {
             char c = sql.charAt(i);
@@ -52,13 +66,15 @@ final class SqlLexer {
                 while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_' || sql.charAt(i) == '$')) {
                     i++;
                 }
-                tokens.add(new Token(Kind.WORD, sql.substring(s, i).toLowerCase(Locale.ROOT), s));
+                add(new Token(Kind.WORD, sql.substring(s, i).toLowerCase(Locale.ROOT), s), i);
+                return;
             } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(sql.charAt(i + 1)))) {
                 int s = i;
                 while (i < n && (Character.isDigit(sql.charAt(i)) || sql.charAt(i) == '.')) {
                     i++;
                 }
-                tokens.add(new Token(Kind.NUMBER, sql.substring(s, i), s));
+                add(new Token(Kind.NUMBER, sql.substring(s, i), s), i);
+                return;
             } else if (c == '\'' || c == '"') {
                 int s = i;
                 StringBuilder b = new StringBuilder();
@@ -80,36 +96,48 @@ final class SqlLexer {
                     b.append(d);
                     i++;
                 }
-                tokens.add(new Token(c == '"' ? Kind.QUOTED : Kind.STRING, b.toString(), s));
+                add(new Token(c == '"' ? Kind.QUOTED : Kind.STRING, b.toString(), s), i);
+                return;
             } else if (c == '$' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))) {
                 int s = i++;
                 while (i < n && Character.isDigit(sql.charAt(i))) {
                     i++;
                 }
-                tokens.add(new Token(Kind.PARAM, sql.substring(s + 1, i), s));
+                add(new Token(Kind.PARAM, sql.substring(s + 1, i), s), i);
+                return;
             } else {
-                tokens.add(new Token(Kind.PUNCT, String.valueOf(c), i));
-                i++;
+                add(new Token(Kind.PUNCT, String.valueOf(c), i), i + 1);
+                return;
             }
         }
+        at = n;
         tokens.add(new Token(Kind.END, "", n));
+        ended = true;
+    }
+
+    private void add(Token t, int after) {
+        tokens.add(t);
+        at = after;
     }
 
     /** The tokens of the text, ending with an END token. */
     List<Token> tokens() {
+        lexTo(Integer.MAX_VALUE);
         return tokens;
     }
 
     Token peek() {
+        lexTo(next);
         return tokens.get(next);
     }
 
     Token peek(int ahead) {
+        lexTo(next + ahead);
         return tokens.get(Math.min(next + ahead, tokens.size() - 1));
     }
 
     Token take() {
-        Token t = tokens.get(next);
+        Token t = peek();
         if (t.kind() != Kind.END) {
             next++;
         }
@@ -205,7 +233,12 @@ final class SqlLexer {
 
     /** Splits a simple-query string into statements at semicolons outside quotes and comments. */
     static List<String> split(String sql) {
-        List<String> out = new ArrayList<>();
+        return splitAt(sql).stream().map(SqlEngine.Part::text).toList();
+    }
+
+    /** Splits a simple-query string as {@link #split} does, each statement with its offset in the string. */
+    static List<SqlEngine.Part> splitAt(String sql) {
+        List<SqlEngine.Part> out = new ArrayList<>();
         int start = 0;
         int i = 0;
         int n = sql.length();
@@ -225,15 +258,15 @@ final class SqlLexer {
                 int end = sql.indexOf("*/", i + 2);
                 i = end < 0 ? n : end + 2;
             } else if (c == ';') {
-                out.add(sql.substring(start, i));
+                out.add(new SqlEngine.Part(sql.substring(start, i), start));
                 start = ++i;
             } else {
                 i++;
             }
         }
         if (start < n) {
-            out.add(sql.substring(start));
+            out.add(new SqlEngine.Part(sql.substring(start), start));
         }
-        return out.stream().filter(s -> !new SqlLexer(s).tokens().get(0).kind().equals(Kind.END)).toList();
+        return out.stream().filter(s -> new SqlLexer(s.text()).peek().kind() != Kind.END).toList();
     }
 }

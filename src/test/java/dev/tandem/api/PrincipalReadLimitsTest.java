@@ -165,4 +165,51 @@ class PrincipalReadLimitsTest {
             assertThat(after.getBody().getBytes(StandardCharsets.UTF_8).length).isPositive();
         }
     }
+
+    @Test
+    void aPrincipalPlanningAtItsLimitIsRefusedOnEverySurfaceWhileItsCachedStatementsAnswer() throws Exception {
+        try (SecuredServer s = new SecuredServer(dir, Map.of("tandem.security.limits.max-concurrent-plans", 1, "tandem.pgwire.port", 0))) {
+            TandemServer t = s.server;
+            assertThat(t.post("/v1/tables", "{\"name\":\"t\",\"columns\":[{\"name\":\"id\",\"type\":\"int64\"}]}").status()).isEqualTo(201);
+            PrincipalLimits limits = t.bean(PrincipalLimits.class);
+            String property = "tandem.security.limits.max-concurrent-plans";
+            String cached = "{\"sql\":\"SELECT id FROM t WHERE id = 1\"}";
+            assertThat(post(s, "reader", "/v1/sql", cached).getStatusCode().value()).isEqualTo(200);
+            int pg = t.bean(SqlConfiguration.PgWireHolder.class).port();
+            try (Connection c = SqlAccessMatrixTest.connect("127.0.0.1", pg, "reader", s.secrets.get("reader"), "")) {
+                // a heavy statement plans for a while over the wire; a new statement of the same principal meanwhile is
+                // refused (tried again with another heavy statement if the first was planned before the refusal was asked)
+                boolean refused = false;
+                for (int attempt = 0; attempt < 5 && !refused; attempt++) {
+                    StringBuilder in = new StringBuilder("SELECT id FROM t WHERE id IN (");
+                    for (int i = 0; i < 100_000; i++) {
+                        in.append(i == 0 ? "" : ", ").append(i);
+                    }
+                    String heavy = in.append(") AND id > ").append(attempt).toString();
+                    java.util.concurrent.CompletableFuture<Boolean> answered = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try (Statement st = c.createStatement()) {
+                            return st.execute(heavy);
+                        } catch (SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("reader", PrincipalLimits.Kind.PLANS) == 1
+                            || answered.isDone());
+                    ResponseEntity<String> answer = post(s, "reader", "/v1/sql", "{\"sql\":\"SELECT id FROM t WHERE id = " + (10 + attempt) + "\"}");
+                    if (answer.getStatusCode().value() == 429) {
+                        refused = true;
+                        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+                        assertThat(answer.getBody()).contains("'reader' has 1 statements being planned", property, "53400");
+                        assertThat(post(s, "reader", "/v1/sql", cached).getStatusCode().value()).as("a cached statement plans nothing").isEqualTo(200);
+                        assertThat(post(s, "writer", "/v1/sql", "{\"sql\":\"SELECT id FROM t WHERE id = 99\"}").getStatusCode().value())
+                                .as("another principal's planning").isEqualTo(200);
+                    }
+                    assertThat(answered.get(300, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                }
+                assertThat(refused).as("refused while its heavy statement was planned").isTrue();
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> limits.held("reader", PrincipalLimits.Kind.PLANS) == 0);
+            assertThat(post(s, "reader", "/v1/sql", "{\"sql\":\"SELECT id FROM t WHERE id = 42\"}").getStatusCode().value()).isEqualTo(200);
+        }
+    }
 }

@@ -64,6 +64,10 @@ public class TandemPropertiesTest {
                 "tandem.peek.max-result-rows",
                 "tandem.pgwire.host",
                 "tandem.pgwire.port",
+                "tandem.sql.max-literals",
+                "tandem.sql.max-statement-bytes",
+                "tandem.sql.plan-cache-bytes",
+                "tandem.sql.planning-timeout",
                 "tandem.storage.backend",
                 "tandem.storage.data-dir",
                 "tandem.storage.fsync",
@@ -102,5 +106,14 @@ public class TandemPropertiesTest {
         assertThat(p.storage().fsync()).isTrue();
         assertThat(p.storage().tickInterval()).isEqualTo(Duration.ofMillis(10));
         assertThat(TandemConfiguration.settings(p)).isEqualTo(ControllerSettings.DEFAULTS);
+        assertThat(p.sql().limits()).isEqualTo(dev.tandem.sql.SqlLimits.DEFAULTS);
+    }
+
+    @Test
+    void sqlBoundsBindFromTheirProperties() {
+        TandemProperties p = bind(Map.of("tandem.sql.max-statement-bytes", "1MB", "tandem.sql.max-literals", "5000",
+                "tandem.sql.planning-timeout", "2s", "tandem.sql.plan-cache-bytes", "0"));
+
+        assertThat(p.sql().limits()).isEqualTo(new dev.tandem.sql.SqlLimits(1 << 20, 5000, Duration.ofSeconds(2), 0));
     }
 }

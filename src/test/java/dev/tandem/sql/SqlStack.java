@@ -33,12 +33,18 @@ final class SqlStack implements AutoCloseable {
     final List<Throwable> fatal = new CopyOnWriteArrayList<>();
 
     SqlStack(Path dir) {
+        this(dir, null);
+    }
+
+    /** A stack whose engine is bounded by {@code limits} and plans on {@code lanes} (null: the defaults, planning on {@link #blocking}). */
+    SqlStack(Path dir, SqlTesting.Lanes lanes) {
         storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
         ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
         mux = Multiplexer.start(true, 1, 1, storage, registry, (w, e) -> fatal.add(e), System::currentTimeMillis, RuntimeObserver.NONE);
         controller = new Controller(storage, mux, registry, new ControllerSettings(Duration.ofSeconds(10), 1000, 100_000, Duration.ofSeconds(30)), System::currentTimeMillis, timer);
         streams = new ChangeStreams(registry, Schedulers.fromExecutor(mux.reader()::execute), new ChangeStreamLimits(100, 10, 100_000, 0));
-        sql = new SqlEngine(controller, blocking, streams);
+        sql = lanes == null ? new SqlEngine(controller, blocking, streams)
+                : new SqlEngine(controller, blocking, streams, lanes.limits(), lanes.light(), lanes.heavy(), lanes.timer());
     }
 
     /** Runs one statement in a session and waits (bounded) for its result. */
