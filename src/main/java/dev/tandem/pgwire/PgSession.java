@@ -536,20 +536,26 @@ final class PgSession {
     /** One statement of a simple query, answered on its own: rows and a tag, or a COPY-out stream. */
     private Flux<ByteBuf> statement(String part) {
         return Flux.defer(() -> {
-            Flux<ByteBuf> answered = run(part, List.of()).map(r -> {
-                PgWriter w = new PgWriter();
-                if (r.isQuery()) {
-                    w.rowDescription(r.columns(), i -> 0);
-                    for (Object[] row : r.rows()) {
-                        w.dataRow(row, r.columns(), i -> 0);
-                    }
-                }
-                return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
-            }).flux();
-            if (PgCatalogQueries.answer(part, engine) != null) {
-                return answered;
+            PgCatalogQueries.Answer canned = PgCatalogQueries.answer(part, engine);
+            if (canned != null) {
+                return answer(canned(canned)).flux();
             }
-            return engine.prepareAsync(part, sql).flatMapMany(s -> SqlEngine.streams(s) ? authorize(part).thenMany(copyOut(s)) : answered);
+            return authorize(part).then(engine.prepareAsync(part, sql))
+                    .flatMapMany(s -> SqlEngine.streams(s) ? copyOut(s) : answer(run(s, List.of())).flux());
+        });
+    }
+
+    /** A simple query's answer: its rows (in text) and its command tag. */
+    private static Mono<ByteBuf> answer(Mono<SqlResult> result) {
+        return result.map(r -> {
+            PgWriter w = new PgWriter();
+            if (r.isQuery()) {
+                w.rowDescription(r.columns(), i -> 0);
+                for (Object[] row : r.rows()) {
+                    w.dataRow(row, r.columns(), i -> 0);
+                }
+            }
+            return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
         });
     }
 
@@ -593,15 +599,25 @@ final class PgSession {
     private Mono<SqlResult> run(String statement, List<Object> params) {
         PgCatalogQueries.Answer canned = PgCatalogQueries.answer(statement, engine);
         if (canned != null) {
-            return Mono.defer(() -> {
-                failedBlock();
-                authorizeCatalog();
-                return canned.result();
-            });
+            return canned(canned);
         }
         return Mono.defer(() -> authorize(statement)
                 .then(engine.prepareAsync(statement, sql))
-                .flatMap(s -> audited(s, cancellable(engine.execute(s, params, sql), s.columns() != null))));
+                .flatMap(s -> run(s, params)));
+    }
+
+    /** Executes a prepared statement: audited when it changes the catalog, cancellable when it is a query. */
+    private Mono<SqlResult> run(SqlStatement s, List<Object> params) {
+        return audited(s, cancellable(engine.execute(s, params, sql), s.columns() != null));
+    }
+
+    /** A catalog query answered by the shims, refused as the engine would refuse it. */
+    private Mono<SqlResult> canned(PgCatalogQueries.Answer canned) {
+        return Mono.defer(() -> {
+            failedBlock();
+            authorizeCatalog();
+            return canned.result();
+        });
     }
 
     private Mono<SqlResult> cancellable(Mono<SqlResult> exec, boolean query) {

@@ -106,6 +106,8 @@ public final class SqlEngine {
     private final Scheduler timer;
     private final Cache<String, Prepared> cache;
     private final Cache<String, Named> named;
+    /** Shapes that do not keep their statements' meaning, with the catalog version at which that was found. */
+    private final Cache<String, Long> unshaped;
     /** The deadline (in {@code timer}'s nanoseconds) of the planning running on this thread, or null outside one. */
     private final ThreadLocal<Long> deadline = new ThreadLocal<>();
 
@@ -132,6 +134,8 @@ public final class SqlEngine {
         this.timer = timer;
         this.cache = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes())
                 .weigher((String text, Prepared p) -> weight(text, 0)).executor(Runnable::run).build();
+        this.unshaped = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes() / 16)
+                .weigher((String text, Long version) -> weight(text, 0)).executor(Runnable::run).build();
         this.named = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes())
                 .weigher((String text, Named n) -> weight(text, n.objects().size())).executor(Runnable::run).build();
         this.subscribe = new SqlSubscribe(this, controller, streams);
@@ -244,6 +248,10 @@ public final class SqlEngine {
             return p;
         }
         StatementCost cost = bounded(sql);
+        Prepared shaped = shaped(sql, now, true);
+        if (shaped != null) {
+            return shaped;
+        }
         String fingerprint = fingerprint(now.entries(), null);
         p = SqlErrors.guarded(() -> compile(sql, fingerprint));
         p.heavy = cost.heavy();
@@ -252,6 +260,42 @@ public final class SqlEngine {
             cache.put(sql, p);
         }
         return p;
+    }
+
+    /**
+     * {@code sql} bound to the plan of its shape ({@link SqlLiterals}: its literals lifted into parameters),
+     * so that queries differing only in their constants are planned once; null when its literals cannot
+     * be lifted, when its shape was found not to keep their meaning (the shape failed to plan, or typed a
+     * lifted parameter otherwise than its literal), or when the shape is not planned and {@code plan} is
+     * false. A shape is planned, and cached, as a statement of its own.
+     */
+    private Prepared shaped(String sql, CatalogSnapshot now, boolean plan) {
+        SqlLiterals.Lifted lifted = SqlLiterals.lift(sql);
+        if (lifted == null) {
+            return null;
+        }
+        Long refused = unshaped.getIfPresent(lifted.shape());
+        if (refused != null && refused == now.version()) {
+            return null;
+        }
+        Prepared shape = cache.getIfPresent(lifted.shape());
+        if (shape == null || !fresh(shape, now)) {
+            if (!plan) {
+                return null;
+            }
+            try {
+                shape = (Prepared) prepare(lifted.shape());
+            } catch (SqlException e) {
+                // planned as written, which answers with the statement's own error if it has one
+                unshaped.put(lifted.shape(), now.version());
+                return null;
+            }
+        }
+        if (!shape.cacheable() || !shape.parameterTypes().equals(lifted.types())) {
+            unshaped.put(lifted.shape(), now.version());
+            return null;
+        }
+        return shape.bound(sql, lifted.values());
     }
 
     /**
@@ -266,8 +310,9 @@ public final class SqlEngine {
                 session.fail();
                 return Mono.error(SqlCursors.aborted());
             }
+            CatalogSnapshot now = controller.catalogSnapshot();
             Prepared hit = cache.getIfPresent(sql);
-            if (hit != null && fresh(hit, controller.catalogSnapshot())) {
+            if (hit != null && fresh(hit, now)) {
                 return Mono.just(hit);
             }
             try {
@@ -275,6 +320,10 @@ public final class SqlEngine {
             } catch (SqlException e) {
                 session.fail();
                 throw e;
+            }
+            Prepared shaped = session.block() == SqlSession.Block.FAILED ? null : shaped(sql, now, false);
+            if (shaped != null) {
+                return Mono.just(shaped);
             }
             if (!plans(sql)) {
                 return Mono.fromSupplier(() -> prepare(sql, session));
@@ -536,6 +585,31 @@ public final class SqlEngine {
 
         boolean cacheable() {
             return cacheable;
+        }
+
+        /**
+         * The statement {@code text} whose literals {@code values} this plan, its shape, takes as
+         * parameters: it runs this plan with them, takes no parameters of its own, and holds while the
+         * shape does.
+         */
+        Prepared bound(String text, List<Object> values) {
+            Prepared b = new Prepared(text, fingerprint, deps, columns, List.of(), (params, session) -> run.run(values, session), cacheable,
+                    kind);
+            b.checkedVersion = checkedVersion;
+            b.heavy = heavy;
+            return b;
+        }
+
+        private Prepared(String text, String fingerprint, Set<String> deps, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run,
+                boolean cacheable, SqlStatement.Kind kind) {
+            this.text = text;
+            this.fingerprint = fingerprint;
+            this.deps = deps;
+            this.kind = kind;
+            this.columns = columns;
+            this.parameterTypes = List.copyOf(parameterTypes);
+            this.run = run;
+            this.cacheable = cacheable;
         }
     }
 

@@ -262,17 +262,18 @@ class PgWireStatementCostTest {
             try {
                 heavyAnswer = client(() -> rows(first, inList(20_000, " AND id < 50")));
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("anonymous", PrincipalLimits.Kind.PLANS) == 1);
-                assertThatThrownBy(() -> s.executeQuery("SELECT v FROM t WHERE id = 8")).isInstanceOfSatisfying(SQLException.class, e -> {
+                assertThatThrownBy(() -> s.executeQuery("SELECT id, v FROM t WHERE id = 8")).isInstanceOfSatisfying(SQLException.class, e -> {
                     assertThat(e.getSQLState()).isEqualTo("53400");
                     assertThat(e.getMessage()).contains("tandem.security.limits.max-concurrent-plans");
                 });
                 assertThat(rows(second, cached)).as("a cached statement needs no planning").isEqualTo(1);
+                assertThat(rows(second, "SELECT v FROM t WHERE id = 8")).as("nor does one of a cached shape").isEqualTo(1);
             } finally {
                 gate.open();
             }
             assertThat(heavyAnswer.get(300, TimeUnit.SECONDS)).isEqualTo(50);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("anonymous", PrincipalLimits.Kind.PLANS) == 0);
-            assertThat(rows(second, "SELECT v FROM t WHERE id = 8")).isEqualTo(1);
+            assertThat(rows(second, "SELECT id, v FROM t WHERE id = 8")).isEqualTo(1);
         }
     }
 }

@@ -101,4 +101,34 @@ class SqlPlanCacheTest {
             session.close();
         }
     }
+
+    @Test
+    void literalQueriesOfOneShapeArePlannedOnce() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession(true);
+            stack.run("CREATE TABLE s (id bigint NOT NULL, name text, x double precision)", session);
+            stack.run("INSERT INTO s VALUES (1, 'one', 1.5), (2, 'two', 2.5), (3, 'three', 3.5)", session);
+            stack.run("CREATE INDEX s_by_id ON s (id)", session);
+            stack.run("SELECT name FROM s WHERE id = 1", session);
+            long before = CalcitePlanner.PLANS.get();
+            for (long id = 1; id <= 3; id++) {
+                SqlResult r = stack.run("SELECT name FROM s WHERE id = " + id, session);
+                assertThat(r.rows().get(0)[0]).isEqualTo(List.of("one", "two", "three").get((int) id - 1));
+                assertThat(r.read().path()).isEqualTo("fast");
+                assertThat(stack.run("SELECT id FROM s WHERE name = 'th''ree' OR id = " + id + " ORDER BY 1 LIMIT 1", session).rows().get(0)[0])
+                        .isEqualTo(id == 3 ? 3L : id);
+            }
+            assertThat(CalcitePlanner.PLANS.get() - before).as("the second shape planned once, the first not again").isEqualTo(1);
+
+            // literals whose parameter would mean otherwise are planned as written: a double column compared
+            // with an integer, a quoted number compared with an integer, a column ordinal
+            assertThat(stack.run("SELECT id FROM s WHERE x > 2", session).rows()).hasSize(2);
+            assertThat(stack.run("SELECT name FROM s WHERE id = '2'", session).rows().get(0)[0]).isEqualTo("two");
+            assertThat(stack.run("SELECT name, id FROM s ORDER BY 2 DESC LIMIT 1", session).rows().get(0)[0]).isEqualTo("three");
+            // a shape that does not plan leaves the statement's own error
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stack.run("SELECT name FROM s WHERE nope = 1", session))
+                    .isInstanceOf(SqlException.class).hasMessageContaining("nope");
+            session.close();
+        }
+    }
 }
