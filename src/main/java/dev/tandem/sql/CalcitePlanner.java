@@ -106,6 +106,7 @@ final class CalcitePlanner {
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
             refuseLateral(parsed);
+            PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
@@ -131,6 +132,30 @@ final class CalcitePlanner {
             planner.close();
         }
     }
+
+    /**
+     * Calcite's {@code *}, but never reading a constant operand that is not a literal as one: Calcite's
+     * own asks a constant expression such as {@code 2 / CASE WHEN false THEN 1 END} (NULL once
+     * simplified) for its literal value when it works out the monotonicity of a projection over sorted
+     * rows, and fails. Such a product is not monotonic as far as planning is concerned.
+     */
+    static final org.apache.calcite.sql.SqlBinaryOperator MULTIPLY = new org.apache.calcite.sql.fun.SqlMonotonicBinaryOperator("*",
+            org.apache.calcite.sql.SqlKind.TIMES, 60, true, org.apache.calcite.sql.type.ReturnTypes.PRODUCT_NULLABLE,
+            org.apache.calcite.sql.type.InferTypes.FIRST_KNOWN, org.apache.calcite.sql.type.OperandTypes.MULTIPLY_OPERATOR) {
+        @Override
+        public org.apache.calcite.sql.validate.SqlMonotonicity getMonotonicity(org.apache.calcite.sql.SqlOperatorBinding call) {
+            org.apache.calcite.sql.validate.SqlMonotonicity constant = org.apache.calcite.sql.validate.SqlMonotonicity.CONSTANT;
+            boolean c0 = call.getOperandMonotonicity(0) == constant;
+            boolean c1 = call.getOperandMonotonicity(1) == constant;
+            if (c0 && c1) {
+                return constant;
+            }
+            if (c0 && !call.isOperandLiteral(0, true) || c1 && !call.isOperandLiteral(1, true)) {
+                return org.apache.calcite.sql.validate.SqlMonotonicity.NOT_MONOTONIC;
+            }
+            return super.getMonotonicity(call);
+        }
+    };
 
     /**
      * Refuses {@code LATERAL}: Calcite's planner decorrelates it into joins and grouped aggregates, which
@@ -284,13 +309,20 @@ final class CalcitePlanner {
     }
 
     /**
-     * Calcite's conversions, but a cast to boolean from a number other than an {@code integer} is refused
+     * Calcite's conversions, with {@link #MULTIPLY} for Calcite's {@code *}; and a cast to boolean from a number other than an {@code integer} is refused
      * as PostgreSQL refuses it ({@code 42846} "cannot cast type bigint to boolean"; PostgreSQL casts only
      * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column (and an integer column, stored
      * as a bigint) is refused; an integer literal that fits int4 is cast.
      */
     private static final org.apache.calcite.sql2rel.SqlRexConvertletTable CONVERTLETS = call -> {
         org.apache.calcite.sql2rel.SqlRexConvertlet standard = org.apache.calcite.sql2rel.StandardConvertletTable.INSTANCE.get(call);
+        if (call.getKind() == org.apache.calcite.sql.SqlKind.TIMES && standard != null) {
+            return (cx, times) -> {
+                org.apache.calcite.rex.RexNode product = standard.convertCall(cx, times);
+                return product instanceof org.apache.calcite.rex.RexCall r && r.getOperator() == org.apache.calcite.sql.fun.SqlStdOperatorTable.MULTIPLY
+                        ? cx.getRexBuilder().makeCall(r.getParserPosition(), r.getType(), MULTIPLY, r.getOperands()) : product;
+            };
+        }
         if (call.getKind() != org.apache.calcite.sql.SqlKind.CAST || standard == null) {
             return standard;
         }
