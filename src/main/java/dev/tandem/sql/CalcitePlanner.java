@@ -87,10 +87,10 @@ final class CalcitePlanner {
     record Planned(RelRoot root, SqlNode validated) {
     }
 
-    /** Parses one statement (any kind Calcite knows) without validating it. */
+    /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(sql, PARSER).parseStmt();
+            return SqlParser.create(PgCasts.rewrite(sql), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw parseError(e);
         }
@@ -379,6 +379,7 @@ final class CalcitePlanner {
             new Rewrite("Column '([^']*)' not found in table '([^']*)'(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,
                     "column $2.$1 does not exist$3"),
             new Rewrite("Unknown field '([^']*)'.*", SqlException.UNDEFINED_COLUMN, "column \"$1\" does not exist"),
+            new Rewrite("Unknown identifier '([^']*)'.*", "42704", "type \"$1\" does not exist"),
             new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
             new Rewrite("Expression '(.*)' is not being grouped.*", "42803",
                     "column \"$1\" must appear in the GROUP BY clause or be used in an aggregate function"),
@@ -403,9 +404,6 @@ final class CalcitePlanner {
         msg = msg.replaceAll("\\s+at line \\d+, column \\d+\\.?", "");
         int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
         int col = e.getPos() == null ? 0 : e.getPos().getColumnNum();
-        if (msg.startsWith("Encountered \": :\"")) {
-            return new SqlException(SqlException.SYNTAX, "syntax error at \"::\": not supported: the :: cast (write CAST(x AS type))", line, col);
-        }
         java.util.regex.Matcher near = java.util.regex.Pattern.compile("Encountered \"(.*?)\"\\s*").matcher(msg.trim());
         if (near.matches()) {
             String token = near.group(1).replaceAll("\\s+", " ");

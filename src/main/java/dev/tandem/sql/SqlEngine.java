@@ -840,7 +840,9 @@ public final class SqlEngine {
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                         && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
-                    DatumType to = SqlTypes.ofName(spec.getTypeName().getSimple());
+                    // Calcite's parser names double precision DOUBLE
+                    String typeName = spec.getTypeName().getSimple();
+                    DatumType to = typeName.equalsIgnoreCase("double") ? DatumType.FLOAT64 : SqlTypes.ofName(typeName);
                     if (to == null) {
                         throw SqlException.notSupported("type " + spec.getTypeName().getSimple().toLowerCase(Locale.ROOT));
                     }

@@ -101,7 +101,7 @@ class PostgresDifferentialTest {
                         s.execute("CREATE INDEX " + prefix + "idx ON " + tables.get(0).name() + " (" + tables.get(0).ints().get(0) + ")");
                     }
                 }
-                QueryGenerator gen = new QueryGenerator(random, extra, tables);
+                QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7), tables);
                 for (int q = 0; q < QUERIES_PER_SCHEMA; q++) {
                     QueryGenerator.Query query = gen.query();
                     compared++;

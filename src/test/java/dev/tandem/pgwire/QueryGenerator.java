@@ -10,8 +10,18 @@ final class QueryGenerator {
     /** The shapes of query generated; the differential test asserts each was compared, most with rows. */
     enum Kind {
         FILTER, JOIN, OUTER_JOIN_ANTI, GROUP_BY, JOIN_GROUP_BY, DISTINCT, ORDERED, ORDERED_AGGREGATE, SET_OP, SET_OP_TWO_COLUMNS,
-        SUBQUERY, EXPRESSIONS, TEXT, LOOKUP, EMPTY_AGGREGATE
+        SUBQUERY, EXPRESSIONS, TEXT, LOOKUP, EMPTY_AGGREGATE,
+        /** PostgreSQL's {@code x::type} casts, drawn from the dialect's own stream. */
+        CAST
     }
+
+    /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
+    private static final List<Kind> MAIN = List.of(Kind.FILTER, Kind.JOIN, Kind.OUTER_JOIN_ANTI, Kind.GROUP_BY, Kind.JOIN_GROUP_BY,
+            Kind.DISTINCT, Kind.ORDERED, Kind.ORDERED_AGGREGATE, Kind.SET_OP, Kind.SET_OP_TWO_COLUMNS, Kind.SUBQUERY, Kind.EXPRESSIONS,
+            Kind.TEXT, Kind.LOOKUP, Kind.EMPTY_AGGREGATE);
+
+    /** The kinds {@link #dialectQuery} draws from {@link #dialect}. */
+    private static final List<Kind> DIALECT = List.of(Kind.CAST);
 
     /** A query, its parameters ({@code ?} in the text, bound through a prepared statement), its kind and whether its ORDER BY fixes the order of its rows. */
     record Query(String sql, List<Object> params, Kind kind, boolean ordered) {
@@ -23,11 +33,14 @@ final class QueryGenerator {
     private final Random random;
     /** Draws the cases added for PostgreSQL's numeric and float8 semantics, so {@link #random} draws what it drew before. */
     private final Random extra;
+    /** Draws the dialect's kinds (casts, LIKE, DISTINCT aggregates), so {@link #random} and {@link #extra} draw what they drew before. */
+    private final Random dialect;
     private final List<PostgresDifferentialTest.Table> tables;
 
-    QueryGenerator(Random random, Random extra, List<PostgresDifferentialTest.Table> tables) {
+    QueryGenerator(Random random, Random extra, Random dialect, List<PostgresDifferentialTest.Table> tables) {
         this.random = random;
         this.extra = extra;
+        this.dialect = dialect;
         this.tables = tables;
     }
 
@@ -46,7 +59,40 @@ final class QueryGenerator {
     Query query() {
         Query q = mainQuery();
         Query f = extra.nextInt(5) == 0 ? floatQuery(q.kind()) : null;
+        if (dialect.nextInt(4) == 0) {
+            return dialectQuery(pick(dialect, DIALECT));
+        }
         return f != null ? f : q;
+    }
+
+    private Query dialectQuery(Kind kind) {
+        return switch (kind) {
+            case CAST -> cast();
+            default -> throw new IllegalArgumentException(kind.name());
+        };
+    }
+
+    /** {@code x::type} over columns, literals and expressions, in the select list and the filter. */
+    private Query cast() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        String i = pick(dialect, t.ints());
+        List<String> exprs = new ArrayList<>(List.of(i + "::text", i + "::text || 'x'", "(" + i + " + 1)::double precision / 4",
+                "'" + (dialect.nextInt(5) - 2) + "'::bigint + " + i, i + "::int8::text", "(" + i + " > 0)::text", "-" + i + "::bigint",
+                "coalesce(" + i + ", 0)::text", "CASE WHEN " + i + " > 0 THEN 'p' ELSE 'n' END::text", i + "::int8::double precision * 2"));
+        if (!t.texts().isEmpty()) {
+            String s = pick(dialect, t.texts());
+            exprs.addAll(List.of(s + "::text", s + "::varchar || " + i + "::text", "upper(" + s + "::text)"));
+        }
+        if (!t.floats().isEmpty()) {
+            String f = pick(dialect, t.floats());
+            exprs.addAll(List.of(f + "::bigint", "(" + f + " * 3)::integer", i + "::float8 + " + f));
+        }
+        String where = switch (dialect.nextInt(4)) {
+            case 0 -> " WHERE " + i + "::text = '" + (dialect.nextInt(5) - 2) + "'";
+            case 1 -> " WHERE " + i + "::double precision > " + pick(dialect, List.of("0.5", "-1", "1.5"));
+            default -> "";
+        };
+        return new Query("SELECT " + pick(dialect, exprs) + ", " + pick(dialect, exprs) + " FROM " + t.name() + where, Kind.CAST, false);
     }
 
     /**
@@ -77,7 +123,7 @@ final class QueryGenerator {
     }
 
     private Query mainQuery() {
-        Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+        Kind kind = MAIN.get(random.nextInt(MAIN.size()));
         return switch (kind) {
             case FILTER -> filter();
             case JOIN -> join();
@@ -94,6 +140,7 @@ final class QueryGenerator {
             case TEXT -> text();
             case LOOKUP -> lookup();
             case EMPTY_AGGREGATE -> emptyAggregate();
+            default -> throw new IllegalArgumentException(kind.name());
         };
     }
 
