@@ -108,6 +108,7 @@ final class CalcitePlanner {
             refuseLateral(parsed);
             PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
+            emptyEscapes(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
             return new Planned(root, validated);
@@ -156,6 +157,30 @@ final class CalcitePlanner {
             return super.getMonotonicity(call);
         }
     };
+
+    /**
+     * Rewrites, in place, {@code LIKE p ESCAPE ''} (no escape character: every {@code \} is literal) of a
+     * quoted pattern as the pattern with each {@code \} doubled and {@code \} as its escape, which means
+     * the same: Calcite's simplification fails on an empty escape. Of another pattern it is refused.
+     */
+    private static void emptyEscapes(SqlNode node) {
+        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlCall call) {
+                if (call.getOperator() instanceof org.apache.calcite.sql.fun.SqlLikeOperator && call.operandCount() == 3
+                        && call.operand(2) instanceof org.apache.calcite.sql.SqlCharStringLiteral e && e.getValueAs(String.class).isEmpty()) {
+                    if (!(call.operand(1) instanceof org.apache.calcite.sql.SqlCharStringLiteral p)) {
+                        SqlException x = SqlException.notSupported("LIKE ... ESCAPE '' with a pattern that is not a quoted literal");
+                        throw call.getParserPosition() == null ? x : x.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
+                    }
+                    call.setOperand(1, org.apache.calcite.sql.SqlLiteral.createCharString(p.getValueAs(String.class).replace("\\", "\\\\"),
+                            p.getParserPosition()));
+                    call.setOperand(2, org.apache.calcite.sql.SqlLiteral.createCharString("\\", e.getParserPosition()));
+                }
+                return super.visit(call);
+            }
+        });
+    }
 
     /**
      * Refuses {@code LATERAL}: Calcite's planner decorrelates it into joins and grouped aggregates, which
@@ -294,6 +319,10 @@ final class CalcitePlanner {
         root.add("bool", f -> f.createSqlType(SqlTypeName.BOOLEAN));
         return Frameworks.newConfigBuilder()
                 .parserConfig(PARSER)
+                // the standard operators and PostgreSQL's ILIKE, which Calcite keeps in its library operators
+                .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                        org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
+                                org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)
                 .typeSystem(TYPES)
                 .sqlValidatorConfig(SqlValidator.Config.DEFAULT

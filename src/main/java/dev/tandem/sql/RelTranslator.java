@@ -611,6 +611,19 @@ final class RelTranslator {
                 }
                 return acc;
             }
+            case LIKE -> {
+                // LIKE, NOT LIKE, ILIKE, NOT ILIKE, with or without ESCAPE
+                org.apache.calcite.sql.fun.SqlLikeOperator like = (org.apache.calcite.sql.fun.SqlLikeOperator) call.getOperator();
+                List<Expr> args = args(ops, in);
+                for (Expr a : args) {
+                    if (typeOf(a, in) != DatumType.STRING) {
+                        throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(typeOf(args.get(0), in))
+                                + (like.isCaseSensitive() ? " ~~ " : " ~~* ") + SqlTypes.pgName(typeOf(args.get(1), in)));
+                    }
+                }
+                Expr match = new Expr.Call(like.isCaseSensitive() ? Func.LIKE : Func.ILIKE, args);
+                return like.isNegated() ? Expr.call(Func.NOT, match) : match;
+            }
             case COALESCE -> {
                 return new Expr.Call(Func.COALESCE, unify(args(ops, in), in, "COALESCE"));
             }

@@ -12,7 +12,9 @@ final class QueryGenerator {
         FILTER, JOIN, OUTER_JOIN_ANTI, GROUP_BY, JOIN_GROUP_BY, DISTINCT, ORDERED, ORDERED_AGGREGATE, SET_OP, SET_OP_TWO_COLUMNS,
         SUBQUERY, EXPRESSIONS, TEXT, LOOKUP, EMPTY_AGGREGATE,
         /** PostgreSQL's {@code x::type} casts, drawn from the dialect's own stream. */
-        CAST
+        CAST,
+        /** {@code [NOT] LIKE} and {@code [NOT] ILIKE}, with and without {@code ESCAPE}, in filters and select lists. */
+        LIKE
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -21,7 +23,7 @@ final class QueryGenerator {
             Kind.TEXT, Kind.LOOKUP, Kind.EMPTY_AGGREGATE);
 
     /** The kinds {@link #dialectQuery} draws from {@link #dialect}. */
-    private static final List<Kind> DIALECT = List.of(Kind.CAST);
+    private static final List<Kind> DIALECT = List.of(Kind.CAST, Kind.LIKE);
 
     /** A query, its parameters ({@code ?} in the text, bound through a prepared statement), its kind and whether its ORDER BY fixes the order of its rows. */
     record Query(String sql, List<Object> params, Kind kind, boolean ordered) {
@@ -68,8 +70,33 @@ final class QueryGenerator {
     private Query dialectQuery(Kind kind) {
         return switch (kind) {
             case CAST -> cast();
+            case LIKE -> like();
             default -> throw new IllegalArgumentException(kind.name());
         };
+    }
+
+    /** A LIKE or ILIKE of a text column (or an integer written as text) against a pattern. */
+    private Query like() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        String i = pick(dialect, t.ints());
+        String s = t.texts().isEmpty() ? "CAST(" + i + " AS text)" : pick(dialect, t.texts());
+        List<String> patterns = t.texts().isEmpty() ? List.of("'1%'", "'-%'", "'_'", "'%2'", "'%'", "'-_'")
+                : List.of("'a%'", "'%b'", "'_b%'", "'%a_'", "'ab'", "'%'", "'A%'", "'%B_'", "'a\\%'", "'%c%'", "'__'", "'%ca%'", "upper(" + s + ")");
+        List<String> predicates = new ArrayList<>();
+        for (int n = 0; n < 3; n++) {
+            String op = pick(dialect, List.of("LIKE", "NOT LIKE", "ILIKE", "NOT ILIKE"));
+            String pattern = pick(dialect, patterns);
+            String escape = dialect.nextInt(5) == 0 ? " ESCAPE '#'" : "";
+            if (!escape.isEmpty() && pattern.startsWith("'")) {
+                pattern = pattern.replace("\\", "#");
+            }
+            predicates.add(s + " " + op + " " + pattern + escape);
+        }
+        if (dialect.nextBoolean()) {
+            return new Query("SELECT " + i + ", " + s + " FROM " + t.name() + " WHERE " + predicates.get(0)
+                    + (dialect.nextBoolean() ? " " + pick(dialect, List.of("AND", "OR")) + " " + predicates.get(1) : ""), Kind.LIKE, false);
+        }
+        return new Query("SELECT " + s + ", " + predicates.get(0) + ", " + predicates.get(1) + " FROM " + t.name(), Kind.LIKE, false);
     }
 
     /** {@code x::type} over columns, literals and expressions, in the select list and the filter. */
