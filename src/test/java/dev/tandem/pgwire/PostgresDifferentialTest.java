@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * inner, cross and outer joins, anti-joins, group-bys with having, joins with group-bys, distinct,
  * order/limit/offset over tables, joins and aggregates, union/except/intersect over one and two columns,
  * subqueries in FROM, CASE/COALESCE/NULLIF, text functions, point lookups with parameters and IN lists,
- * aggregates over no rows, {@code x::type} casts, {@code [NOT] LIKE}/{@code ILIKE} with and without {@code ESCAPE}; doubles with -0 beside 0, integers beside 2^53 compared with decimal literals, and
+ * aggregates over no rows, {@code x::type} casts, {@code [NOT] LIKE}/{@code ILIKE} with and without {@code ESCAPE}, {@code count}/{@code sum}/{@code avg}
+ * of {@code DISTINCT} values; doubles with -0 beside 0, integers beside 2^53 compared with decimal literals, and
  * now and then a min/max of a boolean or a bigint cast to boolean, which both refuse), each answered by Tandem through the wire protocol over JDBC (the extended
  * protocol, prepared statements where the query has parameters) and by PostgreSQL, compared as
  * multisets (as lists where ORDER BY fixes the order). Coverage is asserted: every kind compared, most

@@ -14,7 +14,9 @@ final class QueryGenerator {
         /** PostgreSQL's {@code x::type} casts, drawn from the dialect's own stream. */
         CAST,
         /** {@code [NOT] LIKE} and {@code [NOT] ILIKE}, with and without {@code ESCAPE}, in filters and select lists. */
-        LIKE
+        LIKE,
+        /** {@code count}, {@code sum} and {@code avg} of {@code DISTINCT} values, beside aggregates of all rows, grouped or not. */
+        DISTINCT_AGGREGATE
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -23,7 +25,7 @@ final class QueryGenerator {
             Kind.TEXT, Kind.LOOKUP, Kind.EMPTY_AGGREGATE);
 
     /** The kinds {@link #dialectQuery} draws from {@link #dialect}. */
-    private static final List<Kind> DIALECT = List.of(Kind.CAST, Kind.LIKE);
+    private static final List<Kind> DIALECT = List.of(Kind.CAST, Kind.LIKE, Kind.DISTINCT_AGGREGATE);
 
     /** A query, its parameters ({@code ?} in the text, bound through a prepared statement), its kind and whether its ORDER BY fixes the order of its rows. */
     record Query(String sql, List<Object> params, Kind kind, boolean ordered) {
@@ -71,8 +73,39 @@ final class QueryGenerator {
         return switch (kind) {
             case CAST -> cast();
             case LIKE -> like();
+            case DISTINCT_AGGREGATE -> distinctAggregate();
             default -> throw new IllegalArgumentException(kind.name());
         };
+    }
+
+    private Query distinctAggregate() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        List<String> all = new ArrayList<>();
+        for (String c : t.ints()) {
+            all.addAll(List.of("count(DISTINCT " + c + ")", "sum(DISTINCT " + c + ")", "avg(DISTINCT " + c + ")"));
+        }
+        for (String c : t.columns()) {
+            all.add("count(DISTINCT " + c + ")");
+        }
+        for (String c : t.floats()) {
+            all.addAll(List.of("sum(DISTINCT " + c + ")", "count(DISTINCT " + c + ")"));
+        }
+        all.addAll(List.of("count(*)", "sum(" + pick(dialect, t.ints()) + ")", "max(" + pick(dialect, t.columns()) + ")", "min(DISTINCT "
+                + pick(dialect, t.columns()) + ")"));
+        List<String> aggs = new ArrayList<>();
+        int n = 1 + dialect.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            aggs.add(pick(dialect, all));
+        }
+        String where = dialect.nextInt(4) == 0 ? " WHERE " + pick(dialect, t.ints()) + " " + pick(dialect, List.of(">", "<=", "<>")) + " "
+                + (dialect.nextInt(3) - 1) : "";
+        if (dialect.nextInt(4) == 0) {
+            return new Query("SELECT " + String.join(", ", aggs) + " FROM " + t.name() + where, Kind.DISTINCT_AGGREGATE, false);
+        }
+        String key = pick(dialect, t.columns());
+        String having = dialect.nextInt(4) == 0 ? " HAVING count(DISTINCT " + pick(dialect, t.columns()) + ") > 1" : "";
+        return new Query("SELECT " + key + ", " + String.join(", ", aggs) + " FROM " + t.name() + where + " GROUP BY " + key + having,
+                Kind.DISTINCT_AGGREGATE, false);
     }
 
     /** A LIKE or ILIKE of a text column (or an integer written as text) against a pattern. */
