@@ -16,7 +16,9 @@ final class QueryGenerator {
         /** {@code [NOT] LIKE} and {@code [NOT] ILIKE}, with and without {@code ESCAPE}, in filters and select lists. */
         LIKE,
         /** {@code count}, {@code sum} and {@code avg} of {@code DISTINCT} values, beside aggregates of all rows, grouped or not. */
-        DISTINCT_AGGREGATE
+        DISTINCT_AGGREGATE,
+        /** Writes ({@link #write}): applied to both databases, then the written table compared. */
+        WRITE
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -75,6 +77,88 @@ final class QueryGenerator {
             case LIKE -> like();
             case DISTINCT_AGGREGATE -> distinctAggregate();
             default -> throw new IllegalArgumentException(kind.name());
+        };
+    }
+
+    /** A write applied to both databases, then its table compared: {@link Kind#WRITE}. */
+    record Write(String sql, String table) {
+    }
+
+    /**
+     * An INSERT with a column list (some columns left out, now and then DEFAULT), an INSERT ... SELECT
+     * from another table, an UPDATE of one or two columns, or a DELETE, drawn from the dialect's stream.
+     */
+    Write write() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        List<String> cols = new ArrayList<>(t.columns());
+        java.util.Collections.shuffle(cols, dialect);
+        List<String> named = cols.subList(0, 1 + dialect.nextInt(cols.size()));
+        String sql = switch (dialect.nextInt(5)) {
+            case 0, 1 -> {
+                List<String> rows = new ArrayList<>();
+                for (int r = 0, n = 1 + dialect.nextInt(3); r < n; r++) {
+                    List<String> vals = new ArrayList<>();
+                    for (String c : named) {
+                        vals.add(dialect.nextInt(8) == 0 ? "DEFAULT" : value(c));
+                    }
+                    rows.add("(" + String.join(", ", vals) + ")");
+                }
+                yield "INSERT INTO " + t.name() + " (" + String.join(", ", named) + ") VALUES " + String.join(", ", rows);
+            }
+            case 2 -> {
+                PostgresDifferentialTest.Table from = pick(dialect, tables);
+                List<String> exprs = new ArrayList<>();
+                for (String c : named) {
+                    List<String> same = from.columns().stream().filter(x -> x.charAt(0) == c.charAt(0)).toList();
+                    exprs.add(same.isEmpty() || dialect.nextInt(4) == 0 ? value(c)
+                            : c.startsWith("i") && dialect.nextBoolean() ? pick(dialect, same) + " + 1" : pick(dialect, same));
+                }
+                String i = pick(dialect, from.ints());
+                yield "INSERT INTO " + t.name() + " (" + String.join(", ", named) + ") SELECT " + String.join(", ", exprs) + " FROM " + from.name()
+                        + (dialect.nextBoolean() ? " WHERE " + i + " " + pick(dialect, List.of(">", "<=", "<>")) + " " + (dialect.nextInt(3) - 1) : "");
+            }
+            case 3 -> {
+                List<String> sets = new ArrayList<>();
+                for (String c : named.subList(0, Math.min(2, named.size()))) {
+                    sets.add(c + " = " + assigned(t, c));
+                }
+                yield "UPDATE " + t.name() + " SET " + String.join(", ", sets) + (dialect.nextInt(4) == 0 ? "" : " WHERE " + writeFilter(t));
+            }
+            default -> "DELETE FROM " + t.name() + " WHERE " + writeFilter(t);
+        };
+        return new Write(sql, t.name());
+    }
+
+    /** A value for column {@code c}, NULL now and then. */
+    private String value(String c) {
+        if (dialect.nextInt(6) == 0) {
+            return "NULL";
+        }
+        return c.startsWith("i") ? Integer.toString(dialect.nextInt(7) - 2)
+                : c.startsWith("s") ? pick(dialect, List.of("'a'", "'ab'", "'bca'", "'c'", "'abc'"))
+                : pick(dialect, List.of("-1.5", "0", "0.25", "2", "'-0'"));
+    }
+
+    /** The new value of column {@code c} in an UPDATE: an expression over the row, a literal or NULL. */
+    private String assigned(PostgresDifferentialTest.Table t, String c) {
+        if (c.startsWith("i")) {
+            return pick(dialect, List.of(c + " + 1", c + " * 2", "coalesce(" + c + ", 0) - 1", pick(dialect, t.ints()), value(c),
+                    "CASE WHEN " + c + " > 0 THEN " + c + " ELSE NULL END"));
+        }
+        if (c.startsWith("s")) {
+            return pick(dialect, List.of("upper(" + c + ")", c + " || 'x'", value(c), "substring(" + c + " from 2)",
+                    "CASE WHEN " + c + " LIKE 'a%' THEN 'A' ELSE " + c + " END"));
+        }
+        return pick(dialect, List.of(c + " * 2", c + " + " + pick(dialect, t.ints()), value(c), "-" + c));
+    }
+
+    private String writeFilter(PostgresDifferentialTest.Table t) {
+        String i = pick(dialect, t.ints());
+        return switch (dialect.nextInt(4)) {
+            case 0 -> i + " IS NULL";
+            case 1 -> i + " IN (" + (dialect.nextInt(5) - 2) + ", " + (dialect.nextInt(5) - 2) + ")";
+            case 2 -> !t.texts().isEmpty() ? pick(dialect, t.texts()) + " LIKE '" + pick(dialect, List.of("a%", "%b", "_")) + "'" : i + " > 0";
+            default -> i + " " + pick(dialect, List.of("=", "<", ">=")) + " " + (dialect.nextInt(5) - 2);
         };
     }
 
