@@ -12,7 +12,6 @@ import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOrderBy;
-import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 
 /**
@@ -144,7 +143,6 @@ final class PgRejections {
                 r.stream().filter(c -> !merged.contains(c)).forEach(out::add);
                 yield out;
             }
-            case SqlSelect select -> null;
             default -> null;
         };
     }
