@@ -348,6 +348,7 @@ public final class SqlEngine {
             case "insert" -> writes.insert(sql, fingerprint);
             case "delete" -> writes.delete(sql, fingerprint);
             case "update" -> writes.update(sql, fingerprint);
+            case "truncate" -> writes.truncate(sql, fingerprint);
             case "subscribe" -> subscribe.prepare(sql, sql, lex, fingerprint);
             case "copy" -> subscribe.prepareCopy(sql, lex, fingerprint);
             case "begin", "start", "commit", "rollback", "end", "abort" -> cursors.transaction(sql, lex, fingerprint);
@@ -355,7 +356,7 @@ public final class SqlEngine {
             case "close" -> cursors.close(sql, lex, fingerprint);
             case "fetch" -> throw SqlException.notSupported("FETCH outside a session (over HTTP: cursors are for the PostgreSQL protocol)");
             case "savepoint", "release", "move" -> throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
-            case "alter", "truncate", "grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
+            case "alter", "grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
                     throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
             default -> {
                 if (first.isPunct("(")) {

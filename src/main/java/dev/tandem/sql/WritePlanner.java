@@ -31,7 +31,7 @@ import org.apache.calcite.sql.type.SqlTypeName;
 import reactor.core.publisher.Mono;
 
 /**
- * Plans {@code INSERT}, {@code UPDATE} and {@code DELETE} into controller writes. A write is one
+ * Plans {@code INSERT}, {@code UPDATE}, {@code DELETE} and {@code TRUNCATE} into controller writes. A write is one
  * {@link Controller#write} of row diffs, so it commits at one timestamp, atomically, and storage admits
  * it only if no row's count would go negative: {@code DELETE} and {@code UPDATE} read the rows they
  * change (strictly, as of the last acknowledged write) and retract them, {@code UPDATE} inserting each
@@ -334,6 +334,55 @@ final class WritePlanner {
                 });
             });
         }, true);
+    }
+
+    // ------------------------------------------------------------------ TRUNCATE
+
+    /** {@code TRUNCATE [TABLE] t}: every row of the table retracted in one write, as a {@code DELETE} without a condition. */
+    SqlEngine.Prepared truncate(String sql, String fingerprint) {
+        SqlLexer lex = new SqlLexer(sql);
+        lex.expect("truncate");
+        lex.accept("table");
+        lex.accept("only");
+        SqlLexer.Token at = lex.peek();
+        String target = lex.name("a table name");
+        if (lex.peek().isPunct(",")) {
+            throw notSupported(sql, "TRUNCATE of several tables (truncate each on its own)", lex.peek());
+        }
+        if (lex.accept("restart") || lex.accept("continue")) {
+            lex.expect("identity");
+        }
+        if (lex.peek().is("cascade")) {
+            throw notSupported(sql, "TRUNCATE ... CASCADE (Tandem's tables have no foreign keys to cascade to)", lex.peek());
+        }
+        lex.accept("restrict");
+        lex.end();
+        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+        CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(target)).findFirst()
+                .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + target + "\" does not exist", lc[0], lc[1]));
+        if (!(e instanceof CatalogEntry.Table table)) {
+            throw new SqlException("42809", "\"" + target + "\" is not a table", lc[0], lc[1]);
+        }
+        SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlEngine.params(""), null, null);
+        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, strict())
+                .flatMap(found -> {
+                    if (found.rows().isEmpty()) {
+                        return Mono.just(new SqlResult("TRUNCATE TABLE", null, null, 0, null, null));
+                    }
+                    List<RowDiff> rows = new ArrayList<>();
+                    for (Object[] r : found.rows()) {
+                        rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
+                    }
+                    return controller.write(table.name(), rows).map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("TRUNCATE TABLE", null, null, 0, null, ts);
+                    });
+                }), true);
+    }
+
+    private static SqlException notSupported(String sql, String what, SqlLexer.Token at) {
+        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+        return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + what, lc[0], lc[1]);
     }
 
     // ------------------------------------------------------------------ assignment
