@@ -144,7 +144,7 @@ final class SqlHandler {
         ObjectNode n = NODES.objectNode();
         if (!r.isQuery()) {
             n.put("command", r.command());
-            if (r.command().equals("INSERT") || r.command().equals("DELETE")) {
+            if (r.command().equals("INSERT") || r.command().equals("UPDATE") || r.command().equals("DELETE")) {
                 n.put("rows", r.rowCount());
             }
             if (r.timestamp() != null) {

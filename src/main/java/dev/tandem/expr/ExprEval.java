@@ -78,6 +78,16 @@ final class ExprEval {
         if (b == null) {
             return null;
         }
+        if (c.func() == Func.LIKE || c.func() == Func.ILIKE) {
+            String escape = null;
+            if (args.size() == 3) {
+                escape = (String) eval(args.get(2), row);
+                if (escape == null) {
+                    return null;
+                }
+            }
+            return Like.matches((String) a, (String) b, escape, c.func() == Func.ILIKE);
+        }
         if (c.func() == Func.SUBSTR) {
             Long len = null;
             if (args.size() == 3) {
@@ -109,7 +119,7 @@ final class ExprEval {
      * expansion ({@code ß} stays {@code ß}, where Java's String.toUpperCase writes {@code SS}) and no
      * context ({@code Σ} is always {@code σ}).
      */
-    private static String caseMapped(String s, boolean upper) {
+    static String caseMapped(String s, boolean upper) {
         StringBuilder b = new StringBuilder(s.length());
         s.codePoints().forEach(c -> b.appendCodePoint(upper ? Character.toUpperCase(c) : Character.toLowerCase(c)));
         return b.toString();

@@ -68,6 +68,10 @@ final class ExprTyper {
                 all(f, t, 0, DatumType.STRING, path);
                 yield f == Func.LENGTH ? DatumType.INT64 : DatumType.STRING;
             }
+            case LIKE, ILIKE -> {
+                all(f, t, 0, DatumType.STRING, path);
+                yield DatumType.BOOL;
+            }
             case SUBSTR -> {
                 all(f, t.subList(0, 1), 0, DatumType.STRING, path);
                 all(f, t.subList(1, n), 1, DatumType.INT64, path);

@@ -27,6 +27,12 @@ import java.util.Locale;
  *   <li>{@code substr}(string, int64 start[, int64 length]) → string: SQL {@code SUBSTRING(s FROM start
  *       FOR length)} over code points, 1-based: the characters at positions {@code p} with
  *       {@code start <= p < start + length}; a negative length is an error.</li>
+ *   <li>{@code like ilike}(string, string pattern[, string escape]) → bool: SQL {@code LIKE}, as PostgreSQL
+ *       matches it over code points: {@code %} any sequence, {@code _} any one character, the escape
+ *       character ({@code \} unless given; an empty escape turns escaping off) makes the next pattern
+ *       character literal. An escape of more than one character is an error, and so is a pattern
+ *       ending in the escape character when the match reaches it. {@code ilike} matches {@code lower}
+ *       of both.</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
  * </ul>
  */
@@ -36,6 +42,7 @@ public enum Func {
     ADD(2, 2), SUB(2, 2), MUL(2, 2), DIV(2, 2), MOD(2, 2), NEG(1, 1), ABS(1, 1),
     COALESCE(1, Integer.MAX_VALUE), IF(3, 3),
     CONCAT(1, Integer.MAX_VALUE), LOWER(1, 1), UPPER(1, 1), LENGTH(1, 1), SUBSTR(2, 3),
+    LIKE(2, 3), ILIKE(2, 3),
     CAST(1, 1);
 
     final int minArgs;

@@ -118,8 +118,8 @@ final class EarlyAnswer {
             case Expr.Call c -> switch (c.func()) {
                 case EQ, NEQ, LT, LTE, GT, GTE, AND, OR, NOT, IS_NULL, COALESCE, IF, CONCAT, LOWER, UPPER, LENGTH ->
                         c.args().stream().allMatch(EarlyAnswer::cannotFail);
-                // arithmetic overflows or divides by zero, substr refuses a negative length, a cast a bad value
-                case ADD, SUB, MUL, DIV, MOD, NEG, ABS, SUBSTR, CAST -> false;
+                // arithmetic overflows or divides by zero, substr refuses a negative length, like a bad escape, a cast a bad value
+                case ADD, SUB, MUL, DIV, MOD, NEG, ABS, SUBSTR, LIKE, ILIKE, CAST -> false;
             };
         };
     }

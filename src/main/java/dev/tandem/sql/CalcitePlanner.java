@@ -87,10 +87,10 @@ final class CalcitePlanner {
     record Planned(RelRoot root, SqlNode validated) {
     }
 
-    /** Parses one statement (any kind Calcite knows) without validating it. */
+    /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(sql, PARSER).parseStmt();
+            return SqlParser.create(PgCasts.rewrite(sql), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw parseError(e);
         }
@@ -106,7 +106,9 @@ final class CalcitePlanner {
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
             refuseLateral(parsed);
+            PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
+            emptyEscapes(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
             return new Planned(root, validated);
@@ -130,6 +132,54 @@ final class CalcitePlanner {
         } finally {
             planner.close();
         }
+    }
+
+    /**
+     * Calcite's {@code *}, but never reading a constant operand that is not a literal as one: Calcite's
+     * own asks a constant expression such as {@code 2 / CASE WHEN false THEN 1 END} (NULL once
+     * simplified) for its literal value when it works out the monotonicity of a projection over sorted
+     * rows, and fails. Such a product is not monotonic as far as planning is concerned.
+     */
+    static final org.apache.calcite.sql.SqlBinaryOperator MULTIPLY = new org.apache.calcite.sql.fun.SqlMonotonicBinaryOperator("*",
+            org.apache.calcite.sql.SqlKind.TIMES, 60, true, org.apache.calcite.sql.type.ReturnTypes.PRODUCT_NULLABLE,
+            org.apache.calcite.sql.type.InferTypes.FIRST_KNOWN, org.apache.calcite.sql.type.OperandTypes.MULTIPLY_OPERATOR) {
+        @Override
+        public org.apache.calcite.sql.validate.SqlMonotonicity getMonotonicity(org.apache.calcite.sql.SqlOperatorBinding call) {
+            org.apache.calcite.sql.validate.SqlMonotonicity constant = org.apache.calcite.sql.validate.SqlMonotonicity.CONSTANT;
+            boolean c0 = call.getOperandMonotonicity(0) == constant;
+            boolean c1 = call.getOperandMonotonicity(1) == constant;
+            if (c0 && c1) {
+                return constant;
+            }
+            if (c0 && !call.isOperandLiteral(0, true) || c1 && !call.isOperandLiteral(1, true)) {
+                return org.apache.calcite.sql.validate.SqlMonotonicity.NOT_MONOTONIC;
+            }
+            return super.getMonotonicity(call);
+        }
+    };
+
+    /**
+     * Rewrites, in place, {@code LIKE p ESCAPE ''} (no escape character: every {@code \} is literal) of a
+     * quoted pattern as the pattern with each {@code \} doubled and {@code \} as its escape, which means
+     * the same: Calcite's simplification fails on an empty escape. Of another pattern it is refused.
+     */
+    private static void emptyEscapes(SqlNode node) {
+        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlCall call) {
+                if (call.getOperator() instanceof org.apache.calcite.sql.fun.SqlLikeOperator && call.operandCount() == 3
+                        && call.operand(2) instanceof org.apache.calcite.sql.SqlCharStringLiteral e && e.getValueAs(String.class).isEmpty()) {
+                    if (!(call.operand(1) instanceof org.apache.calcite.sql.SqlCharStringLiteral p)) {
+                        SqlException x = SqlException.notSupported("LIKE ... ESCAPE '' with a pattern that is not a quoted literal");
+                        throw call.getParserPosition() == null ? x : x.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
+                    }
+                    call.setOperand(1, org.apache.calcite.sql.SqlLiteral.createCharString(p.getValueAs(String.class).replace("\\", "\\\\"),
+                            p.getParserPosition()));
+                    call.setOperand(2, org.apache.calcite.sql.SqlLiteral.createCharString("\\", e.getParserPosition()));
+                }
+                return super.visit(call);
+            }
+        });
     }
 
     /**
@@ -269,6 +319,10 @@ final class CalcitePlanner {
         root.add("bool", f -> f.createSqlType(SqlTypeName.BOOLEAN));
         return Frameworks.newConfigBuilder()
                 .parserConfig(PARSER)
+                // the standard operators and PostgreSQL's ILIKE, which Calcite keeps in its library operators
+                .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                        org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
+                                org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)
                 .typeSystem(TYPES)
                 .sqlValidatorConfig(SqlValidator.Config.DEFAULT
@@ -284,13 +338,20 @@ final class CalcitePlanner {
     }
 
     /**
-     * Calcite's conversions, but a cast to boolean from a number other than an {@code integer} is refused
+     * Calcite's conversions, with {@link #MULTIPLY} for Calcite's {@code *}; and a cast to boolean from a number other than an {@code integer} is refused
      * as PostgreSQL refuses it ({@code 42846} "cannot cast type bigint to boolean"; PostgreSQL casts only
      * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column (and an integer column, stored
      * as a bigint) is refused; an integer literal that fits int4 is cast.
      */
     private static final org.apache.calcite.sql2rel.SqlRexConvertletTable CONVERTLETS = call -> {
         org.apache.calcite.sql2rel.SqlRexConvertlet standard = org.apache.calcite.sql2rel.StandardConvertletTable.INSTANCE.get(call);
+        if (call.getKind() == org.apache.calcite.sql.SqlKind.TIMES && standard != null) {
+            return (cx, times) -> {
+                org.apache.calcite.rex.RexNode product = standard.convertCall(cx, times);
+                return product instanceof org.apache.calcite.rex.RexCall r && r.getOperator() == org.apache.calcite.sql.fun.SqlStdOperatorTable.MULTIPLY
+                        ? cx.getRexBuilder().makeCall(r.getParserPosition(), r.getType(), MULTIPLY, r.getOperands()) : product;
+            };
+        }
         if (call.getKind() != org.apache.calcite.sql.SqlKind.CAST || standard == null) {
             return standard;
         }
@@ -347,6 +408,7 @@ final class CalcitePlanner {
             new Rewrite("Column '([^']*)' not found in table '([^']*)'(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,
                     "column $2.$1 does not exist$3"),
             new Rewrite("Unknown field '([^']*)'.*", SqlException.UNDEFINED_COLUMN, "column \"$1\" does not exist"),
+            new Rewrite("Unknown identifier '([^']*)'.*", "42704", "type \"$1\" does not exist"),
             new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
             new Rewrite("Expression '(.*)' is not being grouped.*", "42803",
                     "column \"$1\" must appear in the GROUP BY clause or be used in an aggregate function"),
@@ -375,9 +437,6 @@ final class CalcitePlanner {
         msg = msg.replaceAll("\\s+at line \\d+, column \\d+\\.?", "");
         int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
         int col = e.getPos() == null ? 0 : e.getPos().getColumnNum();
-        if (msg.startsWith("Encountered \": :\"")) {
-            return new SqlException(SqlException.SYNTAX, "syntax error at \"::\": not supported: the :: cast (write CAST(x AS type))", line, col);
-        }
         java.util.regex.Matcher near = java.util.regex.Pattern.compile("Encountered \"(.*?)\"\\s*").matcher(msg.trim());
         if (near.matches()) {
             String token = near.group(1).replaceAll("\\s+", " ");

@@ -325,10 +325,9 @@ final class RelTranslator {
             finals.add(Expr.col(i));
         }
         List<Object> defaults = new ArrayList<>();
+        // per aggregate, the column whose distinct values it reads (DISTINCT), or -1 for all rows
+        List<Integer> distinctOf = new ArrayList<>();
         for (AggregateCall call : agg.getAggCallList()) {
-            if (call.isDistinct()) {
-                throw SqlException.notSupported("DISTINCT in an aggregate (" + call.getAggregation().getName().toLowerCase(Locale.ROOT) + "(DISTINCT ...))");
-            }
             if (call.filterArg >= 0) {
                 throw SqlException.notSupported("FILTER on an aggregate");
             }
@@ -339,6 +338,8 @@ final class RelTranslator {
             DatumType argType = arg == null ? null : in.types().get(call.getArgList().get(0));
             SqlKind kind = call.getAggregation().getKind();
             int at = n + aggs.size();
+            // min and max of the distinct values are those of all values
+            int distinct = call.isDistinct() && arg != null && kind != SqlKind.MIN && kind != SqlKind.MAX ? call.getArgList().get(0) : -1;
             switch (kind) {
                 case COUNT -> {
                     aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
@@ -375,12 +376,16 @@ final class RelTranslator {
                 }
                 default -> throw SqlException.notSupported("aggregate function " + call.getAggregation().getName().toLowerCase(Locale.ROOT));
             }
+            while (distinctOf.size() < aggs.size()) {
+                distinctOf.add(distinct);
+            }
         }
-        Plan reduce = new Plan.Reduce(in.plan(), key, aggs);
         List<DatumType> reduceTypes = new ArrayList<>(types.subList(0, n));
         for (Plan.Aggregate a : aggs) {
             reduceTypes.add(a.func() == AggregateFunc.COUNT ? DatumType.INT64 : typeOf(a.expr(), in.types()));
         }
+        Plan reduce = distinctOf.stream().allMatch(d -> d < 0) ? new Plan.Reduce(in.plan(), key, aggs)
+                : reduceDistinct(in, key, aggs, distinctOf, reduceTypes);
         Translated out = project(new Translated(reduce, reduceTypes), finals);
         if (!key.isEmpty()) {
             return out;
@@ -393,6 +398,63 @@ final class RelTranslator {
         }
         Plan present = project(out, asDefault).plan();
         return new Translated(new Plan.Union(List.of(out.plan(), defaultRow, new Plan.Negate(present))), out.types());
+    }
+
+    /**
+     * The reduce of {@code aggs} by {@code key} when some aggregate reads the distinct values of a column
+     * ({@code count(DISTINCT c)}): the aggregates reading one column's distinct values reduce the
+     * distinct {@code (key, c)} pairs, those reading all rows the input; each such part has one row per
+     * group (a group whose {@code c} is all NULL still has its pair), so the parts, each padded with NULLs
+     * in the others' columns, are put together by a reduce taking each column's one non-NULL value.
+     * Every step is a reduce or a union, maintained under retractions as any is.
+     */
+    private static Plan reduceDistinct(Translated in, List<Integer> key, List<Plan.Aggregate> aggs, List<Integer> distinctOf,
+            List<DatumType> reduceTypes) {
+        int n = key.size();
+        List<Integer> outKey = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            outKey.add(i);
+        }
+        List<Plan> parts = new ArrayList<>();
+        for (int part : distinctOf.stream().distinct().toList()) {
+            Plan input = in.plan();
+            List<Integer> partKey = key;
+            List<Plan.Aggregate> partAggs = new ArrayList<>();
+            for (int i = 0; i < aggs.size(); i++) {
+                if (distinctOf.get(i) == part) {
+                    partAggs.add(aggs.get(i));
+                }
+            }
+            if (part >= 0) {
+                // the distinct (key, c) pairs, c at column n
+                List<Integer> pairs = new ArrayList<>(key);
+                pairs.add(part);
+                input = new Plan.Reduce(in.plan(), pairs, List.of());
+                partKey = outKey;
+                partAggs = partAggs.stream().map(a -> new Plan.Aggregate(a.func(), a.expr() == null ? null : Expr.col(n))).toList();
+            }
+            Plan reduced = new Plan.Reduce(input, partKey, partAggs);
+            List<Expr> map = new ArrayList<>();
+            List<Integer> cols = new ArrayList<>(outKey);
+            int next = 0;
+            for (int i = 0; i < aggs.size(); i++) {
+                if (distinctOf.get(i) == part) {
+                    cols.add(n + next++);
+                } else {
+                    cols.add(n + partAggs.size() + map.size());
+                    map.add(Expr.lit(null, reduceTypes.get(n + i)));
+                }
+            }
+            if (distinctOf.stream().allMatch(d -> d == part)) {
+                return reduced;
+            }
+            parts.add(new Plan.MapFilterProject(reduced, new Mfp(map, List.of(), cols)));
+        }
+        List<Plan.Aggregate> pick = new ArrayList<>();
+        for (int i = 0; i < aggs.size(); i++) {
+            pick.add(new Plan.Aggregate(AggregateFunc.MAX, Expr.col(n + i)));
+        }
+        return new Plan.Reduce(new Plan.Union(parts), outKey, pick);
     }
 
     private static Expr toFloat(Expr e, DatumType t) {
@@ -610,6 +672,19 @@ final class RelTranslator {
                     acc = Expr.call(Func.IF, rex(ops.get(i), in), values.get(i / 2), acc);
                 }
                 return acc;
+            }
+            case LIKE -> {
+                // LIKE, NOT LIKE, ILIKE, NOT ILIKE, with or without ESCAPE
+                org.apache.calcite.sql.fun.SqlLikeOperator like = (org.apache.calcite.sql.fun.SqlLikeOperator) call.getOperator();
+                List<Expr> args = args(ops, in);
+                for (Expr a : args) {
+                    if (typeOf(a, in) != DatumType.STRING) {
+                        throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(typeOf(args.get(0), in))
+                                + (like.isCaseSensitive() ? " ~~ " : " ~~* ") + SqlTypes.pgName(typeOf(args.get(1), in)));
+                    }
+                }
+                Expr match = new Expr.Call(like.isCaseSensitive() ? Func.LIKE : Func.ILIKE, args);
+                return like.isNegated() ? Expr.call(Func.NOT, match) : match;
             }
             case COALESCE -> {
                 return new Expr.Call(Func.COALESCE, unify(args(ops, in), in, "COALESCE"));

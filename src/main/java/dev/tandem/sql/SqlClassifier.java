@@ -82,11 +82,19 @@ final class SqlClassifier {
                     }
                 }
             }
-            case "insert", "delete" -> {
+            case "insert", "delete", "update" -> {
                 SqlNode parsed = CalcitePlanner.parse(SqlEngine.params(sql).text());
-                SqlNode target = parsed instanceof SqlInsert i ? i.getTargetTable() : parsed instanceof SqlDelete d ? d.getTargetTable() : null;
+                SqlNode target = parsed instanceof SqlInsert i ? i.getTargetTable() : parsed instanceof SqlDelete d ? d.getTargetTable()
+                        : parsed instanceof org.apache.calcite.sql.SqlUpdate u ? u.getTargetTable() : null;
                 if (target instanceof SqlIdentifier id) {
                     out.add(id.names.get(id.names.size() - 1));
+                }
+                if (parsed instanceof SqlInsert i && i.getSource().getKind() != SqlKind.VALUES && target instanceof SqlIdentifier id) {
+                    // INSERT ... SELECT reads what its query reads
+                    String name = id.names.get(id.names.size() - 1);
+                    catalog.stream().filter(e -> e instanceof CatalogEntry.Table && e.name().equals(name)).findFirst()
+                            .ifPresent(t -> WritePlanner.typeUntyped((CatalogEntry.Table) t, i.getTargetColumnList(), i.getSource()));
+                    scans(CalcitePlanner.plan(i.getSource(), catalog).root().rel, out);
                 }
             }
             case "create" -> create(sql, lex, catalog, out);
@@ -204,7 +212,10 @@ final class SqlClassifier {
         if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
         }
-        RelNode plan = CalcitePlanner.plan(parsed, catalog).root().rel;
+        scans(CalcitePlanner.plan(parsed, catalog).root().rel, out);
+    }
+
+    private static void scans(RelNode plan, Set<String> out) {
         plan.accept(new RelShuttleImpl() {
             @Override
             public RelNode visit(TableScan scan) {

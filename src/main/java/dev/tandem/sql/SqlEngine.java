@@ -17,9 +17,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
-import dev.tandem.storage.RowDiff;
 import dev.tandem.stream.ChangeStreams;
-import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -40,18 +38,8 @@ import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rex.RexDynamicParam;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
-import org.apache.calcite.sql.SqlBasicCall;
-import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlDelete;
-import org.apache.calcite.sql.SqlDynamicParam;
-import org.apache.calcite.sql.SqlIdentifier;
-import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlKind;
-import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.calcite.sql.SqlNodeList;
-import org.apache.calcite.sql.SqlSelect;
-import org.apache.calcite.sql.SqlDataTypeSpec;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -110,6 +98,7 @@ public final class SqlEngine {
     private final Cache<String, Long> unshaped;
     /** The deadline (in {@code timer}'s nanoseconds) of the planning running on this thread, or null outside one. */
     private final ThreadLocal<Long> deadline = new ThreadLocal<>();
+    private final WritePlanner writes;
 
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
@@ -140,6 +129,7 @@ public final class SqlEngine {
                 .weigher((String text, Named n) -> weight(text, n.objects().size())).executor(Runnable::run).build();
         this.subscribe = new SqlSubscribe(this, controller, streams);
         this.cursors = new SqlCursors(this, blocking);
+        this.writes = new WritePlanner(this, controller);
     }
 
     /**
@@ -697,17 +687,18 @@ public final class SqlEngine {
             case "set" -> set(sql, lex, fingerprint);
             case "explain" -> explain(sql, lex, fingerprint);
             case "select", "with", "values", "table" -> query(sql, fingerprint, false);
-            case "insert" -> insert(sql, fingerprint);
-            case "delete" -> delete(sql, fingerprint);
+            case "insert" -> writes.insert(sql, fingerprint);
+            case "delete" -> writes.delete(sql, fingerprint);
+            case "update" -> writes.update(sql, fingerprint);
+            case "truncate" -> writes.truncate(sql, fingerprint);
             case "subscribe" -> subscribe.prepare(sql, sql, lex, fingerprint);
             case "copy" -> subscribe.prepareCopy(sql, lex, fingerprint);
-            case "update" -> throw SqlException.notSupported("UPDATE (delete the old rows and insert the new ones)");
             case "begin", "start", "commit", "rollback", "end", "abort" -> cursors.transaction(sql, lex, fingerprint);
             case "declare" -> cursors.declare(sql, lex, fingerprint);
             case "close" -> cursors.close(sql, lex, fingerprint);
             case "fetch" -> throw SqlException.notSupported("FETCH outside a session (over HTTP: cursors are for the PostgreSQL protocol)");
             case "savepoint", "release", "move" -> throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
-            case "alter", "truncate", "grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
+            case "alter", "grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "vacuum", "analyze" ->
                     throw SqlException.notSupported(first.text().toUpperCase(Locale.ROOT));
             default -> {
                 if (first.isPunct("(")) {
@@ -1094,7 +1085,7 @@ public final class SqlEngine {
         }
     }
 
-    private Mono<SqlResult> runQuery(Query q, List<Object> values, SqlSession session) {
+    Mono<SqlResult> runQuery(Query q, List<Object> values, SqlSession session) {
         Read r = read(q, values, session);
         return controller.read(r.request).map(result -> {
             List<Object[]> rows = new ArrayList<>(result.rows().size());
@@ -1118,149 +1109,6 @@ public final class SqlEngine {
             throw lex.error("EXPLAIN explains a SELECT", lex.peek());
         }
         return query(SqlLexer.blank(sql, explain.offset(), lex.offset()), fingerprint, true);
-    }
-
-    // ------------------------------------------------------------------ writes
-
-    private Prepared insert(String sql, String fingerprint) {
-        Params params = params(sql);
-        SqlInsert ins = (SqlInsert) CalcitePlanner.parse(params.text());
-        CatalogEntry.Table table = table(ins.getTargetTable());
-        List<Column> cols = table.schema().columns();
-        int[] targets;
-        if (ins.getTargetColumnList() == null) {
-            targets = new int[cols.size()];
-            for (int i = 0; i < targets.length; i++) {
-                targets[i] = i;
-            }
-        } else {
-            SqlNodeList list = ins.getTargetColumnList();
-            targets = new int[list.size()];
-            for (int i = 0; i < list.size(); i++) {
-                SqlIdentifier id = (SqlIdentifier) list.get(i);
-                int c = table.schema().indexOf(id.getSimple());
-                if (c < 0) {
-                    throw at(new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + id.getSimple() + "\" of relation \""
-                            + table.name() + "\" does not exist"), id);
-                }
-                targets[i] = c;
-            }
-        }
-        SqlNode source = ins.getSource();
-        if (source.getKind() != SqlKind.VALUES) {
-            throw at(SqlException.notSupported("INSERT ... SELECT (insert VALUES)"), source);
-        }
-        List<SqlNode> tuples = ((SqlCall) source).getOperandList();
-        DatumType[] paramTypes = new DatumType[params.count()];
-        for (SqlNode tuple : tuples) {
-            List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-            if (vals.size() != targets.length) {
-                throw at(new SqlException(SqlException.SYNTAX, "INSERT has " + (vals.size() > targets.length ? "more" : "fewer")
-                        + " expressions than target columns"), tuple);
-            }
-            for (int i = 0; i < vals.size(); i++) {
-                if (vals.get(i) instanceof SqlDynamicParam p) {
-                    paramTypes[params.number(p.getIndex()) - 1] = cols.get(targets[i]).type();
-                }
-            }
-        }
-        List<DatumType> pTypes = new ArrayList<>();
-        for (DatumType t : paramTypes) {
-            pTypes.add(t == null ? DatumType.STRING : t);
-        }
-        String name = table.name();
-        return new Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
-            List<RowDiff> rows = new ArrayList<>();
-            for (SqlNode tuple : tuples) {
-                List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-                Object[] row = new Object[cols.size()];
-                for (int i = 0; i < vals.size(); i++) {
-                    row[targets[i]] = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
-                }
-                for (int c = 0; c < row.length; c++) {
-                    if (row[c] == null && !cols.get(c).nullable()) {
-                        throw new SqlException(SqlException.NOT_NULL_VIOLATION, "null value in column \"" + cols.get(c).name()
-                                + "\" of relation \"" + name + "\" violates not-null constraint");
-                    }
-                }
-                rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(row)), 1));
-            }
-            return controller.write(name, rows)
-                    .map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
-                    });
-        }, true);
-    }
-
-    /** A VALUES entry: a literal, a parameter, a negated number or a cast of one, as a value of the column's type. */
-    private static Object constant(SqlNode n, DatumType type, List<Object> values, Params params) {
-        try {
-            return switch (n) {
-                case SqlDynamicParam p -> SqlTypes.convert(values.get(params.number(p.getIndex()) - 1), type);
-                case SqlLiteral l when l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.NULL -> null;
-                case SqlLiteral l when l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(
-                        type == DatumType.STRING ? d.toPlainString() : (Object) d, type);
-                case SqlLiteral l when l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.BOOLEAN -> SqlTypes.convert(l.booleanValue(), type);
-                case SqlLiteral l when l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.CHAR -> SqlTypes.convert(l.getValueAs(String.class), type);
-                case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
-                        && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
-                case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
-                    DatumType to = SqlTypes.ofName(spec.getTypeName().getSimple());
-                    if (to == null) {
-                        throw SqlException.notSupported("type " + spec.getTypeName().getSimple().toLowerCase(Locale.ROOT));
-                    }
-                    yield SqlTypes.convert(SqlTypes.convert(constant(c.operand(0), to, values, params), to), type);
-                }
-                default -> throw SqlException.notSupported("an expression in VALUES (only literals and parameters): " + n);
-            };
-        } catch (SqlException e) {
-            throw at(e, n);
-        }
-    }
-
-    private Prepared delete(String sql, String fingerprint) {
-        Params params = params(sql);
-        SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
-        if (del.getAlias() != null) {
-            throw at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
-        }
-        CatalogEntry.Table table = table(del.getTargetTable());
-        SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM \"" + table.name().replace("\"", "\"\"") + "\"");
-        select.setWhere(del.getCondition());
-        Query q = planQuery(select, params, null, null);
-        String name = table.name();
-        return new Prepared(sql, fingerprint, null, q.paramTypes, (values, session) -> {
-            // the rows to retract, read as of the last acknowledged write
-            SqlSession strict = new SqlSession();
-            strict.strict(true);
-            return runQuery(q, values, strict).flatMap(found -> {
-                if (found.rows().isEmpty()) {
-                    return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
-                }
-                List<RowDiff> rows = new ArrayList<>();
-                for (Object[] r : found.rows()) {
-                    rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
-                }
-                return controller.write(name, rows).map(ts -> {
-                    session.wrote(true);
-                    return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
-                });
-            });
-        }, true);
-    }
-
-    private CatalogEntry.Table table(SqlNode target) {
-        if (!(target instanceof SqlIdentifier id)) {
-            throw at(SqlException.notSupported("this target"), target);
-        }
-        String name = id.names.get(id.names.size() - 1);
-        CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(name)).findFirst()
-                .orElseThrow(() -> at(new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist"), target));
-        if (!(e instanceof CatalogEntry.Table t)) {
-            throw at(new SqlException("42809", "\"" + name + "\" is not a table; only tables accept writes"), target);
-        }
-        return t;
     }
 
     private static SqlException at(SqlException e, SqlNode n) {

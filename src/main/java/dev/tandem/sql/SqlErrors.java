@@ -68,6 +68,7 @@ final class SqlErrors {
             case CONFLICT -> m.contains("already exists") ? SqlException.DUPLICATE_OBJECT
                     : m.contains("is used by") || m.contains("requires it") ? SqlException.DEPENDENT_OBJECTS : "55000";
             case INVALID -> m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
+                    : m.contains("escape string") || m.contains("escape character") ? "22025"
                     : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
                     : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION
                     : m.contains("cannot cast") ? SqlException.INVALID_TEXT

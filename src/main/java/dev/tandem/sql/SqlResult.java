@@ -25,6 +25,7 @@ public record SqlResult(String command, List<SqlColumn> columns, List<Object[]> 
             case "FETCH" -> "FETCH " + rowCount;
             case "INSERT" -> "INSERT 0 " + rowCount;
             case "DELETE" -> "DELETE " + rowCount;
+            case "UPDATE" -> "UPDATE " + rowCount;
             default -> command;
         };
     }

@@ -57,6 +57,45 @@ class ExprProperties {
         check(Func.ABS, a, b, x.abs());
     }
 
+    @Provide
+    Arbitrary<String> likeTexts() {
+        return Arbitraries.strings().withChars('a', 'b', '%', '_', '\\', 'A').ofMaxLength(7);
+    }
+
+    /**
+     * LIKE and ILIKE against a naive model: the pattern as a regular expression ({@code %} any run,
+     * {@code _} any one character, an escaped character itself), for patterns whose escapes all escape
+     * something (a trailing escape is an error, tested on its own).
+     */
+    @Property(tries = 2000)
+    void likeMatchesItsRegularExpression(@ForAll("likeTexts") String text, @ForAll("likeTexts") String pattern) {
+        StringBuilder regex = new StringBuilder();
+        StringBuilder hashed = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '\\') {
+                if (++i == pattern.length()) {
+                    return;
+                }
+                regex.append(java.util.regex.Pattern.quote(String.valueOf(pattern.charAt(i))));
+                hashed.append('#').append(pattern.charAt(i));
+            } else {
+                regex.append(c == '%' ? ".*" : c == '_' ? "." : java.util.regex.Pattern.quote(String.valueOf(c)));
+                hashed.append(c);
+            }
+        }
+        boolean expected = java.util.regex.Pattern.compile(regex.toString(), java.util.regex.Pattern.DOTALL).matcher(text).matches();
+        boolean expectedInsensitive = java.util.regex.Pattern.compile(regex.toString(), java.util.regex.Pattern.DOTALL
+                | java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.UNICODE_CASE).matcher(text).matches();
+        Expr s = Expr.lit(text, DatumType.STRING);
+        Expr p = Expr.lit(pattern, DatumType.STRING);
+        assertThat(Expr.call(Func.LIKE, s, p).eval(new Object[0])).as("'%s' LIKE '%s'", text, pattern).isEqualTo(expected);
+        assertThat(Expr.call(Func.ILIKE, s, p).eval(new Object[0])).as("'%s' ILIKE '%s'", text, pattern).isEqualTo(expectedInsensitive);
+        // the same pattern written with another escape character means the same
+        assertThat(Expr.call(Func.LIKE, s, Expr.lit(hashed.toString(), DatumType.STRING), Expr.lit("#", DatumType.STRING)).eval(new Object[0]))
+                .as("'%s' LIKE '%s' ESCAPE '#'", text, hashed).isEqualTo(expected);
+    }
+
     private static void check(Func f, long a, long b, BigInteger expected) {
         Expr e = f == Func.NEG || f == Func.ABS ? Expr.call(f, Expr.col(0)) : Expr.call(f, Expr.col(0), Expr.col(1));
         Object[] row = {a, b};

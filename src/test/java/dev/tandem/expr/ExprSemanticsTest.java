@@ -147,6 +147,32 @@ class ExprSemanticsTest {
     }
 
     @Test
+    void like() {
+        assertThat(eval(call(Func.LIKE, s("abc"), s("a%")))).isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("abc"), s("_b_")))).isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("abc"), s("%b")))).isEqualTo(false);
+        assertThat(eval(call(Func.LIKE, s(""), s("%")))).isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("a\uD83D\uDE00b"), s("a_b")))).as("_ is one code point").isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("a%c"), s("a\\%c")))).as("\\ escapes by default").isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("abc"), s("a\\%c")))).isEqualTo(false);
+        assertThat(eval(call(Func.LIKE, s("a%c"), s("a#%c"), s("#")))).isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("a\\c"), s("a\\c"), s("")))).as("an empty escape: \\ is literal").isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("a\\c"), s("a\\c"), s("#")))).isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("ab"), s("ab\\")))).as("the trailing escape is not reached").isEqualTo(false);
+        assertThatThrownBy(() -> eval(call(Func.LIKE, s("ab\\"), s("ab\\")))).isInstanceOf(EvalError.class)
+                .hasMessage("LIKE pattern must not end with escape character");
+        assertThatThrownBy(() -> eval(call(Func.LIKE, s("a"), s("a"), s("xy")))).isInstanceOf(EvalError.class)
+                .hasMessageContaining("invalid escape string");
+        assertThat(eval(call(Func.LIKE, lit(null, DatumType.STRING), s("a")))).isNull();
+        assertThat(eval(call(Func.LIKE, s("a"), lit(null, DatumType.STRING)))).isNull();
+        assertThat(eval(call(Func.LIKE, s("a"), s("a"), lit(null, DatumType.STRING)))).isNull();
+        assertThat(eval(call(Func.ILIKE, s("ÀbC"), s("àB%")))).isEqualTo(true);
+        assertThat(eval(call(Func.LIKE, s("ÀbC"), s("àB%")))).isEqualTo(false);
+        assertThatThrownBy(() -> call(Func.LIKE, s("a"), i(1)).typeOf(List.of(), "e"))
+                .hasMessage("e.args[1]: function 'like' needs string, got int64");
+    }
+
+    @Test
     void casts() {
         assertThat(eval(cast(i(42), DatumType.STRING))).isEqualTo("42");
         for (Expr same : List.of(T, i(4), s("x"), lit(1.5, DatumType.FLOAT64), lit(new Timestamp(3), DatumType.TIMESTAMP))) {

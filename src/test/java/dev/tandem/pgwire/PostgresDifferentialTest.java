@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * inner, cross and outer joins, anti-joins, group-bys with having, joins with group-bys, distinct,
  * order/limit/offset over tables, joins and aggregates, union/except/intersect over one and two columns,
  * subqueries in FROM, CASE/COALESCE/NULLIF, text functions, point lookups with parameters and IN lists,
- * aggregates over no rows; doubles with -0 beside 0, integers beside 2^53 compared with decimal literals, and
+ * aggregates over no rows, {@code x::type} casts, {@code [NOT] LIKE}/{@code ILIKE} with and without {@code ESCAPE}, {@code count}/{@code sum}/{@code avg}
+ * of {@code DISTINCT} values, and writes — {@code INSERT} with a column list and {@code DEFAULT}, {@code INSERT ... SELECT},
+ * {@code UPDATE}, {@code DELETE} — applied to both, each followed by a comparison of the table it wrote; doubles with -0 beside 0, integers beside 2^53 compared with decimal literals, and
  * now and then a min/max of a boolean or a bigint cast to boolean, which both refuse), each answered by Tandem through the wire protocol over JDBC (the extended
  * protocol, prepared statements where the query has parameters) and by PostgreSQL, compared as
  * multisets (as lists where ORDER BY fixes the order). Coverage is asserted: every kind compared, most
@@ -37,6 +39,7 @@ class PostgresDifferentialTest {
 
     static final int SCHEMAS = 12;
     static final int QUERIES_PER_SCHEMA = 60;
+    static final int WRITES_PER_SCHEMA = 10;
 
     @TempDir
     Path dir;
@@ -101,7 +104,7 @@ class PostgresDifferentialTest {
                         s.execute("CREATE INDEX " + prefix + "idx ON " + tables.get(0).name() + " (" + tables.get(0).ints().get(0) + ")");
                     }
                 }
-                QueryGenerator gen = new QueryGenerator(random, extra, tables);
+                QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7), tables);
                 for (int q = 0; q < QUERIES_PER_SCHEMA; q++) {
                     QueryGenerator.Query query = gen.query();
                     compared++;
@@ -115,6 +118,18 @@ class PostgresDifferentialTest {
                     }
                     if (indexed && query.kind() == QueryGenerator.Kind.LOOKUP && explain(td, query).startsWith("fast path: a lookup")) {
                         fastLookups++;
+                    }
+                }
+                for (int w = 0; w < WRITES_PER_SCHEMA; w++) {
+                    QueryGenerator.Write write = gen.write();
+                    compared++;
+                    int[] counts = byKind.computeIfAbsent(QueryGenerator.Kind.WRITE, k -> new int[2]);
+                    int withRows = outcome[0];
+                    String result = compareWrite(pg, td, write, outcome);
+                    counts[0]++;
+                    counts[1] += outcome[0] - withRows;
+                    if (result != null) {
+                        mismatches.add(result);
                     }
                 }
             }
@@ -233,6 +248,37 @@ class PostgresDifferentialTest {
             got.sort(null);
         }
         return expected.equals(got) ? null : q.sql() + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got;
+    }
+
+    /**
+     * Null when a write changes the same number of rows in both and leaves its table the same (or both
+     * refuse it), else a description of the difference.
+     */
+    private static String compareWrite(Connection pg, Connection td, QueryGenerator.Write w, int[] outcome) {
+        int expected;
+        try (Statement s = pg.createStatement()) {
+            expected = s.executeUpdate(w.sql());
+        } catch (SQLException e) {
+            try (Statement s = td.createStatement()) {
+                int got = s.executeUpdate(w.sql());
+                return w.sql() + "\n  PostgreSQL refused: " + e.getMessage() + "\n  Tandem changed " + got + " rows";
+            } catch (SQLException x) {
+                outcome[1]++;
+                return null;
+            }
+        }
+        int got;
+        try (Statement s = td.createStatement()) {
+            got = s.executeUpdate(w.sql());
+        } catch (SQLException e) {
+            return w.sql() + "\n  Tandem refused: " + e.getSQLState() + " " + e.getMessage() + "\n  PostgreSQL changed " + expected + " rows";
+        }
+        if (got != expected) {
+            return w.sql() + "\n  PostgreSQL changed " + expected + " rows, Tandem " + got;
+        }
+        QueryGenerator.Query all = new QueryGenerator.Query("SELECT * FROM " + w.table(), QueryGenerator.Kind.WRITE, false);
+        String table = compare(pg, td, all, outcome);
+        return table == null ? null : "after " + w.sql() + ":\n" + table;
     }
 
     private static List<String> rows(Connection c, QueryGenerator.Query q) throws SQLException {

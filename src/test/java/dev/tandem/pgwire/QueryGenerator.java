@@ -10,8 +10,24 @@ final class QueryGenerator {
     /** The shapes of query generated; the differential test asserts each was compared, most with rows. */
     enum Kind {
         FILTER, JOIN, OUTER_JOIN_ANTI, GROUP_BY, JOIN_GROUP_BY, DISTINCT, ORDERED, ORDERED_AGGREGATE, SET_OP, SET_OP_TWO_COLUMNS,
-        SUBQUERY, EXPRESSIONS, TEXT, LOOKUP, EMPTY_AGGREGATE
+        SUBQUERY, EXPRESSIONS, TEXT, LOOKUP, EMPTY_AGGREGATE,
+        /** PostgreSQL's {@code x::type} casts, drawn from the dialect's own stream. */
+        CAST,
+        /** {@code [NOT] LIKE} and {@code [NOT] ILIKE}, with and without {@code ESCAPE}, in filters and select lists. */
+        LIKE,
+        /** {@code count}, {@code sum} and {@code avg} of {@code DISTINCT} values, beside aggregates of all rows, grouped or not. */
+        DISTINCT_AGGREGATE,
+        /** Writes ({@link #write}): applied to both databases, then the written table compared. */
+        WRITE
     }
+
+    /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
+    private static final List<Kind> MAIN = List.of(Kind.FILTER, Kind.JOIN, Kind.OUTER_JOIN_ANTI, Kind.GROUP_BY, Kind.JOIN_GROUP_BY,
+            Kind.DISTINCT, Kind.ORDERED, Kind.ORDERED_AGGREGATE, Kind.SET_OP, Kind.SET_OP_TWO_COLUMNS, Kind.SUBQUERY, Kind.EXPRESSIONS,
+            Kind.TEXT, Kind.LOOKUP, Kind.EMPTY_AGGREGATE);
+
+    /** The kinds {@link #dialectQuery} draws from {@link #dialect}. */
+    private static final List<Kind> DIALECT = List.of(Kind.CAST, Kind.LIKE, Kind.DISTINCT_AGGREGATE);
 
     /** A query, its parameters ({@code ?} in the text, bound through a prepared statement), its kind and whether its ORDER BY fixes the order of its rows. */
     record Query(String sql, List<Object> params, Kind kind, boolean ordered) {
@@ -23,11 +39,14 @@ final class QueryGenerator {
     private final Random random;
     /** Draws the cases added for PostgreSQL's numeric and float8 semantics, so {@link #random} draws what it drew before. */
     private final Random extra;
+    /** Draws the dialect's kinds (casts, LIKE, DISTINCT aggregates), so {@link #random} and {@link #extra} draw what they drew before. */
+    private final Random dialect;
     private final List<PostgresDifferentialTest.Table> tables;
 
-    QueryGenerator(Random random, Random extra, List<PostgresDifferentialTest.Table> tables) {
+    QueryGenerator(Random random, Random extra, Random dialect, List<PostgresDifferentialTest.Table> tables) {
         this.random = random;
         this.extra = extra;
+        this.dialect = dialect;
         this.tables = tables;
     }
 
@@ -46,7 +65,178 @@ final class QueryGenerator {
     Query query() {
         Query q = mainQuery();
         Query f = extra.nextInt(5) == 0 ? floatQuery(q.kind()) : null;
+        if (dialect.nextInt(4) == 0) {
+            return dialectQuery(pick(dialect, DIALECT));
+        }
         return f != null ? f : q;
+    }
+
+    private Query dialectQuery(Kind kind) {
+        return switch (kind) {
+            case CAST -> cast();
+            case LIKE -> like();
+            case DISTINCT_AGGREGATE -> distinctAggregate();
+            default -> throw new IllegalArgumentException(kind.name());
+        };
+    }
+
+    /** A write applied to both databases, then its table compared: {@link Kind#WRITE}. */
+    record Write(String sql, String table) {
+    }
+
+    /**
+     * An INSERT with a column list (some columns left out, now and then DEFAULT), an INSERT ... SELECT
+     * from another table, an UPDATE of one or two columns, or a DELETE, drawn from the dialect's stream.
+     */
+    Write write() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        List<String> cols = new ArrayList<>(t.columns());
+        java.util.Collections.shuffle(cols, dialect);
+        List<String> named = cols.subList(0, 1 + dialect.nextInt(cols.size()));
+        String sql = switch (dialect.nextInt(5)) {
+            case 0, 1 -> {
+                List<String> rows = new ArrayList<>();
+                for (int r = 0, n = 1 + dialect.nextInt(3); r < n; r++) {
+                    List<String> vals = new ArrayList<>();
+                    for (String c : named) {
+                        vals.add(dialect.nextInt(8) == 0 ? "DEFAULT" : value(c));
+                    }
+                    rows.add("(" + String.join(", ", vals) + ")");
+                }
+                yield "INSERT INTO " + t.name() + " (" + String.join(", ", named) + ") VALUES " + String.join(", ", rows);
+            }
+            case 2 -> {
+                PostgresDifferentialTest.Table from = pick(dialect, tables);
+                List<String> exprs = new ArrayList<>();
+                for (String c : named) {
+                    List<String> same = from.columns().stream().filter(x -> x.charAt(0) == c.charAt(0)).toList();
+                    exprs.add(same.isEmpty() || dialect.nextInt(4) == 0 ? value(c)
+                            : c.startsWith("i") && dialect.nextBoolean() ? pick(dialect, same) + " + 1" : pick(dialect, same));
+                }
+                String i = pick(dialect, from.ints());
+                yield "INSERT INTO " + t.name() + " (" + String.join(", ", named) + ") SELECT " + String.join(", ", exprs) + " FROM " + from.name()
+                        + (dialect.nextBoolean() ? " WHERE " + i + " " + pick(dialect, List.of(">", "<=", "<>")) + " " + (dialect.nextInt(3) - 1) : "");
+            }
+            case 3 -> {
+                List<String> sets = new ArrayList<>();
+                for (String c : named.subList(0, Math.min(2, named.size()))) {
+                    sets.add(c + " = " + assigned(t, c));
+                }
+                yield "UPDATE " + t.name() + " SET " + String.join(", ", sets) + (dialect.nextInt(4) == 0 ? "" : " WHERE " + writeFilter(t));
+            }
+            default -> "DELETE FROM " + t.name() + " WHERE " + writeFilter(t);
+        };
+        return new Write(sql, t.name());
+    }
+
+    /** A value for column {@code c}, NULL now and then. */
+    private String value(String c) {
+        if (dialect.nextInt(6) == 0) {
+            return "NULL";
+        }
+        return c.startsWith("i") ? Integer.toString(dialect.nextInt(7) - 2)
+                : c.startsWith("s") ? pick(dialect, List.of("'a'", "'ab'", "'bca'", "'c'", "'abc'"))
+                : pick(dialect, List.of("-1.5", "0", "0.25", "2", "'-0'"));
+    }
+
+    /** The new value of column {@code c} in an UPDATE: an expression over the row, a literal or NULL. */
+    private String assigned(PostgresDifferentialTest.Table t, String c) {
+        if (c.startsWith("i")) {
+            return pick(dialect, List.of(c + " + 1", c + " * 2", "coalesce(" + c + ", 0) - 1", pick(dialect, t.ints()), value(c),
+                    "CASE WHEN " + c + " > 0 THEN " + c + " ELSE NULL END"));
+        }
+        if (c.startsWith("s")) {
+            return pick(dialect, List.of("upper(" + c + ")", c + " || 'x'", value(c), "substring(" + c + " from 2)",
+                    "CASE WHEN " + c + " LIKE 'a%' THEN 'A' ELSE " + c + " END"));
+        }
+        return pick(dialect, List.of(c + " * 2", c + " + " + pick(dialect, t.ints()), value(c), "-" + c));
+    }
+
+    private String writeFilter(PostgresDifferentialTest.Table t) {
+        String i = pick(dialect, t.ints());
+        return switch (dialect.nextInt(4)) {
+            case 0 -> i + " IS NULL";
+            case 1 -> i + " IN (" + (dialect.nextInt(5) - 2) + ", " + (dialect.nextInt(5) - 2) + ")";
+            case 2 -> !t.texts().isEmpty() ? pick(dialect, t.texts()) + " LIKE '" + pick(dialect, List.of("a%", "%b", "_")) + "'" : i + " > 0";
+            default -> i + " " + pick(dialect, List.of("=", "<", ">=")) + " " + (dialect.nextInt(5) - 2);
+        };
+    }
+
+    private Query distinctAggregate() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        List<String> all = new ArrayList<>();
+        for (String c : t.ints()) {
+            all.addAll(List.of("count(DISTINCT " + c + ")", "sum(DISTINCT " + c + ")", "avg(DISTINCT " + c + ")"));
+        }
+        for (String c : t.columns()) {
+            all.add("count(DISTINCT " + c + ")");
+        }
+        for (String c : t.floats()) {
+            all.addAll(List.of("sum(DISTINCT " + c + ")", "count(DISTINCT " + c + ")"));
+        }
+        all.addAll(List.of("count(*)", "sum(" + pick(dialect, t.ints()) + ")", "max(" + pick(dialect, t.columns()) + ")", "min(DISTINCT "
+                + pick(dialect, t.columns()) + ")"));
+        List<String> aggs = new ArrayList<>();
+        int n = 1 + dialect.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            aggs.add(pick(dialect, all));
+        }
+        String where = dialect.nextInt(4) == 0 ? " WHERE " + pick(dialect, t.ints()) + " " + pick(dialect, List.of(">", "<=", "<>")) + " "
+                + (dialect.nextInt(3) - 1) : "";
+        if (dialect.nextInt(4) == 0) {
+            return new Query("SELECT " + String.join(", ", aggs) + " FROM " + t.name() + where, Kind.DISTINCT_AGGREGATE, false);
+        }
+        String key = pick(dialect, t.columns());
+        String having = dialect.nextInt(4) == 0 ? " HAVING count(DISTINCT " + pick(dialect, t.columns()) + ") > 1" : "";
+        return new Query("SELECT " + key + ", " + String.join(", ", aggs) + " FROM " + t.name() + where + " GROUP BY " + key + having,
+                Kind.DISTINCT_AGGREGATE, false);
+    }
+
+    /** A LIKE or ILIKE of a text column (or an integer written as text) against a pattern. */
+    private Query like() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        String i = pick(dialect, t.ints());
+        String s = t.texts().isEmpty() ? "CAST(" + i + " AS text)" : pick(dialect, t.texts());
+        List<String> patterns = t.texts().isEmpty() ? List.of("'1%'", "'-%'", "'_'", "'%2'", "'%'", "'-_'")
+                : List.of("'a%'", "'%b'", "'_b%'", "'%a_'", "'ab'", "'%'", "'A%'", "'%B_'", "'a\\%'", "'%c%'", "'__'", "'%ca%'", "upper(" + s + ")");
+        List<String> predicates = new ArrayList<>();
+        for (int n = 0; n < 3; n++) {
+            String op = pick(dialect, List.of("LIKE", "NOT LIKE", "ILIKE", "NOT ILIKE"));
+            String pattern = pick(dialect, patterns);
+            String escape = dialect.nextInt(5) == 0 ? " ESCAPE '#'" : "";
+            if (!escape.isEmpty() && pattern.startsWith("'")) {
+                pattern = pattern.replace("\\", "#");
+            }
+            predicates.add(s + " " + op + " " + pattern + escape);
+        }
+        if (dialect.nextBoolean()) {
+            return new Query("SELECT " + i + ", " + s + " FROM " + t.name() + " WHERE " + predicates.get(0)
+                    + (dialect.nextBoolean() ? " " + pick(dialect, List.of("AND", "OR")) + " " + predicates.get(1) : ""), Kind.LIKE, false);
+        }
+        return new Query("SELECT " + s + ", " + predicates.get(0) + ", " + predicates.get(1) + " FROM " + t.name(), Kind.LIKE, false);
+    }
+
+    /** {@code x::type} over columns, literals and expressions, in the select list and the filter. */
+    private Query cast() {
+        PostgresDifferentialTest.Table t = pick(dialect, tables);
+        String i = pick(dialect, t.ints());
+        List<String> exprs = new ArrayList<>(List.of(i + "::text", i + "::text || 'x'", "(" + i + " + 1)::double precision / 4",
+                "'" + (dialect.nextInt(5) - 2) + "'::bigint + " + i, i + "::int8::text", "(" + i + " > 0)::text", "-" + i + "::bigint",
+                "coalesce(" + i + ", 0)::text", "CASE WHEN " + i + " > 0 THEN 'p' ELSE 'n' END::text", i + "::int8::double precision * 2"));
+        if (!t.texts().isEmpty()) {
+            String s = pick(dialect, t.texts());
+            exprs.addAll(List.of(s + "::text", s + "::varchar || " + i + "::text", "upper(" + s + "::text)"));
+        }
+        if (!t.floats().isEmpty()) {
+            String f = pick(dialect, t.floats());
+            exprs.addAll(List.of(f + "::bigint", "(" + f + " * 3)::integer", i + "::float8 + " + f));
+        }
+        String where = switch (dialect.nextInt(4)) {
+            case 0 -> " WHERE " + i + "::text = '" + (dialect.nextInt(5) - 2) + "'";
+            case 1 -> " WHERE " + i + "::double precision > " + pick(dialect, List.of("0.5", "-1", "1.5"));
+            default -> "";
+        };
+        return new Query("SELECT " + pick(dialect, exprs) + ", " + pick(dialect, exprs) + " FROM " + t.name() + where, Kind.CAST, false);
     }
 
     /**
@@ -77,7 +267,7 @@ final class QueryGenerator {
     }
 
     private Query mainQuery() {
-        Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+        Kind kind = MAIN.get(random.nextInt(MAIN.size()));
         return switch (kind) {
             case FILTER -> filter();
             case JOIN -> join();
@@ -94,6 +284,7 @@ final class QueryGenerator {
             case TEXT -> text();
             case LOOKUP -> lookup();
             case EMPTY_AGGREGATE -> emptyAggregate();
+            default -> throw new IllegalArgumentException(kind.name());
         };
     }
 

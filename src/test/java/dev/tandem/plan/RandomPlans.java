@@ -34,6 +34,7 @@ public final class RandomPlans {
     }
 
     private static final String[] STRINGS = {"", "a", "b", "ab", "B", "abc", "x y"};
+    private static final String[] LIKE_PATTERNS = {"a%", "%b", "_", "%", "a_c", "%B%", "x\\ y", "\\%"};
     private static final DatumType[] SQL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL};
     private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64, DatumType.TIMESTAMP};
 
@@ -304,7 +305,7 @@ public final class RandomPlans {
             }
         }
         return switch (want) {
-            case BOOL -> switch (rnd.nextInt(5)) {
+            case BOOL -> switch (rnd.nextInt(6)) {
                 case 0 -> {
                     DatumType t = in.isEmpty() ? DatumType.INT64 : in.get(rnd.nextInt(in.size()));
                     Func f = new Func[] {Func.EQ, Func.NEQ, Func.LT, Func.LTE, Func.GT, Func.GTE}[rnd.nextInt(6)];
@@ -313,6 +314,8 @@ public final class RandomPlans {
                 case 1 -> Expr.call(rnd.nextBoolean() ? Func.AND : Func.OR, expr(in, DatumType.BOOL, d), expr(in, DatumType.BOOL, d));
                 case 2 -> Expr.call(Func.NOT, expr(in, DatumType.BOOL, d));
                 case 3 -> Expr.call(Func.IS_NULL, expr(in, in.isEmpty() ? DatumType.INT64 : in.get(rnd.nextInt(in.size())), d));
+                case 4 -> Expr.call(rnd.nextBoolean() ? Func.LIKE : Func.ILIKE, expr(in, DatumType.STRING, d),
+                        Expr.lit(LIKE_PATTERNS[rnd.nextInt(LIKE_PATTERNS.length)], DatumType.STRING));
                 default -> Expr.call(Func.EQ, expr(in, DatumType.INT64, d), expr(in, DatumType.INT64, d));
             };
             case INT64, FLOAT64 -> {

@@ -258,6 +258,8 @@ public final class SqlTranslator {
                     case UPPER -> "UPPER(" + a.get(0) + ")";
                     case LENGTH -> "CAST(CHAR_LENGTH(" + a.get(0) + ") AS BIGINT)";
                     case SUBSTR -> "SUBSTRING(" + a.get(0) + " FROM " + a.get(1) + (a.size() > 2 ? " FOR " + a.get(2) : "") + ")";
+                    case LIKE, ILIKE -> "(" + a.get(0) + (c.func() == Func.LIKE ? " LIKE " : " ILIKE ") + a.get(1)
+                            + (a.size() > 2 ? " ESCAPE " + a.get(2) : "") + ")";
                     case DIV, MOD, CAST -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
                 };
             }

@@ -1,0 +1,163 @@
+package dev.tandem.sql;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * PostgreSQL's {@code x::type} cast, rewritten as the {@code CAST(x AS type)} Calcite parses. {@code ::}
+ * binds tighter than every operator but {@code .}: its operand is the primary just before it (a name,
+ * a literal, a parameter, a parenthesized expression, a function call, a {@code CASE ... END}, an earlier
+ * cast), so {@code -1::text} is {@code -(1::text)} and {@code a::int::text} casts twice. The type runs to
+ * the end of its name ({@code double precision}, {@code character varying(10)}, {@code timestamp without
+ * time zone}).
+ */
+final class PgCasts {
+
+    /** Words before a parenthesis that do not make it a function call. */
+    private static final Set<String> KEYWORDS = Set.of("select", "where", "and", "or", "not", "in", "on", "from", "when", "then", "else",
+            "by", "having", "as", "values", "is", "between", "like", "ilike", "case", "exists", "any", "all", "some", "distinct", "join",
+            "using", "limit", "offset", "set", "into", "with", "union", "except", "intersect", "escape", "over", "filter", "returning",
+            "table", "lateral", "similar", "to", "of");
+
+    private PgCasts() {
+    }
+
+    /** {@code sql} with every {@code ::} cast outside quotes and comments written as a CAST. */
+    static String rewrite(String sql) {
+        if (!sql.contains("::")) {
+            return sql;
+        }
+        String text = sql;
+        while (true) {
+            List<SqlLexer.Token> t = new SqlLexer(text).tokens();
+            int colon = -1;
+            for (int i = 0; i + 1 < t.size(); i++) {
+                if (t.get(i).isPunct(":") && t.get(i + 1).isPunct(":") && t.get(i + 1).offset() == t.get(i).offset() + 1) {
+                    colon = i;
+                    break;
+                }
+            }
+            if (colon < 0) {
+                return text;
+            }
+            if (colon == 0) {
+                throw error(text, t.get(colon));
+            }
+            int from = operandStart(text, t, colon - 1);
+            int typeEnd = typeEnd(text, t, colon + 2);
+            int start = t.get(from).offset();
+            int typeStart = t.get(colon + 2).offset();
+            text = text.substring(0, start) + "CAST(" + text.substring(start, t.get(colon).offset()) + " AS "
+                    + text.substring(typeStart, typeEnd) + ")" + text.substring(typeEnd);
+        }
+    }
+
+    /** The index of the first token of the operand ending at token {@code k}. */
+    private static int operandStart(String sql, List<SqlLexer.Token> t, int k) {
+        SqlLexer.Token last = t.get(k);
+        int j;
+        if (last.isPunct(")")) {
+            j = match(t, k, "(", ")", -1);
+            if (j > 0 && t.get(j - 1).isName() && !(t.get(j - 1).kind() == SqlLexer.Kind.WORD && KEYWORDS.contains(t.get(j - 1).text()))) {
+                j--;
+            }
+        } else if (last.is("end")) {
+            j = k;
+            int depth = 0;
+            for (; j >= 0; j--) {
+                if (t.get(j).is("end")) {
+                    depth++;
+                } else if (t.get(j).is("case") && --depth == 0) {
+                    break;
+                }
+            }
+            if (j < 0) {
+                throw error(sql, last);
+            }
+        } else if (last.kind() == SqlLexer.Kind.WORD && KEYWORDS.contains(last.text())) {
+            throw error(sql, t.get(k + 1));
+        } else if (last.isName() || last.kind() == SqlLexer.Kind.NUMBER || last.kind() == SqlLexer.Kind.STRING
+                || last.kind() == SqlLexer.Kind.PARAM || last.isPunct("?")) {
+            j = k;
+        } else {
+            throw error(sql, t.get(k + 1));
+        }
+        while (j >= 2 && t.get(j - 1).isPunct(".") && t.get(j - 2).isName()) {
+            j -= 2;
+        }
+        return j;
+    }
+
+    /** The offset just past the type name starting at token {@code k}. */
+    private static int typeEnd(String sql, List<SqlLexer.Token> t, int k) {
+        SqlLexer.Token first = t.get(k);
+        if (!first.isName() || first.kind() == SqlLexer.Kind.WORD && KEYWORDS.contains(first.text())) {
+            throw error(sql, first);
+        }
+        int last = k;
+        String name = first.text();
+        if (name.equals("double") && t.get(last + 1).is("precision")
+                || (name.equals("character") || name.equals("char")) && t.get(last + 1).is("varying")) {
+            last++;
+        } else if ((name.equals("timestamp") || name.equals("time")) && (t.get(last + 1).is("with") || t.get(last + 1).is("without"))
+                && t.get(last + 2).is("time") && t.get(last + 3).is("zone")) {
+            last += 3;
+        }
+        if (t.get(last + 1).isPunct("(")) {
+            last = match(t, last + 1, ")", "(", 1);
+        }
+        while (t.get(last + 1).isPunct("[") && t.get(last + 2).isPunct("]")) {
+            last += 2;
+        }
+        return end(sql, t.get(last));
+    }
+
+    /** The index of the bracket matching the one at {@code k}, walking in {@code step}'s direction. */
+    private static int match(List<SqlLexer.Token> t, int k, String open, String close, int step) {
+        int depth = 0;
+        for (int j = k; j >= 0 && j < t.size(); j += step) {
+            if (t.get(j).isPunct(close)) {
+                depth++;
+            } else if (t.get(j).isPunct(open) && --depth == 0) {
+                return j;
+            }
+        }
+        throw new SqlException(SqlException.SYNTAX, "syntax error: unbalanced parentheses around \"::\"");
+    }
+
+    /** The offset just past token {@code tok} in {@code sql}. */
+    private static int end(String sql, SqlLexer.Token tok) {
+        int i = tok.offset();
+        return switch (tok.kind()) {
+            case STRING, QUOTED -> {
+                char q = sql.charAt(i);
+                i++;
+                while (i < sql.length()) {
+                    if (sql.charAt(i) == q) {
+                        if (i + 1 < sql.length() && sql.charAt(i + 1) == q) {
+                            i += 2;
+                            continue;
+                        }
+                        yield i + 1;
+                    }
+                    i++;
+                }
+                yield sql.length();
+            }
+            case PARAM -> i + 1 + tok.text().length();
+            case WORD -> {
+                while (i < sql.length() && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_' || sql.charAt(i) == '$')) {
+                    i++;
+                }
+                yield i;
+            }
+            default -> i + tok.text().length();
+        };
+    }
+
+    private static SqlException error(String sql, SqlLexer.Token at) {
+        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+        String near = at.kind() == SqlLexer.Kind.END ? "end of input" : "or near \"" + (at.isPunct(":") ? "::" : sql.substring(at.offset(), end(sql, at))) + "\"";
+        return new SqlException(SqlException.SYNTAX, "syntax error at " + near, lc[0], lc[1]);
+    }
+}

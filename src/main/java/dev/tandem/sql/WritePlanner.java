@@ -1,0 +1,505 @@
+package dev.tandem.sql;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.Controller;
+import dev.tandem.row.Column;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.storage.RowDiff;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlBasicTypeNameSpec;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlDataTypeSpec;
+import org.apache.calcite.sql.SqlDelete;
+import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlUpdate;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.type.SqlTypeName;
+import reactor.core.publisher.Mono;
+
+/**
+ * Plans {@code INSERT}, {@code UPDATE}, {@code DELETE} and {@code TRUNCATE} into controller writes. A write is one
+ * {@link Controller#write} of row diffs, so it commits at one timestamp, atomically, and storage admits
+ * it only if no row's count would go negative: {@code DELETE} and {@code UPDATE} read the rows they
+ * change (strictly, as of the last acknowledged write) and retract them, {@code UPDATE} inserting each
+ * row's new version in the same write; a row another write deleted since the read makes the whole write
+ * refused, a row inserted since is not changed.
+ *
+ * <p>{@code INSERT ... VALUES} of literals and parameters converts them to the columns' types (a quoted
+ * literal is parsed as the column's type, as PostgreSQL assigns an unknown literal); {@code VALUES} with
+ * other expressions and {@code INSERT ... SELECT} run as a query whose rows are inserted. Columns the
+ * statement does not name, and {@code DEFAULT}, are NULL (tables have no column defaults).
+ */
+final class WritePlanner {
+
+    private final SqlEngine engine;
+    private final Controller controller;
+
+    WritePlanner(SqlEngine engine, Controller controller) {
+        this.engine = engine;
+        this.controller = controller;
+    }
+
+    // ------------------------------------------------------------------ INSERT
+
+    SqlEngine.Prepared insert(String sql, String fingerprint) {
+        SqlEngine.Params params = SqlEngine.params(sql);
+        SqlInsert ins = (SqlInsert) CalcitePlanner.parse(params.text());
+        CatalogEntry.Table table = table(ins.getTargetTable(), "insert into");
+        List<Column> cols = table.schema().columns();
+        SqlNode source = ins.getSource();
+        SqlNodeList list = ins.getTargetColumnList();
+        if (source.getKind() == SqlKind.VALUES && constants(source)) {
+            List<SqlNode> tuples = ((SqlCall) source).getOperandList();
+            return insertValues(sql, fingerprint, params, table, targets(table, list, ((SqlCall) tuples.get(0)).operandCount(), source), tuples);
+        }
+        typeUntyped(table, list, source);
+        SqlEngine.Query q = engine.planQuery(source, params, null, null);
+        int[] targets = targets(table, list, q.fields().size(), source);
+        checkArity(q.fields().size(), targets.length, source);
+        List<DatumType> from = q.columns().stream().map(SqlColumn::type).toList();
+        for (int i = 0; i < targets.length; i++) {
+            assignment(from.get(i), cols.get(targets[i]), source);
+        }
+        String name = table.name();
+        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, strict())
+                .flatMap(found -> {
+                    if (found.rows().isEmpty()) {
+                        return Mono.just(new SqlResult("INSERT", null, null, 0, null, null));
+                    }
+                    List<RowDiff> rows = new ArrayList<>();
+                    for (Object[] r : found.rows()) {
+                        Object[] row = new Object[cols.size()];
+                        for (int i = 0; i < targets.length; i++) {
+                            row[targets[i]] = assign(r[i], from.get(i), cols.get(targets[i]));
+                        }
+                        rows.add(new RowDiff(packed(table, row), 1));
+                    }
+                    return controller.write(name, rows).map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("INSERT", null, null, rows.size(), null, ts);
+                    });
+                }), true);
+    }
+
+    private SqlEngine.Prepared insertValues(String sql, String fingerprint, SqlEngine.Params params, CatalogEntry.Table table, int[] targets,
+            List<SqlNode> tuples) {
+        List<Column> cols = table.schema().columns();
+        DatumType[] paramTypes = new DatumType[params.count()];
+        for (SqlNode tuple : tuples) {
+            List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
+            checkArity(vals.size(), targets.length, tuple);
+            for (int i = 0; i < vals.size(); i++) {
+                if (vals.get(i) instanceof SqlDynamicParam p) {
+                    paramTypes[params.number(p.getIndex()) - 1] = cols.get(targets[i]).type();
+                }
+            }
+        }
+        List<DatumType> pTypes = new ArrayList<>();
+        for (DatumType t : paramTypes) {
+            pTypes.add(t == null ? DatumType.STRING : t);
+        }
+        String name = table.name();
+        return new SqlEngine.Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
+            List<RowDiff> rows = new ArrayList<>();
+            for (SqlNode tuple : tuples) {
+                List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
+                Object[] row = new Object[cols.size()];
+                for (int i = 0; i < vals.size(); i++) {
+                    row[targets[i]] = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
+                }
+                rows.add(new RowDiff(packed(table, row), 1));
+            }
+            return controller.write(name, rows)
+                    .map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
+                    });
+        }, true);
+    }
+
+    /**
+     * Gives a quoted literal, NULL, DEFAULT or parameter of an INSERT's query (a VALUES of expressions, the
+     * select list of a SELECT) the type of the column it goes to, as PostgreSQL types them; in place.
+     */
+    static void typeUntyped(CatalogEntry.Table table, SqlNodeList list, SqlNode source) {
+        List<Column> cols = table.schema().columns();
+        if (source.getKind() == SqlKind.VALUES) {
+            List<SqlNode> tuples = ((SqlCall) source).getOperandList();
+            int[] columns = targets(table, list, ((SqlCall) tuples.get(0)).operandCount(), source);
+            for (SqlNode tuple : tuples) {
+                SqlCall row = (SqlCall) tuple;
+                checkArity(row.operandCount(), columns.length, tuple);
+                for (int i = 0; i < row.operandCount(); i++) {
+                    row.setOperand(i, assignable(row.operand(i), cols.get(columns[i]).type()));
+                }
+            }
+        } else if (source instanceof SqlSelect select && select.getSelectList().stream().noneMatch(WritePlanner::star)) {
+            SqlNodeList items = select.getSelectList();
+            int[] columns = targets(table, list, items.size(), source);
+            for (int i = 0; i < items.size() && i < columns.length; i++) {
+                items.set(i, assignable(items.get(i), cols.get(columns[i]).type()));
+            }
+        }
+    }
+
+    /**
+     * The columns an INSERT names, by position in the table; without a list, the first columns in order,
+     * as many as the source has values ({@code width}; the others are NULL), as PostgreSQL takes them.
+     */
+    private static int[] targets(CatalogEntry.Table table, SqlNodeList list, int width, SqlNode source) {
+        List<Column> cols = table.schema().columns();
+        if (list == null) {
+            if (width > cols.size()) {
+                throw at(new SqlException(SqlException.SYNTAX, "INSERT has more expressions than target columns"), source);
+            }
+            int[] first = new int[width];
+            for (int i = 0; i < first.length; i++) {
+                first[i] = i;
+            }
+            return first;
+        }
+        int[] targets = new int[list.size()];
+        for (int i = 0; i < list.size(); i++) {
+            SqlIdentifier id = (SqlIdentifier) list.get(i);
+            int c = column(table, id);
+            for (int j = 0; j < i; j++) {
+                if (targets[j] == c) {
+                    throw at(new SqlException("42701", "column \"" + id.getSimple() + "\" specified more than once"), id);
+                }
+            }
+            targets[i] = c;
+        }
+        return targets;
+    }
+
+    private static boolean star(SqlNode item) {
+        return item instanceof SqlIdentifier id && id.isStar();
+    }
+
+    private static void checkArity(int values, int targets, SqlNode at) {
+        if (values != targets) {
+            throw at(new SqlException(SqlException.SYNTAX, values > targets ? "INSERT has more expressions than target columns"
+                    : "INSERT has more target columns than expressions"), at);
+        }
+    }
+
+    /** Whether every entry of a VALUES is a literal, a parameter, DEFAULT or a signed number or cast of one ({@link #constant}). */
+    private static boolean constants(SqlNode values) {
+        for (SqlNode tuple : ((SqlCall) values).getOperandList()) {
+            for (SqlNode v : ((SqlCall) tuple).getOperandList()) {
+                if (!constant(v)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean constant(SqlNode n) {
+        return switch (n) {
+            case SqlDynamicParam p -> true;
+            case SqlLiteral l -> true;
+            case SqlBasicCall c when c.getKind() == SqlKind.DEFAULT -> true;
+            case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
+                    && l.getValue() instanceof java.math.BigDecimal -> true;
+            case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec -> constant(c.operand(0));
+            default -> false;
+        };
+    }
+
+    /** A VALUES entry: a literal, a parameter, DEFAULT, a negated number or a cast of one, as a value of the column's type. */
+    private static Object constant(SqlNode n, DatumType type, List<Object> values, SqlEngine.Params params) {
+        try {
+            return switch (n) {
+                case SqlDynamicParam p -> SqlTypes.convert(values.get(params.number(p.getIndex()) - 1), type);
+                case SqlLiteral l when l.getTypeName() == SqlTypeName.NULL -> null;
+                case SqlLiteral l when l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(
+                        type == DatumType.STRING ? d.toPlainString() : (Object) d, type);
+                case SqlLiteral l when l.getTypeName() == SqlTypeName.BOOLEAN -> SqlTypes.convert(l.booleanValue(), type);
+                case SqlLiteral l when l.getTypeName() == SqlTypeName.CHAR -> SqlTypes.convert(l.getValueAs(String.class), type);
+                case SqlBasicCall c when c.getKind() == SqlKind.DEFAULT -> null;
+                case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
+                        && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
+                case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
+                    // Calcite's parser names double precision DOUBLE
+                    String typeName = spec.getTypeName().getSimple();
+                    DatumType to = typeName.equalsIgnoreCase("double") ? DatumType.FLOAT64 : SqlTypes.ofName(typeName);
+                    if (to == null) {
+                        throw SqlException.notSupported("type " + typeName.toLowerCase(Locale.ROOT));
+                    }
+                    yield SqlTypes.convert(SqlTypes.convert(constant(c.operand(0), to, values, params), to), type);
+                }
+                default -> throw SqlException.notSupported("an expression in VALUES (only literals and parameters): " + n);
+            };
+        } catch (SqlException e) {
+            throw at(e, n);
+        }
+    }
+
+    // ------------------------------------------------------------------ UPDATE
+
+    SqlEngine.Prepared update(String sql, String fingerprint) {
+        SqlEngine.Params params = SqlEngine.params(sql);
+        SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(params.text());
+        CatalogEntry.Table table = table(upd.getTargetTable(), "update");
+        List<Column> cols = table.schema().columns();
+        SqlNodeList targetList = upd.getTargetColumnList();
+        int[] targets = new int[targetList.size()];
+        List<SqlNode> select = new ArrayList<>();
+        select.add(SqlIdentifier.star(SqlParserPos.ZERO));
+        for (int i = 0; i < targets.length; i++) {
+            SqlIdentifier id = (SqlIdentifier) targetList.get(i);
+            targets[i] = column(table, id);
+            for (int j = 0; j < i; j++) {
+                if (targets[j] == targets[i]) {
+                    throw at(new SqlException(SqlException.SYNTAX, "multiple assignments to same column \"" + id.getSimple() + "\""), id);
+                }
+            }
+            select.add(assignable(upd.getSourceExpressionList().get(i), cols.get(targets[i]).type()));
+        }
+        String alias = upd.getAlias() == null ? "" : " AS " + quoted(upd.getAlias().getSimple());
+        SqlSelect query = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()) + alias);
+        query.setSelectList(new SqlNodeList(select, SqlParserPos.ZERO));
+        query.setWhere(upd.getCondition());
+        SqlEngine.Query q = engine.planQuery(query, params, null, null);
+        int n = cols.size();
+        List<DatumType> from = q.columns().stream().map(SqlColumn::type).toList();
+        for (int i = 0; i < targets.length; i++) {
+            assignment(from.get(n + i), cols.get(targets[i]), upd.getSourceExpressionList().get(i));
+        }
+        String name = table.name();
+        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, strict())
+                .flatMap(found -> {
+                    if (found.rows().isEmpty()) {
+                        return Mono.just(new SqlResult("UPDATE", null, null, 0, null, null));
+                    }
+                    // one write: each old row retracted and its new version inserted, at one timestamp
+                    List<RowDiff> rows = new ArrayList<>();
+                    for (Object[] r : found.rows()) {
+                        Object[] old = Arrays.copyOf(r, n);
+                        Object[] updated = old.clone();
+                        for (int i = 0; i < targets.length; i++) {
+                            updated[targets[i]] = assign(r[n + i], from.get(n + i), cols.get(targets[i]));
+                        }
+                        rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(old)), -1));
+                        rows.add(new RowDiff(packed(table, updated), 1));
+                    }
+                    return controller.write(name, rows).map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("UPDATE", null, null, found.rows().size(), null, ts);
+                    });
+                }), true);
+    }
+
+    // ------------------------------------------------------------------ DELETE
+
+    SqlEngine.Prepared delete(String sql, String fingerprint) {
+        SqlEngine.Params params = SqlEngine.params(sql);
+        SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
+        if (del.getAlias() != null) {
+            throw at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
+        }
+        CatalogEntry.Table table = table(del.getTargetTable(), "delete from");
+        SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()));
+        select.setWhere(del.getCondition());
+        SqlEngine.Query q = engine.planQuery(select, params, null, null);
+        String name = table.name();
+        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> {
+            // the rows to retract, read as of the last acknowledged write
+            return engine.runQuery(q, values, strict()).flatMap(found -> {
+                if (found.rows().isEmpty()) {
+                    return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
+                }
+                List<RowDiff> rows = new ArrayList<>();
+                for (Object[] r : found.rows()) {
+                    rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
+                }
+                return controller.write(name, rows).map(ts -> {
+                    session.wrote(true);
+                    return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
+                });
+            });
+        }, true);
+    }
+
+    // ------------------------------------------------------------------ TRUNCATE
+
+    /** {@code TRUNCATE [TABLE] t}: every row of the table retracted in one write, as a {@code DELETE} without a condition. */
+    SqlEngine.Prepared truncate(String sql, String fingerprint) {
+        SqlLexer lex = new SqlLexer(sql);
+        lex.expect("truncate");
+        lex.accept("table");
+        lex.accept("only");
+        SqlLexer.Token at = lex.peek();
+        String target = lex.name("a table name");
+        if (lex.peek().isPunct(",")) {
+            throw notSupported(sql, "TRUNCATE of several tables (truncate each on its own)", lex.peek());
+        }
+        if (lex.accept("restart") || lex.accept("continue")) {
+            lex.expect("identity");
+        }
+        if (lex.peek().is("cascade")) {
+            throw notSupported(sql, "TRUNCATE ... CASCADE (Tandem's tables have no foreign keys to cascade to)", lex.peek());
+        }
+        lex.accept("restrict");
+        lex.end();
+        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+        CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(target)).findFirst()
+                .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + target + "\" does not exist", lc[0], lc[1]));
+        if (!(e instanceof CatalogEntry.Table table)) {
+            throw new SqlException("42809", "\"" + target + "\" is not a table", lc[0], lc[1]);
+        }
+        SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlEngine.params(""), null, null);
+        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, strict())
+                .flatMap(found -> {
+                    if (found.rows().isEmpty()) {
+                        return Mono.just(new SqlResult("TRUNCATE TABLE", null, null, 0, null, null));
+                    }
+                    List<RowDiff> rows = new ArrayList<>();
+                    for (Object[] r : found.rows()) {
+                        rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
+                    }
+                    return controller.write(table.name(), rows).map(ts -> {
+                        session.wrote(true);
+                        return new SqlResult("TRUNCATE TABLE", null, null, 0, null, ts);
+                    });
+                }), true);
+    }
+
+    private static SqlException notSupported(String sql, String what, SqlLexer.Token at) {
+        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+        return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + what, lc[0], lc[1]);
+    }
+
+    // ------------------------------------------------------------------ assignment
+
+    /** A session whose reads are strict: a write reads the rows it changes as of the last acknowledged write. */
+    private static SqlSession strict() {
+        SqlSession strict = new SqlSession();
+        strict.strict(true);
+        return strict;
+    }
+
+    /**
+     * An expression assigned to a column of type {@code to}, written so that it has that type where
+     * PostgreSQL would give it the column's: a quoted literal, NULL, DEFAULT and a parameter are cast to
+     * it ({@code SET k = '5'}); anything else is left as it is (its type is checked by {@link #assignment}).
+     */
+    private static SqlNode assignable(SqlNode e, DatumType to) {
+        boolean untyped = e instanceof SqlCharStringLiteral || e instanceof SqlDynamicParam
+                || e instanceof SqlLiteral l && l.getTypeName() == SqlTypeName.NULL
+                || e instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT;
+        if (!untyped || to == DatumType.STRING && e instanceof SqlCharStringLiteral) {
+            return e;
+        }
+        SqlNode value = e instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT ? SqlLiteral.createNull(e.getParserPosition()) : e;
+        SqlTypeName type = switch (to) {
+            case INT64 -> SqlTypeName.BIGINT;
+            case FLOAT64 -> SqlTypeName.DOUBLE;
+            case STRING -> SqlTypeName.VARCHAR;
+            case BOOL -> SqlTypeName.BOOLEAN;
+            case TIMESTAMP -> SqlTypeName.TIMESTAMP;
+        };
+        return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
+                new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));
+    }
+
+    /** Refuses a value of type {@code from} for {@code column} as PostgreSQL does where it has no assignment cast. */
+    private static void assignment(DatumType from, Column column, SqlNode at) {
+        boolean numeric = (from == DatumType.INT64 || from == DatumType.FLOAT64)
+                && (column.type() == DatumType.INT64 || column.type() == DatumType.FLOAT64);
+        if (column.type() == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
+            // PostgreSQL writes these as text in its own notation, which Tandem's cast does not
+            throw at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
+        }
+        boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL);
+        if (from != column.type() && !numeric && !text) {
+            throw at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
+                    + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(from)), at);
+        }
+    }
+
+    /**
+     * A value of type {@code from} as a value of {@code column}'s type, as PostgreSQL's assignment casts it:
+     * a double rounds to an integer half to even, an integer or boolean is written as text.
+     */
+    private static Object assign(Object v, DatumType from, Column column) {
+        if (v == null || from == column.type()) {
+            return v;
+        }
+        if (column.type() == DatumType.STRING) {
+            return SqlTypes.convert(v, DatumType.STRING);
+        }
+        if (column.type() == DatumType.FLOAT64) {
+            return ((Number) v).doubleValue();
+        }
+        double d = (Double) v;
+        double r = Math.rint(d);
+        if (Double.isNaN(r) || r >= 0x1p63 || r < -0x1p63) {
+            throw new SqlException(SqlException.OUT_OF_RANGE, "bigint out of range");
+        }
+        return (long) r;
+    }
+
+    /** The row, packed, once no NOT NULL column of the table is NULL in it (23502). */
+    private static Row packed(CatalogEntry.Table table, Object[] row) {
+        List<Column> cols = table.schema().columns();
+        for (int c = 0; c < row.length; c++) {
+            if (row[c] == null && !cols.get(c).nullable()) {
+                throw new SqlException(SqlException.NOT_NULL_VIOLATION, "null value in column \"" + cols.get(c).name()
+                        + "\" of relation \"" + table.name() + "\" violates not-null constraint");
+            }
+        }
+        return Row.pack(table.schema().types(), Arrays.asList(row));
+    }
+
+    private static int column(CatalogEntry.Table table, SqlIdentifier id) {
+        String name = id.names.get(id.names.size() - 1);
+        int c = table.schema().indexOf(name);
+        if (c < 0) {
+            throw at(new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + name + "\" of relation \"" + table.name()
+                    + "\" does not exist"), id);
+        }
+        return c;
+    }
+
+    /** The table a write names; {@code verb} says what the write does, as PostgreSQL's refusal words it. */
+    private CatalogEntry.Table table(SqlNode target, String verb) {
+        if (!(target instanceof SqlIdentifier id)) {
+            throw at(SqlException.notSupported("this target"), target);
+        }
+        String name = id.names.get(id.names.size() - 1);
+        CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> at(new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist"), target));
+        if (e instanceof CatalogEntry.View) {
+            // as PostgreSQL refuses a write to a view without INSTEAD OF triggers
+            throw at(new SqlException("55000", "cannot " + verb + " view \"" + name + "\"; only tables accept writes"), target);
+        }
+        if (!(e instanceof CatalogEntry.Table t)) {
+            throw at(new SqlException("42809", "\"" + name + "\" is not a table; only tables accept writes"), target);
+        }
+        return t;
+    }
+
+    private static String quoted(String name) {
+        return "\"" + name.replace("\"", "\"\"") + "\"";
+    }
+
+    private static SqlException at(SqlException e, SqlNode n) {
+        return n == null || n.getParserPosition() == null ? e : e.at(n.getParserPosition().getLineNum(), n.getParserPosition().getColumnNum());
+    }
+}
