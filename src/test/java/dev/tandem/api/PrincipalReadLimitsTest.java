@@ -195,13 +195,16 @@ class PrincipalReadLimitsTest {
                     });
                     Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("reader", PrincipalLimits.Kind.PLANS) == 1
                             || answered.isDone());
-                    ResponseEntity<String> answer = post(s, "reader", "/v1/sql", "{\"sql\":\"SELECT id FROM t WHERE id = " + (10 + attempt) + "\"}");
+                    // a statement of a shape not planned before (one of a cached shape, as SELECT id FROM t WHERE id = 2, plans nothing)
+                    ResponseEntity<String> answer = post(s, "reader", "/v1/sql", "{\"sql\":\"SELECT id AS a" + attempt + " FROM t\"}");
                     if (answer.getStatusCode().value() == 429) {
                         refused = true;
                         assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
                         assertThat(answer.getBody()).contains("'reader' has 1 statements being planned", property, "53400");
                         assertThat(post(s, "reader", "/v1/sql", cached).getStatusCode().value()).as("a cached statement plans nothing").isEqualTo(200);
-                        assertThat(post(s, "writer", "/v1/sql", "{\"sql\":\"SELECT id FROM t WHERE id = 99\"}").getStatusCode().value())
+                        assertThat(post(s, "reader", "/v1/sql", "{\"sql\":\"SELECT id FROM t WHERE id = 2\"}").getStatusCode().value())
+                                .as("nor does a statement of a cached shape").isEqualTo(200);
+                        assertThat(post(s, "writer", "/v1/sql", "{\"sql\":\"SELECT id AS w" + attempt + " FROM t\"}").getStatusCode().value())
                                 .as("another principal's planning").isEqualTo(200);
                     }
                     assertThat(answered.get(300, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
