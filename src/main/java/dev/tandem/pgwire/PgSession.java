@@ -191,9 +191,15 @@ final class PgSession {
         } catch (Close c) {
             return Flux.error(c);
         } catch (SqlException e) {
-            return Flux.just(errorAnswer(e, 0));
+            if (!started) {
+                return Flux.error(new Close(new PgWriter().error("FATAL", e.sqlState(), e.getMessage(), 0).buffer()));
+            }
+            return Flux.just(refused(m, e));
         } catch (PgReader.Malformed e) {
-            return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e.getMessage(), 0).buffer()));
+            if (!started) {
+                return Flux.error(new Close(new PgWriter().error("FATAL", PROTOCOL_VIOLATION, "protocol violation: " + e.getMessage(), 0).buffer()));
+            }
+            return Flux.just(refused(m, new SqlException(PROTOCOL_VIOLATION, e.getMessage())));
         } catch (RuntimeException e) {
             if (!started) {
                 return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
@@ -207,14 +213,29 @@ final class PgSession {
      * the log; a simple query is then ready for the next, an extended-protocol step skips to Sync.
      */
     private ByteBuf unexpected(PgMessage m, Throwable e) {
-        PgWriter w = new PgWriter().error(internal(e), 0);
+        return refused(m, internal(e));
+    }
+
+    /**
+     * The answer to a message refused with {@code e} (a malformed field, a bad encoding): the error, then
+     * a simple query is ready for the next, and an extended-protocol step skips to Sync, as in PostgreSQL.
+     */
+    private ByteBuf refused(PgMessage m, SqlException e) {
+        PgWriter w = new PgWriter().error(e, 0);
         sql.fail();
         if (m.type() == 'Q') {
             return w.readyForQuery(status()).buffer();
         }
-        skipToSync = true;
+        skipToSync = EXTENDED_STEPS.indexOf(m.type()) >= 0;
         return w.buffer();
     }
+
+    /** The extended-protocol messages after whose error the session skips to Sync. */
+    private static final String EXTENDED_STEPS = "PBDECH";
+    /** SQLSTATE protocol_violation. */
+    static final String PROTOCOL_VIOLATION = "08P01";
+    /** SQLSTATE invalid_parameter_value: a format code other than text (0) or binary (1). */
+    static final String INVALID_PARAMETER_VALUE = "22023";
 
     /** A failure that is no SQL error, logged with its stack, as the {@code XX000} error a client gets. */
     private static SqlException internal(Throwable e) {
@@ -247,7 +268,7 @@ final class PgSession {
                     throw new Close(new PgWriter().error("FATAL", "08P01", "expected a " + (scram != null ? "SASL response" : "password message")
                             + ", got '" + printable(m.type()) + "'", 0).buffer());
                 }
-                return scram != null ? sasl(m.body()) : password(new PgReader(m.body()).cstring());
+                return scram != null ? sasl(m.body()) : password(new PgReader(m.body()).cstringReplacing());
             }
             if (m.type() != PgMessage.STARTUP) {
                 throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
@@ -705,11 +726,12 @@ final class PgSession {
     private Mono<ByteBuf> parse(PgReader in) {
         String name = in.cstring();
         String query = in.cstring();
-        int n = in.int16();
+        int n = in.count(4);
         int[] oids = new int[n];
         for (int i = 0; i < n; i++) {
             oids[i] = in.int32();
         }
+        in.end();
         List<String> parts = SqlEngine.split(query);
         if (parts.size() > 1) {
             throw new SqlException(SqlException.SYNTAX, "cannot insert multiple commands into a prepared statement");
@@ -741,38 +763,50 @@ final class PgSession {
         if (p == null) {
             throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
         }
-        int nf = in.int16();
+        int nf = in.count(2);
         short[] formats = new short[nf];
         for (int i = 0; i < nf; i++) {
             formats[i] = (short) in.int16();
         }
-        int np = in.int16();
+        int np = in.count(4);
+        if (nf > 1 && nf != np) {
+            throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nf + " parameter formats but " + np + " parameters");
+        }
         List<Object> params = new ArrayList<>();
         List<DatumType> types = p.parameterTypes();
+        if (np != types.size()) {
+            throw new SqlException(PROTOCOL_VIOLATION, "bind message supplies " + np + " parameters, but prepared statement \"" + name
+                    + "\" requires " + types.size());
+        }
         for (int i = 0; i < np; i++) {
             int len = in.int32();
-            if (len < 0) {
-                params.add(null);
-                continue;
-            }
-            byte[] b = in.bytes(len);
+            byte[] b = len == -1 ? null : in.bytes(len);
             int format = nf == 0 ? 0 : nf == 1 ? formats[0] : formats[i];
-            if (format == 0) {
-                params.add(new String(b, StandardCharsets.UTF_8));
+            if (format != 0 && format != 1) {
+                throw new SqlException(INVALID_PARAMETER_VALUE, "unsupported format code: " + format);
+            }
+            if (b == null) {
+                params.add(null);
+            } else if (format == 0) {
+                params.add(PgReader.utf8(b));
             } else {
                 int oid = i < p.paramOids().length && p.paramOids()[i] != 0 ? p.paramOids()[i]
                         : i < types.size() ? PgWriter.oid(types.get(i)) : 25;
                 params.add(PgWriter.decodeBinary(b, oid));
             }
         }
-        if (np != types.size()) {
-            throw new SqlException("08P01", "bind message supplies " + np + " parameters, but prepared statement \"" + name
-                    + "\" requires " + types.size());
-        }
-        int nr = in.int16();
+        int nr = in.count(2);
         short[] results = new short[nr];
         for (int i = 0; i < nr; i++) {
             results[i] = (short) in.int16();
+            if (results[i] != 0 && results[i] != 1) {
+                throw new SqlException(INVALID_PARAMETER_VALUE, "unsupported format code: " + results[i]);
+            }
+        }
+        in.end();
+        List<SqlColumn> columns = p.columns();
+        if (nr > 1 && columns != null && nr != columns.size()) {
+            throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nr + " result formats but query has " + columns.size() + " columns");
         }
         portals.put(portal, new Portal(p, params, results));
         return new PgWriter().simple('2').buffer();
@@ -781,6 +815,10 @@ final class PgSession {
     private ByteBuf describe(PgReader in) {
         char kind = (char) in.int8();
         String name = in.cstring();
+        in.end();
+        if (kind != 'S' && kind != 'P') {
+            throw new SqlException(PROTOCOL_VIOLATION, "invalid DESCRIBE message subtype " + (int) kind);
+        }
         PgWriter w = new PgWriter();
         if (kind == 'S') {
             Prepared p = statements.get(name);
@@ -801,6 +839,7 @@ final class PgSession {
     private Mono<ByteBuf> execute(PgReader in) {
         String name = in.cstring();
         int maxRows = in.int32();
+        in.end();
         Portal portal = portals.get(name);
         if (portal == null) {
             return guarded(() -> {
@@ -840,6 +879,10 @@ final class PgSession {
     private ByteBuf close(PgReader in) {
         char kind = (char) in.int8();
         String name = in.cstring();
+        in.end();
+        if (kind != 'S' && kind != 'P') {
+            throw new SqlException(PROTOCOL_VIOLATION, "invalid CLOSE message subtype " + (int) kind);
+        }
         if (kind == 'S') {
             statements.remove(name);
         } else {
