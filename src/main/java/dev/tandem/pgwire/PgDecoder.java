@@ -25,7 +25,7 @@ final class PgDecoder extends ByteToMessageDecoder {
     static final int SSL_CODE = 80877103;
     static final int GSS_CODE = 80877104;
     static final int CANCEL_CODE = 80877102;
-    /** The longest start-up packet accepted (its length field included), PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
+    /** The longest start-up packet accepted, not counting its length field: PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
     static final int MAX_STARTUP_BYTES = 10_000;
 
     /** The name of the TLS handler in the pipeline once a connection is encrypted. */
@@ -52,7 +52,7 @@ final class PgDecoder extends ByteToMessageDecoder {
             }
             char type = started ? (char) (in.getByte(at) & 0xff) : PgMessage.STARTUP;
             int len = in.getInt(started ? at + 1 : at);
-            if (!started && (len < 8 || len > MAX_STARTUP_BYTES)) {
+            if (!started && (len < 8 || len - 4 > MAX_STARTUP_BYTES)) {
                 broken = true;
                 in.skipBytes(in.readableBytes());
                 out.add(new PgMessage(PgMessage.INVALID, "invalid length of startup packet".getBytes(StandardCharsets.UTF_8)));
