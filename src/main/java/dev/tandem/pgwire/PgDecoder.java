@@ -58,6 +58,13 @@ final class PgDecoder extends ByteToMessageDecoder {
                 out.add(new PgMessage(PgMessage.INVALID, "invalid length of startup packet".getBytes(StandardCharsets.UTF_8)));
                 return;
             }
+            if (started && type < ' ') {
+                // no frontend message has a control character for its type; these are the pseudo-types of PgMessage
+                broken = true;
+                in.skipBytes(in.readableBytes());
+                out.add(new PgMessage(PgMessage.INVALID, ("invalid frontend message type " + (int) type).getBytes(StandardCharsets.UTF_8)));
+                return;
+            }
             if (len < 4 || len > maxMessageBytes) {
                 broken = true;
                 in.skipBytes(in.readableBytes());

@@ -5,6 +5,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.PushbackInputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
@@ -56,6 +57,7 @@ final class PgRawClient implements AutoCloseable {
 
     private final Socket socket;
     private final DataOutputStream out;
+    private final PushbackInputStream raw;
     private final DataInputStream in;
 
     /** Connects to {@code port} on loopback; every read waits at most {@code timeoutMillis}. */
@@ -64,7 +66,8 @@ final class PgRawClient implements AutoCloseable {
         socket.setSoTimeout(timeoutMillis);
         socket.setTcpNoDelay(true);
         out = new DataOutputStream(socket.getOutputStream());
-        in = new DataInputStream(socket.getInputStream());
+        raw = new PushbackInputStream(socket.getInputStream(), 1);
+        in = new DataInputStream(raw);
     }
 
     /** A start-up packet for {@code user} and its answer, up to ReadyForQuery or the end of the connection. */
@@ -141,9 +144,21 @@ final class PgRawClient implements AutoCloseable {
         return got;
     }
 
-    /** The one byte answering an SSLRequest or GSSENCRequest, or -1 at the end of the connection. */
-    int readByte() throws IOException {
-        return in.read();
+    /** Reads the one byte {@code N} declining an SSLRequest or GSSENCRequest if it comes next; true if it did. */
+    boolean declined() throws IOException {
+        int b;
+        try {
+            b = raw.read();
+        } catch (SocketException reset) {
+            return false;
+        }
+        if (b == 'N') {
+            return true;
+        }
+        if (b >= 0) {
+            raw.unread(b);
+        }
+        return false;
     }
 
     @Override
