@@ -97,7 +97,10 @@ final class PgReader {
         return s;
     }
 
-    /** A null-terminated string whatever its bytes (invalid UTF-8 becomes U+FFFD): a password, compared, never interpreted. */
+    /**
+     * A null-terminated string whatever its bytes (invalid UTF-8 becomes U+FFFD), for what start-up only
+     * compares (a user name, a password, a SASL mechanism), which PostgreSQL does not verify either.
+     */
     String cstringReplacing() {
         int end = terminator();
         String s = new String(b, at, end - at, StandardCharsets.UTF_8);

@@ -332,8 +332,8 @@ final class PgSession {
         }
         Map<String, String> params = new LinkedHashMap<>();
         while (in.remaining() > 1) {
-            String k = in.cstring();
-            params.put(k, in.cstring());
+            String k = in.cstringReplacing();
+            params.put(k, in.cstringReplacing());
         }
         String user = params.getOrDefault("user", "");
         if (user.isEmpty()) {
@@ -377,7 +377,7 @@ final class PgSession {
         try {
             if (!scram.started()) {
                 PgReader in = new PgReader(body);
-                String mechanism = in.cstring();
+                String mechanism = in.cstringReplacing();
                 if (!mechanism.equals(ScramServer.MECHANISM)) {
                     throw new ScramServer.Violation("SASL mechanism \"" + abbreviate(mechanism) + "\" is not offered; the server offers "
                             + ScramServer.MECHANISM);

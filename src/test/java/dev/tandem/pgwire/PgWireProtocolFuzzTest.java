@@ -51,7 +51,7 @@ class PgWireProtocolFuzzTest {
     private static final int READ_TIMEOUT_MILLIS = 20_000;
     private static final String PROBE = "SELECT 424242";
     /** The SQLSTATEs a refused start-up may carry. */
-    private static final Set<String> STARTUP_STATES = Set.of("08P01", "28000", "0A000", "22021");
+    private static final Set<String> STARTUP_STATES = Set.of("08P01", "28000", "0A000");
 
     @TempDir
     Path dir;
@@ -83,15 +83,17 @@ class PgWireProtocolFuzzTest {
                     c.send('S', new byte[0]);
                     c.untilReady();
                     List<String> sent = new ArrayList<>();
+                    List<byte[]> frames = new ArrayList<>();
                     for (int k = 0; k < MESSAGES_PER_CASE; k++) {
                         char type = BODY_TYPES.charAt(random.nextInt(BODY_TYPES.length()));
                         byte[] body = mutate(random, seedBody(random, type));
                         sent.add(type + ":" + HexFormat.of().formatHex(body, 0, Math.min(body.length, 60)));
-                        c.send(type, body);
-                        c.send('S', new byte[0]);
+                        frames.add(concat(frame(type, body), frame('S', new byte[0])));
                         messages++;
                     }
-                    c.send('Q', cstring(PROBE));
+                    frames.add(frame('Q', cstring(PROBE)));
+                    // one write, so that a connection the server ends early shows in what is read, not as a failed write
+                    c.writeRaw(concat(frames.toArray(byte[][]::new)));
                     List<Message> got = untilProbe(c);
                     refusals += (int) got.stream().filter(m -> m.type() == 'E').count();
                     String problem = problem(got, false);
