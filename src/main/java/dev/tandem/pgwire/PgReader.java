@@ -50,7 +50,9 @@ final class PgReader {
     }
 
     int int8() {
-        need(1);
+        if (at >= b.length) {
+            throw new Malformed("no data left in message");
+        }
         return b[at++] & 0xff;
     }
 
@@ -61,14 +63,20 @@ final class PgReader {
         return (short) v;
     }
 
+    /** An unsigned 16-bit integer, as PostgreSQL reads a count. */
+    int uint16() {
+        need(2);
+        int v = ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+        at += 2;
+        return v;
+    }
+
     /**
      * A count of the {@code width}-byte items that follow (unsigned, as PostgreSQL reads counts), refused
      * before anything is allocated for them when the body cannot hold them.
      */
     int count(int width) {
-        need(2);
-        int n = ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
-        at += 2;
+        int n = uint16();
         if ((long) n * width > remaining()) {
             throw new Malformed("insufficient data left in message");
         }
@@ -114,7 +122,7 @@ final class PgReader {
             end++;
         }
         if (end >= b.length) {
-            throw new Malformed("unterminated string");
+            throw new Malformed("invalid string in message");
         }
         return end;
     }

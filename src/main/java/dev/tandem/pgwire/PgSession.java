@@ -768,7 +768,7 @@ final class PgSession {
         for (int i = 0; i < nf; i++) {
             formats[i] = (short) in.int16();
         }
-        int np = in.count(4);
+        int np = in.uint16();
         if (nf > 1 && nf != np) {
             throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nf + " parameter formats but " + np + " parameters");
         }

@@ -91,7 +91,8 @@ class PgWireMalformedMessageTest {
 
     @Test
     void bindWithAParameterCountOfMinusOne() throws IOException {
-        assertRefused("08P01", "insufficient data left in message", frame('B', concat(cstring(""), cstring("one"), int16(0), int16(-1), int16(0))));
+        assertRefused("08P01", "bind message supplies 65535 parameters, but prepared statement \"one\" requires 1",
+                frame('B', concat(cstring(""), cstring("one"), int16(0), int16(-1), int16(0))));
     }
 
     @Test
@@ -175,7 +176,7 @@ class PgWireMalformedMessageTest {
 
     @Test
     void parseWithAnUnterminatedStatement() throws IOException {
-        assertRefused("08P01", "unterminated string", frame('P', concat(cstring("x"), "SELECT 1".getBytes(StandardCharsets.UTF_8))));
+        assertRefused("08P01", "invalid string in message", frame('P', concat(cstring("x"), "SELECT 1".getBytes(StandardCharsets.UTF_8))));
     }
 
     @Test
@@ -191,7 +192,7 @@ class PgWireMalformedMessageTest {
 
     @Test
     void describeWithAnEmptyBody() throws IOException {
-        assertRefused("08P01", "insufficient data left in message", frame('D', new byte[0]));
+        assertRefused("08P01", "no data left in message", frame('D', new byte[0]));
     }
 
     @Test
