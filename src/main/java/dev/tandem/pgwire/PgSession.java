@@ -52,8 +52,10 @@ import reactor.core.publisher.Sinks;
  * ({@link PrincipalLimits}; {@code 53400} over the limit) while it runs, and each query is admitted
  * against the principal's limits of reads in flight and of slow-path dataflows ({@code 53400} too).
  *
- * <p><b>Errors.</b> A {@link SqlException} is answered with its SQLSTATE; a malformed message ends the
- * connection ({@code 08P01}); any other failure of a statement is a bug, answered {@code XX000} and logged
+ * <p><b>Errors.</b> A {@link SqlException} is answered with its SQLSTATE; a malformed message body is
+ * ERROR {@code 08P01} ({@code 22023} for a format code, {@code 22021} for text that is not UTF-8), after
+ * which an extended-protocol step skips to Sync, while a broken frame or start-up ends the connection
+ * (FATAL {@code 08P01}); any other failure of a statement is a bug, answered {@code XX000} and logged
  * with its stack, and the session goes on.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
