@@ -12,6 +12,9 @@ import java.util.List;
  * Frames the frontend's byte stream into {@link PgMessage}s: untyped length-prefixed packets until
  * the start-up packet, then a type byte and a length per message. A message longer than the limit is
  * reported once as {@link PgMessage#TOO_LARGE} and the rest of the stream ignored (the session closes).
+ * Before the start-up packet the limit is {@link #MAX_STARTUP_BYTES}, as in PostgreSQL: a start-up packet,
+ * SSLRequest or GSSENCRequest declaring more is refused from its length alone, nothing of it buffered, as
+ * {@link PgMessage#INVALID} "invalid length of startup packet".
  *
  * <p>With TLS configured, an SSLRequest is answered here: {@code S}, then a TLS handler is put in front
  * of this decoder and the stream continues encrypted. Bytes sent after the SSLRequest before the
@@ -22,6 +25,8 @@ final class PgDecoder extends ByteToMessageDecoder {
     static final int SSL_CODE = 80877103;
     static final int GSS_CODE = 80877104;
     static final int CANCEL_CODE = 80877102;
+    /** The longest start-up packet accepted, not counting its length field: PostgreSQL's MAX_STARTUP_PACKET_LENGTH. */
+    static final int MAX_STARTUP_BYTES = 10_000;
 
     /** The name of the TLS handler in the pipeline once a connection is encrypted. */
     static final String TLS_HANDLER = "pg-tls";
@@ -47,8 +52,20 @@ final class PgDecoder extends ByteToMessageDecoder {
             }
             char type = started ? (char) (in.getByte(at) & 0xff) : PgMessage.STARTUP;
             int len = in.getInt(started ? at + 1 : at);
-            int min = started ? 4 : 8;
-            if (len < min || len > maxMessageBytes) {
+            if (!started && (len < 8 || len - 4 > MAX_STARTUP_BYTES)) {
+                broken = true;
+                in.skipBytes(in.readableBytes());
+                out.add(new PgMessage(PgMessage.INVALID, "invalid length of startup packet".getBytes(StandardCharsets.UTF_8)));
+                return;
+            }
+            if (started && type < ' ') {
+                // no frontend message has a control character for its type; these are the pseudo-types of PgMessage
+                broken = true;
+                in.skipBytes(in.readableBytes());
+                out.add(new PgMessage(PgMessage.INVALID, ("invalid frontend message type " + (int) type).getBytes(StandardCharsets.UTF_8)));
+                return;
+            }
+            if (len < 4 || len > maxMessageBytes) {
                 broken = true;
                 in.skipBytes(in.readableBytes());
                 out.add(new PgMessage(PgMessage.TOO_LARGE, new byte[0]));

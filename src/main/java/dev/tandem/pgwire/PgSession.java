@@ -52,8 +52,10 @@ import reactor.core.publisher.Sinks;
  * ({@link PrincipalLimits}; {@code 53400} over the limit) while it runs, and each query is admitted
  * against the principal's limits of reads in flight and of slow-path dataflows ({@code 53400} too).
  *
- * <p><b>Errors.</b> A {@link SqlException} is answered with its SQLSTATE; a malformed message ends the
- * connection ({@code 08P01}); any other failure of a statement is a bug, answered {@code XX000} and logged
+ * <p><b>Errors.</b> A {@link SqlException} is answered with its SQLSTATE; a malformed message body is
+ * ERROR {@code 08P01} ({@code 22023} for a format code, {@code 22021} for text that is not UTF-8), after
+ * which an extended-protocol step skips to Sync, while a broken frame or start-up ends the connection
+ * (FATAL {@code 08P01}); any other failure of a statement is a bug, answered {@code XX000} and logged
  * with its stack, and the session goes on.
  *
  * <p>Messages are handled one at a time, in order ({@link #handle} is called from a {@code concatMap});
@@ -191,9 +193,15 @@ final class PgSession {
         } catch (Close c) {
             return Flux.error(c);
         } catch (SqlException e) {
-            return Flux.just(errorAnswer(e, 0));
+            if (!started) {
+                return Flux.error(new Close(new PgWriter().error("FATAL", e.sqlState(), e.getMessage(), 0).buffer()));
+            }
+            return Flux.just(refused(m, e));
         } catch (PgReader.Malformed e) {
-            return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e.getMessage(), 0).buffer()));
+            if (!started) {
+                return Flux.error(new Close(new PgWriter().error("FATAL", PROTOCOL_VIOLATION, "protocol violation: " + e.getMessage(), 0).buffer()));
+            }
+            return Flux.just(refused(m, new SqlException(PROTOCOL_VIOLATION, e.getMessage())));
         } catch (RuntimeException e) {
             if (!started) {
                 return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
@@ -207,14 +215,29 @@ final class PgSession {
      * the log; a simple query is then ready for the next, an extended-protocol step skips to Sync.
      */
     private ByteBuf unexpected(PgMessage m, Throwable e) {
-        PgWriter w = new PgWriter().error(internal(e), 0);
+        return refused(m, internal(e));
+    }
+
+    /**
+     * The answer to a message refused with {@code e} (a malformed field, a bad encoding): the error, then
+     * a simple query is ready for the next, and an extended-protocol step skips to Sync, as in PostgreSQL.
+     */
+    private ByteBuf refused(PgMessage m, SqlException e) {
+        PgWriter w = new PgWriter().error(e, 0);
         sql.fail();
         if (m.type() == 'Q') {
             return w.readyForQuery(status()).buffer();
         }
-        skipToSync = true;
+        skipToSync = EXTENDED_STEPS.indexOf(m.type()) >= 0;
         return w.buffer();
     }
+
+    /** The extended-protocol messages after whose error the session skips to Sync. */
+    private static final String EXTENDED_STEPS = "PBDECH";
+    /** SQLSTATE protocol_violation. */
+    static final String PROTOCOL_VIOLATION = "08P01";
+    /** SQLSTATE invalid_parameter_value: a format code other than text (0) or binary (1). */
+    static final String INVALID_PARAMETER_VALUE = "22023";
 
     /** A failure that is no SQL error, logged with its stack, as the {@code XX000} error a client gets. */
     private static SqlException internal(Throwable e) {
@@ -247,7 +270,7 @@ final class PgSession {
                     throw new Close(new PgWriter().error("FATAL", "08P01", "expected a " + (scram != null ? "SASL response" : "password message")
                             + ", got '" + printable(m.type()) + "'", 0).buffer());
                 }
-                return scram != null ? sasl(m.body()) : password(new PgReader(m.body()).cstring());
+                return scram != null ? sasl(m.body()) : password(new PgReader(m.body()).cstringReplacing());
             }
             if (m.type() != PgMessage.STARTUP) {
                 throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
@@ -311,8 +334,8 @@ final class PgSession {
         }
         Map<String, String> params = new LinkedHashMap<>();
         while (in.remaining() > 1) {
-            String k = in.cstring();
-            params.put(k, in.cstring());
+            String k = in.cstringReplacing();
+            params.put(k, in.cstringReplacing());
         }
         String user = params.getOrDefault("user", "");
         if (user.isEmpty()) {
@@ -356,7 +379,7 @@ final class PgSession {
         try {
             if (!scram.started()) {
                 PgReader in = new PgReader(body);
-                String mechanism = in.cstring();
+                String mechanism = in.cstringReplacing();
                 if (!mechanism.equals(ScramServer.MECHANISM)) {
                     throw new ScramServer.Violation("SASL mechanism \"" + abbreviate(mechanism) + "\" is not offered; the server offers "
                             + ScramServer.MECHANISM);
@@ -705,11 +728,12 @@ final class PgSession {
     private Mono<ByteBuf> parse(PgReader in) {
         String name = in.cstring();
         String query = in.cstring();
-        int n = in.int16();
+        int n = in.count(4);
         int[] oids = new int[n];
         for (int i = 0; i < n; i++) {
             oids[i] = in.int32();
         }
+        in.end();
         List<String> parts = SqlEngine.split(query);
         if (parts.size() > 1) {
             throw new SqlException(SqlException.SYNTAX, "cannot insert multiple commands into a prepared statement");
@@ -741,38 +765,50 @@ final class PgSession {
         if (p == null) {
             throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
         }
-        int nf = in.int16();
+        int nf = in.count(2);
         short[] formats = new short[nf];
         for (int i = 0; i < nf; i++) {
             formats[i] = (short) in.int16();
         }
-        int np = in.int16();
+        int np = in.uint16();
+        if (nf > 1 && nf != np) {
+            throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nf + " parameter formats but " + np + " parameters");
+        }
         List<Object> params = new ArrayList<>();
         List<DatumType> types = p.parameterTypes();
+        if (np != types.size()) {
+            throw new SqlException(PROTOCOL_VIOLATION, "bind message supplies " + np + " parameters, but prepared statement \"" + name
+                    + "\" requires " + types.size());
+        }
         for (int i = 0; i < np; i++) {
             int len = in.int32();
-            if (len < 0) {
-                params.add(null);
-                continue;
-            }
-            byte[] b = in.bytes(len);
+            byte[] b = len == -1 ? null : in.bytes(len);
             int format = nf == 0 ? 0 : nf == 1 ? formats[0] : formats[i];
-            if (format == 0) {
-                params.add(new String(b, StandardCharsets.UTF_8));
+            if (format != 0 && format != 1) {
+                throw new SqlException(INVALID_PARAMETER_VALUE, "unsupported format code: " + format);
+            }
+            if (b == null) {
+                params.add(null);
+            } else if (format == 0) {
+                params.add(PgReader.utf8(b));
             } else {
                 int oid = i < p.paramOids().length && p.paramOids()[i] != 0 ? p.paramOids()[i]
                         : i < types.size() ? PgWriter.oid(types.get(i)) : 25;
                 params.add(PgWriter.decodeBinary(b, oid));
             }
         }
-        if (np != types.size()) {
-            throw new SqlException("08P01", "bind message supplies " + np + " parameters, but prepared statement \"" + name
-                    + "\" requires " + types.size());
-        }
-        int nr = in.int16();
+        int nr = in.count(2);
         short[] results = new short[nr];
         for (int i = 0; i < nr; i++) {
             results[i] = (short) in.int16();
+            if (results[i] != 0 && results[i] != 1) {
+                throw new SqlException(INVALID_PARAMETER_VALUE, "unsupported format code: " + results[i]);
+            }
+        }
+        in.end();
+        List<SqlColumn> columns = p.columns();
+        if (nr > 1 && columns != null && nr != columns.size()) {
+            throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nr + " result formats but query has " + columns.size() + " columns");
         }
         portals.put(portal, new Portal(p, params, results));
         return new PgWriter().simple('2').buffer();
@@ -781,6 +817,10 @@ final class PgSession {
     private ByteBuf describe(PgReader in) {
         char kind = (char) in.int8();
         String name = in.cstring();
+        in.end();
+        if (kind != 'S' && kind != 'P') {
+            throw new SqlException(PROTOCOL_VIOLATION, "invalid DESCRIBE message subtype " + (int) kind);
+        }
         PgWriter w = new PgWriter();
         if (kind == 'S') {
             Prepared p = statements.get(name);
@@ -801,6 +841,7 @@ final class PgSession {
     private Mono<ByteBuf> execute(PgReader in) {
         String name = in.cstring();
         int maxRows = in.int32();
+        in.end();
         Portal portal = portals.get(name);
         if (portal == null) {
             return guarded(() -> {
@@ -840,6 +881,10 @@ final class PgSession {
     private ByteBuf close(PgReader in) {
         char kind = (char) in.int8();
         String name = in.cstring();
+        in.end();
+        if (kind != 'S' && kind != 'P') {
+            throw new SqlException(PROTOCOL_VIOLATION, "invalid CLOSE message subtype " + (int) kind);
+        }
         if (kind == 'S') {
             statements.remove(name);
         } else {

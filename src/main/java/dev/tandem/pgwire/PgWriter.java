@@ -302,7 +302,7 @@ final class PgWriter {
             case 21 -> b.length == 2 ? (Object) (long) in.readShort() : bad(oid);
             case 701 -> b.length == 8 ? (Object) in.readDouble() : bad(oid);
             case 700 -> b.length == 4 ? (Object) (double) in.readFloat() : bad(oid);
-            case 25, 1043, 705, 19, 1042, 0 -> new String(b, StandardCharsets.UTF_8);
+            case 25, 1043, 705, 19, 1042, 0 -> PgReader.utf8(b);
             case 1114, 1184 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
