@@ -3,46 +3,19 @@ package dev.tandem.pgwire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tandem.sql.SqlTesting;
-import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The PostgreSQL JDBC driver over the wire protocol: DDL, prepared writes and reads (text and binary), errors, cancel. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PgWireJdbcTest {
+class PgWireJdbcTest extends TrustedPgWireServer {
 
-    @TempDir
-    static Path dir;
-    SqlTesting.Stack stack;
-    PgWireServer server;
 
-    @BeforeAll
-    void start() {
-        stack = SqlTesting.stack(dir);
-        server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-        stack.close();
-    }
-
-    Connection connect() throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=ada&sslmode=disable");
-    }
 
     @Test
     void tablesPreparedStatementsAndErrors() throws SQLException {

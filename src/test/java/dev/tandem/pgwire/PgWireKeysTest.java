@@ -2,8 +2,6 @@ package dev.tandem.pgwire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tandem.sql.SqlTesting;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -11,12 +9,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
@@ -27,13 +21,8 @@ import org.postgresql.util.ServerErrorMessage;
  * and every outcome (rows, or SQLSTATE and message, and a unique violation's detail and constraint) must
  * be alike.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PgWireKeysTest {
+class PgWireKeysTest extends TrustedPgWireServer {
 
-    @TempDir
-    static Path dir;
-    SqlTesting.Stack stack;
-    PgWireServer server;
 
     private static final List<String> SCRIPT = List.of(
             "CREATE TABLE accounts (id bigint PRIMARY KEY, owner text NOT NULL, email text UNIQUE, balance bigint)",
@@ -53,21 +42,6 @@ class PgWireKeysTest {
             "DROP INDEX accounts_pkey",
             "CREATE TABLE twice (a bigint PRIMARY KEY, b bigint, PRIMARY KEY (b))");
 
-    @BeforeAll
-    void start() {
-        stack = SqlTesting.stack(dir);
-        server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-        stack.close();
-    }
-
-    Connection connect() throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=ada&sslmode=disable");
-    }
 
     @Test
     void duplicatesAreRefusedAsPostgresRefusesThem() throws SQLException {
