@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.row.DatumType;
+import dev.tandem.sql.catalog.PgOids;
 import dev.tandem.row.Timestamp;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlException;
@@ -275,13 +276,7 @@ final class PgWriter {
     }
 
     static int oid(DatumType t) {
-        return switch (t) {
-            case BOOL -> 16;
-            case INT64 -> 20;
-            case FLOAT64 -> 701;
-            case STRING -> 25;
-            case TIMESTAMP -> 1114;
-        };
+        return PgOids.ofType(t);
     }
 
     private static int typeLength(DatumType t) {

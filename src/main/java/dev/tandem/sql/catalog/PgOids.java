@@ -1,0 +1,63 @@
+package dev.tandem.sql.catalog;
+
+import dev.tandem.row.DatumType;
+
+/**
+ * The object identifiers Tandem shows PostgreSQL clients, in one place so that {@code pg_catalog}'s
+ * relations, the functions that take an OID ({@code pg_get_indexdef}, {@code format_type},
+ * {@code ::regclass}) and the wire protocol's row descriptions agree.
+ *
+ * <p>A user object's OID follows from its catalog id ({@code u<N>}, allocated once and kept across
+ * restarts and replicas): {@code 16384 + N}, PostgreSQL's first OID for user objects plus the id's number,
+ * so it is stable too. Namespaces and types have PostgreSQL's own OIDs.
+ */
+public final class PgOids {
+    /** PostgreSQL's first OID for objects that are not built in. */
+    public static final int FIRST_USER_OID = 16384;
+
+    public static final int PG_CATALOG_NAMESPACE = 11;
+    public static final int PUBLIC_NAMESPACE = 2200;
+    /** {@code information_schema} (PostgreSQL gives it a build-dependent OID; this one is Tandem's). */
+    public static final int INFORMATION_SCHEMA_NAMESPACE = 13000;
+    /** Tandem's own introspection schema, {@code tandem_catalog}. */
+    public static final int TANDEM_CATALOG_NAMESPACE = 13100;
+
+    public static final int BOOL = 16;
+    public static final int NAME = 19;
+    public static final int INT8 = 20;
+    public static final int INT2 = 21;
+    public static final int INT4 = 23;
+    public static final int TEXT = 25;
+    public static final int OID = 26;
+    public static final int FLOAT4 = 700;
+    public static final int FLOAT8 = 701;
+    public static final int VARCHAR = 1043;
+    public static final int TIMESTAMP = 1114;
+    public static final int TIMESTAMPTZ = 1184;
+    public static final int NUMERIC = 1700;
+
+    /** The database's OID ({@code pg_database.oid} of the one database, {@code tandem}). */
+    public static final int DATABASE = 16383;
+
+    private PgOids() {
+    }
+
+    /** The OID of the user object (table, view or index) with catalog id {@code id}, e.g. {@code u7} → 16391. */
+    public static int ofCatalogId(String id) {
+        if (id.length() < 2 || id.charAt(0) != 'u') {
+            throw new IllegalArgumentException("not a user object's catalog id: " + id);
+        }
+        return Math.addExact(FIRST_USER_OID, Integer.parseInt(id, 1, id.length(), 10));
+    }
+
+    /** The PostgreSQL type a column of {@code type} is shown as. */
+    public static int ofType(DatumType type) {
+        return switch (type) {
+            case BOOL -> BOOL;
+            case INT64 -> INT8;
+            case FLOAT64 -> FLOAT8;
+            case STRING -> TEXT;
+            case TIMESTAMP -> TIMESTAMP;
+        };
+    }
+}
