@@ -2,6 +2,7 @@ package dev.tandem;
 
 import dev.tandem.bench.BenchMain;
 import dev.tandem.security.TokenCommand;
+import io.netty.util.ResourceLeakDetector;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import org.springframework.boot.SpringApplication;
@@ -26,6 +27,12 @@ public class TandemApplication {
                 System.exit(status);
             }
             return;
+        }
+        // Netty's leak detector samples buffers and records a stack trace for each it tracks: a cost on every
+        // read's messages. The server leaves it off unless asked for (-Dio.netty.leakDetection.level=...);
+        // the tests, which do not start here, keep Netty's default and find leaks.
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
         SpringApplication.run(TandemApplication.class, args);
     }

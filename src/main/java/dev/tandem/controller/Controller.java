@@ -114,7 +114,7 @@ public final class Controller implements AutoCloseable {
         this.timer = timer;
         this.catalog = new Catalog(storage);
         this.settings = new AtomicReference<>(settings);
-        this.dispatch = new PeekDispatch(compute);
+        this.dispatch = new PeekDispatch(compute, timer);
         this.policy = new ReadPolicy(storage, clock, this.settings::get, indexes, dispatch);
         this.planner = new ReadPlanner(catalog, indexes, storage);
         this.streams = new TransientStreams(planner, policy, indexes, dispatch, catalog::allocateTransientId, timer);

@@ -8,9 +8,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Sends the controller's commands to the compute replica and hands each peek's answer to the read
@@ -24,13 +27,16 @@ import reactor.core.publisher.Sinks;
 final class PeekDispatch {
 
     private final Multiplexer compute;
+    /** Where each peek's timeout is scheduled. */
+    private final Scheduler timer;
     private final Object sendLock = new Object();
     private final Map<UUID, Sinks.One<ComputeResponse.PeekResult>> peeks = new ConcurrentHashMap<>();
     /** The peek waiting on each transient dataflow, by transient id. */
     private final Map<String, UUID> transientPeeks = new ConcurrentHashMap<>();
 
-    PeekDispatch(Multiplexer compute) {
+    PeekDispatch(Multiplexer compute, Scheduler timer) {
         this.compute = compute;
+        this.timer = timer;
     }
 
     /**
@@ -80,29 +86,33 @@ final class PeekDispatch {
      * when the reader goes away (canceled at once).
      */
     Mono<ComputeResponse.PeekResult> await(ComputeCommand.Peek peek, Duration timeout, boolean waitsForSeal) {
+        UUID uuid = peek.uuid();
         // A slow-path read registers its peek before creating the dataflow, so a rejection finds it.
-        Sinks.One<ComputeResponse.PeekResult> sink = peeks.computeIfAbsent(peek.uuid(), k -> Sinks.one());
+        Sinks.One<ComputeResponse.PeekResult> sink = peeks.computeIfAbsent(uuid, k -> Sinks.one());
+        Disposable expiry = timer.schedule(() -> {
+            // Cancel first, so the replica stops before our hold on the read time goes away.
+            if (peeks.remove(uuid, sink)) {
+                send(new ComputeCommand.CancelPeek(uuid));
+                sink.tryEmitError(new ControllerException(ControllerException.Kind.TIMEOUT, "the read at " + peek.timestamp()
+                        + " could not be answered within " + timeout.toMillis() + " ms"
+                        + (waitsForSeal ? " (the inputs were not sealed at that time)" : "")));
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         send(peek);
         return sink.asMono()
-                .doOnCancel(() -> {
+                .doFinally(signal -> {
+                    expiry.dispose();
                     // The reader went away (a closed connection or socket): stop the replica at once.
-                    if (peeks.remove(peek.uuid()) != null) {
-                        send(new ComputeCommand.CancelPeek(peek.uuid()));
+                    if (signal == SignalType.CANCEL && peeks.remove(uuid) != null) {
+                        send(new ComputeCommand.CancelPeek(uuid));
                     }
                 })
-                .timeout(timeout)
-                .onErrorMap(TimeoutException.class, x -> {
-                    // Cancel first, so the replica stops before our hold on the read time goes away.
-                    peeks.remove(peek.uuid());
-                    send(new ComputeCommand.CancelPeek(peek.uuid()));
-                    return new ControllerException(ControllerException.Kind.TIMEOUT, "the read at " + peek.timestamp()
-                            + " could not be answered within " + timeout.toMillis() + " ms"
-                            + (waitsForSeal ? " (the inputs were not sealed at that time)" : ""));
-                })
-                .flatMap(result -> switch (result) {
-                    case ComputeResponse.Error err -> Mono.error(mapPeekError(err));
-                    case ComputeResponse.Canceled c -> Mono.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
-                    case ComputeResponse.Rows rows -> Mono.just(result);
+                .handle((result, out) -> {
+                    switch (result) {
+                        case ComputeResponse.Error err -> out.error(mapPeekError(err));
+                        case ComputeResponse.Canceled c -> out.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
+                        case ComputeResponse.Rows rows -> out.next(result);
+                    }
                 });
     }
 

@@ -147,7 +147,7 @@ final class ReadPlanner {
         } catch (ExprException e) {
             throw ControllerException.invalid(e.getMessage());
         }
-        List<String> columns = schema.columns().stream().map(Column::name).toList();
+        List<String> columns = schema.names();
         if (mfp.project() != null) {
             columns = mfp.project().stream().map(c -> c < schema.arity() ? schema.column(c).name() : "c" + c).toList();
         }

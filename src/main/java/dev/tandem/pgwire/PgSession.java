@@ -22,11 +22,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -134,6 +136,9 @@ final class PgSession {
     private ScramServer scram;
     /** Who the session runs as; null under trust (every statement allowed). */
     private AccessPrincipal principal;
+    /** The principal {@link #limitsContext} admits, and that context. */
+    private String limitsOf;
+    private reactor.util.context.ContextView limitsContext;
     private boolean skipToSync;
     /** The statement being parsed, to place a Parse error's position. */
     private String errorText;
@@ -181,15 +186,58 @@ final class PgSession {
         return permit::close;
     }
 
+    /**
+     * The answer to one frontend message. The answers to the extended protocol's steps (Parse, Bind,
+     * Describe, Execute, Close) are held and sent with what follows them — at the latest with the Sync's
+     * ReadyForQuery or a Flush — as PostgreSQL sends them: one write a statement, not one a message.
+     */
     Flux<ByteBuf> handle(PgMessage m) {
+        Flux<ByteBuf> out = answer(m);
+        if (started && HELD_STEPS.indexOf(m.type()) >= 0) {
+            // (mapped to a marker before being dropped: Reactor Netty releases the buffers an operator discards)
+            return out.map(b -> {
+                held.add(b);
+                return Boolean.TRUE;
+            }).thenMany(Flux.empty());
+        }
+        if (held.isEmpty()) {
+            return out;
+        }
+        ByteBuf[] before = held.toArray(ByteBuf[]::new);
+        held.clear();
+        if (out instanceof Callable<?> now) {
+            try {
+                ByteBuf last = (ByteBuf) now.call();
+                return Flux.just(last == null ? Unpooled.wrappedBuffer(before) : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(before), last));
+            } catch (Exception e) {
+                return Flux.concat(Flux.just(Unpooled.wrappedBuffer(before)), out);
+            }
+        }
+        return Flux.concat(Flux.just(Unpooled.wrappedBuffer(before)), out);
+    }
+
+    /** The extended protocol's steps whose answers {@link #handle} holds until a Sync or Flush (or anything else). */
+    private static final String HELD_STEPS = "PBDEC";
+    /** Answers held until the next Sync or Flush. */
+    private final List<ByteBuf> held = new ArrayList<>();
+
+    private Flux<ByteBuf> answer(PgMessage m) {
         try {
-            return Flux.from(dispatch(m)).onErrorResume(e -> !(e instanceof Close), e -> Mono.just(unexpected(m, e)))
-                    // Each query is admitted against the principal's own limits (reads in flight, slow-path dataflows,
-                    // statements being planned).
-                    .contextWrite(context -> {
-                        String who = principal == null ? ANONYMOUS : principal.name();
-                        return context.put(ReadAdmission.class, limits.admission(who)).put(PlanningAdmission.class, limits.planning(who));
-                    });
+            org.reactivestreams.Publisher<ByteBuf> answer = dispatch(m);
+            if (answer instanceof Fuseable.ScalarCallable<?> now) {
+                // answered already (a Bind, a Describe, a Sync...): nothing runs later to be admitted
+                try {
+                    Object buffer = now.call();
+                    return buffer == null ? Flux.empty() : Flux.just((ByteBuf) buffer);
+                } catch (Close c) {
+                    return Flux.error(c);
+                } catch (Exception e) {
+                    return Flux.just(unexpected(m, e));
+                }
+            }
+            // Each query is admitted against the principal's own limits (reads in flight, slow-path dataflows,
+            // statements being planned).
+            return Flux.from(answer).onErrorResume(e -> !(e instanceof Close), e -> Mono.just(unexpected(m, e))).contextWrite(limitsContext());
         } catch (Close c) {
             return Flux.error(c);
         } catch (SqlException e) {
@@ -208,6 +256,16 @@ final class PgSession {
             }
             return Flux.just(unexpected(m, e));
         }
+    }
+
+    /** The principal's admissions, as the context of the statements the session runs (made again only if the principal changes). */
+    private reactor.util.context.ContextView limitsContext() {
+        String who = principal == null ? ANONYMOUS : principal.name();
+        if (!who.equals(limitsOf)) {
+            limitsOf = who;
+            limitsContext = reactor.util.context.Context.of(ReadAdmission.class, limits.admission(who), PlanningAdmission.class, limits.planning(who));
+        }
+        return limitsContext;
     }
 
     /**

@@ -28,6 +28,8 @@ public final class PgWireServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PgWireServer.class);
     /** The largest frontend message accepted (a statement with its parameters). */
     static final int MAX_MESSAGE_BYTES = 16 << 20;
+    /** The most frontend messages decoded ahead of the one a session is answering. */
+    static final int READ_AHEAD = 8;
 
     /** The open sessions by process id, for CancelRequest. */
     static final class Sessions {
@@ -82,7 +84,10 @@ public final class PgWireServer implements AutoCloseable {
                     sessions.byPid.put(pid, session);
                     return out.sendObject(in.receiveObject()
                                     .cast(PgMessage.class)
-                                    .concatMap(session::handle)
+                                    // A few messages are read ahead of the one being answered (a pipelined Bind,
+                                    // Execute, Sync): with none, the connection stopped and started reading around
+                                    // every answer that came later, two system calls a statement.
+                                    .concatMap(session::handle, READ_AHEAD)
                                     .onErrorResume(PgSession.Close.class, c -> c.last == null ? Mono.empty() : Mono.just(c.last)))
                             .then()
                             .doFinally(s -> {

@@ -5,17 +5,53 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** An ordered list of named, typed columns. */
-public record Schema(List<Column> columns) {
+/** An ordered list of named, typed columns (immutable; equal when the columns are). */
+public final class Schema {
 
-    public Schema {
-        columns = List.copyOf(columns);
+    private final List<Column> columns;
+    /** The columns' types and names, kept: reads ask for them on every request. */
+    private final List<DatumType> types;
+    private final List<String> names;
+
+    public Schema(List<Column> columns) {
+        this.columns = List.copyOf(columns);
         Set<String> seen = new HashSet<>();
-        for (Column c : columns) {
+        DatumType[] t = new DatumType[this.columns.size()];
+        String[] n = new String[this.columns.size()];
+        for (int i = 0; i < t.length; i++) {
+            Column c = this.columns.get(i);
             if (!seen.add(c.name())) {
                 throw new IllegalArgumentException("duplicate column name '" + c.name() + "'");
             }
+            t[i] = c.type();
+            n[i] = c.name();
         }
+        this.types = List.of(t);
+        this.names = List.of(n);
+    }
+
+    public List<Column> columns() {
+        return columns;
+    }
+
+    /** The columns' names, in order. */
+    public List<String> names() {
+        return names;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Schema s && columns.equals(s.columns);
+    }
+
+    @Override
+    public int hashCode() {
+        return columns.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "Schema[columns=" + columns + "]";
     }
 
     /** A schema of unnamed columns {@code c0, c1, ...}, all nullable. */
@@ -40,7 +76,7 @@ public record Schema(List<Column> columns) {
     }
 
     public List<DatumType> types() {
-        return columns.stream().map(Column::type).toList();
+        return types;
     }
 
     /** The position of a column by name, or -1. */

@@ -458,9 +458,29 @@ public final class ComputeRuntime implements ComputeInstance {
         }
         // A peek that must wait holds its read time on the target until it is answered (visible in
         // tandem_read_holds); one readable now reads a single immutable snapshot and needs no hold.
-        AtomicReference<ReadHold> hold = new AtomicReference<>();
         Publication now = registry.current(peek.target());
-        Mono<SharedArrangement> ready = now.readableAt(peek.timestamp())
+        boolean readable = now.readableAt(peek.timestamp());
+        MaintenanceReserve gate = reserve;
+        // a peek readable now on the fast lane asks the reserve at once; one it refuses waits for a later tick below
+        boolean asked = readable && fastLane != null && !mayAnswerEarly(peek);
+        if (asked && (gate == null || gate.admitNow())) {
+            // The common point read: readable now and admitted, answered by one task on the fast lane.
+            SharedArrangement arr = now.arrangement();
+            Disposable.Swap task = Disposables.swap();
+            peeks.put(uuid, new PendingPeek(task, peekPath(peek.target()), resources.tickerNanos().getAsLong()));
+            task.update(fastLane.schedule(() -> {
+                PeekResult r;
+                try {
+                    r = answer(peek, arr);
+                } catch (RuntimeException e) {
+                    r = new ComputeResponse.Error(e.getMessage() == null ? e.toString() : e.getMessage());
+                }
+                respond(uuid, r);
+            }));
+            return;
+        }
+        AtomicReference<ReadHold> hold = new AtomicReference<>();
+        Mono<SharedArrangement> ready = readable
                 ? Mono.just(now.arrangement())
                 : registry.awaitPublished(peek.target()).flatMap(arr -> {
                     hold.set(arr.acquireHold("peek " + uuid, Frontier.at(peek.timestamp())));
@@ -468,9 +488,9 @@ public final class ComputeRuntime implements ComputeInstance {
                 });
         Mono<PeekResult> result;
         if (fastLane != null) {
-            MaintenanceReserve gate = reserve;
             if (gate != null) {
-                ready = ready.delayUntil(arr -> gate.admission());
+                // a readable peek asked above and was not admitted in this tick; one that had to wait asks now
+                ready = asked ? ready.delayUntil(arr -> gate.admitLater()) : ready.delayUntil(arr -> gate.admission());
             }
             result = ready.publishOn(fastLane).map(arr -> answer(peek, arr));
         } else {

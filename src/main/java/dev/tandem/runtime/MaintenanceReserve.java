@@ -171,14 +171,26 @@ public final class MaintenanceReserve {
 
     /** Completes when a peek may run: at once within the tick's budget, else at a later tick. */
     public Mono<Void> admission() {
+        return admitNow() ? Mono.empty() : admitLater();
+    }
+
+    /**
+     * Admits a peek now if this tick's budget allows and no earlier peek is waiting (counting its arrival
+     * either way); if not, the peek is to wait for {@link #admitLater}.
+     */
+    public boolean admitNow() {
         arrivals.incrementAndGet();
-        long b = budget;
         if (waiting.isEmpty()) {
-            if (admitted.incrementAndGet() <= b) {
-                return Mono.empty();
+            if (admitted.incrementAndGet() <= budget) {
+                return true;
             }
             admitted.decrementAndGet();
         }
+        return false;
+    }
+
+    /** Completes when a later tick admits a peek that {@link #admitNow} did not; first come, first served. */
+    public Mono<Void> admitLater() {
         return Mono.create(sink -> {
             AtomicBoolean cancelled = new AtomicBoolean();
             sink.onCancel(() -> cancelled.set(true));

@@ -794,8 +794,9 @@ public final class SqlEngine {
         }
         // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
         Set<String> deps = scanned(q.body);
+        PointLookup lookup = PointLookup.of(q, controller.catalog());
         return new Prepared(sql, fingerprint(planned.entries(), deps), deps, q.columns, q.paramTypes,
-                (values, session) -> runQuery(q, values, session), true);
+                (values, session) -> runQuery(q, lookup, values, session), true);
     }
 
     private static String describeFast(ReadRequest r) {
@@ -1086,8 +1087,17 @@ public final class SqlEngine {
     }
 
     Mono<SqlResult> runQuery(Query q, List<Object> values, SqlSession session) {
-        Read r = read(q, values, session);
-        return controller.read(r.request).map(result -> {
+        return runQuery(q, null, values, session);
+    }
+
+    /** Runs a planned query: a {@link PointLookup} binds its key and nothing else; any other query is translated with its values. */
+    Mono<SqlResult> runQuery(Query q, PointLookup lookup, List<Object> values, SqlSession session) {
+        ReadRequest request = lookup == null ? null
+                : lookup.request(values, session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null, q.asOf);
+        if (request == null) {
+            request = read(q, values, session).request;
+        }
+        return controller.read(request).map(result -> {
             List<Object[]> rows = new ArrayList<>(result.rows().size());
             for (Row row : result.rows()) {
                 Object[] all = row.unpack();

@@ -1,0 +1,116 @@
+package dev.tandem.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.controller.ReadRequest;
+import dev.tandem.row.Row;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Point lookups bound without translating the plan again: which statements are such lookups (and of
+ * which index), and that their answers equal a naive evaluation of the same query over the rows written
+ * — with a residual filter, computed columns, a two-column key, NULL and absent keys, literal queries.
+ */
+class PointLookupTest {
+
+    @TempDir
+    Path dir;
+
+    private static PointLookup lookupOf(SqlStack stack, String text) {
+        SqlEngine.Params params = SqlEngine.params(text);
+        SqlEngine.Query q = stack.sql.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
+        return PointLookup.of(q, stack.controller.catalog());
+    }
+
+    @Test
+    void findsTheIndexAKeyOfParametersPins() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession(true);
+            stack.run("CREATE TABLE p (id bigint NOT NULL, name text, g bigint, x double precision)", session);
+            stack.run("CREATE INDEX p_by_id ON p (id)", session);
+            stack.run("CREATE INDEX p_by_g_name ON p (g, name)", session);
+            stack.run("CREATE INDEX p_by_x ON p (x)", session);
+
+            PointLookup byId = lookupOf(stack, "SELECT name FROM p WHERE id = $1");
+            ReadRequest r = byId.request(List.of(7L), null, null);
+            assertThat(r.from()).isEqualTo("p_by_id");
+            assertThat(r.keys()).containsExactly(Row.of(7L));
+            assertThat(r.mfp().filter()).as("the pinning conjunct is the lookup itself").isEmpty();
+            assertThat(r.mfp().project()).containsExactly(1);
+            assertThat(byId.request(Arrays.asList((Object) null), null, null)).as("a NULL key is left to the general read").isNull();
+
+            ReadRequest both = lookupOf(stack, "SELECT id FROM p WHERE name = $2 AND g = $1 AND id > 3").request(List.of(5L, "b"), null, null);
+            assertThat(both.from()).as("the key of both columns").isEqualTo("p_by_g_name");
+            assertThat(both.keys()).containsExactly(Row.of(5L, "b"));
+            assertThat(both.mfp().filter()).as("the residual conjunct").hasSize(1);
+
+            assertThat(lookupOf(stack, "SELECT name FROM p WHERE id = $1 AND g > $2")).as("a parameter outside the key").isNull();
+            assertThat(lookupOf(stack, "SELECT name FROM p WHERE g = $1")).as("no index whose whole key is pinned").isNull();
+            assertThat(lookupOf(stack, "SELECT name FROM p WHERE x = $1")).as("a float key").isNull();
+            assertThat(lookupOf(stack, "SELECT name FROM p WHERE id = $1 ORDER BY name")).as("a sort").isNull();
+            assertThat(lookupOf(stack, "SELECT g, count(*) FROM p WHERE id = $1 GROUP BY g")).as("an aggregate").isNull();
+            session.close();
+        }
+    }
+
+    private record P(long id, String name, Long g) {
+    }
+
+    @Test
+    void answersAsANaiveEvaluation() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession(true);
+            stack.run("CREATE TABLE p (id bigint NOT NULL, name text, g bigint)", session);
+            Random random = new Random(42);
+            List<P> rows = new ArrayList<>();
+            StringBuilder insert = new StringBuilder("INSERT INTO p VALUES ");
+            for (int i = 0; i < 200; i++) {
+                P row = new P(i % 150, "n" + random.nextInt(5), random.nextInt(4) == 0 ? null : (long) random.nextInt(6));
+                rows.add(row);
+                insert.append(i == 0 ? "" : ", ").append("(").append(row.id()).append(", '").append(row.name()).append("', ").append(row.g()).append(")");
+            }
+            stack.run(insert.toString(), session);
+            stack.run("CREATE INDEX p_by_id ON p (id)", session);
+            stack.run("CREATE INDEX p_by_g_name ON p (g, name)", session);
+            SqlSession reader = new SqlSession(true);
+            for (int i = 0; i < 60; i++) {
+                long id = random.nextInt(170);
+                long g = random.nextInt(7);
+                String name = "n" + random.nextInt(6);
+                check(stack, reader, rows, "SELECT id, name FROM p WHERE id = $1", List.of(id), r -> r.id() == id,
+                        r -> new Object[] {r.id(), r.name()});
+                check(stack, reader, rows, "SELECT name, id * 2 FROM p WHERE id = $1 AND name <> 'n0'", List.of(id),
+                        r -> r.id() == id && !r.name().equals("n0"), r -> new Object[] {r.name(), r.id() * 2});
+                check(stack, reader, rows, "SELECT id FROM p WHERE g = $1 AND name = $2", List.of(g, name),
+                        r -> Objects.equals(r.g(), g) && r.name().equals(name), r -> new Object[] {r.id()});
+                check(stack, reader, rows, "SELECT id, g FROM p WHERE id = " + id, List.of(), r -> r.id() == id,
+                        r -> new Object[] {r.id(), r.g()});
+            }
+            check(stack, reader, rows, "SELECT id FROM p WHERE id = $1", Arrays.asList((Object) null), r -> false, r -> new Object[] {r.id()});
+            session.close();
+            reader.close();
+        }
+    }
+
+    private static void check(SqlStack stack, SqlSession session, List<P> rows, String sql, List<Object> params, Predicate<P> where,
+            Function<P, Object[]> select) {
+        SqlResult result = stack.sql.execute(sql, params, session).block(java.time.Duration.ofSeconds(30));
+        Comparator<List<Object>> order = Comparator.comparing(Object::toString);
+        List<List<Object>> expected = rows.stream().filter(where).map(select).map(Arrays::asList).sorted(order).toList();
+        List<List<Object>> actual = result.rows().stream().map(Arrays::asList).sorted(order).toList();
+        assertThat(actual).as(sql + " " + params).isEqualTo(expected);
+        if (params.stream().noneMatch(Objects::isNull)) {
+            assertThat(result.read().path()).as(sql).isEqualTo("fast");
+        }
+    }
+}
