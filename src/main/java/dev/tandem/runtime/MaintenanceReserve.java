@@ -24,7 +24,8 @@ import reactor.core.publisher.MonoSink;
  * is {@code run / (run + taken)}. Maintenance waiting for anything else (the JIT compiler, the collector,
  * other processes) is not the reads' doing, and a reserve that throttled reads for it would cost their
  * latency and give maintenance nothing; so it does not count. A tick in which maintenance wanted less
- * than {@link #BUSY_FRACTION} of a tick of CPU is idle: it says nothing and the window starts afresh.
+ * than {@link #BUSY_FRACTION} of a tick of CPU is idle: it says nothing and the window starts afresh. Reads
+ * that took less than {@link #MIN_READ_FRACTION} of the machine over the window are never held.
  *
  * <p>The lever is a budget of peeks admitted per tick. While the share is short over a window of at least
  * {@link #MIN_EVIDENCE_TICKS} busy ticks, the budget is set to
@@ -61,6 +62,13 @@ public final class MaintenanceReserve {
     static final int MIN_EVIDENCE_TICKS = 3;
     /** The limit lifts once the budget is this many times what readers asked for in a tick, with nobody waiting. */
     static final long LIFT_FACTOR = 4;
+    /**
+     * Reads that took less than this fraction of the machine over the window are never held, however short
+     * maintenance's share: holding them could give maintenance at most that much, and would cost every
+     * held read a tick of latency (at modest read rates a short share comes from the collector, the
+     * compiler or another process, and from a hydration's first moments, not from the reads).
+     */
+    static final double MIN_READ_FRACTION = 0.1;
     /** Below this much CPU wanted in a tick (as a fraction of the tick), maintenance counts as idle. */
     static final double BUSY_FRACTION = 0.05;
     static final long UNLIMITED = Long.MAX_VALUE;
@@ -145,7 +153,7 @@ public final class MaintenanceReserve {
         double allowed = r * (1 - reserve) / reserve;
         double target = t == 0 ? Double.MAX_VALUE : p / (double) filled * allowed / t;
         long b = budget;
-        if (share < reserve && filled >= MIN_EVIDENCE_TICKS) {
+        if (share < reserve && filled >= MIN_EVIDENCE_TICKS && t >= MIN_READ_FRACTION * capacityPerTick * filled) {
             if (p > 0) {
                 // Never below half of what ran in the last tick: a short window's misjudgement must not
                 // collapse the budget to one peek and leave readers queued while it grows back.

@@ -239,6 +239,26 @@ class MaintenanceReserveTest {
     }
 
     @Test
+    void readsTakingATinyPartOfTheMachineAreNeverHeld() {
+        Rig rig = new Rig(0.5);
+        for (int i = 0; i < 3 * MaintenanceReserve.WINDOW_TICKS; i++) {
+            assertThat(admitted(rig.ask(10))).isEqualTo(10);
+            // Maintenance ran 1 ms and waited 20 while readers ran 4 ms (8 % of the machine's 50 ms a tick): its
+            // share is short (1 / 5), but holding reads could give it at most those 4 ms.
+            rig.tick(1, 20, 4);
+        }
+        assertThat(rig.reserve.share()).isCloseTo(1.0 / 5, Offset.offset(1e-9));
+        assertThat(rig.reserve.peekLimitPerSecond()).isNaN();
+        assertThat(rig.reserve.heldPeeks()).isZero();
+        // The same shortfall with readers at 6 ms a tick (12 % of the machine) is theirs: limited.
+        for (int i = 0; i < MaintenanceReserve.WINDOW_TICKS; i++) {
+            rig.ask(10);
+            rig.tick(1, 20, 6);
+        }
+        assertThat(rig.reserve.peekLimitPerSecond()).isNotNaN();
+    }
+
+    @Test
     void whatReadsTakeIsAtMostWhatTheyRanAndAtMostWhatMaintenanceWaited() {
         Rig rig = new Rig(0.7);
         for (int i = 0; i < MaintenanceReserve.MIN_EVIDENCE_TICKS; i++) {
