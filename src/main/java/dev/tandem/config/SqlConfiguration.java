@@ -93,6 +93,10 @@ public class SqlConfiguration {
     PgWireHolder tandemPgWire(SqlEngine engine, ObjectProvider<PgAuthenticator> authenticator, TandemProperties props, AuditLog audit,
             ObjectProvider<PrincipalLimits> limits, ObjectProvider<ServerProperties> server, ObjectProvider<SslBundles> bundles) {
         TandemProperties.Pgwire pg = props.pgwire();
+        if (pg.port() >= 0) {
+            // before the first client can connect: the read path is compiled by then
+            ReadPathWarmup.run(pg.warmUpReads());
+        }
         return new PgWireHolder(pg.port() < 0 ? null
                 : PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
                         limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),

@@ -123,7 +123,13 @@ public record TandemProperties(
      * -1 for off; {@code host} the interface it listens on, loopback by default (authentication is trust
      * until the security work lands, so expose it with care).
      */
-    public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host) {
+    public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host, @DefaultValue("30000") long warmUpReads) {
+
+        public Pgwire {
+            if (warmUpReads < 0) {
+                throw new IllegalArgumentException("tandem.pgwire.warm-up-reads must be 0 (no warm-up) or more, got " + warmUpReads);
+            }
+        }
     }
 
     /**
@@ -178,6 +184,7 @@ public record TandemProperties(
         s.put("tandem.http.request-body-timeout", http.requestBodyTimeout());
         s.put("tandem.http.idle-timeout", http.idleTimeout());
         s.put("tandem.pgwire.port", pgwire.port());
+        s.put("tandem.pgwire.warm-up-reads", pgwire.warmUpReads());
         s.put("tandem.pgwire.host", pgwire.host());
         s.put("tandem.sql.max-statement-bytes", sql.maxStatementBytes());
         s.put("tandem.sql.max-literals", sql.maxLiterals());

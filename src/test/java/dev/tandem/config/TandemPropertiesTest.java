@@ -64,6 +64,7 @@ public class TandemPropertiesTest {
                 "tandem.peek.max-result-rows",
                 "tandem.pgwire.host",
                 "tandem.pgwire.port",
+                "tandem.pgwire.warm-up-reads",
                 "tandem.sql.max-literals",
                 "tandem.sql.max-statement-bytes",
                 "tandem.sql.plan-cache-bytes",

@@ -1,0 +1,163 @@
+package dev.tandem.config;
+
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerSettings;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.pgwire.PgAuthenticator;
+import dev.tandem.pgwire.PgWireClient;
+import dev.tandem.pgwire.PgWireServer;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlSession;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import dev.tandem.stream.ChangeStreamLimits;
+import dev.tandem.stream.ChangeStreams;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Runs the wire protocol's point reads a few thousand times before the server takes its first client,
+ * so the JIT has compiled the read path (decoder, session, plan-cache lookup, fast path, peek, answer)
+ * by then and a server under load from its first second does not build a backlog of reads while it
+ * compiles. The reads go to a scratch server of its own: an in-memory table and index, its own
+ * controller, runtimes and wire-protocol listener on a free loopback port, all closed afterwards, so
+ * the real catalog, data and metrics never see them — the compiled code is shared, the state is not.
+ * Each protocol a client may use is run: simple (literal statements), extended (Parse, Bind, Describe,
+ * Execute, Sync) and prepared (Bind, Execute, Sync). {@code tandem.pgwire.warm-up-reads} sets how many
+ * reads at least (0: none); it goes on while the JIT compiler is still busy, at most {@link #BOUND}.
+ */
+final class ReadPathWarmup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReadPathWarmup.class);
+    /** Concurrent connections of the warm-up, as a small pool of clients would read. */
+    static final int CONNECTIONS = 4;
+    /** Rows of the scratch table. */
+    static final int ROWS = 1000;
+    /** The longest the warm-up may take; past it the server starts anyway, partly warm. */
+    static final Duration BOUND = Duration.ofSeconds(20);
+
+    private ReadPathWarmup() {
+    }
+
+    /** Runs {@code reads} point reads or more (0: nothing) on a scratch server; returns how many were answered with their row. A failure is logged, never thrown. */
+    static long run(long reads) {
+        if (reads <= 0) {
+            return 0;
+        }
+        long start = System.nanoTime();
+        Scheduler timer = Schedulers.newSingle("tandem-warmup-timer", true);
+        Scheduler blocking = Schedulers.newBoundedElastic(2, 100, "tandem-warmup-sql", 60, true);
+        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(timer));
+        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+        AtomicReference<Throwable> fatal = new AtomicReference<>();
+        Multiplexer mux = Multiplexer.start(true, 1, 1, storage, registry, (w, e) -> fatal.compareAndSet(null, e), System::currentTimeMillis,
+                RuntimeObserver.NONE);
+        Controller controller = new Controller(storage, mux, registry, ControllerSettings.DEFAULTS, System::currentTimeMillis, timer);
+        ChangeStreams streams = new ChangeStreams(registry, Schedulers.fromExecutor(mux.reader()::execute), new ChangeStreamLimits(1, 1, 1000, 0));
+        SqlEngine engine = new SqlEngine(controller, blocking, streams);
+        PgWireServer server = null;
+        long answered = 0;
+        try {
+            SqlSession session = new SqlSession(true);
+            StringBuilder insert = new StringBuilder("INSERT INTO points VALUES ");
+            for (int i = 0; i < ROWS; i++) {
+                insert.append(i == 0 ? "" : ", ").append('(').append(i).append(", ").append(i * 7 % 1000).append(')');
+            }
+            for (String statement : List.of("CREATE TABLE points (id bigint NOT NULL, v bigint)", insert.toString(),
+                    "CREATE INDEX points_by_id ON points (id)")) {
+                engine.execute(statement, List.of(), session).block(BOUND);
+            }
+            session.close();
+            server = PgWireServer.start(engine, PgAuthenticator.TRUST, "127.0.0.1", 0);
+            answered = read(server.port(), reads, start + BOUND.toNanos());
+            LOG.info("warmed the read path: {} point reads over the wire protocol in {} ms (tandem.pgwire.warm-up-reads)", answered,
+                    (System.nanoTime() - start) / 1_000_000);
+        } catch (RuntimeException | InterruptedException e) {
+            LOG.warn("the read path's warm-up stopped after {} reads: {}", answered, e.toString());
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+            streams.close();
+            controller.close();
+            mux.close();
+            storage.close();
+            blocking.dispose();
+            timer.dispose();
+        }
+        if (fatal.get() != null) {
+            LOG.warn("the read path's warm-up saw an error on a runtime thread", fatal.get());
+        }
+        return answered;
+    }
+
+    /**
+     * Runs at least {@code reads} reads over {@link #CONNECTIONS} connections, each protocol in turn, and goes on
+     * while the JIT compiler is still busy (it compiled for more than {@link #QUIET_MILLIS} ms over the last
+     * second of reads), until {@code deadline}.
+     */
+    private static long read(int port, long reads, long deadline) throws InterruptedException {
+        AtomicLong done = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < CONNECTIONS; c++) {
+            threads.add(Thread.ofPlatform().name("tandem-warmup-" + c).start(() -> {
+                try (PgWireClient client = PgWireClient.connect("127.0.0.1", port, "warmup", 30_000)) {
+                    client.prepare("lookup", "SELECT id, v FROM points WHERE id = $1");
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (long i = 0; !stop.get() && System.nanoTime() < deadline; i++) {
+                        int key = random.nextInt(ROWS);
+                        int rows = switch ((int) (i % 3)) {
+                            case 0 -> client.executePrepared("lookup", Integer.toString(key));
+                            case 1 -> client.extendedQuery("SELECT id, v FROM points WHERE id = $1", Integer.toString(key));
+                            default -> client.simpleQuery("SELECT id, v FROM points WHERE id = " + key);
+                        };
+                        if (rows != 1) {
+                            throw new java.io.IOException("a point read answered " + rows + " rows");
+                        }
+                        done.incrementAndGet();
+                    }
+                } catch (java.io.IOException e) {
+                    LOG.warn("a warm-up connection ended: {}", e.toString());
+                }
+            }));
+        }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long compiled = timed ? jit.getTotalCompilationTime() : 0;
+        while (System.nanoTime() < deadline && threads.stream().anyMatch(Thread::isAlive)) {
+            Thread.sleep(1000);
+            long now = timed ? jit.getTotalCompilationTime() : 0;
+            boolean quiet = !timed || now - compiled <= QUIET_MILLIS;
+            compiled = now;
+            if (done.get() >= reads && quiet) {
+                break;
+            }
+        }
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 1000));
+        }
+        return done.get();
+    }
+
+    /** Compilation time in a second of reads below which the JIT counts as done with the read path. */
+    static final long QUIET_MILLIS = 50;
+}
