@@ -119,24 +119,33 @@ final class PointLookup {
             for (RexNode c : rest) {
                 conjuncts.addAll(RelTranslator.conjuncts(tr.rex(c, types)));
             }
-            List<Expr> map = new ArrayList<>();
-            List<Integer> projection = null;
-            if (project != null) {
-                projection = new ArrayList<>();
-                for (RexNode e : project.getProjects()) {
-                    Expr x = tr.rex(e, types);
-                    if (x instanceof Expr.Col c) {
-                        projection.add(c.index());
-                    } else {
-                        projection.add(types.size() + map.size());
-                        map.add(x);
-                    }
-                }
-            }
-            return new PointLookup(best.name(), keyParams, new Mfp(map, conjuncts, projection));
+            return new PointLookup(best.name(), keyParams, mfp(tr, project, types, conjuncts));
         } catch (ParameterElsewhere e) {
             return null;
         }
+    }
+
+    /**
+     * The read's map, filter and projection over one collection of {@code types}: the select list of
+     * {@code project} (null: every column), a column as itself, any other expression computed into a
+     * column of the map; {@code filter}, the conjuncts every row passes.
+     */
+    static Mfp mfp(RelTranslator tr, Project project, List<DatumType> types, List<Expr> filter) {
+        List<Expr> map = new ArrayList<>();
+        List<Integer> projection = null;
+        if (project != null) {
+            projection = new ArrayList<>();
+            for (RexNode e : project.getProjects()) {
+                Expr x = tr.rex(e, types);
+                if (x instanceof Expr.Col c) {
+                    projection.add(c.index());
+                } else {
+                    projection.add(types.size() + map.size());
+                    map.add(x);
+                }
+            }
+        }
+        return new Mfp(map, filter, projection);
     }
 
     /**

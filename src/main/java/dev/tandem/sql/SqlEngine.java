@@ -939,20 +939,7 @@ public final class SqlEngine {
         }
         List<DatumType> types = entry.schema().types();
         List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
-        List<Expr> map = new ArrayList<>();
-        List<Integer> projection = null;
-        if (project != null) {
-            projection = new ArrayList<>();
-            for (RexNode e : project.getProjects()) {
-                Expr x = tr.rex(e, types);
-                if (x instanceof Expr.Col c) {
-                    projection.add(c.index());
-                } else {
-                    projection.add(types.size() + map.size());
-                    map.add(x);
-                }
-            }
-        }
+        Mfp mfp = PointLookup.mfp(tr, project, types, conjuncts);
         Map<Integer, List<Object>> pinned = pinned(conjuncts);
         String from = target;
         List<Row> keys = null;
@@ -993,7 +980,7 @@ public final class SqlEngine {
         if (describe == null) {
             describe = "slow path: a transient dataflow reading " + target;
         }
-        return new Read(new ReadRequest(from, null, keys, new Mfp(map, conjuncts, projection), finishing, isolation, asOf, null),
+        return new Read(new ReadRequest(from, null, keys, mfp, finishing, isolation, asOf, null),
                 describe);
     }
 
