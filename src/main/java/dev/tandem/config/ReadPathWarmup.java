@@ -55,6 +55,11 @@ final class ReadPathWarmup {
 
     /** Runs {@code reads} point reads or more (0: nothing) on a scratch server; returns how many were answered with their row. A failure is logged, never thrown. */
     static long run(long reads) {
+        return run(reads, BOUND);
+    }
+
+    /** {@link #run(long)}, for at most {@code bound}. */
+    static long run(long reads, Duration bound) {
         if (reads <= 0) {
             return 0;
         }
@@ -79,11 +84,11 @@ final class ReadPathWarmup {
             }
             for (String statement : List.of("CREATE TABLE points (id bigint NOT NULL, v bigint)", insert.toString(),
                     "CREATE INDEX points_by_id ON points (id)")) {
-                engine.execute(statement, List.of(), session).block(BOUND);
+                engine.execute(statement, List.of(), session).block(bound);
             }
             session.close();
             server = PgWireServer.start(engine, PgAuthenticator.TRUST, "127.0.0.1", 0);
-            answered = read(server.port(), reads, start + BOUND.toNanos());
+            answered = read(server.port(), reads, start + bound.toNanos());
             LOG.info("warmed the read path: {} point reads over the wire protocol in {} ms (tandem.pgwire.warm-up-reads)", answered,
                     (System.nanoTime() - start) / 1_000_000);
         } catch (RuntimeException | InterruptedException e) {

@@ -13,6 +13,8 @@ import io.netty.handler.ssl.SslContextBuilder;
 import java.security.SecureRandom;
 import javax.net.ssl.SSLException;
 import dev.tandem.stream.ChangeStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -36,6 +38,8 @@ import reactor.core.scheduler.Schedulers;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
 public class SqlConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqlConfiguration.class);
 
     @Bean(destroyMethod = "dispose")
     Scheduler tandemSqlBlocking() {
@@ -97,10 +101,15 @@ public class SqlConfiguration {
             // before the first client can connect: the read path is compiled by then
             ReadPathWarmup.run(pg.warmUpReads());
         }
-        return new PgWireHolder(pg.port() < 0 ? null
-                : PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
-                        limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),
-                        pg.host(), pg.port()));
+        if (pg.port() < 0) {
+            return new PgWireHolder(null);
+        }
+        PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
+                limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),
+                pg.host(), pg.port());
+        // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)
+        LOG.info("PostgreSQL wire protocol listening on {}:{}", pg.host(), wire.port());
+        return new PgWireHolder(wire);
     }
 
     /** The HTTP server's TLS key material ({@code server.ssl.*}) as a server context for the wire protocol, or null without TLS. */

@@ -11,8 +11,6 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpServer;
@@ -25,7 +23,6 @@ import reactor.netty.tcp.TcpServer;
  */
 public final class PgWireServer implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(PgWireServer.class);
     /** The largest frontend message accepted (a statement with its parameters). */
     static final int MAX_MESSAGE_BYTES = 16 << 20;
     /** The most frontend messages decoded ahead of the one a session is answering. */
@@ -96,7 +93,6 @@ public final class PgWireServer implements AutoCloseable {
                             });
                 })
                 .bindNow();
-        LOG.info("PostgreSQL wire protocol listening on {}:{}", host, server.port());
         return new PgWireServer(server);
     }
 

@@ -14,7 +14,7 @@ class ReadPathWarmupTest {
 
     @Test
     void answersItsReadsAndStopsEverythingItStarted() {
-        long answered = ReadPathWarmup.run(600);
+        long answered = ReadPathWarmup.run(600, Duration.ofSeconds(10));
         assertThat(answered).as("reads answered with their row, the three protocols in turn").isGreaterThanOrEqualTo(600);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
                 Thread.getAllStackTraces().keySet().stream().map(Thread::getName).filter(n -> n.startsWith("tandem-warmup")))
