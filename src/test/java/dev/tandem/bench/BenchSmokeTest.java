@@ -120,7 +120,7 @@ class BenchSmokeTest {
         JsonNode json = BenchMain.run(new PrintStream(out, true, StandardCharsets.UTF_8), scenario,
                 "--rows", Long.toString(scenario.equals("memory") ? MEMORY_ROWS : 20_000), "--point-rows", "2000",
                 "--duration", "3s", "--probe", "1s", "--connections", "4",
-                "--churn-loops", "1", "--churn-warmup", "1s", "--settle", "0s", "--heap-mb", "384", "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC",
+                "--churn-loops", "1", "--churn-warmup", "1s", "--settle", "0s", "--heap-mb", "384", "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC", "--server-arg", "tandem.pgwire.warm-up-reads=0",
                 "--out", dir.resolve(scenario + ".json").toString());
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("| two_runtime", "| heap B/row |");
         if (!scenario.equals("memory")) {

@@ -41,7 +41,7 @@ class PgCompareSmokeTest {
         JsonNode json = BenchMain.run(new PrintStream(printed, true, StandardCharsets.UTF_8), "pg-compare",
                 "--rows", "20000", "--point-rows", "2000", "--seconds", "2", "--churn-warmup", "1s", "--rates", "300",
                 "--modes", "prepared", "--churn-loops", "1", "--settle", "0s", "--heap-mb", "384",
-                "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC", "--pg-setting", "shared_buffers=128MB",
+                "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC", "--server-arg", "tandem.pgwire.warm-up-reads=0", "--pg-setting", "shared_buffers=128MB",
                 "--out", out.toString());
 
         assertThat(BenchHttp.JSON.readTree(Files.readString(out)).toString()).isEqualTo(json.toString());
