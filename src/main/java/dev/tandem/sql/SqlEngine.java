@@ -1415,7 +1415,11 @@ public final class SqlEngine {
                 if (mat && exists(materializedIndex(n))) {
                     controller.drop(materializedIndex(n), CatalogEntry.Index.class);
                 }
-                controller.drop(n, kind);
+                if (kind == CatalogEntry.Index.class) {
+                    controller.drop(n, kind);
+                } else {
+                    controller.dropWithIndexes(n, kind); // as in PostgreSQL, a table's or view's indexes go with it
+                }
             }
             return SqlResult.command("DROP " + what);
         }));
