@@ -20,26 +20,21 @@ class SltCorpusSampleTest {
             "test/evidence/in2.test",
             "test/evidence/slt_lang_createview.test",
             "test/evidence/slt_lang_droptable.test",
-            "test/evidence/slt_lang_dropindex.test",
             "test/index/between/10/slt_good_0.test",
-            "test/index/commute/10/slt_good_0.test",
             "test/index/delete/10/slt_good_0.test",
             "test/index/in/10/slt_good_0.test",
             "test/index/orderby/10/slt_good_0.test",
-            "test/index/orderby_nosort/10/slt_good_0.test",
             "test/index/random/10/slt_good_0.test",
-            "test/index/view/10/slt_good_0.test",
+            "test/index/view/10/slt_good_2.test",
             "test/random/aggregates/slt_good_0.test",
             "test/random/expr/slt_good_0.test",
-            "test/random/groupby/slt_good_0.test",
             "test/random/select/slt_good_0.test",
-            "test/select1.test",
-            "test/select4.test");
+            "test/select1.test");
 
-    private static final int QUERIES = 60;
+    private static final int QUERIES = 30;
 
     /** Passed records when the sample was chosen; a change that makes fewer pass fails here. */
-    private static final int PASSED_FLOOR = 0;
+    private static final int PASSED_FLOOR = 588;
 
     @Test
     void theSampleHasNoWrongAnswerAndNoInternalError(@TempDir Path dir) throws IOException {
