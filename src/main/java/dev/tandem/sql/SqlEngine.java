@@ -1341,6 +1341,13 @@ public final class SqlEngine {
         List<String> key = new ArrayList<>();
         do {
             key.add(lex.name("a column name"));
+            // a column's order in the index (ASC, DESC, NULLS FIRST|LAST) changes no answer: accepted, kept ascending
+            if (!lex.accept("asc")) {
+                lex.accept("desc");
+            }
+            if (lex.accept("nulls") && !lex.accept("first")) {
+                lex.expect("last");
+            }
         } while (lex.acceptPunct(","));
         lex.expectPunct(")");
         lex.end();
