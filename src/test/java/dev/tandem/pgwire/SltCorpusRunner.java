@@ -291,6 +291,8 @@ public final class SltCorpusRunner {
                     return failure;
                 }
                 if (expectError) {
+                    counts.refusedBySqlState.merge(e.getSQLState(), -1, Integer::sum); // an expected error, not a refusal
+                    counts.refusedBySqlState.remove(e.getSQLState(), 0);
                     return new Result(file, line, Outcome.PASSED, sql, "");
                 }
                 String upper = sql.stripLeading().toUpperCase(Locale.ROOT);
