@@ -398,12 +398,23 @@ public final class Controller implements AutoCloseable {
 
     public synchronized void drop(String name, Class<? extends CatalogEntry> kind) {
         defining(() -> {
-            dropOnce(name, kind);
+            dropOnce(name, kind, false);
             return null;
         });
     }
 
-    private void dropOnce(String name, Class<? extends CatalogEntry> kind) {
+    /**
+     * Drops a table or view with the indexes on it, together, as SQL's {@code DROP TABLE} and {@code DROP VIEW}
+     * do in PostgreSQL; a view that reads it must still be dropped first (nothing is dropped then).
+     */
+    public synchronized void dropWithIndexes(String name, Class<? extends CatalogEntry> kind) {
+        defining(() -> {
+            dropOnce(name, kind, true);
+            return null;
+        });
+    }
+
+    private void dropOnce(String name, Class<? extends CatalogEntry> kind, boolean withIndexes) {
         CatalogEntry e = catalog.require(name);
         if (!kind.isInstance(e)) {
             throw ControllerException.notFound("'" + name + "' is not a " + kind.getSimpleName().toLowerCase());
@@ -415,19 +426,28 @@ public final class Controller implements AutoCloseable {
         if (e instanceof CatalogEntry.Index i && keyedBy(i) != null) {
             throw ControllerException.conflict("cannot drop index " + name + " because constraint " + name + " on table " + i.on() + " requires it");
         }
-        // a table's primary key index goes with it
-        CatalogEntry keyIndex = e instanceof CatalogEntry.Table t ? t.primaryKey().flatMap(k -> catalog.get(k.name()))
-                .filter(i -> i instanceof CatalogEntry.Index x && x.on().equals(name)).orElse(null) : null;
-        List<String> dependents = new ArrayList<>(catalog.dependents(name));
-        if (keyIndex != null) {
-            dependents.remove(keyIndex.name());
+        // a table's primary key index goes with it, and so do the other indexes on it where asked; what else
+        // reads it (a view) must be dropped first
+        String keyIndex = e instanceof CatalogEntry.Table t ? t.primaryKey().map(k -> k.name()).orElse(null) : null;
+        List<CatalogEntry> indexes = new ArrayList<>();
+        List<String> dependents = new ArrayList<>();
+        for (String d : catalog.dependents(name)) {
+            CatalogEntry de = catalog.get(d).orElse(null);
+            if (!(e instanceof CatalogEntry.Index) && de instanceof CatalogEntry.Index i && i.on().equals(name)
+                    && (withIndexes || d.equals(keyIndex))) {
+                indexes.add(de);
+            } else {
+                dependents.add(d);
+            }
         }
         if (!dependents.isEmpty()) {
             throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
-        catalog.remove(keyIndex == null ? List.of(e) : List.of(keyIndex, e));
-        if (keyIndex != null) {
-            stopServing(keyIndex);
+        List<CatalogEntry> removed = new ArrayList<>(indexes);
+        removed.add(e);
+        catalog.remove(removed);
+        for (CatalogEntry i : indexes) {
+            stopServing(i);
         }
         stopServing(e);
         if (e instanceof CatalogEntry.Table t) {

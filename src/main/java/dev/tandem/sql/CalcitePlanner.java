@@ -71,6 +71,19 @@ final class CalcitePlanner {
         public java.math.RoundingMode roundingMode() {
             return java.math.RoundingMode.HALF_EVEN;
         }
+
+        /**
+         * {@code avg} of integers is a fraction, computed as a double ({@link RelTranslator}); Calcite's own
+         * type (the argument's) would have it drop a cast back to an integer as a no-op.
+         */
+        @Override
+        public org.apache.calcite.rel.type.RelDataType deriveAvgAggType(org.apache.calcite.rel.type.RelDataTypeFactory factory,
+                org.apache.calcite.rel.type.RelDataType argumentType) {
+            if (SqlTypeName.INT_TYPES.contains(argumentType.getSqlTypeName())) {
+                return factory.createTypeWithNullability(factory.createSqlType(SqlTypeName.DOUBLE), argumentType.isNullable());
+            }
+            return super.deriveAvgAggType(factory, argumentType);
+        }
     };
 
     static final SqlParser.Config PARSER = SqlParser.config()

@@ -1338,6 +1338,13 @@ public final class SqlEngine {
         List<String> key = new ArrayList<>();
         do {
             key.add(lex.name("a column name"));
+            // a column's order in the index (ASC, DESC, NULLS FIRST|LAST) changes no answer: accepted, kept ascending
+            if (!lex.accept("asc")) {
+                lex.accept("desc");
+            }
+            if (lex.accept("nulls") && !lex.accept("first")) {
+                lex.expect("last");
+            }
         } while (lex.acceptPunct(","));
         lex.expectPunct(")");
         lex.end();
@@ -1412,7 +1419,11 @@ public final class SqlEngine {
                 if (mat && exists(materializedIndex(n))) {
                     controller.drop(materializedIndex(n), CatalogEntry.Index.class);
                 }
-                controller.drop(n, kind);
+                if (kind == CatalogEntry.Index.class) {
+                    controller.drop(n, kind);
+                } else {
+                    controller.dropWithIndexes(n, kind); // as in PostgreSQL, a table's or view's indexes go with it
+                }
             }
             return SqlResult.command("DROP " + what);
         }));
