@@ -142,24 +142,36 @@ final class Updates {
     void reserve(int rows, long rowBytes) {
         long needBytes = length + rowBytes;
         if (needBytes > bytes.length) {
-            long want = rows == 1 ? Math.max(2L * bytes.length, needBytes) : needBytes;
-            if (want > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
+            if (needBytes > MAX_ARRAY) {
+                throw tooLarge("2 GB of rows");
             }
+            long want = rows == 1 ? Math.min(Math.max(2L * bytes.length, needBytes), MAX_ARRAY) : needBytes;
             charge(want - bytes.length);
             bytes = Arrays.copyOf(bytes, (int) want);
         }
         long needRows = (long) size + rows;
         if (needRows > ends.length) {
-            long cap = rows == 1 ? Math.max(2L * ends.length, needRows) : needRows;
-            if (cap > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("an update buffer cannot hold more than 2^31 updates");
+            if (needRows > MAX_ARRAY) {
+                throw tooLarge("2^31 updates");
             }
+            long cap = rows == 1 ? Math.min(Math.max(2L * ends.length, needRows), MAX_ARRAY) : needRows;
             charge(20L * (cap - ends.length));
             ends = Arrays.copyOf(ends, (int) cap);
             times = Arrays.copyOf(times, (int) cap);
             diffs = Arrays.copyOf(diffs, (int) cap);
         }
+    }
+
+    /** The largest array a buffer grows to. */
+    private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /**
+     * A step whose updates in flight outgrow one buffer: the dataflow fails (its read answers the
+     * error), the process goes on, as for a dataflow over its memory budget.
+     */
+    private static MemoryBudget.DataflowAbort tooLarge(String what) {
+        return new MemoryBudget.DataflowAbort("a dataflow step produced more than " + what
+                + " of updates in one buffer: narrow the query (a join of many inputs without conditions between them multiplies their rows)");
     }
 
     private void charge(long bytes) {
@@ -173,16 +185,19 @@ final class Updates {
         if (other.size == 0) {
             return;
         }
-        if (length + other.length > bytes.length) {
-            long want = Math.max(2L * bytes.length, (long) length + other.length);
-            if (want > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("an update buffer cannot hold more than 2 GB of rows");
+        if ((long) length + other.length > bytes.length) {
+            if ((long) length + other.length > MAX_ARRAY) {
+                throw tooLarge("2 GB of rows");
             }
+            long want = Math.min(Math.max(2L * bytes.length, (long) length + other.length), MAX_ARRAY);
             charge(want - bytes.length);
             bytes = Arrays.copyOf(bytes, (int) want);
         }
-        if (size + other.size > ends.length) {
-            int cap = Math.max(ends.length * 2, size + other.size);
+        if ((long) size + other.size > ends.length) {
+            if ((long) size + other.size > MAX_ARRAY) {
+                throw tooLarge("2^31 updates");
+            }
+            int cap = (int) Math.min(Math.max(2L * ends.length, (long) size + other.size), MAX_ARRAY);
             charge(20L * (cap - ends.length));
             ends = Arrays.copyOf(ends, cap);
             times = Arrays.copyOf(times, cap);
