@@ -15,12 +15,24 @@ import java.util.Set;
 final class ChildJvm {
 
     /**
-     * The child servers' JVM options besides the heap size and the GC log: the collector and its
-     * tuning, as {@code bin/dev server} and the Helm chart run it: generational ZGC (the only ZGC from
-     * JDK 23 on, and Tandem needs JDK 25). Recorded in each result's {@code settings.child_jvm_options}; a
-     * {@code --jvm-arg -XX:+UseG1GC} measures G1 instead.
+     * The child servers' JVM options besides the heap's maximum and the GC log: those {@code bin/dev server}
+     * runs with, from the one list both read ({@code jvm.options}: generational ZGC, a soft maximum heap, a
+     * short uncommit delay), so the bench measures the memory a user's server keeps. Recorded in each
+     * result's {@code settings.child_jvm_options}; a {@code --jvm-arg -XX:+UseG1GC} measures G1 instead.
      */
-    static final List<String> DEFAULT_OPTIONS = List.of("-XX:+UseZGC");
+    static final List<String> DEFAULT_OPTIONS = shipped();
+
+    private static List<String> shipped() {
+        try (var in = ChildJvm.class.getResourceAsStream("/jvm.options")) {
+            if (in == null) {
+                throw new IllegalStateException("jvm.options is not on the class path");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+                    .map(String::strip).filter(l -> !l.isEmpty()).toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     /** The GC log's selection: pauses and stalls at info level ({@code gc+phases} holds ZGC's pauses), never rotated. */
     private static final String GC_LOG_SELECTION = "gc,gc+phases";
@@ -33,15 +45,21 @@ final class ChildJvm {
         return (int) Math.max(1024, Math.min(8192, 512 + rows * 2500 / (1024 * 1024)));
     }
 
-    /** The options of a child with a {@code heapMb} heap, {@code extra} options and its GC log at {@code gcLog}. */
+    /**
+     * The options of a child with a heap of at most {@code heapMb}, {@code extra} options and its GC log at
+     * {@code gcLog}. The heap starts small and grows as the server's does (no {@code -Xms}, so memory it
+     * no longer needs is given back); a soft maximum over {@code heapMb} is lowered to it (the JVM refuses one above).
+     */
     static List<String> options(int heapMb, List<String> extra, Path gcLog) {
         Set<String> replaced = new LinkedHashSet<>();
         extra.forEach(x -> replaced.add(key(x)));
         List<String> out = new ArrayList<>();
         List<String> defaults = new ArrayList<>();
-        defaults.add("-Xms" + heapMb + "m");
         defaults.add("-Xmx" + heapMb + "m");
-        defaults.addAll(DEFAULT_OPTIONS);
+        for (String d : DEFAULT_OPTIONS) {
+            defaults.add(key(d).equals("-XX:SoftMaxHeapSize") && megabytes(d.substring(d.indexOf('=') + 1)) > heapMb
+                    ? "-XX:SoftMaxHeapSize=" + heapMb + "m" : d);
+        }
         for (String d : defaults) {
             if (!replaced.contains(key(d))) {
                 out.add(d);
@@ -50,6 +68,20 @@ final class ChildJvm {
         out.addAll(extra);
         out.add("-Xlog:" + GC_LOG_SELECTION + ":file=" + gcLog + ":uptime,level,tags:filecount=0");
         return out;
+    }
+
+    /** A JVM size ({@code 2g}, {@code 512m}, {@code 1048576}) in megabytes. */
+    static long megabytes(String size) {
+        String s = size.strip().toLowerCase(java.util.Locale.ROOT);
+        long unit = switch (s.charAt(s.length() - 1)) {
+            case 'k' -> 1L << 10;
+            case 'm' -> 1L << 20;
+            case 'g' -> 1L << 30;
+            case 't' -> 1L << 40;
+            default -> 1;
+        };
+        String digits = unit == 1 ? s : s.substring(0, s.length() - 1);
+        return Long.parseLong(digits) * unit >> 20;
     }
 
     /**

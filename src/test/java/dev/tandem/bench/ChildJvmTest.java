@@ -17,11 +17,26 @@ class ChildJvmTest {
         assertThat(ChildJvm.key("-Xmx2g")).isEqualTo(ChildJvm.key("-Xmx4096m")).isNotEqualTo(ChildJvm.key("-Xms2g"));
 
         List<String> options = ChildJvm.options(512, List.of("-XX:+UseSerialGC", "-Xms256m"), Path.of("/d/gc.log"));
-        assertThat(options).startsWith("-Xmx512m").contains("-XX:+UseSerialGC", "-Xms256m").doesNotContain("-Xms512m");
+        assertThat(options).startsWith("-Xmx512m").contains("-XX:+UseSerialGC", "-Xms256m");
         assertThat(options.stream().filter(o -> ChildJvm.key(o).equals("gc"))).containsExactly("-XX:+UseSerialGC");
         assertThat(options.getLast()).startsWith("-Xlog:gc,gc+phases:file=/d/gc.log:");
-        assertThat(ChildJvm.options(512, List.of(), Path.of("/d/gc.log"))).containsSubsequence("-Xms512m", "-Xmx512m")
-                .containsAll(ChildJvm.DEFAULT_OPTIONS);
+    }
+
+    @Test
+    void childrenRunWithTheServersOwnOptionsAndAHeapThatCanShrink() throws Exception {
+        List<String> shipped = java.nio.file.Files.readAllLines(Path.of("src/main/resources/jvm.options")).stream()
+                .filter(l -> !l.isBlank()).toList();
+        assertThat(shipped).contains("-XX:+UseZGC").anyMatch(o -> o.startsWith("-XX:SoftMaxHeapSize="));
+        assertThat(ChildJvm.DEFAULT_OPTIONS).isEqualTo(shipped);
+        assertThat(java.nio.file.Files.readString(Path.of("bin/dev"))).contains("src/main/resources/jvm.options");
+
+        List<String> large = ChildJvm.options(5280, List.of(), Path.of("/d/gc.log"));
+        assertThat(large).contains("-Xmx5280m").containsAll(shipped).noneMatch(o -> o.startsWith("-Xms"));
+        List<String> small = ChildJvm.options(1024, List.of(), Path.of("/d/gc.log"));
+        assertThat(small).contains("-XX:SoftMaxHeapSize=1024m", "-XX:+UseZGC").doesNotContain("-XX:SoftMaxHeapSize=2g");
+        assertThat(ChildJvm.megabytes("2g")).isEqualTo(2048);
+        assertThat(ChildJvm.megabytes("512M")).isEqualTo(512);
+        assertThat(ChildJvm.megabytes("1048576")).isEqualTo(1);
     }
 
     @Test
