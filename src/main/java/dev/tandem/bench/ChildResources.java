@@ -133,25 +133,71 @@ final class ChildResources {
         }
     }
 
-    /** The heap after a full collection and the RSS, or nulls for what could not be read. */
-    record AtRest(boolean fullGc, Double heapBytes, Long liveBytes, Long rssBytes) {
+    /**
+     * The heap after a full collection, the live objects' bytes and the RSS (nulls for what could not be
+     * read), and the seconds waited for them to settle.
+     */
+    record AtRest(boolean fullGc, Double heapBytes, Long liveBytes, Long rssBytes, double settleSeconds) {
     }
+
+    /** Longest wait for memory to settle at rest. */
+    static final Duration SETTLE_MAX = Duration.ofSeconds(180);
+    /** At rest once neither live bytes nor the RSS has reached a new low (by more than 1 %) for this long. */
+    static final Duration SETTLE_QUIET = Duration.ofSeconds(20);
+    private static final Duration SETTLE_POLL = Duration.ofSeconds(5);
 
     /**
      * Leaves the child idle for {@code settle} (the batch builders' scratch kept for a next build, at most a
-     * sixty-fourth of the heap, is dropped after 5 s without one), forces a full collection and reads its
-     * heap, its live objects' bytes and its RSS.
+     * sixty-fourth of the heap, is dropped after 5 s without one), then waits until memory is at rest: live
+     * objects (background merges fold batches together once writes stop, and a merge holds its inputs and
+     * output at once; a dropped dataflow that was hydrating lets go of its state when its running step
+     * ends) and the RSS (the collector gives unused heap back after its uncommit delay, a little at a time)
+     * reach no new low for {@link #SETTLE_QUIET}, {@link #SETTLE_MAX} at most. Then forces a full
+     * collection and reads the heap, the live objects' bytes and the RSS. A zero {@code settle} measures at
+     * once (right after start-up; the smoke tests).
      */
     static AtRest atRest(ChildServer server, BenchHttp http, Duration settle) {
+        long start = System.nanoTime();
+        sleep(settle);
+        Long lowLive = server.liveHeapBytes(FULL_GC_TIMEOUT);
+        Long lowRss = server.rssBytes();
+        long lowAt = System.nanoTime();
+        while (!settle.isZero() && System.nanoTime() - start < SETTLE_MAX.toNanos() && System.nanoTime() - lowAt < SETTLE_QUIET.toNanos()) {
+            sleep(SETTLE_POLL);
+            Long live = server.liveHeapBytes(FULL_GC_TIMEOUT);
+            Long rss = server.rssBytes();
+            BenchMain.log("[pid %d] settling: live objects %s MB, RSS %s MB", server.pid(), mb(live), mb(rss));
+            if (lower(live, lowLive) || lower(rss, lowRss)) {
+                lowLive = min(live, lowLive);
+                lowRss = min(rss, lowRss);
+                lowAt = System.nanoTime();
+            }
+        }
+        boolean collected = server.fullGc(FULL_GC_TIMEOUT);
+        Double heap = collected ? Metrics.scrape(http).heapBytes() : null;
+        return new AtRest(collected, heap, server.liveHeapBytes(FULL_GC_TIMEOUT), server.rssBytes(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Whether {@code now} is a new low against {@code low}, by more than 1 %. */
+    private static boolean lower(Long now, Long low) {
+        return now != null && low != null && now < low - low / 100;
+    }
+
+    private static Long min(Long a, Long b) {
+        return a == null ? b : b == null ? a : Math.min(a, b);
+    }
+
+    private static String mb(Long bytes) {
+        return bytes == null ? "?" : BenchReport.fmt(bytes / 1048576.0, 1);
+    }
+
+    private static void sleep(Duration d) {
         try {
-            Thread.sleep(settle);
+            Thread.sleep(d);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        boolean collected = server.fullGc(FULL_GC_TIMEOUT);
-        Double heap = collected ? Metrics.scrape(http).heapBytes() : null;
-        return new AtRest(collected, heap, server.liveHeapBytes(FULL_GC_TIMEOUT), server.rssBytes());
     }
 
     /** Writes the {@code memory} object of an arm: at rest now against {@code baseline}, per row of {@code rows}. */
@@ -159,6 +205,7 @@ final class ChildResources {
         ObjectNode m = arm.putObject("memory");
         m.put("rows", rows);
         m.put("full_gc", baseline.fullGc() && now.fullGc() ? "jcmd GC.run" : "unavailable");
+        m.put("settle_seconds", LatencySummary.round(now.settleSeconds()));
         Double baselineRss = baseline.rssBytes() == null ? null : baseline.rssBytes().doubleValue();
         Double rss = now.rssBytes() == null ? null : now.rssBytes().doubleValue();
         bytes(m, "baseline_heap_bytes", baseline.heapBytes());

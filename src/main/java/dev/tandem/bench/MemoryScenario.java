@@ -6,7 +6,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code memory}: what the data costs at rest. One child server with the default JVM options loads
  * {@code big(id, g, v)} through the API, indexes it on {@code id}, waits until the index has hydrated
- * and background merges have settled, and reports the heap after a full collection, the bytes of live
+ * and memory has settled ({@link ChildResources#atRest}), and reports the heap after a full collection, the bytes of live
  * objects and the RSS, absolute and per row above the same figures taken right after start-up.
  */
 final class MemoryScenario {
@@ -14,41 +14,6 @@ final class MemoryScenario {
     static final String INDEX = "big_by_id";
 
     private MemoryScenario() {
-    }
-
-    /** Longest wait for background merges to fold the load's batches together. */
-    static final Duration SETTLE_MAX = Duration.ofSeconds(120);
-    /** At rest once live bytes have not reached a new low (by more than 1 %) for this long. */
-    static final Duration SETTLE_QUIET = Duration.ofSeconds(20);
-
-    /**
-     * Waits until the data is at rest: background merges (which advance old times to the compaction
-     * frontier and fold batches together once writes stop; a merge in progress holds its inputs and its
-     * output at once, so memory rises before it falls) have finished, seen as live bytes that reach no
-     * new low for {@link #SETTLE_QUIET}; returns the seconds waited ({@link #SETTLE_MAX} at most).
-     */
-    private static double settle(BenchArm a, String arm) {
-        long start = System.nanoTime();
-        Long low = a.server.liveHeapBytes(Duration.ofMinutes(2));
-        long lowAt = System.nanoTime();
-        while (low != null && System.nanoTime() - start < SETTLE_MAX.toNanos() && System.nanoTime() - lowAt < SETTLE_QUIET.toNanos()) {
-            try {
-                Thread.sleep(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            Long now = a.server.liveHeapBytes(Duration.ofMinutes(2));
-            if (now == null) {
-                break;
-            }
-            BenchMain.log("[%s] settling: live objects %.1f MB", arm, now / 1048576.0);
-            if (now < low - low / 100) {
-                low = now;
-                lowAt = System.nanoTime();
-            }
-        }
-        return (System.nanoTime() - start) / 1e9;
     }
 
     static BenchReport run(BenchOptions o) {
@@ -75,7 +40,6 @@ final class MemoryScenario {
             window.finish(json);
             json.put("load_seconds", LatencySummary.round(load));
             json.put("hydrate_seconds", LatencySummary.round(hydrate));
-            json.put("settle_seconds", LatencySummary.round(settle(a, arm)));
             a.recordAtRest(json, rows);
             BenchArm.loadAverage(json, "load_average_after");
         }
