@@ -22,7 +22,10 @@ import java.util.function.Supplier;
  * of the threads that serve reads, found by name ({@link #READER_NAMES}: the network event loops and the
  * interactive runtime). Lowered threads register themselves; readers are looked up again every
  * {@link #READER_REFRESH} samples, as event loops are created lazily. A thread that has ended drops out, and
- * its times with it (the reserve works on differences, and clamps a negative one to zero).
+ * its times with it (the reserve works on differences, and clamps a negative one to zero). The machine's run
+ * time comes from {@code /proc/stat}: the busy time (all but idle and I/O wait) of the processors this
+ * process may run on ({@code Cpus_allowed_list} of {@code /proc/self/status}), which the kernel counts in
+ * clock ticks of a hundredth of a second ({@code USER_HZ}, 100 on every Linux architecture Java runs on).
  */
 public final class KernelCpuTimes implements Supplier<MaintenanceReserve.Sample> {
 
@@ -32,8 +35,14 @@ public final class KernelCpuTimes implements Supplier<MaintenanceReserve.Sample>
 
     private static final Set<Long> LOWERED = ConcurrentHashMap.newKeySet();
 
+    /** Nanoseconds in one of {@code /proc/stat}'s clock ticks ({@code USER_HZ} = 100). */
+    static final long NANOS_PER_CLOCK_TICK = 10_000_000;
+
     private final Map<Long, FileChannel> open = new HashMap<>();
     private final ByteBuffer buffer = ByteBuffer.allocate(128);
+    private final java.util.BitSet cpus = allowedCpus();
+    private final ByteBuffer statBuffer = ByteBuffer.allocate(1 << 16);
+    private FileChannel stat;
     private List<Long> readers = List.of();
     private int samples;
 
@@ -71,7 +80,81 @@ public final class KernelCpuTimes implements Supplier<MaintenanceReserve.Sample>
             long[] t = schedstat(tid);
             readerRun += t == null ? 0 : t[0];
         }
-        return new MaintenanceReserve.Sample(run, wait, readerRun);
+        return new MaintenanceReserve.Sample(run, wait, readerRun, machineRun());
+    }
+
+    /** The busy nanoseconds of the processors this process may use, from {@code /proc/stat}; -1 when unknown. */
+    private long machineRun() {
+        if (cpus.isEmpty()) {
+            return -1;
+        }
+        try {
+            if (stat == null) {
+                stat = FileChannel.open(Path.of("/proc/stat"), StandardOpenOption.READ);
+            }
+            statBuffer.clear();
+            int n;
+            while ((n = stat.read(statBuffer, statBuffer.position())) > 0 && statBuffer.hasRemaining()) {
+                statBuffer.position(statBuffer.position() + n);
+            }
+            long ticks = busyClockTicks(new String(statBuffer.array(), 0, statBuffer.position(), java.nio.charset.StandardCharsets.US_ASCII), cpus);
+            return ticks < 0 ? -1 : ticks * NANOS_PER_CLOCK_TICK;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The busy clock ticks (user, nice, system, irq, softirq, steal: all but idle and I/O wait) of the
+     * processors in {@code cpus}, summed from the {@code cpuN} lines of {@code /proc/stat}'s text; -1 if none
+     * of them is there.
+     */
+    static long busyClockTicks(String procStat, java.util.BitSet cpus) {
+        long busy = 0;
+        boolean any = false;
+        for (String line : procStat.split("\n")) {
+            if (!line.startsWith("cpu") || line.length() < 4 || !Character.isDigit(line.charAt(3))) {
+                continue;
+            }
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 9 || !cpus.get(Integer.parseInt(f[0].substring(3)))) {
+                continue;
+            }
+            // user nice system idle iowait irq softirq steal
+            busy += Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+                    + Long.parseLong(f[7]) + Long.parseLong(f[8]);
+            any = true;
+        }
+        return any ? busy : -1;
+    }
+
+    /** The processors this process may run on, from {@code /proc/self/status}; empty when unknown. */
+    static java.util.BitSet allowedCpus() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) {
+                    return cpuList(line.substring(line.indexOf(':') + 1));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or not readable: the machine's run time stays unknown
+        }
+        return new java.util.BitSet();
+    }
+
+    /** A kernel CPU list ({@code 0-3,8,10-11}) as a set. */
+    static java.util.BitSet cpuList(String list) {
+        java.util.BitSet set = new java.util.BitSet();
+        for (String part : list.strip().split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            int dash = part.indexOf('-');
+            int from = Integer.parseInt(part.substring(0, dash < 0 ? part.length() : dash).strip());
+            int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1).strip());
+            set.set(from, to + 1);
+        }
+        return set;
     }
 
     /**

@@ -23,7 +23,11 @@ import reactor.core.publisher.MonoSink;
  * waited: {@code taken = min(readers' run, maintenance's wait)}; maintenance's <em>share</em> over the window
  * is {@code run / (run + taken)}. Maintenance waiting for anything else (the JIT compiler, the collector,
  * other processes) is not the reads' doing, and a reserve that throttled reads for it would cost their
- * latency and give maintenance nothing; so it does not count. A tick in which maintenance wanted less
+ * latency and give maintenance nothing; so it does not count. Where the kernel says how busy the machine's
+ * processors were ({@link Sample#machineRunNanos}), everything that ran besides maintenance and the readers
+ * (the collector's and compiler's threads, the clients on the same machine, other processes) is known, and
+ * the wait is shared out: over the window, reads are held to have taken {@code taken * read / (read + other)}
+ * — maintenance waited behind everything that ran, in proportion to how much of it ran. A tick in which maintenance wanted less
  * than {@link #BUSY_FRACTION} of a tick of CPU is idle: it says nothing and the window starts afresh. Reads
  * that took less than {@link #MIN_READ_FRACTION} of the machine over the window are never held.
  *
@@ -45,10 +49,16 @@ public final class MaintenanceReserve {
 
     /**
      * CPU nanoseconds since some fixed start: maintenance's threads' run and wait (runnable, not running)
-     * times, and the run time of the threads that serve reads.
+     * times, the run time of the threads that serve reads, and the run time of every thread of every
+     * process on the processors this process may use ({@code machineRunNanos}; negative when unknown).
      */
-    public record Sample(long runNanos, long waitNanos, long readerRunNanos) {
-        public static final Sample NONE = new Sample(0, 0, 0);
+    public record Sample(long runNanos, long waitNanos, long readerRunNanos, long machineRunNanos) {
+        public static final Sample NONE = new Sample(0, 0, 0, -1);
+
+        /** A sample without the machine's run time: a wait is held against the reads up to what they ran. */
+        public Sample(long runNanos, long waitNanos, long readerRunNanos) {
+            this(runNanos, waitNanos, readerRunNanos, -1);
+        }
     }
 
     /** How often the share is measured and the budget adjusted. */
@@ -81,6 +91,14 @@ public final class MaintenanceReserve {
     private final long[] waits = new long[WINDOW_TICKS];
     /** Per tick, what reads took of maintenance's wait: the lesser of the two. */
     private final long[] taken = new long[WINDOW_TICKS];
+    /** Per tick, the reader threads' run time. */
+    private final long[] reads = new long[WINDOW_TICKS];
+    /**
+     * Per tick, what ran on the machine besides maintenance and the readers (may be negative: the kernel
+     * counts the machine's time by timer ticks, so a tick's figure is rough; the window's sum is not), or
+     * {@link Long#MIN_VALUE} when unknown.
+     */
+    private final long[] others = new long[WINDOW_TICKS];
     /** Per tick, the peeks admitted. */
     private final long[] peeks = new long[WINDOW_TICKS];
     private final ConcurrentLinkedQueue<Waiter> waiting = new ConcurrentLinkedQueue<>();
@@ -124,6 +142,8 @@ public final class MaintenanceReserve {
         long run = Math.max(0, now.runNanos() - last.runNanos());
         long wait = Math.max(0, now.waitNanos() - last.waitNanos());
         long read = Math.max(0, now.readerRunNanos() - last.readerRunNanos());
+        long other = now.machineRunNanos() < 0 || last.machineRunNanos() < 0 ? Long.MIN_VALUE
+                : now.machineRunNanos() - last.machineRunNanos() - run - read;
         last = now;
         long asked = arrivals.getAndSet(0);
         long started = admitted.getAndSet(0);
@@ -137,16 +157,27 @@ public final class MaintenanceReserve {
         }
         runs[next] = run;
         taken[next] = Math.min(Math.max(0, Math.min(run + wait, capacityPerTick) - run), read);
+        reads[next] = read;
+        others[next] = other;
         peeks[next] = started;
         next = (next + 1) % WINDOW_TICKS;
         filled = Math.min(WINDOW_TICKS, filled + 1);
         long r = 0;
         long t = 0;
         long p = 0;
+        long readers = 0;
+        long o = 0;
+        boolean machineKnown = true;
         for (int i = 0; i < filled; i++) {
             r += runs[i];
             t += taken[i];
             p += peeks[i];
+            readers += reads[i];
+            machineKnown &= others[i] != Long.MIN_VALUE;
+            o += machineKnown ? others[i] : 0;
+        }
+        if (machineKnown && o > 0 && readers > 0) {
+            t = (long) (t * (readers / (double) (readers + o)));
         }
         share = r / (double) (r + t);
         // The peeks per tick that would have kept what reads took within their part over the window.

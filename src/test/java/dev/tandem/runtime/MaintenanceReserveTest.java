@@ -29,10 +29,15 @@ class MaintenanceReserveTest {
 
     /** A source whose totals advance by what each {@link #tick} says, and a reserve over it. */
     private static final class Rig {
-        final AtomicReference<Sample> total = new AtomicReference<>(Sample.NONE);
+        final AtomicReference<Sample> total;
         final MaintenanceReserve reserve;
 
         Rig(double r) {
+            this(r, Sample.NONE);
+        }
+
+        Rig(double r, Sample start) {
+            total = new AtomicReference<>(start);
             reserve = new MaintenanceReserve(r, total::get, 2);
         }
 
@@ -46,6 +51,18 @@ class MaintenanceReserveTest {
             Sample t = total.get();
             total.set(new Sample(t.runNanos() + (long) (runMs * MS), t.waitNanos() + (long) (waitMs * MS),
                     t.readerRunNanos() + (long) (readMs * MS)));
+            reserve.tick();
+        }
+
+        /**
+         * One tick in which maintenance ran {@code runMs} and waited {@code waitMs}, readers ran {@code readMs},
+         * and everything else on the machine (the collector, a client, another process) {@code otherMs}.
+         */
+        void tick(double runMs, double waitMs, double readMs, double otherMs) {
+            Sample t = total.get();
+            long machine = t.machineRunNanos() + (long) ((runMs + readMs + otherMs) * MS);
+            total.set(new Sample(t.runNanos() + (long) (runMs * MS), t.waitNanos() + (long) (waitMs * MS),
+                    t.readerRunNanos() + (long) (readMs * MS), machine));
             reserve.tick();
         }
 
@@ -239,6 +256,36 @@ class MaintenanceReserveTest {
     }
 
     @Test
+    void maintenancesWaitIsSharedOutAmongEverythingThatRanWhenTheMachinesRunTimeIsKnown() {
+        Rig known = new Rig(0.5, new Sample(0, 0, 0, 0));
+        Rig unknown = new Rig(0.5);
+        for (int i = 0; i < 2 * MaintenanceReserve.WINDOW_TICKS; i++) {
+            // Maintenance ran 10 ms and waited 40 (all it could have had on two cores); readers ran 15 ms and
+            // a client on the same machine 25. Without the machine's figure the whole 15 ms is held against
+            // the reads: 10 / 25, short of a half. With it, reads took 15 / 40 of the 15 ms wait they could
+            // account for: 10 / (10 + 5.625).
+            known.ask(100);
+            known.tick(10, 40, 15, 25);
+            unknown.ask(100);
+            unknown.tick(10, 40, 15);
+        }
+        assertThat(unknown.reserve.share()).isCloseTo(10.0 / 25, Offset.offset(1e-9));
+        assertThat(unknown.reserve.peekLimitPerSecond()).as("held against the reads alone: limited").isNotNaN();
+        assertThat(known.reserve.share()).isCloseTo(10.0 / (10 + 15 * 15.0 / 40), Offset.offset(1e-6));
+        assertThat(known.reserve.peekLimitPerSecond()).isNaN();
+        assertThat(known.reserve.heldPeeks()).isZero();
+
+        // Nothing else ran: the reads took what maintenance waited for, and are held back as before.
+        Rig alone = new Rig(0.5, new Sample(0, 0, 0, 0));
+        for (int i = 0; i < 2 * MaintenanceReserve.WINDOW_TICKS; i++) {
+            alone.ask(100);
+            alone.tick(10, 40, 15, 0);
+        }
+        assertThat(alone.reserve.share()).isCloseTo(10.0 / 25, Offset.offset(1e-9));
+        assertThat(alone.reserve.peekLimitPerSecond()).isNotNaN();
+    }
+
+    @Test
     void readsTakingATinyPartOfTheMachineAreNeverHeld() {
         Rig rig = new Rig(0.5);
         for (int i = 0; i < 3 * MaintenanceReserve.WINDOW_TICKS; i++) {
@@ -300,6 +347,32 @@ class MaintenanceReserveTest {
         assertThatThrownBy(() -> new MaintenanceReserve(0.95, () -> Sample.NONE, 2)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tandem.compute.maintenance-reserve");
         assertThatThrownBy(() -> new MaintenanceReserve(-0.1, () -> Sample.NONE, 2)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theMachinesBusyTimeIsSummedOverTheProcessorsThisProcessMayUse() throws Exception {
+        String stat = """
+                cpu  300 10 100 5000 40 0 5 0 0 0
+                cpu0 100 5 50 2500 20 0 2 0 0 0
+                cpu1 200 5 50 2500 20 0 3 1 0 0
+                cpu2 999 0 0 0 0 0 0 0 0 0
+                intr 12345
+                ctxt 67890
+                """;
+        assertThat(KernelCpuTimes.cpuList("0-1")).isEqualTo(KernelCpuTimes.cpuList(" 0,1\n"));
+        assertThat(KernelCpuTimes.cpuList("0-3,8,10-11").cardinality()).isEqualTo(7);
+        // cpu0: user 100 + nice 5 + system 50 + irq 0 + softirq 2 + steal 0 (idle and I/O wait left out)
+        assertThat(KernelCpuTimes.busyClockTicks(stat, KernelCpuTimes.cpuList("0"))).isEqualTo(157);
+        assertThat(KernelCpuTimes.busyClockTicks(stat, KernelCpuTimes.cpuList("0-1"))).isEqualTo(157 + 259);
+        assertThat(KernelCpuTimes.busyClockTicks(stat, KernelCpuTimes.cpuList("5"))).as("none of them").isEqualTo(-1);
+
+        assumeThat(KernelCpuTimes.available()).as("Linux per-thread scheduler statistics").isTrue();
+        KernelCpuTimes source = new KernelCpuTimes();
+        long before = source.get().machineRunNanos();
+        Thread t = Thread.ofPlatform().start(MaintenanceReserveTest::spin);
+        assertThat(t.join(Duration.ofSeconds(60))).isTrue();
+        assertThat(before).isGreaterThanOrEqualTo(0);
+        assertThat(source.get().machineRunNanos()).as("spinning a thread makes the machine busier").isGreaterThan(before);
     }
 
     @Test
