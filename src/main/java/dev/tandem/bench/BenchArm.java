@@ -46,7 +46,8 @@ final class BenchArm implements AutoCloseable {
         BenchMain.log("[%s] child server pid %d ready on 127.0.0.1:%d", name, server.pid(), server.port());
         BenchArm arm = new BenchArm(name, server, o.settle());
         try {
-            arm.baseline = ChildResources.atRest(server, arm.admin, Duration.ZERO);
+            // settled as the figures at rest are: the start-up's warm-up leaves heap the collector gives back later
+            arm.baseline = ChildResources.atRest(server, arm.admin, o.settle());
             BenchMain.log("[%s] at rest after start-up: heap %s MB after a full GC, RSS %s MB", name, mb(arm.baseline.heapBytes()),
                     mb(arm.baseline.rssBytes() == null ? null : arm.baseline.rssBytes().doubleValue()));
             return arm;

@@ -85,7 +85,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --settle D        how long a child server idles before it is measured at rest after loading,
                                 so that the batch builders' kept scratch (dropped after 5 s unused) is not
                                 counted as data (7s); then until live objects and RSS reach no new low for
-                                20 s (3 min at most; the collector uncommits after 30 s); 0s: at once
+                                45 s (3 min at most; the collector uncommits after 30 s); 0s: at once
               --arm A           two_runtime or solo: run that arm alone, without the other or their ratios
                                 (scenarios with the two arms; default both)
               --heap-mb N       heap of each child server (sized from --rows)

@@ -142,8 +142,12 @@ final class ChildResources {
 
     /** Longest wait for memory to settle at rest. */
     static final Duration SETTLE_MAX = Duration.ofSeconds(180);
-    /** At rest once neither live bytes nor the RSS has reached a new low (by more than 1 %) for this long. */
-    static final Duration SETTLE_QUIET = Duration.ofSeconds(20);
+    /**
+     * At rest once neither live bytes nor the RSS has reached a new low (by more than 1 %) for this long:
+     * longer than the collector's uncommit delay ({@code -XX:ZUncommitDelay=30} in {@code jvm.options}), after
+     * which the RSS starts to fall.
+     */
+    static final Duration SETTLE_QUIET = Duration.ofSeconds(45);
     private static final Duration SETTLE_POLL = Duration.ofSeconds(5);
 
     /**
