@@ -96,6 +96,11 @@ public final class ArrangementSharingRegistry {
                 e.standingHold = null;
             }
             e.emit();
+            // The replay sink keeps the value before its latest as well (reactor-core #3340): here the last
+            // published one, and with it the index's traces, for as long as the entry lives (ids are never
+            // reused, so forever). The dropped state emitted again takes its place; readers see it once
+            // (publications() drops repeats, a waiter takes the first).
+            e.emit();
         }
     }
 

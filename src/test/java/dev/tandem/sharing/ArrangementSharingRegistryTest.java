@@ -55,6 +55,27 @@ class ArrangementSharingRegistryTest {
     }
 
     @Test
+    void aDroppedArrangementIsNotKeptReachableByTheRegistry() throws Exception {
+        ArrangementSharingRegistry r = new ArrangementSharingRegistry();
+        java.lang.ref.WeakReference<SharedArrangement> ref = publishSealAndDrop(r, "u9");
+        // a later reader still learns that it was dropped
+        StepVerifier.create(r.awaitPublished("u9")).expectError(SharedCollectionDroppedException.class).verify(Duration.ofSeconds(5));
+        for (int i = 0; i < 50 && ref.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(ref.get()).as("the dropped arrangement (its traces: an index's whole data) is collectable").isNull();
+    }
+
+    private static java.lang.ref.WeakReference<SharedArrangement> publishSealAndDrop(ArrangementSharingRegistry r, String id) {
+        SharedArrangement a = arrangement(id, 0);
+        r.publish(a, Frontier.at(0), true);
+        r.seal(id, Frontier.at(3));
+        r.drop(id);
+        return new java.lang.ref.WeakReference<>(a);
+    }
+
+    @Test
     void theStandingHoldStartsAtPublicationAdvancesAndIsReleasedByTheEmptyFrontier() {
         ArrangementSharingRegistry r = new ArrangementSharingRegistry();
         SharedArrangement a = arrangement("u3", 0);
