@@ -16,6 +16,7 @@ import dev.tandem.runtime.Introspection;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
 import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.RowsGoneException;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.UniqueKey;
 import dev.tandem.storage.UniqueViolationException;
@@ -634,6 +635,27 @@ public final class Controller implements AutoCloseable {
         // the storage names tables by id; the user named it. A key violation names no id and stays typed.
         return storage.write(t.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException), x -> ControllerException.invalid(
                 x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
+    }
+
+    /**
+     * Writes rows to {@code table} as it was when they were made (a transaction block's writes at its
+     * commit): refused ({@code 409}) if that table was dropped since, even if another of its name took its
+     * place. A delete of rows deleted since is refused with a {@link RowsGoneException} and a key
+     * violation with a {@link UniqueViolationException}, both naming the table by its name.
+     */
+    public Mono<Long> write(CatalogEntry.Table table, List<RowDiff> diffs) {
+        CatalogEntry.Table now = writableTable(table.name());
+        if (!now.id().equals(table.id())) {
+            throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
+        }
+        if (diffs.isEmpty()) {
+            throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
+        }
+        return storage.write(now.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
+                x -> {
+                    String message = x.getMessage().replace("table '" + now.id() + "'", "table '" + now.name() + "'");
+                    return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
+                });
     }
 
     private static String kindOf(CatalogEntry e) {

@@ -149,6 +149,11 @@ public final class SqlEngine {
                 + named.policy().eviction().orElseThrow().weightedSize().orElse(0);
     }
 
+    /** The controller statements run against. */
+    Controller controller() {
+        return controller;
+    }
+
     /** The limits statements are held to. */
     public SqlLimits limits() {
         return limits;
@@ -466,18 +471,17 @@ public final class SqlEngine {
 
     /**
      * Refuses what may not run in the session's transaction block: anything but its end in a failed
-     * block ({@code 25P02}), writes and catalog changes in an open one (Tandem applies each on its own,
-     * so a ROLLBACK could not undo them).
+     * block ({@code 25P02}), catalog changes in an open one (Tandem applies each on its own, so a
+     * ROLLBACK could not undo them; writes are held by the block, see {@link TransactionBlock}).
      */
     private static void inBlock(Prepared p, SqlSession session) {
         SqlSession.Block block = session.block();
         if (block == SqlSession.Block.FAILED && !SqlCursors.endsBlock(p.text)) {
             throw SqlCursors.aborted();
         }
-        SqlStatement.Kind kind = p.kind;
-        if (block == SqlSession.Block.OPEN && (kind == SqlStatement.Kind.WRITE || kind == SqlStatement.Kind.DDL)) {
+        if (block == SqlSession.Block.OPEN && p.kind == SqlStatement.Kind.DDL && !new SqlLexer(p.text).peek().is("truncate")) {
             throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
-                    + " in a transaction block; Tandem applies each write and catalog change on its own, run it outside BEGIN ... COMMIT");
+                    + " in a transaction block; Tandem applies each catalog change on its own, run it outside BEGIN ... COMMIT");
         }
     }
 
@@ -502,6 +506,11 @@ public final class SqlEngine {
                 return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
             }
             inBlock(p, session);
+            TransactionBlock writes = session.writes();
+            if (writes != null && writes.wrote()) {
+                return Flux.error(SqlException.notSupported("SUBSCRIBE in a transaction block that wrote (a change stream cannot show uncommitted writes);"
+                        + " subscribe outside the block"));
+            }
             Mono<Prepared> current = fresh(p, controller.catalogSnapshot()) ? Mono.just(p)
                     : prepareAsync(p.text, new SqlSession()).map(s -> (Prepared) s);
             return current.flatMapMany(again -> {
@@ -908,11 +917,16 @@ public final class SqlEngine {
             Long offset = q.sort.offset == null ? null : tr.count(q.sort.offset, "OFFSET");
             finishing = new Finishing(RelTranslator.orderings(q.sort.getCollation()), limit, offset == null ? 0 : offset);
         }
-        Read simple = simpleRead(q.body, tr, finishing, isolation, asOf);
+        TransactionBlock block = session.writes();
+        boolean pending = block != null && block.wrote();
+        Read simple = pending ? null : simpleRead(q.body, tr, finishing, isolation, asOf);
         if (simple != null) {
             return simple;
         }
         Plan plan = tr.translate(q.body).plan();
+        if (pending) {
+            plan = block.overlay(plan, controller, asOf);
+        }
         return new Read(new ReadRequest(null, plan, null, null, finishing, isolation, asOf, null), "slow path: a transient dataflow");
     }
 
@@ -1079,7 +1093,8 @@ public final class SqlEngine {
 
     /** Runs a planned query: a {@link PointLookup} binds its key and nothing else; any other query is translated with its values. */
     Mono<SqlResult> runQuery(Query q, PointLookup lookup, List<Object> values, SqlSession session) {
-        ReadRequest request = lookup == null ? null
+        TransactionBlock block = session.writes();
+        ReadRequest request = lookup == null || block != null && block.wrote() ? null
                 : lookup.request(values, session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null, q.asOf);
         if (request == null) {
             request = read(q, values, session).request;

@@ -74,8 +74,7 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(i), cols.get(targets[i]), source);
         }
-        String name = table.name();
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, strict())
+        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, session.strictReader())
                 .flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(new SqlResult("INSERT", null, null, 0, null, null));
@@ -88,10 +87,7 @@ final class WritePlanner {
                         }
                         rows.add(new RowDiff(packed(table, row), 1));
                     }
-                    return controller.write(name, rows).map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("INSERT", null, null, rows.size(), null, ts);
-                    });
+                    return written(session, table, rows, "INSERT", rows.size());
                 }), true);
     }
 
@@ -112,7 +108,6 @@ final class WritePlanner {
         for (DatumType t : paramTypes) {
             pTypes.add(t == null ? DatumType.STRING : t);
         }
-        String name = table.name();
         return new SqlEngine.Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
             List<RowDiff> rows = new ArrayList<>();
             for (SqlNode tuple : tuples) {
@@ -123,11 +118,7 @@ final class WritePlanner {
                 }
                 rows.add(new RowDiff(packed(table, row), 1));
             }
-            return controller.write(name, rows)
-                    .map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
-                    });
+            return written(session, table, rows, "INSERT", tuples.size());
         }, true);
     }
 
@@ -281,8 +272,7 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(n + i), cols.get(targets[i]), upd.getSourceExpressionList().get(i));
         }
-        String name = table.name();
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, strict())
+        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, session.strictReader())
                 .flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(new SqlResult("UPDATE", null, null, 0, null, null));
@@ -298,10 +288,7 @@ final class WritePlanner {
                         rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(old)), -1));
                         rows.add(new RowDiff(packed(table, updated), 1));
                     }
-                    return controller.write(name, rows).map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("UPDATE", null, null, found.rows().size(), null, ts);
-                    });
+                    return written(session, table, rows, "UPDATE", found.rows().size());
                 }), true);
     }
 
@@ -317,10 +304,9 @@ final class WritePlanner {
         SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()));
         select.setWhere(del.getCondition());
         SqlEngine.Query q = engine.planQuery(select, params, null, null);
-        String name = table.name();
         return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> {
             // the rows to retract, read as of the last acknowledged write
-            return engine.runQuery(q, values, strict()).flatMap(found -> {
+            return engine.runQuery(q, values, session.strictReader()).flatMap(found -> {
                 if (found.rows().isEmpty()) {
                     return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
                 }
@@ -328,10 +314,7 @@ final class WritePlanner {
                 for (Object[] r : found.rows()) {
                     rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                 }
-                return controller.write(name, rows).map(ts -> {
-                    session.wrote(true);
-                    return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
-                });
+                return written(session, table, rows, "DELETE", found.rows().size());
             });
         }, true);
     }
@@ -364,7 +347,7 @@ final class WritePlanner {
             throw new SqlException("42809", "\"" + target + "\" is not a table", lc[0], lc[1]);
         }
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlEngine.params(""), null, null);
-        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, strict())
+        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, session.strictReader())
                 .flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(new SqlResult("TRUNCATE TABLE", null, null, 0, null, null));
@@ -373,10 +356,7 @@ final class WritePlanner {
                     for (Object[] r : found.rows()) {
                         rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                     }
-                    return controller.write(table.name(), rows).map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("TRUNCATE TABLE", null, null, 0, null, ts);
-                    });
+                    return written(session, table, rows, "TRUNCATE TABLE", 0);
                 }), true);
     }
 
@@ -387,11 +367,21 @@ final class WritePlanner {
 
     // ------------------------------------------------------------------ assignment
 
-    /** A session whose reads are strict: a write reads the rows it changes as of the last acknowledged write. */
-    private static SqlSession strict() {
-        SqlSession strict = new SqlSession();
-        strict.strict(true);
-        return strict;
+    /**
+     * Makes a statement's rows durable as one write, answering its command tag once they are; inside a
+     * transaction block, adds them to the block's writes instead (made durable at COMMIT).
+     */
+    private Mono<SqlResult> written(SqlSession session, CatalogEntry.Table table, List<RowDiff> rows, String command, long count) {
+        TransactionBlock block = session.writes();
+        if (block != null) {
+            block.add(table, rows, controller);
+            session.wrote(true);
+            return Mono.just(new SqlResult(command, null, null, count, null, null));
+        }
+        return controller.write(table.name(), rows).map(ts -> {
+            session.wrote(true);
+            return new SqlResult(command, null, null, count, null, ts);
+        });
     }
 
     /**
