@@ -228,10 +228,17 @@ public final class Controller implements AutoCloseable {
      * comes with an index of its name on its columns, created with the table.
      */
     public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys) {
-        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys));
+        return createTable(name, columns, keys, Map.of());
     }
 
-    private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested) {
+    /** Creates a table with unique keys (as above) and constant column defaults by column name, kept with it in the catalog. */
+    public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys,
+            Map<String, Object> defaults) {
+        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys, defaults));
+    }
+
+    private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested,
+            Map<String, Object> defaults) {
         checkName(name);
         if (columns == null || columns.isEmpty()) {
             throw ControllerException.invalid("a table needs at least one column");
@@ -244,6 +251,11 @@ public final class Controller implements AutoCloseable {
         }
         for (Column c : columns) {
             checkName(c.name());
+        }
+        for (String column : defaults.keySet()) {
+            if (schema.indexOf(column) < 0) {
+                throw ControllerException.invalid("a default for column '" + column + "', which the table does not have");
+            }
         }
         List<CatalogEntry.Key> keys = tableKeys(name, schema, requested);
         CatalogEntry.Key primary = keys.isEmpty() || !keys.get(0).primary() ? null : keys.get(0);
@@ -262,8 +274,8 @@ public final class Controller implements AutoCloseable {
             stored.add(new UniqueKey(k.name(), k.columns().stream().map(tableSchema::indexOf).toList(), k.primary()));
         }
         List<CatalogEntry> defined = primary == null
-                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys)))
-                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys),
+                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults)))
+                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults),
                         id -> new CatalogEntry.Index(id, primary.name(), name, primary.columns(), tableSchema, CatalogEntry.Index.DEFAULT_WINDOW));
         CatalogEntry.Table t = (CatalogEntry.Table) defined.get(0);
         try {

@@ -1172,6 +1172,7 @@ public final class SqlEngine {
         lex.expectPunct("(");
         List<Column> columns = new ArrayList<>();
         List<CatalogEntry.Key> keys = new ArrayList<>();
+        java.util.Map<String, Object> defaults = new java.util.HashMap<>();
         do {
             SqlLexer.Token at = lex.peek();
             if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
@@ -1213,7 +1214,12 @@ public final class SqlEngine {
                     keys.add(new CatalogEntry.Key(constraint, List.of(col), true));
                 } else if (lex.accept("unique")) {
                     keys.add(new CatalogEntry.Key(constraint, List.of(col), false));
-                } else if (lex.peek().is("references") || lex.peek().is("default") || lex.peek().is("check")) {
+                } else if (lex.accept("default")) {
+                    Object value = ColumnDefaults.parse(sql, lex, col, t);
+                    if (value != null) {
+                        defaults.put(col, value);
+                    }
+                } else if (lex.peek().is("references") || lex.peek().is("check")) {
                     throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
                 } else if (constraint != null) {
                     throw lex.error("expected NOT NULL, NULL, PRIMARY KEY or UNIQUE", lex.peek());
@@ -1230,7 +1236,7 @@ public final class SqlEngine {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
-            controller.createTable(name, columns, keys);
+            controller.createTable(name, columns, keys, defaults);
             return SqlResult.command("CREATE TABLE");
         }));
     }

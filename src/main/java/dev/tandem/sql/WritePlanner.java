@@ -41,7 +41,7 @@ import reactor.core.publisher.Mono;
  * <p>{@code INSERT ... VALUES} of literals and parameters converts them to the columns' types (a quoted
  * literal is parsed as the column's type, as PostgreSQL assigns an unknown literal); {@code VALUES} with
  * other expressions and {@code INSERT ... SELECT} run as a query whose rows are inserted. Columns the
- * statement does not name, and {@code DEFAULT}, are NULL (tables have no column defaults).
+ * statement does not name, and {@code DEFAULT}, take the column's default ({@link ColumnDefaults}; NULL without one).
  */
 final class WritePlanner {
 
@@ -81,7 +81,7 @@ final class WritePlanner {
                     }
                     List<RowDiff> rows = new ArrayList<>();
                     for (Object[] r : found.rows()) {
-                        Object[] row = new Object[cols.size()];
+                        Object[] row = ColumnDefaults.initial(table);
                         for (int i = 0; i < targets.length; i++) {
                             row[targets[i]] = assign(r[i], from.get(i), cols.get(targets[i]));
                         }
@@ -112,9 +112,10 @@ final class WritePlanner {
             List<RowDiff> rows = new ArrayList<>();
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-                Object[] row = new Object[cols.size()];
+                Object[] row = ColumnDefaults.initial(table);
                 for (int i = 0; i < vals.size(); i++) {
-                    row[targets[i]] = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
+                    row[targets[i]] = isDefault(vals.get(i)) ? ColumnDefaults.of(table, targets[i])
+                            : constant(vals.get(i), cols.get(targets[i]).type(), values, params);
                 }
                 rows.add(new RowDiff(packed(table, row), 1));
             }
@@ -135,14 +136,14 @@ final class WritePlanner {
                 SqlCall row = (SqlCall) tuple;
                 checkArity(row.operandCount(), columns.length, tuple);
                 for (int i = 0; i < row.operandCount(); i++) {
-                    row.setOperand(i, assignable(row.operand(i), cols.get(columns[i]).type()));
+                    row.setOperand(i, assignable(defaulted(table, columns[i], row.operand(i)), cols.get(columns[i]).type()));
                 }
             }
         } else if (source instanceof SqlSelect select && select.getSelectList().stream().noneMatch(WritePlanner::star)) {
             SqlNodeList items = select.getSelectList();
             int[] columns = targets(table, list, items.size(), source);
             for (int i = 0; i < items.size() && i < columns.length; i++) {
-                items.set(i, assignable(items.get(i), cols.get(columns[i]).type()));
+                items.set(i, assignable(defaulted(table, columns[i], items.get(i)), cols.get(columns[i]).type()));
             }
         }
     }
@@ -175,6 +176,15 @@ final class WritePlanner {
             targets[i] = c;
         }
         return targets;
+    }
+
+    private static boolean isDefault(SqlNode n) {
+        return n instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT;
+    }
+
+    /** {@code DEFAULT} for column {@code column} as its default (a literal or NULL); any other expression as it is. */
+    private static SqlNode defaulted(CatalogEntry.Table table, int column, SqlNode e) {
+        return isDefault(e) ? ColumnDefaults.expression(table, column, e.getParserPosition()) : e;
     }
 
     private static boolean star(SqlNode item) {
@@ -245,10 +255,19 @@ final class WritePlanner {
 
     SqlEngine.Prepared update(String sql, String fingerprint) {
         SqlEngine.Params params = SqlEngine.params(sql);
-        SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(params.text());
+        List<int[]> defaults = new ArrayList<>();
+        SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(ColumnDefaults.setDefaults(params.text(), defaults));
         CatalogEntry.Table table = table(upd.getTargetTable(), "update");
         List<Column> cols = table.schema().columns();
         SqlNodeList targetList = upd.getTargetColumnList();
+        for (int i = 0; i < targetList.size(); i++) {
+            SqlNode e = upd.getSourceExpressionList().get(i);
+            SqlParserPos pos = e.getParserPosition();
+            if (e instanceof SqlLiteral l && l.getTypeName() == SqlTypeName.NULL
+                    && defaults.stream().anyMatch(lc -> lc[0] == pos.getLineNum() && lc[1] == pos.getColumnNum())) {
+                upd.getSourceExpressionList().set(i, SqlStdOperatorTable.DEFAULT.createCall(pos));
+            }
+        }
         int[] targets = new int[targetList.size()];
         List<SqlNode> select = new ArrayList<>();
         select.add(SqlIdentifier.star(SqlParserPos.ZERO));
@@ -260,7 +279,7 @@ final class WritePlanner {
                     throw at(new SqlException(SqlException.SYNTAX, "multiple assignments to same column \"" + id.getSimple() + "\""), id);
                 }
             }
-            select.add(assignable(upd.getSourceExpressionList().get(i), cols.get(targets[i]).type()));
+            select.add(assignable(defaulted(table, targets[i], upd.getSourceExpressionList().get(i)), cols.get(targets[i]).type()));
         }
         String alias = upd.getAlias() == null ? "" : " AS " + quoted(upd.getAlias().getSimple());
         SqlSelect query = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()) + alias);
