@@ -56,15 +56,18 @@ final class WritePlanner {
     // ------------------------------------------------------------------ INSERT
 
     SqlEngine.Prepared insert(String sql, String fingerprint) {
-        SqlEngine.Params params = SqlEngine.params(sql);
+        Returning.Split split = Returning.split(sql);
+        SqlEngine.Params params = SqlEngine.params(split.statement());
         SqlInsert ins = (SqlInsert) CalcitePlanner.parse(params.text());
         CatalogEntry.Table table = table(ins.getTargetTable(), "insert into");
+        Returning returning = Returning.plan(engine, table, null, split);
         List<Column> cols = table.schema().columns();
         SqlNode source = ins.getSource();
         SqlNodeList list = ins.getTargetColumnList();
         if (source.getKind() == SqlKind.VALUES && constants(source)) {
             List<SqlNode> tuples = ((SqlCall) source).getOperandList();
-            return insertValues(sql, fingerprint, params, table, targets(table, list, ((SqlCall) tuples.get(0)).operandCount(), source), tuples);
+            return insertValues(sql, fingerprint, params, table, targets(table, list, ((SqlCall) tuples.get(0)).operandCount(), source), tuples,
+                    returning);
         }
         typeUntyped(table, list, source);
         SqlEngine.Query q = engine.planQuery(source, params, null, null);
@@ -74,10 +77,10 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(i), cols.get(targets[i]), source);
         }
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, session.strictReader())
-                .flatMap(found -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
+                session.strictReader()).flatMap(found -> {
                     if (found.rows().isEmpty()) {
-                        return Mono.just(new SqlResult("INSERT", null, null, 0, null, null));
+                        return Mono.just(none("INSERT", returning));
                     }
                     List<RowDiff> rows = new ArrayList<>();
                     for (Object[] r : found.rows()) {
@@ -87,12 +90,12 @@ final class WritePlanner {
                         }
                         rows.add(new RowDiff(packed(table, row), 1));
                     }
-                    return written(session, table, rows, "INSERT", rows.size());
+                    return written(session, table, rows, "INSERT", rows.size(), returning);
                 }), true);
     }
 
     private SqlEngine.Prepared insertValues(String sql, String fingerprint, SqlEngine.Params params, CatalogEntry.Table table, int[] targets,
-            List<SqlNode> tuples) {
+            List<SqlNode> tuples, Returning returning) {
         List<Column> cols = table.schema().columns();
         DatumType[] paramTypes = new DatumType[params.count()];
         for (SqlNode tuple : tuples) {
@@ -108,7 +111,7 @@ final class WritePlanner {
         for (DatumType t : paramTypes) {
             pTypes.add(t == null ? DatumType.STRING : t);
         }
-        return new SqlEngine.Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> {
             List<RowDiff> rows = new ArrayList<>();
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
@@ -119,7 +122,7 @@ final class WritePlanner {
                 }
                 rows.add(new RowDiff(packed(table, row), 1));
             }
-            return written(session, table, rows, "INSERT", tuples.size());
+            return written(session, table, rows, "INSERT", tuples.size(), returning);
         }, true);
     }
 
@@ -254,10 +257,12 @@ final class WritePlanner {
     // ------------------------------------------------------------------ UPDATE
 
     SqlEngine.Prepared update(String sql, String fingerprint) {
-        SqlEngine.Params params = SqlEngine.params(sql);
+        Returning.Split split = Returning.split(sql);
+        SqlEngine.Params params = SqlEngine.params(split.statement());
         List<int[]> defaults = new ArrayList<>();
         SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(ColumnDefaults.setDefaults(params.text(), defaults));
         CatalogEntry.Table table = table(upd.getTargetTable(), "update");
+        Returning returning = Returning.plan(engine, table, upd.getAlias() == null ? null : upd.getAlias().getSimple(), split);
         List<Column> cols = table.schema().columns();
         SqlNodeList targetList = upd.getTargetColumnList();
         for (int i = 0; i < targetList.size(); i++) {
@@ -291,10 +296,10 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(n + i), cols.get(targets[i]), upd.getSourceExpressionList().get(i));
         }
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, session.strictReader())
-                .flatMap(found -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
+                session.strictReader()).flatMap(found -> {
                     if (found.rows().isEmpty()) {
-                        return Mono.just(new SqlResult("UPDATE", null, null, 0, null, null));
+                        return Mono.just(none("UPDATE", returning));
                     }
                     // one write: each old row retracted and its new version inserted, at one timestamp
                     List<RowDiff> rows = new ArrayList<>();
@@ -307,33 +312,35 @@ final class WritePlanner {
                         rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(old)), -1));
                         rows.add(new RowDiff(packed(table, updated), 1));
                     }
-                    return written(session, table, rows, "UPDATE", found.rows().size());
+                    return written(session, table, rows, "UPDATE", found.rows().size(), returning);
                 }), true);
     }
 
     // ------------------------------------------------------------------ DELETE
 
     SqlEngine.Prepared delete(String sql, String fingerprint) {
-        SqlEngine.Params params = SqlEngine.params(sql);
+        Returning.Split split = Returning.split(sql);
+        SqlEngine.Params params = SqlEngine.params(split.statement());
         SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
         if (del.getAlias() != null) {
             throw at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
         }
         CatalogEntry.Table table = table(del.getTargetTable(), "delete from");
+        Returning returning = Returning.plan(engine, table, null, split);
         SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()));
         select.setWhere(del.getCondition());
         SqlEngine.Query q = engine.planQuery(select, params, null, null);
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> {
             // the rows to retract, read as of the last acknowledged write
             return engine.runQuery(q, values, session.strictReader()).flatMap(found -> {
                 if (found.rows().isEmpty()) {
-                    return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
+                    return Mono.just(none("DELETE", returning));
                 }
                 List<RowDiff> rows = new ArrayList<>();
                 for (Object[] r : found.rows()) {
                     rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                 }
-                return written(session, table, rows, "DELETE", found.rows().size());
+                return written(session, table, rows, "DELETE", found.rows().size(), returning);
             });
         }, true);
     }
@@ -375,7 +382,7 @@ final class WritePlanner {
                     for (Object[] r : found.rows()) {
                         rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                     }
-                    return written(session, table, rows, "TRUNCATE TABLE", 0);
+                    return written(session, table, rows, "TRUNCATE TABLE", 0, null);
                 }), true);
     }
 
@@ -390,17 +397,30 @@ final class WritePlanner {
      * Makes a statement's rows durable as one write, answering its command tag once they are; inside a
      * transaction block, adds them to the block's writes instead (made durable at COMMIT).
      */
-    private Mono<SqlResult> written(SqlSession session, CatalogEntry.Table table, List<RowDiff> rows, String command, long count) {
+    private Mono<SqlResult> written(SqlSession session, CatalogEntry.Table table, List<RowDiff> rows, String command, long count,
+            Returning returning) {
+        List<SqlColumn> columns = columns(returning);
+        // RETURNING is evaluated before the write: an error in it writes nothing
+        List<Object[]> back = returning == null ? null : returning.rows(rows, command.equals("DELETE"));
         TransactionBlock block = session.writes();
         if (block != null) {
             block.add(table, rows, controller);
             session.wrote(true);
-            return Mono.just(new SqlResult(command, null, null, count, null, null));
+            return Mono.just(new SqlResult(command, columns, back, count, null, null));
         }
         return controller.write(table.name(), rows).map(ts -> {
             session.wrote(true);
-            return new SqlResult(command, null, null, count, null, ts);
+            return new SqlResult(command, columns, back, count, null, ts);
         });
+    }
+
+    private static List<SqlColumn> columns(Returning returning) {
+        return returning == null ? null : returning.columns();
+    }
+
+    /** The answer of a write that changed no row: its tag, and no rows when it has a RETURNING list. */
+    private static SqlResult none(String command, Returning returning) {
+        return new SqlResult(command, columns(returning), returning == null ? null : List.of(), 0, null, null);
     }
 
     /**
