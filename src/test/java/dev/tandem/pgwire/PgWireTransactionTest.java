@@ -84,6 +84,27 @@ class PgWireTransactionTest extends TrustedPgWireServer {
     }
 
     @Test
+    void returningAnswersRowsThroughJdbc() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE rt (id bigint PRIMARY KEY, v text DEFAULT 'd')");
+            try (PreparedStatement ins = c.prepareStatement("INSERT INTO rt (id) VALUES (?) RETURNING id, v")) {
+                ins.setLong(1, 7);
+                try (ResultSet r = ins.executeQuery()) {
+                    assertThat(r.getMetaData().getColumnName(2)).isEqualTo("v");
+                    assertThat(r.next()).isTrue();
+                    assertThat(r.getLong(1)).isEqualTo(7);
+                    assertThat(r.getString(2)).isEqualTo("d");
+                    assertThat(r.next()).isFalse();
+                }
+            }
+            assertThat(rows(s, "UPDATE rt SET v = 'e' RETURNING v || '!'")).containsExactly("e!");
+            assertThat(s.execute("DELETE FROM rt RETURNING *")).isTrue();
+            assertThat(s.getUpdateCount()).isEqualTo(-1);
+            assertThat(rows(s, "SELECT count(*) FROM rt")).containsExactly("0");
+        }
+    }
+
+    @Test
     void psqlRunsABlockWithPostgresTags() throws Exception {
         String psql = PgWireTesting.psql();
         if (psql == null) {
@@ -109,6 +130,7 @@ class PgWireTransactionTest extends TrustedPgWireServer {
                 SELECT nope FROM pt;
                 COMMIT;
                 SELECT count(*) FROM pt;
+                INSERT INTO pt VALUES (5, 50), (6, 60) RETURNING id * 2;
                 """);
         Process p = new ProcessBuilder(psql, "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "-U", "someone", "-d", "tandem",
                 "-X", "-A", "-t", "-f", script.toString())
@@ -132,6 +154,7 @@ class PgWireTransactionTest extends TrustedPgWireServer {
                 INSERT 0 1
                 """)
                 .contains("ERROR:  column \"nope\" does not exist")
-                .containsSubsequence("ERROR:", "ROLLBACK\n1\n");
+                .containsSubsequence("ERROR:", "ROLLBACK\n1\n")
+                .contains("10\n12\nINSERT 0 2\n");
     }
 }
