@@ -1169,6 +1169,9 @@ public final class SqlEngine {
     private Prepared createTable(String sql, SqlLexer lex, String fingerprint) {
         boolean ifNotExists = ifNotExists(lex);
         String name = lex.name("a table name");
+        if (lex.peek().is("as")) {
+            return CreateTableAs.plan(this, this::blocking, sql, fingerprint, lex, name, ifNotExists);
+        }
         lex.expectPunct("(");
         List<Column> columns = new ArrayList<>();
         List<CatalogEntry.Key> keys = new ArrayList<>();

@@ -131,6 +131,7 @@ class PgWireTransactionTest extends TrustedPgWireServer {
                 COMMIT;
                 SELECT count(*) FROM pt;
                 INSERT INTO pt VALUES (5, 50), (6, 60) RETURNING id * 2;
+                CREATE TABLE pt2 AS SELECT id FROM pt WHERE id > 1;
                 """);
         Process p = new ProcessBuilder(psql, "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "-U", "someone", "-d", "tandem",
                 "-X", "-A", "-t", "-f", script.toString())
@@ -155,6 +156,6 @@ class PgWireTransactionTest extends TrustedPgWireServer {
                 """)
                 .contains("ERROR:  column \"nope\" does not exist")
                 .containsSubsequence("ERROR:", "ROLLBACK\n1\n")
-                .contains("10\n12\nINSERT 0 2\n");
+                .contains("10\n12\nINSERT 0 2\nSELECT 2\n");
     }
 }
