@@ -149,6 +149,24 @@ public final class SqlEngine {
                 + named.policy().eviction().orElseThrow().weightedSize().orElse(0);
     }
 
+    /** Whether {@code sql} is a {@code COPY ... FROM STDIN}, which {@link #copyIn} starts. */
+    public static boolean copiesIn(String sql) {
+        return CopyIn.is(sql);
+    }
+
+    /**
+     * Starts a {@code COPY ... FROM STDIN} in {@code session} (the table and options checked; a failed
+     * block refused with {@code 25P02}); its data then comes through the returned {@link SqlCopyIn}.
+     */
+    public SqlCopyIn copyIn(String sql, SqlSession session) {
+        try {
+            return CopyIn.start(controller, sql, session);
+        } catch (RuntimeException e) {
+            session.fail();
+            throw (RuntimeException) SqlErrors.map(e);
+        }
+    }
+
     /** The controller statements run against. */
     Controller controller() {
         return controller;
