@@ -707,7 +707,7 @@ final class PgSession {
                 return answer(canned(canned)).flux();
             }
             return authorize(part).then(engine.prepareAsync(part, sql))
-                    .flatMapMany(s -> SqlEngine.streams(s) ? copyOut(s) : answer(run(s, List.of())).flux());
+                    .flatMapMany(s -> SqlEngine.streams(s) ? copyOut(s) : SqlEngine.copiesOut(s) ? copiedOut(s) : answer(run(s, List.of())).flux());
         });
     }
 
@@ -723,6 +723,17 @@ final class PgSession {
             }
             return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
         });
+    }
+
+    /** A {@code COPY ... TO STDOUT} of a table or query: CopyOutResponse, a CopyData per line, CopyDone and {@code COPY n}. */
+    private Flux<ByteBuf> copiedOut(SqlStatement s) {
+        return run(s, List.of()).map(r -> {
+            PgWriter w = new PgWriter().copyOutResponse(SqlEngine.copyColumns(s));
+            for (Object[] line : r.rows()) {
+                w.copyData(((String) line[0]).getBytes(StandardCharsets.UTF_8));
+            }
+            return w.simple('c').commandComplete(r.tag()).buffer();
+        }).flux();
     }
 
     private Flux<ByteBuf> copyOut(SqlStatement s) {
@@ -998,6 +1009,10 @@ final class PgSession {
             result = portal.prepared.canned().result();
         } else if (portal.prepared.statement() == null) {
             return Mono.just(new PgWriter().simple('I').buffer());
+        } else if (SqlEngine.copiesOut(portal.prepared.statement())) {
+            return guarded(() -> {
+                throw SqlException.notSupported("COPY ... TO STDOUT in the extended query protocol (send it as a simple query)");
+            });
         } else {
             result = audited(portal.prepared.statement(),
                     cancellable(engine.execute(portal.prepared.statement(), portal.params, sql), portal.prepared.columns() != null));

@@ -167,6 +167,19 @@ public final class SqlEngine {
         }
     }
 
+    /**
+     * Whether {@code statement} is a {@code COPY ... TO STDOUT} (of a table or a query): its result's rows
+     * are its lines of COPY data, one string each, for a CopyOutResponse of {@link #copyColumns} columns.
+     */
+    public static boolean copiesOut(SqlStatement statement) {
+        return statement instanceof Prepared p && p.run instanceof CopyOut;
+    }
+
+    /** The columns of a {@code COPY ... TO STDOUT}'s lines (see {@link #copiesOut}). */
+    public static int copyColumns(SqlStatement statement) {
+        return ((CopyOut) ((Prepared) statement).run).columns();
+    }
+
     /** The controller statements run against. */
     Controller controller() {
         return controller;
@@ -719,7 +732,7 @@ public final class SqlEngine {
             case "update" -> writes.update(sql, fingerprint);
             case "truncate" -> writes.truncate(sql, fingerprint);
             case "subscribe" -> subscribe.prepare(sql, sql, lex, fingerprint);
-            case "copy" -> subscribe.prepareCopy(sql, lex, fingerprint);
+            case "copy" -> CopyOut.is(sql) ? CopyOut.prepare(this, sql, fingerprint) : subscribe.prepareCopy(sql, lex, fingerprint);
             case "begin", "start", "commit", "rollback", "end", "abort" -> cursors.transaction(sql, lex, fingerprint);
             case "declare" -> cursors.declare(sql, lex, fingerprint);
             case "close" -> cursors.close(sql, lex, fingerprint);

@@ -80,6 +80,30 @@ class PgWireCopyTest extends TrustedPgWireServer {
     }
 
     @Test
+    void copyManagerCopiesOutTextAndCsv() throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE co (id bigint, name text, price double precision)");
+            s.execute("INSERT INTO co VALUES (1, 'ink', 1.5), (2, NULL, NULL), (3, 'a,\"b\"', 2), (4, '', 0.25), (5, 'tab\there', -1)");
+            CopyManager copy = new CopyManager(c.unwrap(BaseConnection.class));
+            java.io.StringWriter text = new java.io.StringWriter();
+            assertThat(copy.copyOut("COPY (SELECT id, name, price FROM co ORDER BY id) TO STDOUT", text)).isEqualTo(5);
+            assertThat(text.toString()).isEqualTo("1\tink\t1.5\n2\t\\N\t\\N\n3\ta,\"b\"\t2\n4\t\t0.25\n5\ttab\\there\t-1\n");
+            java.io.StringWriter csv = new java.io.StringWriter();
+            assertThat(copy.copyOut("COPY (SELECT id, name FROM co ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)", csv)).isEqualTo(5);
+            assertThat(csv.toString()).isEqualTo("id,name\n1,ink\n2,\n3,\"a,\"\"b\"\"\"\n4,\"\"\n5,tab\there\n");
+            java.io.StringWriter table = new java.io.StringWriter();
+            assertThat(copy.copyOut("COPY co TO STDOUT", table)).isEqualTo(5);
+            assertThat(table.toString().lines().sorted().toList()).hasSize(5).contains("1\tink\t1.5");
+            // what COPY TO writes, COPY FROM reads back
+            s.execute("CREATE TABLE co2 (id bigint, name text, price double precision)");
+            assertThat(copy.copyIn("COPY co2 FROM STDIN WITH (FORMAT csv, HEADER)",
+                    new StringReader("id,name,price\n" + csv.toString().lines().skip(1).map(l -> l + ",1").collect(java.util.stream.Collectors.joining("\n")))))
+                    .isEqualTo(5);
+            assertThat(rows(s, "SELECT id, name FROM co2 ORDER BY id")).containsExactly("1|ink", "2|null", "3|a,\"b\"", "4|", "5|tab\there");
+        }
+    }
+
+    @Test
     void psqlCopiesAFile() throws Exception {
         String psql = PgWireTesting.psql();
         if (psql == null) {
