@@ -2,6 +2,7 @@ package dev.tandem.controller;
 
 import dev.tandem.plan.DataflowJson;
 import dev.tandem.plan.PlanJson;
+import dev.tandem.row.RowJson;
 import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.TableStorage;
 import java.util.ArrayList;
@@ -313,6 +314,10 @@ final class Catalog {
                         kn.put("primary", k.primary());
                     }
                 }
+                if (!t.defaults().isEmpty()) {
+                    ObjectNode defaults = n.putObject("defaults");
+                    new java.util.TreeMap<>(t.defaults()).forEach((column, value) -> defaults.set(column, RowJson.json(value)));
+                }
             }
             case CatalogEntry.View v -> {
                 n.put("kind", "view");
@@ -344,7 +349,13 @@ final class Catalog {
                         keys.add(new CatalogEntry.Key(k.get("name").asString(), cols, k.get("primary").asBoolean()));
                     }
                 }
-                yield new CatalogEntry.Table(id, name, schema, keys);
+                Map<String, Object> defaults = new java.util.HashMap<>();
+                if (n.has("defaults")) {
+                    for (var d : n.get("defaults").properties()) {
+                        defaults.put(d.getKey(), RowJson.datum(d.getValue(), schema.column(schema.indexOf(d.getKey())).type()));
+                    }
+                }
+                yield new CatalogEntry.Table(id, name, schema, keys, defaults);
             }
             case "view" -> new CatalogEntry.View(id, name, PlanJson.parse(n.get("plan"), "plan"), schema);
             case "index" -> {

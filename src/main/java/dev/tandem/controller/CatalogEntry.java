@@ -5,6 +5,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.Schema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** A named object of the catalog: a table, a view (a named plan) or an index. */
@@ -17,10 +18,18 @@ public sealed interface CatalogEntry {
     /** The columns of the object's rows (for an index: those of the collection it indexes). */
     Schema schema();
 
-    /** An input table, with its unique keys (its primary key first, if it has one). */
-    record Table(String id, String name, Schema schema, List<Key> keys) implements CatalogEntry {
+    /**
+     * An input table, with its unique keys (its primary key first, if it has one) and its columns'
+     * constant defaults by column name (a column without one defaults to NULL; no NULL values here).
+     */
+    record Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults) implements CatalogEntry {
         public Table {
             keys = List.copyOf(keys);
+            defaults = Map.copyOf(defaults);
+        }
+
+        public Table(String id, String name, Schema schema, List<Key> keys) {
+            this(id, name, schema, keys, Map.of());
         }
 
         public Table(String id, String name, Schema schema) {

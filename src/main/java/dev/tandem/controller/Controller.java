@@ -16,6 +16,7 @@ import dev.tandem.runtime.Introspection;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
 import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.RowsGoneException;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.UniqueKey;
 import dev.tandem.storage.UniqueViolationException;
@@ -227,10 +228,17 @@ public final class Controller implements AutoCloseable {
      * comes with an index of its name on its columns, created with the table.
      */
     public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys) {
-        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys));
+        return createTable(name, columns, keys, Map.of());
     }
 
-    private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested) {
+    /** Creates a table with unique keys (as above) and constant column defaults by column name, kept with it in the catalog. */
+    public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys,
+            Map<String, Object> defaults) {
+        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys, defaults));
+    }
+
+    private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested,
+            Map<String, Object> defaults) {
         checkName(name);
         if (columns == null || columns.isEmpty()) {
             throw ControllerException.invalid("a table needs at least one column");
@@ -243,6 +251,11 @@ public final class Controller implements AutoCloseable {
         }
         for (Column c : columns) {
             checkName(c.name());
+        }
+        for (String column : defaults.keySet()) {
+            if (schema.indexOf(column) < 0) {
+                throw ControllerException.invalid("a default for column '" + column + "', which the table does not have");
+            }
         }
         List<CatalogEntry.Key> keys = tableKeys(name, schema, requested);
         CatalogEntry.Key primary = keys.isEmpty() || !keys.get(0).primary() ? null : keys.get(0);
@@ -261,8 +274,8 @@ public final class Controller implements AutoCloseable {
             stored.add(new UniqueKey(k.name(), k.columns().stream().map(tableSchema::indexOf).toList(), k.primary()));
         }
         List<CatalogEntry> defined = primary == null
-                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys)))
-                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys),
+                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults)))
+                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults),
                         id -> new CatalogEntry.Index(id, primary.name(), name, primary.columns(), tableSchema, CatalogEntry.Index.DEFAULT_WINDOW));
         CatalogEntry.Table t = (CatalogEntry.Table) defined.get(0);
         try {
@@ -634,6 +647,27 @@ public final class Controller implements AutoCloseable {
         // the storage names tables by id; the user named it. A key violation names no id and stays typed.
         return storage.write(t.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException), x -> ControllerException.invalid(
                 x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
+    }
+
+    /**
+     * Writes rows to {@code table} as it was when they were made (a transaction block's writes at its
+     * commit): refused ({@code 409}) if that table was dropped since, even if another of its name took its
+     * place. A delete of rows deleted since is refused with a {@link RowsGoneException} and a key
+     * violation with a {@link UniqueViolationException}, both naming the table by its name.
+     */
+    public Mono<Long> write(CatalogEntry.Table table, List<RowDiff> diffs) {
+        CatalogEntry.Table now = writableTable(table.name());
+        if (!now.id().equals(table.id())) {
+            throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
+        }
+        if (diffs.isEmpty()) {
+            throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
+        }
+        return storage.write(now.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
+                x -> {
+                    String message = x.getMessage().replace("table '" + now.id() + "'", "table '" + now.name() + "'");
+                    return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
+                });
     }
 
     private static String kindOf(CatalogEntry e) {

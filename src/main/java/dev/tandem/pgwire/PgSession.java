@@ -9,6 +9,7 @@ import dev.tandem.security.ScramVerifier;
 import dev.tandem.security.SqlGrants;
 import dev.tandem.sql.PlanningAdmission;
 import dev.tandem.sql.SqlColumn;
+import dev.tandem.sql.SqlCopyIn;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
@@ -140,6 +141,10 @@ final class PgSession {
     private String limitsOf;
     private reactor.util.context.ContextView limitsContext;
     private boolean skipToSync;
+    /** The {@code COPY ... FROM STDIN} taking CopyData now (null: none). */
+    private SqlCopyIn copyIn;
+    /** After a COPY FROM STDIN failed: the client's remaining CopyData, CopyDone or CopyFail are dropped. */
+    private boolean discardCopy;
     /** The statement being parsed, to place a Parse error's position. */
     private String errorText;
     private volatile Sinks.One<Boolean> running;
@@ -339,9 +344,18 @@ final class PgSession {
             return Mono.empty();
         }
         PgReader in = new PgReader(m.body());
+        if (copyIn != null || discardCopy) {
+            Mono<ByteBuf> copying = copying(m);
+            if (copying != null) {
+                return copying;
+            }
+        }
         return switch (m.type()) {
             case 'Q' -> {
                 String text = in.cstring();
+                if (SqlEngine.copiesIn(text)) {
+                    yield copyInStart(text);
+                }
                 // A simple query that leaves no transaction block open (COMMIT, ROLLBACK, or any statement outside
                 // one) ends a transaction, and with it every portal, as in PostgreSQL.
                 Runnable endOfTransaction = () -> {
@@ -373,6 +387,77 @@ final class PgSession {
             });
             default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + printable(m.type()) + "'", 0).buffer());
         };
+    }
+
+    // ------------------------------------------------------------------ COPY FROM STDIN
+
+    /** Starts a {@code COPY ... FROM STDIN} of a simple query: CopyInResponse, or its refusal and ReadyForQuery. */
+    private Mono<ByteBuf> copyInStart(String text) {
+        return authorize(text).then(Mono.fromCallable(() -> {
+            copyIn = engine.copyIn(text, sql);
+            discardCopy = false;
+            return new PgWriter().copyInResponse(copyIn.columns()).buffer();
+        })).onErrorResume(e -> Mono.fromSupplier(() -> {
+            sql.fail();
+            SqlException error = internal(e);
+            return new PgWriter().error(error, position(new SqlEngine.Part(text, 0), error)).readyForQuery(status()).buffer();
+        }));
+    }
+
+    /**
+     * A message while a COPY FROM STDIN runs (or after it failed): CopyData taken, CopyDone ending it with
+     * its write, CopyFail abandoning it; Sync and Flush ignored; null for any other message.
+     */
+    private Mono<ByteBuf> copying(PgMessage m) {
+        return switch (m.type()) {
+            case 'd' -> {
+                if (discardCopy) {
+                    yield Mono.empty();
+                }
+                try {
+                    copyIn.data(m.body());
+                    yield Mono.empty();
+                } catch (RuntimeException e) {
+                    yield Mono.just(copyFailed(internal(e)));
+                }
+            }
+            case 'c' -> {
+                if (discardCopy) {
+                    discardCopy = false;
+                    yield Mono.empty();
+                }
+                SqlCopyIn done = copyIn;
+                copyIn = null;
+                yield done.done()
+                        .map(r -> new PgWriter().commandComplete(r.tag()).readyForQuery(status()).buffer())
+                        .onErrorResume(e -> Mono.fromSupplier(() -> {
+                            sql.fail();
+                            return new PgWriter().error(internal(e), 0).readyForQuery(status()).buffer();
+                        }));
+            }
+            case 'f' -> {
+                if (discardCopy) {
+                    discardCopy = false;
+                    yield Mono.empty();
+                }
+                String why = new PgReader(m.body()).cstringReplacing();
+                yield Mono.just(copyFailed(new SqlException(SqlException.CANCELED, "COPY from stdin failed: " + why)));
+            }
+            case 'S', 'H' -> Mono.empty();
+            default -> {
+                copyIn = null;
+                discardCopy = false;
+                yield null;
+            }
+        };
+    }
+
+    /** Ends a COPY FROM STDIN with an error (nothing of it written); the client's further copy messages are dropped. */
+    private ByteBuf copyFailed(SqlException e) {
+        copyIn = null;
+        discardCopy = true;
+        sql.fail();
+        return new PgWriter().error(e, 0).readyForQuery(status()).buffer();
     }
 
     // ------------------------------------------------------------------ start-up
@@ -622,7 +707,7 @@ final class PgSession {
                 return answer(canned(canned)).flux();
             }
             return authorize(part).then(engine.prepareAsync(part, sql))
-                    .flatMapMany(s -> SqlEngine.streams(s) ? copyOut(s) : answer(run(s, List.of())).flux());
+                    .flatMapMany(s -> SqlEngine.streams(s) ? copyOut(s) : SqlEngine.copiesOut(s) ? copiedOut(s) : answer(run(s, List.of())).flux());
         });
     }
 
@@ -638,6 +723,17 @@ final class PgSession {
             }
             return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
         });
+    }
+
+    /** A {@code COPY ... TO STDOUT} of a table or query: CopyOutResponse, a CopyData per line, CopyDone and {@code COPY n}. */
+    private Flux<ByteBuf> copiedOut(SqlStatement s) {
+        return run(s, List.of()).map(r -> {
+            PgWriter w = new PgWriter().copyOutResponse(SqlEngine.copyColumns(s));
+            for (Object[] line : r.rows()) {
+                w.copyData(((String) line[0]).getBytes(StandardCharsets.UTF_8));
+            }
+            return w.simple('c').commandComplete(r.tag()).buffer();
+        }).flux();
     }
 
     private Flux<ByteBuf> copyOut(SqlStatement s) {
@@ -913,6 +1009,10 @@ final class PgSession {
             result = portal.prepared.canned().result();
         } else if (portal.prepared.statement() == null) {
             return Mono.just(new PgWriter().simple('I').buffer());
+        } else if (SqlEngine.copiesOut(portal.prepared.statement())) {
+            return guarded(() -> {
+                throw SqlException.notSupported("COPY ... TO STDOUT in the extended query protocol (send it as a simple query)");
+            });
         } else {
             result = audited(portal.prepared.statement(),
                     cancellable(engine.execute(portal.prepared.statement(), portal.params, sql), portal.prepared.columns() != null));

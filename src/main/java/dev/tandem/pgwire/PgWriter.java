@@ -172,6 +172,24 @@ final class PgWriter {
         return end();
     }
 
+    /** CopyInResponse: the client may send its COPY data, {@code columns} columns in text format. */
+    PgWriter copyInResponse(int columns) {
+        begin('G');
+        buf.writeByte(0);
+        buf.writeShort(columns);
+        for (int i = 0; i < columns; i++) {
+            buf.writeShort(0);
+        }
+        return end();
+    }
+
+    /** A CopyData holding {@code bytes} as they are (a line COPY TO formatted). */
+    PgWriter copyData(byte[] bytes) {
+        begin('d');
+        buf.writeBytes(bytes);
+        return end();
+    }
+
     /** A CopyData with one row in COPY's text format: tab-separated, {@code \N} for NULL, escaped, ending in a newline. */
     PgWriter copyData(Object[] row) {
         begin('d');

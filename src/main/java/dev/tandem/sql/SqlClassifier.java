@@ -34,6 +34,9 @@ final class SqlClassifier {
         if (copied != null) {
             return kind(copied);
         }
+        if (first.is("copy")) {
+            return CopyIn.is(sql) ? SqlStatement.Kind.WRITE : SqlStatement.Kind.READ;
+        }
         String declared = declaredInner(sql);
         if (declared != null) {
             return kind(declared);
@@ -64,6 +67,12 @@ final class SqlClassifier {
             case "explain" -> {
                 lex.take();
                 query(SqlLexer.blank(sql, first.offset(), lex.offset()), catalog, out);
+            }
+            case "copy" -> {
+                lex.take();
+                if (lex.peek().isName()) {
+                    out.add(lex.name("a table name"));
+                }
             }
             case "subscribe" -> {
                 lex.take();

@@ -54,7 +54,7 @@ final class SqlCursors {
             lex.accept("transaction");
         }
         if (begin) {
-            // isolation and access modes: every read is serializable (or strict) and the block is read-only anyway
+            // isolation and access modes: every read is serializable (or strict); writes are checked at COMMIT
             while (lex.peek().kind() != SqlLexer.Kind.END && !lex.peek().isPunct(";")) {
                 lex.take();
             }
@@ -74,10 +74,20 @@ final class SqlCursors {
             }));
         }
         boolean commit = first.is("commit") || first.is("end");
-        return utility(sql, fingerprint, (values, session) -> Mono.fromSupplier(() -> {
+        return utility(sql, fingerprint, (values, session) -> Mono.defer(() -> {
             boolean failed = session.block() == SqlSession.Block.FAILED;
-            session.end();
-            return SqlResult.command(commit && !failed ? "COMMIT" : "ROLLBACK");
+            TransactionBlock writes = session.writes();
+            if (!commit || failed || writes == null) {
+                session.end();
+                return Mono.just(SqlResult.command(commit && !failed ? "COMMIT" : "ROLLBACK"));
+            }
+            // the block ends whether its writes commit or are refused: either way nothing of it is pending after COMMIT
+            return writes.commit(engine.controller())
+                    .map(ts -> new SqlResult("COMMIT", null, null, 0, null, ts))
+                    .defaultIfEmpty(SqlResult.command("COMMIT"))
+                    .doOnSuccess(r -> session.end())
+                    .doOnError(e -> session.end())
+                    .doOnCancel(session::end);
         }));
     }
 

@@ -149,6 +149,42 @@ public final class SqlEngine {
                 + named.policy().eviction().orElseThrow().weightedSize().orElse(0);
     }
 
+    /** Whether {@code sql} is a {@code COPY ... FROM STDIN}, which {@link #copyIn} starts. */
+    public static boolean copiesIn(String sql) {
+        return CopyIn.is(sql);
+    }
+
+    /**
+     * Starts a {@code COPY ... FROM STDIN} in {@code session} (the table and options checked; a failed
+     * block refused with {@code 25P02}); its data then comes through the returned {@link SqlCopyIn}.
+     */
+    public SqlCopyIn copyIn(String sql, SqlSession session) {
+        try {
+            return CopyIn.start(controller, sql, session);
+        } catch (RuntimeException e) {
+            session.fail();
+            throw (RuntimeException) SqlErrors.map(e);
+        }
+    }
+
+    /**
+     * Whether {@code statement} is a {@code COPY ... TO STDOUT} (of a table or a query): its result's rows
+     * are its lines of COPY data, one string each, for a CopyOutResponse of {@link #copyColumns} columns.
+     */
+    public static boolean copiesOut(SqlStatement statement) {
+        return statement instanceof Prepared p && p.run instanceof CopyOut;
+    }
+
+    /** The columns of a {@code COPY ... TO STDOUT}'s lines (see {@link #copiesOut}). */
+    public static int copyColumns(SqlStatement statement) {
+        return ((CopyOut) ((Prepared) statement).run).columns();
+    }
+
+    /** The controller statements run against. */
+    Controller controller() {
+        return controller;
+    }
+
     /** The limits statements are held to. */
     public SqlLimits limits() {
         return limits;
@@ -466,18 +502,17 @@ public final class SqlEngine {
 
     /**
      * Refuses what may not run in the session's transaction block: anything but its end in a failed
-     * block ({@code 25P02}), writes and catalog changes in an open one (Tandem applies each on its own,
-     * so a ROLLBACK could not undo them).
+     * block ({@code 25P02}), catalog changes in an open one (Tandem applies each on its own, so a
+     * ROLLBACK could not undo them; writes are held by the block, see {@link TransactionBlock}).
      */
     private static void inBlock(Prepared p, SqlSession session) {
         SqlSession.Block block = session.block();
         if (block == SqlSession.Block.FAILED && !SqlCursors.endsBlock(p.text)) {
             throw SqlCursors.aborted();
         }
-        SqlStatement.Kind kind = p.kind;
-        if (block == SqlSession.Block.OPEN && (kind == SqlStatement.Kind.WRITE || kind == SqlStatement.Kind.DDL)) {
+        if (block == SqlSession.Block.OPEN && p.kind == SqlStatement.Kind.DDL && !new SqlLexer(p.text).peek().is("truncate")) {
             throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
-                    + " in a transaction block; Tandem applies each write and catalog change on its own, run it outside BEGIN ... COMMIT");
+                    + " in a transaction block; Tandem applies each catalog change on its own, run it outside BEGIN ... COMMIT");
         }
     }
 
@@ -502,6 +537,11 @@ public final class SqlEngine {
                 return Flux.error(new SqlException(SqlException.SYNTAX, "not a SUBSCRIBE"));
             }
             inBlock(p, session);
+            TransactionBlock writes = session.writes();
+            if (writes != null && writes.wrote()) {
+                return Flux.error(SqlException.notSupported("SUBSCRIBE in a transaction block that wrote (a change stream cannot show uncommitted writes);"
+                        + " subscribe outside the block"));
+            }
             Mono<Prepared> current = fresh(p, controller.catalogSnapshot()) ? Mono.just(p)
                     : prepareAsync(p.text, new SqlSession()).map(s -> (Prepared) s);
             return current.flatMapMany(again -> {
@@ -692,7 +732,7 @@ public final class SqlEngine {
             case "update" -> writes.update(sql, fingerprint);
             case "truncate" -> writes.truncate(sql, fingerprint);
             case "subscribe" -> subscribe.prepare(sql, sql, lex, fingerprint);
-            case "copy" -> subscribe.prepareCopy(sql, lex, fingerprint);
+            case "copy" -> CopyOut.is(sql) ? CopyOut.prepare(this, sql, fingerprint) : subscribe.prepareCopy(sql, lex, fingerprint);
             case "begin", "start", "commit", "rollback", "end", "abort" -> cursors.transaction(sql, lex, fingerprint);
             case "declare" -> cursors.declare(sql, lex, fingerprint);
             case "close" -> cursors.close(sql, lex, fingerprint);
@@ -908,11 +948,16 @@ public final class SqlEngine {
             Long offset = q.sort.offset == null ? null : tr.count(q.sort.offset, "OFFSET");
             finishing = new Finishing(RelTranslator.orderings(q.sort.getCollation()), limit, offset == null ? 0 : offset);
         }
-        Read simple = simpleRead(q.body, tr, finishing, isolation, asOf);
+        TransactionBlock block = session.writes();
+        boolean pending = block != null && block.wrote();
+        Read simple = pending ? null : simpleRead(q.body, tr, finishing, isolation, asOf);
         if (simple != null) {
             return simple;
         }
         Plan plan = tr.translate(q.body).plan();
+        if (pending) {
+            plan = block.overlay(plan, controller, asOf);
+        }
         return new Read(new ReadRequest(null, plan, null, null, finishing, isolation, asOf, null), "slow path: a transient dataflow");
     }
 
@@ -1079,7 +1124,8 @@ public final class SqlEngine {
 
     /** Runs a planned query: a {@link PointLookup} binds its key and nothing else; any other query is translated with its values. */
     Mono<SqlResult> runQuery(Query q, PointLookup lookup, List<Object> values, SqlSession session) {
-        ReadRequest request = lookup == null ? null
+        TransactionBlock block = session.writes();
+        ReadRequest request = lookup == null || block != null && block.wrote() ? null
                 : lookup.request(values, session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null, q.asOf);
         if (request == null) {
             request = read(q, values, session).request;
@@ -1154,9 +1200,13 @@ public final class SqlEngine {
     private Prepared createTable(String sql, SqlLexer lex, String fingerprint) {
         boolean ifNotExists = ifNotExists(lex);
         String name = lex.name("a table name");
+        if (lex.peek().is("as")) {
+            return CreateTableAs.plan(this, this::blocking, sql, fingerprint, lex, name, ifNotExists);
+        }
         lex.expectPunct("(");
         List<Column> columns = new ArrayList<>();
         List<CatalogEntry.Key> keys = new ArrayList<>();
+        java.util.Map<String, Object> defaults = new java.util.HashMap<>();
         do {
             SqlLexer.Token at = lex.peek();
             if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
@@ -1198,7 +1248,12 @@ public final class SqlEngine {
                     keys.add(new CatalogEntry.Key(constraint, List.of(col), true));
                 } else if (lex.accept("unique")) {
                     keys.add(new CatalogEntry.Key(constraint, List.of(col), false));
-                } else if (lex.peek().is("references") || lex.peek().is("default") || lex.peek().is("check")) {
+                } else if (lex.accept("default")) {
+                    Object value = ColumnDefaults.parse(sql, lex, col, t);
+                    if (value != null) {
+                        defaults.put(col, value);
+                    }
+                } else if (lex.peek().is("references") || lex.peek().is("check")) {
                     throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
                 } else if (constraint != null) {
                     throw lex.error("expected NOT NULL, NULL, PRIMARY KEY or UNIQUE", lex.peek());
@@ -1215,7 +1270,7 @@ public final class SqlEngine {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
-            controller.createTable(name, columns, keys);
+            controller.createTable(name, columns, keys, defaults);
             return SqlResult.command("CREATE TABLE");
         }));
     }

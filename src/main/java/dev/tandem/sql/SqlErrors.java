@@ -61,19 +61,28 @@ final class SqlErrors {
         }
     }
 
+    /** The SQL error for an expression's evaluation error on a row ({@code 1 / 0}), as the dataflows report it. */
+    static SqlException evaluation(String message) {
+        return new SqlException(invalid(message), message);
+    }
+
+    private static String invalid(String m) {
+        return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
+                : m.contains("escape string") || m.contains("escape character") ? "22025"
+                : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
+                : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION
+                : m.contains("cannot cast") ? SqlException.INVALID_TEXT
+                : m.contains("name '") && m.contains("is not valid") ? SqlException.INVALID_NAME
+                : SqlException.DATA_EXCEPTION;
+    }
+
     private static String state(ControllerException c) {
         String m = c.getMessage() == null ? "" : c.getMessage();
         return switch (c.kind()) {
             case NOT_FOUND -> m.contains("not an index") || m.contains("not a view") || m.contains("not a table") ? "42809" : SqlException.UNDEFINED_TABLE;
             case CONFLICT -> m.contains("already exists") ? SqlException.DUPLICATE_OBJECT
                     : m.contains("is used by") || m.contains("requires it") ? SqlException.DEPENDENT_OBJECTS : "55000";
-            case INVALID -> m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
-                    : m.contains("escape string") || m.contains("escape character") ? "22025"
-                    : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
-                    : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION
-                    : m.contains("cannot cast") ? SqlException.INVALID_TEXT
-                    : m.contains("name '") && m.contains("is not valid") ? SqlException.INVALID_NAME
-                    : SqlException.DATA_EXCEPTION;
+            case INVALID -> invalid(m);
             case BEFORE_SINCE -> SqlException.SNAPSHOT_TOO_OLD;
             case TOO_LARGE -> SqlException.PROGRAM_LIMIT;
             case OVERLOADED -> SqlException.TOO_MANY_READS;

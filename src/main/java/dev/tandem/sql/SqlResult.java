@@ -26,6 +26,7 @@ public record SqlResult(String command, List<SqlColumn> columns, List<Object[]> 
             case "INSERT" -> "INSERT 0 " + rowCount;
             case "DELETE" -> "DELETE " + rowCount;
             case "UPDATE" -> "UPDATE " + rowCount;
+            case "COPY" -> "COPY " + rowCount;
             default -> command;
         };
     }

@@ -12,10 +12,11 @@ import java.util.function.Supplier;
  * cursors declared in it, and how a change stream takes a permit. Confined to one connection, except
  * {@link #close}, which may come from the thread that saw the connection end.
  *
- * <p><b>Transaction blocks.</b> A block groups reads and cursors the way PostgreSQL's does, but Tandem
- * applies each write on its own, so writes and catalog changes are refused inside one. After an error
- * in a block every statement but {@code COMMIT} and {@code ROLLBACK} fails with {@code 25P02}; ending
- * the block closes its cursors (their subscriptions, holds and permits with them).
+ * <p><b>Transaction blocks.</b> A block groups reads, cursors and writes the way PostgreSQL's does: its
+ * writes are held in a {@link TransactionBlock} until {@code COMMIT} makes them one write (catalog changes
+ * are refused inside one). After an error in a block every statement but {@code COMMIT} and
+ * {@code ROLLBACK} fails with {@code 25P02}; ending the block closes its cursors (their subscriptions,
+ * holds and permits with them) and forgets its writes unless they were committed.
  */
 public final class SqlSession {
 
@@ -44,6 +45,7 @@ public final class SqlSession {
     private volatile boolean strict;
     private volatile boolean wrote;
     private Block block = Block.IDLE;
+    private TransactionBlock writes;
     private final Map<String, SqlCursor> cursors = new LinkedHashMap<>();
     private Supplier<Runnable> streamPermits = () -> () -> { };
 
@@ -106,7 +108,24 @@ public final class SqlSession {
     synchronized void begin() {
         if (block == Block.IDLE) {
             block = Block.OPEN;
+            writes = new TransactionBlock();
         }
+    }
+
+    /** The writes of the open transaction block, or null outside a block. */
+    synchronized TransactionBlock writes() {
+        return writes;
+    }
+
+    /**
+     * A session whose reads are strict and see this session's uncommitted writes: how a write reads the
+     * rows it changes (as of the last acknowledged write, with the block's own writes).
+     */
+    SqlSession strictReader() {
+        SqlSession reader = new SqlSession();
+        reader.strict = true;
+        reader.writes = writes();
+        return reader;
     }
 
     /** Ends the block (COMMIT or ROLLBACK): its cursors are closed. */
@@ -114,6 +133,7 @@ public final class SqlSession {
         List<SqlCursor> open;
         synchronized (this) {
             block = Block.IDLE;
+            writes = null;
             open = new ArrayList<>(cursors.values());
             cursors.clear();
         }

@@ -41,7 +41,7 @@ import reactor.core.publisher.Mono;
  * <p>{@code INSERT ... VALUES} of literals and parameters converts them to the columns' types (a quoted
  * literal is parsed as the column's type, as PostgreSQL assigns an unknown literal); {@code VALUES} with
  * other expressions and {@code INSERT ... SELECT} run as a query whose rows are inserted. Columns the
- * statement does not name, and {@code DEFAULT}, are NULL (tables have no column defaults).
+ * statement does not name, and {@code DEFAULT}, take the column's default ({@link ColumnDefaults}; NULL without one).
  */
 final class WritePlanner {
 
@@ -56,15 +56,18 @@ final class WritePlanner {
     // ------------------------------------------------------------------ INSERT
 
     SqlEngine.Prepared insert(String sql, String fingerprint) {
-        SqlEngine.Params params = SqlEngine.params(sql);
+        Returning.Split split = Returning.split(sql);
+        SqlEngine.Params params = SqlEngine.params(split.statement());
         SqlInsert ins = (SqlInsert) CalcitePlanner.parse(params.text());
         CatalogEntry.Table table = table(ins.getTargetTable(), "insert into");
+        Returning returning = Returning.plan(engine, table, null, split);
         List<Column> cols = table.schema().columns();
         SqlNode source = ins.getSource();
         SqlNodeList list = ins.getTargetColumnList();
         if (source.getKind() == SqlKind.VALUES && constants(source)) {
             List<SqlNode> tuples = ((SqlCall) source).getOperandList();
-            return insertValues(sql, fingerprint, params, table, targets(table, list, ((SqlCall) tuples.get(0)).operandCount(), source), tuples);
+            return insertValues(sql, fingerprint, params, table, targets(table, list, ((SqlCall) tuples.get(0)).operandCount(), source), tuples,
+                    returning);
         }
         typeUntyped(table, list, source);
         SqlEngine.Query q = engine.planQuery(source, params, null, null);
@@ -74,29 +77,25 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(i), cols.get(targets[i]), source);
         }
-        String name = table.name();
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, strict())
-                .flatMap(found -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
+                session.strictReader()).flatMap(found -> {
                     if (found.rows().isEmpty()) {
-                        return Mono.just(new SqlResult("INSERT", null, null, 0, null, null));
+                        return Mono.just(none("INSERT", returning));
                     }
                     List<RowDiff> rows = new ArrayList<>();
                     for (Object[] r : found.rows()) {
-                        Object[] row = new Object[cols.size()];
+                        Object[] row = ColumnDefaults.initial(table);
                         for (int i = 0; i < targets.length; i++) {
                             row[targets[i]] = assign(r[i], from.get(i), cols.get(targets[i]));
                         }
                         rows.add(new RowDiff(packed(table, row), 1));
                     }
-                    return controller.write(name, rows).map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("INSERT", null, null, rows.size(), null, ts);
-                    });
+                    return written(session, table, rows, "INSERT", rows.size(), returning);
                 }), true);
     }
 
     private SqlEngine.Prepared insertValues(String sql, String fingerprint, SqlEngine.Params params, CatalogEntry.Table table, int[] targets,
-            List<SqlNode> tuples) {
+            List<SqlNode> tuples, Returning returning) {
         List<Column> cols = table.schema().columns();
         DatumType[] paramTypes = new DatumType[params.count()];
         for (SqlNode tuple : tuples) {
@@ -112,22 +111,18 @@ final class WritePlanner {
         for (DatumType t : paramTypes) {
             pTypes.add(t == null ? DatumType.STRING : t);
         }
-        String name = table.name();
-        return new SqlEngine.Prepared(sql, fingerprint, null, pTypes, (values, session) -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> {
             List<RowDiff> rows = new ArrayList<>();
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-                Object[] row = new Object[cols.size()];
+                Object[] row = ColumnDefaults.initial(table);
                 for (int i = 0; i < vals.size(); i++) {
-                    row[targets[i]] = constant(vals.get(i), cols.get(targets[i]).type(), values, params);
+                    row[targets[i]] = isDefault(vals.get(i)) ? ColumnDefaults.of(table, targets[i])
+                            : constant(vals.get(i), cols.get(targets[i]).type(), values, params);
                 }
                 rows.add(new RowDiff(packed(table, row), 1));
             }
-            return controller.write(name, rows)
-                    .map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("INSERT", null, null, tuples.size(), null, ts);
-                    });
+            return written(session, table, rows, "INSERT", tuples.size(), returning);
         }, true);
     }
 
@@ -144,14 +139,14 @@ final class WritePlanner {
                 SqlCall row = (SqlCall) tuple;
                 checkArity(row.operandCount(), columns.length, tuple);
                 for (int i = 0; i < row.operandCount(); i++) {
-                    row.setOperand(i, assignable(row.operand(i), cols.get(columns[i]).type()));
+                    row.setOperand(i, assignable(defaulted(table, columns[i], row.operand(i)), cols.get(columns[i]).type()));
                 }
             }
         } else if (source instanceof SqlSelect select && select.getSelectList().stream().noneMatch(WritePlanner::star)) {
             SqlNodeList items = select.getSelectList();
             int[] columns = targets(table, list, items.size(), source);
             for (int i = 0; i < items.size() && i < columns.length; i++) {
-                items.set(i, assignable(items.get(i), cols.get(columns[i]).type()));
+                items.set(i, assignable(defaulted(table, columns[i], items.get(i)), cols.get(columns[i]).type()));
             }
         }
     }
@@ -184,6 +179,15 @@ final class WritePlanner {
             targets[i] = c;
         }
         return targets;
+    }
+
+    private static boolean isDefault(SqlNode n) {
+        return n instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT;
+    }
+
+    /** {@code DEFAULT} for column {@code column} as its default (a literal or NULL); any other expression as it is. */
+    private static SqlNode defaulted(CatalogEntry.Table table, int column, SqlNode e) {
+        return isDefault(e) ? ColumnDefaults.expression(table, column, e.getParserPosition()) : e;
     }
 
     private static boolean star(SqlNode item) {
@@ -253,11 +257,22 @@ final class WritePlanner {
     // ------------------------------------------------------------------ UPDATE
 
     SqlEngine.Prepared update(String sql, String fingerprint) {
-        SqlEngine.Params params = SqlEngine.params(sql);
-        SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(params.text());
+        Returning.Split split = Returning.split(sql);
+        SqlEngine.Params params = SqlEngine.params(split.statement());
+        List<int[]> defaults = new ArrayList<>();
+        SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(ColumnDefaults.setDefaults(params.text(), defaults));
         CatalogEntry.Table table = table(upd.getTargetTable(), "update");
+        Returning returning = Returning.plan(engine, table, upd.getAlias() == null ? null : upd.getAlias().getSimple(), split);
         List<Column> cols = table.schema().columns();
         SqlNodeList targetList = upd.getTargetColumnList();
+        for (int i = 0; i < targetList.size(); i++) {
+            SqlNode e = upd.getSourceExpressionList().get(i);
+            SqlParserPos pos = e.getParserPosition();
+            if (e instanceof SqlLiteral l && l.getTypeName() == SqlTypeName.NULL
+                    && defaults.stream().anyMatch(lc -> lc[0] == pos.getLineNum() && lc[1] == pos.getColumnNum())) {
+                upd.getSourceExpressionList().set(i, SqlStdOperatorTable.DEFAULT.createCall(pos));
+            }
+        }
         int[] targets = new int[targetList.size()];
         List<SqlNode> select = new ArrayList<>();
         select.add(SqlIdentifier.star(SqlParserPos.ZERO));
@@ -269,7 +284,7 @@ final class WritePlanner {
                     throw at(new SqlException(SqlException.SYNTAX, "multiple assignments to same column \"" + id.getSimple() + "\""), id);
                 }
             }
-            select.add(assignable(upd.getSourceExpressionList().get(i), cols.get(targets[i]).type()));
+            select.add(assignable(defaulted(table, targets[i], upd.getSourceExpressionList().get(i)), cols.get(targets[i]).type()));
         }
         String alias = upd.getAlias() == null ? "" : " AS " + quoted(upd.getAlias().getSimple());
         SqlSelect query = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()) + alias);
@@ -281,11 +296,10 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(n + i), cols.get(targets[i]), upd.getSourceExpressionList().get(i));
         }
-        String name = table.name();
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> engine.runQuery(q, values, strict())
-                .flatMap(found -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
+                session.strictReader()).flatMap(found -> {
                     if (found.rows().isEmpty()) {
-                        return Mono.just(new SqlResult("UPDATE", null, null, 0, null, null));
+                        return Mono.just(none("UPDATE", returning));
                     }
                     // one write: each old row retracted and its new version inserted, at one timestamp
                     List<RowDiff> rows = new ArrayList<>();
@@ -298,40 +312,35 @@ final class WritePlanner {
                         rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(old)), -1));
                         rows.add(new RowDiff(packed(table, updated), 1));
                     }
-                    return controller.write(name, rows).map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("UPDATE", null, null, found.rows().size(), null, ts);
-                    });
+                    return written(session, table, rows, "UPDATE", found.rows().size(), returning);
                 }), true);
     }
 
     // ------------------------------------------------------------------ DELETE
 
     SqlEngine.Prepared delete(String sql, String fingerprint) {
-        SqlEngine.Params params = SqlEngine.params(sql);
+        Returning.Split split = Returning.split(sql);
+        SqlEngine.Params params = SqlEngine.params(split.statement());
         SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
         if (del.getAlias() != null) {
             throw at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
         }
         CatalogEntry.Table table = table(del.getTargetTable(), "delete from");
+        Returning returning = Returning.plan(engine, table, null, split);
         SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()));
         select.setWhere(del.getCondition());
         SqlEngine.Query q = engine.planQuery(select, params, null, null);
-        String name = table.name();
-        return new SqlEngine.Prepared(sql, fingerprint, null, q.paramTypes(), (values, session) -> {
+        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> {
             // the rows to retract, read as of the last acknowledged write
-            return engine.runQuery(q, values, strict()).flatMap(found -> {
+            return engine.runQuery(q, values, session.strictReader()).flatMap(found -> {
                 if (found.rows().isEmpty()) {
-                    return Mono.just(new SqlResult("DELETE", null, null, 0, null, null));
+                    return Mono.just(none("DELETE", returning));
                 }
                 List<RowDiff> rows = new ArrayList<>();
                 for (Object[] r : found.rows()) {
                     rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                 }
-                return controller.write(name, rows).map(ts -> {
-                    session.wrote(true);
-                    return new SqlResult("DELETE", null, null, found.rows().size(), null, ts);
-                });
+                return written(session, table, rows, "DELETE", found.rows().size(), returning);
             });
         }, true);
     }
@@ -364,7 +373,7 @@ final class WritePlanner {
             throw new SqlException("42809", "\"" + target + "\" is not a table", lc[0], lc[1]);
         }
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlEngine.params(""), null, null);
-        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, strict())
+        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, session.strictReader())
                 .flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(new SqlResult("TRUNCATE TABLE", null, null, 0, null, null));
@@ -373,10 +382,7 @@ final class WritePlanner {
                     for (Object[] r : found.rows()) {
                         rows.add(new RowDiff(Row.pack(table.schema().types(), Arrays.asList(r)), -1));
                     }
-                    return controller.write(table.name(), rows).map(ts -> {
-                        session.wrote(true);
-                        return new SqlResult("TRUNCATE TABLE", null, null, 0, null, ts);
-                    });
+                    return written(session, table, rows, "TRUNCATE TABLE", 0, null);
                 }), true);
     }
 
@@ -387,11 +393,34 @@ final class WritePlanner {
 
     // ------------------------------------------------------------------ assignment
 
-    /** A session whose reads are strict: a write reads the rows it changes as of the last acknowledged write. */
-    private static SqlSession strict() {
-        SqlSession strict = new SqlSession();
-        strict.strict(true);
-        return strict;
+    /**
+     * Makes a statement's rows durable as one write, answering its command tag once they are; inside a
+     * transaction block, adds them to the block's writes instead (made durable at COMMIT).
+     */
+    private Mono<SqlResult> written(SqlSession session, CatalogEntry.Table table, List<RowDiff> rows, String command, long count,
+            Returning returning) {
+        List<SqlColumn> columns = columns(returning);
+        // RETURNING is evaluated before the write: an error in it writes nothing
+        List<Object[]> back = returning == null ? null : returning.rows(rows, command.equals("DELETE"));
+        TransactionBlock block = session.writes();
+        if (block != null) {
+            block.add(table, rows, controller);
+            session.wrote(true);
+            return Mono.just(new SqlResult(command, columns, back, count, null, null));
+        }
+        return controller.write(table.name(), rows).map(ts -> {
+            session.wrote(true);
+            return new SqlResult(command, columns, back, count, null, ts);
+        });
+    }
+
+    private static List<SqlColumn> columns(Returning returning) {
+        return returning == null ? null : returning.columns();
+    }
+
+    /** The answer of a write that changed no row: its tag, and no rows when it has a RETURNING list. */
+    private static SqlResult none(String command, Returning returning) {
+        return new SqlResult(command, columns(returning), returning == null ? null : List.of(), 0, null, null);
     }
 
     /**

@@ -241,7 +241,7 @@ final class WriteAdmission {
             if (deletes != null) {
                 String negative = negativeCount(id, deletes);
                 if (negative != null) {
-                    return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + negative));
+                    return Mono.error(new RowsGoneException("write to table '" + id + "' rejected: " + negative));
                 }
             }
             if (keyInserts != null) {

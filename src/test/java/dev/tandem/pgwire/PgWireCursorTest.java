@@ -178,7 +178,7 @@ class PgWireCursorTest {
             s.execute("DECLARE d CURSOR FOR SELECT k FROM t");
             state("42P03", () -> s.execute("DECLARE d CURSOR FOR SELECT k FROM t"));
             c.rollback();
-            state("25006", () -> s.execute("INSERT INTO t VALUES (3)"));
+            state("25006", () -> s.execute("CREATE TABLE t2 (k bigint)"));
             c.rollback();
             state("42P01", () -> s.execute("DECLARE e CURSOR FOR SUBSCRIBE nope"));
             c.rollback();

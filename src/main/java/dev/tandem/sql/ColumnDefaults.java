@@ -1,0 +1,148 @@
+package dev.tandem.sql;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.row.DatumType;
+import java.math.BigDecimal;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.parser.SqlParserPos;
+
+/**
+ * Column defaults ({@code CREATE TABLE t (n bigint DEFAULT 0)}): a constant per column, kept with the
+ * table in the catalog, that an {@code INSERT} gives the columns it leaves out and that {@code DEFAULT}
+ * stands for in {@code INSERT} and {@code UPDATE}. A column without one defaults to NULL. Only constants
+ * are defaults: a literal (a number, possibly signed, a string, {@code TRUE}, {@code FALSE}, {@code NULL}),
+ * possibly cast ({@code 'x'::text}); an expression such as {@code now()} is refused.
+ */
+final class ColumnDefaults {
+
+    private ColumnDefaults() {
+    }
+
+    /**
+     * The constant after {@code DEFAULT} for a column of type {@code type}, as a value of that type (null
+     * for NULL); the lexer is left after it. Anything but a constant is refused with {@code 0A000}.
+     */
+    static Object parse(String sql, SqlLexer lex, String column, DatumType type) {
+        SqlLexer.Token start = lex.peek();
+        boolean negative = false;
+        if (lex.acceptPunct("-")) {
+            negative = true;
+        } else {
+            lex.acceptPunct("+");
+        }
+        SqlLexer.Token t = lex.take();
+        Object value;
+        if (t.kind() == SqlLexer.Kind.NUMBER) {
+            BigDecimal n = new BigDecimal(t.text());
+            value = negative ? n.negate() : n;
+        } else if (negative) {
+            throw notConstant(sql, column, start);
+        } else if (t.kind() == SqlLexer.Kind.STRING) {
+            value = t.text();
+        } else if (t.is("true") || t.is("false")) {
+            value = t.is("true");
+        } else if (t.is("null")) {
+            value = null;
+        } else {
+            throw notConstant(sql, column, start);
+        }
+        if (lex.peek().isPunct(":")) {
+            lex.take();
+            lex.expectPunct(":");
+            SqlLexer.Token typeAt = lex.peek();
+            StringBuilder name = new StringBuilder(lex.name("a type"));
+            if (name.toString().equals("double") && lex.accept("precision")) {
+                name.append(" precision");
+            } else if (name.toString().equals("character") && lex.accept("varying")) {
+                name.append(" varying");
+            }
+            DatumType cast = SqlTypes.ofName(name.toString());
+            if (cast == null) {
+                int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
+                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + name, lc[0], lc[1]);
+            }
+            value = SqlTypes.convert(value instanceof BigDecimal d && cast == DatumType.STRING ? d.toPlainString() : value, cast);
+        }
+        SqlLexer.Token after = lex.peek();
+        boolean ends = after.isPunct(",") || after.isPunct(")") || after.is("not") || after.is("null") || after.is("primary")
+                || after.is("unique") || after.is("constraint") || after.is("references") || after.is("check") || after.is("default");
+        if (!ends) {
+            throw notConstant(sql, column, start);
+        }
+        try {
+            return SqlTypes.convert(value instanceof BigDecimal d && type == DatumType.STRING ? d.toPlainString() : value, type);
+        } catch (SqlException e) {
+            int[] lc = SqlLexer.lineColumn(sql, start.offset());
+            throw new SqlException(e.sqlState(), e.getMessage(), lc[0], lc[1]);
+        }
+    }
+
+    /**
+     * An {@code UPDATE}'s text with each {@code SET c = DEFAULT} written {@code SET c = NULL} (Calcite's
+     * parser takes no {@code DEFAULT} there), positions kept; the line and column of each are added to
+     * {@code at}, so the planner can tell them from a NULL the statement wrote.
+     */
+    static String setDefaults(String sql, java.util.List<int[]> at) {
+        StringBuilder b = null;
+        java.util.List<SqlLexer.Token> tokens = new SqlLexer(sql).tokens();
+        int depth = 0;
+        boolean inSet = false;
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            SqlLexer.Token t = tokens.get(i);
+            if (t.isPunct("(")) {
+                depth++;
+            } else if (t.isPunct(")")) {
+                depth--;
+            } else if (depth == 0 && t.is("set")) {
+                inSet = true;
+            } else if (depth == 0 && (t.is("where") || t.is("from") || t.is("returning"))) {
+                inSet = false;
+            }
+            SqlLexer.Token next = tokens.get(i + 1);
+            SqlLexer.Token after = i + 2 < tokens.size() ? tokens.get(i + 2) : null;
+            if (inSet && depth == 0 && t.isPunct("=") && next.is("default") && next.text().length() == 7
+                    && (after == null || after.kind() == SqlLexer.Kind.END || after.isPunct(",") || after.isPunct(";")
+                    || after.is("where") || after.is("returning"))) {
+                if (b == null) {
+                    b = new StringBuilder(sql);
+                }
+                b.replace(next.offset(), next.offset() + 7, "NULL   ");
+                at.add(SqlLexer.lineColumn(sql, next.offset()));
+            }
+        }
+        return b == null ? sql : b.toString();
+    }
+
+    private static SqlException notConstant(String sql, String column, SqlLexer.Token at) {
+        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+        return new SqlException(SqlException.NOT_SUPPORTED, "not supported: the default of column \"" + column
+                + "\" is not a constant (defaults are literals such as 0, 'x', TRUE or NULL, possibly cast)", lc[0], lc[1]);
+    }
+
+    /** A new row of {@code table} with every column at its default. */
+    static Object[] initial(CatalogEntry.Table table) {
+        Object[] row = new Object[table.schema().arity()];
+        for (int c = 0; c < row.length; c++) {
+            row[c] = table.defaults().get(table.schema().column(c).name());
+        }
+        return row;
+    }
+
+    /** The default of column {@code column} of {@code table} (null: NULL). */
+    static Object of(CatalogEntry.Table table, int column) {
+        return table.defaults().get(table.schema().column(column).name());
+    }
+
+    /**
+     * {@code DEFAULT} for a column in an expression: its default as a quoted literal (which a write casts
+     * to the column's type, as it casts {@code '5'}), or NULL.
+     */
+    static SqlNode expression(CatalogEntry.Table table, int column, SqlParserPos pos) {
+        Object v = of(table, column);
+        if (v == null) {
+            return SqlLiteral.createNull(pos);
+        }
+        return SqlLiteral.createCharString(v instanceof Boolean b ? b.toString() : SqlTypes.text(v), pos);
+    }
+}

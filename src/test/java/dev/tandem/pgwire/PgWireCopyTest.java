@@ -1,0 +1,138 @@
+package dev.tandem.pgwire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.copy.CopyManager;
+import org.postgresql.core.BaseConnection;
+
+/**
+ * {@code COPY ... FROM STDIN} over the CopyIn sub-protocol: pgjdbc's CopyManager and psql's {@code \copy}
+ * load rows in text and CSV format as one write; a bad row or a CopyFail writes nothing.
+ */
+class PgWireCopyTest extends TrustedPgWireServer {
+
+    @TempDir
+    Path scratch;
+
+    private static List<String> rows(Statement s, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (ResultSet r = s.executeQuery(sql)) {
+            int n = r.getMetaData().getColumnCount();
+            while (r.next()) {
+                StringBuilder b = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    b.append(i > 1 ? "|" : "").append(r.getString(i));
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void copyManagerLoadsTextAndCsv() throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE ct (id bigint PRIMARY KEY, name text, qty bigint DEFAULT 7, ok boolean)");
+            CopyManager copy = new CopyManager(c.unwrap(BaseConnection.class));
+            long n = copy.copyIn("COPY ct FROM STDIN", new StringReader("1\tink\t2\tt\n2\t\\N\t\\N\tf\n3\ttab\\there\t4\ttrue\n"));
+            assertThat(n).isEqualTo(3);
+            n = copy.copyIn("COPY ct (id, name) FROM STDIN WITH (FORMAT csv, HEADER)",
+                    new StringReader("id,name\n4,\"a, \"\"quoted\"\"\nline\"\n5,\n6,\"\"\n"));
+            assertThat(n).isEqualTo(3);
+            assertThat(rows(s, "SELECT id, name, qty, ok FROM ct ORDER BY id")).containsExactly(
+                    "1|ink|2|t", "2|null|null|f", "3|tab\there|4|t", "4|a, \"quoted\"\nline|7|null", "5|null|7|null", "6||7|null");
+
+            // a bad row refuses the whole COPY, naming its line
+            assertThatThrownBy(() -> copy.copyIn("COPY ct FROM STDIN", new StringReader("7\tx\t1\tt\n8\ty\tnot a number\tt\n")))
+                    .isInstanceOfSatisfying(SQLException.class, e -> {
+                        assertThat(e.getSQLState()).isEqualTo("22P02");
+                        assertThat(e.getMessage()).contains("line 2");
+                    });
+            assertThatThrownBy(() -> copy.copyIn("COPY ct FROM STDIN", new StringReader("1\tdup\t1\tt\n")))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23505"));
+            assertThatThrownBy(() -> copy.copyIn("COPY nope FROM STDIN", new StringReader("")))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42P01"));
+            assertThat(rows(s, "SELECT count(*) FROM ct")).containsExactly("6");
+
+            // inside a block, the COPY is one of the block's writes
+            c.setAutoCommit(false);
+            assertThat(copy.copyIn("COPY ct (id) FROM STDIN", new StringReader("9\n10\n"))).isEqualTo(2);
+            assertThat(rows(s, "SELECT count(*) FROM ct")).containsExactly("8");
+            c.rollback();
+            c.setAutoCommit(true);
+            assertThat(rows(s, "SELECT count(*) FROM ct")).containsExactly("6");
+        }
+    }
+
+    @Test
+    void copyManagerCopiesOutTextAndCsv() throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE co (id bigint, name text, price double precision)");
+            s.execute("INSERT INTO co VALUES (1, 'ink', 1.5), (2, NULL, NULL), (3, 'a,\"b\"', 2), (4, '', 0.25), (5, 'tab\there', -1)");
+            CopyManager copy = new CopyManager(c.unwrap(BaseConnection.class));
+            java.io.StringWriter text = new java.io.StringWriter();
+            assertThat(copy.copyOut("COPY (SELECT id, name, price FROM co ORDER BY id) TO STDOUT", text)).isEqualTo(5);
+            assertThat(text.toString()).isEqualTo("1\tink\t1.5\n2\t\\N\t\\N\n3\ta,\"b\"\t2\n4\t\t0.25\n5\ttab\\there\t-1\n");
+            java.io.StringWriter csv = new java.io.StringWriter();
+            assertThat(copy.copyOut("COPY (SELECT id, name FROM co ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)", csv)).isEqualTo(5);
+            assertThat(csv.toString()).isEqualTo("id,name\n1,ink\n2,\n3,\"a,\"\"b\"\"\"\n4,\"\"\n5,tab\there\n");
+            java.io.StringWriter table = new java.io.StringWriter();
+            assertThat(copy.copyOut("COPY co TO STDOUT", table)).isEqualTo(5);
+            assertThat(table.toString().lines().sorted().toList()).hasSize(5).contains("1\tink\t1.5");
+            // what COPY TO writes, COPY FROM reads back
+            s.execute("CREATE TABLE co2 (id bigint, name text, price double precision)");
+            assertThat(copy.copyIn("COPY co2 FROM STDIN WITH (FORMAT csv, HEADER)",
+                    new StringReader("id,name,price\n" + csv.toString().lines().skip(1).map(l -> l + ",1").collect(java.util.stream.Collectors.joining("\n")))))
+                    .isEqualTo(5);
+            assertThat(rows(s, "SELECT id, name FROM co2 ORDER BY id")).containsExactly("1|ink", "2|null", "3|a,\"b\"", "4|", "5|tab\there");
+        }
+    }
+
+    @Test
+    void psqlCopiesAFile() throws Exception {
+        String psql = PgWireTesting.psql();
+        if (psql == null) {
+            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
+                    "no psql on the PATH on CI: .ci/run installs postgresql-client");
+            System.err.println("!!! PgWireCopyTest SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
+        }
+        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        Path csv = scratch.resolve("rows.csv");
+        StringBuilder b = new StringBuilder("id,v\n");
+        for (int i = 0; i < 5000; i++) {
+            b.append(i).append(",v").append(i).append('\n');
+        }
+        Files.writeString(csv, b.toString());
+        Path text = scratch.resolve("rows.txt");
+        Files.writeString(text, "9000\tnine\n9001\t\\N\n");
+        Path script = scratch.resolve("copy.sql");
+        Files.writeString(script, "CREATE TABLE pc (id bigint NOT NULL, v text);\n"
+                + "\\copy pc FROM '" + csv + "' WITH (FORMAT csv, HEADER)\n"
+                + "\\copy pc FROM '" + text + "'\n"
+                + "SELECT count(*), count(v), max(id) FROM pc;\n");
+        Process p = new ProcessBuilder(psql, "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "-U", "someone", "-d", "tandem",
+                "-X", "-A", "-t", "-f", script.toString())
+                .redirectErrorStream(true)
+                .start();
+        p.getOutputStream().close();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("psql finished").isTrue();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(out).as(out).contains("COPY 5000\nCOPY 2\n5002|5001|9001\n");
+        assertThat(p.exitValue()).isZero();
+    }
+}
