@@ -716,6 +716,10 @@ final class RelTranslator {
             default -> {
             }
         }
+        Expr pg = PgFunctions.translate(this, call, in);
+        if (pg != null) {
+            return pg;
+        }
         String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
         Func f = switch (name) {
             case "||" -> Func.CONCAT;
@@ -872,7 +876,7 @@ final class RelTranslator {
      * meet at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
      * COALESCE} branches: 42804), never compared as some common type.
      */
-    private static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
+    static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
         DatumType target = null;
         boolean numeric = true;
         boolean anyFloat = false;
