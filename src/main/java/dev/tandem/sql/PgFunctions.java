@@ -74,7 +74,8 @@ final class PgFunctions {
             function("GREATEST", ReturnTypes.LEAST_RESTRICTIVE, OperandTypes.ONE_OR_MORE),
             function("LEAST", ReturnTypes.LEAST_RESTRICTIVE, OperandTypes.ONE_OR_MORE),
             SqlLibraryOperators.BOOL_AND,
-            SqlLibraryOperators.BOOL_OR));
+            SqlLibraryOperators.BOOL_OR,
+            SqlLibraryOperators.STRING_AGG));
 
     private PgFunctions() {
     }

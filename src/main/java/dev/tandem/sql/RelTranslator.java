@@ -327,19 +327,38 @@ final class RelTranslator {
         List<Object> defaults = new ArrayList<>();
         // per aggregate, the column whose distinct values it reads (DISTINCT), or -1 for all rows
         List<Integer> distinctOf = new ArrayList<>();
+        // columns computed for aggregates of the distinct values of an expression (a FILTER's), after the input's
+        List<Expr> extra = new ArrayList<>();
         for (AggregateCall call : agg.getAggCallList()) {
-            if (call.filterArg >= 0) {
-                throw SqlException.notSupported("FILTER on an aggregate");
-            }
             if (call.getArgList().size() > 1) {
                 throw SqlException.notSupported("aggregate " + call.getAggregation().getName() + " of several arguments");
             }
             Expr arg = call.getArgList().isEmpty() ? null : Expr.col(call.getArgList().get(0));
             DatumType argType = arg == null ? null : in.types().get(call.getArgList().get(0));
+            if (call.filterArg >= 0) {
+                // FILTER (WHERE f): a row f does not keep (false or NULL) is a NULL argument, which every aggregate skips
+                arg = Expr.call(Func.IF, Expr.col(call.filterArg), arg == null ? Expr.lit(true, DatumType.BOOL) : arg,
+                        Expr.lit(null, arg == null ? DatumType.BOOL : argType));
+            }
             SqlKind kind = call.getAggregation().getKind();
+            String aggName = call.getAggregation().getName().toLowerCase(Locale.ROOT);
             int at = n + aggs.size();
             // min and max of the distinct values are those of all values
-            int distinct = call.isDistinct() && arg != null && kind != SqlKind.MIN && kind != SqlKind.MAX ? call.getArgList().get(0) : -1;
+            int distinct = call.isDistinct() && arg != null && kind != SqlKind.MIN && kind != SqlKind.MAX
+                    ? arg instanceof Expr.Col c ? c.index() : in.types().size() + extra.size() : -1;
+            if (distinct >= in.types().size()) {
+                extra.add(arg);
+            }
+            if (PgAggregates.isOwn(aggName, kind)) {
+                if (call.isDistinct() && !aggName.startsWith("bool") && !aggName.equals("every")) {
+                    throw SqlException.notSupported(aggName + "(DISTINCT ...)");
+                }
+                PgAggregates.add(aggName, arg, argType, at, aggs, finals, types, defaults);
+                while (distinctOf.size() < aggs.size()) {
+                    distinctOf.add(-1);
+                }
+                continue;
+            }
             switch (kind) {
                 case COUNT -> {
                     aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
@@ -379,6 +398,14 @@ final class RelTranslator {
             while (distinctOf.size() < aggs.size()) {
                 distinctOf.add(distinct);
             }
+        }
+        if (!extra.isEmpty()) {
+            List<Expr> cols = new ArrayList<>();
+            for (int i = 0; i < in.types().size(); i++) {
+                cols.add(Expr.col(i));
+            }
+            cols.addAll(extra);
+            in = project(in, cols);
         }
         List<DatumType> reduceTypes = new ArrayList<>(types.subList(0, n));
         for (Plan.Aggregate a : aggs) {

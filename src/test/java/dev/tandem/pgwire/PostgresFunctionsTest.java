@@ -31,7 +31,8 @@ class PostgresFunctionsTest {
     static final List<String> FUNCTIONS = List.of("concat(", "concat_ws(", "position(", "strpos(", "replace(", "split_part(", "trim(",
             "btrim(", "ltrim(", "rtrim(", "lpad(", "rpad(", "left(", "right(", "length(", "repeat(", "reverse(", "initcap(", "md5(",
             "starts_with(", "translate(", " ~ ", " ~* ", " !~ ", " !~* ", "regexp_replace(", "round(", "trunc(", "floor(", "ceil(",
-            "ceiling(", "power(", "sqrt(", "exp(", "ln(", "log(", "log10(", "sign(", "greatest(", "least(", "pi(");
+            "ceiling(", "power(", "sqrt(", "exp(", "ln(", "log(", "log10(", "sign(", "greatest(", "least(", "pi(", "filter (where", "bool_and(", "bool_or(", "every(", "var_pop(", "var_samp(",
+            "variance(", "stddev(", "stddev_pop(", "stddev_samp(");
 
     static final List<String> QUERIES = List.of(
             "SELECT k, concat(s, t, n), concat(s, '|'), concat_ws('-', s, t, n), concat_ws(t, s, s) FROM fx",
@@ -72,7 +73,14 @@ class PostgresFunctionsTest {
             "SELECT k, greatest(n, 1, k), least(d, n), greatest(s, t), least(n, NULL, k), greatest(d) FROM fx",
             "SELECT k FROM fx WHERE round(d) = 2 OR floor(d) < -1",
             "SELECT k, round(d, 1) FROM fx",
-            "SELECT t, count(*), max(length(s)), min(upper(left(s, 2))) FROM fx GROUP BY t");
+            "SELECT t, count(*), max(length(s)), min(upper(left(s, 2))) FROM fx GROUP BY t",
+            "SELECT count(*) FILTER (WHERE n > 0), sum(n) FILTER (WHERE s ~ 'a'), avg(d) FILTER (WHERE d > 0), min(s) FILTER (WHERE n < 3),"
+                    + " count(DISTINCT t) FILTER (WHERE k > 2), bool_and(n > -3), bool_or(d > 50), every(s IS NOT NULL) FROM fx",
+            "SELECT n > 0, count(*) FILTER (WHERE d < 0), bool_and(d > 0), bool_or(s = ''), every(k < 9) FROM fx GROUP BY n > 0",
+            "SELECT var_pop(n), var_samp(n), variance(n), stddev(n), stddev_pop(n), stddev_samp(n), var_pop(d), stddev_samp(d) FROM fx",
+            "SELECT k % 3, var_pop(n), var_samp(d), stddev(n), stddev_pop(d) FROM fx GROUP BY k % 3",
+            "SELECT var_samp(n), stddev(n), bool_and(d > 0), count(*) FILTER (WHERE true) FROM fx WHERE k > 100",
+            "SELECT var_pop(n) FILTER (WHERE n > 0), stddev_samp(k) FILTER (WHERE d < 10) FROM fx");
 
     /** Patterns whose meaning differs between PostgreSQL and Java, refused by Tandem. */
     static final List<String> REFUSED = List.of(
@@ -82,7 +90,9 @@ class PostgresFunctionsTest {
             "SELECT k, regexp_replace(s, 'a|ab', 'x') FROM fx",
             "SELECT k, regexp_replace(s, 'a+?', 'x') FROM fx",
             "SELECT k FROM fx WHERE s ~ 'a{'",
-            "SELECT k FROM fx WHERE s ~ '\\1'");
+            "SELECT k FROM fx WHERE s ~ '\\1'",
+            "SELECT string_agg(s, ',') FROM fx",
+            "SELECT stddev(DISTINCT n) FROM fx");
 
     private static final String TABLE = "CREATE TABLE fx (k bigint, s text, t text, n bigint, d double precision)";
     private static final String ROWS = "INSERT INTO fx VALUES (1, 'hello world', 'o', 3, 2.5), (2, '', '', 0, -2.5), (3, NULL, 'x', NULL, NULL),"

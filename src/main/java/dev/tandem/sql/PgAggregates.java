@@ -1,0 +1,74 @@
+package dev.tandem.sql;
+
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.Func;
+import dev.tandem.plan.AggregateFunc;
+import dev.tandem.plan.Plan;
+import dev.tandem.row.DatumType;
+import java.util.List;
+import org.apache.calcite.sql.SqlKind;
+
+/**
+ * PostgreSQL's aggregates that Tandem computes from the reduce's own ({@code count sum min max}), so a
+ * view using them is maintained under retractions as those are: {@code bool_and}/{@code every} and
+ * {@code bool_or} are the min and max of the values as 0 and 1; {@code var_pop var_samp variance stddev_pop
+ * stddev_samp stddev} come from the count, sum and sum of squares of the values as double precision
+ * ({@code (Σx² − (Σx)²/n) / n} or {@code / (n − 1)}, never below zero), so they agree with PostgreSQL's to
+ * double precision's rounding (exactly while the sums stay below 2^53 and the values are integers or
+ * halves).
+ */
+final class PgAggregates {
+
+    private PgAggregates() {
+    }
+
+    /** Whether {@code name} (of Calcite's {@code kind}) is one of these aggregates. */
+    static boolean isOwn(String name, SqlKind kind) {
+        return switch (name) {
+            case "bool_and", "bool_or", "every" -> true;
+            default -> kind == SqlKind.STDDEV_POP || kind == SqlKind.STDDEV_SAMP || kind == SqlKind.VAR_POP || kind == SqlKind.VAR_SAMP;
+        };
+    }
+
+    /**
+     * Adds the reduce's aggregates of {@code name} over {@code arg} (its first at reduce column {@code at})
+     * and the final expression over them, its type and its value over no rows.
+     */
+    static void add(String name, Expr arg, DatumType argType, int at, List<Plan.Aggregate> aggs, List<Expr> finals, List<DatumType> types,
+            List<Object> defaults) {
+        switch (name) {
+            case "bool_and", "bool_or", "every" -> {
+                if (argType != DatumType.BOOL) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name + "(" + SqlTypes.pgName(argType) + ") does not exist");
+                }
+                aggs.add(new Plan.Aggregate(name.equals("bool_or") ? AggregateFunc.MAX : AggregateFunc.MIN, Expr.cast(arg, DatumType.INT64)));
+                finals.add(Expr.cast(Expr.col(at), DatumType.BOOL));
+                types.add(DatumType.BOOL);
+                defaults.add(null);
+            }
+            default -> {
+                if (argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name + "(" + SqlTypes.pgName(argType) + ") does not exist");
+                }
+                Expr x = argType == DatumType.FLOAT64 ? arg : Expr.cast(arg, DatumType.FLOAT64);
+                aggs.add(new Plan.Aggregate(AggregateFunc.SUM, x));
+                aggs.add(new Plan.Aggregate(AggregateFunc.SUM, Expr.call(Func.MUL, x, x)));
+                aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
+                Expr sum = Expr.col(at);
+                Expr squares = Expr.col(at + 1);
+                Expr count = Expr.col(at + 2);
+                Expr n = Expr.cast(count, DatumType.FLOAT64);
+                Expr spread = Expr.call(Func.SUB, squares, Expr.call(Func.DIV, Expr.call(Func.MUL, sum, sum), n));
+                Expr zero = Expr.lit(0.0, DatumType.FLOAT64);
+                spread = Expr.call(Func.IF, Expr.call(Func.LT, spread, zero), zero, spread);
+                boolean sample = !name.endsWith("_pop");
+                Expr variance = Expr.call(Func.IF, Expr.call(Func.GT, count, Expr.lit(sample ? 1L : 0L, DatumType.INT64)),
+                        Expr.call(Func.DIV, spread, sample ? Expr.call(Func.SUB, n, Expr.lit(1.0, DatumType.FLOAT64)) : n),
+                        Expr.lit(null, DatumType.FLOAT64));
+                finals.add(name.startsWith("stddev") ? Expr.call(Func.SQRT, variance) : variance);
+                types.add(DatumType.FLOAT64);
+                defaults.add(null);
+            }
+        }
+    }
+}
