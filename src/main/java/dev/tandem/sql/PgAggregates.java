@@ -12,14 +12,22 @@ import org.apache.calcite.sql.SqlKind;
  * PostgreSQL's aggregates that Tandem computes from the reduce's own ({@code count sum min max}), so a
  * view using them is maintained under retractions as those are: {@code bool_and}/{@code every} and
  * {@code bool_or} are the min and max of the values as 0 and 1; {@code var_pop var_samp variance stddev_pop
- * stddev_samp stddev} come from the count, sum and sum of squares of the values as double precision
- * ({@code (Σx² − (Σx)²/n) / n} or {@code / (n − 1)}, never below zero), so they agree with PostgreSQL's to
- * double precision's rounding (exactly while the sums stay below 2^53 and the values are integers or
- * halves).
+ * stddev_samp stddev} come from the count, the sum and the sum of squares of the values ({@code (Σx² −
+ * (Σx)²/n) / n} or {@code / (n − 1)} in double precision, never below zero). Of a bigint the sums are
+ * exact bigint sums, maintained by adding and retracting (a square or a sum beyond bigint's range is an
+ * overflow error, where PostgreSQL computes in numeric); of a double precision they are double sums,
+ * which a reduce recomputes per changed group, as it does {@code sum} and {@code avg} of doubles. The
+ * result is PostgreSQL's to double precision's rounding where {@code Σx²} and {@code (Σx)²/n} are not
+ * close; where they are (a spread tiny beside the mean) the subtraction loses precision that
+ * PostgreSQL's algorithms keep.
  */
 final class PgAggregates {
 
     private PgAggregates() {
+    }
+
+    private static Expr float64(Expr e, DatumType t) {
+        return t == DatumType.FLOAT64 ? e : Expr.cast(e, DatumType.FLOAT64);
     }
 
     /** Whether {@code name} (of Calcite's {@code kind}) is one of these aggregates. */
@@ -50,12 +58,11 @@ final class PgAggregates {
                 if (argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name + "(" + SqlTypes.pgName(argType) + ") does not exist");
                 }
-                Expr x = argType == DatumType.FLOAT64 ? arg : Expr.cast(arg, DatumType.FLOAT64);
-                aggs.add(new Plan.Aggregate(AggregateFunc.SUM, x));
-                aggs.add(new Plan.Aggregate(AggregateFunc.SUM, Expr.call(Func.MUL, x, x)));
+                aggs.add(new Plan.Aggregate(AggregateFunc.SUM, arg));
+                aggs.add(new Plan.Aggregate(AggregateFunc.SUM, Expr.call(Func.MUL, arg, arg)));
                 aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
-                Expr sum = Expr.col(at);
-                Expr squares = Expr.col(at + 1);
+                Expr sum = float64(Expr.col(at), argType);
+                Expr squares = float64(Expr.col(at + 1), argType);
                 Expr count = Expr.col(at + 2);
                 Expr n = Expr.cast(count, DatumType.FLOAT64);
                 Expr spread = Expr.call(Func.SUB, squares, Expr.call(Func.DIV, Expr.call(Func.MUL, sum, sum), n));
