@@ -46,7 +46,7 @@ final class PgRegexOperators {
             boolean insensitive = t.get(k + 1).isPunct("*") && t.get(k + 1).offset() == t.get(k).offset() + 1;
             int last = insensitive ? k + 1 : k;
             SqlLexer.Token before = first > 0 ? t.get(first - 1) : null;
-            if (before == null || !(before.isName() || before.kind() == SqlLexer.Kind.NUMBER || before.kind() == SqlLexer.Kind.STRING
+            if (before == null || before.kind() == SqlLexer.Kind.WORD && PgCasts.KEYWORDS.contains(before.text()) || !(before.isName() || before.kind() == SqlLexer.Kind.NUMBER || before.kind() == SqlLexer.Kind.STRING
                     || before.kind() == SqlLexer.Kind.PARAM || before.isPunct(")") || before.isPunct("?"))) {
                 // a prefix ~ (bitwise not), or ~~: left for the parser to refuse
                 searchFrom = t.get(k).offset() + 1;
