@@ -308,11 +308,34 @@ final class RelTranslator {
     // ------------------------------------------------------------------ aggregates
 
     private Translated aggregate(Aggregate agg) {
-        if (agg.getGroupType() != Aggregate.Group.SIMPLE) {
-            throw SqlException.notSupported("GROUPING SETS, ROLLUP and CUBE");
-        }
         Translated in = rel(agg.getInput());
-        List<Integer> key = agg.getGroupSet().asList();
+        if (agg.getGroupType() == Aggregate.Group.SIMPLE) {
+            return aggregate(agg, in, agg.getGroupSet().asList());
+        }
+        // GROUPING SETS, ROLLUP, CUBE: the union of the aggregate by each set, NULL in the columns a set does not group by
+        List<Integer> all = agg.getGroupSet().asList();
+        List<Plan> parts = new ArrayList<>();
+        List<DatumType> types = null;
+        for (org.apache.calcite.util.ImmutableBitSet set : agg.getGroupSets()) {
+            List<Integer> key = set.asList();
+            Translated part = aggregate(agg, in, key);
+            List<Expr> cols = new ArrayList<>();
+            for (int k : all) {
+                int at = key.indexOf(k);
+                cols.add(at >= 0 ? Expr.col(at) : Expr.lit(null, in.types().get(k)));
+            }
+            for (int i = key.size(); i < part.types().size(); i++) {
+                cols.add(Expr.col(i));
+            }
+            Translated padded = project(part, cols);
+            types = padded.types();
+            parts.add(padded.plan());
+        }
+        return new Translated(parts.size() == 1 ? parts.get(0) : new Plan.Union(parts), types);
+    }
+
+    /** The aggregate's calls over {@code in} grouped by {@code key}: the key's columns, then the calls'. */
+    private Translated aggregate(Aggregate agg, Translated in, List<Integer> key) {
         List<Plan.Aggregate> aggs = new ArrayList<>();
         List<DatumType> types = new ArrayList<>();
         for (int k : key) {

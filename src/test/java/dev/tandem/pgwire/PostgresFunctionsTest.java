@@ -32,7 +32,7 @@ class PostgresFunctionsTest {
             "btrim(", "ltrim(", "rtrim(", "lpad(", "rpad(", "left(", "right(", "length(", "repeat(", "reverse(", "initcap(", "md5(",
             "starts_with(", "translate(", " ~ ", " ~* ", " !~ ", " !~* ", "regexp_replace(", "round(", "trunc(", "floor(", "ceil(",
             "ceiling(", "power(", "sqrt(", "exp(", "ln(", "log(", "log10(", "sign(", "greatest(", "least(", "pi(", "filter (where", "bool_and(", "bool_or(", "every(", "var_pop(", "var_samp(",
-            "variance(", "stddev(", "stddev_pop(", "stddev_samp(");
+            "variance(", "stddev(", "stddev_pop(", "stddev_samp(", "rollup(", "cube(", "grouping sets");
 
     static final List<String> QUERIES = List.of(
             "SELECT k, concat(s, t, n), concat(s, '|'), concat_ws('-', s, t, n), concat_ws(t, s, s) FROM fx",
@@ -81,7 +81,13 @@ class PostgresFunctionsTest {
             "SELECT var_pop(n), var_samp(n), variance(n), stddev(n), stddev_pop(n), stddev_samp(n), var_pop(d), stddev_samp(d) FROM fx",
             "SELECT k % 3, var_pop(n), var_samp(d), stddev(n), stddev_pop(d) FROM fx GROUP BY k % 3",
             "SELECT var_samp(n), stddev(n), bool_and(d > 0), count(*) FILTER (WHERE true) FROM fx WHERE k > 100",
-            "SELECT var_pop(n) FILTER (WHERE n > 0), stddev_samp(k) FILTER (WHERE d < 10) FROM fx");
+            "SELECT var_pop(n) FILTER (WHERE n > 0), stddev_samp(k) FILTER (WHERE d < 10) FROM fx",
+            "SELECT t, n > 0, count(*), sum(n) FROM fx GROUP BY ROLLUP(t, n > 0)",
+            "SELECT n > 0 AS p, d > 0 AS q, count(*), max(s), bool_or(s ~ 'a') FROM fx GROUP BY CUBE(n > 0, d > 0)",
+            "SELECT t, k % 2, count(*), avg(d) FROM fx GROUP BY GROUPING SETS ((t), (k % 2), ())",
+            "SELECT count(*), sum(n) FROM fx WHERE k > 100 GROUP BY ROLLUP(t)",
+            "SELECT t, count(DISTINCT n), count(*) FILTER (WHERE n > 0) FROM fx GROUP BY GROUPING SETS ((t), ())",
+            "SELECT k % 3 AS r, t IS NULL, count(*) FROM fx GROUP BY ROLLUP((k % 3, t IS NULL)) HAVING count(*) > 1");
 
     /** Patterns whose meaning differs between PostgreSQL and Java, refused by Tandem. */
     static final List<String> REFUSED = List.of(
@@ -95,7 +101,8 @@ class PostgresFunctionsTest {
             "SELECT k FROM fx WHERE s ~ 'a{'",
             "SELECT k FROM fx WHERE s ~ '\\1'",
             "SELECT string_agg(s, ',') FROM fx",
-            "SELECT stddev(DISTINCT n) FROM fx");
+            "SELECT stddev(DISTINCT n) FROM fx",
+            "SELECT t, grouping(t), count(*) FROM fx GROUP BY ROLLUP(t)");
 
     private static final String TABLE = "CREATE TABLE fx (k bigint, s text, t text, n bigint, d double precision)";
     private static final String ROWS = "INSERT INTO fx VALUES (1, 'hello world', 'o', 3, 2.5), (2, '', '', 0, -2.5), (3, NULL, 'x', NULL, NULL),"
