@@ -87,7 +87,17 @@ class PostgresFunctionsTest {
             "SELECT t, k % 2, count(*), avg(d) FROM fx GROUP BY GROUPING SETS ((t), (k % 2), ())",
             "SELECT count(*), sum(n) FROM fx WHERE k > 100 GROUP BY ROLLUP(t)",
             "SELECT t, count(DISTINCT n), count(*) FILTER (WHERE n > 0) FROM fx GROUP BY GROUPING SETS ((t), ())",
-            "SELECT k % 3 AS r, t IS NULL, count(*) FROM fx GROUP BY ROLLUP((k % 3, t IS NULL)) HAVING count(*) > 1");
+            "SELECT k % 3 AS r, t IS NULL, count(*) FROM fx GROUP BY ROLLUP((k % 3, t IS NULL)) HAVING count(*) > 1",
+            "SELECT replace(NULL::text, 'a', 'b'), length(NULL::text), 'abc' ~ NULL::text, round(NULL::float8), greatest(NULL::text, NULL),"
+                    + " concat_ws(',', NULL::text), concat(NULL::text), concat_ws(NULL::text, 'a')",
+            "SELECT lpad(NULL::text, 3), lpad('a', NULL::int), split_part('a,b', NULL::text, 1), md5(NULL::text), initcap(NULL::text),"
+                    + " sqrt(NULL::float8), power(2, NULL::float8), regexp_replace('a', 'a', NULL::text)",
+            "SELECT k, upper(s) ~ 'HELLO', s ~* 'hello', initcap(lower(s)), concat_ws(', ', upper(t), lower(s)) FROM fx WHERE k <> 4",
+            "SELECT k, trim(both from s), trim(s from s), btrim(s, ''), translate(s, '', 'x'), repeat(s, 0) FROM fx",
+            "SELECT k, round(d * 10) / 10, round(-0.5::float8), trunc(-0.5::float8), ceil(-0.5::float8), sign(-0.0::float8) FROM fx",
+            "SELECT k, greatest(s, 'm'), least(s, t, 'b'), greatest(d, n, k) FROM fx WHERE s ~ '^[a-z]'",
+            "SELECT count(*) FROM fx WHERE s !~* '^[^a-z]*$'",
+            "SELECT k FROM fx WHERE position('a' in coalesce(s, '')) > 0 AND left(s, 1) <> 'Z' ORDER BY k LIMIT 3");
 
     /** Patterns whose meaning differs between PostgreSQL and Java, refused by Tandem. */
     static final List<String> REFUSED = List.of(
