@@ -30,6 +30,36 @@ final class PgAggregates {
         return t == DatumType.FLOAT64 ? e : Expr.cast(e, DatumType.FLOAT64);
     }
 
+    /**
+     * Adds {@code string_agg(arg, separator [ORDER BY arg])}: the values, each after the separator, concatenated
+     * in ascending order by the reduce's {@code string_agg}, then the first separator cut off. PostgreSQL
+     * orders by the {@code ORDER BY} or else by however it read the rows (any order is its answer), so
+     * ordering by anything but the value itself ascending, a separator that is not a constant, and
+     * {@code DISTINCT} are refused.
+     */
+    static void stringAgg(org.apache.calcite.rel.core.AggregateCall call, Expr separator, Expr arg, DatumType argType, int at,
+            List<Plan.Aggregate> aggs, List<Expr> finals, List<DatumType> types, List<Object> defaults) {
+        if (argType != DatumType.STRING) {
+            throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function string_agg(" + SqlTypes.pgName(argType) + ", text) does not exist");
+        }
+        if (call.isDistinct()) {
+            throw SqlException.notSupported("string_agg(DISTINCT ...)");
+        }
+        if (!(separator instanceof Expr.Lit l && l.value() instanceof String)) {
+            throw SqlException.notSupported("string_agg with a separator that is not a constant string");
+        }
+        List<org.apache.calcite.rel.RelFieldCollation> order = call.getCollation().getFieldCollations();
+        if (order.size() > 1 || order.size() == 1 && (order.get(0).getFieldIndex() != call.getArgList().get(0)
+                || order.get(0).getDirection() != org.apache.calcite.rel.RelFieldCollation.Direction.ASCENDING)) {
+            throw SqlException.notSupported("string_agg ordered by anything but its value, ascending");
+        }
+        String sep = (String) ((Expr.Lit) separator).value();
+        aggs.add(new Plan.Aggregate(AggregateFunc.STRING_AGG, Expr.call(Func.CONCAT, separator, arg)));
+        finals.add(Expr.call(Func.SUBSTR, Expr.col(at), Expr.lit((long) sep.codePointCount(0, sep.length()) + 1, DatumType.INT64)));
+        types.add(DatumType.STRING);
+        defaults.add(null);
+    }
+
     /** Whether {@code name} (of Calcite's {@code kind}) is one of these aggregates. */
     static boolean isOwn(String name, SqlKind kind) {
         return switch (name) {

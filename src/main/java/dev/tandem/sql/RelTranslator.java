@@ -353,7 +353,8 @@ final class RelTranslator {
         // columns computed for aggregates of the distinct values of an expression (a FILTER's), after the input's
         List<Expr> extra = new ArrayList<>();
         for (AggregateCall call : agg.getAggCallList()) {
-            if (call.getArgList().size() > 1) {
+            boolean stringAgg = call.getAggregation().getKind() == SqlKind.LISTAGG || call.getAggregation().getName().equalsIgnoreCase("string_agg");
+            if (call.getArgList().size() > (stringAgg ? 2 : 1)) {
                 throw SqlException.notSupported("aggregate " + call.getAggregation().getName() + " of several arguments");
             }
             Expr arg = call.getArgList().isEmpty() ? null : Expr.col(call.getArgList().get(0));
@@ -371,6 +372,15 @@ final class RelTranslator {
                     ? arg instanceof Expr.Col c ? c.index() : in.types().size() + extra.size() : -1;
             if (distinct >= in.types().size()) {
                 extra.add(arg);
+            }
+            if (stringAgg) {
+                Expr separator = agg.getInput() instanceof org.apache.calcite.rel.core.Project p
+                        ? rex(p.getProjects().get(call.getArgList().get(1)), typesOf(p.getInput())) : null;
+                PgAggregates.stringAgg(call, separator, arg, argType, at, aggs, finals, types, defaults);
+                while (distinctOf.size() < aggs.size()) {
+                    distinctOf.add(-1);
+                }
+                continue;
             }
             if (PgAggregates.isOwn(aggName, kind)) {
                 if (call.isDistinct() && !aggName.startsWith("bool") && !aggName.equals("every")) {

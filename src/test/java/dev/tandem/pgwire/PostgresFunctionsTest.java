@@ -32,7 +32,7 @@ class PostgresFunctionsTest {
             "btrim(", "ltrim(", "rtrim(", "lpad(", "rpad(", "left(", "right(", "length(", "repeat(", "reverse(", "initcap(", "md5(",
             "starts_with(", "translate(", " ~ ", " ~* ", " !~ ", " !~* ", "regexp_replace(", "round(", "trunc(", "floor(", "ceil(",
             "ceiling(", "power(", "sqrt(", "exp(", "ln(", "log(", "log10(", "sign(", "greatest(", "least(", "pi(", "filter (where", "bool_and(", "bool_or(", "every(", "var_pop(", "var_samp(",
-            "variance(", "stddev(", "stddev_pop(", "stddev_samp(", "rollup(", "cube(", "grouping sets");
+            "variance(", "stddev(", "stddev_pop(", "stddev_samp(", "rollup(", "cube(", "grouping sets", "string_agg(");
 
     static final List<String> QUERIES = List.of(
             "SELECT k, concat(s, t, n), concat(s, '|'), concat_ws('-', s, t, n), concat_ws(t, s, s) FROM fx",
@@ -97,6 +97,9 @@ class PostgresFunctionsTest {
             "SELECT k, round(d * 10) / 10, round(-0.5::float8), trunc(-0.5::float8), ceil(-0.5::float8), sign(-0.0::float8) FROM fx",
             "SELECT k, greatest(s, 'm'), least(s, t, 'b'), greatest(d, n, k) FROM fx WHERE s ~ '^[a-z]'",
             "SELECT count(*) FROM fx WHERE s !~* '^[^a-z]*$'",
+            "SELECT t, string_agg(s, ', ' ORDER BY s) FROM fx GROUP BY t",
+            "SELECT string_agg(s, '' ORDER BY s), string_agg(t, '-' ORDER BY t) FILTER (WHERE k > 3), string_agg(s, ',' ORDER BY s) FILTER (WHERE k > 100) FROM fx",
+            "SELECT k % 2, string_agg(upper(t), ' | ' ORDER BY upper(t)), count(*) FROM fx GROUP BY k % 2",
             "SELECT k FROM fx WHERE position('a' in coalesce(s, '')) > 0 AND left(s, 1) <> 'Z' ORDER BY k LIMIT 3");
 
     /** Patterns whose meaning differs between PostgreSQL and Java, refused by Tandem. */
@@ -110,7 +113,9 @@ class PostgresFunctionsTest {
             "SELECT k, regexp_replace(s, 'a+?', 'x') FROM fx",
             "SELECT k FROM fx WHERE s ~ 'a{'",
             "SELECT k FROM fx WHERE s ~ '\\1'",
-            "SELECT string_agg(s, ',') FROM fx",
+            "SELECT string_agg(s, ',' ORDER BY k) FROM fx",
+            "SELECT string_agg(s, ',' ORDER BY s DESC) FROM fx",
+            "SELECT string_agg(s, t ORDER BY s) FROM fx",
             "SELECT stddev(DISTINCT n) FROM fx",
             "SELECT t, grouping(t), count(*) FROM fx GROUP BY ROLLUP(t)");
 
