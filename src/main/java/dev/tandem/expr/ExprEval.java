@@ -2,6 +2,7 @@ package dev.tandem.expr;
 
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Timestamp;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -64,7 +65,36 @@ final class ExprEval {
                 }
                 return sb.toString();
             }
+            case CONCAT_ARGS, CONCAT_WS, GREATEST, LEAST -> {
+                Object[] v = new Object[args.size()];
+                for (int i = 0; i < v.length; i++) {
+                    v[i] = eval(args.get(i), row);
+                }
+                if (c.func() == Func.GREATEST || c.func() == Func.LEAST) {
+                    Object best = null;
+                    for (Object x : v) {
+                        if (x != null && (best == null || Datums.compare(x, best) * (c.func() == Func.GREATEST ? 1 : -1) > 0)) {
+                            best = x;
+                        }
+                    }
+                    return best;
+                }
+                if (c.func() == Func.CONCAT_ARGS) {
+                    return TextFunctions.join(null, v);
+                }
+                return v[0] == null ? null : TextFunctions.join((String) v[0], Arrays.copyOfRange(v, 1, v.length));
+            }
             default -> {
+                if (c.func().ordinal() >= Func.STRPOS.ordinal() && c.func() != Func.CAST) {
+                    Object[] v = new Object[args.size()];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = eval(args.get(i), row);
+                        if (v[i] == null) {
+                            return null;
+                        }
+                    }
+                    return c.func().ordinal() >= Func.ROUND.ordinal() ? MathFunctions.apply(c.func(), v) : TextFunctions.apply(c.func(), v);
+                }
             }
         }
         Object a = eval(args.get(0), row);

@@ -77,6 +77,31 @@ final class ExprTyper {
                 all(f, t.subList(1, n), 1, DatumType.INT64, path);
                 yield DatumType.STRING;
             }
+            case CONCAT_ARGS, CONCAT_WS, REPLACE, REVERSE, INITCAP, MD5, TRANSLATE, REGEXP_REPLACE, STARTS_WITH, REGEXP_LIKE, STRPOS,
+                    BTRIM, LTRIM, RTRIM -> {
+                all(f, t, 0, DatumType.STRING, path);
+                yield f == Func.STARTS_WITH || f == Func.REGEXP_LIKE ? DatumType.BOOL : f == Func.STRPOS ? DatumType.INT64 : DatumType.STRING;
+            }
+            case SPLIT_PART, LPAD, RPAD, LEFT, RIGHT, REPEAT -> {
+                // (string, int64[, string]) except split_part's (string, string, int64)
+                int intAt = f == Func.SPLIT_PART ? 2 : 1;
+                for (int i = 0; i < n; i++) {
+                    all(f, t.subList(i, i + 1), i, i == intAt ? DatumType.INT64 : DatumType.STRING, path);
+                }
+                yield DatumType.STRING;
+            }
+            case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
+                boolean digits = (f == Func.ROUND_NUMERIC || f == Func.TRUNC) && n == 2;
+                all(f, digits ? t.subList(0, 1) : t, 0, DatumType.FLOAT64, path);
+                if (digits) {
+                    all(f, t.subList(1, 2), 1, DatumType.INT64, path);
+                }
+                yield DatumType.FLOAT64;
+            }
+            case GREATEST, LEAST -> {
+                same(f, t, 0, t.size(), path);
+                yield t.get(0);
+            }
             case CAST -> {
                 if (!castable(t.get(0), c.type())) {
                     throw new ExprException(path, "cannot cast " + t.get(0).jsonName() + " to " + c.type().jsonName());

@@ -33,6 +33,18 @@ import java.util.Locale;
  *       character literal. An escape of more than one character is an error, and so is a pattern
  *       ending in the escape character when the match reaches it. {@code ilike} matches {@code lower}
  *       of both.</li>
+ *   <li>PostgreSQL's string functions, with its semantics over code points (see {@link TextFunctions}):
+ *       {@code concat_args}(string, ...) (PostgreSQL's {@code concat}: NULLs skipped, never NULL),
+ *       {@code concat_ws}(string sep, string, ...) (NULL only when {@code sep} is), {@code strpos replace
+ *       split_part btrim ltrim rtrim lpad rpad left right repeat reverse initcap md5 starts_with translate};
+ *       {@code regexp_like}(string, string pattern[, string flags]) → bool and {@code regexp_replace}(string,
+ *       string pattern, string replacement[, string flags]) over the part of PostgreSQL's regular
+ *       expressions that Java's agree on (see {@link Regex}).</li>
+ *   <li>Numeric functions over float64 (see {@link MathFunctions}): {@code round} (ties to even, as
+ *       PostgreSQL's {@code round(double precision)}), {@code round_numeric}(float64[, int64 digits]) (ties
+ *       away from zero, as its {@code round(numeric)}), {@code trunc}(float64[, int64 digits]), {@code floor
+ *       ceil sign sqrt exp ln log10 power}, with PostgreSQL's errors; {@code greatest least}(T, ...) → T,
+ *       NULL arguments skipped (NULL only when all are).</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
  * </ul>
  */
@@ -43,6 +55,11 @@ public enum Func {
     COALESCE(1, Integer.MAX_VALUE), IF(3, 3),
     CONCAT(1, Integer.MAX_VALUE), LOWER(1, 1), UPPER(1, 1), LENGTH(1, 1), SUBSTR(2, 3),
     LIKE(2, 3), ILIKE(2, 3),
+    CONCAT_ARGS(0, Integer.MAX_VALUE), CONCAT_WS(1, Integer.MAX_VALUE), STRPOS(2, 2), REPLACE(3, 3), SPLIT_PART(3, 3),
+    BTRIM(1, 2), LTRIM(1, 2), RTRIM(1, 2), LPAD(2, 3), RPAD(2, 3), LEFT(2, 2), RIGHT(2, 2), REPEAT(2, 2),
+    REVERSE(1, 1), INITCAP(1, 1), MD5(1, 1), STARTS_WITH(2, 2), TRANSLATE(3, 3), REGEXP_LIKE(2, 3), REGEXP_REPLACE(3, 4),
+    ROUND(1, 1), ROUND_NUMERIC(1, 2), TRUNC(1, 2), FLOOR(1, 1), CEIL(1, 1), SIGN(1, 1), SQRT(1, 1), EXP(1, 1), LN(1, 1),
+    LOG10(1, 1), POWER(2, 2), GREATEST(1, Integer.MAX_VALUE), LEAST(1, Integer.MAX_VALUE),
     CAST(1, 1);
 
     final int minArgs;

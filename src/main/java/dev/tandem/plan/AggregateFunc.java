@@ -11,7 +11,13 @@ public enum AggregateFunc {
     /** Least non-NULL value in the datum order; NULL when there are none. */
     MIN,
     /** Greatest non-NULL value in the datum order; NULL when there are none. */
-    MAX;
+    MAX,
+    /**
+     * The non-NULL string values concatenated in ascending order (code point order), each as many times as
+     * its multiplicity; NULL when there are none. Recomputed per changed group, not maintained by adding
+     * and retracting.
+     */
+    STRING_AGG;
 
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);

@@ -139,6 +139,25 @@ public final class GroupFunctions {
                 }
                 return best;
             }
+            case STRING_AGG -> {
+                List<Object[]> values = new ArrayList<>();
+                for (int i = 0; i < members.size(); i++) {
+                    if (args.get(i)[a] != null) {
+                        values.add(new Object[] {args.get(i)[a], members.get(i).mult()});
+                    }
+                }
+                if (values.isEmpty()) {
+                    return null;
+                }
+                values.sort((x, y) -> Datums.compare(x[0], y[0]));
+                StringBuilder b = new StringBuilder();
+                for (Object[] v : values) {
+                    for (long m = (Long) v[1]; m > 0; m--) {
+                        b.append((String) v[0]);
+                    }
+                }
+                return b.toString();
+            }
         }
         throw new IllegalStateException("unknown aggregate " + func);
     }

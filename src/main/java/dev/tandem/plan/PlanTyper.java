@@ -63,6 +63,9 @@ final class PlanTyper {
                     if (a.func() == AggregateFunc.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64) {
                         throw new PlanException(at, "sum needs int64 or float64, got " + t.jsonName());
                     }
+                    if (a.func() == AggregateFunc.STRING_AGG && t != DatumType.STRING) {
+                        throw new PlanException(at, "string_agg needs string, got " + t.jsonName());
+                    }
                     out.add(a.func() == AggregateFunc.COUNT ? DatumType.INT64 : t);
                 }
                 yield List.copyOf(out);

@@ -73,6 +73,18 @@ final class ReferenceGroups {
                     }
                     value = best;
                 }
+                case STRING_AGG -> {
+                    java.util.TreeMap<String, Long> values = new java.util.TreeMap<>((x, y) -> Datums.compare(x, y));
+                    for (Map.Entry<Row, Long> m : members.entrySet()) {
+                        Object v = args.get(m.getKey())[a];
+                        if (v != null) {
+                            values.merge((String) v, m.getValue(), Long::sum);
+                        }
+                    }
+                    StringBuilder b = new StringBuilder();
+                    values.forEach((v, n) -> b.append(v.repeat(n.intValue())));
+                    value = values.isEmpty() ? null : b.toString();
+                }
                 default -> throw new IllegalStateException("the reference evaluator does not know " + agg.func());
             }
             out.add(value);

@@ -116,10 +116,13 @@ final class EarlyAnswer {
             case Expr.Col c -> true;
             case Expr.Lit l -> true;
             case Expr.Call c -> switch (c.func()) {
-                case EQ, NEQ, LT, LTE, GT, GTE, AND, OR, NOT, IS_NULL, COALESCE, IF, CONCAT, LOWER, UPPER, LENGTH ->
-                        c.args().stream().allMatch(EarlyAnswer::cannotFail);
-                // arithmetic overflows or divides by zero, substr refuses a negative length, like a bad escape, a cast a bad value
-                case ADD, SUB, MUL, DIV, MOD, NEG, ABS, SUBSTR, LIKE, ILIKE, CAST -> false;
+                case EQ, NEQ, LT, LTE, GT, GTE, AND, OR, NOT, IS_NULL, COALESCE, IF, CONCAT, LOWER, UPPER, LENGTH, CONCAT_ARGS, CONCAT_WS,
+                        STRPOS, REPLACE, BTRIM, LTRIM, RTRIM, LEFT, RIGHT, REVERSE, INITCAP, MD5, STARTS_WITH, TRANSLATE, GREATEST, LEAST,
+                        ROUND, FLOOR, CEIL, SIGN -> c.args().stream().allMatch(EarlyAnswer::cannotFail);
+                // arithmetic overflows or divides by zero, substr refuses a negative length, like a bad escape, a cast a bad value,
+                // split_part a zero position, padding a length too large, a regular expression a bad pattern, sqrt/ln/exp/power their domains
+                case ADD, SUB, MUL, DIV, MOD, NEG, ABS, SUBSTR, LIKE, ILIKE, CAST, SPLIT_PART, LPAD, RPAD, REPEAT, REGEXP_LIKE, REGEXP_REPLACE,
+                        ROUND_NUMERIC, TRUNC, SQRT, EXP, LN, LOG10, POWER -> false;
             };
         };
     }

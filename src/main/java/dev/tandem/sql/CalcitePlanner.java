@@ -103,7 +103,7 @@ final class CalcitePlanner {
     /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(PgCasts.rewrite(sql), PARSER).parseStmt();
+            return SqlParser.create(PgRegexOperators.rewrite(PgCasts.rewrite(sql)), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw parseError(e);
         }
@@ -332,8 +332,8 @@ final class CalcitePlanner {
         root.add("bool", f -> f.createSqlType(SqlTypeName.BOOLEAN));
         return Frameworks.newConfigBuilder()
                 .parserConfig(PARSER)
-                // the standard operators and PostgreSQL's ILIKE, which Calcite keeps in its library operators
-                .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                // PostgreSQL's functions (ahead of the standard operators of the same names), the standard operators, and ILIKE
+                .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
                         org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
                                 org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)

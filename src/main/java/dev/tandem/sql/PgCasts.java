@@ -14,7 +14,7 @@ import java.util.Set;
 final class PgCasts {
 
     /** Words before a parenthesis that do not make it a function call. */
-    private static final Set<String> KEYWORDS = Set.of("select", "where", "and", "or", "not", "in", "on", "from", "when", "then", "else",
+    static final Set<String> KEYWORDS = Set.of("select", "where", "and", "or", "not", "in", "on", "from", "when", "then", "else",
             "by", "having", "as", "values", "is", "between", "like", "ilike", "case", "exists", "any", "all", "some", "distinct", "join",
             "using", "limit", "offset", "set", "into", "with", "union", "except", "intersect", "escape", "over", "filter", "returning",
             "table", "lateral", "similar", "to", "of");

@@ -308,11 +308,34 @@ final class RelTranslator {
     // ------------------------------------------------------------------ aggregates
 
     private Translated aggregate(Aggregate agg) {
-        if (agg.getGroupType() != Aggregate.Group.SIMPLE) {
-            throw SqlException.notSupported("GROUPING SETS, ROLLUP and CUBE");
-        }
         Translated in = rel(agg.getInput());
-        List<Integer> key = agg.getGroupSet().asList();
+        if (agg.getGroupType() == Aggregate.Group.SIMPLE) {
+            return aggregate(agg, in, agg.getGroupSet().asList());
+        }
+        // GROUPING SETS, ROLLUP, CUBE: the union of the aggregate by each set, NULL in the columns a set does not group by
+        List<Integer> all = agg.getGroupSet().asList();
+        List<Plan> parts = new ArrayList<>();
+        List<DatumType> types = null;
+        for (org.apache.calcite.util.ImmutableBitSet set : agg.getGroupSets()) {
+            List<Integer> key = set.asList();
+            Translated part = aggregate(agg, in, key);
+            List<Expr> cols = new ArrayList<>();
+            for (int k : all) {
+                int at = key.indexOf(k);
+                cols.add(at >= 0 ? Expr.col(at) : Expr.lit(null, in.types().get(k)));
+            }
+            for (int i = key.size(); i < part.types().size(); i++) {
+                cols.add(Expr.col(i));
+            }
+            Translated padded = project(part, cols);
+            types = padded.types();
+            parts.add(padded.plan());
+        }
+        return new Translated(parts.size() == 1 ? parts.get(0) : new Plan.Union(parts), types);
+    }
+
+    /** The aggregate's calls over {@code in} grouped by {@code key}: the key's columns, then the calls'. */
+    private Translated aggregate(Aggregate agg, Translated in, List<Integer> key) {
         List<Plan.Aggregate> aggs = new ArrayList<>();
         List<DatumType> types = new ArrayList<>();
         for (int k : key) {
@@ -327,19 +350,48 @@ final class RelTranslator {
         List<Object> defaults = new ArrayList<>();
         // per aggregate, the column whose distinct values it reads (DISTINCT), or -1 for all rows
         List<Integer> distinctOf = new ArrayList<>();
+        // columns computed for aggregates of the distinct values of an expression (a FILTER's), after the input's
+        List<Expr> extra = new ArrayList<>();
         for (AggregateCall call : agg.getAggCallList()) {
-            if (call.filterArg >= 0) {
-                throw SqlException.notSupported("FILTER on an aggregate");
-            }
-            if (call.getArgList().size() > 1) {
+            boolean stringAgg = call.getAggregation().getKind() == SqlKind.LISTAGG || call.getAggregation().getName().equalsIgnoreCase("string_agg");
+            if (call.getArgList().size() > (stringAgg ? 2 : 1)) {
                 throw SqlException.notSupported("aggregate " + call.getAggregation().getName() + " of several arguments");
             }
             Expr arg = call.getArgList().isEmpty() ? null : Expr.col(call.getArgList().get(0));
             DatumType argType = arg == null ? null : in.types().get(call.getArgList().get(0));
+            if (call.filterArg >= 0) {
+                // FILTER (WHERE f): a row f does not keep (false or NULL) is a NULL argument, which every aggregate skips
+                arg = Expr.call(Func.IF, Expr.col(call.filterArg), arg == null ? Expr.lit(true, DatumType.BOOL) : arg,
+                        Expr.lit(null, arg == null ? DatumType.BOOL : argType));
+            }
             SqlKind kind = call.getAggregation().getKind();
+            String aggName = call.getAggregation().getName().toLowerCase(Locale.ROOT);
             int at = n + aggs.size();
             // min and max of the distinct values are those of all values
-            int distinct = call.isDistinct() && arg != null && kind != SqlKind.MIN && kind != SqlKind.MAX ? call.getArgList().get(0) : -1;
+            int distinct = call.isDistinct() && arg != null && kind != SqlKind.MIN && kind != SqlKind.MAX
+                    ? arg instanceof Expr.Col c ? c.index() : in.types().size() + extra.size() : -1;
+            if (distinct >= in.types().size()) {
+                extra.add(arg);
+            }
+            if (stringAgg) {
+                Expr separator = agg.getInput() instanceof org.apache.calcite.rel.core.Project p
+                        ? rex(p.getProjects().get(call.getArgList().get(1)), typesOf(p.getInput())) : null;
+                PgAggregates.stringAgg(call, separator, arg, argType, at, aggs, finals, types, defaults);
+                while (distinctOf.size() < aggs.size()) {
+                    distinctOf.add(-1);
+                }
+                continue;
+            }
+            if (PgAggregates.isOwn(aggName, kind)) {
+                if (call.isDistinct() && !aggName.startsWith("bool") && !aggName.equals("every")) {
+                    throw SqlException.notSupported(aggName + "(DISTINCT ...)");
+                }
+                PgAggregates.add(aggName, arg, argType, at, aggs, finals, types, defaults);
+                while (distinctOf.size() < aggs.size()) {
+                    distinctOf.add(-1);
+                }
+                continue;
+            }
             switch (kind) {
                 case COUNT -> {
                     aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
@@ -379,6 +431,14 @@ final class RelTranslator {
             while (distinctOf.size() < aggs.size()) {
                 distinctOf.add(distinct);
             }
+        }
+        if (!extra.isEmpty()) {
+            List<Expr> cols = new ArrayList<>();
+            for (int i = 0; i < in.types().size(); i++) {
+                cols.add(Expr.col(i));
+            }
+            cols.addAll(extra);
+            in = project(in, cols);
         }
         List<DatumType> reduceTypes = new ArrayList<>(types.subList(0, n));
         for (Plan.Aggregate a : aggs) {
@@ -716,6 +776,10 @@ final class RelTranslator {
             default -> {
             }
         }
+        Expr pg = PgFunctions.translate(this, call, in);
+        if (pg != null) {
+            return pg;
+        }
         String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
         Func f = switch (name) {
             case "||" -> Func.CONCAT;
@@ -872,7 +936,7 @@ final class RelTranslator {
      * meet at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
      * COALESCE} branches: 42804), never compared as some common type.
      */
-    private static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
+    static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
         DatumType target = null;
         boolean numeric = true;
         boolean anyFloat = false;

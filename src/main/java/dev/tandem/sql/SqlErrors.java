@@ -69,6 +69,12 @@ final class SqlErrors {
     private static String invalid(String m) {
         return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
                 : m.contains("escape string") || m.contains("escape character") ? "22025"
+                : m.contains("square root of a negative") || m.contains("raised to a negative power") || m.contains("non-integer power") ? "2201F"
+                : m.contains("cannot take logarithm") ? "2201E"
+                : m.contains("invalid regular expression option") || m.contains("field position must not be zero") ? SqlException.INVALID_PARAMETER
+                : m.contains("invalid regular expression") ? "2201B"
+                : m.contains("requested length too large") ? SqlException.PROGRAM_LIMIT
+                : m.contains("not supported: ") ? SqlException.NOT_SUPPORTED
                 : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
                 : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION
                 : m.contains("cannot cast") ? SqlException.INVALID_TEXT

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Indexed views using {@code LIKE}/{@code ILIKE} and {@code count}/{@code sum(DISTINCT ...)}, maintained
+ * Indexed views using {@code LIKE}/{@code ILIKE}, {@code count}/{@code sum(DISTINCT ...)}, {@code FILTER}, {@code ROLLUP}, {@code string_agg}, {@code
+ * bool_and}/{@code bool_or}/{@code every} and the variances and standard deviations, maintained
  * by Tandem's dataflows through random writes (inserts, deletes, updates), each read from its index after
  * every write and compared with the same query answered by a real PostgreSQL 15 over the same writes
  * (PostgreSQL has no index on a view: there, the view alone). Skipped without {@code
@@ -31,7 +32,14 @@ class PostgresMaintainedViewTest {
             "mv_like AS SELECT k, s FROM mv_t WHERE s LIKE 'a%' OR s ILIKE '%B_'",
             "mv_distinct AS SELECT g, count(DISTINCT v) AS n, sum(DISTINCT v) AS total, count(*) AS c FROM mv_t GROUP BY g",
             "mv_both AS SELECT g, count(DISTINCT s) AS n, max(v) AS top FROM mv_t WHERE s NOT LIKE '%c%' GROUP BY g",
-            "mv_all AS SELECT count(DISTINCT g) AS ng, count(DISTINCT v) AS n, sum(DISTINCT v) AS total FROM mv_t");
+            "mv_all AS SELECT count(DISTINCT g) AS ng, count(DISTINCT v) AS n, sum(DISTINCT v) AS total FROM mv_t",
+            "mv_stats AS SELECT g, bool_and(v > 0) AS a, bool_or(s LIKE 'a%') AS o, every(v IS NOT NULL) AS e, var_pop(v) AS vp,"
+                    + " var_samp(v) AS vs, variance(v) AS va, stddev(v) AS sd, stddev_pop(v) AS sp, stddev_samp(v::float8 / 2) AS ss,"
+                    + " count(*) FILTER (WHERE v > 1) AS c, sum(v) FILTER (WHERE s ILIKE '%b%') AS sb, avg(v) FILTER (WHERE s IS NULL) AS av,"
+                    + " count(DISTINCT v) FILTER (WHERE v <> 2) AS dn, max(s) FILTER (WHERE v < 3) AS ms,"
+                    + " string_agg(s, '/' ORDER BY s) AS sa FROM mv_t GROUP BY g",
+            "mv_rollup AS SELECT g, s LIKE 'a%' AS a, count(*) AS c, sum(v) AS total, stddev_pop(v) AS sd, bool_and(v > 1) AS b"
+                    + " FROM mv_t GROUP BY ROLLUP(g, s LIKE 'a%')");
     private static final List<String> TEXTS = List.of("'a'", "'ab'", "'abc'", "'Ab'", "'bBc'", "'cab'", "'b_'", "'a%'", "NULL");
 
     @TempDir
@@ -56,7 +64,7 @@ class PostgresMaintainedViewTest {
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
             try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
-                for (String v : List.of("mv_like", "mv_distinct", "mv_both", "mv_all")) {
+                for (String v : List.of("mv_like", "mv_distinct", "mv_both", "mv_all", "mv_stats", "mv_rollup")) {
                     p.execute("DROP VIEW IF EXISTS " + v);
                 }
                 p.execute("DROP TABLE IF EXISTS mv_t");

@@ -260,7 +260,9 @@ public final class SqlTranslator {
                     case SUBSTR -> "SUBSTRING(" + a.get(0) + " FROM " + a.get(1) + (a.size() > 2 ? " FOR " + a.get(2) : "") + ")";
                     case LIKE, ILIKE -> "(" + a.get(0) + (c.func() == Func.LIKE ? " LIKE " : " ILIKE ") + a.get(1)
                             + (a.size() > 2 ? " ESCAPE " + a.get(2) : "") + ")";
-                    case DIV, MOD, CAST -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
+                    case DIV, MOD, CAST, CONCAT_ARGS, CONCAT_WS, STRPOS, REPLACE, SPLIT_PART, BTRIM, LTRIM, RTRIM, LPAD, RPAD, LEFT, RIGHT,
+                            REPEAT, REVERSE, INITCAP, MD5, STARTS_WITH, TRANSLATE, REGEXP_LIKE, REGEXP_REPLACE, ROUND, ROUND_NUMERIC, TRUNC, FLOOR,
+                            CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER, GREATEST, LEAST -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
                 };
             }
         };

@@ -1,0 +1,281 @@
+package dev.tandem.sql;
+
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.Func;
+import dev.tandem.expr.Regex;
+import dev.tandem.row.DatumType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlFunction;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.fun.SqlLibraryOperators;
+import org.apache.calcite.sql.fun.SqlTrimFunction;
+import org.apache.calcite.sql.type.OperandTypes;
+import org.apache.calcite.sql.type.ReturnTypes;
+import org.apache.calcite.sql.type.SqlOperandCountRanges;
+import org.apache.calcite.sql.type.SqlOperandTypeChecker;
+import org.apache.calcite.sql.type.SqlReturnTypeInference;
+import org.apache.calcite.sql.type.SqlTypeFamily;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.util.SqlOperatorTables;
+
+/**
+ * PostgreSQL's scalar functions beyond Calcite's standard ones: their signatures as the validator sees
+ * them ({@link #TABLE}, typed as PostgreSQL types them: the numeric functions of a bigint answer a double
+ * precision) and their translation to {@link Expr} calls (see {@link Func} for the semantics).
+ */
+final class PgFunctions {
+
+    private static final SqlTypeFamily S = SqlTypeFamily.STRING;
+    private static final SqlTypeFamily I = SqlTypeFamily.INTEGER;
+    private static final SqlTypeFamily N = SqlTypeFamily.NUMERIC;
+
+    /** The functions, ahead of Calcite's standard operators of the same names; names match in any case, as PostgreSQL's do. */
+    static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.of(
+            text("CONCAT", OperandTypes.VARIADIC),
+            text("CONCAT_WS", OperandTypes.variadic(SqlOperandCountRanges.from(1))),
+            function("STRPOS", ReturnTypes.BIGINT_NULLABLE, OperandTypes.family(S, S)),
+            text("REPLACE", OperandTypes.family(S, S, S)),
+            text("SPLIT_PART", OperandTypes.family(S, S, I)),
+            text("BTRIM", OperandTypes.family(List.of(S, S), i -> i == 1)),
+            text("LTRIM", OperandTypes.family(List.of(S, S), i -> i == 1)),
+            text("RTRIM", OperandTypes.family(List.of(S, S), i -> i == 1)),
+            text("LPAD", OperandTypes.family(List.of(S, I, S), i -> i == 2)),
+            text("RPAD", OperandTypes.family(List.of(S, I, S), i -> i == 2)),
+            text("LEFT", OperandTypes.family(S, I)),
+            text("RIGHT", OperandTypes.family(S, I)),
+            text("REPEAT", OperandTypes.family(S, I)),
+            text("REVERSE", OperandTypes.family(S)),
+            text("INITCAP", OperandTypes.family(S)),
+            text("MD5", OperandTypes.family(S)),
+            text("LENGTH", OperandTypes.family(S)),
+            function("STARTS_WITH", ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.family(S, S)),
+            text("REGEXP_REPLACE", OperandTypes.family(List.of(S, S, S, S), i -> i == 3)),
+            SqlLibraryOperators.TRANSLATE3,
+            number("ROUND", OperandTypes.family(List.of(N, I), i -> i == 1)),
+            number("TRUNC", OperandTypes.family(List.of(N, I), i -> i == 1)),
+            number("FLOOR", OperandTypes.family(N)),
+            number("CEIL", OperandTypes.family(N)),
+            number("CEILING", OperandTypes.family(N)),
+            number("SIGN", OperandTypes.family(N)),
+            number("SQRT", OperandTypes.family(N)),
+            number("EXP", OperandTypes.family(N)),
+            number("LN", OperandTypes.family(N)),
+            number("LOG", OperandTypes.family(List.of(N, N), i -> i == 1)),
+            number("LOG10", OperandTypes.family(N)),
+            number("POWER", OperandTypes.family(N, N)),
+            number("PI", OperandTypes.NILADIC),
+            function("GREATEST", ReturnTypes.LEAST_RESTRICTIVE, OperandTypes.ONE_OR_MORE),
+            function("LEAST", ReturnTypes.LEAST_RESTRICTIVE, OperandTypes.ONE_OR_MORE),
+            SqlLibraryOperators.BOOL_AND,
+            SqlLibraryOperators.BOOL_OR,
+            SqlLibraryOperators.STRING_AGG));
+
+    private PgFunctions() {
+    }
+
+    private static SqlOperatorTable caseInsensitive(SqlOperatorTable table) {
+        return new SqlOperatorTable() {
+            @Override
+            public void lookupOperatorOverloads(org.apache.calcite.sql.SqlIdentifier opName, SqlFunctionCategory category,
+                    org.apache.calcite.sql.SqlSyntax syntax, List<org.apache.calcite.sql.SqlOperator> operatorList,
+                    org.apache.calcite.sql.validate.SqlNameMatcher nameMatcher) {
+                table.lookupOperatorOverloads(opName, category, syntax, operatorList, org.apache.calcite.sql.validate.SqlNameMatchers.withCaseSensitive(false));
+            }
+
+            @Override
+            public List<org.apache.calcite.sql.SqlOperator> getOperatorList() {
+                return table.getOperatorList();
+            }
+        };
+    }
+
+    private static SqlFunction function(String name, SqlReturnTypeInference type, SqlOperandTypeChecker operands) {
+        // a NULL argument takes the type of the first typed one, as PostgreSQL resolves an unknown
+        return new SqlFunction(name, SqlKind.OTHER_FUNCTION, type, org.apache.calcite.sql.type.InferTypes.FIRST_KNOWN, operands,
+                SqlFunctionCategory.USER_DEFINED_FUNCTION);
+    }
+
+    private static SqlFunction text(String name, SqlOperandTypeChecker operands) {
+        return function(name, name.equals("LENGTH") ? ReturnTypes.BIGINT_NULLABLE
+                : name.startsWith("CONCAT") ? ReturnTypes.VARCHAR : ReturnTypes.VARCHAR_NULLABLE, operands);
+    }
+
+    private static SqlFunction number(String name, SqlOperandTypeChecker operands) {
+        return function(name, ReturnTypes.DOUBLE_NULLABLE, operands);
+    }
+
+    /**
+     * The expression of a call of one of PostgreSQL's functions or regular-expression operators, or null
+     * when {@code call} is none of them.
+     */
+    static Expr translate(RelTranslator t, RexCall call, List<DatumType> in) {
+        List<RexNode> ops = call.getOperands();
+        SqlKind kind = call.getKind();
+        switch (kind) {
+            case SIMILAR -> {
+                String op = ops.size() == 3 && ops.get(2) instanceof RexLiteral l && l.getValueAs(String.class) instanceof String e
+                        && e.startsWith(PgRegexOperators.MARKER) ? e.substring(PgRegexOperators.MARKER.length()) : null;
+                if (op == null) {
+                    throw SqlException.notSupported("SIMILAR TO");
+                }
+                List<Expr> args = new ArrayList<>(strings(t, ops.subList(0, 2), in, op));
+                String flags = op.endsWith("*") ? "i" : "";
+                checkPattern(args.get(1), flags, false);
+                args.add(Expr.lit(flags, DatumType.STRING));
+                Expr match = new Expr.Call(Func.REGEXP_LIKE, args);
+                return ((org.apache.calcite.sql.fun.SqlLikeOperator) call.getOperator()).isNegated() ? Expr.call(Func.NOT, match) : match;
+            }
+            case POSITION -> {
+                if (ops.size() > 2) {
+                    throw SqlException.notSupported("position(... FROM ...)");
+                }
+                List<Expr> args = strings(t, ops, in, "position");
+                return Expr.call(Func.STRPOS, args.get(1), args.get(0));
+            }
+            case TRIM -> {
+                SqlTrimFunction.Flag flag = ((RexLiteral) ops.get(0)).getValueAs(SqlTrimFunction.Flag.class);
+                List<Expr> args = strings(t, ops.subList(1, 3), in, "trim");
+                Func f = flag == SqlTrimFunction.Flag.LEADING ? Func.LTRIM : flag == SqlTrimFunction.Flag.TRAILING ? Func.RTRIM : Func.BTRIM;
+                return Expr.call(f, args.get(1), args.get(0));
+            }
+            default -> {
+            }
+        }
+        String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        switch (name) {
+            case "CONCAT", "CONCAT_WS" -> {
+                List<Expr> args = new ArrayList<>();
+                for (RexNode o : ops) {
+                    Expr a = t.rex(o, in);
+                    DatumType at = RelTranslator.typeOf(a, in);
+                    if (at == DatumType.INT64) {
+                        a = Expr.cast(a, DatumType.STRING);
+                    } else if (at != DatumType.STRING) {
+                        // PostgreSQL writes these with its output functions (t, 1.5, 2024-01-02 03:04:05), Tandem's casts differently
+                        throw SqlException.notSupported(name.toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(at));
+                    }
+                    args.add(a);
+                }
+                return new Expr.Call(name.equals("CONCAT") ? Func.CONCAT_ARGS : Func.CONCAT_WS, args);
+            }
+            case "STRPOS", "REPLACE", "SPLIT_PART", "BTRIM", "LTRIM", "RTRIM", "LPAD", "RPAD", "LEFT", "RIGHT", "REPEAT", "REVERSE",
+                    "INITCAP", "MD5", "STARTS_WITH", "TRANSLATE3", "REGEXP_REPLACE", "LENGTH" -> {
+                Func f = switch (name) {
+                    case "TRANSLATE3" -> Func.TRANSLATE;
+                    case "LENGTH" -> Func.LENGTH;
+                    default -> Func.valueOf(name);
+                };
+                List<Expr> args = new ArrayList<>();
+                for (RexNode o : ops) {
+                    args.add(t.rex(o, in));
+                }
+                int4Counts(name, ops);
+                if (f == Func.REGEXP_REPLACE) {
+                    checkPattern(args.get(1), args.size() > 3 ? args.get(3) instanceof Expr.Lit l ? (String) l.value() : null : "", true);
+                }
+                return new Expr.Call(f, args);
+            }
+            case "ROUND", "TRUNC" -> {
+                Expr x = t.rex(ops.get(0), in);
+                SqlTypeName xt = ops.get(0).getType().getSqlTypeName();
+                if (ops.size() == 1) {
+                    Func f = name.equals("TRUNC") ? Func.TRUNC : xt == SqlTypeName.DECIMAL ? Func.ROUND_NUMERIC : Func.ROUND;
+                    return Expr.call(f, toFloat(x, in));
+                }
+                if (xt == SqlTypeName.DOUBLE || xt == SqlTypeName.FLOAT || xt == SqlTypeName.REAL) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name.toLowerCase(Locale.ROOT)
+                            + "(double precision, integer) does not exist");
+                }
+                return Expr.call(name.equals("TRUNC") ? Func.TRUNC : Func.ROUND_NUMERIC, toFloat(x, in), t.rex(ops.get(1), in));
+            }
+            case "FLOOR", "CEIL", "CEILING", "SIGN", "SQRT", "EXP", "LN", "LOG10", "LOG", "POWER" -> {
+                if ((name.equals("FLOOR") || name.startsWith("CEIL")) && ops.size() > 1) {
+                    throw SqlException.notSupported(name.toLowerCase(Locale.ROOT) + "(... TO ...)");
+                }
+                if (name.equals("LOG") && ops.size() > 1) {
+                    throw SqlException.notSupported("log(b, x) (a numeric function)");
+                }
+                Func f = switch (name) {
+                    case "CEILING" -> Func.CEIL;
+                    case "LOG" -> Func.LOG10;
+                    default -> Func.valueOf(name);
+                };
+                List<Expr> args = new ArrayList<>();
+                for (RexNode o : ops) {
+                    args.add(toFloat(t.rex(o, in), in));
+                }
+                return new Expr.Call(f, args);
+            }
+            case "PI" -> {
+                return Expr.lit(Math.PI, DatumType.FLOAT64);
+            }
+            case "GREATEST", "LEAST" -> {
+                List<Expr> args = new ArrayList<>();
+                for (RexNode o : ops) {
+                    args.add(t.rex(o, in));
+                }
+                return new Expr.Call(Func.valueOf(name), RelTranslator.unify(args, in, name));
+            }
+            default -> {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Refuses a bigint count ({@code lpad(s, n)} of a bigint {@code n}) as PostgreSQL does: its string
+     * functions take an {@code integer}, to which a bigint does not cast implicitly.
+     */
+    private static void int4Counts(String name, List<RexNode> ops) {
+        if (ops.stream().anyMatch(o -> o.getType().getSqlTypeName() == SqlTypeName.BIGINT)) {
+            List<String> types = ops.stream().map(o -> switch (o.getType().getSqlTypeName()) {
+                case BIGINT -> "bigint";
+                case INTEGER, SMALLINT, TINYINT -> "integer";
+                default -> "text";
+            }).toList();
+            throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name.toLowerCase(Locale.ROOT) + "(" + String.join(", ", types)
+                    + ") does not exist");
+        }
+    }
+
+    private static List<Expr> strings(RelTranslator t, List<RexNode> ops, List<DatumType> in, String op) {
+        List<Expr> args = new ArrayList<>();
+        for (RexNode o : ops) {
+            Expr a = t.rex(o, in);
+            if (RelTranslator.typeOf(a, in) != DatumType.STRING) {
+                throw new SqlException(SqlException.UNDEFINED_FUNCTION, (op.contains("~") ? "operator" : "function") + " does not exist: "
+                        + op + " of " + SqlTypes.pgName(RelTranslator.typeOf(a, in)));
+            }
+            args.add(a);
+        }
+        return args;
+    }
+
+    /** Refuses a literal pattern (and flags) using what Tandem does not read as PostgreSQL does. */
+    private static void checkPattern(Expr pattern, String flags, boolean replace) {
+        if (pattern instanceof Expr.Lit l && l.value() instanceof String p && flags != null) {
+            String why = Regex.unsupported(p, flags, replace);
+            if (why != null) {
+                throw SqlException.notSupported(why);
+            }
+        }
+    }
+
+    private static Expr toFloat(Expr e, List<DatumType> in) {
+        DatumType t = RelTranslator.typeOf(e, in);
+        if (t == DatumType.FLOAT64) {
+            return e;
+        }
+        if (t != DatumType.INT64) {
+            throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function of " + SqlTypes.pgName(t) + " does not exist");
+        }
+        return e instanceof Expr.Lit l ? Expr.lit(l.value() == null ? null : ((Long) l.value()).doubleValue(), DatumType.FLOAT64) : Expr.cast(e, DatumType.FLOAT64);
+    }
+}
