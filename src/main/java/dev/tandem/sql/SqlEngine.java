@@ -13,7 +13,6 @@ import dev.tandem.expr.Mfp;
 import dev.tandem.plan.Plan;
 import dev.tandem.plan.PlanJson;
 import dev.tandem.protocol.Finishing;
-import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
@@ -99,6 +98,7 @@ public final class SqlEngine {
     /** The deadline (in {@code timer}'s nanoseconds) of the planning running on this thread, or null outside one. */
     private final ThreadLocal<Long> deadline = new ThreadLocal<>();
     private final WritePlanner writes;
+    private final DdlPlanner ddl;
 
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
@@ -130,6 +130,7 @@ public final class SqlEngine {
         this.subscribe = new SqlSubscribe(this, controller, streams);
         this.cursors = new SqlCursors(this, blocking);
         this.writes = new WritePlanner(this, controller);
+        this.ddl = new DdlPlanner(this, controller);
     }
 
     /**
@@ -721,8 +722,8 @@ public final class SqlEngine {
             return utility(sql, fingerprint, (params, session) -> Mono.just(SqlResult.command("EMPTY")));
         }
         return switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : "") {
-            case "create" -> create(sql, lex, fingerprint);
-            case "drop" -> drop(sql, lex, fingerprint);
+            case "create" -> ddl.create(sql, lex, fingerprint);
+            case "drop" -> ddl.drop(sql, lex, fingerprint);
             case "show" -> show(sql, lex, fingerprint);
             case "set" -> set(sql, lex, fingerprint);
             case "explain" -> explain(sql, lex, fingerprint);
@@ -749,7 +750,7 @@ public final class SqlEngine {
         };
     }
 
-    private static Prepared utility(String sql, String fingerprint, Run run) {
+    static Prepared utility(String sql, String fingerprint, Run run) {
         return new Prepared(sql, fingerprint, null, List.of(), run, false);
     }
 
@@ -1154,337 +1155,12 @@ public final class SqlEngine {
         return query(SqlLexer.blank(sql, explain.offset(), lex.offset()), fingerprint, true);
     }
 
-    private static SqlException at(SqlException e, SqlNode n) {
+    /** {@code e} placed at {@code n}'s position in the statement, when it has one. */
+    static SqlException at(SqlException e, SqlNode n) {
         return n == null || n.getParserPosition() == null ? e : e.at(n.getParserPosition().getLineNum(), n.getParserPosition().getColumnNum());
     }
 
-    // ------------------------------------------------------------------ DDL
-
-    private Prepared create(String sql, SqlLexer lex, String fingerprint) {
-        lex.expect("create");
-        if (lex.accept("table")) {
-            return createTable(sql, lex, fingerprint);
-        }
-        boolean materialized = lex.accept("materialized");
-        if (lex.accept("view")) {
-            return createView(sql, lex, fingerprint, materialized);
-        }
-        if (materialized) {
-            throw lex.error("expected VIEW", lex.peek());
-        }
-        if (lex.peek().is("unique")) {
-            throw SqlException.notSupported("CREATE UNIQUE INDEX (declare the key in CREATE TABLE: PRIMARY KEY or UNIQUE)");
-        }
-        if (lex.accept("index")) {
-            return createIndex(sql, lex, fingerprint);
-        }
-        if (lex.peek().is("or")) {
-            throw SqlException.notSupported("CREATE OR REPLACE");
-        }
-        throw SqlException.notSupported("CREATE " + lex.peek().text().toUpperCase(Locale.ROOT));
-    }
-
-    private boolean ifNotExists(SqlLexer lex) {
-        if (lex.accept("if")) {
-            lex.expect("not");
-            lex.expect("exists");
-            return true;
-        }
-        return false;
-    }
-
-    private boolean exists(String name) {
-        return controller.catalog().stream().anyMatch(e -> e.name().equals(name));
-    }
-
-    private Prepared createTable(String sql, SqlLexer lex, String fingerprint) {
-        boolean ifNotExists = ifNotExists(lex);
-        String name = lex.name("a table name");
-        if (lex.peek().is("as")) {
-            return CreateTableAs.plan(this, this::blocking, sql, fingerprint, lex, name, ifNotExists);
-        }
-        lex.expectPunct("(");
-        List<Column> columns = new ArrayList<>();
-        List<CatalogEntry.Key> keys = new ArrayList<>();
-        java.util.Map<String, Object> defaults = new java.util.HashMap<>();
-        do {
-            SqlLexer.Token at = lex.peek();
-            if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
-                keys.add(tableConstraint(lex));
-                continue;
-            }
-            String col = lex.name("a column name");
-            SqlLexer.Token typeAt = lex.peek();
-            StringBuilder type = new StringBuilder(lex.name("a type"));
-            if (type.toString().equals("double") && lex.accept("precision")) {
-                type.append(" precision");
-            } else if (type.toString().equals("character") && lex.accept("varying")) {
-                type.append(" varying");
-            } else if (type.toString().equals("timestamp") && lex.peek().is("without")) {
-                lex.take();
-                lex.expect("time");
-                lex.expect("zone");
-            }
-            if (lex.acceptPunct("(")) {
-                lex.take();
-                lex.expectPunct(")");
-            }
-            DatumType t = SqlTypes.ofName(type.toString());
-            if (t == null) {
-                int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
-                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
-                        + " (types are bigint, integer, double precision, text, varchar, boolean, timestamp)", lc[0], lc[1]);
-            }
-            boolean nullable = true;
-            while (true) {
-                String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
-                if (lex.accept("not")) {
-                    lex.expect("null");
-                    nullable = false;
-                } else if (lex.accept("null")) {
-                    nullable = true;
-                } else if (lex.accept("primary")) {
-                    lex.expect("key");
-                    keys.add(new CatalogEntry.Key(constraint, List.of(col), true));
-                } else if (lex.accept("unique")) {
-                    keys.add(new CatalogEntry.Key(constraint, List.of(col), false));
-                } else if (lex.accept("default")) {
-                    Object value = ColumnDefaults.parse(sql, lex, col, t);
-                    if (value != null) {
-                        defaults.put(col, value);
-                    }
-                } else if (lex.peek().is("references") || lex.peek().is("check")) {
-                    throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
-                } else if (constraint != null) {
-                    throw lex.error("expected NOT NULL, NULL, PRIMARY KEY or UNIQUE", lex.peek());
-                } else {
-                    break;
-                }
-            }
-            columns.add(new Column(col, t, nullable));
-        } while (lex.acceptPunct(","));
-        lex.expectPunct(")");
-        lex.end();
-        checkKeys(name, columns, keys);
-        return utility(sql, fingerprint, (params, session) -> blocking(() -> {
-            if (ifNotExists && exists(name)) {
-                return SqlResult.command("CREATE TABLE");
-            }
-            controller.createTable(name, columns, keys, defaults);
-            return SqlResult.command("CREATE TABLE");
-        }));
-    }
-
-    /** A table constraint: {@code [CONSTRAINT name] PRIMARY KEY (a, ...)} or {@code UNIQUE (a, ...)}; others are refused. */
-    private static CatalogEntry.Key tableConstraint(SqlLexer lex) {
-        String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
-        boolean primary;
-        if (lex.accept("primary")) {
-            lex.expect("key");
-            primary = true;
-        } else if (lex.accept("unique")) {
-            primary = false;
-        } else {
-            throw lex.error("not supported: table constraint " + lex.peek().text().toUpperCase(Locale.ROOT) + " (keys are PRIMARY KEY and UNIQUE)",
-                    lex.peek());
-        }
-        lex.expectPunct("(");
-        List<String> cols = new ArrayList<>();
-        do {
-            cols.add(lex.name("a column name"));
-        } while (lex.acceptPunct(","));
-        lex.expectPunct(")");
-        return new CatalogEntry.Key(constraint, cols, primary);
-    }
-
-    /** Refuses keys PostgreSQL refuses, with its SQLSTATEs: an unknown column, a column twice in a key, two primary keys. */
-    private static void checkKeys(String table, List<Column> columns, List<CatalogEntry.Key> keys) {
-        boolean primary = false;
-        for (CatalogEntry.Key k : keys) {
-            String what = k.primary() ? "primary key" : "unique";
-            if (k.primary() && primary) {
-                throw new SqlException("42P16", "multiple primary keys for table \"" + table + "\" are not allowed");
-            }
-            primary |= k.primary();
-            for (int i = 0; i < k.columns().size(); i++) {
-                String c = k.columns().get(i);
-                if (columns.stream().noneMatch(x -> x.name().equals(c))) {
-                    throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + c + "\" named in key does not exist");
-                }
-                if (k.columns().subList(0, i).contains(c)) {
-                    throw new SqlException("42701", "column \"" + c + "\" appears twice in " + what + " constraint");
-                }
-            }
-        }
-    }
-
-    private Prepared createView(String sql, SqlLexer lex, String fingerprint, boolean materialized) {
-        boolean ifNotExists = ifNotExists(lex);
-        String name = lex.name("a view name");
-        List<String> names = null;
-        if (lex.acceptPunct("(")) {
-            names = new ArrayList<>();
-            do {
-                names.add(lex.name("a column name"));
-            } while (lex.acceptPunct(","));
-            lex.expectPunct(")");
-        }
-        lex.expect("as");
-        String body = SqlLexer.blank(sql, 0, lex.offset());
-        Params params = params(body);
-        if (params.count() > 0) {
-            throw new SqlException(SqlException.UNDEFINED_PARAMETER, "a view cannot have parameters");
-        }
-        SqlNode parsed = CalcitePlanner.parse(body);
-        if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
-            throw at(new SqlException(SqlException.SYNTAX, "a view is defined by a query"), parsed);
-        }
-        Query q = planQuery(parsed, params, null, null);
-        RelNode whole = q.sort == null ? q.body : q.sort;
-        RelTranslator.Translated t = new RelTranslator(i -> null, i -> DatumType.STRING).translate(whole);
-        List<Integer> fields = q.fields;
-        List<Integer> ids = new ArrayList<>();
-        for (int i = 0; i < t.types().size(); i++) {
-            ids.add(i);
-        }
-        Plan plan = fields.equals(ids) ? t.plan() : new Plan.MapFilterProject(t.plan(), dev.tandem.expr.Mfp.project(fields));
-        List<String> columnNames = names != null ? names : q.columns.stream().map(SqlColumn::name).toList();
-        if (columnNames.size() != fields.size()) {
-            throw new SqlException(SqlException.SYNTAX, "CREATE VIEW specifies " + columnNames.size() + " column names, the query has " + fields.size());
-        }
-        for (int i = 0; i < columnNames.size(); i++) {
-            if (columnNames.subList(0, i).contains(columnNames.get(i))) {
-                throw new SqlException("42701", "column \"" + columnNames.get(i) + "\" specified more than once");
-            }
-        }
-        String command = materialized ? "CREATE MATERIALIZED VIEW" : "CREATE VIEW";
-        String first = columnNames.get(0);
-        return utility(sql, fingerprint, (values, session) -> blocking(() -> {
-            if (ifNotExists && exists(name)) {
-                return SqlResult.command(command);
-            }
-            controller.createView(name, plan, columnNames);
-            if (materialized) {
-                try {
-                    controller.createIndex(materializedIndex(name), name, List.of(first), null);
-                } catch (RuntimeException e) {
-                    controller.drop(name, CatalogEntry.View.class);
-                    throw e;
-                }
-            }
-            return SqlResult.command(command);
-        }));
-    }
-
-    /** The index that maintains a materialized view (keyed by its first column). */
-    static String materializedIndex(String view) {
-        return view + "_primary_idx";
-    }
-
-    private Prepared createIndex(String sql, SqlLexer lex, String fingerprint) {
-        boolean ifNotExists = ifNotExists(lex);
-        String name = lex.peek().is("on") ? null : lex.name("an index name");
-        lex.expect("on");
-        String on = lex.name("a table or view name");
-        if (lex.accept("using")) {
-            lex.name("an index method");
-        }
-        lex.expectPunct("(");
-        List<String> key = new ArrayList<>();
-        do {
-            key.add(lex.name("a column name"));
-            // a column's order in the index (ASC, DESC, NULLS FIRST|LAST) changes no answer: accepted, kept ascending
-            if (!lex.accept("asc")) {
-                lex.accept("desc");
-            }
-            if (lex.accept("nulls") && !lex.accept("first")) {
-                lex.expect("last");
-            }
-        } while (lex.acceptPunct(","));
-        lex.expectPunct(")");
-        lex.end();
-        String indexName = name != null ? name : on + "_" + String.join("_", key) + "_idx";
-        return utility(sql, fingerprint, (params, session) -> blocking(() -> {
-            if (ifNotExists && exists(indexName)) {
-                return SqlResult.command("CREATE INDEX");
-            }
-            CatalogEntry target = controller.catalog().stream().filter(e -> e.name().equals(on)).findFirst()
-                    .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + on + "\" does not exist"));
-            for (String k : key) {
-                if (target.schema().indexOf(k) < 0) {
-                    throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + k + "\" does not exist");
-                }
-            }
-            controller.createIndex(indexName, on, key, null);
-            return SqlResult.command("CREATE INDEX");
-        }));
-    }
-
-    private Prepared drop(String sql, SqlLexer lex, String fingerprint) {
-        lex.expect("drop");
-        String what;
-        Class<? extends CatalogEntry> kind;
-        boolean materialized = false;
-        if (lex.accept("table")) {
-            what = "TABLE";
-            kind = CatalogEntry.Table.class;
-        } else if (lex.accept("view")) {
-            what = "VIEW";
-            kind = CatalogEntry.View.class;
-        } else if (lex.accept("materialized")) {
-            lex.expect("view");
-            what = "MATERIALIZED VIEW";
-            kind = CatalogEntry.View.class;
-            materialized = true;
-        } else if (lex.accept("index")) {
-            what = "INDEX";
-            kind = CatalogEntry.Index.class;
-        } else {
-            throw SqlException.notSupported("DROP " + lex.peek().text().toUpperCase(Locale.ROOT));
-        }
-        boolean ifExists = false;
-        if (lex.accept("if")) {
-            lex.expect("exists");
-            ifExists = true;
-        }
-        List<String> names = new ArrayList<>();
-        do {
-            names.add(lex.name("a name"));
-        } while (lex.acceptPunct(","));
-        if (lex.peek().is("cascade")) {
-            throw SqlException.notSupported("DROP ... CASCADE (drop the dependent objects first)");
-        }
-        lex.accept("restrict");
-        lex.end();
-        boolean ifx = ifExists;
-        boolean mat = materialized;
-        return utility(sql, fingerprint, (params, session) -> blocking(() -> {
-            for (String n : names) {
-                CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(n)).findFirst().orElse(null);
-                if (e == null) {
-                    if (ifx) {
-                        continue;
-                    }
-                    throw new SqlException(kind == CatalogEntry.Index.class ? "42704" : SqlException.UNDEFINED_TABLE,
-                            what.toLowerCase(Locale.ROOT) + " \"" + n + "\" does not exist");
-                }
-                if (!kind.isInstance(e)) {
-                    throw new SqlException("42809", "\"" + n + "\" is not a " + what.toLowerCase(Locale.ROOT));
-                }
-                if (mat && exists(materializedIndex(n))) {
-                    controller.drop(materializedIndex(n), CatalogEntry.Index.class);
-                }
-                if (kind == CatalogEntry.Index.class) {
-                    controller.drop(n, kind);
-                } else {
-                    controller.dropWithIndexes(n, kind); // as in PostgreSQL, a table's or view's indexes go with it
-                }
-            }
-            return SqlResult.command("DROP " + what);
-        }));
-    }
-
-    private <T> Mono<T> blocking(java.util.concurrent.Callable<T> call) {
+    <T> Mono<T> blocking(java.util.concurrent.Callable<T> call) {
         return Mono.fromCallable(call).subscribeOn(blocking);
     }
 

@@ -159,7 +159,7 @@ final class WritePlanner {
         List<Column> cols = table.schema().columns();
         if (list == null) {
             if (width > cols.size()) {
-                throw at(new SqlException(SqlException.SYNTAX, "INSERT has more expressions than target columns"), source);
+                throw SqlEngine.at(new SqlException(SqlException.SYNTAX, "INSERT has more expressions than target columns"), source);
             }
             int[] first = new int[width];
             for (int i = 0; i < first.length; i++) {
@@ -173,7 +173,7 @@ final class WritePlanner {
             int c = column(table, id);
             for (int j = 0; j < i; j++) {
                 if (targets[j] == c) {
-                    throw at(new SqlException("42701", "column \"" + id.getSimple() + "\" specified more than once"), id);
+                    throw SqlEngine.at(new SqlException("42701", "column \"" + id.getSimple() + "\" specified more than once"), id);
                 }
             }
             targets[i] = c;
@@ -196,7 +196,7 @@ final class WritePlanner {
 
     private static void checkArity(int values, int targets, SqlNode at) {
         if (values != targets) {
-            throw at(new SqlException(SqlException.SYNTAX, values > targets ? "INSERT has more expressions than target columns"
+            throw SqlEngine.at(new SqlException(SqlException.SYNTAX, values > targets ? "INSERT has more expressions than target columns"
                     : "INSERT has more target columns than expressions"), at);
         }
     }
@@ -250,7 +250,7 @@ final class WritePlanner {
                 default -> throw SqlException.notSupported("an expression in VALUES (only literals and parameters): " + n);
             };
         } catch (SqlException e) {
-            throw at(e, n);
+            throw SqlEngine.at(e, n);
         }
     }
 
@@ -281,7 +281,7 @@ final class WritePlanner {
             targets[i] = column(table, id);
             for (int j = 0; j < i; j++) {
                 if (targets[j] == targets[i]) {
-                    throw at(new SqlException(SqlException.SYNTAX, "multiple assignments to same column \"" + id.getSimple() + "\""), id);
+                    throw SqlEngine.at(new SqlException(SqlException.SYNTAX, "multiple assignments to same column \"" + id.getSimple() + "\""), id);
                 }
             }
             select.add(assignable(defaulted(table, targets[i], upd.getSourceExpressionList().get(i)), cols.get(targets[i]).type()));
@@ -323,7 +323,7 @@ final class WritePlanner {
         SqlEngine.Params params = SqlEngine.params(split.statement());
         SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
         if (del.getAlias() != null) {
-            throw at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
+            throw SqlEngine.at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
         }
         CatalogEntry.Table table = table(del.getTargetTable(), "delete from");
         Returning returning = Returning.plan(engine, table, null, split);
@@ -453,11 +453,11 @@ final class WritePlanner {
                 && (column.type() == DatumType.INT64 || column.type() == DatumType.FLOAT64);
         if (column.type() == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
             // PostgreSQL writes these as text in its own notation, which Tandem's cast does not
-            throw at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
+            throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
         }
         boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL);
         if (from != column.type() && !numeric && !text) {
-            throw at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
+            throw SqlEngine.at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
                     + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(from)), at);
         }
     }
@@ -500,7 +500,7 @@ final class WritePlanner {
         String name = id.names.get(id.names.size() - 1);
         int c = table.schema().indexOf(name);
         if (c < 0) {
-            throw at(new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + name + "\" of relation \"" + table.name()
+            throw SqlEngine.at(new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + name + "\" of relation \"" + table.name()
                     + "\" does not exist"), id);
         }
         return c;
@@ -509,26 +509,22 @@ final class WritePlanner {
     /** The table a write names; {@code verb} says what the write does, as PostgreSQL's refusal words it. */
     private CatalogEntry.Table table(SqlNode target, String verb) {
         if (!(target instanceof SqlIdentifier id)) {
-            throw at(SqlException.notSupported("this target"), target);
+            throw SqlEngine.at(SqlException.notSupported("this target"), target);
         }
         String name = id.names.get(id.names.size() - 1);
         CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(name)).findFirst()
-                .orElseThrow(() -> at(new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist"), target));
+                .orElseThrow(() -> SqlEngine.at(new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist"), target));
         if (e instanceof CatalogEntry.View) {
             // as PostgreSQL refuses a write to a view without INSTEAD OF triggers
-            throw at(new SqlException("55000", "cannot " + verb + " view \"" + name + "\"; only tables accept writes"), target);
+            throw SqlEngine.at(new SqlException("55000", "cannot " + verb + " view \"" + name + "\"; only tables accept writes"), target);
         }
         if (!(e instanceof CatalogEntry.Table t)) {
-            throw at(new SqlException("42809", "\"" + name + "\" is not a table; only tables accept writes"), target);
+            throw SqlEngine.at(new SqlException("42809", "\"" + name + "\" is not a table; only tables accept writes"), target);
         }
         return t;
     }
 
     private static String quoted(String name) {
         return "\"" + name.replace("\"", "\"\"") + "\"";
-    }
-
-    private static SqlException at(SqlException e, SqlNode n) {
-        return n == null || n.getParserPosition() == null ? e : e.at(n.getParserPosition().getLineNum(), n.getParserPosition().getColumnNum());
     }
 }
