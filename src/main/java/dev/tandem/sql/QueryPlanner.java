@@ -1,0 +1,407 @@
+package dev.tandem.sql;
+
+import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.CatalogSnapshot;
+import dev.tandem.controller.Controller;
+import dev.tandem.controller.ControllerException;
+import dev.tandem.controller.ReadRequest;
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.ExprJson;
+import dev.tandem.expr.Func;
+import dev.tandem.expr.Mfp;
+import dev.tandem.plan.Plan;
+import dev.tandem.plan.PlanJson;
+import dev.tandem.protocol.Finishing;
+import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
+import dev.tandem.row.RowJson;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rex.RexDynamicParam;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Queries: a {@code SELECT} (or {@code EXPLAIN SELECT}) planned with Calcite into a {@link SqlEngine.Query},
+ * and, when run with its parameters, the read that answers it: a {@link PointLookup} bound without
+ * translating again; a key lookup or scan of an index when the query is a filter and projection of one
+ * collection whose index key the filter pins; else a transient dataflow of the translated plan (with a
+ * transaction block's pending writes laid over what it reads).
+ */
+final class QueryPlanner {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private final SqlEngine engine;
+    private final Controller controller;
+
+    QueryPlanner(SqlEngine engine, Controller controller) {
+        this.engine = engine;
+        this.controller = controller;
+    }
+
+
+    SqlEngine.Prepared query(String sql, String fingerprint, boolean explain) {
+        CatalogSnapshot planned = controller.catalogSnapshot();
+        String text = sql;
+        Long asOf = null;
+        String asOfParam = null;
+        SqlAsOf m = SqlAsOf.find(text);
+        if (m != null) {
+            if (m.parameter()) {
+                asOfParam = m.value();
+            } else {
+                try {
+                    asOf = Long.parseLong(m.value());
+                } catch (NumberFormatException e) {
+                    throw new SqlException(SqlException.OUT_OF_RANGE, "AS OF " + m.value() + " is out of range for a timestamp");
+                }
+            }
+            text = SqlLexer.blank(text, m.start(), text.length());
+        }
+        SqlEngine.Params params = SqlEngine.params(text);
+        SqlNode parsed = CalcitePlanner.parse(params.text());
+        if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
+            throw SqlException.notSupported(parsed.getKind().sql + " here");
+        }
+        engine.checkDeadline();
+        SqlEngine.Query q = planQuery(parsed, params, asOfParam, asOf);
+        engine.checkDeadline();
+        if (explain) {
+            // the parameters of the query explained are the EXPLAIN's: its plan is that of a run with their values
+            return new SqlEngine.Prepared(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), q.paramTypes(), (values, session) -> {
+                SqlEngine.Read r = read(q, values, session);
+                List<Object[]> lines = new ArrayList<>();
+                lines.add(new Object[] {r.describe()});
+                lines.add(new Object[] {r.request().plan() != null ? PlanJson.write(r.request().plan()).toString() : describeFast(r.request())});
+                return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
+            }, false);
+        }
+        // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
+        Set<String> deps = SqlEngine.scanned(q.body());
+        PointLookup lookup = PointLookup.of(q, controller.catalog());
+        return new SqlEngine.Prepared(sql, SqlEngine.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
+                (values, session) -> runQuery(q, lookup, values, session), true);
+    }
+
+    private static String describeFast(ReadRequest r) {
+        ObjectNode o = NODES.objectNode();
+        o.put("from", r.from());
+        if (r.keys() != null) {
+            ArrayNode keys = o.putArray("key");
+            r.keys().forEach(k -> keys.add(RowJson.json(k)));
+        }
+        if (!r.mfp().filter().isEmpty()) {
+            o.set("filter", ExprJson.writeList(r.mfp().filter()));
+        }
+        if (!r.mfp().map().isEmpty()) {
+            o.set("map", ExprJson.writeList(r.mfp().map()));
+        }
+        if (r.mfp().project() != null) {
+            ArrayNode project = o.putArray("project");
+            r.mfp().project().forEach(project::add);
+        }
+        return o.toString();
+    }
+
+    SqlEngine.Query planQuery(SqlNode parsed, SqlEngine.Params params, String asOfParam, Long asOf) {
+        CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog());
+        RelRoot root = planned.root();
+        RelNode top = root.rel;
+        SqlNumerics.check(top);
+        Sort sort = top instanceof Sort s ? s : null;
+        RelNode body = sort != null ? sort.getInput() : top;
+        List<Integer> fields = new ArrayList<>();
+        for (java.util.Map.Entry<Integer, String> f : root.fields) {
+            fields.add(f.getKey());
+        }
+        // parameter types: those Calcite inferred, by PostgreSQL number
+        DatumType[] byNumber = new DatumType[params.count()];
+        collectParams(top, params, byNumber);
+        if (asOfParam != null) {
+            int n = Integer.parseInt(asOfParam.substring(1));
+            byNumber = java.util.Arrays.copyOf(byNumber, Math.max(byNumber.length, n));
+            byNumber[n - 1] = DatumType.INT64;
+        }
+        List<DatumType> paramTypes = new ArrayList<>();
+        for (DatumType t : byNumber) {
+            paramTypes.add(t == null ? DatumType.STRING : t);
+        }
+        // the result's types, from a translation with placeholder values
+        List<DatumType> bodyTypes = new RelTranslator(i -> placeholder(paramTypes.get(params.number(i) - 1)),
+                i -> paramTypes.get(params.number(i) - 1)).translate(body).types();
+        List<String> names = SqlNames.of(planned.validated(), root);
+        List<SqlColumn> columns = new ArrayList<>();
+        for (int i = 0; i < fields.size(); i++) {
+            columns.add(new SqlColumn(names.get(i), bodyTypes.get(fields.get(i))));
+        }
+        return new SqlEngine.Query(body, sort, fields, columns, params, paramTypes, asOfParam, asOf);
+    }
+
+    private static void collectParams(RelNode rel, SqlEngine.Params params, DatumType[] byNumber) {
+        rel.accept(new RexShuttle() {
+            @Override
+            public RexNode visitDynamicParam(RexDynamicParam p) {
+                int n = params.number(p.getIndex());
+                if (byNumber[n - 1] == null) {
+                    DatumType t = SqlTypes.of(p.getType());
+                    byNumber[n - 1] = t;
+                }
+                return p;
+            }
+        });
+        if (rel instanceof Sort s) {
+            for (RexNode n : new RexNode[] {s.fetch, s.offset}) {
+                if (n instanceof RexDynamicParam p) {
+                    byNumber[params.number(p.getIndex()) - 1] = DatumType.INT64;
+                }
+            }
+        }
+        for (RelNode in : rel.getInputs()) {
+            collectParams(in, params, byNumber);
+        }
+    }
+
+    private static Object placeholder(DatumType t) {
+        return switch (t) {
+            case BOOL -> false;
+            case INT64 -> 0L;
+            case FLOAT64 -> 0.0;
+            case STRING -> "";
+            case TIMESTAMP -> new dev.tandem.row.Timestamp(0);
+        };
+    }
+
+    SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session) {
+        RelTranslator tr = new RelTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1));
+        ReadRequest.Isolation isolation = session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null;
+        Long asOf = q.asOf();
+        if (q.asOfParam() != null) {
+            Object v = values.get(Integer.parseInt(q.asOfParam().substring(1)) - 1);
+            if (v == null) {
+                throw new SqlException(SqlException.INVALID_PARAMETER, "AS OF needs a timestamp, got NULL");
+            }
+            asOf = (Long) v;
+        }
+        Finishing finishing = null;
+        if (q.sort() != null) {
+            Long limit = q.sort().fetch == null ? null : tr.count(q.sort().fetch, "LIMIT");
+            Long offset = q.sort().offset == null ? null : tr.count(q.sort().offset, "OFFSET");
+            finishing = new Finishing(RelTranslator.orderings(q.sort().getCollation()), limit, offset == null ? 0 : offset);
+        }
+        TransactionBlock block = session.writes();
+        boolean pending = block != null && block.wrote();
+        SqlEngine.Read simple = pending ? null : simpleRead(q.body(), tr, finishing, isolation, asOf);
+        if (simple != null) {
+            return simple;
+        }
+        Plan plan = tr.translate(q.body()).plan();
+        if (pending) {
+            plan = block.overlay(plan, controller, asOf);
+        }
+        return new SqlEngine.Read(new ReadRequest(null, plan, null, null, finishing, isolation, asOf, null), "slow path: a transient dataflow");
+    }
+
+    /**
+     * A read of one collection by name with a filter and a projection of columns, when the query is
+     * that: a key lookup when an index's key is pinned by the filter, else a read the controller
+     * answers from an index if there is one. Null when the query is anything else.
+     */
+    private SqlEngine.Read simpleRead(RelNode body, RelTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
+        RelNode rel = body;
+        Project project = rel instanceof Project p ? p : null;
+        rel = project != null ? project.getInput() : rel;
+        Filter filter = rel instanceof Filter f ? f : null;
+        rel = filter != null ? filter.getInput() : rel;
+        if (!(rel instanceof TableScan scan)) {
+            return null;
+        }
+        tr.translate(scan);
+        List<String> qn = scan.getTable().getQualifiedName();
+        String target = qn.get(qn.size() - 1);
+        CatalogEntry entry = controller.catalog().stream().filter(e -> e.name().equals(target)).findFirst().orElse(null);
+        if (entry == null) {
+            return null;
+        }
+        List<DatumType> types = entry.schema().types();
+        List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
+        Mfp mfp = PointLookup.mfp(tr, project, types, conjuncts);
+        Map<Integer, List<Object>> pinned = pinned(conjuncts);
+        String from = target;
+        List<Row> keys = null;
+        int lookupKeyWidth = 0;
+        String describe = null;
+        for (CatalogEntry e : controller.catalog()) {
+            if (e instanceof CatalogEntry.Index idx && idx.on().equals(target)) {
+                List<List<Object>> choices = new ArrayList<>();
+                long combinations = 1;
+                for (String col : idx.key()) {
+                    List<Object> values = pinned.get(entry.schema().indexOf(col));
+                    if (values == null) {
+                        choices = null;
+                        break;
+                    }
+                    choices.add(values);
+                    combinations *= values.size();
+                }
+                if (choices != null && combinations <= MAX_LOOKUP_KEYS && (keys == null || idx.key().size() > lookupKeyWidth)) {
+                    // of the indexes whose keys are all pinned, the one with the most key columns
+                    lookupKeyWidth = idx.key().size();
+                    from = idx.name();
+                    keys = new ArrayList<>();
+                    ArrayNode shown = NODES.arrayNode();
+                    for (ArrayNode k : product(choices)) {
+                        keys.add(keyRow(k, idx));
+                        shown.add(k);
+                    }
+                    describe = "fast path: a lookup of " + (keys.size() == 1 ? "key " + shown.get(0) : keys.size() + " keys " + shown)
+                            + " in index " + idx.name();
+                    continue;
+                }
+                if (describe == null) {
+                    describe = "fast path: a scan of index " + idx.name() + " on " + target;
+                }
+            }
+        }
+        if (describe == null) {
+            describe = "slow path: a transient dataflow reading " + target;
+        }
+        return new SqlEngine.Read(new ReadRequest(from, null, keys, mfp, finishing, isolation, asOf, null),
+                describe);
+    }
+
+    /** The most keys a lookup takes (an IN list, or IN lists on several key columns, multiply). */
+    static final int MAX_LOOKUP_KEYS = 1024;
+
+    /**
+     * The values each column is pinned to by the conjuncts: {@code col = literal} pins one, {@code col IN
+     * (literals)} (an OR of such equalities on one column) several; the first conjunct pinning a column wins
+     * (the others stay in the filter, which every row still passes through).
+     */
+    private static Map<Integer, List<Object>> pinned(List<Expr> conjuncts) {
+        Map<Integer, List<Object>> pinned = new LinkedHashMap<>();
+        for (Expr c : conjuncts) {
+            List<Expr> alternatives = c instanceof Expr.Call call && call.func() == Func.OR ? call.args() : List.of(c);
+            Integer column = null;
+            List<Object> values = new ArrayList<>();
+            for (Expr alt : alternatives) {
+                Object[] eq = equality(alt);
+                if (eq == null || column != null && !column.equals(eq[0])) {
+                    values = null;
+                    break;
+                }
+                column = (Integer) eq[0];
+                values.add(eq[1]);
+            }
+            if (values != null && column != null) {
+                pinned.putIfAbsent(column, distinct(values));
+            }
+        }
+        return pinned;
+    }
+
+    /**
+     * The values without repeats, in their first order, by hashing (one look-up a value, so an IN list of
+     * any length costs time in proportion to it): values equal as datums are one key ({@code -0.0} and
+     * {@code 0.0} too).
+     */
+    static List<Object> distinct(List<Object> values) {
+        java.util.Set<Object> seen = new java.util.HashSet<>(Math.max(16, values.size() * 2));
+        List<Object> out = new ArrayList<>(values.size());
+        for (Object v : values) {
+            if (seen.add(v instanceof Double d && d == 0.0 ? (Object) 0.0 : v)) {
+                out.add(v);
+            }
+        }
+        return out;
+    }
+
+    /** {column, value} when {@code e} is {@code column = non-NULL literal} (either way round), else null. */
+    private static Object[] equality(Expr e) {
+        if (e instanceof Expr.Call call && call.func() == Func.EQ) {
+            Expr a = call.args().get(0);
+            Expr b = call.args().get(1);
+            if (a instanceof Expr.Col col && b instanceof Expr.Lit lit && lit.value() != null) {
+                return new Object[] {col.index(), lit.value()};
+            }
+            if (b instanceof Expr.Col col && a instanceof Expr.Lit lit && lit.value() != null) {
+                return new Object[] {col.index(), lit.value()};
+            }
+        }
+        return null;
+    }
+
+    /** Every combination of one value from each list, as JSON key rows. */
+    private static List<ArrayNode> product(List<List<Object>> choices) {
+        List<ArrayNode> out = new ArrayList<>();
+        out.add(NODES.arrayNode());
+        for (List<Object> values : choices) {
+            List<ArrayNode> next = new ArrayList<>();
+            for (ArrayNode prefix : out) {
+                for (Object v : values) {
+                    ArrayNode k = prefix.deepCopy();
+                    k.add(RowJson.json(v));
+                    next.add(k);
+                }
+            }
+            out = next;
+        }
+        return out;
+    }
+
+    /** The key row of pinned literals {@code k}, as datums of {@code index}'s key columns. */
+    private static Row keyRow(ArrayNode k, CatalogEntry.Index index) {
+        try {
+            return RowJson.row(k, index.keySchema());
+        } catch (IllegalArgumentException e) {
+            throw new ControllerException(ControllerException.Kind.INVALID, "key[0]: " + e.getMessage() + " (index '" + index.name()
+                    + "' is keyed by " + index.key() + ")");
+        }
+    }
+
+    /** Runs a planned query: a {@link PointLookup} binds its key and nothing else; any other query is translated with its values. */
+    Mono<SqlResult> runQuery(SqlEngine.Query q, PointLookup lookup, List<Object> values, SqlSession session) {
+        TransactionBlock block = session.writes();
+        ReadRequest request = lookup == null || block != null && block.wrote() ? null
+                : lookup.request(values, session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null, q.asOf());
+        if (request == null) {
+            request = read(q, values, session).request();
+        }
+        return controller.read(request).map(result -> {
+            List<Object[]> rows = new ArrayList<>(result.rows().size());
+            for (Row row : result.rows()) {
+                Object[] all = row.unpack();
+                Object[] out = new Object[q.fields().size()];
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = all[q.fields().get(i)];
+                }
+                rows.add(out);
+            }
+            return new SqlResult("SELECT", q.columns(), rows, rows.size(), result, null);
+        });
+    }
+
+    // ------------------------------------------------------------------ EXPLAIN
+
+    SqlEngine.Prepared explain(String sql, SqlLexer lex, String fingerprint) {
+        SqlLexer.Token explain = lex.take();
+        if (!lex.peek().is("select") && !lex.peek().is("with") && !lex.peek().isPunct("(")) {
+            throw lex.error("EXPLAIN explains a SELECT", lex.peek());
+        }
+        return query(SqlLexer.blank(sql, explain.offset(), lex.offset()), fingerprint, true);
+    }
+}
