@@ -54,7 +54,7 @@ final class PgFunctions {
             text("REVERSE", OperandTypes.family(S)),
             text("INITCAP", OperandTypes.family(S)),
             text("MD5", OperandTypes.family(S)),
-            text("LENGTH", OperandTypes.family(S)),
+            function("LENGTH", ReturnTypes.BIGINT_NULLABLE, OperandTypes.family(S)),
             function("STARTS_WITH", ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.family(S, S)),
             text("REGEXP_REPLACE", OperandTypes.family(List.of(S, S, S, S), i -> i == 3)),
             SqlLibraryOperators.TRANSLATE3,
@@ -103,8 +103,7 @@ final class PgFunctions {
     }
 
     private static SqlFunction text(String name, SqlOperandTypeChecker operands) {
-        return function(name, name.equals("LENGTH") ? ReturnTypes.BIGINT_NULLABLE
-                : name.startsWith("CONCAT") ? ReturnTypes.VARCHAR : ReturnTypes.VARCHAR_NULLABLE, operands);
+        return function(name, name.startsWith("CONCAT") ? ReturnTypes.VARCHAR : ReturnTypes.VARCHAR_NULLABLE, operands);
     }
 
     private static SqlFunction number(String name, SqlOperandTypeChecker operands) {
