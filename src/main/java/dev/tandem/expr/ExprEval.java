@@ -84,17 +84,16 @@ final class ExprEval {
                 }
                 return v[0] == null ? null : TextFunctions.join((String) v[0], Arrays.copyOfRange(v, 1, v.length));
             }
+            case STRPOS, REPLACE, SPLIT_PART, BTRIM, LTRIM, RTRIM, LPAD, RPAD, LEFT, RIGHT, REPEAT, REVERSE, INITCAP, MD5, STARTS_WITH,
+                    TRANSLATE, REGEXP_LIKE, REGEXP_REPLACE -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : TextFunctions.apply(c.func(), v);
+            }
+            case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : MathFunctions.apply(c.func(), v);
+            }
             default -> {
-                if (c.func().ordinal() >= Func.STRPOS.ordinal() && c.func() != Func.CAST) {
-                    Object[] v = new Object[args.size()];
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = eval(args.get(i), row);
-                        if (v[i] == null) {
-                            return null;
-                        }
-                    }
-                    return c.func().ordinal() >= Func.ROUND.ordinal() ? MathFunctions.apply(c.func(), v) : TextFunctions.apply(c.func(), v);
-                }
             }
         }
         Object a = eval(args.get(0), row);
@@ -129,6 +128,18 @@ final class ExprEval {
             return substr((String) a, (Long) b, len);
         }
         return binary(c.func(), a, b);
+    }
+
+    /** The arguments' values, or null when one is NULL. */
+    private static Object[] strictArgs(List<Expr> args, Object[] row) {
+        Object[] v = new Object[args.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = eval(args.get(i), row);
+            if (v[i] == null) {
+                return null;
+            }
+        }
+        return v;
     }
 
     private static Object unary(Expr.Call c, Object a) {

@@ -54,7 +54,7 @@ final class PgFunctions {
             text("REVERSE", OperandTypes.family(S)),
             text("INITCAP", OperandTypes.family(S)),
             text("MD5", OperandTypes.family(S)),
-            text("LENGTH", OperandTypes.family(S)),
+            function("LENGTH", ReturnTypes.BIGINT_NULLABLE, OperandTypes.family(S)),
             function("STARTS_WITH", ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.family(S, S)),
             text("REGEXP_REPLACE", OperandTypes.family(List.of(S, S, S, S), i -> i == 3)),
             SqlLibraryOperators.TRANSLATE3,
@@ -80,6 +80,7 @@ final class PgFunctions {
     private PgFunctions() {
     }
 
+
     private static SqlOperatorTable caseInsensitive(SqlOperatorTable table) {
         return new SqlOperatorTable() {
             @Override
@@ -97,14 +98,60 @@ final class PgFunctions {
     }
 
     private static SqlFunction function(String name, SqlReturnTypeInference type, SqlOperandTypeChecker operands) {
-        // a NULL argument takes the type of the first typed one, as PostgreSQL resolves an unknown
+        if (operands instanceof org.apache.calcite.sql.type.FamilyOperandTypeChecker families) {
+            // a NULL argument is of the type the function takes there, as PostgreSQL resolves an unknown
+            return new SqlFunction(name, SqlKind.OTHER_FUNCTION, type, (binding, returnType, types) -> {
+                for (int i = 0; i < types.length; i++) {
+                    SqlTypeFamily f = families.getOperandSqlTypeFamily(i);
+                    types[i] = binding.getTypeFactory().createSqlType(f == I ? SqlTypeName.INTEGER : f == N ? SqlTypeName.DOUBLE : SqlTypeName.VARCHAR);
+                }
+            }, nullsAllowed(families), SqlFunctionCategory.USER_DEFINED_FUNCTION);
+        }
+        // a NULL argument takes the type of the first typed one
         return new SqlFunction(name, SqlKind.OTHER_FUNCTION, type, org.apache.calcite.sql.type.InferTypes.FIRST_KNOWN, operands,
                 SqlFunctionCategory.USER_DEFINED_FUNCTION);
     }
 
+    /** {@code families}, passing a NULL argument (Calcite refuses one when it does not coerce types). */
+    private static SqlOperandTypeChecker nullsAllowed(org.apache.calcite.sql.type.FamilyOperandTypeChecker families) {
+        return new SqlOperandTypeChecker() {
+            @Override
+            public boolean checkOperandTypes(org.apache.calcite.sql.SqlCallBinding binding, boolean throwOnFailure) {
+                for (int i = 0; i < binding.getOperandCount(); i++) {
+                    org.apache.calcite.sql.SqlNode operand = binding.operand(i);
+                    if (org.apache.calcite.sql.SqlUtil.isNullLiteral(operand, false)) {
+                        continue;
+                    }
+                    SqlTypeFamily family = families.getOperandSqlTypeFamily(i);
+                    if (family != SqlTypeFamily.ANY && !family.getTypeNames().contains(binding.getOperandType(i).getSqlTypeName())) {
+                        if (throwOnFailure) {
+                            throw binding.newValidationSignatureError();
+                        }
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public org.apache.calcite.sql.SqlOperandCountRange getOperandCountRange() {
+                return families.getOperandCountRange();
+            }
+
+            @Override
+            public String getAllowedSignatures(org.apache.calcite.sql.SqlOperator op, String opName) {
+                return families.getAllowedSignatures(op, opName);
+            }
+
+            @Override
+            public boolean isOptional(int i) {
+                return families.isOptional(i);
+            }
+        };
+    }
+
     private static SqlFunction text(String name, SqlOperandTypeChecker operands) {
-        return function(name, name.equals("LENGTH") ? ReturnTypes.BIGINT_NULLABLE
-                : name.startsWith("CONCAT") ? ReturnTypes.VARCHAR : ReturnTypes.VARCHAR_NULLABLE, operands);
+        return function(name, name.startsWith("CONCAT") ? ReturnTypes.VARCHAR : ReturnTypes.VARCHAR_NULLABLE, operands);
     }
 
     private static SqlFunction number(String name, SqlOperandTypeChecker operands) {
