@@ -18,6 +18,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
 import dev.tandem.stream.ChangeStreams;
+import dev.tandem.sql.catalog.CatalogQuery;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -320,6 +321,19 @@ public final class SqlEngine {
             }
             return planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
         }).onErrorMap(SqlErrors::map);
+    }
+
+    /**
+     * Prepares a read of {@code pg_catalog} or {@code information_schema} ({@link CatalogQuery#reads})
+     * against the catalog as it is now, on the heavy planning lane: Calcite's own engine answers it.
+     */
+    public Mono<CatalogQuery> prepareCatalog(String sql, String user) {
+        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user)).subscribeOn(heavyPlanning);
+    }
+
+    /** Runs a prepared catalog read against the catalog as it is now, on the heavy planning lane. */
+    public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params) {
+        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params)).subscribeOn(heavyPlanning);
     }
 
     /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */
