@@ -50,7 +50,7 @@ public final class CatalogQuery {
             }
         }
         PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.append('|').append(n));
-        CATALOG_WORDS = Pattern.compile("(?i)\\b(" + names + ")\\b|\\b(version|current_schemas?|current_database|format_type|pg_get_\\w+"
+        CATALOG_WORDS = Pattern.compile("(?i)\\b(" + names + "|current_catalog|current_schema)\\b|\\b(version|current_schemas?|current_database|format_type|pg_get_\\w+"
                 + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char)\\s*\\(");
     }
 
@@ -230,7 +230,11 @@ public final class CatalogQuery {
             return SqlException.notSupported(what + " in Tandem's catalog (pg_catalog and information_schema hold the relations, "
                     + "columns and functions PostgreSQL clients read to describe tables, views, indexes and keys)");
         }
-        String first = all.toString().lines().filter(l -> !l.isBlank() && !l.startsWith("Error while")).findFirst().orElse(String.valueOf(e));
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        String first = String.valueOf(root.getMessage()).lines().filter(l -> !l.isBlank()).findFirst().orElse(root.getClass().getSimpleName());
         return SqlException.notSupported("this catalog query (" + first + ")");
     }
 

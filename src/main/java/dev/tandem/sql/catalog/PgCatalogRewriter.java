@@ -57,38 +57,61 @@ final class PgCatalogRewriter {
     // ------------------------------------------------------------------ client idioms (text level)
 
     /** pgjdbc's {@code information_schema._pg_expandarray(x)} over a key or index's columns, in getPrimaryKeys and getIndexInfo. */
-    private static final Pattern EXPAND_N = Pattern.compile("(?i)\\(\\s*information_schema\\._pg_expandarray\\(\\s*(\\w+)\\.(\\w+)\\s*\\)\\s*\\)\\.n");
-    private static final Pattern EXPAND_AS = Pattern.compile("(?i)information_schema\\._pg_expandarray\\(\\s*(\\w+)\\.(\\w+)\\s*\\)\\s+AS\\s+(\\w+)");
     private static final Pattern FIELD_X = Pattern.compile("(?i)\\(\\s*(\\w+)\\.(\\w+)\\s*\\)\\.x");
     /** SQLAlchemy's {@code unnest(ix.indkey) attnum, generate_subscripts(ix.indkey, 1) ord FROM pg_index ix}. */
     private static final Pattern UNNEST_SUBSCRIPTS = Pattern.compile("(?is)SELECT\\s+unnest\\((\\w+)\\.(\\w+)\\)\\s+(\\w+)\\s*,\\s*"
             + "generate_subscripts\\(\\1\\.\\2\\s*,\\s*1\\)\\s+(\\w+)\\s+FROM\\s+((?:pg_catalog\\.)?\\w+)\\s+\\1\\b");
+
+    private static final Pattern EXPAND = Pattern.compile("(?i)information_schema\\._pg_expandarray\\(\\s*(\\w+)\\.(\\w+)\\s*\\)");
 
     private static String idioms(String sql) {
         Matcher m = UNNEST_SUBSCRIPTS.matcher(sql);
         if (m.find()) {
             sql = m.replaceAll("SELECT k.x AS $3, k.n AS $4 FROM $5 $1 CROSS JOIN UNNEST($1.$2) WITH ORDINALITY AS k(x, n)");
         }
-        Matcher as = EXPAND_AS.matcher(sql);
+        Matcher e = EXPAND.matcher(sql);
+        if (!e.find()) {
+            return sql;
+        }
+        String alias = e.group(1);
+        String column = e.group(2);
+        String call = Pattern.quote(e.group());
+        if (sql.replaceAll(call, "").matches("(?is).*_pg_expandarray.*")) {
+            throw SqlException.notSupported("information_schema._pg_expandarray of more than one array");
+        }
+        sql = sql.replaceAll("\\(\\s*" + call + "\\s*\\)\\.n\\b", "tandem_keys.n");
+        sql = sql.replaceAll("\\(\\s*" + call + "\\s*\\)\\.x\\b", "tandem_keys.x");
+        Matcher as = Pattern.compile("(?i)" + call + "\\s+AS\\s+(\\w+)").matcher(sql);
         if (as.find()) {
-            String alias = as.group(1);
-            String column = as.group(2);
-            String name = as.group(3);
+            String name = as.group(1);
             sql = as.replaceFirst("tandem_keys.x AS " + name + "_x");
-            sql = EXPAND_N.matcher(sql).replaceAll(r -> r.group(1).equalsIgnoreCase(alias) && r.group(2).equalsIgnoreCase(column)
-                    ? "tandem_keys.n" : Matcher.quoteReplacement(r.group()));
             sql = FIELD_X.matcher(sql).replaceAll(r -> r.group(2).equalsIgnoreCase(name) ? r.group(1) + "." + name + "_x"
                     : Matcher.quoteReplacement(r.group()));
-            // the expansion joins the relation whose alias it reads: after the FROM item "... <alias>" the first such item names
-            Pattern item = Pattern.compile("(?i)(pg_catalog\\.\\w+\\s+" + Pattern.quote(alias) + ")\\b(?!\\.)");
-            Matcher im = item.matcher(sql);
-            if (!im.find()) {
-                throw SqlException.notSupported("this use of information_schema._pg_expandarray");
-            }
-            sql = sql.substring(0, im.end()) + " CROSS JOIN UNNEST(" + alias + "." + column + ") WITH ORDINALITY AS tandem_keys(x, n)"
-                    + sql.substring(im.end());
         }
-        return sql;
+        if (sql.matches("(?is).*_pg_expandarray.*")) {
+            throw SqlException.notSupported("this use of information_schema._pg_expandarray");
+        }
+        // the expansion joins the FROM item whose alias it reads
+        Matcher im = Pattern.compile("(?i)(pg_catalog\\.\\w+\\s+" + Pattern.quote(alias) + ")\\b(?!\\.)").matcher(sql);
+        if (!im.find()) {
+            throw SqlException.notSupported("this use of information_schema._pg_expandarray");
+        }
+        int at = im.end();
+        // after the item's own join condition, if it has one
+        Matcher on = Pattern.compile("(?i)^\\s*ON\\s*\\(").matcher(sql.substring(at));
+        if (on.find()) {
+            int depth = 0;
+            int i = at + on.end() - 1;
+            for (; i < sql.length(); i++) {
+                if (sql.charAt(i) == '(') {
+                    depth++;
+                } else if (sql.charAt(i) == ')' && --depth == 0) {
+                    break;
+                }
+            }
+            at = i + 1;
+        }
+        return sql.substring(0, at) + " CROSS JOIN UNNEST(" + alias + "." + column + ") WITH ORDINALITY AS tandem_keys(x, n)" + sql.substring(at);
     }
 
     // ------------------------------------------------------------------ tokens
@@ -272,6 +295,7 @@ final class PgCatalogRewriter {
         emptySubqueries();
         booleanLiterals();
         casts();
+        subscripts();
         infix(Set.of("~", "!~", "~*", "!~*", "~~", "!~~", "~~*", "!~~*", "&", "|"));
         stripCatalogPrefix();
         List<Integer> params = new ArrayList<>();
@@ -403,6 +427,20 @@ final class PgCatalogRewriter {
 
     private boolean selectListItemEnds(int i) {
         return i >= toks.size() || toks.get(i).is(",") || toks.get(i).is("from");
+    }
+
+    /** {@code a[i]} → {@code a[CAST(i AS INTEGER)]}: Calcite's subscripts take an INTEGER, the catalog's numbers are BIGINT. */
+    private void subscripts() {
+        for (int i = 1; i < toks.size(); i++) {
+            if (toks.get(i).is("[") && !toks.get(i - 1).is("array") && i + 1 < toks.size() && !toks.get(i + 1).is("]")) {
+                int close = closing(i);
+                toks.add(close, new Tok(Kind.PUNCT, ")"));
+                toks.add(close, new Tok(Kind.WORD, "INTEGER"));
+                toks.add(close, new Tok(Kind.WORD, "AS"));
+                toks.add(i + 1, new Tok(Kind.PUNCT, "("));
+                toks.add(i + 1, new Tok(Kind.WORD, "CAST"));
+            }
+        }
     }
 
     /** Names of the catalog's boolean columns, and of its columns of any other type. */
