@@ -1505,8 +1505,14 @@ public final class SqlEngine {
                 List<SqlColumn> cols = List.of(new SqlColumn("server_version", DatumType.STRING));
                 return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {SERVER_VERSION}))));
             }
+            case "standard_conforming_strings" -> {
+                lex.end();
+                List<SqlColumn> cols = List.of(new SqlColumn("standard_conforming_strings", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {"on"}))));
+            }
             default -> throw new SqlException("42704", "unrecognized configuration parameter \"" + what.text()
-                    + "\" (SHOW knows TABLES, VIEWS, INDEXES, COLUMNS FROM name, transaction_isolation, server_version)");
+                    + "\" (SHOW knows TABLES, VIEWS, INDEXES, COLUMNS FROM name, transaction_isolation, server_version, "
+                    + "standard_conforming_strings)");
         }
     }
 

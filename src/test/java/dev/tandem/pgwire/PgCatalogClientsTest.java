@@ -205,7 +205,7 @@ class PgCatalogClientsTest {
             assertThat(out).as(out)
                     .contains("tables ['t']")
                     .contains("views ['v']")
-                    .contains("column id BIGINT False\ncolumn name TEXT False\ncolumn score DOUBLE PRECISION True\n"
+                    .contains("column id BIGINT False\ncolumn name TEXT False\ncolumn score DOUBLE_PRECISION True\n"
                             + "column at TIMESTAMP True\ncolumn ok BOOLEAN True")
                     .contains("pk t_pkey ['id']")
                     .contains("indexes [('t_name', ['name'], False)]")
