@@ -269,7 +269,7 @@ final class PgCatalogRewriter {
         Tok prev = null;
         for (Tok t : toks) {
             if (prev != null && !(prev.is("(") || prev.is("[") || prev.is(".") || t.is(")") || t.is("]") || t.is(",") || t.is(".")
-                    || (t.is("(") && (prev.kind() == Kind.WORD || prev.kind() == Kind.QUOTED)) || t.is("["))) {
+                    || (t.is("(") && (prev.kind() == Kind.WORD && !isKeywordBeforeParen(prev) || prev.kind() == Kind.QUOTED)) || t.is("["))) {
                 b.append(' ');
             }
             b.append(t.kind() == Kind.PARAM ? "?" : t.text());

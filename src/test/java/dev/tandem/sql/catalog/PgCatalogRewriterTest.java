@@ -66,7 +66,7 @@ class PgCatalogRewriterTest {
         assertThat(sql("SELECT (information_schema._pg_expandarray(con.conkey)).n AS s, information_schema._pg_expandarray(con.conkey) AS keys "
                 + "FROM pg_catalog.pg_constraint con WHERE true"))
                 .isEqualTo("SELECT tandem_keys.n AS s, tandem_keys.x AS keys_x FROM pg_catalog.pg_constraint con CROSS JOIN "
-                        + "UNNEST(con.conkey) WITH ORDINALITY AS tandem_keys(x, n) WHERE TRUE");
+                        + "UNNEST(con.conkey) WITH ORDINALITY AS tandem_keys(x, n) WHERE true");
     }
 
     @Test
