@@ -1,5 +1,8 @@
 package dev.tandem.sql.catalog;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.row.DatumType;
 import dev.tandem.sql.SqlColumn;
@@ -18,8 +21,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Linq4j;
@@ -30,7 +35,6 @@ import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.schema.impl.ScalarFunctionImpl;
 import org.apache.calcite.sql.type.SqlTypeName;
-import org.apache.calcite.DataContext;
 
 /**
  * A read of {@code pg_catalog} or {@code information_schema}, prepared: the client's SQL rewritten for
@@ -98,11 +102,18 @@ public final class CatalogQuery {
             List<SqlColumn> cols = r.emptyColumns().stream().map(n -> new SqlColumn(n, DatumType.STRING)).toList();
             return new CatalogQuery(sql, r, cols);
         }
-        PgCatalogData data = new PgCatalogData(snapshot);
-        try (Connection c = connect(data); PreparedStatement ps = c.prepareStatement(r.sql())) {
-            return new CatalogQuery(sql, r, columns(ps.getMetaData(), pgNames(sql)));
+        Compiled compiled = null;
+        PgCatalogFunctions.CURRENT.set(new PgCatalogData(snapshot));
+        try {
+            compiled = Compiled.take(r.sql());
+            CatalogQuery q = new CatalogQuery(sql, r, columns(compiled.statement().getMetaData(), pgNames(sql)));
+            compiled = compiled.release();
+            return q;
         } catch (SQLException | RuntimeException | LinkageError e) {
             throw refusal(e, r.sql());
+        } finally {
+            PgCatalogFunctions.CURRENT.remove();
+            Compiled.close(compiled);
         }
     }
 
@@ -116,7 +127,11 @@ public final class CatalogQuery {
         }
         PgCatalogData data = new PgCatalogData(snapshot);
         PgCatalogFunctions.CURRENT.set(data);
-        try (Connection c = connect(data); PreparedStatement ps = c.prepareStatement(rewritten.sql())) {
+        Compiled compiled = null;
+        try {
+            compiled = Compiled.take(rewritten.sql());
+            compiled.data().set(data);
+            PreparedStatement ps = compiled.statement();
             ParameterMetaData pm = ps.getParameterMetaData();
             for (int i = 0; i < rewritten.parameters().size(); i++) {
                 Object v = params.get(rewritten.parameters().get(i) - 1);
@@ -134,11 +149,14 @@ public final class CatalogQuery {
                     rows.add(row);
                 }
             }
+            compiled.data().set(null);
+            compiled = compiled.release();
             return new SqlResult("SELECT", columns, rows, rows.size(), null, null);
         } catch (SQLException | RuntimeException | LinkageError e) {
             throw refusal(e, rewritten.sql());
         } finally {
             PgCatalogFunctions.CURRENT.remove();
+            Compiled.close(compiled);
         }
     }
 
@@ -240,7 +258,59 @@ public final class CatalogQuery {
 
     // ------------------------------------------------------------------ Calcite
 
-    private static Connection connect(PgCatalogData data) throws SQLException {
+    /**
+     * A catalog query compiled by Calcite (its connection, prepared statement and the slot its relations
+     * read their rows from), kept idle between runs: planning and code generation cost far more than a
+     * run, and a client sends the same few queries again and again. One run uses it at a time.
+     */
+    private record Compiled(String sql, Connection connection, PreparedStatement statement, AtomicReference<PgCatalogData> data) {
+
+        private static final Cache<String, Compiled> IDLE = Caffeine.newBuilder()
+                .maximumSize(128)
+                .removalListener((String key, Compiled c, RemovalCause cause) -> {
+                    if (c != null && cause != RemovalCause.EXPLICIT) {
+                        close(c);
+                    }
+                })
+                .build();
+
+        /** The idle compiled query for {@code sql}, taken for one run, or a new one. */
+        static Compiled take(String sql) throws SQLException {
+            Compiled idle = IDLE.asMap().remove(sql);
+            if (idle != null) {
+                return idle;
+            }
+            AtomicReference<PgCatalogData> data = new AtomicReference<>();
+            Connection c = connect(data);
+            try {
+                return new Compiled(sql, c, c.prepareStatement(sql), data);
+            } catch (SQLException | RuntimeException | LinkageError e) {
+                c.close();
+                throw e;
+            }
+        }
+
+        /** Returns this to the idle ones (or closes it when another is idle already); null, for the caller's variable. */
+        Compiled release() {
+            data.set(null);
+            if (IDLE.asMap().putIfAbsent(sql, this) != null) {
+                close(this);
+            }
+            return null;
+        }
+
+        static void close(Compiled c) {
+            if (c != null) {
+                try {
+                    c.connection().close();
+                } catch (SQLException e) {
+                    // a Calcite connection in memory: nothing to release beyond it
+                }
+            }
+        }
+    }
+
+    private static Connection connect(AtomicReference<PgCatalogData> data) throws SQLException {
         Properties info = new Properties();
         info.setProperty("quoting", "DOUBLE_QUOTE");
         info.setProperty("unquotedCasing", "TO_LOWER");
@@ -276,9 +346,9 @@ public final class CatalogQuery {
     /** A catalog relation as Calcite scans it. */
     private static final class RelationTable extends AbstractTable implements ScannableTable {
         private final PgCatalogData.Relation relation;
-        private final PgCatalogData data;
+        private final AtomicReference<PgCatalogData> data;
 
-        RelationTable(PgCatalogData.Relation relation, PgCatalogData data) {
+        RelationTable(PgCatalogData.Relation relation, AtomicReference<PgCatalogData> data) {
             this.relation = relation;
             this.data = data;
         }
@@ -294,7 +364,11 @@ public final class CatalogQuery {
 
         @Override
         public Enumerable<Object[]> scan(DataContext root) {
-            List<Object[]> rows = data.rows(relation);
+            PgCatalogData now = data.get();
+            if (now == null) {
+                throw new IllegalStateException("a catalog relation scanned outside a run");
+            }
+            List<Object[]> rows = now.rows(relation);
             for (Object[] r : rows) {
                 if (r.length != relation.columns().size()) {
                     throw new IllegalStateException(relation.name() + " has " + relation.columns().size() + " columns, a row " + r.length);

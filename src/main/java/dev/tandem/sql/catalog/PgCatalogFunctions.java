@@ -14,8 +14,9 @@ import java.util.regex.PatternSyntaxException;
  * PostgreSQL's catalog functions ({@code format_type}, {@code pg_get_indexdef}, {@code pg_table_is_visible}…)
  * and the helpers the rewritten client SQL calls ({@code tandem_regex}, {@code tandem_regclass_in}…),
  * as static methods Calcite's generated code calls. Those that read the catalog read the snapshot of
- * the query running on this thread.
+ * the query running on this thread, so none is folded into a plan as a constant.
  */
+@org.apache.calcite.linq4j.function.NonDeterministic
 public final class PgCatalogFunctions {
 
     /** The catalog data of the query running on this thread (Calcite evaluates on the caller's thread). */
