@@ -58,6 +58,8 @@ public final class CatalogQuery {
                 + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char)\\s*\\(");
     }
 
+    private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
+
     private final String text;
     private final PgCatalogRewriter.Rewritten rewritten;
     private final List<SqlColumn> columns;
@@ -78,7 +80,8 @@ public final class CatalogQuery {
         if (!(head.startsWith("select") || head.startsWith("with") || head.startsWith("(") || head.startsWith("table"))) {
             return false;
         }
-        return CATALOG_WORDS.matcher(sql).find();
+        // a catalog name inside a string literal ('pg_class') does not make a read of the catalog
+        return CATALOG_WORDS.matcher(STRING_LITERAL.matcher(sql).replaceAll("''")).find();
     }
 
     /** The query's result columns. */

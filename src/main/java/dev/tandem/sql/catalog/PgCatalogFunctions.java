@@ -305,10 +305,21 @@ public final class PgCatalogFunctions {
 
     // ------------------------------------------------------------------ operators
 
-    /** {@code text ~ pattern} (and {@code ~*} when {@code insensitive}), with Java's regular expressions for PostgreSQL's. */
+    /** What PostgreSQL's regular expressions (ARE) mean and Java's do not, or mean otherwise. */
+    private static final Pattern ARE_ONLY = Pattern.compile("\\[[:.=]|\\\\[mMyYZ]|^\\*\\*\\*|\\(\\?[^:=!]");
+
+    /**
+     * {@code text ~ pattern} (and {@code ~*} when {@code insensitive}), with Java's regular expressions for
+     * PostgreSQL's where they agree (what psql, drivers and ORMs send: anchors, groups, classes,
+     * quantifiers); the constructs only PostgreSQL's have are refused.
+     */
     public static Boolean regex(String text, String pattern, Boolean insensitive) {
         if (text == null || pattern == null) {
             return null;
+        }
+        if (ARE_ONLY.matcher(pattern).find()) {
+            throw SqlException.notSupported("this regular expression in a catalog query (POSIX classes, collating elements, "
+                    + "and \\m \\M \\y \\Y \\Z escapes are PostgreSQL's alone): " + pattern);
         }
         try {
             return Pattern.compile(pattern, Boolean.TRUE.equals(insensitive) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)

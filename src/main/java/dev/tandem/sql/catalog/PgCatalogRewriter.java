@@ -716,7 +716,7 @@ final class PgCatalogRewriter {
             Tok prev = i > 0 ? toks.get(i - 1) : null;
             Tok next = i + 1 < toks.size() ? toks.get(i + 1) : null;
             boolean name = prev != null && (prev.is("as") || prev.is("."))
-                    || next != null && next.is(".") && !(i + 2 < toks.size() && toks.get(i + 2).is("*") && false)
+                    || next != null && next.is(".")
                     || prev != null && prev.is(")") && (next == null || FOLLOWS_ALIAS.contains(next.lower()))
                             && !Set.of("is", "isnull", "notnull", "like", "ilike", "similar", "between", "in", "and", "or", "then", "else",
                                     "end", "when", "from", "where", "order", "group", "having", "limit", "offset", "union", "except",

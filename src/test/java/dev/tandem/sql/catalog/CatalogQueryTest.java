@@ -67,6 +67,17 @@ class CatalogQueryTest {
     }
 
     @Test
+    void readsOfTheCatalogAreToldFromOtherStatements() {
+        assertThat(CatalogQuery.reads("SELECT c.relname FROM pg_class c")).isTrue();
+        assertThat(CatalogQuery.reads("select * from information_schema.tables")).isTrue();
+        assertThat(CatalogQuery.reads("SELECT pg_catalog.version()")).isTrue();
+        assertThat(CatalogQuery.reads("select current_schema()")).isTrue();
+        assertThat(CatalogQuery.reads("SELECT name FROM pets WHERE name = 'pg_class'")).isFalse();
+        assertThat(CatalogQuery.reads("INSERT INTO t SELECT * FROM pg_class")).isFalse();
+        assertThat(CatalogQuery.reads("SELECT versions FROM t")).isFalse();
+    }
+
+    @Test
     void psqlDescribeReadsColumnsIndexesAndKeys() {
         assertThat(answer("SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                 + "WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 2, 3"))
@@ -101,6 +112,9 @@ class CatalogQueryTest {
                 .isInstanceOf(SqlException.class).hasMessageContaining("not supported").extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
         assertThatThrownBy(() -> answer("SELECT relfoo FROM pg_class"))
                 .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relname ~ '[[:alpha:]]'"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+        assertThat(answer("SELECT relname FROM pg_class WHERE relname ~ '^t(_n.*)?$' ORDER BY 1")).containsExactly("[t]", "[t_name]");
         assertThatThrownBy(() -> answer("SELECT 'nosuch'::regclass"))
                 .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42P01");
     }
