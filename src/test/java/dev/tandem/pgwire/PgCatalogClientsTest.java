@@ -45,8 +45,12 @@ class PgCatalogClientsTest {
         }
         Assumptions.assumeTrue(psql != null, "psql is not installed");
         Path script = dir.resolve("describe.sql");
-        Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n");
+        Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n\\d t_name\n\\d v\n\\d\n");
+        // one database and one role, both "tandem": what PostgreSQL lists there differs by design
+        Path own = dir.resolve("own.sql");
+        Files.writeString(own, "\\dn\n\\l\n");
         String tandem;
+        String tandemOwn;
         try (SqlTesting.Stack stack = SqlTesting.stack(Files.createDirectory(dir.resolve("data")));
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0)) {
             try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem", "tandem", "");
@@ -56,7 +60,11 @@ class PgCatalogClientsTest {
                 }
             }
             tandem = psql(psql, "127.0.0.1", server.port(), "tandem", "tandem", script);
+            tandemOwn = psql(psql, "127.0.0.1", server.port(), "tandem", "tandem", own);
         }
+        assertThat(tandemOwn).as(tandemOwn)
+                .contains("List of schemas\nName|Owner\npublic|tandem\n(1 row)")
+                .contains("Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\ntandem|tandem|UTF8|C|C||libc|\n(1 row)");
         assertThat(tandem).as(tandem)
                 .contains("""
                         Table "public.t"
@@ -73,7 +81,9 @@ class PgCatalogClientsTest {
                 .contains("Schema|Name|Type|Owner\npublic|t|table|tandem\n(1 row)")
                 .contains("Schema|Name|Type|Owner|Table\npublic|t_name|index|tandem|t\npublic|t_pkey|index|tandem|t\n(2 rows)")
                 .contains("Schema|Name|Type|Owner\npublic|v|view|tandem\n(1 row)")
-                .contains("Did not find any relation named \"nosuch\".");
+                .contains("Did not find any relation named \"nosuch\".")
+                .contains("Index \"public.t_name\"\nColumn|Type|Key?|Definition\nname|text|yes|name\nbtree, for table \"public.t\"")
+                .contains("View \"public.v\"\nColumn|Type|Collation|Nullable|Default\nid|bigint|||\nname|text|||");
 
         String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         if (address == null || address.isBlank()) {
@@ -112,7 +122,7 @@ class PgCatalogClientsTest {
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("psql finished").isTrue();
-        return out.replaceAll("psql:[^\\n]*describe.sql:\\d+: ", "");
+        return out.replaceAll("psql:[^\\n]*\\.sql:\\d+: ", "");
     }
 
     @Test
