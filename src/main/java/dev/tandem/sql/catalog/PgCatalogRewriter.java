@@ -296,6 +296,7 @@ final class PgCatalogRewriter {
         booleanLiterals();
         casts();
         subscripts();
+        likeEscapes();
         infix(Set.of("~", "!~", "~*", "!~*", "~~", "!~~", "~~*", "!~~*", "&", "|"));
         stripCatalogPrefix();
         List<Integer> params = new ArrayList<>();
@@ -439,6 +440,20 @@ final class PgCatalogRewriter {
                 toks.add(close, new Tok(Kind.WORD, "AS"));
                 toks.add(i + 1, new Tok(Kind.PUNCT, "("));
                 toks.add(i + 1, new Tok(Kind.WORD, "CAST"));
+            }
+        }
+    }
+
+    /** {@code a LIKE p} → {@code a LIKE p ESCAPE '\'}: PostgreSQL's LIKE escapes with a backslash by default, Calcite's with nothing. */
+    private void likeEscapes() {
+        for (int i = 0; i + 1 < toks.size(); i++) {
+            if (toks.get(i).is("like") || toks.get(i).is("ilike")) {
+                int end = operandEnd(i + 1);
+                if (end < toks.size() && toks.get(end).is("escape")) {
+                    continue;
+                }
+                toks.add(end, new Tok(Kind.STRING, "'\\'"));
+                toks.add(end, new Tok(Kind.WORD, "ESCAPE"));
             }
         }
     }

@@ -103,6 +103,9 @@ class CatalogQueryTest {
         assertThat(answer("SELECT k.column_name, c.constraint_type FROM information_schema.table_constraints c JOIN information_schema.key_column_usage k "
                 + "ON k.constraint_name = c.constraint_name WHERE c.table_name = 't'"))
                 .containsExactly("[id, PRIMARY KEY]");
+        // pgjdbc escapes a name's _ and % for LIKE with a backslash, PostgreSQL's default escape
+        assertThat(answer("SELECT relname FROM pg_class WHERE relname LIKE 't\\_name' OR relname LIKE $1 ORDER BY 1", "t\\_pke_")).containsExactly("[t_name]", "[t_pkey]");
+        assertThat(answer("SELECT relname FROM pg_class WHERE relname LIKE 't\\_'")).isEmpty();
         assertThat(answer("SELECT 'v'::regclass, 'pg_class'::regclass::oid, 16384::regclass")).containsExactly("[16387, 1259, t]");
     }
 

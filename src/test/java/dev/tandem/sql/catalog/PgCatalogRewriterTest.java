@@ -39,7 +39,7 @@ class PgCatalogRewriterTest {
     void parametersSessionFunctionsAndPrefixes() {
         PgCatalogRewriter.Rewritten r = PgCatalogRewriter.rewrite("SELECT current_user, pg_catalog.format_type(1, 2) FROM pg_class "
                 + "WHERE relname LIKE $2 AND relname = $1 AND oid = $2", "alice");
-        assertThat(r.sql()).isEqualTo("SELECT 'alice' AS \"current_user\", format_type(1, 2) FROM pg_class WHERE relname LIKE ? AND relname = ? AND oid = ?");
+        assertThat(r.sql()).isEqualTo("SELECT 'alice' AS \"current_user\", format_type(1, 2) FROM pg_class WHERE relname LIKE ? ESCAPE '\\' AND relname = ? AND oid = ?");
         assertThat(r.parameters()).containsExactly(2, 1, 2);
         assertThat(r.parameterCount()).isEqualTo(2);
         assertThat(sql("SELECT (pg_catalog.current_schemas(false))[1] FROM pg_namespace"))
