@@ -680,7 +680,7 @@ final class PgSession {
         }
     }
 
-    /** Prepares (or answers from the catalog shims) and executes one statement; cancellable when it is a query. */
+    /** Prepares (or reads the catalog with) and executes one statement; cancellable when it is a query. */
     private Mono<SqlResult> run(String statement, List<Object> params) {
         if (PgCatalogQueries.reads(statement)) {
             return catalogRead(statement);
