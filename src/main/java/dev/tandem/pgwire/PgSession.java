@@ -15,6 +15,7 @@ import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
 import dev.tandem.sql.SqlStatement;
+import dev.tandem.sql.catalog.CatalogQuery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
@@ -78,13 +79,14 @@ final class PgSession {
         }
     }
 
-    private record Prepared(SqlStatement statement, PgCatalogQueries.Answer canned, int[] paramOids) {
+    private record Prepared(SqlStatement statement, CatalogQuery canned, int[] paramOids) {
         List<SqlColumn> columns() {
             return canned != null ? canned.columns() : statement == null ? null : statement.columns();
         }
 
         List<DatumType> parameterTypes() {
-            return statement == null ? List.of() : statement.parameterTypes();
+            return canned != null ? java.util.Collections.nCopies(canned.parameterCount(), DatumType.STRING)
+                    : statement == null ? List.of() : statement.parameterTypes();
         }
     }
 
@@ -137,6 +139,8 @@ final class PgSession {
     private ScramServer scram;
     /** Who the session runs as; null under trust (every statement allowed). */
     private AccessPrincipal principal;
+    /** The user the session started as, as {@code current_user} gives it to catalog reads. */
+    private String user = "tandem";
     /** The principal {@link #limitsContext} admits, and that context. */
     private String limitsOf;
     private reactor.util.context.ContextView limitsContext;
@@ -566,6 +570,7 @@ final class PgSession {
 
     private ByteBuf ready(Map<String, String> params) {
         started = true;
+        user = params.getOrDefault("user", user);
         PgWriter w = new PgWriter().authenticationOk();
         w.parameterStatus("server_version", SqlEngine.SERVER_VERSION);
         w.parameterStatus("server_encoding", "UTF8");
@@ -702,9 +707,8 @@ final class PgSession {
     /** One statement of a simple query, answered on its own: rows and a tag, or a COPY-out stream. */
     private Flux<ByteBuf> statement(String part) {
         return Flux.defer(() -> {
-            PgCatalogQueries.Answer canned = PgCatalogQueries.answer(part, engine);
-            if (canned != null) {
-                return answer(canned(canned)).flux();
+            if (PgCatalogQueries.reads(part)) {
+                return answer(catalogRead(part)).flux();
             }
             return authorize(part).then(engine.prepareAsync(part, sql))
                     .flatMapMany(s -> SqlEngine.streams(s) ? copyOut(s) : SqlEngine.copiesOut(s) ? copiedOut(s) : answer(run(s, List.of())).flux());
@@ -772,11 +776,10 @@ final class PgSession {
         }
     }
 
-    /** Prepares (or answers from the catalog shims) and executes one statement; cancellable when it is a query. */
+    /** Prepares (or reads the catalog with) and executes one statement; cancellable when it is a query. */
     private Mono<SqlResult> run(String statement, List<Object> params) {
-        PgCatalogQueries.Answer canned = PgCatalogQueries.answer(statement, engine);
-        if (canned != null) {
-            return canned(canned);
+        if (PgCatalogQueries.reads(statement)) {
+            return catalogRead(statement);
         }
         return Mono.defer(() -> authorize(statement)
                 .then(engine.prepareAsync(statement, sql))
@@ -788,12 +791,12 @@ final class PgSession {
         return audited(s, cancellable(engine.execute(s, params, sql), s.columns() != null));
     }
 
-    /** A catalog query answered by the shims, refused as the engine would refuse it. */
-    private Mono<SqlResult> canned(PgCatalogQueries.Answer canned) {
+    /** A read of the catalog, prepared and run at once; refused in a failed block as the engine refuses statements. */
+    private Mono<SqlResult> catalogRead(String text) {
         return Mono.defer(() -> {
             failedBlock();
             authorizeCatalog();
-            return canned.result();
+            return engine.prepareCatalog(text, user).flatMap(q -> engine.executeCatalog(q, List.of()));
         });
     }
 
@@ -896,11 +899,10 @@ final class PgSession {
             return Mono.just(parsed(name, new Prepared(null, null, oids)));
         }
         String text = parts.get(0);
-        PgCatalogQueries.Answer canned = PgCatalogQueries.answer(text, engine);
-        if (canned != null) {
+        if (PgCatalogQueries.reads(text)) {
             failedBlock();
             authorizeCatalog();
-            return Mono.just(parsed(name, new Prepared(null, canned, oids)));
+            return engine.prepareCatalog(text, user).map(q -> parsed(name, new Prepared(null, q, oids)));
         }
         errorText = text;
         return authorize(text).then(engine.prepareAsync(text, sql)).map(s -> parsed(name, new Prepared(s, null, oids)));
@@ -1006,7 +1008,7 @@ final class PgSession {
         if (portal.result != null) {
             result = Mono.just(portal.result);
         } else if (portal.prepared.canned() != null) {
-            result = portal.prepared.canned().result();
+            result = engine.executeCatalog(portal.prepared.canned(), portal.params);
         } else if (portal.prepared.statement() == null) {
             return Mono.just(new PgWriter().simple('I').buffer());
         } else if (SqlEngine.copiesOut(portal.prepared.statement())) {

@@ -17,6 +17,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
 import dev.tandem.stream.ChangeStreams;
+import dev.tandem.sql.catalog.CatalogQuery;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -359,6 +360,19 @@ public final class SqlEngine {
             }
             return planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
         }).onErrorMap(SqlErrors::map);
+    }
+
+    /**
+     * Prepares a read of {@code pg_catalog} or {@code information_schema} ({@link CatalogQuery#reads})
+     * against the catalog as it is now, on the heavy planning lane: Calcite's own engine answers it.
+     */
+    public Mono<CatalogQuery> prepareCatalog(String sql, String user) {
+        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user)).subscribeOn(heavyPlanning);
+    }
+
+    /** Runs a prepared catalog read against the catalog as it is now, on the heavy planning lane. */
+    public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params) {
+        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params)).subscribeOn(heavyPlanning);
     }
 
     /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */
@@ -887,8 +901,14 @@ public final class SqlEngine {
                 List<SqlColumn> cols = List.of(new SqlColumn("server_version", DatumType.STRING));
                 return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {SERVER_VERSION}))));
             }
+            case "standard_conforming_strings" -> {
+                lex.end();
+                List<SqlColumn> cols = List.of(new SqlColumn("standard_conforming_strings", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {"on"}))));
+            }
             default -> throw new SqlException("42704", "unrecognized configuration parameter \"" + what.text()
-                    + "\" (SHOW knows TABLES, VIEWS, INDEXES, COLUMNS FROM name, transaction_isolation, server_version)");
+                    + "\" (SHOW knows TABLES, VIEWS, INDEXES, COLUMNS FROM name, transaction_isolation, server_version, "
+                    + "standard_conforming_strings)");
         }
     }
 

@@ -50,6 +50,20 @@ public final class PgOids {
         return Math.addExact(FIRST_USER_OID, Integer.parseInt(id, 1, id.length(), 10));
     }
 
+    /**
+     * The OID of the {@code k}th key (primary or unique constraint) of the table with catalog id
+     * {@code tableId}: above every user object's OID, 64 per table, so stable as the table's is.
+     */
+    public static int ofKey(String tableId, int k) {
+        if (k < 0 || k >= 64) {
+            throw new IllegalArgumentException("a table has at most 64 keys: " + k);
+        }
+        return Math.addExact(FIRST_KEY_OID, Math.multiplyExact(ofCatalogId(tableId) - FIRST_USER_OID, 64) + k);
+    }
+
+    /** The first OID of a key's constraint ({@link #ofKey}). */
+    public static final int FIRST_KEY_OID = 1 << 30;
+
     /** The PostgreSQL type a column of {@code type} is shown as. */
     public static int ofType(DatumType type) {
         return switch (type) {

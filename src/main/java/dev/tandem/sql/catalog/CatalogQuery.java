@@ -1,0 +1,397 @@
+package dev.tandem.sql.catalog;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.tandem.controller.CatalogSnapshot;
+import dev.tandem.row.DatumType;
+import dev.tandem.sql.SqlColumn;
+import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlResult;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ParameterMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.jdbc.CalciteConnection;
+import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.Linq4j;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.ScannableTable;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.schema.impl.ScalarFunctionImpl;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/**
+ * A read of {@code pg_catalog} or {@code information_schema}, prepared: the client's SQL rewritten for
+ * Calcite ({@link PgCatalogRewriter}), its result columns and parameter count. It runs on Calcite's own
+ * Enumerable engine over the relations of a catalog snapshot ({@link PgCatalogData}), one-shot, apart
+ * from the maintained dataflows that answer reads of Tandem's tables and views.
+ */
+public final class CatalogQuery {
+
+    private static final Pattern CATALOG_WORDS;
+
+    static {
+        StringBuilder names = new StringBuilder("pg_catalog|information_schema");
+        for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
+            if (r.schema().equals("pg_catalog")) {
+                names.append('|').append(r.name());
+            }
+        }
+        PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.append('|').append(n));
+        CATALOG_WORDS = Pattern.compile("(?i)\\b(" + names + "|current_catalog|current_schema)\\b|\\b(version|current_schemas?|current_database|format_type|pg_get_\\w+"
+                + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char)\\s*\\(");
+    }
+
+    private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
+
+    private final String text;
+    private final PgCatalogRewriter.Rewritten rewritten;
+    private final List<SqlColumn> columns;
+
+    private CatalogQuery(String text, PgCatalogRewriter.Rewritten rewritten, List<SqlColumn> columns) {
+        this.text = text;
+        this.rewritten = rewritten;
+        this.columns = columns;
+    }
+
+    /**
+     * Whether {@code sql} reads PostgreSQL's catalog: a query naming {@code pg_catalog},
+     * {@code information_schema}, one of their relations or a catalog function. (PostgreSQL searches
+     * {@code pg_catalog} first, so a relation named so is the catalog's.)
+     */
+    public static boolean reads(String sql) {
+        String head = sql.stripLeading().toLowerCase(Locale.ROOT);
+        if (!(head.startsWith("select") || head.startsWith("with") || head.startsWith("(") || head.startsWith("table"))) {
+            return false;
+        }
+        // a catalog name inside a string literal ('pg_class') does not make a read of the catalog
+        return CATALOG_WORDS.matcher(STRING_LITERAL.matcher(sql).replaceAll("''")).find();
+    }
+
+    /** The query's result columns. */
+    public List<SqlColumn> columns() {
+        return columns;
+    }
+
+    /** How many parameters ({@code $1}…) the query takes; each is text. */
+    public int parameterCount() {
+        return rewritten.parameterCount();
+    }
+
+    public String text() {
+        return text;
+    }
+
+    /** Prepares {@code sql} against {@code snapshot}: rewritten and validated, its columns known; refused with {@code 0A000} what cannot be answered. */
+    public static CatalogQuery prepare(String sql, CatalogSnapshot snapshot, String user) {
+        PgCatalogRewriter.Rewritten r = PgCatalogRewriter.rewrite(sql, user);
+        if (r.empty()) {
+            List<SqlColumn> cols = r.emptyColumns().stream().map(n -> new SqlColumn(n, DatumType.STRING)).toList();
+            return new CatalogQuery(sql, r, cols);
+        }
+        Compiled compiled = null;
+        PgCatalogFunctions.CURRENT.set(new PgCatalogData(snapshot));
+        try {
+            compiled = Compiled.take(r.sql());
+            CatalogQuery q = new CatalogQuery(sql, r, columns(compiled.statement().getMetaData(), pgNames(sql)));
+            compiled = compiled.release();
+            return q;
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            throw refusal(e, r.sql());
+        } finally {
+            PgCatalogFunctions.CURRENT.remove();
+            Compiled.close(compiled);
+        }
+    }
+
+    /** Runs the query against {@code snapshot} with {@code params} (text, or values decoded from binary). */
+    public SqlResult execute(CatalogSnapshot snapshot, List<Object> params) {
+        if (params.size() != rewritten.parameterCount()) {
+            throw new SqlException("08P01", "the catalog query takes " + rewritten.parameterCount() + " parameters, not " + params.size());
+        }
+        if (rewritten.empty()) {
+            return new SqlResult("SELECT", columns, List.of(), 0, null, null);
+        }
+        PgCatalogData data = new PgCatalogData(snapshot);
+        PgCatalogFunctions.CURRENT.set(data);
+        Compiled compiled = null;
+        try {
+            compiled = Compiled.take(rewritten.sql());
+            compiled.data().set(data);
+            PreparedStatement ps = compiled.statement();
+            ParameterMetaData pm = ps.getParameterMetaData();
+            for (int i = 0; i < rewritten.parameters().size(); i++) {
+                Object v = params.get(rewritten.parameters().get(i) - 1);
+                ps.setObject(i + 1, parameter(v, pm.getParameterType(i + 1)));
+            }
+            List<Object[]> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                ResultSetMetaData md = rs.getMetaData();
+                int n = md.getColumnCount();
+                while (rs.next()) {
+                    Object[] row = new Object[n];
+                    for (int i = 0; i < n; i++) {
+                        row[i] = value(rs, i + 1, md.getColumnType(i + 1));
+                    }
+                    rows.add(row);
+                }
+            }
+            compiled.data().set(null);
+            compiled = compiled.release();
+            return new SqlResult("SELECT", columns, rows, rows.size(), null, null);
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            throw refusal(e, rewritten.sql());
+        } finally {
+            PgCatalogFunctions.CURRENT.remove();
+            Compiled.close(compiled);
+        }
+    }
+
+    private static Object parameter(Object v, int type) {
+        if (!(v instanceof String s)) {
+            return v;
+        }
+        try {
+            return switch (type) {
+                case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> Long.parseLong(s.trim());
+                case Types.BOOLEAN -> switch (s.trim().toLowerCase(Locale.ROOT)) {
+                    case "t", "true", "on", "yes", "y", "1" -> true;
+                    case "f", "false", "off", "no", "n", "0" -> false;
+                    default -> throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type boolean: \"" + s + "\"");
+                };
+                case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL -> Double.parseDouble(s.trim());
+                default -> s;
+            };
+        } catch (NumberFormatException e) {
+            throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for a number: \"" + s + "\"");
+        }
+    }
+
+    private static Object value(ResultSet rs, int i, int type) throws SQLException {
+        Object v = switch (type) {
+            case Types.BOOLEAN -> rs.getBoolean(i);
+            case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> rs.getLong(i);
+            case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL, Types.NUMERIC -> rs.getDouble(i);
+            case Types.ARRAY -> {
+                Array a = rs.getArray(i);
+                yield a == null ? null : PgCatalogFunctions.text(Arrays.asList((Object[]) a.getArray()));
+            }
+            case Types.CHAR -> {
+                String s = rs.getString(i);
+                yield s == null ? null : s.stripTrailing();
+            }
+            default -> {
+                Object o = rs.getObject(i);
+                yield o == null ? null : PgCatalogFunctions.text(o instanceof Object[] arr ? Arrays.asList(arr) : o);
+            }
+        };
+        return rs.wasNull() ? null : v;
+    }
+
+    private static List<SqlColumn> columns(ResultSetMetaData md, List<String> pgNames) throws SQLException {
+        List<SqlColumn> out = new ArrayList<>();
+        int n = md.getColumnCount();
+        for (int i = 1; i <= n; i++) {
+            String name = md.getColumnLabel(i);
+            if (name.matches("EXPR\\$\\d+")) {
+                name = pgNames != null && pgNames.size() == n ? pgNames.get(i - 1) : "?column?";
+            }
+            DatumType type = switch (md.getColumnType(i)) {
+                case Types.BOOLEAN -> DatumType.BOOL;
+                case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> DatumType.INT64;
+                case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL, Types.NUMERIC -> DatumType.FLOAT64;
+                default -> DatumType.STRING;
+            };
+            out.add(new SqlColumn(name, type));
+        }
+        return out;
+    }
+
+    /** The column names PostgreSQL gives the statement's select list, or null when it cannot tell. */
+    private static List<String> pgNames(String sql) {
+        try {
+            return PgCatalogRewriter.selectNames(sql);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static final Pattern NOT_FOUND = Pattern.compile("(Object|Table|Column) '([^']+)' not found|No match found for function signature ([^\\n]+)");
+
+    /** A Calcite failure as a SQL error: a refused construct is {@code 0A000}, an error of the query's own keeps its SQLSTATE. */
+    private static SqlException refusal(Throwable e, String rewritten) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SqlException s) {
+                return s;
+            }
+        }
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+        }
+        Matcher m = NOT_FOUND.matcher(all);
+        if (m.find()) {
+            String what = m.group(2) != null ? m.group(1).toLowerCase(Locale.ROOT) + " " + m.group(2) : "the function " + m.group(3);
+            return SqlException.notSupported(what + " in Tandem's catalog (pg_catalog and information_schema hold the relations, "
+                    + "columns and functions PostgreSQL clients read to describe tables, views, indexes and keys)");
+        }
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        String first = String.valueOf(root.getMessage()).lines().filter(l -> !l.isBlank()).findFirst().orElse(root.getClass().getSimpleName());
+        return SqlException.notSupported("this catalog query (" + first + ")");
+    }
+
+    // ------------------------------------------------------------------ Calcite
+
+    /**
+     * A catalog query compiled by Calcite (its connection, prepared statement and the slot its relations
+     * read their rows from), kept idle between runs: planning and code generation cost far more than a
+     * run, and a client sends the same few queries again and again. One run uses it at a time.
+     */
+    private record Compiled(String sql, Connection connection, PreparedStatement statement, AtomicReference<PgCatalogData> data) {
+
+        private static final Cache<String, Compiled> IDLE = Caffeine.newBuilder()
+                .maximumSize(128)
+                .removalListener((String key, Compiled c, RemovalCause cause) -> {
+                    if (c != null && cause != RemovalCause.EXPLICIT) {
+                        close(c);
+                    }
+                })
+                .build();
+
+        /** The idle compiled query for {@code sql}, taken for one run, or a new one. */
+        static Compiled take(String sql) throws SQLException {
+            Compiled idle = IDLE.asMap().remove(sql);
+            if (idle != null) {
+                return idle;
+            }
+            AtomicReference<PgCatalogData> data = new AtomicReference<>();
+            Connection c = connect(data);
+            try {
+                return new Compiled(sql, c, c.prepareStatement(sql), data);
+            } catch (SQLException | RuntimeException | LinkageError e) {
+                c.close();
+                throw e;
+            }
+        }
+
+        /** Returns this to the idle ones (or closes it when another is idle already); null, for the caller's variable. */
+        Compiled release() {
+            data.set(null);
+            if (IDLE.asMap().putIfAbsent(sql, this) != null) {
+                close(this);
+            }
+            return null;
+        }
+
+        static void close(Compiled c) {
+            if (c != null) {
+                try {
+                    c.connection().close();
+                } catch (SQLException e) {
+                    // a Calcite connection in memory: nothing to release beyond it
+                }
+            }
+        }
+    }
+
+    private static Connection connect(AtomicReference<PgCatalogData> data) throws SQLException {
+        Properties info = new Properties();
+        info.setProperty("quoting", "DOUBLE_QUOTE");
+        info.setProperty("unquotedCasing", "TO_LOWER");
+        info.setProperty("quotedCasing", "UNCHANGED");
+        info.setProperty("caseSensitive", "true");
+        info.setProperty("conformance", "BABEL");
+        info.setProperty("fun", "standard,postgresql");
+        info.setProperty("timeZone", "UTC");
+        Connection c = new org.apache.calcite.jdbc.Driver().connect("jdbc:calcite:", info);
+        CalciteConnection cc = c.unwrap(CalciteConnection.class);
+        SchemaPlus root = cc.getRootSchema();
+        SchemaPlus pgCatalog = root.add("pg_catalog", new org.apache.calcite.schema.impl.AbstractSchema());
+        SchemaPlus informationSchema = root.add("information_schema", new org.apache.calcite.schema.impl.AbstractSchema());
+        for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
+            (r.schema().equals("pg_catalog") ? pgCatalog : informationSchema).add(r.name(), new RelationTable(r, data));
+        }
+        for (String[] f : PgCatalogFunctions.FUNCTIONS) {
+            for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {
+                if (m.getName().equals(f[1])) {
+                    pgCatalog.add(f[0], ScalarFunctionImpl.create(m));
+                }
+            }
+        }
+        for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {
+            if (m.getName().equals("generateSeries")) {
+                pgCatalog.add("generate_series", org.apache.calcite.schema.impl.TableFunctionImpl.create(m));
+            }
+        }
+        cc.setSchema("pg_catalog");
+        return c;
+    }
+
+    /** A catalog relation as Calcite scans it. */
+    private static final class RelationTable extends AbstractTable implements ScannableTable {
+        private final PgCatalogData.Relation relation;
+        private final AtomicReference<PgCatalogData> data;
+
+        RelationTable(PgCatalogData.Relation relation, AtomicReference<PgCatalogData> data) {
+            this.relation = relation;
+            this.data = data;
+        }
+
+        @Override
+        public RelDataType getRowType(RelDataTypeFactory types) {
+            RelDataTypeFactory.Builder b = types.builder();
+            for (PgCatalogData.Col c : relation.columns()) {
+                b.add(c.name(), types.createTypeWithNullability(sqlType(types, c.type()), true));
+            }
+            return b.build();
+        }
+
+        @Override
+        public Enumerable<Object[]> scan(DataContext root) {
+            PgCatalogData now = data.get();
+            if (now == null) {
+                throw new IllegalStateException("a catalog relation scanned outside a run");
+            }
+            List<Object[]> rows = now.rows(relation);
+            for (Object[] r : rows) {
+                if (r.length != relation.columns().size()) {
+                    throw new IllegalStateException(relation.name() + " has " + relation.columns().size() + " columns, a row " + r.length);
+                }
+            }
+            return Linq4j.asEnumerable(rows);
+        }
+
+        private static RelDataType sqlType(RelDataTypeFactory types, String pgType) {
+            return switch (pgType) {
+                case "oid", "int8", "int4", "int2", "information_schema.cardinal_number" -> types.createSqlType(SqlTypeName.BIGINT);
+                case "bool" -> types.createSqlType(SqlTypeName.BOOLEAN);
+                case "float4", "float8" -> types.createSqlType(SqlTypeName.DOUBLE);
+                case "timestamptz" -> types.createSqlType(SqlTypeName.VARCHAR);
+                case "int2vector", "oidvector", "int2[]", "oid[]" -> types.createArrayType(
+                        types.createTypeWithNullability(types.createSqlType(SqlTypeName.BIGINT), true), -1);
+                case "text[]", "aclitem[]" -> types.createArrayType(
+                        types.createTypeWithNullability(types.createSqlType(SqlTypeName.VARCHAR), true), -1);
+                default -> types.createSqlType(SqlTypeName.VARCHAR);
+            };
+        }
+    }
+}
