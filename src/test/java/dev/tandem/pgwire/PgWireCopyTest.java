@@ -165,7 +165,8 @@ class PgWireCopyTest extends TrustedPgWireServer {
         Files.writeString(script, "CREATE TABLE pc (id bigint NOT NULL, v text);\n"
                 + "\\copy pc FROM '" + csv + "' WITH (FORMAT csv, HEADER)\n"
                 + "\\copy pc FROM '" + text + "'\n"
-                + "SELECT count(*), count(v), max(id) FROM pc;\n");
+                + "SELECT count(*), count(v), max(id) FROM pc;\n"
+                + "\\copy (SELECT id, v FROM pc WHERE id >= 4999 ORDER BY id) TO '" + scratch.resolve("out.csv") + "' WITH (FORMAT csv)\n");
         Process p = new ProcessBuilder(psql, "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "-U", "someone", "-d", "tandem",
                 "-X", "-A", "-t", "-f", script.toString())
                 .redirectErrorStream(true)
@@ -173,7 +174,8 @@ class PgWireCopyTest extends TrustedPgWireServer {
         p.getOutputStream().close();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("psql finished").isTrue();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(out).as(out).contains("COPY 5000\nCOPY 2\n5002|5001|9001\n");
+        assertThat(out).as(out).contains("COPY 5000\nCOPY 2\n5002|5001|9001\nCOPY 3\n");
+        assertThat(Files.readString(scratch.resolve("out.csv"))).isEqualTo("4999,v4999\n9000,nine\n9001,\n");
         assertThat(p.exitValue()).isZero();
     }
 }
