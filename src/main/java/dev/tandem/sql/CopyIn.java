@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * {@code COPY t [(columns)] FROM STDIN [WITH (FORMAT text | csv [, HEADER [true | false]])]} (also the
@@ -33,9 +34,12 @@ final class CopyIn implements SqlCopyIn {
     private final boolean csv;
     private final boolean header;
     private final ByteArrayOutputStream data = new ByteArrayOutputStream();
+    private final Scheduler parsing;
 
-    private CopyIn(Controller controller, SqlSession session, CatalogEntry.Table table, int[] targets, boolean csv, boolean header) {
+    private CopyIn(Controller controller, Scheduler parsing, SqlSession session, CatalogEntry.Table table, int[] targets, boolean csv,
+            boolean header) {
         this.controller = controller;
+        this.parsing = parsing;
         this.session = session;
         this.table = table;
         this.targets = targets;
@@ -60,8 +64,11 @@ final class CopyIn implements SqlCopyIn {
         return false;
     }
 
-    /** Starts a {@code COPY ... FROM STDIN}: the table and options checked, before any data comes. */
-    static CopyIn start(Controller controller, String sql, SqlSession session) {
+    /**
+     * Starts a {@code COPY ... FROM STDIN}: the table and options checked, before any data comes; its
+     * rows are parsed on {@code parsing} (not the connection's thread).
+     */
+    static CopyIn start(Controller controller, Scheduler parsing, String sql, SqlSession session) {
         SqlLexer lex = new SqlLexer(sql);
         lex.expect("copy");
         SqlLexer.Token at = lex.peek();
@@ -135,7 +142,7 @@ final class CopyIn implements SqlCopyIn {
         if (session.block() == SqlSession.Block.FAILED) {
             throw SqlCursors.aborted();
         }
-        return new CopyIn(controller, session, table, targets, csv, header);
+        return new CopyIn(controller, parsing, session, table, targets, csv, header);
     }
 
     @Override
@@ -196,7 +203,7 @@ final class CopyIn implements SqlCopyIn {
                 session.wrote(true);
                 return new SqlResult("COPY", null, null, count, null, ts);
             });
-        }).onErrorMap(SqlErrors::map);
+        }).subscribeOn(parsing).onErrorMap(SqlErrors::map);
     }
 
     /** Text format: lines of tab-separated fields, {@code \N} NULL, backslash escapes; a {@code \.} line ends the data. */

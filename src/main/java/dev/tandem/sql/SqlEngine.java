@@ -164,7 +164,7 @@ public final class SqlEngine {
      */
     public SqlCopyIn copyIn(String sql, SqlSession session) {
         try {
-            return CopyIn.start(controller, sql, session);
+            return CopyIn.start(controller, heavyPlanning, sql, session);
         } catch (RuntimeException e) {
             session.fail();
             throw (RuntimeException) SqlErrors.map(e);

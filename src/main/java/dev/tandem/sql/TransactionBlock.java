@@ -34,6 +34,9 @@ import reactor.core.publisher.Mono;
  */
 final class TransactionBlock {
 
+    /** PostgreSQL's serialization_failure: the block read rows another write changed since. */
+    static final String SERIALIZATION_FAILURE = "40001";
+
     /** The most distinct rows a block's writes may change before COMMIT (each held in memory until then). */
     static final int MAX_ROWS = 1_000_000;
 
@@ -143,6 +146,4 @@ final class TransactionBlock {
     private static SqlException conflict(String why) {
         return new SqlException(SERIALIZATION_FAILURE, "could not serialize access due to concurrent update (" + why + ")");
     }
-
-    static final String SERIALIZATION_FAILURE = "40001";
 }

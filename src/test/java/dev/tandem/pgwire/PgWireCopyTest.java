@@ -103,6 +103,47 @@ class PgWireCopyTest extends TrustedPgWireServer {
         }
     }
 
+    /**
+     * The same COPY data loaded into Tandem and into PostgreSQL ({@code POSTGRES_ORACLE_ADDRESS}) leaves the
+     * same rows, and both write it back alike with COPY TO in text and CSV.
+     */
+    @Test
+    void copyAnswersAsPostgresDoes() throws Exception {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        String schema = "copy_" + Long.toHexString(System.nanoTime());
+        String text = "1\tink\t1.5\tt\t2024-01-02 03:04:05\n2\t\\N\t\\N\t\\N\t\\N\n3\ta\\tb\\\\c\t-0.25\tf\t2024-02-29 23:59:59.5\n";
+        String csv = "id,name,price,ok,ts\n4,\"x,\"\"y\"\"\",10,true,2020-01-01 00:00:00\n5,,,,\n6,\"\",0,false,1999-12-31 23:59:59\n";
+        try (Connection pg = java.sql.DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection c = connect()) {
+            try (Statement p = pg.createStatement()) {
+                p.execute("CREATE SCHEMA " + schema);
+                p.execute("SET search_path TO " + schema);
+            }
+            List<List<String>> answers = new ArrayList<>();
+            for (Connection to : List.of(c, pg)) {
+                try (Statement s = to.createStatement()) {
+                    s.execute("CREATE TABLE cd (id bigint, name text, price double precision, ok boolean, ts timestamp)");
+                    CopyManager copy = new CopyManager(to.unwrap(BaseConnection.class));
+                    copy.copyIn("COPY cd FROM STDIN", new StringReader(text));
+                    copy.copyIn("COPY cd FROM STDIN WITH (FORMAT csv, HEADER)", new StringReader(csv));
+                    List<String> answer = new ArrayList<>(rows(s, "SELECT id, name, price, ok, ts FROM cd ORDER BY id"));
+                    java.io.StringWriter out = new java.io.StringWriter();
+                    copy.copyOut("COPY (SELECT id, name, price, ok, ts FROM cd ORDER BY id) TO STDOUT", out);
+                    answer.add(out.toString());
+                    out = new java.io.StringWriter();
+                    copy.copyOut("COPY (SELECT id, name, ok, ts FROM cd ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)", out);
+                    answer.add(out.toString());
+                    answers.add(answer);
+                }
+            }
+            try (Statement p = pg.createStatement()) {
+                p.execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+            assertThat(answers.get(0)).isEqualTo(answers.get(1));
+        }
+    }
+
     @Test
     void psqlCopiesAFile() throws Exception {
         String psql = PgWireTesting.psql();
@@ -124,7 +165,8 @@ class PgWireCopyTest extends TrustedPgWireServer {
         Files.writeString(script, "CREATE TABLE pc (id bigint NOT NULL, v text);\n"
                 + "\\copy pc FROM '" + csv + "' WITH (FORMAT csv, HEADER)\n"
                 + "\\copy pc FROM '" + text + "'\n"
-                + "SELECT count(*), count(v), max(id) FROM pc;\n");
+                + "SELECT count(*), count(v), max(id) FROM pc;\n"
+                + "\\copy (SELECT id, v FROM pc WHERE id >= 4999 ORDER BY id) TO '" + scratch.resolve("out.csv") + "' WITH (FORMAT csv)\n");
         Process p = new ProcessBuilder(psql, "-h", "127.0.0.1", "-p", Integer.toString(server.port()), "-U", "someone", "-d", "tandem",
                 "-X", "-A", "-t", "-f", script.toString())
                 .redirectErrorStream(true)
@@ -132,7 +174,8 @@ class PgWireCopyTest extends TrustedPgWireServer {
         p.getOutputStream().close();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("psql finished").isTrue();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(out).as(out).contains("COPY 5000\nCOPY 2\n5002|5001|9001\n");
+        assertThat(out).as(out).contains("COPY 5000\nCOPY 2\n5002|5001|9001\nCOPY 3\n");
+        assertThat(Files.readString(scratch.resolve("out.csv"))).isEqualTo("4999,v4999\n9000,nine\n9001,\n");
         assertThat(p.exitValue()).isZero();
     }
 }

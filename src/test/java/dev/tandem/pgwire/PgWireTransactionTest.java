@@ -83,6 +83,95 @@ class PgWireTransactionTest extends TrustedPgWireServer {
         }
     }
 
+    /**
+     * One sequence of blocks run through pgjdbc ({@code autocommit=false}, prepared statements) against
+     * Tandem and against PostgreSQL ({@code POSTGRES_ORACLE_ADDRESS}): every statement's update count or
+     * rows, and the tables after each block, must be alike.
+     */
+    @Test
+    void blocksAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> script = List.of(
+                "CREATE TABLE dx (id bigint PRIMARY KEY, owner text DEFAULT 'none', n bigint NOT NULL DEFAULT 0)",
+                "INSERT INTO dx (id) VALUES (1), (2), (3)",
+                "BEGIN",
+                "UPDATE dx SET n = n + 10 WHERE id >= 2",
+                "INSERT INTO dx VALUES (4, 'dee', 4) RETURNING id, owner, n",
+                "DELETE FROM dx WHERE id = 1 RETURNING *",
+                "UPDATE dx SET owner = DEFAULT, n = n * 2 WHERE id = 4 RETURNING n",
+                "SELECT id, owner, n FROM dx ORDER BY id",
+                "SELECT count(*), sum(n) FROM dx",
+                "COMMIT",
+                "SELECT id, owner, n FROM dx ORDER BY id",
+                "BEGIN",
+                "DELETE FROM dx",
+                "INSERT INTO dx (id, owner) VALUES (9, 'x')",
+                "SELECT id, owner, n FROM dx ORDER BY id",
+                "ROLLBACK",
+                "SELECT id, owner, n FROM dx ORDER BY id",
+                "BEGIN",
+                "INSERT INTO dx (id) VALUES (5)",
+                "SELECT nope FROM dx",
+                "COMMIT",
+                "SELECT id, owner, n FROM dx ORDER BY id");
+        String schema = "txn_" + Long.toHexString(System.nanoTime());
+        try (Connection pg = java.sql.DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection c = connect()) {
+            try (Statement p = pg.createStatement()) {
+                p.execute("CREATE SCHEMA " + schema);
+                p.execute("SET search_path TO " + schema);
+            }
+            List<String> tandem = run(c, script);
+            List<String> postgres = run(pg, script);
+            try (Statement p = pg.createStatement()) {
+                p.execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+            assertThat(tandem).isEqualTo(postgres);
+        }
+    }
+
+    /** Each statement's outcome: rows, an update count, or an error's SQLSTATE; BEGIN/COMMIT/ROLLBACK through the driver. */
+    private static List<String> run(Connection c, List<String> script) throws SQLException {
+        List<String> out = new ArrayList<>();
+        for (String sql : script) {
+            try {
+                switch (sql) {
+                    case "BEGIN" -> c.setAutoCommit(false);
+                    case "COMMIT" -> {
+                        c.commit();
+                        c.setAutoCommit(true);
+                    }
+                    case "ROLLBACK" -> {
+                        c.rollback();
+                        c.setAutoCommit(true);
+                    }
+                    default -> {
+                        try (PreparedStatement p = c.prepareStatement(sql)) {
+                            if (p.execute()) {
+                                try (ResultSet r = p.getResultSet()) {
+                                    int n = r.getMetaData().getColumnCount();
+                                    while (r.next()) {
+                                        StringBuilder b = new StringBuilder();
+                                        for (int i = 1; i <= n; i++) {
+                                            b.append(i > 1 ? "|" : "").append(r.getString(i));
+                                        }
+                                        out.add(sql + " -> " + b);
+                                    }
+                                }
+                            } else {
+                                out.add(sql + " -> " + p.getUpdateCount());
+                            }
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                out.add(sql + " -> " + e.getSQLState());
+            }
+        }
+        return out;
+    }
+
     @Test
     void returningAnswersRowsThroughJdbc() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {

@@ -37,6 +37,7 @@ class SqlClassifierTest {
                 Map.entry("ALTER TABLE t ADD COLUMN b text", SqlStatement.Kind.DDL),
                 Map.entry("GRANT SELECT ON t TO eve", SqlStatement.Kind.DDL),
                 Map.entry("COPY t FROM STDIN", SqlStatement.Kind.WRITE),
+                Map.entry("COPY t TO STDOUT", SqlStatement.Kind.READ),
                 Map.entry("COPY (SUBSCRIBE TO orders) TO STDOUT", SqlStatement.Kind.READ),
                 Map.entry("copy ( select (1) ) to stdout", SqlStatement.Kind.READ),
                 Map.entry("COPY (DELETE FROM t) TO STDOUT", SqlStatement.Kind.WRITE),

@@ -57,6 +57,7 @@ class TransactionBlockTest {
             assertThat(commit.tag()).isEqualTo("COMMIT");
             assertThat(session.block()).isEqualTo(SqlSession.Block.IDLE);
             committed = commit.timestamp();
+            assertThat(s.run("CREATE TABLE snap AS SELECT id, v * 2 AS twice FROM t WHERE id > 1", new SqlSession()).tag()).isEqualTo("SELECT 2");
             // one timestamp: just before it none of the block, at it all of it
             assertThat(rows(s, "SELECT id, v FROM t ORDER BY id AS OF " + (committed - 1))).containsExactly("[1, 10]", "[2, 20]");
             assertThat(rows(s, "SELECT id, v FROM t ORDER BY id AS OF " + committed))
@@ -65,6 +66,7 @@ class TransactionBlockTest {
         try (SqlStack s = new SqlStack(dir)) {
             assertThat(rows(s, "SELECT id, v FROM t ORDER BY id")).containsExactly("[1, 11]", "[3, 31]", "[4, 40]");
             refused(s, new SqlSession(), "INSERT INTO t VALUES (3, 0)", "23505");
+            assertThat(rows(s, "SELECT id, twice FROM snap ORDER BY id")).containsExactly("[3, 62]", "[4, 80]");
         }
     }
 
