@@ -15,7 +15,7 @@ import java.util.Set;
 final class PgRegexOperators {
 
     /** The start of the escape that marks a rewritten operator; the operator follows it. */
-    static final String MARKER = "\uFFFF";
+    static final String MARKER = "\u0001";
 
     private static final Set<String> AFTER_PATTERN = Set.of("|", "+", "-", "*", "/", "%", "^", "[", ".", "~", "!", "@", "#", "&");
 
