@@ -193,29 +193,7 @@ final class PgWriter {
     /** A CopyData with one row in COPY's text format: tab-separated, {@code \N} for NULL, escaped, ending in a newline. */
     PgWriter copyData(Object[] row) {
         begin('d');
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < row.length; i++) {
-            if (i > 0) {
-                b.append('\t');
-            }
-            if (row[i] == null) {
-                b.append("\\N");
-                continue;
-            }
-            String text = dev.tandem.sql.SqlValues.text(row[i]);
-            for (int j = 0; j < text.length(); j++) {
-                char c = text.charAt(j);
-                switch (c) {
-                    case '\\' -> b.append("\\\\");
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    case '\t' -> b.append("\\t");
-                    default -> b.append(c);
-                }
-            }
-        }
-        b.append('\n');
-        buf.writeBytes(b.toString().getBytes(StandardCharsets.UTF_8));
+        buf.writeBytes(dev.tandem.sql.SqlValues.copyTextLine(row).getBytes(StandardCharsets.UTF_8));
         return end();
     }
 

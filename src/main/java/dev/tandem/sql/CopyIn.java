@@ -105,40 +105,9 @@ final class CopyIn implements SqlCopyIn {
         if (!lex.accept("stdin")) {
             throw SqlException.notSupported("COPY FROM a file or program (the server reads no files: use COPY ... FROM STDIN, psql's \\copy)");
         }
-        boolean csv = false;
-        boolean header = false;
-        if (lex.accept("with")) {
-            if (lex.acceptPunct("(")) {
-                do {
-                    String option = lex.name("a COPY option");
-                    switch (option) {
-                        case "format" -> {
-                            String f = lex.name("a format").toLowerCase(Locale.ROOT);
-                            if (!f.equals("text") && !f.equals("csv")) {
-                                throw SqlException.notSupported("COPY format " + f + " (formats are text and csv)");
-                            }
-                            csv = f.equals("csv");
-                        }
-                        case "header" -> {
-                            header = !(lex.accept("false") || lex.accept("off"));
-                            if (header && !lex.accept("true")) {
-                                lex.accept("on");
-                            }
-                        }
-                        default -> throw SqlException.notSupported("COPY option " + option + " (options are FORMAT and HEADER)");
-                    }
-                } while (lex.acceptPunct(","));
-                lex.expectPunct(")");
-            }
-        }
-        if (lex.accept("csv")) {
-            csv = true;
-            header = lex.accept("header");
-        }
-        lex.end();
-        if (header && !csv) {
-            throw SqlException.notSupported("COPY HEADER in text format (use FORMAT csv)");
-        }
+        Format format = Format.read(lex);
+        boolean csv = format.csv();
+        boolean header = format.header();
         if (session.block() == SqlSession.Block.FAILED) {
             throw SqlCursors.aborted();
         }
@@ -336,5 +305,49 @@ final class CopyIn implements SqlCopyIn {
             out.add(fields);
         }
         return out;
+    }
+
+    /**
+     * A COPY's format: {@code csv} (else text) and whether a CSV has a header line, read from the rest of the
+     * statement ({@code WITH (FORMAT f, HEADER [b])}, or PostgreSQL's older {@code CSV [HEADER]}), which must end there.
+     */
+    record Format(boolean csv, boolean header) {
+        static Format read(SqlLexer lex) {
+            boolean csv = false;
+            boolean header = false;
+            if (lex.accept("with")) {
+                if (lex.acceptPunct("(")) {
+                    do {
+                        String option = lex.name("a COPY option");
+                        switch (option) {
+                            case "format" -> {
+                                String f = lex.name("a format").toLowerCase(Locale.ROOT);
+                                if (!f.equals("text") && !f.equals("csv")) {
+                                    throw SqlException.notSupported("COPY format " + f + " (formats are text and csv)");
+                                }
+                                csv = f.equals("csv");
+                            }
+                            case "header" -> {
+                                header = !(lex.accept("false") || lex.accept("off"));
+                                if (header && !lex.accept("true")) {
+                                    lex.accept("on");
+                                }
+                            }
+                            default -> throw SqlException.notSupported("COPY option " + option + " (options are FORMAT and HEADER)");
+                        }
+                    } while (lex.acceptPunct(","));
+                    lex.expectPunct(")");
+                }
+            }
+            if (lex.accept("csv")) {
+                csv = true;
+                header = lex.accept("header");
+            }
+            lex.end();
+            if (header && !csv) {
+                throw SqlException.notSupported("COPY HEADER in text format (use FORMAT csv)");
+            }
+            return new Format(csv, header);
+        }
     }
 }

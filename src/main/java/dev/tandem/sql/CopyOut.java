@@ -67,38 +67,9 @@ final class CopyOut implements SqlEngine.Run {
         if (!lex.accept("stdout")) {
             throw SqlException.notSupported("COPY TO a file or program (the server writes no files: use COPY ... TO STDOUT, psql's \\copy)");
         }
-        boolean csv = false;
-        boolean header = false;
-        if (lex.accept("with") && lex.acceptPunct("(")) {
-            do {
-                String option = lex.name("a COPY option");
-                switch (option) {
-                    case "format" -> {
-                        String f = lex.name("a format").toLowerCase(Locale.ROOT);
-                        if (!f.equals("text") && !f.equals("csv")) {
-                            throw SqlException.notSupported("COPY format " + f + " (formats are text and csv)");
-                        }
-                        csv = f.equals("csv");
-                    }
-                    case "header" -> {
-                        header = !(lex.accept("false") || lex.accept("off"));
-                        if (header && !lex.accept("true")) {
-                            lex.accept("on");
-                        }
-                    }
-                    default -> throw SqlException.notSupported("COPY option " + option + " (options are FORMAT and HEADER)");
-                }
-            } while (lex.acceptPunct(","));
-            lex.expectPunct(")");
-        }
-        if (lex.accept("csv")) {
-            csv = true;
-            header = lex.accept("header");
-        }
-        lex.end();
-        if (header && !csv) {
-            throw SqlException.notSupported("COPY HEADER in text format (use FORMAT csv)");
-        }
+        CopyIn.Format format = CopyIn.Format.read(lex);
+        boolean csv = format.csv();
+        boolean header = format.header();
         SqlEngine.Params params = SqlEngine.params(text);
         if (params.count() > 0) {
             throw SqlException.notSupported("parameters in COPY");
@@ -123,7 +94,7 @@ final class CopyOut implements SqlEngine.Run {
                 lines.add(new Object[] {csvLine(query.columns().stream().map(SqlColumn::name).toArray())});
             }
             for (Object[] row : r.rows()) {
-                lines.add(new Object[] {csv ? csvLine(texts(row)) : textLine(row)});
+                lines.add(new Object[] {csv ? csvLine(texts(row)) : SqlValues.copyTextLine(row)});
             }
             return new SqlResult("COPY", null, lines, r.rows().size(), r.read(), null);
         });
@@ -135,29 +106,6 @@ final class CopyOut implements SqlEngine.Run {
             out[i] = SqlTypes.text(row[i]);
         }
         return out;
-    }
-
-    private static String textLine(Object[] row) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < row.length; i++) {
-            if (i > 0) {
-                b.append('\t');
-            }
-            if (row[i] == null) {
-                b.append("\\N");
-                continue;
-            }
-            for (char c : SqlTypes.text(row[i]).toCharArray()) {
-                switch (c) {
-                    case '\\' -> b.append("\\\\");
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    case '\t' -> b.append("\\t");
-                    default -> b.append(c);
-                }
-            }
-        }
-        return b.append('\n').toString();
     }
 
     private static String csvLine(Object[] texts) {

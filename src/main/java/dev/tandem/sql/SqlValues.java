@@ -10,4 +10,30 @@ public final class SqlValues {
     public static String text(Object datum) {
         return SqlTypes.text(datum);
     }
+
+    /** A row as a line of COPY's text format: tab-separated, {@code \N} for NULL, escaped, ending in a newline. */
+    public static String copyTextLine(Object[] row) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < row.length; i++) {
+            if (i > 0) {
+                b.append('\t');
+            }
+            if (row[i] == null) {
+                b.append("\\N");
+                continue;
+            }
+            String text = SqlTypes.text(row[i]);
+            for (int j = 0; j < text.length(); j++) {
+                char c = text.charAt(j);
+                switch (c) {
+                    case '\\' -> b.append("\\\\");
+                    case '\n' -> b.append("\\n");
+                    case '\r' -> b.append("\\r");
+                    case '\t' -> b.append("\\t");
+                    default -> b.append(c);
+                }
+            }
+        }
+        return b.append('\n').toString();
+    }
 }
