@@ -150,12 +150,23 @@ class SqlAccessMatrixTest {
                 }
                 // A change stream is a read too: SUBSCRIBE, plain or inside COPY, needs the grant on what it watches.
                 org.postgresql.copy.CopyManager copy = new org.postgresql.copy.CopyManager(scoped.unwrap(org.postgresql.core.BaseConnection.class));
-                for (String denied : List.of("COPY (SUBSCRIBE TO secrets) TO STDOUT", "COPY (SUBSCRIBE all_secrets) TO STDOUT", "SUBSCRIBE TO secrets")) {
+                for (String denied : List.of("COPY (SUBSCRIBE TO secrets) TO STDOUT", "COPY (SUBSCRIBE all_secrets) TO STDOUT", "SUBSCRIBE TO secrets",
+                        "COPY secrets TO STDOUT", "COPY (SELECT id FROM all_secrets) TO STDOUT")) {
                     assertThatThrownBy(() -> copy.copyOut(denied, java.io.OutputStream.nullOutputStream())).as(denied)
                             .isInstanceOfSatisfying(SQLException.class, x -> {
                                 assertThat(x.getSQLState()).isEqualTo("42501");
                                 assertThat(x.getMessage()).contains("'scoped' is not granted access to '");
                             });
+                }
+            }
+            // COPY FROM STDIN is a write: a reader's is refused before any row is taken, and nothing is written.
+            try (Connection reader = connect("127.0.0.1", pg, "reader", s.secrets.get("reader"), "")) {
+                org.postgresql.copy.CopyManager copy = new org.postgresql.copy.CopyManager(reader.unwrap(org.postgresql.core.BaseConnection.class));
+                assertThatThrownBy(() -> copy.copyIn("COPY orders FROM STDIN", new java.io.ByteArrayInputStream("900\n".getBytes(StandardCharsets.UTF_8))))
+                        .isInstanceOfSatisfying(SQLException.class, x -> assertThat(x.getSQLState()).isEqualTo("42501"));
+                try (Statement st = reader.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM orders WHERE id = 900")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getLong(1)).isZero();
                 }
             }
             TandemServer.Response view = s.server.call(s.as("scoped"), HttpMethod.POST, "/v1/sql", MediaType.APPLICATION_JSON,
