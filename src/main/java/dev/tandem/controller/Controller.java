@@ -841,7 +841,8 @@ public final class Controller implements AutoCloseable {
                     .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
         }
         ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), index.schema());
-        List<Row> keys = req.keys() == null ? null : List.copyOf(new LinkedHashSet<>(req.keys()));
+        List<Row> keys = req.keys() == null ? null
+                : req.keys().size() == 1 ? List.copyOf(req.keys()) : List.copyOf(new LinkedHashSet<>(req.keys()));
         // No lock: a point read never waits for compaction, slow-path reads or other point reads.
         ReadPolicy.Held held = policy.holdOne(s, strict, req.asOf());
         long t = held.time();

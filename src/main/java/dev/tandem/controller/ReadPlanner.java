@@ -149,7 +149,12 @@ final class ReadPlanner {
         }
         List<String> columns = schema.names();
         if (mfp.project() != null) {
-            columns = mfp.project().stream().map(c -> c < schema.arity() ? schema.column(c).name() : "c" + c).toList();
+            String[] named = new String[mfp.project().size()];
+            for (int i = 0; i < named.length; i++) {
+                int c = mfp.project().get(i);
+                named[i] = c < schema.arity() ? schema.column(c).name() : "c" + c;
+            }
+            columns = List.of(named);
         }
         for (int i = 0; i < finishing.orderBy().size(); i++) {
             int c = finishing.orderBy().get(i).col();

@@ -25,11 +25,23 @@ final class BoundMfp implements MfpEvaluator {
         int arity = input.size();
         int width = arity + mfp.map().size();
         widthTypes = new DatumType[width];
-        List<DatumType> all = new Mfp(mfp.map(), List.of(), null).outputTypes(input, "");
-        for (int i = 0; i < width; i++) {
-            widthTypes[i] = all.get(i);
+        if (mfp.map().isEmpty()) {
+            input.toArray(widthTypes);
+        } else {
+            List<DatumType> all = new Mfp(mfp.map(), List.of(), null).outputTypes(input, "");
+            for (int i = 0; i < width; i++) {
+                widthTypes[i] = all.get(i);
+            }
         }
-        project = mfp.project() == null ? null : mfp.project().stream().mapToInt(Integer::intValue).toArray();
+        List<Integer> columns = mfp.project();
+        if (columns == null) {
+            project = null;
+        } else {
+            project = new int[columns.size()];
+            for (int i = 0; i < project.length; i++) {
+                project[i] = columns.get(i);
+            }
+        }
         int stages = mfp.map().size() + 1;
         @SuppressWarnings("unchecked")
         List<Expr>[] byStage = new List[stages];

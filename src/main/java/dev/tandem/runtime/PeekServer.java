@@ -87,7 +87,11 @@ final class PeekServer {
 
     /** The first error message (in message order) with a positive count at {@code t}, across shards. */
     static String firstError(List<TraceSnapshot> errs, long t) {
-        if (errs.stream().allMatch(s -> s.records() == 0)) {
+        boolean none = true;
+        for (TraceSnapshot s : errs) {
+            none &= s.records() == 0;
+        }
+        if (none) {
             return null;
         }
         Map<Row, Long> counts = new TreeMap<>();

@@ -6,8 +6,10 @@ public enum Role {
     MAINTENANCE,
     INTERACTIVE;
 
+    private final String tag = name().toLowerCase(java.util.Locale.ROOT);
+
     /** The value of the {@code role} tag on metrics. */
     public String tag() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return tag;
     }
 }
