@@ -5,12 +5,14 @@ import dev.tandem.controller.ReadAdmission;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AccessTable;
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.Role;
 import dev.tandem.security.TokenDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -116,6 +118,39 @@ public class ApiSecurity {
     }
 
     /**
+     * Slows repeated failed logins over every surface ({@code tandem.security.login-delay}), counting
+     * them as {@code tandem_auth_failures_total{surface,reason}}.
+     */
+    @Bean
+    LoginThrottle tandemLoginThrottle(SecurityProperties props, ObjectProvider<MeterRegistry> meters) {
+        SecurityProperties.LoginDelay d = props.loginDelay();
+        return new LoginThrottle(d.base(), d.max(), d.forget(), d.maxEntries(), System::nanoTime, (surface, reason) -> {
+            MeterRegistry m = meters.getIfAvailable();
+            if (m != null) {
+                m.counter("tandem.auth.failures", "surface", surface, "reason", reason).increment();
+            }
+        });
+    }
+
+    /**
+     * A bearer authentication slowed by {@code throttle} for the client at {@code address}: an attempt
+     * waits what the address owes before the token is checked, a refusal what its failure owes (on a timer,
+     * never on a thread), and a success forgets the address's failures.
+     */
+    static ReactiveAuthenticationManager throttled(ReactiveAuthenticationManager manager, LoginThrottle throttle, String address) {
+        return authentication -> {
+            Duration before = throttle.beforeAttempt(address);
+            Mono<Authentication> checked = Mono.defer(() -> manager.authenticate(authentication))
+                    .onErrorResume(org.springframework.security.core.AuthenticationException.class, e -> {
+                        Duration owed = throttle.failed("http", "token", address, null);
+                        return owed.isZero() ? Mono.error(e) : Mono.delay(owed).then(Mono.error(e));
+                    })
+                    .doOnNext(a -> throttle.succeeded(address));
+            return before.isZero() ? checked : Mono.delay(before).then(checked);
+        };
+    }
+
+    /**
      * Re-reads the tokens and the limits on every environment change ({@code /actuator/refresh}): a
      * removed token stops working at once. A bad token configuration is refused whole and logged.
      */
@@ -217,7 +252,7 @@ public class ApiSecurity {
 
     @Bean
     SecurityWebFilterChain tandemSecurity(ServerHttpSecurity http, SecurityProperties props, ReactiveAuthenticationManager authentication,
-            AuditLog audit) {
+            AuditLog audit, LoginThrottle throttle) {
         http.csrf(ServerHttpSecurity.CsrfSpec::disable)
                 .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
                 .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
@@ -228,7 +263,7 @@ public class ApiSecurity {
             return http.authorizeExchange(e -> e.anyExchange().permitAll()).build();
         }
         SecurityProblems problems = new SecurityProblems(audit);
-        http.oauth2ResourceServer(o -> o.authenticationManagerResolver(exchange -> Mono.just(authentication))
+        http.oauth2ResourceServer(o -> o.authenticationManagerResolver(exchange -> Mono.just(throttled(authentication, throttle, address(exchange))))
                         .authenticationEntryPoint(problems::unauthenticated)
                         .accessDeniedHandler(problems::denied))
                 .exceptionHandling(e -> e.authenticationEntryPoint(problems::unauthenticated).accessDeniedHandler(problems::denied))

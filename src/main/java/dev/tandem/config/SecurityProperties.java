@@ -15,7 +15,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record SecurityProperties(
         @DefaultValue List<Token> tokens,
         @DefaultValue Jwt jwt,
-        @DefaultValue Limits limits) {
+        @DefaultValue Limits limits,
+        @DefaultValue LoginDelay loginDelay) {
 
     /**
      * One API token: {@code hash} is the output of {@code tandem.jar token hash}; {@code roles}
@@ -49,6 +50,18 @@ public record SecurityProperties(
      */
     public record Limits(@DefaultValue("64") int maxConcurrentPeeks, @DefaultValue("16") int maxPendingDataflows,
             @DefaultValue("256") int maxSubscriptions, @DefaultValue("4") int maxConcurrentPlans) {
+    }
+
+    /**
+     * Start-up only: how repeated failed logins (wire-protocol passwords and SCRAM proofs, HTTP bearer
+     * tokens) are slowed. After a failure from a client address, its next attempts wait {@code base},
+     * doubling with each further failure up to {@code max}, before their credentials are checked; a failed
+     * attempt's refusal waits what its user name owes the same way. Failures are forgotten {@code forget}
+     * after the last one (an address's at once when it logs in); at most {@code maxEntries} addresses and as
+     * many user names are remembered. {@code base} 0 turns the delays off (failures are still counted).
+     */
+    public record LoginDelay(@DefaultValue("250ms") java.time.Duration base, @DefaultValue("8s") java.time.Duration max,
+            @DefaultValue("15m") java.time.Duration forget, @DefaultValue("100000") int maxEntries) {
     }
 
     /** Whether any credentials are configured; without them the server is open but bound to loopback only. */

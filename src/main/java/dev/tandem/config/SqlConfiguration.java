@@ -5,6 +5,7 @@ import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireServer;
 import dev.tandem.pgwire.TokenAuthenticator;
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.TokenDirectory;
 import dev.tandem.sql.SqlEngine;
@@ -95,7 +96,8 @@ public class SqlConfiguration {
 
     @Bean(destroyMethod = "close")
     PgWireHolder tandemPgWire(SqlEngine engine, ObjectProvider<PgAuthenticator> authenticator, TandemProperties props, AuditLog audit,
-            ObjectProvider<PrincipalLimits> limits, ObjectProvider<ServerProperties> server, ObjectProvider<SslBundles> bundles) {
+            ObjectProvider<PrincipalLimits> limits, ObjectProvider<LoginThrottle> throttle, ObjectProvider<ServerProperties> server,
+            ObjectProvider<SslBundles> bundles) {
         TandemProperties.Pgwire pg = props.pgwire();
         if (pg.port() >= 0) {
             // before the first client can connect: the read path is compiled by then
@@ -105,7 +107,10 @@ public class SqlConfiguration {
             return new PgWireHolder(null);
         }
         PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
-                limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)), tls(server.getIfAvailable(), bundles.getIfAvailable()),
+                limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)),
+                new PgWireServer.Guards(pg.maxConnections(), pg.reservedAdminConnections(), pg.authenticationTimeout(),
+                        throttle.getIfAvailable(LoginThrottle::none)),
+                tls(server.getIfAvailable(), bundles.getIfAvailable()),
                 pg.host(), pg.port());
         // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)
         LOG.info("PostgreSQL wire protocol listening on {}:{}", pg.host(), wire.port());

@@ -120,10 +120,14 @@ public record TandemProperties(
 
     /**
      * Start-up only: the PostgreSQL wire protocol. {@code port} 6875 by default, 0 for a free port (logged),
-     * -1 for off; {@code host} the interface it listens on, loopback by default (authentication is trust
-     * until the security work lands, so expose it with care).
+     * -1 for off; {@code host} the interface it listens on, loopback by default. PostgreSQL's connection
+     * guards: {@code maxConnections} open at once (authenticated or not), the last
+     * {@code reservedAdminConnections} of them for sessions with the admin role ({@code 53300} beyond), and
+     * {@code authenticationTimeout} to authenticate in ({@code 57014} after it).
      */
-    public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host, @DefaultValue("30000") long warmUpReads) {
+    public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host, @DefaultValue("30000") long warmUpReads,
+            @DefaultValue("100") int maxConnections, @DefaultValue("3") int reservedAdminConnections,
+            @DefaultValue("60s") Duration authenticationTimeout) {
 
         public Pgwire {
             if (warmUpReads < 0) {
@@ -186,6 +190,9 @@ public record TandemProperties(
         s.put("tandem.pgwire.port", pgwire.port());
         s.put("tandem.pgwire.warm-up-reads", pgwire.warmUpReads());
         s.put("tandem.pgwire.host", pgwire.host());
+        s.put("tandem.pgwire.max-connections", pgwire.maxConnections());
+        s.put("tandem.pgwire.reserved-admin-connections", pgwire.reservedAdminConnections());
+        s.put("tandem.pgwire.authentication-timeout", pgwire.authenticationTimeout());
         s.put("tandem.sql.max-statement-bytes", sql.maxStatementBytes());
         s.put("tandem.sql.max-literals", sql.maxLiterals());
         s.put("tandem.sql.planning-timeout", sql.planningTimeout());

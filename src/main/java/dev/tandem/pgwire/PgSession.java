@@ -4,6 +4,7 @@ import dev.tandem.controller.ReadAdmission;
 import dev.tandem.row.DatumType;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.ScramVerifier;
 import dev.tandem.security.SqlGrants;
@@ -19,6 +20,7 @@ import dev.tandem.sql.catalog.CatalogQuery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -34,6 +36,8 @@ import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * One PostgreSQL wire-protocol (v3) connection: start-up, the simple query protocol, the extended
@@ -116,10 +120,27 @@ final class PgSession {
     record Peer(String address, boolean loopback, boolean tlsOffered, BooleanSupplier encrypted) {
     }
 
+    /**
+     * What guards a session's start: the login throttle that slows repeated failed logins (its delays
+     * waited on {@code timer}, never on a thread), and the connection slots, which may refuse a session
+     * once it knows who it is ({@link Slots#refusal}).
+     */
+    record Guards(LoginThrottle throttle, Slots slots, Scheduler timer) {
+        static final Guards NONE = new Guards(LoginThrottle.none(), admin -> null, Schedulers.parallel());
+    }
+
+    /** The server's connection slots as a starting session sees them. */
+    interface Slots {
+        /** Null when a session may start (an admin's may use the slots reserved for admins), else why not. */
+        String refusal(boolean admin);
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(PgSession.class);
     private static final String ANONYMOUS = "anonymous";
     /** SQLSTATE configuration_limit_exceeded: a principal at its limit of subscriptions. */
     static final String LIMIT_EXCEEDED = "53400";
+    /** SQLSTATE too_many_connections. */
+    static final String TOO_MANY_CONNECTIONS = "53300";
 
     private final SqlEngine engine;
     private final PgAuthenticator authenticator;
@@ -127,6 +148,9 @@ final class PgSession {
     private final Peer peer;
     private final PgWireServer.Sessions sessions;
     private final PrincipalLimits limits;
+    private final Guards guards;
+    /** What the refusal of the login being checked waits before it is sent (the login throttle's delay). */
+    private Duration owed = Duration.ZERO;
     private final SqlSession sql = new SqlSession(true);
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
@@ -153,10 +177,11 @@ final class PgSession {
     private String errorText;
     private volatile Sinks.One<Boolean> running;
 
-    PgSession(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, PrincipalLimits limits, Peer peer, PgWireServer.Sessions sessions,
-            int pid, int secret) {
+    PgSession(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, PrincipalLimits limits, Guards guards, Peer peer,
+            PgWireServer.Sessions sessions, int pid, int secret) {
         this.engine = engine;
         this.limits = limits;
+        this.guards = guards;
         sql.streamPermits(this::subscriptionPermit);
         this.authenticator = authenticator;
         this.audit = audit;
@@ -168,6 +193,11 @@ final class PgSession {
 
     int secret() {
         return secret;
+    }
+
+    /** Whether the session has started (authenticated); until then the authentication timeout may end it. */
+    boolean started() {
+        return started;
     }
 
     /** Cancels the query in flight, if any (called from the connection that sent the CancelRequest). */
@@ -337,7 +367,11 @@ final class PgSession {
                     throw new Close(new PgWriter().error("FATAL", "08P01", "expected a " + (scram != null ? "SASL response" : "password message")
                             + ", got '" + printable(m.type()) + "'", 0).buffer());
                 }
-                return scram != null ? sasl(m.body()) : password(new PgReader(m.body()).cstringReplacing());
+                if (scram != null && !scram.started()) {
+                    return sasl(m.body());
+                }
+                // the credentials are checked now: throttled
+                return throttled(scram != null ? () -> sasl(m.body()) : () -> password(new PgReader(m.body()).cstringReplacing()));
             }
             if (m.type() != PgMessage.STARTUP) {
                 throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
@@ -489,6 +523,8 @@ final class PgSession {
             throw new Close(new PgWriter().error("FATAL", "28000", "no user name given in the start-up packet", 0).buffer());
         }
         if (!authenticator.asksPassword()) {
+            // open (trust) mode: every session may do what an admin may, so it may take any slot
+            refuseOverSlots(true);
             return Mono.just(ready(params));
         }
         Optional<ScramVerifier> verifier = authenticator.scramVerifier(user);
@@ -545,6 +581,7 @@ final class PgSession {
             return Flux.just(new PgWriter().authenticationSaslFinal(serverFinal).buffer(), started);
         } catch (ScramServer.Violation | IllegalStateException e) {
             audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: malformed SASL message");
+            owed = guards.throttle().failed("pgwire", "malformed", peer.address(), user);
             throw new Close(new PgWriter().error("FATAL", "08P01", e.getMessage(), 0).buffer());
         }
     }
@@ -557,6 +594,7 @@ final class PgSession {
         String user = params.get("user");
         if (who.isEmpty()) {
             audit.record(ANONYMOUS, peer.address(), "authenticate", "pgwire user " + abbreviate(user), "refused: password authentication failed");
+            owed = guards.throttle().failed("pgwire", "password", peer.address(), user);
             throw new Close(new PgWriter().error("FATAL", "28P01", "password authentication failed for user \"" + user + "\"", 0).buffer());
         }
         if (!who.get().has(dev.tandem.security.Role.READER)) {
@@ -564,8 +602,31 @@ final class PgSession {
             throw new Close(new PgWriter().error("FATAL", INSUFFICIENT_PRIVILEGE, "permission denied: '" + who.get().name()
                     + "' has no role that may use SQL (reader, writer or admin)", 0).buffer());
         }
+        guards.throttle().succeeded(peer.address());
+        refuseOverSlots(who.get().has(dev.tandem.security.Role.ADMIN));
         principal = who.get();
         return ready(params);
+    }
+
+    /**
+     * The checking of credentials, after what the client's address owes the login throttle; a refusal
+     * (a Close) waits what the failure owes before it is sent. Both are waited on the guards' timer.
+     */
+    private Flux<ByteBuf> throttled(java.util.function.Supplier<org.reactivestreams.Publisher<ByteBuf>> check) {
+        Duration before = guards.throttle().beforeAttempt(peer.address());
+        Flux<ByteBuf> checked = Flux.defer(() -> {
+            owed = Duration.ZERO;
+            return check.get();
+        }).onErrorResume(Close.class, c -> owed.isZero() ? Flux.error(c) : Mono.delay(owed, guards.timer()).then(Mono.error(c)));
+        return before.isZero() ? checked : Mono.delay(before, guards.timer()).thenMany(checked);
+    }
+
+    /** Ends the start-up with FATAL {@code 53300} when the server's connection slots refuse this session. */
+    private void refuseOverSlots(boolean admin) {
+        String refusal = guards.slots().refusal(admin);
+        if (refusal != null) {
+            throw new Close(new PgWriter().error("FATAL", TOO_MANY_CONNECTIONS, refusal, 0).buffer());
+        }
     }
 
     private ByteBuf ready(Map<String, String> params) {

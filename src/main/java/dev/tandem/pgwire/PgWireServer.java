@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.security.AuditLog;
+import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.sql.SqlEngine;
 import io.netty.channel.Channel;
@@ -8,10 +9,15 @@ import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpServer;
 
@@ -40,10 +46,42 @@ public final class PgWireServer implements AutoCloseable {
         }
     }
 
-    private final DisposableServer server;
+    /**
+     * PostgreSQL's guards on connections: at most {@code maxConnections} open at once, the last
+     * {@code reservedAdminConnections} of them only for sessions with the admin role (PostgreSQL's
+     * {@code superuser_reserved_connections}); others are refused with FATAL {@code 53300}. A connection
+     * that has not authenticated within {@code authenticationTimeout} is ended with FATAL {@code 57014}
+     * (PostgreSQL's {@code authentication_timeout}). {@code throttle} slows repeated failed logins; its
+     * delays and the authentication timeout run on {@code timer}.
+     */
+    public record Guards(int maxConnections, int reservedAdminConnections, Duration authenticationTimeout, LoginThrottle throttle,
+            Scheduler timer) {
 
-    private PgWireServer(DisposableServer server) {
+        /** PostgreSQL's defaults: 100 connections, 3 reserved, 60 s to authenticate, and no login delays. */
+        public static final Guards DEFAULTS = new Guards(100, 3, Duration.ofSeconds(60), LoginThrottle.none());
+
+        /** Guards whose waits run on Reactor's parallel scheduler. */
+        public Guards(int maxConnections, int reservedAdminConnections, Duration authenticationTimeout, LoginThrottle throttle) {
+            this(maxConnections, reservedAdminConnections, authenticationTimeout, throttle, Schedulers.parallel());
+        }
+
+        public Guards {
+            if (maxConnections < 1 || reservedAdminConnections < 0 || reservedAdminConnections >= maxConnections) {
+                throw new IllegalArgumentException("tandem.pgwire: max-connections must be at least 1 and reserved-admin-connections between 0 and "
+                        + "max-connections - 1, got " + maxConnections + " and " + reservedAdminConnections);
+            }
+            if (authenticationTimeout.isNegative() || authenticationTimeout.isZero()) {
+                throw new IllegalArgumentException("tandem.pgwire.authentication-timeout must be positive, got " + authenticationTimeout);
+            }
+        }
+    }
+
+    private final DisposableServer server;
+    private final AtomicInteger open;
+
+    private PgWireServer(DisposableServer server, AtomicInteger open) {
         this.server = server;
+        this.open = open;
     }
 
     /** Starts listening on {@code host:port} (port 0: a free port, see {@link #port}), without TLS, auditing to the log only. */
@@ -56,7 +94,7 @@ public final class PgWireServer implements AutoCloseable {
      * recorded in {@code audit}; {@code tls} (or null) is offered to clients that ask for it.
      */
     public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, SslContext tls, String host, int port) {
-        return start(engine, authenticator, audit, new PrincipalLimits(0, 0, 0), tls, host, port);
+        return start(engine, authenticator, audit, new PrincipalLimits(0, 0, 0), Guards.DEFAULTS, tls, host, port);
     }
 
     /**
@@ -65,7 +103,24 @@ public final class PgWireServer implements AutoCloseable {
      */
     public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, PrincipalLimits limits, SslContext tls,
             String host, int port) {
+        return start(engine, authenticator, audit, limits, Guards.DEFAULTS, tls, host, port);
+    }
+
+    /** Starts listening as above, with PostgreSQL's connection guards and a login throttle ({@link Guards}). */
+    public static PgWireServer start(SqlEngine engine, PgAuthenticator authenticator, AuditLog audit, PrincipalLimits limits, Guards guards,
+            SslContext tls, String host, int port) {
         Sessions sessions = new Sessions();
+        AtomicInteger open = new AtomicInteger();
+        Scheduler timer = guards.timer();
+        PgSession.Slots slots = admin -> {
+            int n = open.get();
+            if (n > guards.maxConnections()) {
+                return "sorry, too many clients already";
+            }
+            return !admin && n > guards.maxConnections() - guards.reservedAdminConnections()
+                    ? "remaining connection slots are reserved for sessions with the admin role" : null;
+        };
+        PgSession.Guards sessionGuards = new PgSession.Guards(guards.throttle(), slots, timer);
         AtomicInteger pids = new AtomicInteger(1000);
         SecureRandom random = new SecureRandom();
         DisposableServer server = TcpServer.create()
@@ -73,12 +128,24 @@ public final class PgWireServer implements AutoCloseable {
                 .port(port)
                 .doOnConnection(c -> c.addHandlerFirst("pg-decoder", new PgDecoder(MAX_MESSAGE_BYTES, tls)))
                 .handle((in, out) -> {
-                    int pid = pids.incrementAndGet();
                     Channel[] channel = new Channel[1];
                     in.withConnection(c -> channel[0] = c.channel());
+                    if (open.incrementAndGet() > guards.maxConnections()) {
+                        // refused before anything is read: a client reads this after its start-up packet
+                        open.decrementAndGet();
+                        return out.sendObject(new PgWriter().error("FATAL", PgSession.TOO_MANY_CONNECTIONS, "sorry, too many clients already", 0)
+                                .buffer()).then();
+                    }
+                    int pid = pids.incrementAndGet();
                     PgSession.Peer peer = peer(channel[0], tls != null);
-                    PgSession session = new PgSession(engine, authenticator, audit, limits, peer, sessions, pid, random.nextInt());
+                    PgSession session = new PgSession(engine, authenticator, audit, limits, sessionGuards, peer, sessions, pid, random.nextInt());
                     sessions.byPid.put(pid, session);
+                    Disposable authTimeout = timer.schedule(() -> {
+                        if (!session.started()) {
+                            channel[0].writeAndFlush(new PgWriter().error("FATAL", "57014", "canceling authentication due to timeout", 0).buffer())
+                                    .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                        }
+                    }, guards.authenticationTimeout().toMillis(), TimeUnit.MILLISECONDS);
                     return out.sendObject(in.receiveObject()
                                     .cast(PgMessage.class)
                                     // A few messages are read ahead of the one being answered (a pipelined Bind,
@@ -88,12 +155,14 @@ public final class PgWireServer implements AutoCloseable {
                                     .onErrorResume(PgSession.Close.class, c -> c.last == null ? Mono.empty() : Mono.just(c.last)))
                             .then()
                             .doFinally(s -> {
+                                authTimeout.dispose();
+                                open.decrementAndGet();
                                 sessions.byPid.remove(pid);
                                 session.close();
                             });
                 })
                 .bindNow();
-        return new PgWireServer(server);
+        return new PgWireServer(server, open);
     }
 
     private static PgSession.Peer peer(Channel channel, boolean tlsOffered) {
@@ -104,6 +173,11 @@ public final class PgWireServer implements AutoCloseable {
             loopback = a.getAddress().isLoopbackAddress();
         }
         return new PgSession.Peer(address, loopback, tlsOffered, () -> channel.pipeline().get(PgDecoder.TLS_HANDLER) != null);
+    }
+
+    /** The connections open now (authenticated or not). */
+    public int connections() {
+        return open.get();
     }
 
     /** The port the server listens on. */
