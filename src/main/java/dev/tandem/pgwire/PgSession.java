@@ -233,6 +233,18 @@ final class PgSession {
     Flux<ByteBuf> handle(PgMessage m) {
         Flux<ByteBuf> out = answer(m);
         if (started && HELD_STEPS.indexOf(m.type()) >= 0) {
+            if (out instanceof Callable<?> now) {
+                // answered already (a Bind, a Describe): held without a subscription
+                try {
+                    Object b = now.call();
+                    if (b != null) {
+                        held.add((ByteBuf) b);
+                    }
+                    return Flux.empty();
+                } catch (Exception e) {
+                    // an error signal: the step's answer goes the general way below
+                }
+            }
             // (mapped to a marker before being dropped: Reactor Netty releases the buffers an operator discards)
             return out.map(b -> {
                 held.add(b);
@@ -370,8 +382,12 @@ final class PgSession {
                 if (scram != null && !scram.started()) {
                     return sasl(m.body());
                 }
-                // the credentials are checked now: throttled
-                return throttled(scram != null ? () -> sasl(m.body()) : () -> password(new PgReader(m.body()).cstringReplacing()));
+                if (scram != null) {
+                    return throttled(() -> sasl(m.body()));
+                }
+                // (read here: a malformed password message ends the start-up with 08P01, unthrottled)
+                String password = new PgReader(m.body()).cstringReplacing();
+                return throttled(() -> password(password));
             }
             if (m.type() != PgMessage.STARTUP) {
                 throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
@@ -617,7 +633,8 @@ final class PgSession {
         Flux<ByteBuf> checked = Flux.defer(() -> {
             owed = Duration.ZERO;
             return check.get();
-        }).onErrorResume(Close.class, c -> owed.isZero() ? Flux.error(c) : Mono.delay(owed, guards.timer()).then(Mono.error(c)));
+        }).onErrorMap(e -> !(e instanceof Close), e -> new Close(new PgWriter().error("FATAL", PROTOCOL_VIOLATION,
+                "protocol violation: " + e.getMessage(), 0).buffer())).onErrorResume(Close.class, c -> owed.isZero() ? Flux.error(c) : Mono.delay(owed, guards.timer()).then(Mono.error(c)));
         return before.isZero() ? checked : Mono.delay(before, guards.timer()).thenMany(checked);
     }
 
