@@ -175,6 +175,8 @@ public class ApiRoutes {
                     if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
                         RequestGuard.install(channel.pipeline(), NettyPipeline.HttpCodec, http.requestHeadTimeout(), http.requestBodyTimeout());
                     }
+                    // change streams over this connection take their messages as its socket can take them
+                    dev.tandem.net.WritableGate.of(channel);
                 });
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
+import dev.tandem.net.WritableGate;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -165,19 +166,29 @@ final class ChangeStreamHandler {
                 sub.messages().subscribe(m -> { }, x -> { }).dispose();
             }
         };
+        // A message at a time, once the socket can take it: a client that stops reading leaves the changes in
+        // the subscription's bounded buffer (which ends it as lagged past its bound), not in the server's sockets.
+        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request.exchange().getRequest());
+        WritableGate gate = nativeRequest instanceof Connection c ? WritableGate.of(c.channel()) : null;
         // takeUntilOther stops at the companion's first value, so the end of the exchange emits one
-        Flux<ServerSentEvent<String>> events = Flux.defer(() -> bodySubscribed.compareAndSet(false, true) ? sub.messages() : Flux.<ChangeMessage>empty())
+        Flux<ServerSentEvent<String>> events = Flux.defer(() -> bodySubscribed.compareAndSet(false, true) ? gated(sub.messages(), gate)
+                        : Flux.<ChangeMessage>empty())
                 .takeUntilOther(exchangeEnded.asMono())
                 .map(m -> event(sub, m))
                 .onErrorResume(x -> Mono.just(ServerSentEvent.builder(ChangeJson.end(JsonNodeFactory.instance.objectNode(), x).toString())
                         .event("end").build()))
                 .doFinally(signal -> permit.close());
-        if (ServerHttpRequestDecorator.getNativeRequest(request.exchange().getRequest()) instanceof Connection connection) {
+        if (nativeRequest instanceof Connection connection) {
             connection.onDispose(abandon::run);
         }
         return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(BodyInserters.fromServerSentEvents(events))
                 .doOnCancel(abandon)
                 .doOnError(x -> abandon.run());
+    }
+
+    /** {@code messages}, each taken once {@code gate}'s connection can take more (all of them at once without a gate). */
+    static <T> Flux<T> gated(Flux<T> messages, WritableGate gate) {
+        return gate == null ? messages : messages.concatMap(m -> gate.whenWritable().thenReturn(m), 1);
     }
 
     private static ServerSentEvent<String> event(ChangeSubscription sub, ChangeMessage m) {

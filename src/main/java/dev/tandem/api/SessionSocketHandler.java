@@ -7,6 +7,7 @@ import dev.tandem.controller.ReadRequest;
 import dev.tandem.controller.ControllerEvent;
 import dev.tandem.controller.IndexStatus;
 import dev.tandem.controller.ReadAdmission;
+import dev.tandem.net.WritableGate;
 import dev.tandem.json.StrictJson;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.PrincipalLimits;
@@ -116,7 +117,7 @@ final class SessionSocketHandler implements WebSocketHandler {
                 .takeUntilOther(session.closeStatus())
                 // Each peek and SQL query is admitted against the caller's own limits (reads in flight, slow-path dataflows,
                 // statements being planned).
-                .contextWrite(Context.of(ReadAdmission.class, limits.admission(who), dev.tandem.sql.PlanningAdmission.class, limits.planning(who)));
+                .contextWrite(admissions(who, gate(session)));
         return session.send(out.map(b -> new WebSocketMessage(WebSocketMessage.Type.TEXT, session.bufferFactory().wrap(b))))
                 .doFinally(s -> {
                     subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty);
@@ -324,7 +325,7 @@ final class SessionSocketHandler implements WebSocketHandler {
         start.columns().forEach(cols::add);
         byte[] changesPrefix = ChangeJson.prefix("\"op\":\"changes\",\"id\":" + id);
         byte[] progressPrefix = ChangeJson.prefix("\"op\":\"progress\",\"id\":" + id);
-        Flux<byte[]> changes = sub.messages()
+        Flux<byte[]> changes = Flux.deferContextual(ctx -> ChangeStreamHandler.gated(sub.messages(), ctx.getOrDefault(WritableGate.class, null)))
                 .map(msg -> {
                     byte[] frame = ChangeJson.message(msg, changesPrefix, progressPrefix);
                     sub.sent(frame.length);
@@ -337,6 +338,21 @@ final class SessionSocketHandler implements WebSocketHandler {
                     permit.close();
                 });
         return Flux.concat(Mono.just(bytes(ack)), changes);
+    }
+
+    /**
+     * The context of a connection's ops: each peek and query is admitted against its caller's limits, and a
+     * change stream takes its messages as the socket can take them (through {@code gate}, if any).
+     */
+    private Context admissions(String who, WritableGate gate) {
+        Context c = Context.of(ReadAdmission.class, limits.admission(who), dev.tandem.sql.PlanningAdmission.class, limits.planning(who));
+        return gate == null ? c : c.put(WritableGate.class, gate);
+    }
+
+    /** The writability gate of the session's connection, or null when it is not Reactor Netty's. */
+    private static WritableGate gate(WebSocketSession session) {
+        return session instanceof org.springframework.web.reactive.socket.adapter.ReactorNettyWebSocketSession r
+                ? WritableGate.find(r.getChannelId()) : null;
     }
 
     private static byte[] bytes(JsonNode n) {

@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.controller.ReadAdmission;
+import dev.tandem.net.WritableGate;
 import dev.tandem.row.DatumType;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
@@ -117,7 +118,7 @@ final class PgSession {
      * The other end of the connection: its address, whether it is loopback, whether the server offers
      * TLS and whether the connection is encrypted (now: it becomes so after an SSLRequest).
      */
-    record Peer(String address, boolean loopback, boolean tlsOffered, BooleanSupplier encrypted) {
+    record Peer(String address, boolean loopback, boolean tlsOffered, BooleanSupplier encrypted, WritableGate writable) {
     }
 
     /**
@@ -823,7 +824,10 @@ final class PgSession {
         running = cancel;
         java.util.concurrent.atomic.AtomicBoolean canceled = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicLong rows = new java.util.concurrent.atomic.AtomicLong();
+        // A batch at a time, once the socket can take it: a client that stops reading leaves the changes in the
+        // subscription's bounded buffer, which ends the stream as lagged past its bound (and the session goes on).
         Flux<ByteBuf> data = engine.subscribe(s, List.of(), sql)
+                .concatMap(batch -> peer.writable().whenWritable().thenReturn(batch), 1)
                 .map(batch -> {
                     PgWriter w = new PgWriter();
                     for (Object[] row : batch) {

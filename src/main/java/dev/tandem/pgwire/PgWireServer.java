@@ -1,5 +1,6 @@
 package dev.tandem.pgwire;
 
+import dev.tandem.net.WritableGate;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
@@ -172,7 +173,8 @@ public final class PgWireServer implements AutoCloseable {
             address = a.getAddress().getHostAddress();
             loopback = a.getAddress().isLoopbackAddress();
         }
-        return new PgSession.Peer(address, loopback, tlsOffered, () -> channel.pipeline().get(PgDecoder.TLS_HANDLER) != null);
+        return new PgSession.Peer(address, loopback, tlsOffered, () -> channel.pipeline().get(PgDecoder.TLS_HANDLER) != null,
+                WritableGate.of(channel));
     }
 
     /** The connections open now (authenticated or not). */

@@ -134,6 +134,19 @@ public final class ChangeStreams implements AutoCloseable {
         bytesSent.addAndGet(n);
     }
 
+    /** The bytes of rows that all subscriptions have waiting for their consumers. */
+    private final AtomicLong bufferedBytes = new AtomicLong();
+
+    /** Adds {@code n} (negative: takes away) to the bytes waiting in all subscriptions; answers the new total. */
+    long buffer(long n) {
+        return bufferedBytes.addAndGet(n);
+    }
+
+    /** The bytes of rows that all subscriptions have waiting for their consumers now. */
+    public long bufferedBytes() {
+        return bufferedBytes.get();
+    }
+
     void countLagged() {
         lagged.incrementAndGet();
     }

@@ -21,10 +21,13 @@ import reactor.core.publisher.FluxSink;
  * queue. The read hold follows what the consumer has taken, so compaction proceeds behind it.
  *
  * <h2>Bounds</h2>
- * When a message is produced while more than {@code bufferUpdates} updates are already waiting, the
- * subscriber is lagging: the queue is cleared and the stream ends at once with
+ * When a message is produced while more than {@code bufferUpdates} updates or {@code bufferBytes} bytes
+ * of rows are already waiting, or all subscriptions together have more than {@code totalBufferBytes}
+ * waiting, the subscriber is lagging: the queue is cleared and the stream ends at once with
  * {@code subscription_lagged} and the last timestamp the consumer saw completely. So a subscription
- * never holds more than its buffer plus one message.
+ * never holds more than its buffer plus one message. What waits is what the consumer has not asked for:
+ * the surfaces ask only for what their connection can take (the socket's outbound buffer under its
+ * high-water mark), so a client that stops reading leaves the changes here, where they are bounded.
  *
  * <h2>Ends</h2>
  * A dropped index, or a failure in the data (an error in the collection, several rows for one key under
@@ -40,6 +43,7 @@ final class StreamSubscription implements ChangeSubscription {
     private final long asOf;
     private final Queue<ChangeMessage> queue = new ConcurrentLinkedQueue<>();
     private final AtomicLong buffered = new AtomicLong();
+    private final AtomicLong bufferedBytes = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicBoolean ended = new AtomicBoolean();
     private final AtomicLong messages = new AtomicLong();
@@ -213,20 +217,63 @@ final class StreamSubscription implements ChangeSubscription {
         return m instanceof ChangeMessage.Updates u ? Math.max(1, u.changes().size()) : 1;
     }
 
+    /** The bytes of a message's rows (and a few for each change), as held while it waits. */
+    private static long bytes(ChangeMessage m) {
+        if (!(m instanceof ChangeMessage.Updates u)) {
+            return 16;
+        }
+        long n = 16;
+        for (ChangeMessage.Change c : u.changes()) {
+            n += 16 + switch (c) {
+                case ChangeMessage.Diff d -> d.row().byteSize();
+                case ChangeMessage.Upsert x -> x.key().byteSize() + (x.value() == null ? 0 : x.value().byteSize());
+            };
+        }
+        return n;
+    }
+
+    private void dequeued(ChangeMessage m) {
+        buffered.addAndGet(-weight(m));
+        long b = bytes(m);
+        bufferedBytes.addAndGet(-b);
+        server.buffer(-b);
+    }
+
+    /** Forgets every waiting message (the stream ends). */
+    private void clearQueue() {
+        ChangeMessage m;
+        while ((m = queue.poll()) != null) {
+            dequeued(m);
+        }
+    }
+
     /** Queues {@code m}, or ends the stream as lagged when too much already waits. */
     private void offer(ChangeMessage m) {
-        if (terminal != null) {
+        if (terminal != null || ended.get()) {
             return;
         }
-        if (buffered.get() > server.limits().bufferUpdates()) {
+        ChangeStreamLimits limits = server.limits();
+        long b = bytes(m);
+        // (a subscription with nothing waiting is never the one ended for the total)
+        String over = buffered.get() > limits.bufferUpdates() ? limits.bufferUpdates() + " updates (tandem.subscribe.buffer-updates)"
+                : server.bufferedBytes() + b > limits.totalBufferBytes() && bufferedBytes.get() > 0
+                        ? limits.totalBufferBytes() + " bytes waiting in all subscriptions (tandem.subscribe.total-buffer-bytes)"
+                : bufferedBytes.get() > limits.bufferBytes() ? limits.bufferBytes() + " bytes (tandem.subscribe.buffer-bytes)" : null;
+        if (over != null) {
             server.countLagged();
-            fail(new ChangeStreamException(ChangeStreamException.Kind.LAGGED, "the subscriber fell more than "
-                    + server.limits().bufferUpdates() + " updates behind (tandem.subscribe.buffer-updates); resume with as_of = "
-                    + delivered + " and snapshot false", delivered));
+            fail(new ChangeStreamException(ChangeStreamException.Kind.LAGGED, "the subscriber fell more than " + over
+                    + " behind; resume with as_of = " + delivered + " and snapshot false", delivered));
             return;
         }
         buffered.addAndGet(weight(m));
+        bufferedBytes.addAndGet(b);
+        server.buffer(b);
         queue.add(m);
+        if (ended.get()) {
+            // ended meanwhile (a cancel): what it cleared did not include this message
+            clearQueue();
+            return;
+        }
         drain();
     }
 
@@ -271,8 +318,7 @@ final class StreamSubscription implements ChangeSubscription {
             if (s != null && !ended.get()) {
                 ChangeStreamException t = terminal;
                 if (t != null && immediate) {
-                    queue.clear();
-                    buffered.set(0);
+                    clearQueue();
                     s.error(t);
                     end(t);
                 } else {
@@ -281,7 +327,7 @@ final class StreamSubscription implements ChangeSubscription {
                         if (m == null) {
                             break;
                         }
-                        buffered.addAndGet(-weight(m));
+                        dequeued(m);
                         deliver(m);
                         s.next(m);
                     }
@@ -319,8 +365,7 @@ final class StreamSubscription implements ChangeSubscription {
             return;
         }
         stopProducing();
-        queue.clear();
-        buffered.set(0);
+        clearQueue();
         request.start().release();
         ReadHold h = hold;
         if (h != null) {

@@ -21,6 +21,9 @@ public final class SqlTesting {
         /** The holders of read holds now, as the introspection collection {@code tandem_read_holds} lists them. */
         java.util.List<String> readHolds();
 
+        /** The bytes of rows that change streams have waiting for their consumers now. */
+        long bufferedStreamBytes();
+
         @Override
         void close();
     }
@@ -110,6 +113,11 @@ public final class SqlTesting {
             public java.util.List<String> readHolds() {
                 return s.controller.readIntrospection("tandem_read_holds", dev.tandem.controller.ReadRequest.of("tandem_read_holds"))
                         .block(java.time.Duration.ofSeconds(30)).rows().stream().map(r -> r.get(0) + " " + r.get(1)).sorted().toList();
+            }
+
+            @Override
+            public long bufferedStreamBytes() {
+                return s.streams.bufferedBytes();
             }
 
             @Override

@@ -72,6 +72,63 @@ class ChangeStreamLifecycleTest {
         return rows.stream().filter(r -> id.equals(r.get(0))).map(r -> (String) r.get(1)).toList();
     }
 
+    private static List<long[]> batch(int from, int n) {
+        List<long[]> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            rows.add(new long[] {from + i, Long.MAX_VALUE - i});
+        }
+        return rows;
+    }
+
+    @Test
+    void aSlowConsumerIsEndedAsLaggedByTheBytesWaitingForItAndTheyAreAllGivenBack(@TempDir Path dir) {
+        // a bound in updates it never reaches; 20,000 bytes of rows it does
+        try (StreamStack s = new StreamStack(dir, true, new ChangeStreamLimits(10, 10, 1_000_000, 20_000, 1_000_000, 0))) {
+            s.tableWithIndex("t");
+            ChangeSubscription sub = s.subscribe("t_k", null, null, null, null, true, Envelope.DIFFS);
+            Stalled consumer = new Stalled(1);
+            sub.messages().subscribe(consumer);
+            await().atMost(Duration.ofSeconds(30)).until(() -> consumer.received.size() == 1);
+            long peak = 0;
+            for (int i = 0; i < 100 && consumer.error.get() == null; i++) {
+                s.write("t", batch(i * 200, 200), List.of());
+                peak = Math.max(peak, s.streams.bufferedBytes());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> consumer.error.get() != null);
+            ChangeStreamException e = (ChangeStreamException) consumer.error.get();
+            assertThat(e.kind()).isEqualTo(ChangeStreamException.Kind.LAGGED);
+            assertThat(e.getMessage()).contains("20000 bytes (tandem.subscribe.buffer-bytes)");
+            // 200 rows a write, about 40 bytes each as held: the bound plus the one message that went past it
+            assertThat(peak).isLessThanOrEqualTo(20_000 + 200 * 64);
+            assertThat(s.streams.bufferedBytes()).isZero();
+            assertThat(s.streams.activeCount()).isZero();
+        }
+    }
+
+    @Test
+    void allSubscriptionsTogetherAreBoundedByTheTotalAndTheOneGoingPastItIsEnded(@TempDir Path dir) {
+        try (StreamStack s = new StreamStack(dir, true, new ChangeStreamLimits(10, 10, 1_000_000, 60_000, 60_000, 0))) {
+            s.tableWithIndex("t");
+            List<Stalled> consumers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                Stalled c = new Stalled(1);
+                s.subscribe("t_k", null, null, null, null, true, Envelope.DIFFS).messages().subscribe(c);
+                consumers.add(c);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> consumers.stream().allMatch(c -> c.received.size() == 1));
+            long peak = 0;
+            for (int i = 0; i < 100 && consumers.stream().allMatch(c -> c.error.get() == null); i++) {
+                s.write("t", batch(i * 100, 100), List.of());
+                peak = Math.max(peak, s.streams.bufferedBytes());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> consumers.stream().anyMatch(c -> c.error.get() != null));
+            Throwable e = consumers.stream().map(c -> c.error.get()).filter(x -> x != null).findFirst().orElseThrow();
+            assertThat(((ChangeStreamException) e).kind()).isEqualTo(ChangeStreamException.Kind.LAGGED);
+            assertThat(e.getMessage()).contains("60000 bytes waiting in all subscriptions (tandem.subscribe.total-buffer-bytes)");
+            assertThat(peak).isLessThanOrEqualTo(60_000 + 2 * 100 * 64);
+        }
+    }
+
     @Test
     void aSlowConsumerIsEndedAsLaggedWithItsLastTimestampAndItsHoldIsReleased(@TempDir Path dir) {
         try (StreamStack s = new StreamStack(dir, true, new ChangeStreamLimits(10, 10, 20, 0))) {
