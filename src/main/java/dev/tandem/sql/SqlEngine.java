@@ -100,6 +100,8 @@ public final class SqlEngine {
     private final ThreadLocal<Long> deadline = new ThreadLocal<>();
     private final WritePlanner writes;
     private final DdlPlanner ddl;
+    /** What CREATE SOURCE and DROP SOURCE do; null: they are refused. */
+    private volatile SqlSources sources;
     private final QueryPlanner queries;
 
     public SqlEngine(Controller controller, Scheduler blocking) {
@@ -134,6 +136,15 @@ public final class SqlEngine {
         this.writes = new WritePlanner(this, controller);
         this.ddl = new DdlPlanner(this, controller);
         this.queries = new QueryPlanner(this, controller);
+    }
+
+    /** Lets {@code CREATE SOURCE ... FROM POSTGRES} and {@code DROP SOURCE} reach the sources' manager. */
+    public void sources(SqlSources sources) {
+        this.sources = sources;
+    }
+
+    SqlSources sources() {
+        return sources;
     }
 
     /**
