@@ -213,4 +213,278 @@ class PostgresSourceTest {
         assertCaughtUp(cols, "items");
         assertThat(sources.statusOrNull("shop").tableErrors()).isEmpty();
     }
+
+    private static String bigText(Random random) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 6000; i++) {
+            b.append((char) ('a' + random.nextInt(26)));
+        }
+        return b.toString();
+    }
+
+    /** One random upstream transaction of 1-5 statements over the three tables. */
+    private static void randomTransaction(Connection c, Random random) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            int n = 1 + random.nextInt(5);
+            for (int i = 0; i < n; i++) {
+                int k = random.nextInt(60);
+                switch (random.nextInt(9)) {
+                    case 0 -> s.execute("INSERT INTO a VALUES (" + k + ", 'v" + random.nextInt(1000) + "', " + random.nextInt(100) + ") ON CONFLICT (id) DO UPDATE SET n = a.n + 1");
+                    case 1 -> s.execute("UPDATE a SET v = 'u" + random.nextInt(1000) + "' WHERE id % 7 = " + random.nextInt(7));
+                    case 2 -> s.execute("DELETE FROM a WHERE id = " + k);
+                    case 3 -> s.execute("INSERT INTO b VALUES (" + k + ", '" + bigText(random) + "', 0) ON CONFLICT (id) DO NOTHING");
+                    // only the small column: the TOASTed one is not sent, and comes from Tandem's copy of the row
+                    case 4 -> s.execute("UPDATE b SET hits = hits + 1 WHERE id % 5 = " + random.nextInt(5));
+                    case 5 -> s.execute("DELETE FROM b WHERE id = " + k);
+                    case 6 -> s.execute("INSERT INTO c VALUES (" + random.nextInt(10) + ", " + random.nextInt(3) + ")");
+                    case 7 -> s.execute("UPDATE c SET x = x + 1 WHERE ctid IN (SELECT ctid FROM c WHERE k = " + random.nextInt(10) + " LIMIT 1)");
+                    default -> s.execute("DELETE FROM c WHERE ctid IN (SELECT ctid FROM c WHERE k = " + random.nextInt(10) + " LIMIT 1)");
+                }
+            }
+        }
+        c.commit();
+    }
+
+    private void createModelTables() throws SQLException {
+        up("CREATE TABLE a (id int PRIMARY KEY, v text, n bigint)",
+                "CREATE TABLE b (id bigint PRIMARY KEY, big text NOT NULL, hits int NOT NULL)",
+                "CREATE TABLE c (k int NOT NULL, x int)",
+                "ALTER TABLE c REPLICA IDENTITY FULL",
+                "INSERT INTO a SELECT g, 'v' || g, g FROM generate_series(1, 30) g",
+                "INSERT INTO c SELECT g % 10, g % 3 FROM generate_series(1, 30) g",
+                "CREATE PUBLICATION pub FOR TABLE a, b, c");
+    }
+
+    /**
+     * The model test: random multi-statement transactions over three tables (a keyed one, one with
+     * TOASTed text, a REPLICA IDENTITY FULL multiset) committed upstream while Tandem replicates; once
+     * the load stops, every table equals PostgreSQL's.
+     */
+    @Test
+    void randomTransactionsOverThreeTablesEqualTheUpstream() throws Exception {
+        createModelTables();
+        tandem("CREATE SOURCE m FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub' FOR TABLES (a, b, c)");
+        Random random = new Random(42);
+        try (Connection c = upstream()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < 300; i++) {
+                randomTransaction(c, random);
+            }
+        }
+        assertCaughtUp("*", "a", "b", "c");
+        assertThat(sources.statusOrNull("m").tableErrors()).isEmpty();
+        assertThat(sources.statusOrNull("m").state()).isEqualTo("streaming");
+    }
+
+    /**
+     * Restart mid-stream (an in-process restart of the whole Tandem stack over the same data directory,
+     * while the upstream keeps committing): the source resumes from its durable position; the tables
+     * equal the upstream's, with no row twice (c is a multiset, where a duplicate would show).
+     */
+    @Test
+    void restartResumesWithNothingLostOrTwice() throws Exception {
+        createModelTables();
+        tandem("CREATE SOURCE m FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'");
+        waitFor("the copy", () -> "streaming".equals(state("m")));
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            Random random = new Random(7);
+            try (Connection c = upstream()) {
+                c.setAutoCommit(false);
+                while (writing.get()) {
+                    randomTransaction(c, random);
+                }
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        writer.start();
+        try {
+            for (int round = 0; round < 3; round++) {
+                Thread.sleep(300);
+                closeTandem();
+                Thread.sleep(200);
+                open();
+                assertThat(state("m")).isNotEqualTo("failed");
+            }
+        } finally {
+            writing.set(false);
+            writer.join(30_000);
+        }
+        assertThat(failed.get()).isNull();
+        assertCaughtUp("*", "a", "b", "c");
+        assertThat(sources.statusOrNull("m").tableErrors()).isEmpty();
+    }
+
+    /**
+     * Atomicity: transfers between accounts in two tables, one transaction each; a reader polling the
+     * total through an index on a view never sees it change.
+     */
+    @Test
+    void aReaderNeverSeesHalfATransaction() throws Exception {
+        up("CREATE TABLE acc_a (id int PRIMARY KEY, balance bigint NOT NULL)",
+                "CREATE TABLE acc_b (id int PRIMARY KEY, balance bigint NOT NULL)",
+                "INSERT INTO acc_a SELECT g, 1000 FROM generate_series(1, 10) g",
+                "INSERT INTO acc_b SELECT g, 1000 FROM generate_series(1, 10) g",
+                "CREATE PUBLICATION pub FOR TABLE acc_a, acc_b");
+        tandem("CREATE SOURCE bank FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'");
+        waitFor("the copy", () -> "streaming".equals(state("bank")));
+        tandem("CREATE VIEW total AS SELECT sum(balance) AS s, count(*) AS n FROM (SELECT balance FROM acc_a UNION ALL SELECT balance FROM acc_b) u");
+        tandem("CREATE INDEX total_idx ON total (s)");
+        waitFor("the total", () -> tandem("SELECT s FROM total").rows().size() == 1);
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            Random random = new Random(3);
+            try (Connection c = upstream(); Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                for (int i = 0; i < 300; i++) {
+                    int amount = 1 + random.nextInt(50);
+                    String from = random.nextBoolean() ? "acc_a" : "acc_b";
+                    String to = random.nextBoolean() ? "acc_a" : "acc_b";
+                    s.execute("UPDATE " + from + " SET balance = balance - " + amount + " WHERE id = " + (1 + random.nextInt(10)));
+                    s.execute("UPDATE " + to + " SET balance = balance + " + amount + " WHERE id = " + (1 + random.nextInt(10)));
+                    c.commit();
+                }
+            } catch (Throwable e) {
+                failed.set(e);
+            } finally {
+                writing.set(false);
+            }
+        });
+        writer.start();
+        int reads = 0;
+        while (writing.get()) {
+            List<Object[]> rows = tandem("SELECT s, n FROM total").rows();
+            assertThat(rows).hasSize(1);
+            assertThat(rows.get(0)[0]).isEqualTo(20_000L);
+            assertThat(rows.get(0)[1]).isEqualTo(20L);
+            reads++;
+        }
+        writer.join(30_000);
+        assertThat(failed.get()).isNull();
+        assertCaughtUp("*", "acc_a", "acc_b");
+        assertThat(tandem("SELECT s FROM total").rows().get(0)[0]).isEqualTo(20_000L);
+        assertThat(reads).isPositive();
+    }
+
+    private String confirmedFlush(String slot) throws SQLException {
+        try (Connection c = upstream(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT confirmed_flush_lsn - '0/0'::pg_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+            return r.next() ? r.getString(1) : null;
+        }
+    }
+
+    /** An idle source's slot keeps confirming while another table of the database takes writes: WAL is not held back. */
+    @Test
+    void anIdleSourceKeepsConfirmingAndDropSourceDropsTheSlot() throws Exception {
+        up("CREATE TABLE quiet (id int PRIMARY KEY)", "CREATE TABLE busy (id serial PRIMARY KEY, pad text)", "CREATE PUBLICATION pub FOR TABLE quiet");
+        tandem("CREATE SOURCE idle FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'");
+        waitFor("the copy", () -> "streaming".equals(state("idle")));
+        String slot = sources.statusOrNull("idle").slot();
+        long before = Long.parseLong(confirmedFlush(slot));
+        up("INSERT INTO busy (pad) SELECT repeat('x', 100) FROM generate_series(1, 1000)");
+        long wal;
+        try (Connection c = upstream(); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")) {
+            r.next();
+            wal = r.getLong(1);
+        }
+        waitFor("the slot's confirmed_flush_lsn to pass the busy table's writes", () -> {
+            try {
+                up("INSERT INTO busy (pad) VALUES ('tick')");
+                return Long.parseLong(confirmedFlush(slot)) >= wal;
+            } catch (SQLException e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(Long.parseLong(confirmedFlush(slot))).isGreaterThan(before);
+
+        tandem("DROP SOURCE idle");
+        assertThat(confirmedFlush(slot)).as("the slot is gone upstream").isNull();
+        assertThat(stack.controller.catalog().stream().noneMatch(e -> e.name().equals("quiet"))).isTrue();
+        assertThatThrownBy(() -> tandem("DROP SOURCE idle")).hasMessageContaining("does not exist");
+        tandem("DROP SOURCE IF EXISTS idle");
+    }
+
+    private int slots() throws SQLException {
+        try (Connection c = upstream(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")) {
+            r.next();
+            return r.getInt(1);
+        }
+    }
+
+    private void refused(String statement, String message) throws SQLException {
+        int catalog = stack.controller.catalog().size();
+        assertThatThrownBy(() -> tandem(statement)).hasMessageContaining(message);
+        assertThat(stack.controller.catalog()).as("nothing half-created").hasSize(catalog);
+        assertThat(sources.list()).isEmpty();
+        assertThat(slots()).isZero();
+    }
+
+    /** Each refusal at CREATE SOURCE is a clear error, and nothing is created in Tandem or upstream. */
+    @Test
+    void createSourceRefusalsCreateNothing() throws Exception {
+        up("CREATE TABLE ok (id int PRIMARY KEY, v text)",
+                "CREATE TABLE money (id int PRIMARY KEY, amount numeric(10, 2))",
+                "CREATE TABLE nokey (v text)",
+                "CREATE PUBLICATION pub FOR TABLE ok",
+                "CREATE PUBLICATION pub_money FOR TABLE ok, money",
+                "CREATE PUBLICATION pub_nokey FOR TABLE nokey",
+                "CREATE ROLE pw LOGIN REPLICATION PASSWORD 's3cr3t-Pw'",
+                "GRANT SELECT ON ALL TABLES IN SCHEMA public TO pw");
+        // the password comes from a secret, and the test server checks it for this role only
+        try (Connection c = upstream(); Statement s = c.createStatement()) {
+            s.execute("DO $$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'sed -i \"1i host all pw 127.0.0.1/32 scram-sha-256\" '"
+                    + " || current_setting('hba_file')); END $$");
+            s.execute("SELECT pg_reload_conf()");
+        }
+        Thread.sleep(300);
+        String base = "host=" + host + " port=" + port + " dbname=" + db;
+        secrets.put("wrong", "nope");
+        secrets.put("good", "s3cr3t-Pw");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + base + " user=pw' PASSWORD SECRET 'wrong' PUBLICATION 'pub'",
+                "password authentication failed");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + base + " user=pw' PASSWORD SECRET 'missing' PUBLICATION 'pub'",
+                "tandem.secrets.missing");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + base + " user=pw password=s3cr3t-Pw' PUBLICATION 'pub'", "PASSWORD SECRET");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'nopub'", "publication 'nopub' does not exist");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub_money'",
+                "table public.money, column amount: type numeric cannot be held exactly");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub_nokey'", "has no primary key");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub' FOR TABLES (money)", "not in publication");
+        tandem("CREATE TABLE ok (x bigint)");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'", "'ok' already exists");
+        tandem("DROP TABLE ok");
+
+        // the right password, and numeric taken as text when asked
+        tandem("CREATE SOURCE s FROM POSTGRES CONNECTION '" + base + " user=pw' PASSWORD SECRET 'good' PUBLICATION 'pub_money'"
+                + " FOR TABLES (ok, money AS amounts) TEXT COLUMNS (money.amount)");
+        up("INSERT INTO money VALUES (1, 12.50)");
+        waitFor("the row", () -> tandem("SELECT amount FROM amounts").rows().size() == 1 || "failed".equals(state("s")));
+        assertThat(state("s")).as(sources.list().toString()).isEqualTo("streaming");
+        assertThat(tandem("SELECT amount FROM amounts").rows().get(0)[0]).isEqualTo("12.50");
+        assertThat(stack.storage.catalogEntries().values()).as("the password is stored nowhere").noneMatch(v -> v.contains("s3cr3t-Pw"));
+        assertThatThrownBy(() -> tandem("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'"))
+                .hasMessageContaining("already exists");
+    }
+
+    /** An upstream schema change puts that table in an error state; the source's other tables keep flowing. */
+    @Test
+    void aSchemaChangeStopsThatTableOnly() throws Exception {
+        up("CREATE TABLE t_one (id int PRIMARY KEY, v text)", "CREATE TABLE t_two (id int PRIMARY KEY, v text)",
+                "CREATE PUBLICATION pub FOR TABLE t_one, t_two");
+        tandem("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'");
+        waitFor("the copy", () -> "streaming".equals(state("s")));
+        up("INSERT INTO t_one VALUES (1, 'a')", "ALTER TABLE t_one ADD COLUMN extra int", "INSERT INTO t_one VALUES (2, 'b', 3)",
+                "INSERT INTO t_two VALUES (1, 'x')");
+        assertCaughtUp("*", "t_two");
+        waitFor("the error", () -> !sources.statusOrNull("s").tableErrors().isEmpty());
+        assertThat(sources.statusOrNull("s").tableErrors()).containsKey("t_one");
+        assertThat(sources.statusOrNull("s").tableErrors().get("t_one")).contains("changed shape");
+        assertThat(tandemRows("t_one", "id, v")).containsOnlyKeys("1|a|");
+        up("INSERT INTO t_two VALUES (2, 'y')");
+        assertCaughtUp("*", "t_two");
+    }
 }
