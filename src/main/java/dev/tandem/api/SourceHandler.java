@@ -5,6 +5,7 @@ import dev.tandem.source.Envelope;
 import dev.tandem.source.SourceDefinition;
 import dev.tandem.source.SourceManager;
 import dev.tandem.source.SourceStatus;
+import dev.tandem.source.postgres.PgSourceManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,18 +19,23 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
-/** Kafka sources: {@code /v1/sources}. */
+/**
+ * Sources: {@code /v1/sources}. Kafka sources are created here; PostgreSQL sources (created with SQL's
+ * {@code CREATE SOURCE ... FROM POSTGRES}) are listed, read and dropped here too, as {@code "kind": "postgres"}.
+ */
 final class SourceHandler {
 
     private static final Set<String> SOURCE_FIELDS = Set.of("name", "columns", "kafka");
     private static final Set<String> KAFKA_FIELDS = Set.of("bootstrap_servers", "topic", "format", "key", "envelope");
 
     private final SourceManager sources;
+    private final PgSourceManager pgSources;
     private final long maxBodyBytes;
     private final Scheduler blocking;
 
-    SourceHandler(SourceManager sources, long maxBodyBytes, Scheduler blocking) {
+    SourceHandler(SourceManager sources, PgSourceManager pgSources, long maxBodyBytes, Scheduler blocking) {
         this.sources = sources;
+        this.pgSources = pgSources;
         this.maxBodyBytes = maxBodyBytes;
         this.blocking = blocking;
     }
@@ -71,25 +77,61 @@ final class SourceHandler {
     Mono<ServerResponse> list(ServerRequest request) {
         ArrayNode a = JsonNodeFactory.instance.arrayNode();
         sources.list().forEach(s -> a.add(json(s)));
+        if (pgSources != null) {
+            pgSources.list().forEach(s -> a.add(json(s)));
+        }
         return CatalogHandler.ok(a);
     }
 
     Mono<ServerResponse> get(ServerRequest request) {
-        return CatalogHandler.ok(json(sources.status(request.pathVariable("name"))));
+        String name = request.pathVariable("name");
+        PgSourceManager.Status pg = pgSources == null ? null : pgSources.statusOrNull(name);
+        if (pg != null) {
+            return CatalogHandler.ok(json(pg));
+        }
+        return CatalogHandler.ok(json(sources.status(name)));
     }
 
     Mono<ServerResponse> drop(ServerRequest request) {
         String name = request.pathVariable("name");
         return Mono.fromCallable(() -> {
-            sources.drop(name);
+            if (pgSources == null || !pgSources.drop(name)) {
+                sources.drop(name);
+            }
             return name;
         }).subscribeOn(blocking).flatMap(n -> ServerResponse.noContent().build());
+    }
+
+    static ObjectNode json(PgSourceManager.Status s) {
+        ObjectNode n = JsonNodeFactory.instance.objectNode();
+        n.put("name", s.name());
+        n.put("kind", "postgres");
+        ObjectNode pg = n.putObject("postgres");
+        pg.put("publication", s.publication());
+        pg.put("slot", s.slot());
+        ArrayNode tables = pg.putArray("tables");
+        s.tables().forEach(tables::add);
+        n.put("state", s.state());
+        if (s.detail() != null) {
+            n.put("detail", s.detail());
+        }
+        if (s.lsn() != null) {
+            n.put("lsn", s.lsn());
+        }
+        n.put("rows_copied", s.rowsCopied());
+        n.put("transactions", s.transactions());
+        n.put("lag_seconds", s.lagSeconds());
+        n.put("bytes_behind", s.bytesBehind());
+        ObjectNode errors = n.putObject("table_errors");
+        s.tableErrors().forEach(errors::put);
+        return n;
     }
 
     static ObjectNode json(SourceStatus s) {
         SourceDefinition d = s.definition();
         ObjectNode n = JsonNodeFactory.instance.objectNode();
         n.put("name", d.name());
+        n.put("kind", "kafka");
         n.set("columns", ApiJson.columns(new Schema(d.columns())));
         ObjectNode kafka = n.putObject("kafka");
         kafka.put("bootstrap_servers", d.bootstrapServers());

@@ -1,6 +1,7 @@
 package dev.tandem.config;
 
 import dev.tandem.controller.Controller;
+import dev.tandem.metrics.PgSourceMeters;
 import dev.tandem.metrics.SourceMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.Introspection;
@@ -60,8 +61,15 @@ public class SourceConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
-    PgSourceManager pgSourceManager(Controller controller, TableStorage storage, SqlEngine engine, Environment environment) {
-        PgSourceManager sources = new PgSourceManager(controller, storage, name -> environment.getProperty(UnknownPropertyCheck.SECRETS + name));
+    PgSourceManager pgSourceManager(Controller controller, TableStorage storage, SqlEngine engine, Environment environment,
+            ObjectProvider<MeterRegistry> meters) {
+        MeterRegistry registry = meters.getIfAvailable();
+        PgSourceMeters pgMeters = registry == null ? null : new PgSourceMeters(registry);
+        PgSourceManager sources = new PgSourceManager(controller, storage, name -> environment.getProperty(UnknownPropertyCheck.SECRETS + name),
+                pgMeters == null ? dev.tandem.source.SourceListener.NONE : pgMeters);
+        if (pgMeters != null) {
+            pgMeters.bind(sources);
+        }
         engine.sources(sources);
         return sources;
     }

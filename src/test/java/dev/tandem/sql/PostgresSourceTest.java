@@ -487,4 +487,34 @@ class PostgresSourceTest {
         up("INSERT INTO t_two VALUES (2, 'y')");
         assertCaughtUp("*", "t_two");
     }
+
+    /**
+     * The upstream connection lost mid-stream (its walsender terminated, as a PostgreSQL restart would):
+     * the source reconnects with backoff and resumes exactly.
+     */
+    @Test
+    void aLostUpstreamConnectionReconnectsAndResumesExactly() throws Exception {
+        createModelTables();
+        tandem("CREATE SOURCE m FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'");
+        waitFor("the copy", () -> "streaming".equals(state("m")));
+        String slot = sources.statusOrNull("m").slot();
+        Random random = new Random(11);
+        try (Connection c = upstream()) {
+            c.setAutoCommit(false);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 30; i++) {
+                    randomTransaction(c, random);
+                }
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active_pid IS NOT NULL");
+                }
+                c.commit();
+            }
+        }
+        assertCaughtUp("*", "a", "b", "c");
+        PgSourceManager.Status status = sources.statusOrNull("m");
+        assertThat(status.state()).isEqualTo("streaming");
+        assertThat(status.tableErrors()).isEmpty();
+        assertThat(status.transactions()).isPositive();
+    }
 }

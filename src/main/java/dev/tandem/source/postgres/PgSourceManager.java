@@ -4,6 +4,7 @@ import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.row.Column;
+import dev.tandem.source.SourceListener;
 import dev.tandem.sql.SqlSources;
 import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.TableStorage;
@@ -43,6 +44,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
     private final Controller controller;
     private final TableStorage storage;
     private final Function<String, String> secrets;
+    private final SourceListener listener;
     private final Map<String, Running> sources = new ConcurrentSkipListMap<>();
 
     /** A source known here: its ingester, or why it cannot run. */
@@ -60,6 +62,12 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
      * @param secrets a secret's value by name (null when there is none)
      */
     public PgSourceManager(Controller controller, TableStorage storage, Function<String, String> secrets) {
+        this(controller, storage, secrets, SourceListener.NONE);
+    }
+
+    /** As above, telling {@code listener} (the metrics) when a source starts and when it is dropped. */
+    public PgSourceManager(Controller controller, TableStorage storage, Function<String, String> secrets, SourceListener listener) {
+        this.listener = listener;
         this.controller = controller;
         this.storage = storage;
         this.secrets = secrets;
@@ -86,6 +94,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
         PgSourceIngester ingester = new PgSourceIngester(def, connect(def), ids, storage, null);
         sources.put(def.name(), new Running(def, ingester, null));
         ingester.start();
+        listener.started(def.name());
     }
 
     private PgConnect connect(PgSourceDefinition def) {
@@ -189,6 +198,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
                 new PgSourceIngester.Initial(replication, info.getSnapshotName(), info.getConsistentPoint().asLong()));
         sources.put(s.name(), new Running(def, ingester, null));
         ingester.start();
+        listener.started(s.name());
     }
 
     /** A slot name of the source's (lower case letters, digits and underscores, at most 63 characters) that no other source has. */
@@ -232,6 +242,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
         Map<String, String> catalog = storage.catalogEntries();
         storage.changeCatalog(new CatalogSwap(defKey, catalog.get(defKey), Map.of(), List.of(defKey, PgSourceDefinition.progressKey(name))));
         sources.remove(name);
+        listener.stopped(name);
         for (PgSourceDefinition.Table t : r.def().tables()) {
             controller.feedTable(t.local(), null);
             if (controller.catalog().stream().anyMatch(e -> e.name().equals(t.local()) && e instanceof CatalogEntry.Table)) {
