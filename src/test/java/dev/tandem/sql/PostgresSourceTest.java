@@ -517,4 +517,69 @@ class PostgresSourceTest {
         assertThat(status.tableErrors()).isEmpty();
         assertThat(status.transactions()).isPositive();
     }
+
+    /** The statements of a README SQL block (comments dropped), each with the text of its trailing {@code -- } comment, if any. */
+    private static List<String[]> statements(String block) {
+        List<String[]> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : block.split("\n")) {
+            int comment = line.indexOf("--");
+            String code = comment < 0 ? line : line.substring(0, comment);
+            current.append(code).append('\n');
+            if (code.trim().endsWith(";")) {
+                String sql = current.toString().trim();
+                out.add(new String[] {sql.substring(0, sql.length() - 1), comment < 0 ? null : line.substring(comment + 2).trim()});
+                current.setLength(0);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The README's walk-through, as written: its upstream block run in PostgreSQL, its Tandem block run
+     * here (the connection string pointed at the test server), the lookup answering what it says, and an
+     * upstream UPDATE reflected in the next reads.
+     */
+    @Test
+    void theReadmeWalkthrough() throws Exception {
+        String readme = java.nio.file.Files.readString(Path.of("README.md"));
+        int at = readme.indexOf("## PostgreSQL sources");
+        String section = readme.substring(at, readme.indexOf("\n## ", at + 5));
+        List<String> blocks = new ArrayList<>();
+        for (int from = section.indexOf("```sql\n"); from >= 0; from = section.indexOf("```sql\n", from + 1)) {
+            blocks.add(section.substring(from + 7, section.indexOf("```", from + 7)));
+        }
+        assertThat(blocks).hasSize(2);
+        for (String[] st : statements(blocks.get(0))) {
+            up(st[0]);
+        }
+        secrets.put("shop", "unused by a server that trusts");
+        String lookupAnswer = null;
+        for (String[] st : statements(blocks.get(1))) {
+            String sql = st[0].replaceFirst("CONNECTION '[^']*'", "CONNECTION '" + conninfo() + "'");
+            if (sql.startsWith("SELECT")) {
+                waitFor("the source", () -> "streaming".equals(state("shop")));
+                String query = sql;
+                String expected = st[1];
+                waitFor("the lookup", () -> expected.equals(psqlLine(tandem(query).rows())));
+                lookupAnswer = psqlLine(tandem(query).rows());
+            } else {
+                tandem(sql);
+            }
+        }
+        assertThat(lookupAnswer).isEqualTo("2 | 7.25");
+        java.util.regex.Matcher update = java.util.regex.Pattern.compile("`(UPDATE items[^`]*)`").matcher(section);
+        assertThat(update.find()).isTrue();
+        up(update.group(1));
+        waitFor("the upstream write", () -> "2 | 8.0".equals(psqlLine(tandem("SELECT id, price FROM items WHERE name = 'ink'").rows())));
+        tandem("DROP SOURCE shop");
+        assertThat(slots()).isZero();
+    }
+
+    private static String psqlLine(List<Object[]> rows) {
+        if (rows.size() != 1) {
+            return rows.size() + " rows";
+        }
+        return java.util.Arrays.stream(rows.get(0)).map(String::valueOf).collect(java.util.stream.Collectors.joining(" | "));
+    }
 }
