@@ -21,6 +21,12 @@ public interface SqlSources {
     /** Creates the source, or throws with why nothing was created. */
     void createPostgres(CreatePostgres statement);
 
+    /**
+     * Completes once every PostgreSQL source has applied its upstream through {@code lsn} (PostgreSQL's
+     * {@code X/Y} form, as {@code pg_current_wal_lsn()} prints it), or fails when {@code timeout} passes first.
+     */
+    reactor.core.publisher.Mono<Void> awaitUpstream(String lsn, java.time.Duration timeout);
+
     /** Drops the source {@code name}; false if there is none. */
     boolean drop(String name);
 }

@@ -707,4 +707,34 @@ class PostgresSourceTest {
             child.process().waitFor(30, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * Read-your-upstream-writes: a session that sets {@code tandem.after_lsn} to the upstream's position
+     * after its commit sees that commit in its next read, without polling; a position the sources never
+     * reach fails the read when the wait times out.
+     */
+    @Test
+    void afterLsnReadsSeeTheUpstreamWrite() throws Exception {
+        up("CREATE TABLE kv (k int PRIMARY KEY, v text)", "CREATE PUBLICATION pub FOR TABLE kv");
+        tandem("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'");
+        waitFor("the copy", () -> "streaming".equals(state("s")));
+        SqlSession session = new SqlSession();
+        try (Connection c = upstream(); Statement s = c.createStatement()) {
+            for (int i = 0; i < 20; i++) {
+                s.execute("INSERT INTO kv VALUES (" + i + ", 'v" + i + "')");
+                String lsn;
+                try (ResultSet r = s.executeQuery("SELECT pg_current_wal_lsn()")) {
+                    r.next();
+                    lsn = r.getString(1);
+                }
+                stack.run("SET tandem.after_lsn = '" + lsn + "'", session);
+                assertThat(stack.run("SELECT v FROM kv WHERE k = " + i, session).rows()).as("after " + lsn).hasSize(1);
+            }
+        }
+        assertThatThrownBy(() -> stack.run("SET tandem.after_lsn = 'nonsense'", session)).hasMessageContaining("tandem.after_lsn");
+        stack.run("SET tandem.after_lsn = 'FFFFFFFF/0'", session);
+        assertThatThrownBy(() -> stack.run("SELECT v FROM kv", session)).hasMessageContaining("have not applied the upstream through FFFFFFFF/0");
+        stack.run("SET tandem.after_lsn = ''", session);
+        assertThat(stack.run("SELECT v FROM kv", session).rows()).hasSize(20);
+    }
 }

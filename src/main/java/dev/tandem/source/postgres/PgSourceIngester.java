@@ -65,6 +65,8 @@ final class PgSourceIngester {
     private volatile long transactions;
     private volatile double lagSeconds;
     private volatile long serverLsn;
+    /** The upstream position through which everything this source received is applied (durably): a read after it sees it all. */
+    private volatile long appliedThrough;
 
     PgSourceIngester(PgSourceDefinition def, PgConnect connect, Map<String, String> tableIds, TableStorage storage, Initial initial) {
         this.def = def;
@@ -102,6 +104,10 @@ final class PgSourceIngester {
         if (i != null) {
             closeQuietly(i.replication());
         }
+    }
+
+    long appliedThrough() {
+        return Math.max(appliedThrough, progress.lsn());
     }
 
     Status status() {
@@ -261,7 +267,9 @@ final class PgSourceIngester {
             serverLsn = Math.max(serverLsn, received.asLong());
             if (buf == null) {
                 if (txn == null) {
+                    // every transaction received is applied: the server's position is reached
                     lagSeconds = 0;
+                    appliedThrough = Math.max(appliedThrough, received.asLong());
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
                 continue;

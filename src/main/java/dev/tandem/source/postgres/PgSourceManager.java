@@ -201,6 +201,29 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
         listener.started(s.name());
     }
 
+    @Override
+    public reactor.core.publisher.Mono<Void> awaitUpstream(String lsn, java.time.Duration timeout) {
+        long target;
+        try {
+            target = org.postgresql.replication.LogSequenceNumber.valueOf(lsn).asLong();
+        } catch (RuntimeException e) {
+            return reactor.core.publisher.Mono.error(invalid("not an upstream position: '" + lsn + "'"));
+        }
+        if (reached(target)) {
+            return reactor.core.publisher.Mono.empty();
+        }
+        return reactor.core.publisher.Flux.interval(java.time.Duration.ofMillis(2)).filter(t -> reached(target)).next().then()
+                .timeout(timeout, reactor.core.publisher.Mono.error(() -> new ControllerException(ControllerException.Kind.TIMEOUT,
+                        "the PostgreSQL sources have not applied the upstream through " + lsn + " within " + timeout.toMillis() + " ms (now at "
+                                + sources.values().stream().filter(r -> r.ingester() != null).map(r -> r.def().name() + " "
+                                        + lsn(r.ingester().appliedThrough())).toList() + ")")));
+    }
+
+    /** Whether every running source has applied its upstream through {@code lsn} (true when there are none). */
+    private boolean reached(long lsn) {
+        return sources.values().stream().allMatch(r -> r.ingester() == null || Long.compareUnsigned(r.ingester().appliedThrough(), lsn) >= 0);
+    }
+
     /** A slot name of the source's (lower case letters, digits and underscores, at most 63 characters) that no other source has. */
     private static String slotName(String source) {
         String base = source.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
