@@ -25,7 +25,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class SourceHandler {
 
-    private static final Set<String> SOURCE_FIELDS = Set.of("name", "columns", "kafka");
+    private static final Set<String> SOURCE_FIELDS = Set.of("name", "columns", "kafka", "postgres");
+    private static final Set<String> POSTGRES_FIELDS = Set.of("connection", "password_secret", "publication", "tables", "text_columns");
+    private static final Set<String> POSTGRES_TABLE_FIELDS = Set.of("upstream", "name");
     private static final Set<String> KAFKA_FIELDS = Set.of("bootstrap_servers", "topic", "format", "key", "envelope");
 
     private final SourceManager sources;
@@ -42,6 +44,9 @@ final class SourceHandler {
 
     Mono<ServerResponse> create(ServerRequest request) {
         return JsonBody.read(request, maxBodyBytes, SOURCE_FIELDS).flatMap(b -> {
+            if (b.raw("postgres") != null) {
+                return createPostgres(request, b);
+            }
             String name = b.requiredString("name");
             var columns = CatalogHandler.columns(b.requiredArray("columns"));
             JsonNode kafkaJson = b.raw("kafka");
@@ -70,8 +75,51 @@ final class SourceHandler {
             }
             SourceDefinition def = new SourceDefinition(name, columns, servers != null ? servers : sources.defaultBootstrapServers(), topic,
                     format != null ? format : SourceDefinition.JSON_FORMAT, key, envelope);
-            return Mono.fromCallable(() -> sources.create(def)).subscribeOn(blocking);
-        }).flatMap(s -> CatalogHandler.created(request, s.definition().name(), json(s)));
+            return Mono.fromCallable(() -> sources.create(def)).subscribeOn(blocking)
+                    .flatMap(s -> CatalogHandler.created(request, s.definition().name(), json(s)));
+        });
+    }
+
+    /**
+     * A PostgreSQL source: {@code {"name", "postgres": {"connection", "password_secret"?, "publication",
+     * "tables"?: [{"upstream", "name"?}], "text_columns"?: ["t.c"]}}}, as {@code CREATE SOURCE ... FROM POSTGRES}.
+     */
+    private Mono<ServerResponse> createPostgres(ServerRequest request, JsonBody b) {
+        if (pgSources == null) {
+            throw ApiException.badRequest("postgres: this server runs no PostgreSQL sources");
+        }
+        if (b.raw("columns") != null || b.raw("kafka") != null) {
+            throw ApiException.badRequest("body: a PostgreSQL source takes its columns from the upstream; give 'postgres' without 'columns' or 'kafka'");
+        }
+        String name = b.requiredString("name");
+        JsonBody pg = JsonBody.of(b.raw("postgres"), "postgres", POSTGRES_FIELDS);
+        List<String[]> tables = null;
+        JsonNode tablesJson = pg.array("tables");
+        if (tablesJson != null) {
+            tables = new ArrayList<>();
+            for (int i = 0; i < tablesJson.size(); i++) {
+                JsonBody t = JsonBody.of(tablesJson.get(i), "postgres.tables[" + i + "]", POSTGRES_TABLE_FIELDS);
+                String upstream = t.requiredString("upstream");
+                String local = t.string("name");
+                tables.add(new String[] {upstream, local != null ? local : upstream.substring(upstream.indexOf('.') + 1)});
+            }
+        }
+        List<String> text = new ArrayList<>();
+        JsonNode textJson = pg.array("text_columns");
+        if (textJson != null) {
+            for (int i = 0; i < textJson.size(); i++) {
+                if (!textJson.get(i).isString()) {
+                    throw ApiException.badRequest("postgres.text_columns[" + i + "]: expected 'table.column', got " + JsonBody.kind(textJson.get(i)));
+                }
+                text.add(textJson.get(i).stringValue());
+            }
+        }
+        var statement = new dev.tandem.sql.SqlSources.CreatePostgres(name, pg.requiredString("connection"), pg.string("password_secret"),
+                pg.requiredString("publication"), tables, text);
+        return Mono.fromCallable(() -> {
+            pgSources.createPostgres(statement);
+            return pgSources.statusOrNull(name);
+        }).subscribeOn(blocking).flatMap(s -> CatalogHandler.created(request, name, json(s)));
     }
 
     Mono<ServerResponse> list(ServerRequest request) {
