@@ -111,6 +111,10 @@ class PostgresSourceApiTest {
             assertThat(write.status()).isEqualTo(409);
             assertThat(write.text()).contains("replicated from PostgreSQL table public.items");
 
+            String metrics = server.get("/actuator/prometheus").text();
+            assertThat(metrics).contains("tandem_source_lag_seconds{", "tandem_source_wal_bytes_behind{", "tandem_source_transactions_total{",
+                    "tandem_source_table_errors{").contains("source=\"shop\"");
+
             assertThat(server.delete("/v1/sources/shop").status()).isEqualTo(204);
             assertThat(server.get("/v1/sources/shop").status()).isEqualTo(404);
             assertThat(slots()).isZero();

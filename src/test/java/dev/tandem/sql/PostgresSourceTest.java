@@ -454,6 +454,12 @@ class PostgresSourceTest {
                 "table public.money, column amount: type numeric cannot be held exactly");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub_nokey'", "has no primary key");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub' FOR TABLES (money)", "not in publication");
+        // a failure after the slot exists (the second table's name is no Tandem name): the first table and the slot are undone
+        up("CREATE TABLE aaa_ok (id int PRIMARY KEY)", "CREATE TABLE \"bad name\" (id int PRIMARY KEY)",
+                "CREATE PUBLICATION pub_bad FOR TABLE aaa_ok, \"bad name\"");
+        refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub_bad'", "name 'bad name' is not valid");
+        tandem("CREATE TABLE aaa_ok (x bigint)");
+        tandem("DROP TABLE aaa_ok");
         tandem("CREATE TABLE ok (x bigint)");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'", "'ok' already exists");
         tandem("DROP TABLE ok");

@@ -181,6 +181,8 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
                     PgSourceDefinition.progressKey(s.name()), new PgProgress(false, info.getConsistentPoint().asLong(), 0, Map.of()).toJson()), List.of()));
         } catch (RuntimeException e) {
             for (PgSourceDefinition.Table t : tables) {
+                // the mark first: a fed table refuses to be dropped
+                controller.feedTable(t.local(), null);
                 if (ids.containsKey(t.local())) {
                     try {
                         controller.dropWithIndexes(t.local(), CatalogEntry.Table.class);
@@ -188,7 +190,6 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
                         e.addSuppressed(suppressed);
                     }
                 }
-                controller.feedTable(t.local(), null);
             }
             close(replication);
             dropSlot(connect, slot);
