@@ -16,7 +16,7 @@ public final class PgSourceMeters implements SourceListener {
 
     /** Gauge: seconds from the upstream commit of the last transaction applied to its application here; 0 when caught up. */
     public static final String LAG_SECONDS = "tandem.source.lag.seconds";
-    /** Gauge: bytes of upstream WAL the server has sent or announced beyond the source's durable position. */
+    /** Gauge: bytes of upstream WAL the server has sent or announced beyond the position the source has applied everything through. */
     public static final String BYTES_BEHIND = "tandem.source.wal.bytes.behind";
     /** Counter: upstream transactions applied. */
     public static final String TRANSACTIONS = "tandem.source.transactions";
@@ -43,7 +43,7 @@ public final class PgSourceMeters implements SourceListener {
                 Gauge.builder(LAG_SECONDS, this, m -> m.read(name, PgSourceManager.Status::lagSeconds))
                         .tag("source", name).description("Seconds from the upstream commit of the last applied transaction to its application").register(registry),
                 Gauge.builder(BYTES_BEHIND, this, m -> m.read(name, s -> s.bytesBehind()))
-                        .tag("source", name).description("Bytes of upstream WAL beyond the source's durable position").register(registry),
+                        .tag("source", name).description("Bytes of upstream WAL beyond what the source has applied").register(registry),
                 FunctionCounter.builder(TRANSACTIONS, this, m -> m.read(name, s -> s.transactions()))
                         .tag("source", name).description("Upstream transactions applied").register(registry),
                 Gauge.builder(TABLE_ERRORS, this, m -> m.read(name, s -> s.tableErrors().size()))

@@ -399,6 +399,7 @@ class PostgresSourceTest {
             }
         });
         assertThat(Long.parseLong(confirmedFlush(slot))).isGreaterThan(before);
+        waitFor("nothing behind", () -> sources.statusOrNull("idle").bytesBehind() == 0);
 
         tandem("DROP SOURCE idle");
         assertThat(confirmedFlush(slot)).as("the slot is gone upstream").isNull();

@@ -112,7 +112,8 @@ final class PgSourceIngester {
 
     Status status() {
         PgProgress p = progress;
-        long behind = serverLsn > p.lsn() ? serverLsn - p.lsn() : 0;
+        long through = appliedThrough();
+        long behind = Long.compareUnsigned(serverLsn, through) > 0 ? serverLsn - through : 0;
         return new Status(state, detail, p.lsn(), p.rowsCopied(), transactions, lagSeconds, behind, p.tableErrors());
     }
 
