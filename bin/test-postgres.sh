@@ -41,7 +41,7 @@ test_postgres_start() {
     return 1
   }
   "${as[@]}" "$bin/pg_ctl" -D "$TEST_POSTGRES_DIR/data" -l "$TEST_POSTGRES_DIR/server.log" -w \
-    -o "-p $port -c listen_addresses=127.0.0.1 -k $TEST_POSTGRES_DIR -c fsync=off" start >/dev/null || {
+    -o "-p $port -c listen_addresses=127.0.0.1 -k $TEST_POSTGRES_DIR -c fsync=off -c wal_level=logical -c max_replication_slots=20 -c max_wal_senders=20" start >/dev/null || {
     cat "$TEST_POSTGRES_DIR/server.log" >&2
     return 1
   }

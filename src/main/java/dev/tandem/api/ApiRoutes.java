@@ -6,6 +6,7 @@ import dev.tandem.config.SecurityProperties;
 import dev.tandem.config.TandemProperties;
 import dev.tandem.controller.Controller;
 import dev.tandem.source.SourceManager;
+import dev.tandem.source.postgres.PgSourceManager;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.security.AuditLog;
@@ -107,9 +108,9 @@ public class ApiRoutes {
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     RouterFunction<ServerResponse> tandemApi(Controller controller, ApiProperties props, Scheduler tandemApiBlocking, AuditLog audit,
             ChangeStreams changeStreams, SqlEngine sqlEngine, PrincipalLimits limits,
-            SourceManager sourceManager) {
+            SourceManager sourceManager, PgSourceManager pgSources) {
         long max = props.maxBodyBytes().toBytes();
-        SourceHandler sources = new SourceHandler(sourceManager, max, tandemApiBlocking);
+        SourceHandler sources = new SourceHandler(sourceManager, pgSources, max, tandemApiBlocking);
         CatalogHandler catalog = new CatalogHandler(controller, max, tandemApiBlocking);
         ReadHandler read = new ReadHandler(controller, max, audit);
         ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams, limits);

@@ -1,11 +1,14 @@
 package dev.tandem.config;
 
 import dev.tandem.controller.Controller;
+import dev.tandem.metrics.PgSourceMeters;
 import dev.tandem.metrics.SourceMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.Introspection;
 import dev.tandem.source.SourceCoordination;
 import dev.tandem.source.SourceManager;
+import dev.tandem.source.postgres.PgSourceManager;
+import dev.tandem.sql.SqlEngine;
 import dev.tandem.storage.TableStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Arrays;
@@ -14,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Wires the Kafka sources (standalone mode): the manager resumes every stored source at start-up; its
@@ -47,6 +51,26 @@ public class SourceConfiguration {
         multiplexer.maintenance().addIntrospectionSource(Introspection.SOURCE_ERRORS.id(), () -> sources.errors().stream()
                 .map(e -> Arrays.<Object>asList(e.source(), (long) e.partition(), e.offset(), e.error(), e.value()))
                 .toList());
+        return sources;
+    }
+
+    /**
+     * The PostgreSQL sources (standalone mode): resumed at start-up, created and dropped in SQL (the
+     * engine's {@code CREATE SOURCE ... FROM POSTGRES} and {@code DROP SOURCE}); a password is read from
+     * {@code tandem.secrets.<name>} each time a source connects.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
+    PgSourceManager pgSourceManager(Controller controller, TableStorage storage, SqlEngine engine, Environment environment,
+            ObjectProvider<MeterRegistry> meters) {
+        MeterRegistry registry = meters.getIfAvailable();
+        PgSourceMeters pgMeters = registry == null ? null : new PgSourceMeters(registry);
+        PgSourceManager sources = new PgSourceManager(controller, storage, name -> environment.getProperty(UnknownPropertyCheck.SECRETS + name),
+                pgMeters == null ? dev.tandem.source.SourceListener.NONE : pgMeters);
+        if (pgMeters != null) {
+            pgMeters.bind(sources);
+        }
+        engine.sources(sources);
         return sources;
     }
 

@@ -25,6 +25,9 @@ final class UnknownPropertyCheck {
     /** Keys read outside the settings records (the optional config server's URL, in application.yaml). */
     private static final List<String> OTHER_KEYS = List.of("tandem.config-server.url");
 
+    /** Secrets by name ({@code tandem.secrets.<name>}, e.g. a PostgreSQL source's password): any name is valid. */
+    static final String SECRETS = "tandem.secrets.";
+
     private UnknownPropertyCheck() {
     }
 
@@ -67,7 +70,7 @@ final class UnknownPropertyCheck {
                 continue;
             }
             iterable.stream().map(ConfigurationPropertyName::toString)
-                    .filter(name -> name.startsWith("tandem."))
+                    .filter(name -> name.startsWith("tandem.") && !name.startsWith(SECRETS))
                     .filter(name -> !normalizedValid.contains(normalize(name)))
                     .forEach(unknown::add);
         }

@@ -55,6 +55,14 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        Mono<Long> result = delegate.writeTables(updates, swap);
+        long n = updates.values().stream().mapToLong(List::size).sum();
+        result.subscribe(t -> ingested.add(n), e -> { });
+        return result;
+    }
+
+    @Override
     public void createTable(String id, Schema schema, List<UniqueKey> keys) {
         delegate.createTable(id, schema, keys);
     }

@@ -48,6 +48,9 @@ final class DdlPlanner {
         if (lex.accept("index")) {
             return createIndex(sql, lex, fingerprint);
         }
+        if (lex.accept("source")) {
+            return createSource(sql, lex, fingerprint);
+        }
         if (lex.peek().is("or")) {
             throw SqlException.notSupported("CREATE OR REPLACE");
         }
@@ -309,6 +312,8 @@ final class DdlPlanner {
         } else if (lex.accept("index")) {
             what = "INDEX";
             kind = CatalogEntry.Index.class;
+        } else if (lex.accept("source")) {
+            return dropSource(sql, lex, fingerprint);
         } else {
             throw SqlException.notSupported("DROP " + lex.peek().text().toUpperCase(Locale.ROOT));
         }
@@ -352,5 +357,99 @@ final class DdlPlanner {
             }
             return SqlResult.command("DROP " + what);
         }));
+    }
+
+    /**
+     * {@code CREATE SOURCE name FROM POSTGRES CONNECTION '...' [PASSWORD SECRET 'secret'] PUBLICATION 'pub'
+     * [FOR ALL TABLES | FOR TABLES (a, s.b AS c, ...)] [TEXT COLUMNS (t.c, ...)]}.
+     */
+    private SqlEngine.Prepared createSource(String sql, SqlLexer lex, String fingerprint) {
+        String name = lex.name("a source name");
+        lex.expect("from");
+        if (!lex.accept("postgres") && !lex.accept("postgresql")) {
+            throw lex.error("expected POSTGRES (Kafka sources are created through POST /v1/sources)", lex.peek());
+        }
+        lex.expect("connection");
+        String connection = string(lex, "a connection string");
+        String secret = null;
+        if (lex.accept("password")) {
+            lex.expect("secret");
+            secret = string(lex, "a secret's name");
+        }
+        lex.expect("publication");
+        String publication = string(lex, "a publication name");
+        List<String[]> tables = null;
+        if (lex.accept("for")) {
+            if (lex.accept("all")) {
+                lex.expect("tables");
+            } else {
+                lex.expect("tables");
+                lex.expectPunct("(");
+                tables = new ArrayList<>();
+                do {
+                    String upstream = lex.name("a table name");
+                    if (lex.acceptPunct(".")) {
+                        upstream = upstream + "." + lex.name("a table name");
+                    }
+                    String local = upstream.contains(".") ? upstream.substring(upstream.indexOf('.') + 1) : upstream;
+                    if (lex.accept("as")) {
+                        local = lex.name("a table name");
+                    }
+                    tables.add(new String[] {upstream, local});
+                } while (lex.acceptPunct(","));
+                lex.expectPunct(")");
+            }
+        }
+        List<String> text = new ArrayList<>();
+        if (lex.accept("text")) {
+            lex.expect("columns");
+            lex.expectPunct("(");
+            do {
+                String t = lex.name("a table name");
+                lex.expectPunct(".");
+                text.add(t + "." + lex.name("a column name"));
+            } while (lex.acceptPunct(","));
+            lex.expectPunct(")");
+        }
+        lex.end();
+        SqlSources.CreatePostgres statement = new SqlSources.CreatePostgres(name, connection, secret, publication, tables, text);
+        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+            requireSources().createPostgres(statement);
+            return SqlResult.command("CREATE SOURCE");
+        }));
+    }
+
+    private SqlEngine.Prepared dropSource(String sql, SqlLexer lex, String fingerprint) {
+        boolean ifExists = false;
+        if (lex.accept("if")) {
+            lex.expect("exists");
+            ifExists = true;
+        }
+        String name = lex.name("a source name");
+        lex.end();
+        boolean ifx = ifExists;
+        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+            if (!requireSources().drop(name) && !ifx) {
+                throw new SqlException("42704", "source \"" + name + "\" does not exist");
+            }
+            return SqlResult.command("DROP SOURCE");
+        }));
+    }
+
+    private SqlSources requireSources() {
+        SqlSources s = engine.sources();
+        if (s == null) {
+            throw SqlException.notSupported("CREATE SOURCE and DROP SOURCE (this server runs no sources)");
+        }
+        return s;
+    }
+
+    private static String string(SqlLexer lex, String what) {
+        SqlLexer.Token t = lex.peek();
+        if (t.kind() != SqlLexer.Kind.STRING) {
+            throw lex.error("expected " + what + " as a string literal", t);
+        }
+        lex.take();
+        return t.text();
     }
 }

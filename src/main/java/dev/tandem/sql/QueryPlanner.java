@@ -188,7 +188,7 @@ final class QueryPlanner {
 
     SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session) {
         RelTranslator tr = new RelTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1));
-        ReadRequest.Isolation isolation = session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null;
+        ReadRequest.Isolation isolation = session.strictReads() ? ReadRequest.Isolation.STRICT : null;
         Long asOf = q.asOf();
         if (q.asOfParam() != null) {
             Object v = values.get(Integer.parseInt(q.asOfParam().substring(1)) - 1);
@@ -377,7 +377,7 @@ final class QueryPlanner {
     Mono<SqlResult> runQuery(SqlEngine.Query q, PointLookup lookup, List<Object> values, SqlSession session) {
         TransactionBlock block = session.writes();
         ReadRequest request = lookup == null || block != null && block.wrote() ? null
-                : lookup.request(values, session.strict() || session.wrote() ? ReadRequest.Isolation.STRICT : null, q.asOf());
+                : lookup.request(values, session.strictReads() ? ReadRequest.Isolation.STRICT : null, q.asOf());
         if (request == null) {
             request = read(q, values, session).request();
         }

@@ -100,6 +100,8 @@ public final class SqlEngine {
     private final ThreadLocal<Long> deadline = new ThreadLocal<>();
     private final WritePlanner writes;
     private final DdlPlanner ddl;
+    /** What CREATE SOURCE and DROP SOURCE do; null: they are refused. */
+    private volatile SqlSources sources;
     private final QueryPlanner queries;
 
     public SqlEngine(Controller controller, Scheduler blocking) {
@@ -134,6 +136,15 @@ public final class SqlEngine {
         this.writes = new WritePlanner(this, controller);
         this.ddl = new DdlPlanner(this, controller);
         this.queries = new QueryPlanner(this, controller);
+    }
+
+    /** Lets {@code CREATE SOURCE ... FROM POSTGRES} and {@code DROP SOURCE} reach the sources' manager. */
+    public void sources(SqlSources sources) {
+        this.sources = sources;
+    }
+
+    SqlSources sources() {
+        return sources;
     }
 
     /**
@@ -511,10 +522,22 @@ public final class SqlEngine {
         }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
     }
 
-    /** Binds and runs a prepared statement; a heavy one's binding and translation run on the heavy lane, not the caller's thread. */
+    /** How long a read waits for the PostgreSQL sources to reach the session's {@code tandem.after_lsn}. */
+    static final java.time.Duration AFTER_LSN_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+    /**
+     * Binds and runs a prepared statement; a heavy one's binding and translation run on the heavy lane, not the caller's thread.
+     * A read in a session with {@code tandem.after_lsn} set first waits for the PostgreSQL sources to apply that position.
+     */
     private Mono<SqlResult> run(Prepared p, List<Object> params, SqlSession session) {
         Mono<SqlResult> run = Mono.defer(() -> p.run.run(bind(p, params), session));
-        return p.heavy ? run.subscribeOn(heavyPlanning) : run;
+        run = p.heavy ? run.subscribeOn(heavyPlanning) : run;
+        String lsn = session.afterLsn();
+        SqlSources s = sources;
+        if (lsn != null && s != null && p.kind == SqlStatement.Kind.READ) {
+            return s.awaitUpstream(lsn, AFTER_LSN_TIMEOUT).then(run);
+        }
+        return run;
     }
 
     /**
@@ -924,6 +947,9 @@ public final class SqlEngine {
         }
         lex.accept("local");
         String name = lex.name("a setting");
+        if (name.equals("tandem") && lex.acceptPunct(".")) {
+            name = name + "." + lex.name("a setting");
+        }
         if (name.equals("time") && lex.accept("zone")) {
             name = "timezone";
         } else if (!lex.acceptPunct("=")) {
@@ -946,6 +972,17 @@ public final class SqlEngine {
                 };
                 return utility(sql, fingerprint, (p, s) -> {
                     s.strict(strict);
+                    return Mono.just(SqlResult.command("SET"));
+                });
+            }
+            case "tandem.after_lsn" -> {
+                String lsn = value.text().trim();
+                if (!lsn.isEmpty() && !lsn.matches("[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}")) {
+                    throw new SqlException(SqlException.INVALID_PARAMETER, "invalid value for parameter \"tandem.after_lsn\": \"" + lsn
+                            + "\" (an upstream position as pg_current_wal_lsn() prints it, e.g. '0/16B3748'; '' to stop waiting)");
+                }
+                return utility(sql, fingerprint, (p, s) -> {
+                    s.afterLsn(lsn.isEmpty() ? null : lsn);
                     return Mono.just(SqlResult.command("SET"));
                 });
             }

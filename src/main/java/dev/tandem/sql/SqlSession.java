@@ -76,6 +76,25 @@ public final class SqlSession {
         this.strict = strict;
     }
 
+    /** The upstream position ({@code SET tandem.after_lsn}) reads wait for the PostgreSQL sources to apply, or null. */
+    private volatile String afterLsn;
+
+    String afterLsn() {
+        return afterLsn;
+    }
+
+    void afterLsn(String lsn) {
+        this.afterLsn = lsn;
+    }
+
+    /**
+     * Whether this session's reads are strict: asked for, after its own writes, or waiting for an upstream
+     * position (the sources' writes that reached it must be seen).
+     */
+    boolean strictReads() {
+        return strict || wrote || afterLsn != null;
+    }
+
     /**
      * Whether this session has written: its reads are then strict, so it reads its own writes as a
      * PostgreSQL user expects (a serializable read may be at a time before an acknowledged write).

@@ -80,20 +80,11 @@ final class AppliedTables {
                     fresh.remove(t);
                 }
             }
-            case LogRecord.Write w -> {
-                StoredTable t = tables.get(w.id());
-                if (t == null) {
-                    throw new IllegalStateException("log writes to unknown table '" + w.id() + "'");
+            case LogRecord.Write w -> applyWrite(w, fresh);
+            case LogRecord.WriteTables w -> {
+                for (LogRecord.Write part : w.parts()) {
+                    applyWrite(part, fresh);
                 }
-                PackedUpdates.Builder out = fresh == null || t.subscribers.isEmpty() ? null
-                        : fresh.computeIfAbsent(t, k -> new PackedUpdates.Builder());
-                for (RowDiff u : w.updates()) {
-                    t.stage(u.row(), w.time(), u.diff());
-                    if (out != null) {
-                        out.add(u.row(), w.time(), u.diff());
-                    }
-                }
-                historySize += w.updates().size();
                 if (w.swap() != null) {
                     catalog.putAll(w.swap().puts());
                     w.swap().removes().forEach(catalog::remove);
@@ -119,6 +110,28 @@ final class AppliedTables {
                 lastApplied = Math.max(lastApplied, c.lastTime());
             }
         }
+    }
+
+    private void applyWrite(LogRecord.Write w, Map<StoredTable, PackedUpdates.Builder> fresh) {
+        StoredTable t = tables.get(w.id());
+        if (t == null) {
+            throw new IllegalStateException("log writes to unknown table '" + w.id() + "'");
+        }
+        PackedUpdates.Builder out = fresh == null || t.subscribers.isEmpty() ? null
+                : fresh.computeIfAbsent(t, k -> new PackedUpdates.Builder());
+        for (RowDiff u : w.updates()) {
+            t.stage(u.row(), w.time(), u.diff());
+            if (out != null) {
+                out.add(u.row(), w.time(), u.diff());
+            }
+        }
+        historySize += w.updates().size();
+        if (w.swap() != null) {
+            catalog.putAll(w.swap().puts());
+            w.swap().removes().forEach(catalog::remove);
+        }
+        oracle.observe(w.time());
+        lastApplied = Math.max(lastApplied, w.time());
     }
 
     /** The table {@code id}, under {@link #lock}; unknown ids throw. */

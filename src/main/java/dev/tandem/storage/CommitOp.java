@@ -22,6 +22,8 @@ final class CommitOp {
     Map<Row, Long> deletes;
     /** Per unique key of the table, the key values this write adds rows with (net), while admitted and not yet applied; null if none. */
     List<Map<Row, Long>> keyInserts;
+    /** A write to several tables at once: one op per table (each tracked as a write in flight), else null. */
+    final List<CommitOp> parts;
     /** A write's place in admission order (= application order); -1 for other operations. */
     long seq = -1;
     final CompletableFuture<Long> done = new CompletableFuture<>();
@@ -29,6 +31,11 @@ final class CommitOp {
     long time = -1;
 
     private CommitOp(Kind kind, LogRecord record, String table, List<RowDiff> updates, CatalogSwap swap) {
+        this(kind, record, table, updates, swap, null);
+    }
+
+    private CommitOp(Kind kind, LogRecord record, String table, List<RowDiff> updates, CatalogSwap swap, List<CommitOp> parts) {
+        this.parts = parts;
         this.kind = kind;
         this.record = record;
         this.table = table;
@@ -47,6 +54,16 @@ final class CommitOp {
 
     static CommitOp write(String table, List<RowDiff> updates, CatalogSwap swap) {
         return new CommitOp(Kind.WRITE, null, table, updates, swap);
+    }
+
+    /** A write of {@code parts} (each made by {@link #write} without a swap) at one timestamp, with {@code swap}. */
+    static CommitOp writeTables(List<CommitOp> parts, CatalogSwap swap) {
+        return new CommitOp(Kind.WRITE, null, null, null, swap, List.copyOf(parts));
+    }
+
+    /** The single-table writes this write is made of: its parts, or itself. */
+    List<CommitOp> tableWrites() {
+        return parts == null ? List.of(this) : parts;
     }
 
     static CommitOp control(Kind kind) {

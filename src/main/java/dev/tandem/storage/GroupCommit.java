@@ -205,7 +205,15 @@ final class GroupCommit {
             for (CommitOp op : segment) {
                 if (op.kind == CommitOp.Kind.WRITE) {
                     op.time = applied.oracle.next(applied.upper);
-                    op.record = new LogRecord.Write(op.table, op.time, op.updates, op.swap);
+                    if (op.parts == null) {
+                        op.record = new LogRecord.Write(op.table, op.time, op.updates, op.swap);
+                    } else {
+                        List<LogRecord.Write> parts = new ArrayList<>(op.parts.size());
+                        for (CommitOp part : op.parts) {
+                            parts.add(new LogRecord.Write(part.table, op.time, part.updates));
+                        }
+                        op.record = new LogRecord.WriteTables(op.time, parts, op.swap);
+                    }
                     maxTime = op.time;
                 }
             }

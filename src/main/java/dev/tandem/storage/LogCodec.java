@@ -38,6 +38,8 @@ final class LogCodec {
     private static final byte CATALOG_CHANGE = 9;
     /** A table with unique keys: {@link #CREATE}'s fields, then the keys (a table without keys is written as {@link #CREATE}). */
     private static final byte CREATE_KEYED = 10;
+    /** Writes to several tables at one time: the time, whether a swap follows, the parts (table id and rows), then the swap. */
+    private static final byte WRITE_TABLES = 11;
 
     private LogCodec() {
     }
@@ -104,14 +106,19 @@ final class LogCodec {
                     putByte(w.swap() == null ? WRITE : WRITE_SWAP);
                     putString(w.id());
                     putLong(w.time());
-                    putInt(w.updates().size());
-                    for (RowDiff u : w.updates()) {
-                        Row row = u.row();
-                        putInt(row.byteSize());
-                        ensure(row.byteSize());
-                        row.copyTo(buf, len);
-                        len += row.byteSize();
-                        putLong(u.diff());
+                    putRows(w.updates());
+                    if (w.swap() != null) {
+                        putSwap(w.swap());
+                    }
+                }
+                case LogRecord.WriteTables w -> {
+                    putByte(WRITE_TABLES);
+                    putLong(w.time());
+                    putByte((byte) (w.swap() == null ? 0 : 1));
+                    putInt(w.parts().size());
+                    for (LogRecord.Write part : w.parts()) {
+                        putString(part.id());
+                        putRows(part.updates());
                     }
                     if (w.swap() != null) {
                         putSwap(w.swap());
@@ -139,6 +146,18 @@ final class LogCodec {
                     putByte(CLOCK);
                     putLong(c.lastTime());
                 }
+            }
+        }
+
+        private void putRows(List<RowDiff> updates) {
+            putInt(updates.size());
+            for (RowDiff u : updates) {
+                Row row = u.row();
+                putInt(row.byteSize());
+                ensure(row.byteSize());
+                row.copyTo(buf, len);
+                len += row.byteSize();
+                putLong(u.diff());
             }
         }
 
@@ -228,18 +247,22 @@ final class LogCodec {
                 case WRITE, WRITE_SWAP -> {
                     String id = string(in);
                     long time = in.getLong();
-                    int n = in.getInt();
-                    List<RowDiff> updates = new ArrayList<>(n);
-                    for (int i = 0; i < n; i++) {
-                        int rowLen = in.getInt();
-                        if (rowLen < 0 || rowLen > in.remaining()) {
-                            throw new IllegalStateException("row length " + rowLen + " out of bounds");
-                        }
-                        Row row = Row.canonical(payload, in.position(), rowLen);
-                        in.position(in.position() + rowLen);
-                        updates.add(new RowDiff(row, in.getLong()));
-                    }
+                    List<RowDiff> updates = rows(payload, in);
                     yield new LogRecord.Write(id, time, updates, type == WRITE_SWAP ? swap(in) : null);
+                }
+                case WRITE_TABLES -> {
+                    long time = in.getLong();
+                    boolean swapped = in.get() != 0;
+                    int n = in.getInt();
+                    if (n < 0 || n > in.remaining()) {
+                        throw new IllegalStateException("part count " + n + " out of bounds");
+                    }
+                    List<LogRecord.Write> parts = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) {
+                        String id = string(in);
+                        parts.add(new LogRecord.Write(id, time, rows(payload, in)));
+                    }
+                    yield new LogRecord.WriteTables(time, parts, swapped ? swap(in) : null);
                 }
                 case PUT -> new LogRecord.CatalogPut(string(in), string(in));
                 case REMOVE -> new LogRecord.CatalogRemove(string(in));
@@ -288,6 +311,25 @@ final class LogCodec {
             }
         }
         return keys;
+    }
+
+    /** A write's rows: their count, then each row (length-prefixed) and its diff; rows are views into {@code payload}. */
+    private static List<RowDiff> rows(byte[] payload, ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining()) {
+            throw new IllegalStateException("row count " + n + " out of bounds");
+        }
+        List<RowDiff> updates = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int rowLen = in.getInt();
+            if (rowLen < 0 || rowLen > in.remaining()) {
+                throw new IllegalStateException("row length " + rowLen + " out of bounds");
+            }
+            Row row = Row.canonical(payload, in.position(), rowLen);
+            in.position(in.position() + rowLen);
+            updates.add(new RowDiff(row, in.getLong()));
+        }
+        return updates;
     }
 
     private static CatalogSwap swap(ByteBuffer in) {

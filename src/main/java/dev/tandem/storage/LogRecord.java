@@ -27,6 +27,16 @@ sealed interface LogRecord {
         }
     }
 
+    /**
+     * Rows written to several tables at one {@code time}, atomically (each part a {@link Write} at that
+     * time without a swap of its own); with a {@code swap} (else null), catalog changes made with them.
+     */
+    record WriteTables(long time, List<Write> parts, CatalogSwap swap) implements LogRecord {
+        public WriteTables {
+            parts = List.copyOf(parts);
+        }
+    }
+
     record CatalogPut(String key, String json) implements LogRecord {
     }
 

@@ -138,6 +138,11 @@ final class LogTableStorage implements TableStorage {
         return admission.write(id, updates, swap);
     }
 
+    @Override
+    public Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        return admission.writeTables(updates, swap);
+    }
+
     // ---- reading ------------------------------------------------------------------------------
 
     @Override

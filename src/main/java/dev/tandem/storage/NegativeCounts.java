@@ -44,6 +44,7 @@ final class NegativeCounts {
         switch (record) {
             case LogRecord.CreateTable c -> forget(c.id());
             case LogRecord.DropTable d -> forget(d.id());
+            case LogRecord.WriteTables w -> w.parts().forEach(part -> replayed(part, offset));
             case LogRecord.Write w -> {
                 if (w.updates().stream().anyMatch(u -> u.diff() < 0)) {
                     long[][] at = deletingWrites.computeIfAbsent(w.id(), k -> new long[][] {new long[8], new long[8]});

@@ -163,6 +163,16 @@ final class ReplicatedTableStorage implements TableStorage {
                     }
                     yield t;
                 }
+                case LogRecord.WriteTables w -> {
+                    derivedClock.set(time);
+                    Map<String, List<RowDiff>> updates = new java.util.LinkedHashMap<>();
+                    w.parts().forEach(part -> updates.put(part.id(), part.updates()));
+                    long t = join(applied.writeTables(updates, w.swap()).toFuture());
+                    if (t != time) {
+                        throw new IllegalStateException("the applied storage stamped " + t + ", the log derives " + time);
+                    }
+                    yield t;
+                }
                 case LogRecord.CatalogPut p -> {
                     applied.putCatalogEntry(p.key(), p.json());
                     yield 0L;
@@ -204,10 +214,14 @@ final class ReplicatedTableStorage implements TableStorage {
      * its drop removes its definition).
      */
     private static boolean changesDefinitions(LogRecord record) {
-        if (!(record instanceof LogRecord.Write w)) {
+        CatalogSwap swap;
+        if (record instanceof LogRecord.Write w) {
+            swap = w.swap();
+        } else if (record instanceof LogRecord.WriteTables w) {
+            swap = w.swap();
+        } else {
             return true;
         }
-        CatalogSwap swap = w.swap();
         return swap != null && (!swap.removes().isEmpty() || swap.puts().keySet().stream().anyMatch(k -> !k.equals(swap.guardKey())));
     }
 
@@ -293,6 +307,30 @@ final class ReplicatedTableStorage implements TableStorage {
         }
         CompletableFuture<Long> done = submit(new LogRecord.Write(id, -1, List.copyOf(updates), swap));
         return Mono.fromFuture(done, true);
+    }
+
+    /** Each table's rows are checked here; the swap's guard, keys and deletes where the entry is applied, alike on every replica. */
+    @Override
+    public Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        Objects.requireNonNull(updates, "updates");
+        if (updates.isEmpty()) {
+            return Mono.error(new IllegalArgumentException("a write to several tables names at least one table"));
+        }
+        List<LogRecord.Write> parts = new java.util.ArrayList<>();
+        for (Map.Entry<String, List<RowDiff>> e : new java.util.TreeMap<>(updates).entrySet()) {
+            Schema schema;
+            try {
+                schema = applied.schema(e.getKey());
+            } catch (IllegalArgumentException ex) {
+                return Mono.error(ex);
+            }
+            String violation = WriteAdmission.violation(schema, e.getValue());
+            if (violation != null) {
+                return Mono.error(new IllegalArgumentException("write to table '" + e.getKey() + "' rejected: " + violation));
+            }
+            parts.add(new LogRecord.Write(e.getKey(), -1, List.copyOf(e.getValue())));
+        }
+        return Mono.fromFuture(submit(new LogRecord.WriteTables(-1, parts, swap)), true);
     }
 
     @Override

@@ -70,6 +70,14 @@ public interface TableStorage extends AutoCloseable {
     Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap);
 
     /**
+     * Writes {@code updates} (by table id) to several tables at one new timestamp, in one log record with
+     * the catalog changes of {@code swap} (null: none): a reader sees all of it at that timestamp or none
+     * of it, and it is durable whole or not at all. Each table's rows are checked as {@link #write} checks
+     * them; one failing check refuses the whole write. Completes with the timestamp once durable.
+     */
+    Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap);
+
+    /**
      * The table's updates as of {@code asOf}: once the upper passes {@code asOf}, one {@code Updates}
      * with the consolidated snapshot at {@code asOf} (times advanced to {@code asOf}), then every update
      * with a later time, in timestamp order, each batch followed by {@code Progress}. Idle ticks emit

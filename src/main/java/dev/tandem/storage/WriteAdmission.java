@@ -201,25 +201,54 @@ final class WriteAdmission {
     /** Admits a write; its result completes with the write's timestamp once it is durable and applied. */
     Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
-        Schema schema;
-        List<UniqueKey> keys;
-        synchronized (admitLock) {
-            if (closing) {
-                return Mono.error(LogTableStorage.closedError());
+        return admit(Map.of(id, updates), swap, false);
+    }
+
+    /**
+     * Admits a write to several tables at one timestamp, in one log record: all of it or (a table's
+     * check failing) none of it. Its result completes with the timestamp once it is durable and applied.
+     */
+    Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        Objects.requireNonNull(updates, "updates");
+        if (updates.isEmpty()) {
+            return Mono.error(new IllegalArgumentException("a write to several tables names at least one table"));
+        }
+        return admit(updates, swap, true);
+    }
+
+    /** One table's share of a write being admitted: its schema and keys as admitted, and the key values it inserts. */
+    private record Part(String id, List<RowDiff> updates, Schema schema, List<UniqueKey> keys, List<Map<Row, Long>> keyInserts) {
+    }
+
+    private Mono<Long> admit(Map<String, List<RowDiff>> updates, CatalogSwap swap, boolean multi) {
+        List<Part> parts = new ArrayList<>(updates.size());
+        for (Map.Entry<String, List<RowDiff>> e : new java.util.TreeMap<>(updates).entrySet()) {
+            String id = e.getKey();
+            List<RowDiff> rows = Objects.requireNonNull(e.getValue(), "updates");
+            Schema schema;
+            List<UniqueKey> keys;
+            synchronized (admitLock) {
+                if (closing) {
+                    return Mono.error(LogTableStorage.closedError());
+                }
+                schema = admitted.get(id);
+                keys = admittedKeys.getOrDefault(id, List.of());
             }
-            schema = admitted.get(id);
-            keys = admittedKeys.getOrDefault(id, List.of());
+            if (schema == null) {
+                return Mono.error(LogTableStorage.unknownTable(id));
+            }
+            String violation = violation(schema, rows);
+            if (violation != null) {
+                return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
+            }
+            // the key values the write adds rows with, projected outside the lock
+            parts.add(new Part(id, List.copyOf(rows), schema, keys, keys.isEmpty() ? null : keyInserts(keys, rows)));
         }
-        if (schema == null) {
-            return Mono.error(LogTableStorage.unknownTable(id));
+        List<CommitOp> ops = new ArrayList<>(parts.size());
+        for (Part p : parts) {
+            ops.add(CommitOp.write(p.id(), p.updates(), multi ? null : swap));
         }
-        String violation = violation(schema, updates);
-        if (violation != null) {
-            return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
-        }
-        // the key values the write adds rows with, projected outside the lock
-        List<Map<Row, Long>> keyInserts = keys.isEmpty() ? null : keyInserts(keys, updates);
-        CommitOp op = CommitOp.write(id, List.copyOf(updates), swap);
+        CommitOp op = multi ? CommitOp.writeTables(ops, swap) : ops.get(0);
         synchronized (admitLock) {
             if (closing) {
                 return Mono.error(LogTableStorage.closedError());
@@ -227,50 +256,68 @@ final class WriteAdmission {
             if (health.failure() != null) {
                 return Mono.error(health.failure());
             }
-            if (admitted.get(id) != schema) {
-                return Mono.error(LogTableStorage.unknownTable(id));
+            for (Part p : parts) {
+                if (admitted.get(p.id()) != p.schema()) {
+                    return Mono.error(LogTableStorage.unknownTable(p.id()));
+                }
             }
+            String what = multi ? "write to tables " + updates.keySet().stream().sorted().toList() : "write to table '" + parts.get(0).id() + "'";
             if (swap != null) {
                 String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
                 if (!Objects.equals(current, swap.guardValue())) {
-                    return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: catalog entry '" + swap.guardKey()
+                    return Mono.error(new IllegalArgumentException(what + " rejected: catalog entry '" + swap.guardKey()
                             + "' does not hold the value the write expects (another writer moved it); nothing was written"));
                 }
             }
-            Map<Row, Long> deletes = checkDeletes ? netDeletes(updates) : null;
-            if (deletes != null) {
-                String negative = negativeCount(id, deletes);
-                if (negative != null) {
-                    return Mono.error(new RowsGoneException("write to table '" + id + "' rejected: " + negative));
+            // Every table's checks first, so that a refusal leaves nothing counted in flight.
+            List<Map<Row, Long>> deletesByPart = new ArrayList<>(parts.size());
+            for (Part p : parts) {
+                Map<Row, Long> deletes = checkDeletes ? netDeletes(p.updates()) : null;
+                if (deletes != null) {
+                    String negative = negativeCount(p.id(), deletes);
+                    if (negative != null) {
+                        return Mono.error(new RowsGoneException("write to table '" + p.id() + "' rejected: " + negative));
+                    }
+                }
+                deletesByPart.add(deletes);
+                if (p.keyInserts() != null) {
+                    UniqueViolationException duplicate = duplicate(p.id(), p.schema(), p.keys(), p.keyInserts());
+                    if (duplicate != null) {
+                        return Mono.error(duplicate);
+                    }
                 }
             }
-            if (keyInserts != null) {
-                UniqueViolationException duplicate = duplicate(id, schema, keys, keyInserts);
-                if (duplicate != null) {
-                    return Mono.error(duplicate);
+            long seq = nextSeq++;
+            for (int i = 0; i < parts.size(); i++) {
+                Part p = parts.get(i);
+                CommitOp part = ops.get(i);
+                String id = p.id();
+                if (p.keyInserts() != null) {
+                    List<Map<Row, Long>> pending = pendingKeyInserts.computeIfAbsent(id, k -> {
+                        List<Map<Row, Long>> maps = new ArrayList<>();
+                        p.keys().forEach(x -> maps.add(new HashMap<>()));
+                        return maps;
+                    });
+                    for (int k = 0; k < p.keys().size(); k++) {
+                        Map<Row, Long> into = pending.get(k);
+                        p.keyInserts().get(k).forEach((key, n) -> into.merge(key, n, Long::sum));
+                    }
+                    part.keyInserts = p.keyInserts();
                 }
-                List<Map<Row, Long>> pending = pendingKeyInserts.computeIfAbsent(id, k -> {
-                    List<Map<Row, Long>> maps = new ArrayList<>();
-                    keys.forEach(x -> maps.add(new HashMap<>()));
-                    return maps;
-                });
-                for (int k = 0; k < keys.size(); k++) {
-                    Map<Row, Long> into = pending.get(k);
-                    keyInserts.get(k).forEach((key, n) -> into.merge(key, n, Long::sum));
+                Map<Row, Long> deletes = deletesByPart.get(i);
+                if (deletes != null) {
+                    Map<Row, Long> pending = pendingDeletes.computeIfAbsent(id, k -> new HashMap<>());
+                    deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
+                    part.deletes = deletes;
                 }
-                op.keyInserts = keyInserts;
-            }
-            if (deletes != null) {
-                Map<Row, Long> pending = pendingDeletes.computeIfAbsent(id, k -> new HashMap<>());
-                deletes.forEach((row, n) -> pending.merge(row, n, Long::sum));
-                op.deletes = deletes;
+                part.seq = seq;
+                inflight.computeIfAbsent(id, k -> new ArrayDeque<>()).addLast(part);
             }
             if (swap != null) {
                 admittedCatalog.putAll(swap.puts());
                 swap.removes().forEach(k -> admittedCatalog.put(k, null));
             }
-            op.seq = nextSeq++;
-            inflight.computeIfAbsent(id, k -> new ArrayDeque<>()).addLast(op);
+            op.seq = seq;
             enqueue(op);
         }
         return Mono.fromFuture(op.done, true);
@@ -283,7 +330,7 @@ final class WriteAdmission {
      */
     void applied(List<CommitOp> segment) {
         synchronized (admitLock) {
-            for (CommitOp op : segment) {
+            for (CommitOp op : segment.stream().flatMap(o -> o.kind == CommitOp.Kind.WRITE ? o.tableWrites().stream() : java.util.stream.Stream.of(o)).toList()) {
                 ArrayDeque<CommitOp> queued = op.kind == CommitOp.Kind.WRITE ? inflight.get(op.table) : null;
                 if (queued != null) {
                     queued.remove(op);

@@ -55,6 +55,8 @@ class SqlAccessMatrixTest {
         STATEMENTS.put("DELETE FROM orders WHERE id = 7", Role.WRITER);
         STATEMENTS.put("CREATE TABLE IF NOT EXISTS scratch (id bigint)", Role.ADMIN);
         STATEMENTS.put("DROP VIEW IF EXISTS absent", Role.ADMIN);
+        STATEMENTS.put("DROP SOURCE IF EXISTS absent", Role.ADMIN);
+        STATEMENTS.put("SET tandem.after_lsn = ''", Role.READER);
     }
 
     static final List<String> CALLERS = List.of("reader", "writer", "admin", "replica");

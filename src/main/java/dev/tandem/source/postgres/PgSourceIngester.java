@@ -1,0 +1,514 @@
+package dev.tandem.source.postgres;
+
+import dev.tandem.row.Row;
+import dev.tandem.storage.CatalogSwap;
+import dev.tandem.storage.RowDiff;
+import dev.tandem.storage.TableEvent;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableUpdate;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.postgresql.PGConnection;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+
+/**
+ * Replicates one PostgreSQL source on its own thread: the initial copy (inside the slot's exported
+ * snapshot, handed over by {@link PgSourceManager} with the replication connection that exported it),
+ * then the slot's changes through pgoutput. Each upstream transaction becomes one write to every
+ * Tandem table it touched, at one timestamp ({@link TableStorage#writeTables}), in the same log record
+ * as the source's new position (the transaction's end LSN, in {@link PgProgress}), guarded by the
+ * position before it: after a crash the source resumes from the last durable transaction, and one
+ * already applied is skipped, so nothing is applied twice or lost. The position confirmed to
+ * PostgreSQL ({@code flush_lsn}) is only ever a durable one; pgjdbc's automatic flush moves it on with
+ * the server's keepalives while every transaction received is applied, so an idle source does not
+ * hold WAL back. When PostgreSQL is down the source retries with backoff ({@code reconnecting}).
+ */
+final class PgSourceIngester {
+
+    private static final System.Logger LOG = System.getLogger(PgSourceIngester.class.getName());
+    private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
+    private static final int COPY_BATCH = 10_000;
+    private static final long MAX_BACKOFF_MILLIS = 30_000;
+
+    /** What {@link #status} reports. */
+    record Status(String state, String detail, long lsn, long rowsCopied, long transactions, double lagSeconds, long bytesBehind,
+            Map<String, String> tableErrors) {
+    }
+
+    /** The replication connection that created the slot and still holds its exported snapshot, for the initial copy. */
+    record Initial(Connection replication, String snapshot, long consistentPoint) {
+    }
+
+    private final PgSourceDefinition def;
+    private final PgConnect connect;
+    private final TableStorage storage;
+    private final Map<String, PgTableState> byName = new LinkedHashMap<>();
+    private final Map<Integer, PgTableState> byOid = new HashMap<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile Initial initial;
+    private volatile Connection current;
+    private PgProgress progress;
+    private String progressJson;
+    private volatile String state = "starting";
+    private volatile String detail;
+    private volatile long transactions;
+    private volatile double lagSeconds;
+    private volatile long serverLsn;
+    /** The upstream position through which everything this source received is applied (durably): a read after it sees it all. */
+    private volatile long appliedThrough;
+
+    PgSourceIngester(PgSourceDefinition def, PgConnect connect, Map<String, String> tableIds, TableStorage storage, Initial initial) {
+        this.def = def;
+        this.connect = connect;
+        this.storage = storage;
+        this.initial = initial;
+        for (PgSourceDefinition.Table t : def.tables()) {
+            byName.put(t.qualified(), new PgTableState(t, tableIds.get(t.local())));
+        }
+        this.progressJson = storage.catalogEntries().get(PgSourceDefinition.progressKey(def.name()));
+        this.progress = PgProgress.fromJson(progressJson);
+        progress.tableErrors().forEach((local, why) -> byName.values().stream().filter(s -> s.def.local().equals(local)).forEach(s -> s.error = why));
+        this.thread = new Thread(this::run, "tandem-pgsource-" + def.name());
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Stops replicating and waits (bounded) for the thread; the position confirmed upstream is the durable one. */
+    void stop() {
+        running = false;
+        Connection c = current;
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(15));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive() && c != null) {
+            closeQuietly(c);
+        }
+        Initial i = initial;
+        if (i != null) {
+            closeQuietly(i.replication());
+        }
+    }
+
+    long appliedThrough() {
+        return Math.max(appliedThrough, progress.lsn());
+    }
+
+    Status status() {
+        PgProgress p = progress;
+        long through = appliedThrough();
+        long behind = Long.compareUnsigned(serverLsn, through) > 0 ? serverLsn - through : 0;
+        return new Status(state, detail, p.lsn(), p.rowsCopied(), transactions, lagSeconds, behind, p.tableErrors());
+    }
+
+    private void run() {
+        long backoff = 500;
+        while (running) {
+            try {
+                Initial i = initial;
+                if (i != null) {
+                    copy(i);
+                    initial = null;
+                    stream(i.replication());
+                } else if (!progress.copied()) {
+                    fail("the initial copy was interrupted (Tandem stopped before it finished); drop the source and create it again");
+                    return;
+                } else {
+                    stream(null);
+                }
+                backoff = 500;
+            } catch (Permanent e) {
+                fail(e.getMessage());
+                return;
+            } catch (Exception e) {
+                if (!running) {
+                    break;
+                }
+                if (initial != null) {
+                    fail("the initial copy failed (" + e.getMessage() + "); drop the source and create it again");
+                    return;
+                }
+                state = "reconnecting";
+                detail = "PostgreSQL at " + connect.describe() + ": " + e.getMessage() + "; retrying in " + backoff + " ms";
+                LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': " + detail);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(backoff));
+                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+            } finally {
+                Connection c = current;
+                current = null;
+                if (c != null) {
+                    closeQuietly(c);
+                }
+            }
+        }
+        if (!"failed".equals(state)) {
+            state = "stopped";
+        }
+    }
+
+    private void fail(String why) {
+        state = "failed";
+        detail = why;
+        LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "' failed: " + why);
+    }
+
+    // ---- the initial copy ---------------------------------------------------------------------
+
+    private void copy(Initial i) throws Exception {
+        state = "copying";
+        current = i.replication();
+        try (Connection c = connect.plain()) {
+            c.setAutoCommit(false);
+            try (var s = c.createStatement()) {
+                s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+                s.execute("SET TRANSACTION SNAPSHOT '" + i.snapshot().replace("'", "''") + "'");
+            }
+            var copyApi = c.unwrap(PGConnection.class).getCopyAPI();
+            for (PgTableState t : byName.values()) {
+                detail = "copying " + t.def.qualified();
+                List<String> cols = t.def.columns().stream().map(col -> PgSchemaReader.quote(col.name())).toList();
+                var out = copyApi.copyOut("COPY " + PgSchemaReader.quote(t.def.schema()) + "." + PgSchemaReader.quote(t.def.name())
+                        + " (" + String.join(", ", cols) + ") TO STDOUT");
+                List<RowDiff> batch = new ArrayList<>();
+                byte[] line;
+                while ((line = out.readFromCopy()) != null) {
+                    if (!running) {
+                        out.cancelCopy();
+                        throw new InterruptedException("stopped");
+                    }
+                    Row row = t.row(PgCopyText.fields(line), null);
+                    batch.add(RowDiff.insert(row));
+                    if (batch.size() >= COPY_BATCH) {
+                        writeCopied(t, batch, i.consistentPoint());
+                        batch = new ArrayList<>();
+                    }
+                }
+                writeCopied(t, batch, i.consistentPoint());
+            }
+            c.commit();
+        }
+        // The copy is complete: from here on, the slot's changes after its consistent point.
+        commitProgress(Map.of(), new PgProgress(true, i.consistentPoint(), progress.rowsCopied(), progress.tableErrors()));
+        detail = null;
+    }
+
+    private void writeCopied(PgTableState t, List<RowDiff> batch, long lsn) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        PgProgress next = new PgProgress(false, lsn, progress.rowsCopied() + batch.size(), progress.tableErrors());
+        commitProgress(Map.of(t.tableId, batch), next);
+        for (RowDiff d : batch) {
+            t.apply(d.row(), d.diff());
+        }
+    }
+
+    /** Writes {@code updates} with {@code next} as the source's position, guarded by the position before; blocks until durable. */
+    private void commitProgress(Map<String, List<RowDiff>> updates, PgProgress next) {
+        String key = PgSourceDefinition.progressKey(def.name());
+        String json = next.toJson();
+        CatalogSwap swap = new CatalogSwap(key, progressJson, Map.of(key, json), List.of());
+        if (updates.isEmpty()) {
+            storage.changeCatalog(swap);
+        } else {
+            storage.writeTables(updates, swap).block(WRITE_TIMEOUT);
+        }
+        progress = next;
+        progressJson = json;
+    }
+
+    // ---- streaming ------------------------------------------------------------------------------
+
+    private void stream(Connection held) throws Exception {
+        if (held == null) {
+            // A restart or a reconnect: from the durable position and the rows as durably applied.
+            progressJson = storage.catalogEntries().get(PgSourceDefinition.progressKey(def.name()));
+            progress = PgProgress.fromJson(progressJson);
+            reload();
+        }
+        Connection c = held != null ? held : connect.replication();
+        current = c;
+        PGReplicationStream stream;
+        try {
+            stream = c.unwrap(PGConnection.class).getReplicationAPI().replicationStream().logical()
+                    .withSlotName(def.slot())
+                    .withStartPosition(LogSequenceNumber.valueOf(progress.lsn()))
+                    .withSlotOption("proto_version", 1)
+                    .withSlotOption("publication_names", PgSchemaReader.quote(def.publication()))
+                    .withStatusInterval(1, TimeUnit.SECONDS)
+                    .start();
+        } catch (SQLException e) {
+            if ("42704".equals(e.getSQLState())) {
+                throw new Permanent("the replication slot '" + def.slot() + "' no longer exists upstream (it was dropped); drop the source and create it again");
+            }
+            throw e;
+        }
+        state = "streaming";
+        detail = null;
+        Txn txn = null;
+        while (running) {
+            ByteBuffer buf = stream.readPending();
+            LogSequenceNumber received = stream.getLastReceiveLSN();
+            serverLsn = Math.max(serverLsn, received.asLong());
+            if (buf == null) {
+                if (txn == null) {
+                    // every transaction received is applied: the server's position is reached
+                    lagSeconds = 0;
+                    appliedThrough = Math.max(appliedThrough, received.asLong());
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                continue;
+            }
+            PgOutput.Message m = PgOutput.decode(buf);
+            Txn open = txn;
+            switch (m) {
+                // A transaction whose commit lies before the durable position was applied before a restart.
+                case PgOutput.Begin b -> txn = new Txn(b.finalLsn() < progress.lsn());
+                case PgOutput.Relation r -> relation(r, open);
+                case PgOutput.Insert ins -> change(open, ins.oid(), t -> insert(open, t, ins));
+                case PgOutput.Update up -> change(open, up.oid(), t -> update(open, t, up));
+                case PgOutput.Delete del -> change(open, del.oid(), t -> delete(open, t, del));
+                case PgOutput.Truncate tr -> {
+                    for (int oid : tr.oids()) {
+                        change(open, oid, t -> truncate(open, t));
+                    }
+                }
+                case PgOutput.Commit cm -> {
+                    commit(txn(txn), cm);
+                    // Durable now, applied before, or nothing of this source's: in every case nothing of it is needed again.
+                    stream.setFlushedLSN(LogSequenceNumber.valueOf(cm.endLsn()));
+                    stream.setAppliedLSN(LogSequenceNumber.valueOf(cm.endLsn()));
+                    txn = null;
+                }
+                case PgOutput.Other o -> {
+                }
+            }
+        }
+        stream.close();
+    }
+
+    private static Txn txn(Txn txn) {
+        if (txn == null) {
+            throw new IllegalStateException("pgoutput: a change outside a transaction");
+        }
+        return txn;
+    }
+
+    /** Rebuilds each table's rows from what Tandem holds, after a restart or a reconnect. */
+    private void reload() {
+        for (PgTableState t : byName.values()) {
+            t.clear();
+            long upper = storage.upper(t.tableId).time();
+            long asOf = Math.max(storage.since(t.tableId).time(), upper - 1);
+            Map<Row, Long> counts = new HashMap<>();
+            storage.subscribe(t.tableId, asOf).takeUntil(e -> e instanceof TableEvent.Progress).doOnNext(e -> {
+                if (e instanceof TableEvent.Updates u) {
+                    for (TableUpdate x : u.updates()) {
+                        counts.merge(x.row(), x.diff(), Long::sum);
+                    }
+                }
+            }).blockLast(WRITE_TIMEOUT);
+            counts.forEach((row, n) -> {
+                if (n != 0) {
+                    t.apply(row, n);
+                }
+            });
+        }
+    }
+
+    private void relation(PgOutput.Relation r, Txn txn) {
+        PgTableState t = byName.get(r.schema() + "." + r.name());
+        if (t == null) {
+            return;
+        }
+        byOid.put(r.oid(), t);
+        List<String> names = r.columns().stream().map(PgOutput.RelColumn::name).toList();
+        List<String> types = r.columns().stream().map(c -> Integer.toUnsignedString(c.typeOid())).toList();
+        List<String> wantNames = t.def.columns().stream().map(c -> c.name()).toList();
+        List<String> wantTypes = t.def.pgTypes().stream().map(s -> s.substring(0, s.indexOf(' '))).toList();
+        if (t.error == null && (!names.equals(wantNames) || !types.equals(wantTypes))) {
+            String why = "upstream table " + t.def.qualified() + " changed shape (columns now " + names + ", were " + wantNames
+                    + "; or a column's type changed): '" + t.def.local() + "' stopped following it; drop the source and create it again";
+            t.error = why;
+            if (txn != null) {
+                txn.errors.put(t.def.local(), why);
+            } else {
+                commitProgress(Map.of(), progress.withTableError(t.def.local(), why));
+            }
+            LOG.log(System.Logger.Level.WARNING, "source '" + def.name() + "': " + why);
+        }
+    }
+
+    private interface TableChange {
+        void apply(PgTableState t);
+    }
+
+    private void change(Txn txn, int oid, TableChange c) {
+        PgTableState t = byOid.get(oid);
+        if (t == null || t.error != null || txn(txn).skip) {
+            return;
+        }
+        try {
+            c.apply(t);
+        } catch (RuntimeException e) {
+            String why = "table " + t.def.qualified() + ": " + e.getMessage() + "; '" + t.def.local() + "' stopped following it";
+            t.error = why;
+            txn(txn).errors.put(t.def.local(), why);
+            txn.forget(t);
+        }
+    }
+
+    private void insert(Txn txn, PgTableState t, PgOutput.Insert ins) {
+        txn.add(t, t.row(ins.row(), null), 1);
+    }
+
+    private void update(Txn txn, PgTableState t, PgOutput.Update up) {
+        Row old;
+        if (up.old() == null || up.oldIsKeyOnly()) {
+            Object[] keyValues = up.old() != null ? up.old() : up.row();
+            old = txn.current(t, t.keyOfKeyTuple(keyValues));
+        } else {
+            Row previous = t.keyed() ? txn.current(t, t.keyOfKeyTuple(up.old())) : null;
+            old = t.row(up.old(), previous);
+        }
+        if (old == null) {
+            throw new IllegalStateException("an UPDATE of a row Tandem does not hold");
+        }
+        Row row = t.row(up.row(), old);
+        txn.add(t, old, -1);
+        txn.add(t, row, 1);
+    }
+
+    private void delete(Txn txn, PgTableState t, PgOutput.Delete del) {
+        Row old;
+        if (del.oldIsKeyOnly()) {
+            old = txn.current(t, t.keyOfKeyTuple(del.old()));
+        } else {
+            Row previous = t.keyed() ? txn.current(t, t.keyOfKeyTuple(del.old())) : null;
+            old = t.row(del.old(), previous);
+        }
+        if (old == null) {
+            throw new IllegalStateException("a DELETE of a row Tandem does not hold");
+        }
+        txn.add(t, old, -1);
+    }
+
+    private void truncate(Txn txn, PgTableState t) {
+        Map<Row, Long> rows = t.rows();
+        txn.net.getOrDefault(t, Map.of()).forEach((row, n) -> rows.merge(row, n, Long::sum));
+        rows.forEach((row, n) -> {
+            if (n != 0) {
+                txn.add(t, row, -n);
+            }
+        });
+    }
+
+    private void commit(Txn txn, PgOutput.Commit cm) {
+        if (txn.skip || cm.endLsn() <= progress.lsn()) {
+            return; // applied before a restart: confirmed upstream again, not applied twice
+        }
+        Map<String, List<RowDiff>> updates = new LinkedHashMap<>();
+        txn.net.forEach((t, rows) -> {
+            List<RowDiff> diffs = new ArrayList<>();
+            rows.forEach((row, n) -> {
+                if (n != 0) {
+                    diffs.add(new RowDiff(row, n));
+                }
+            });
+            if (!diffs.isEmpty()) {
+                updates.put(t.tableId, diffs);
+            }
+        });
+        if (updates.isEmpty() && txn.errors.isEmpty()) {
+            return; // nothing of ours: the position moves on with the next write or keepalive
+        }
+        PgProgress next = progress.streamedTo(cm.endLsn());
+        for (var e : txn.errors.entrySet()) {
+            next = next.withTableError(e.getKey(), e.getValue());
+        }
+        commitProgress(updates, next);
+        txn.net.forEach((t, rows) -> rows.forEach((row, n) -> {
+            if (n != 0) {
+                t.apply(row, n);
+            }
+        }));
+        transactions++;
+        lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (cm.commitMicros() + PG_EPOCH_MICROS)) / 1e6);
+    }
+
+    /** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01). */
+    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+
+    /** One upstream transaction being received: the net change per table, its rows by key so far, and tables it put in error. */
+    private static final class Txn {
+        private static final Row NONE = Row.of();
+        /** Applied before a restart: its changes are skipped. */
+        final boolean skip;
+        final Map<PgTableState, Map<Row, Long>> net = new LinkedHashMap<>();
+        private final Map<PgTableState, Map<Row, Row>> byKey = new HashMap<>();
+        final Map<String, String> errors = new LinkedHashMap<>();
+
+        Txn(boolean skip) {
+            this.skip = skip;
+        }
+
+        void add(PgTableState t, Row row, long diff) {
+            net.computeIfAbsent(t, k -> new LinkedHashMap<>()).merge(row, diff, Long::sum);
+            if (t.keyed()) {
+                Map<Row, Row> mine = byKey.computeIfAbsent(t, k -> new HashMap<>());
+                Row key = t.keyOf(row);
+                if (diff > 0) {
+                    mine.put(key, row);
+                } else if (row.equals(current(t, key))) {
+                    mine.put(key, NONE);
+                }
+            }
+        }
+
+        /** The row with {@code key} as this transaction leaves it so far: its own changes over the applied rows. */
+        Row current(PgTableState t, Row key) {
+            Map<Row, Row> mine = byKey.get(t);
+            Row r = mine == null ? null : mine.get(key);
+            if (r != null) {
+                return r == NONE ? null : r;
+            }
+            return t.committed(key);
+        }
+
+        void forget(PgTableState t) {
+            net.remove(t);
+            byKey.remove(t);
+        }
+    }
+
+    /** A failure retrying cannot mend. */
+    private static final class Permanent extends RuntimeException {
+        Permanent(String message) {
+            super(message);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException e) {
+            // closing is best effort
+        }
+    }
+}
