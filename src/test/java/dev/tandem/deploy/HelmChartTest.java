@@ -62,7 +62,8 @@ class HelmChartTest {
     /** The properties the chart leaves to their defaults (users set them through {@code extraConfig}). */
     static final Set<String> NOT_IN_CHART = Set.of("tandem.peek.default-timeout", "tandem.storage.repair",
             "tandem.http.request-head-timeout", "tandem.http.read-timeout", "tandem.http.request-body-timeout", "tandem.http.idle-timeout",
-            "tandem.pgwire.port", "tandem.pgwire.host", "tandem.pgwire.warm-up-reads", "tandem.sql.max-statement-bytes", "tandem.sql.max-literals",
+            "tandem.pgwire.port", "tandem.pgwire.host", "tandem.pgwire.warm-up-reads", "tandem.pgwire.max-connections",
+            "tandem.pgwire.reserved-admin-connections", "tandem.pgwire.authentication-timeout", "tandem.sql.max-statement-bytes", "tandem.sql.max-literals",
             "tandem.sql.planning-timeout", "tandem.sql.plan-cache-bytes");
 
     static final String LIVENESS = "/actuator/health/liveness";
