@@ -796,7 +796,7 @@ final class PgSession {
         return Mono.defer(() -> {
             failedBlock();
             authorizeCatalog();
-            return engine.prepareCatalog(text, user).flatMap(q -> engine.executeCatalog(q, List.of()));
+            return engine.prepareCatalog(text, user, pid).flatMap(q -> engine.executeCatalog(q, List.of()));
         });
     }
 
@@ -902,7 +902,7 @@ final class PgSession {
         if (PgCatalogQueries.reads(text)) {
             failedBlock();
             authorizeCatalog();
-            return engine.prepareCatalog(text, user).map(q -> parsed(name, new Prepared(null, q, oids)));
+            return engine.prepareCatalog(text, user, pid).map(q -> parsed(name, new Prepared(null, q, oids)));
         }
         errorText = text;
         return authorize(text).then(engine.prepareAsync(text, sql)).map(s -> parsed(name, new Prepared(s, null, oids)));

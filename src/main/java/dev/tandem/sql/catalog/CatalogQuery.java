@@ -55,7 +55,8 @@ public final class CatalogQuery {
         }
         PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.append('|').append(n));
         CATALOG_WORDS = Pattern.compile("(?i)\\b(" + names + "|current_catalog|current_schema)\\b|\\b(version|current_schemas?|current_database|format_type|pg_get_\\w+"
-                + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char)\\s*\\(");
+                + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char"
+                + "|current_setting|pg_size_pretty|pg_backend_pid|quote_ident|array_to_string)\\s*\\(");
     }
 
     private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
@@ -100,7 +101,12 @@ public final class CatalogQuery {
 
     /** Prepares {@code sql} against {@code snapshot}: rewritten and validated, its columns known; refused with {@code 0A000} what cannot be answered. */
     public static CatalogQuery prepare(String sql, CatalogSnapshot snapshot, String user) {
-        PgCatalogRewriter.Rewritten r = PgCatalogRewriter.rewrite(sql, user);
+        return prepare(sql, snapshot, user, 0);
+    }
+
+    /** As {@link #prepare(String, CatalogSnapshot, String)}, for the wire-protocol session with process id {@code pid} ({@code pg_backend_pid()}). */
+    public static CatalogQuery prepare(String sql, CatalogSnapshot snapshot, String user, int pid) {
+        PgCatalogRewriter.Rewritten r = PgCatalogRewriter.rewrite(sql, user, pid);
         if (r.empty()) {
             List<SqlColumn> cols = r.emptyColumns().stream().map(n -> new SqlColumn(n, DatumType.STRING)).toList();
             return new CatalogQuery(sql, r, cols);

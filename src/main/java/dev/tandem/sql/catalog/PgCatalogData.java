@@ -174,6 +174,9 @@ final class PgCatalogData {
                 + "hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool");
         relation("pg_catalog", "pg_views", 12005, "v", "schemaname name, viewname name, viewowner name, definition text");
         relation("pg_catalog", "pg_indexes", 12006, "v", "schemaname name, tablename name, indexname name, tablespace name, indexdef text");
+        relation("pg_catalog", "pg_matviews", 12007, "v", "schemaname name, matviewname name, matviewowner name, tablespace name, "
+                + "hasindexes bool, ispopulated bool, definition text");
+        relation("pg_catalog", "pg_proc", 1255, "r", PgProc.COLUMNS);
         relation("information_schema", "schemata", 13001, "v", "catalog_name information_schema.sql_identifier, "
                 + "schema_name information_schema.sql_identifier, schema_owner information_schema.sql_identifier, "
                 + "default_character_set_catalog information_schema.sql_identifier, default_character_set_schema information_schema.sql_identifier, "
@@ -214,6 +217,19 @@ final class PgCatalogData {
                 + "is_updatable information_schema.yes_or_no, is_insertable_into information_schema.yes_or_no, "
                 + "is_trigger_updatable information_schema.yes_or_no, is_trigger_deletable information_schema.yes_or_no, "
                 + "is_trigger_insertable_into information_schema.yes_or_no");
+        relation("information_schema", "referential_constraints", 13007, "v", "constraint_catalog information_schema.sql_identifier, "
+                + "constraint_schema information_schema.sql_identifier, constraint_name information_schema.sql_identifier, "
+                + "unique_constraint_catalog information_schema.sql_identifier, unique_constraint_schema information_schema.sql_identifier, "
+                + "unique_constraint_name information_schema.sql_identifier, match_option information_schema.character_data, "
+                + "update_rule information_schema.character_data, delete_rule information_schema.character_data");
+        relation("information_schema", "routines", 13008, "v", "specific_catalog information_schema.sql_identifier, "
+                + "specific_schema information_schema.sql_identifier, specific_name information_schema.sql_identifier, "
+                + "routine_catalog information_schema.sql_identifier, routine_schema information_schema.sql_identifier, "
+                + "routine_name information_schema.sql_identifier, routine_type information_schema.character_data, "
+                + "data_type information_schema.character_data, type_udt_name information_schema.sql_identifier, "
+                + "routine_body information_schema.character_data, routine_definition information_schema.character_data, "
+                + "external_language information_schema.character_data, is_deterministic information_schema.yes_or_no, "
+                + "security_type information_schema.character_data");
     }
 
     final CatalogSnapshot snapshot;
@@ -387,6 +403,9 @@ final class PgCatalogData {
                             null, null, null, null, null));
                 }
             }
+            case "pg_catalog.pg_proc" -> out.addAll(PgProc.rows());
+            case "pg_catalog.pg_matviews", "information_schema.referential_constraints", "information_schema.routines" -> {
+            }
             case "pg_catalog.pg_attrdef", "pg_catalog.pg_description", "pg_catalog.pg_collation", "pg_catalog.pg_enum",
                     "pg_catalog.pg_inherits", "pg_catalog.pg_sequence" -> {
             }
@@ -399,8 +418,9 @@ final class PgCatalogData {
             case "pg_catalog.pg_roles" -> out.add(row(OWNER, true, true, true, true, true, false, -1L, "********", null, true, null, OWNER_OID));
             case "pg_catalog.pg_user" -> out.add(row(OWNER, OWNER_OID, true, true, false, true, "********", null, null));
             case "pg_catalog.pg_settings" -> {
-                for (String[] s : SETTINGS) {
-                    out.add(row(s[0], s[1], null, s[2], s[3], null, "user", "string", "default", null, null, null, s[1], s[1], null, null, false));
+                for (PgSettings.Setting s : PgSettings.ALL) {
+                    out.add(row(s.name(), s.value(), s.unit(), s.category(), s.description(), null, s.context(), s.type(),
+                            s.context().equals("internal") ? "default" : "session", null, null, null, s.value(), s.value(), null, null, false));
                 }
             }
             case "pg_catalog.pg_tables" -> {
@@ -493,24 +513,6 @@ final class PgCatalogData {
         }
         return out;
     }
-
-    /** The settings {@code pg_settings} lists: name, value, category, description. */
-    private static final List<String[]> SETTINGS = List.of(
-            new String[] {"client_encoding", "UTF8", "Client Connection Defaults / Locale and Formatting", "Sets the client's character set encoding."},
-            new String[] {"DateStyle", "ISO, MDY", "Client Connection Defaults / Locale and Formatting", "Sets the display format for date and time values."},
-            new String[] {"integer_datetimes", "on", "Preset Options", "Shows whether datetimes are integer based."},
-            new String[] {"max_identifier_length", "63", "Preset Options", "Shows the maximum identifier length."},
-            new String[] {"max_index_keys", "32", "Preset Options", "Shows the maximum number of index keys."},
-            new String[] {"block_size", "8192", "Preset Options", "Shows the size of a disk block."},
-            new String[] {"lc_collate", "C", "Preset Options", "Shows the collation order locale."},
-            new String[] {"lc_ctype", "C", "Preset Options", "Shows the character classification and case conversion locale."},
-            new String[] {"is_superuser", "off", "Preset Options", "Shows whether the current user is a superuser."},
-            new String[] {"search_path", "\"$user\", public", "Client Connection Defaults / Statement Behavior", "Sets the schema search order."},
-            new String[] {"server_encoding", "UTF8", "Preset Options", "Shows the server (database) character set encoding."},
-            new String[] {"server_version", "15.0", "Preset Options", "Shows the server version."},
-            new String[] {"server_version_num", "150000", "Preset Options", "Shows the server version as an integer."},
-            new String[] {"standard_conforming_strings", "on", "Version and Platform Compatibility", "Causes '...' strings to treat backslashes literally."},
-            new String[] {"TimeZone", "UTC", "Client Connection Defaults / Locale and Formatting", "Sets the time zone for displaying and interpreting time stamps."});
 
     private static Object[] row(Object... values) {
         Object[] r = Arrays.copyOf(values, values.length);

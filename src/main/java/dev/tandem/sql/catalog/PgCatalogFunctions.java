@@ -56,6 +56,8 @@ public final class PgCatalogFunctions {
             new String[] {"version", "version"},
             new String[] {"current_database", "currentDatabase"},
             new String[] {"quote_ident", "quoteIdent"},
+            new String[] {"current_setting", "currentSetting"},
+            new String[] {"pg_size_pretty", "sizePretty"},
             new String[] {"array_to_string", "arrayToString"},
             new String[] {"array_upper", "arrayUpper"},
             new String[] {"array_lower", "arrayLower"},
@@ -233,6 +235,42 @@ public final class PgCatalogFunctions {
 
     public static String currentDatabase() {
         return PgCatalogData.DATABASE;
+    }
+
+    public static String currentSetting(String name) {
+        return PgSettings.currentSetting(name);
+    }
+
+    public static String currentSetting(String name, Boolean missingOk) {
+        return PgSettings.currentSetting(name, missingOk);
+    }
+
+    /**
+     * {@code pg_size_pretty(bigint)}: bytes below 10240 as bytes, else halved-and-rounded steps of 1024
+     * into kB, MB, GB, TB and PB, each unit taken while the value stays below 20480 of it.
+     */
+    public static String sizePretty(Long size) {
+        if (size == null) {
+            return null;
+        }
+        long limit = 10 * 1024;
+        long limit2 = limit * 2 - 1;
+        if (Math.abs(size) < limit) {
+            return size + " bytes";
+        }
+        // one extra bit is kept for the rounding (a division, rounding toward zero, as PostgreSQL's)
+        long v = size / (1L << 9);
+        for (String unit : List.of("kB", "MB", "GB", "TB")) {
+            if (Math.abs(v) < limit2) {
+                return halfRounded(v) + " " + unit;
+            }
+            v /= 1L << 10;
+        }
+        return halfRounded(v) + " PB";
+    }
+
+    private static long halfRounded(long x) {
+        return (x + (x < 0 ? -1 : 1)) / 2;
     }
 
     private static final Set<String> RESERVED = Set.of("all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "both",

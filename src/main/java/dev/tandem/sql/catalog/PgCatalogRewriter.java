@@ -37,19 +37,26 @@ final class PgCatalogRewriter {
 
     /** The user names the session functions return. */
     private final String user;
+    /** The session's process id, as {@code pg_backend_pid()} returns it. */
+    private final int pid;
     private List<Tok> toks;
 
-    private PgCatalogRewriter(String user) {
+    private PgCatalogRewriter(String user, int pid) {
         this.user = user;
+        this.pid = pid;
     }
 
     static Rewritten rewrite(String sql, String user) {
-        return new PgCatalogRewriter(user).run(sql);
+        return rewrite(sql, user, 0);
+    }
+
+    static Rewritten rewrite(String sql, String user, int pid) {
+        return new PgCatalogRewriter(user, pid).run(sql);
     }
 
     /** The column names PostgreSQL gives a SELECT's select list (aliases, column and function names, else ?column?). */
     static List<String> selectNames(String sql) {
-        PgCatalogRewriter r = new PgCatalogRewriter("");
+        PgCatalogRewriter r = new PgCatalogRewriter("", 0);
         r.toks = lex(sql);
         return r.toks.isEmpty() || !r.toks.getFirst().is("select") ? null : r.selectListNames(0);
     }
@@ -392,6 +399,7 @@ final class PgCatalogRewriter {
                 case "current_catalog" -> quote(PgCatalogData.DATABASE);
                 case "current_schema" -> call || !(i + 1 < toks.size() && toks.get(i + 1).is("(")) ? quote("public") : null;
                 case "current_schemas" -> schemas(i);
+                case "pg_backend_pid" -> call ? backendPid() : null;
                 default -> null;
             };
             if (replacement != null && t.lower().equals("current_schemas")) {
@@ -399,7 +407,7 @@ final class PgCatalogRewriter {
                 toks.addAll(i, lex(replacement));
             } else if (replacement != null) {
                 String alias = t.lower();
-                toks.set(i, new Tok(Kind.STRING, replacement));
+                toks.set(i, new Tok(t.lower().equals("pg_backend_pid") ? Kind.NUMBER : Kind.STRING, replacement));
                 if (call) {
                     toks.subList(i + 1, i + 3).clear();
                 }
@@ -409,6 +417,13 @@ final class PgCatalogRewriter {
                 }
             }
         }
+    }
+
+    private String backendPid() {
+        if (pid <= 0) {
+            throw SqlException.notSupported("pg_backend_pid() outside a wire-protocol session");
+        }
+        return Integer.toString(pid);
     }
 
     /** {@code current_schemas(b)}: the search path, with pg_catalog when {@code b} is true. */
@@ -533,7 +548,7 @@ final class PgCatalogRewriter {
         }
     }
 
-    private static final Set<String> INT2VECTOR_COLUMNS = Set.of("indkey", "indoption", "indclass", "indcollation", "stxkeys");
+    private static final Set<String> INT2VECTOR_COLUMNS = Set.of("indkey", "indoption", "indclass", "indcollation", "stxkeys", "proargtypes");
 
     private List<Tok> cast(List<Tok> operand, String type, boolean array) {
         boolean literal = operand.size() == 1 && operand.getFirst().kind() == Kind.STRING;

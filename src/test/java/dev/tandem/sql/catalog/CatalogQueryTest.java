@@ -121,4 +121,31 @@ class CatalogQueryTest {
         assertThatThrownBy(() -> answer("SELECT 'nosuch'::regclass"))
                 .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42P01");
     }
+
+    @Test
+    void functionsSettingsAndEmptyRelationsClientsLookUp() {
+        assertThat(answer("SELECT oid, pronargs, prorettype, proargtypes FROM pg_proc WHERE proname = 'pg_get_constraintdef' ORDER BY oid"))
+                .containsExactly("[1387, 1, 25, {26}]", "[2508, 2, 25, {26,16}]");
+        assertThat(answer("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'"))
+                .containsExactly("[0]");
+        assertThat(answer("SELECT setting, vartype FROM pg_settings WHERE name = 'max_identifier_length'")).containsExactly("[63, integer]");
+        assertThat(answer("SELECT current_setting('server_version_num'), current_setting('datestyle'), current_setting('nosuch', true)"))
+                .containsExactly("[150000, ISO, MDY, null]");
+        assertThatThrownBy(() -> answer("SELECT current_setting('nosuch')"))
+                .isInstanceOf(SqlException.class).hasMessageContaining("unrecognized configuration parameter \"nosuch\"")
+                .extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42704");
+        assertThat(answer("SELECT pg_size_pretty(10239), pg_size_pretty(10240), pg_size_pretty(-10240), pg_size_pretty(1073741824)"))
+                .containsExactly("[10239 bytes, 10 kB, -10 kB, 1024 MB]");
+        assertThat(answer("SELECT quote_ident('Mixed'), quote_ident('plain'), array_to_string(indkey, ',') FROM pg_index WHERE indexrelid = 16385"))
+                .containsExactly("[\"Mixed\", plain, 1]");
+        assertThat(answer("SELECT * FROM pg_matviews")).isEmpty();
+        assertThat(answer("SELECT * FROM information_schema.referential_constraints")).isEmpty();
+        assertThat(answer("SELECT routine_name FROM information_schema.routines WHERE routine_schema = 'public'")).isEmpty();
+        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242).execute(snapshot(), List.of()).rows()
+                .stream().map(Arrays::toString).toList()).containsExactly("[4242]");
+        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242).columns().getFirst().name())
+                .isEqualTo("pg_backend_pid");
+        assertThatThrownBy(() -> answer("SELECT pg_backend_pid()"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+    }
 }
