@@ -367,13 +367,13 @@ public final class SqlEngine {
      * Prepares a read of {@code pg_catalog} or {@code information_schema} ({@link CatalogQuery#reads})
      * against the catalog as it is now, on the heavy planning lane: Calcite's own engine answers it.
      */
-    public Mono<CatalogQuery> prepareCatalog(String sql, String user, int pid) {
-        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user, pid)).subscribeOn(heavyPlanning);
+    public Mono<CatalogQuery> prepareCatalog(String sql, String user, int pid, dev.tandem.sql.catalog.CatalogAccess access) {
+        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user, pid, access)).subscribeOn(heavyPlanning);
     }
 
-    /** Runs a prepared catalog read against the catalog as it is now, on the heavy planning lane. */
-    public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params) {
-        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params)).subscribeOn(heavyPlanning);
+    /** Runs a prepared catalog read against what {@code access} shows of the catalog as it is now, on the heavy planning lane. */
+    public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params, dev.tandem.sql.catalog.CatalogAccess access) {
+        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params, access)).subscribeOn(heavyPlanning);
     }
 
     /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */

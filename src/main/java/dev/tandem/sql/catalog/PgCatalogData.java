@@ -233,6 +233,7 @@ final class PgCatalogData {
     }
 
     final CatalogSnapshot snapshot;
+    final CatalogAccess access;
     /** Tandem's relations by OID. */
     final Map<Long, Rel> rels = new LinkedHashMap<>();
     final Map<String, Rel> relByName = new HashMap<>();
@@ -240,8 +241,15 @@ final class PgCatalogData {
     final Map<Long, KeyRow> keyByOid = new HashMap<>();
 
     PgCatalogData(CatalogSnapshot snapshot) {
+        this(snapshot, CatalogAccess.all(OWNER));
+    }
+
+    /** The catalog as {@code access} shows it: an object it is not granted is in no relation. */
+    PgCatalogData(CatalogSnapshot snapshot, CatalogAccess access) {
         this.snapshot = snapshot;
-        for (CatalogEntry e : snapshot.entries()) {
+        this.access = access;
+        List<CatalogEntry> entries = snapshot.entries().stream().filter(e -> access.mayAccess().test(e.name())).toList();
+        for (CatalogEntry e : entries) {
             String kind = switch (e) {
                 case CatalogEntry.Table t -> "r";
                 case CatalogEntry.View v -> "v";
@@ -251,7 +259,7 @@ final class PgCatalogData {
             rels.put(r.oid(), r);
             relByName.put(r.name(), r);
         }
-        for (CatalogEntry e : snapshot.entries()) {
+        for (CatalogEntry e : entries) {
             if (e instanceof CatalogEntry.Table t) {
                 for (int k = 0; k < t.keys().size(); k++) {
                     CatalogEntry.Key key = t.keys().get(k);

@@ -47,10 +47,10 @@ public final class PgCatalogFunctions {
             new String[] {"obj_description", "objDescription"},
             new String[] {"col_description", "colDescription"},
             new String[] {"shobj_description", "objDescription"},
-            new String[] {"has_table_privilege", "hasPrivilege"},
+            new String[] {"has_table_privilege", "tablePrivilege"},
             new String[] {"has_schema_privilege", "hasPrivilege"},
             new String[] {"has_database_privilege", "hasPrivilege"},
-            new String[] {"has_column_privilege", "hasPrivilege"},
+            new String[] {"has_column_privilege", "columnPrivilege"},
             new String[] {"pg_has_role", "hasPrivilege"},
             new String[] {"pg_encoding_to_char", "encodingToChar"},
             new String[] {"version", "version"},
@@ -212,7 +212,27 @@ public final class PgCatalogFunctions {
         return null;
     }
 
-    /** Catalog reads are allowed to any principal that may read: every privilege check of a catalog query answers true. */
+    /** {@code has_table_privilege(table, privilege)}: the caller's grants, as {@link PgPrivileges#onTable} answers. */
+    public static Boolean tablePrivilege(Object table, String privilege) {
+        return PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    public static Boolean tablePrivilege(Object user, Object table, String privilege) {
+        PgPrivileges.checkUser(data(), user);
+        return PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    /** {@code has_column_privilege(table, column, privilege)}: a column's privileges are its table's. */
+    public static Boolean columnPrivilege(Object table, Object column, String privilege) {
+        return column == null ? null : PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    public static Boolean columnPrivilege(Object user, Object table, Object column, String privilege) {
+        PgPrivileges.checkUser(data(), user);
+        return column == null ? null : PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    /** A schema's, database's or role's privilege: every caller that may read the catalog has them. */
     public static Boolean hasPrivilege(Object object, String privilege) {
         return true;
     }

@@ -141,11 +141,33 @@ class CatalogQueryTest {
         assertThat(answer("SELECT * FROM pg_matviews")).isEmpty();
         assertThat(answer("SELECT * FROM information_schema.referential_constraints")).isEmpty();
         assertThat(answer("SELECT routine_name FROM information_schema.routines WHERE routine_schema = 'public'")).isEmpty();
-        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242).execute(snapshot(), List.of()).rows()
+        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242, CatalogAccess.all("tandem")).execute(snapshot(), List.of()).rows()
                 .stream().map(Arrays::toString).toList()).containsExactly("[4242]");
-        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242).columns().getFirst().name())
+        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242, CatalogAccess.all("tandem")).columns().getFirst().name())
                 .isEqualTo("pg_backend_pid");
         assertThatThrownBy(() -> answer("SELECT pg_backend_pid()"))
                 .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+    }
+
+    @Test
+    void aReaderSeesInTheCatalogOnlyWhatItIsGranted() {
+        CatalogAccess reader = new CatalogAccess("reader", java.util.Set.of("t", "t_name")::contains, false);
+        java.util.function.Function<String, List<String>> read = sql -> CatalogQuery.prepare(sql, snapshot(), "reader", 7, reader)
+                .execute(snapshot(), List.of(), reader).rows().stream().map(Arrays::toString).toList();
+        assertThat(read.apply("SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1")).containsExactly("[t]", "[t_name]");
+        assertThat(read.apply("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).containsExactly("[t]");
+        // the primary key's index is not granted: the key is listed, without an index
+        assertThat(read.apply("SELECT conname, conindid FROM pg_constraint")).containsExactly("[t_pkey, 0]");
+        assertThat(read.apply("SELECT has_table_privilege('t', 'SELECT'), has_table_privilege('t', 'INSERT, DELETE'), "
+                + "has_table_privilege('reader', 16384, 'select'), has_column_privilege('t', 'id', 'SELECT'), has_table_privilege(16387, 'SELECT')"))
+                .containsExactly("[true, false, true, true, null]");
+        assertThatThrownBy(() -> read.apply("SELECT has_table_privilege('v', 'SELECT')"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42P01");
+        assertThatThrownBy(() -> read.apply("SELECT has_table_privilege('t', 'FLY')"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("22023");
+        assertThatThrownBy(() -> read.apply("SELECT has_table_privilege('someone', 't', 'SELECT')"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42704");
+        assertThat(answer("SELECT has_table_privilege('t', 'INSERT'), has_table_privilege('v', 'INSERT'), has_table_privilege('t', 'UPDATE')"))
+                .containsExactly("[true, false, false]");
     }
 }
