@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Real clients read Tandem's {@code pg_catalog} and {@code information_schema}: psql's {@code \d t},
- * {@code \dt}, {@code \di} and {@code \dv} (compared line by line with PostgreSQL 15's output for the
+ * {@code \d+ t}, {@code \dt}, {@code \di}, {@code \dv}, {@code \dm} and {@code \x} (compared line by line with PostgreSQL 15's output for the
  * same statements when {@code POSTGRES_ORACLE_ADDRESS} names one), pgjdbc's DatabaseMetaData, and
  * SQLAlchemy's inspector over psycopg2. A missing psql or Python package skips its test, loudly.
  */
@@ -45,10 +45,11 @@ class PgCatalogClientsTest {
         }
         Assumptions.assumeTrue(psql != null, "psql is not installed");
         Path script = dir.resolve("describe.sql");
-        Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n\\d t_name\n\\d v\n\\d\n");
+        Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n\\d t_name\n\\d v\n\\d\n\\d+ t\n\\d+ t_name\n\\dm\n\\x\n\\d t\n"
+                + "INSERT INTO t VALUES (1, 'a', 1.5, NULL, true);\nSELECT id, name, ok FROM t;\n\\x\n");
         // one database and one role, both "tandem": what PostgreSQL lists there differs by design
         Path own = dir.resolve("own.sql");
-        Files.writeString(own, "\\dn\n\\l\n");
+        Files.writeString(own, "\\dn\n\\l\n\\du\n");
         String tandem;
         String tandemOwn;
         try (SqlTesting.Stack stack = SqlTesting.stack(Files.createDirectory(dir.resolve("data")));
@@ -64,7 +65,8 @@ class PgCatalogClientsTest {
         }
         assertThat(tandemOwn).as(tandemOwn)
                 .contains("List of schemas\nName|Owner\npublic|tandem\n(1 row)")
-                .contains("Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\ntandem|tandem|UTF8|C|C||libc|\n(1 row)");
+                .contains("Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\ntandem|tandem|UTF8|C|C||libc|\n(1 row)")
+                .contains("List of roles\nRole name|Attributes|Member of\ntandem|Superuser, Create role, Create DB, Bypass RLS|{}");
         assertThat(tandem).as(tandem)
                 .contains("""
                         Table "public.t"

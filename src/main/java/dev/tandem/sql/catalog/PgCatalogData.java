@@ -177,6 +177,7 @@ final class PgCatalogData {
         relation("pg_catalog", "pg_matviews", 12007, "v", "schemaname name, matviewname name, matviewowner name, tablespace name, "
                 + "hasindexes bool, ispopulated bool, definition text");
         relation("pg_catalog", "pg_proc", 1255, "r", PgProc.COLUMNS);
+        relation("pg_catalog", "pg_auth_members", 1261, "r", "roleid oid, member oid, grantor oid, admin_option bool");
         relation("information_schema", "schemata", 13001, "v", "catalog_name information_schema.sql_identifier, "
                 + "schema_name information_schema.sql_identifier, schema_owner information_schema.sql_identifier, "
                 + "default_character_set_catalog information_schema.sql_identifier, default_character_set_schema information_schema.sql_identifier, "
@@ -412,7 +413,7 @@ final class PgCatalogData {
                 }
             }
             case "pg_catalog.pg_proc" -> out.addAll(PgProc.rows());
-            case "pg_catalog.pg_matviews", "information_schema.referential_constraints", "information_schema.routines" -> {
+            case "pg_catalog.pg_matviews", "pg_catalog.pg_auth_members", "information_schema.referential_constraints", "information_schema.routines" -> {
             }
             case "pg_catalog.pg_attrdef", "pg_catalog.pg_description", "pg_catalog.pg_collation", "pg_catalog.pg_enum",
                     "pg_catalog.pg_inherits", "pg_catalog.pg_sequence" -> {

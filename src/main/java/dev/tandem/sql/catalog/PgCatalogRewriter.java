@@ -250,6 +250,10 @@ final class PgCatalogRewriter {
                 while (j < n && OP_CHARS.indexOf(s.charAt(j)) >= 0 && !(s.charAt(j) == '-' && j + 1 < n && s.charAt(j + 1) == '-')) {
                     j++;
                 }
+                // as PostgreSQL lexes: an operator of several characters ends in + or - only when it has one of ~ ! @ # % ^ & | ` ?
+                while (j - i > 1 && "+-".indexOf(s.charAt(j - 1)) >= 0 && s.substring(i, j).chars().noneMatch(ch -> "~!@#%^&|`?".indexOf(ch) >= 0)) {
+                    j--;
+                }
                 out.add(new Tok(Kind.OP, s.substring(i, j)));
                 i = j;
             } else if ("()[],;.:".indexOf(c) >= 0) {
