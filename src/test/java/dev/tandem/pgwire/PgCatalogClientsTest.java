@@ -225,4 +225,73 @@ class PgCatalogClientsTest {
             assertThat(p.exitValue()).as(out).isZero();
         }
     }
+
+    /** /usr/bin/python3 with psycopg2 and SQLAlchemy, or null (loudly skipped; an error on CI, whose .ci/run installs them). */
+    private static String pythonWithSqlalchemy(String test) throws Exception {
+        String python = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
+        Process check = new ProcessBuilder(python, "-c", "import psycopg2, sqlalchemy").redirectErrorStream(true).start();
+        boolean present = check.waitFor(60, TimeUnit.SECONDS) && check.exitValue() == 0;
+        if (!present) {
+            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
+                    "python3-psycopg2 or python3-sqlalchemy is missing on CI: .ci/run installs them");
+            System.err.println("!!! PgCatalogClientsTest." + test + " SKIPPED: python3 with psycopg2 and sqlalchemy is missing "
+                    + "(apt-get install python3-psycopg2 python3-sqlalchemy)");
+        }
+        Assumptions.assumeTrue(present, "python3-psycopg2 and python3-sqlalchemy are not installed");
+        return python;
+    }
+
+    @Test
+    void sqlalchemyCoreCreatesTablesReflectsThemAndSelects() throws Exception {
+        String python = pythonWithSqlalchemy("sqlalchemyCore");
+        Path script = dir.resolve("core.py");
+        Files.writeString(script, """
+                import sys
+                from sqlalchemy import (create_engine, MetaData, Table, Column, BigInteger, Text, Float, Boolean, Index,
+                                        inspect, select, insert)
+                url = "postgresql+psycopg2://tandem@127.0.0.1:%s/tandem" % sys.argv[1]
+                engine = create_engine(url)
+                # Tandem applies each catalog change on its own, outside a transaction block
+                ddl = create_engine(url, isolation_level="AUTOCOMMIT")
+                metadata = MetaData()
+                pets = Table("pets", metadata,
+                             Column("id", BigInteger, primary_key=True, autoincrement=False),
+                             Column("name", Text, nullable=False),
+                             Column("weight", Float),
+                             Column("indoor", Boolean))
+                Index("pets_by_name", pets.c.name)
+                metadata.create_all(ddl)
+                metadata.create_all(ddl)
+                i = inspect(engine)
+                print("tables", i.get_table_names())
+                for c in i.get_columns("pets"):
+                    print("column", c["name"], c["type"], c["nullable"])
+                print("pk", i.get_pk_constraint("pets")["constrained_columns"])
+                print("indexes", [(x["name"], x["column_names"]) for x in i.get_indexes("pets")])
+                reflected = Table("pets", MetaData(), autoload_with=engine)
+                print("reflected", [c.name for c in reflected.columns])
+                with engine.begin() as conn:
+                    conn.execute(insert(pets), [{"id": 1, "name": "rex", "weight": 12.5, "indoor": False},
+                                                {"id": 2, "name": "tom", "weight": 4.0, "indoor": True}])
+                with engine.connect() as conn:
+                    rows = conn.execute(select(reflected.c.name, reflected.c.weight).where(reflected.c.indoor == True)
+                                        .order_by(reflected.c.id)).fetchall()
+                    print("rows", [tuple(r) for r in rows])
+                """);
+        try (SqlTesting.Stack stack = SqlTesting.stack(Files.createDirectory(dir.resolve("data")));
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0)) {
+            Process p = new ProcessBuilder(python, script.toString(), Integer.toString(server.port())).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("python finished").isTrue();
+            assertThat(out).as(out)
+                    .contains("tables ['pets']")
+                    .contains("column id BIGINT False\ncolumn name TEXT False\ncolumn weight DOUBLE_PRECISION True\ncolumn indoor BOOLEAN True")
+                    .contains("pk ['id']")
+                    .contains("indexes [('pets_by_name', ['name'])]")
+                    .contains("reflected ['id', 'name', 'weight', 'indoor']")
+                    .contains("rows [('tom', 4.0)]");
+            assertThat(p.exitValue()).as(out).isZero();
+        }
+    }
 }
