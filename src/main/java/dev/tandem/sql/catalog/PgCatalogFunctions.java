@@ -63,6 +63,7 @@ public final class PgCatalogFunctions {
             new String[] {"array_lower", "arrayLower"},
             new String[] {"array_length", "arrayUpper"},
             new String[] {"tandem_regex", "regex"},
+            new String[] {"tandem_any", "anyOf"},
             new String[] {"tandem_like", "like"},
             new String[] {"tandem_bitand", "bitAnd"},
             new String[] {"tandem_bitor", "bitOr"},
@@ -325,6 +326,28 @@ public final class PgCatalogFunctions {
             }
         }
         return j.toString();
+    }
+
+    /**
+     * {@code value = ANY(array)} for an array bound as a parameter in PostgreSQL's text form
+     * ({@code {a,b,"c d",NULL}}): true when an element equals the value's text, else NULL when the value
+     * or an element is NULL, else false.
+     */
+    public static Boolean anyOf(Object value, String array) {
+        if (value == null || array == null) {
+            return null;
+        }
+        List<String> elements = PgArrays.parse(array);
+        String v = text(value);
+        boolean unknown = false;
+        for (String e : elements) {
+            if (e == null) {
+                unknown = true;
+            } else if (e.equals(v)) {
+                return true;
+            }
+        }
+        return unknown ? null : false;
     }
 
     public static Long arrayUpper(List<?> array, Long dimension) {

@@ -306,6 +306,7 @@ final class PgCatalogRewriter {
         emptySubqueries();
         booleanLiterals();
         casts();
+        anyOfParameters();
         subscripts();
         likeEscapes();
         infix(Set.of("~", "!~", "~*", "!~*", "~~", "!~~", "~~*", "!~~*", "&", "|"));
@@ -329,6 +330,41 @@ final class PgCatalogRewriter {
             }
         }
         return new Rewritten(render(toks), params, count, empty);
+    }
+
+    private static final Set<String> BEFORE_OPERAND = Set.of("where", "and", "or", "not", "on", "when", "then", "else", "select", "having");
+
+    /**
+     * {@code x = ANY($n)}, an array bound as a parameter (psycopg 3 binds a list so), becomes
+     * {@code tandem_any(x, $n)}; another comparison with a quantified parameter is refused.
+     */
+    private void anyOfParameters() {
+        for (int i = 2; i + 3 < toks.size(); i++) {
+            Tok q = toks.get(i);
+            if (!((q.is("any") || q.is("some") || q.is("all")) && toks.get(i + 1).is("(") && toks.get(i + 2).kind() == Kind.PARAM
+                    && toks.get(i + 3).is(")"))) {
+                continue;
+            }
+            int start = i - 2;
+            if (start >= 2 && toks.get(start - 1).is(".") && Set.of(Kind.WORD, Kind.QUOTED).contains(toks.get(start - 2).kind())) {
+                start -= 2;
+            }
+            Tok before = start > 0 ? toks.get(start - 1) : null;
+            boolean simple = Set.of(Kind.WORD, Kind.QUOTED, Kind.STRING, Kind.NUMBER, Kind.PARAM).contains(toks.get(i - 2).kind())
+                    && (before == null || before.is("(") || before.is(",") || before.kind() == Kind.WORD && BEFORE_OPERAND.contains(before.lower()));
+            if (!(q.is("any") || q.is("some")) || !(toks.get(i - 1).kind() == Kind.OP && toks.get(i - 1).text().equals("=")) || !simple) {
+                throw SqlException.notSupported("a comparison with " + q.text().toUpperCase(Locale.ROOT)
+                        + " of a parameter in a catalog query (only column = ANY($n))");
+            }
+            List<Tok> operand = new ArrayList<>(toks.subList(start, i - 1));
+            Tok param = toks.get(i + 2);
+            toks.subList(start, i + 4).clear();
+            List<Tok> call = new ArrayList<>(List.of(new Tok(Kind.WORD, "tandem_any"), new Tok(Kind.PUNCT, "(")));
+            call.addAll(operand);
+            call.addAll(List.of(new Tok(Kind.PUNCT, ","), param, new Tok(Kind.PUNCT, ")")));
+            toks.addAll(start, call);
+            i = start + call.size() - 1;
+        }
     }
 
     private void dropCollate() {

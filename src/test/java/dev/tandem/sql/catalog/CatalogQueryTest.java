@@ -170,4 +170,22 @@ class CatalogQueryTest {
         assertThat(answer("SELECT has_table_privilege('t', 'INSERT'), has_table_privilege('v', 'INSERT'), has_table_privilege('t', 'UPDATE')"))
                 .containsExactly("[true, false, false]");
     }
+
+    @Test
+    void anyOfAnArrayParameter() {
+        // psycopg 3 (pgcli's \dt) binds a Python list as a text[] parameter
+        assertThat(answer("SELECT relname FROM pg_class WHERE relkind = ANY(ARRAY['r','v']) AND relnamespace = 2200 ORDER BY 1"))
+                .containsExactly("[t]", "[v]");
+        assertThat(answer("SELECT relname FROM pg_class WHERE relkind = ANY($1) AND relnamespace = 2200 ORDER BY 1", "{r,p,\"\"}"))
+                .containsExactly("[t]");
+        assertThat(answer("SELECT relname FROM pg_class c WHERE c.relkind = ANY($1) AND relnamespace = 2200 ORDER BY 1", "{ \"v\" , i}"))
+                .containsExactly("[t_name]", "[t_pkey]", "[v]");
+        assertThat(answer("SELECT 'x' = ANY($1), 'x' = ANY($2), 'x' = ANY($3)", "{x,NULL}", "{y,NULL}", "{}")).containsExactly("[true, null, false]");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relkind <> ALL($1)", "{r}"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relname || 'x' = ANY($1)", "{r}"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relkind = ANY($1)", "{r"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("22P02");
+    }
 }
