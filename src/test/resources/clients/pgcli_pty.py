@@ -1,3 +1,5 @@
+# Drives pgcli in a pseudo-terminal: waits (bounded) for its prompt, lists the tables with \dt, quits.
+# Arguments: the server's port, a home directory for pgcli's configuration and history.
 import os, pty, sys, time, select
 port = sys.argv[1]
 home = sys.argv[2]
@@ -27,6 +29,8 @@ def read_until(marker, timeout):
 ok = read_until(b"tandem>", 60)
 os.write(fd, b"\\dt\r")
 ok2 = read_until(b"SELECT 1", 30)
+# let the completion refresher finish its catalog reads before quitting
+read_until(b"never printed", 5)
 os.write(fd, b"\x04")
 read_until(b"Goodbye", 10)
 sys.stdout.write(out.decode("utf-8", "replace"))

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pgcli (Debian's), unmodified, in a pseudo-terminal (Python's {@code pty}, every read bounded by a
- * timeout): it connects to Tandem, reading the catalog for its completions, and lists the tables
- * with {@code \dt}. Without pgcli it skips loudly (an error on CI, whose .ci/run installs it).
+ * timeout): it connects to Tandem, reading the catalog for its completions (schemas, tables, views,
+ * columns, foreign keys, types, databases; its functions' read is refused), and lists the tables with
+ * {@code \dt}. Without pgcli it skips loudly (an error on CI, whose .ci/run installs it).
  */
 class PgcliClientTest {
 
@@ -50,8 +51,13 @@ class PgcliClientTest {
             p.getOutputStream().close();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("the pgcli driver finished").isTrue();
-            System.err.println(out);
-            assertThat(out).as(out).contains("PROMPT True LISTED True");
+            assertThat(out).as(out).contains("PROMPT True LISTED True").contains("| public | t    | table | tandem |");
+            // its completion refresher reads the catalog in the background, a failed read printing a traceback: all but
+            // the functions' (a cast of oid arrays to regtype[], which Tandem's catalog refuses with 0A000) are answered
+            String[] failures = out.split("Exception in thread");
+            for (int i = 1; i < failures.length; i++) {
+                assertThat(failures[i]).as(out).contains("in refresh_functions").contains("FeatureNotSupported: not supported: a cast to regtype[]");
+            }
         }
     }
 }

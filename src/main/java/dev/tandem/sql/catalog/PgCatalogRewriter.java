@@ -880,6 +880,55 @@ final class PgCatalogRewriter {
         return selectListNames(branches.getFirst()[0]);
     }
 
+    /** The kinds of constraint Tandem never has: foreign keys, checks, exclusions, constraint triggers. */
+    private static final Set<String> ABSENT_CONSTRAINT_KINDS = Set.of("'f'", "'c'", "'x'", "'t'");
+
+    /**
+     * Whether the WHERE of the SELECT whose FROM is at {@code fromAt} has, as one of its top-level AND
+     * terms, {@code [alias.]contype = 'f'} (or 'c', 'x', 't'): no {@code pg_constraint} row has such a
+     * kind, and a NULL (an outer join's) fails the test too, so no row qualifies.
+     */
+    private boolean whereNeverHolds(int fromAt, int to) {
+        int depth = 0;
+        int where = -1;
+        for (int i = fromAt + 1; i < to; i++) {
+            Tok t = toks.get(i);
+            if (t.is("(") || t.is("[")) {
+                depth++;
+            } else if (t.is(")") || t.is("]")) {
+                depth--;
+            } else if (depth == 0 && where < 0 && t.is("where")) {
+                where = i;
+            } else if (depth == 0 && where >= 0 && (t.is("or") || t.is("order") || t.is("limit") || t.is("offset") || t.is("fetch"))) {
+                if (t.is("or")) {
+                    return false;
+                }
+                to = i;
+                break;
+            }
+        }
+        if (where < 0) {
+            return false;
+        }
+        depth = 0;
+        for (int i = where + 1; i + 2 < to; i++) {
+            Tok t = toks.get(i);
+            if (t.is("(") || t.is("[")) {
+                depth++;
+            } else if (t.is(")") || t.is("]")) {
+                depth--;
+            } else if (depth == 0 && t.is("contype") && toks.get(i + 1).kind() == Kind.OP && toks.get(i + 1).text().equals("=")
+                    && toks.get(i + 2).kind() == Kind.STRING && ABSENT_CONSTRAINT_KINDS.contains(toks.get(i + 2).text())) {
+                Tok before = toks.get(i - 1).is(".") ? toks.get(i - 3) : toks.get(i - 1);
+                Tok after = i + 3 < to ? toks.get(i + 3) : null;
+                if ((before.is("where") || before.is("and")) && (after == null || after.is("and") || after.is(";"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether the SELECT at {@code [from, to)} inner-joins an always-empty relation, and neither groups
      * nor aggregates (an aggregate over no rows still answers one row).
@@ -905,6 +954,9 @@ final class PgCatalogRewriter {
         }
         if (fromAt < 0) {
             return false;
+        }
+        if (whereNeverHolds(fromAt, to)) {
+            return true;
         }
         // FROM items at depth 0 up to WHERE / ORDER / LIMIT / the end
         depth = 0;

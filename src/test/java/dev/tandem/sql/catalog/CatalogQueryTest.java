@@ -188,4 +188,13 @@ class CatalogQueryTest {
         assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relkind = ANY($1)", "{r"))
                 .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("22P02");
     }
+
+    @Test
+    void aReadOfForeignKeysIsEmptyWhateverItsSelectList() {
+        // pgcli's read of foreign keys unnests in its select list; no pg_constraint row is a foreign key
+        assertThat(answer("SELECT unnest((SELECT array_agg(attname) FROM pg_attribute)) AS c, t.relname FROM pg_constraint fk "
+                + "JOIN pg_class t ON t.oid = fk.conrelid WHERE fk.contype = 'f'")).isEmpty();
+        assertThat(answer("SELECT conname FROM pg_constraint WHERE contype = 'f' OR contype = 'p'")).containsExactly("[t_pkey]");
+        assertThat(answer("SELECT count(*) FROM pg_constraint WHERE contype = 'f'")).containsExactly("[0]");
+    }
 }
