@@ -357,7 +357,8 @@ final class PgCatalogData {
                     if (r.entry() instanceof CatalogEntry.Index i) {
                         for (int k = 0; k < i.key().size(); k++) {
                             Column c = i.schema().column(i.schema().indexOf(i.key().get(k)));
-                            out.add(attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable()));
+                            // an index's attributes are never NOT NULL, as in PostgreSQL (the table's columns are)
+                            out.add(attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, false));
                         }
                     } else {
                         List<Column> columns = r.entry().schema().columns();
