@@ -965,15 +965,6 @@ public final class SqlEngine {
             case "extra_float_digits", "application_name", "client_min_messages", "statement_timeout", "search_path" -> {
                 return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
             }
-            case "datestyle", "intervalstyle", "bytea_output", "standard_conforming_strings", "default_transaction_read_only" -> {
-                // Tandem has one value of each: SET to it is accepted, another is refused
-                PgSettings.Setting setting = PgSettings.find(name);
-                String want = setting.value().toLowerCase(Locale.ROOT).replace(" ", "");
-                if (!val.replace(" ", "").equals(want) && !(setting.type().equals("bool") && PgSettings.sameBool(val, setting.value()))) {
-                    throw SqlException.notSupported(setting.name() + " " + val + " (Tandem's is " + setting.value() + ")");
-                }
-                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
-            }
             case "client_encoding", "names" -> {
                 if (!val.equals("utf8") && !val.equals("utf-8") && !val.equals("unicode")) {
                     throw SqlException.notSupported("client encoding " + val + " (only UTF8)");
@@ -987,10 +978,19 @@ public final class SqlEngine {
                 return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
             }
             default -> {
-                if (PgSettings.find(name) != null) {
+                PgSettings.Setting setting = PgSettings.find(name);
+                if (setting == null) {
+                    throw PgSettings.unrecognized(name);
+                }
+                if (!setting.settable()) {
                     throw new SqlException("55P02", "parameter \"" + name + "\" cannot be changed");
                 }
-                throw PgSettings.unrecognized(name);
+                // Tandem has one value of each (DateStyle, IntervalStyle, bytea_output...): SET to it is accepted, another is refused
+                String want = setting.value().toLowerCase(Locale.ROOT).replace(" ", "");
+                if (!val.replace(" ", "").equals(want) && !(setting.type().equals("bool") && PgSettings.sameBool(val, setting.value()))) {
+                    throw SqlException.notSupported(setting.name() + " " + val + " (Tandem's is " + setting.value() + ")");
+                }
+                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
             }
         }
     }
