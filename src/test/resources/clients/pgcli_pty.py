@@ -33,5 +33,10 @@ ok2 = read_until(b"SELECT 1", 30)
 read_until(b"never printed", 5)
 os.write(fd, b"\x04")
 read_until(b"Goodbye", 10)
+try:
+    os.kill(pid, 9)
+except ProcessLookupError:
+    pass
+os.waitpid(pid, 0)
 sys.stdout.write(out.decode("utf-8", "replace"))
 print("\nPROMPT", ok, "LISTED", ok2)
