@@ -17,6 +17,7 @@ import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
 import dev.tandem.sql.SqlStatement;
+import dev.tandem.sql.catalog.CatalogAccess;
 import dev.tandem.sql.catalog.CatalogQuery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -693,6 +694,14 @@ final class PgSession {
     }
 
     /** Refuses a catalog query (psql's {@code \d}) to a principal that may not read. */
+    /** What the session's principal may see of the catalog: the objects it is granted, all without security. */
+    private CatalogAccess catalogAccess() {
+        if (principal == null) {
+            return CatalogAccess.all(user);
+        }
+        return new CatalogAccess(user, principal::mayAccess, principal.has(dev.tandem.security.Role.WRITER));
+    }
+
     private void authorizeCatalog() {
         String refusal = principal == null ? null : SqlGrants.refusal(principal, SqlStatement.Kind.READ, java.util.Set::of);
         if (refusal != null) {
@@ -878,7 +887,7 @@ final class PgSession {
         return Mono.defer(() -> {
             failedBlock();
             authorizeCatalog();
-            return engine.prepareCatalog(text, user).flatMap(q -> engine.executeCatalog(q, List.of()));
+            return engine.prepareCatalog(text, user, pid, catalogAccess()).flatMap(q -> engine.executeCatalog(q, List.of(), catalogAccess()));
         });
     }
 
@@ -984,7 +993,7 @@ final class PgSession {
         if (PgCatalogQueries.reads(text)) {
             failedBlock();
             authorizeCatalog();
-            return engine.prepareCatalog(text, user).map(q -> parsed(name, new Prepared(null, q, oids)));
+            return engine.prepareCatalog(text, user, pid, catalogAccess()).map(q -> parsed(name, new Prepared(null, q, oids)));
         }
         errorText = text;
         return authorize(text).then(engine.prepareAsync(text, sql)).map(s -> parsed(name, new Prepared(s, null, oids)));
@@ -1090,7 +1099,7 @@ final class PgSession {
         if (portal.result != null) {
             result = Mono.just(portal.result);
         } else if (portal.prepared.canned() != null) {
-            result = engine.executeCatalog(portal.prepared.canned(), portal.params);
+            result = engine.executeCatalog(portal.prepared.canned(), portal.params, catalogAccess());
         } else if (portal.prepared.statement() == null) {
             return Mono.just(new PgWriter().simple('I').buffer());
         } else if (SqlEngine.copiesOut(portal.prepared.statement())) {

@@ -18,6 +18,7 @@ import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
 import dev.tandem.stream.ChangeStreams;
 import dev.tandem.sql.catalog.CatalogQuery;
+import dev.tandem.sql.catalog.PgSettings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -377,13 +378,13 @@ public final class SqlEngine {
      * Prepares a read of {@code pg_catalog} or {@code information_schema} ({@link CatalogQuery#reads})
      * against the catalog as it is now, on the heavy planning lane: Calcite's own engine answers it.
      */
-    public Mono<CatalogQuery> prepareCatalog(String sql, String user) {
-        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user)).subscribeOn(heavyPlanning);
+    public Mono<CatalogQuery> prepareCatalog(String sql, String user, int pid, dev.tandem.sql.catalog.CatalogAccess access) {
+        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user, pid, access)).subscribeOn(heavyPlanning);
     }
 
-    /** Runs a prepared catalog read against the catalog as it is now, on the heavy planning lane. */
-    public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params) {
-        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params)).subscribeOn(heavyPlanning);
+    /** Runs a prepared catalog read against what {@code access} shows of the catalog as it is now, on the heavy planning lane. */
+    public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params, dev.tandem.sql.catalog.CatalogAccess access) {
+        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params, access)).subscribeOn(heavyPlanning);
     }
 
     /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */
@@ -919,19 +920,31 @@ public final class SqlEngine {
                 List<SqlColumn> cols = List.of(new SqlColumn("transaction_isolation", DatumType.STRING));
                 return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {s.isolationName()}))));
             }
-            case "server_version" -> {
+            case "all" -> {
                 lex.end();
-                List<SqlColumn> cols = List.of(new SqlColumn("server_version", DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {SERVER_VERSION}))));
+                List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("setting", DatumType.STRING),
+                        new SqlColumn("description", DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> {
+                    List<Object[]> all = new java.util.ArrayList<>();
+                    for (PgSettings.Setting setting : PgSettings.ALL) {
+                        all.add(new Object[] {setting.name(), setting.value(), setting.description()});
+                    }
+                    all.add(new Object[] {"transaction_isolation", s.isolationName(), "Sets the current transaction's isolation level."});
+                    all.sort(java.util.Comparator.comparing(a -> ((String) a[0]).toLowerCase(Locale.ROOT)));
+                    return Mono.just(SqlResult.rows("SHOW", cols, all));
+                });
             }
-            case "standard_conforming_strings" -> {
+            default -> {
+                // SHOW time zone is SHOW timezone
+                String name = what.text().equals("time") && lex.accept("zone") ? "timezone" : what.text();
                 lex.end();
-                List<SqlColumn> cols = List.of(new SqlColumn("standard_conforming_strings", DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {"on"}))));
+                PgSettings.Setting setting = PgSettings.find(name);
+                if (setting == null) {
+                    throw PgSettings.unrecognized(name);
+                }
+                List<SqlColumn> cols = List.of(new SqlColumn(setting.name(), DatumType.STRING));
+                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {setting.value()}))));
             }
-            default -> throw new SqlException("42704", "unrecognized configuration parameter \"" + what.text()
-                    + "\" (SHOW knows TABLES, VIEWS, INDEXES, COLUMNS FROM name, transaction_isolation, server_version, "
-                    + "standard_conforming_strings)");
         }
     }
 
@@ -1001,7 +1014,21 @@ public final class SqlEngine {
                 }
                 return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
             }
-            default -> throw new SqlException("42704", "unrecognized configuration parameter \"" + name + "\"");
+            default -> {
+                PgSettings.Setting setting = PgSettings.find(name);
+                if (setting == null) {
+                    throw PgSettings.unrecognized(name);
+                }
+                if (!setting.settable()) {
+                    throw new SqlException("55P02", "parameter \"" + name + "\" cannot be changed");
+                }
+                // Tandem has one value of each (DateStyle, IntervalStyle, bytea_output...): SET to it is accepted, another is refused
+                String want = setting.value().toLowerCase(Locale.ROOT).replace(" ", "");
+                if (!val.replace(" ", "").equals(want) && !(setting.type().equals("bool") && PgSettings.sameBool(val, setting.value()))) {
+                    throw SqlException.notSupported(setting.name() + " " + val + " (Tandem's is " + setting.value() + ")");
+                }
+                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
+            }
         }
     }
 }

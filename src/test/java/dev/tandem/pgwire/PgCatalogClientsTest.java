@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Real clients read Tandem's {@code pg_catalog} and {@code information_schema}: psql's {@code \d t},
- * {@code \dt}, {@code \di} and {@code \dv} (compared line by line with PostgreSQL 15's output for the
+ * {@code \d+ t}, {@code \dt}, {@code \di}, {@code \dv}, {@code \dm} and {@code \x} (compared line by line with PostgreSQL 15's output for the
  * same statements when {@code POSTGRES_ORACLE_ADDRESS} names one), pgjdbc's DatabaseMetaData, and
  * SQLAlchemy's inspector over psycopg2. A missing psql or Python package skips its test, loudly.
  */
@@ -45,10 +45,11 @@ class PgCatalogClientsTest {
         }
         Assumptions.assumeTrue(psql != null, "psql is not installed");
         Path script = dir.resolve("describe.sql");
-        Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n\\d t_name\n\\d v\n\\d\n");
+        Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n\\d t_name\n\\d v\n\\d\n\\d+ t\n\\d+ t_name\n\\dm\n\\x\n\\d t\n"
+                + "INSERT INTO t VALUES (1, 'a', 1.5, NULL, true);\nSELECT id, name, ok FROM t;\n\\x\n");
         // one database and one role, both "tandem": what PostgreSQL lists there differs by design
         Path own = dir.resolve("own.sql");
-        Files.writeString(own, "\\dn\n\\l\n");
+        Files.writeString(own, "\\dn\n\\l\n\\du\n");
         String tandem;
         String tandemOwn;
         try (SqlTesting.Stack stack = SqlTesting.stack(Files.createDirectory(dir.resolve("data")));
@@ -64,7 +65,8 @@ class PgCatalogClientsTest {
         }
         assertThat(tandemOwn).as(tandemOwn)
                 .contains("List of schemas\nName|Owner\npublic|tandem\n(1 row)")
-                .contains("Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\ntandem|tandem|UTF8|C|C||libc|\n(1 row)");
+                .contains("Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\ntandem|tandem|UTF8|C|C||libc|\n(1 row)")
+                .contains("List of roles\nRole name|Attributes|Member of\ntandem|Superuser, Create role, Create DB, Bypass RLS|{}");
         assertThat(tandem).as(tandem)
                 .contains("""
                         Table "public.t"
@@ -220,6 +222,75 @@ class PgCatalogClientsTest {
                     .contains("pk t_pkey ['id']")
                     .contains("indexes [('t_name', ['name'], False)]")
                     .contains("has True False");
+            assertThat(p.exitValue()).as(out).isZero();
+        }
+    }
+
+    /** /usr/bin/python3 with psycopg2 and SQLAlchemy, or null (loudly skipped; an error on CI, whose .ci/run installs them). */
+    private static String pythonWithSqlalchemy(String test) throws Exception {
+        String python = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
+        Process check = new ProcessBuilder(python, "-c", "import psycopg2, sqlalchemy").redirectErrorStream(true).start();
+        boolean present = check.waitFor(60, TimeUnit.SECONDS) && check.exitValue() == 0;
+        if (!present) {
+            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
+                    "python3-psycopg2 or python3-sqlalchemy is missing on CI: .ci/run installs them");
+            System.err.println("!!! PgCatalogClientsTest." + test + " SKIPPED: python3 with psycopg2 and sqlalchemy is missing "
+                    + "(apt-get install python3-psycopg2 python3-sqlalchemy)");
+        }
+        Assumptions.assumeTrue(present, "python3-psycopg2 and python3-sqlalchemy are not installed");
+        return python;
+    }
+
+    @Test
+    void sqlalchemyCoreCreatesTablesReflectsThemAndSelects() throws Exception {
+        String python = pythonWithSqlalchemy("sqlalchemyCore");
+        Path script = dir.resolve("core.py");
+        Files.writeString(script, """
+                import sys
+                from sqlalchemy import (create_engine, MetaData, Table, Column, BigInteger, Text, Float, Boolean, Index,
+                                        inspect, select, insert)
+                url = "postgresql+psycopg2://tandem@127.0.0.1:%s/tandem" % sys.argv[1]
+                engine = create_engine(url)
+                # Tandem applies each catalog change on its own, outside a transaction block
+                ddl = create_engine(url, isolation_level="AUTOCOMMIT")
+                metadata = MetaData()
+                pets = Table("pets", metadata,
+                             Column("id", BigInteger, primary_key=True, autoincrement=False),
+                             Column("name", Text, nullable=False),
+                             Column("weight", Float),
+                             Column("indoor", Boolean))
+                Index("pets_by_name", pets.c.name)
+                metadata.create_all(ddl)
+                metadata.create_all(ddl)
+                i = inspect(engine)
+                print("tables", i.get_table_names())
+                for c in i.get_columns("pets"):
+                    print("column", c["name"], c["type"], c["nullable"])
+                print("pk", i.get_pk_constraint("pets")["constrained_columns"])
+                print("indexes", [(x["name"], x["column_names"]) for x in i.get_indexes("pets")])
+                reflected = Table("pets", MetaData(), autoload_with=engine)
+                print("reflected", [c.name for c in reflected.columns])
+                with engine.begin() as conn:
+                    conn.execute(insert(pets), [{"id": 1, "name": "rex", "weight": 12.5, "indoor": False},
+                                                {"id": 2, "name": "tom", "weight": 4.0, "indoor": True}])
+                with engine.connect() as conn:
+                    rows = conn.execute(select(reflected.c.name, reflected.c.weight).where(reflected.c.indoor == True)
+                                        .order_by(reflected.c.id)).fetchall()
+                    print("rows", [tuple(r) for r in rows])
+                """);
+        try (SqlTesting.Stack stack = SqlTesting.stack(Files.createDirectory(dir.resolve("data")));
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0)) {
+            Process p = new ProcessBuilder(python, script.toString(), Integer.toString(server.port())).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("python finished").isTrue();
+            assertThat(out).as(out)
+                    .contains("tables ['pets']")
+                    .contains("column id BIGINT False\ncolumn name TEXT False\ncolumn weight DOUBLE_PRECISION True\ncolumn indoor BOOLEAN True")
+                    .contains("pk ['id']")
+                    .contains("indexes [('pets_by_name', ['name'])]")
+                    .contains("reflected ['id', 'name', 'weight', 'indoor']")
+                    .contains("rows [('tom', 4.0)]");
             assertThat(p.exitValue()).as(out).isZero();
         }
     }

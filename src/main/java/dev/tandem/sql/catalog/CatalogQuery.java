@@ -55,7 +55,8 @@ public final class CatalogQuery {
         }
         PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.append('|').append(n));
         CATALOG_WORDS = Pattern.compile("(?i)\\b(" + names + "|current_catalog|current_schema)\\b|\\b(version|current_schemas?|current_database|format_type|pg_get_\\w+"
-                + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char)\\s*\\(");
+                + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char"
+                + "|current_setting|pg_size_pretty|pg_backend_pid|quote_ident|array_to_string)\\s*\\(");
     }
 
     private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
@@ -100,13 +101,21 @@ public final class CatalogQuery {
 
     /** Prepares {@code sql} against {@code snapshot}: rewritten and validated, its columns known; refused with {@code 0A000} what cannot be answered. */
     public static CatalogQuery prepare(String sql, CatalogSnapshot snapshot, String user) {
-        PgCatalogRewriter.Rewritten r = PgCatalogRewriter.rewrite(sql, user);
+        return prepare(sql, snapshot, user, 0, CatalogAccess.all(user));
+    }
+
+    /**
+     * As {@link #prepare(String, CatalogSnapshot, String)}, for the wire-protocol session with process id
+     * {@code pid} ({@code pg_backend_pid()}) whose caller sees what {@code access} grants.
+     */
+    public static CatalogQuery prepare(String sql, CatalogSnapshot snapshot, String user, int pid, CatalogAccess access) {
+        PgCatalogRewriter.Rewritten r = PgCatalogRewriter.rewrite(sql, user, pid);
         if (r.empty()) {
             List<SqlColumn> cols = r.emptyColumns().stream().map(n -> new SqlColumn(n, DatumType.STRING)).toList();
             return new CatalogQuery(sql, r, cols);
         }
         Compiled compiled = null;
-        PgCatalogFunctions.CURRENT.set(new PgCatalogData(snapshot));
+        PgCatalogFunctions.CURRENT.set(new PgCatalogData(snapshot, access));
         try {
             compiled = Compiled.take(r.sql());
             CatalogQuery q = new CatalogQuery(sql, r, columns(compiled.statement().getMetaData(), pgNames(sql)));
@@ -122,13 +131,18 @@ public final class CatalogQuery {
 
     /** Runs the query against {@code snapshot} with {@code params} (text, or values decoded from binary). */
     public SqlResult execute(CatalogSnapshot snapshot, List<Object> params) {
+        return execute(snapshot, params, CatalogAccess.all(PgCatalogData.OWNER));
+    }
+
+    /** Runs the query against what {@code access} shows of {@code snapshot}, with {@code params}. */
+    public SqlResult execute(CatalogSnapshot snapshot, List<Object> params, CatalogAccess access) {
         if (params.size() != rewritten.parameterCount()) {
             throw new SqlException("08P01", "the catalog query takes " + rewritten.parameterCount() + " parameters, not " + params.size());
         }
         if (rewritten.empty()) {
             return new SqlResult("SELECT", columns, List.of(), 0, null, null);
         }
-        PgCatalogData data = new PgCatalogData(snapshot);
+        PgCatalogData data = new PgCatalogData(snapshot, access);
         PgCatalogFunctions.CURRENT.set(data);
         Compiled compiled = null;
         try {

@@ -174,6 +174,10 @@ final class PgCatalogData {
                 + "hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool");
         relation("pg_catalog", "pg_views", 12005, "v", "schemaname name, viewname name, viewowner name, definition text");
         relation("pg_catalog", "pg_indexes", 12006, "v", "schemaname name, tablename name, indexname name, tablespace name, indexdef text");
+        relation("pg_catalog", "pg_matviews", 12007, "v", "schemaname name, matviewname name, matviewowner name, tablespace name, "
+                + "hasindexes bool, ispopulated bool, definition text");
+        relation("pg_catalog", "pg_proc", 1255, "r", PgProc.COLUMNS);
+        relation("pg_catalog", "pg_auth_members", 1261, "r", "roleid oid, member oid, grantor oid, admin_option bool");
         relation("information_schema", "schemata", 13001, "v", "catalog_name information_schema.sql_identifier, "
                 + "schema_name information_schema.sql_identifier, schema_owner information_schema.sql_identifier, "
                 + "default_character_set_catalog information_schema.sql_identifier, default_character_set_schema information_schema.sql_identifier, "
@@ -214,9 +218,23 @@ final class PgCatalogData {
                 + "is_updatable information_schema.yes_or_no, is_insertable_into information_schema.yes_or_no, "
                 + "is_trigger_updatable information_schema.yes_or_no, is_trigger_deletable information_schema.yes_or_no, "
                 + "is_trigger_insertable_into information_schema.yes_or_no");
+        relation("information_schema", "referential_constraints", 13007, "v", "constraint_catalog information_schema.sql_identifier, "
+                + "constraint_schema information_schema.sql_identifier, constraint_name information_schema.sql_identifier, "
+                + "unique_constraint_catalog information_schema.sql_identifier, unique_constraint_schema information_schema.sql_identifier, "
+                + "unique_constraint_name information_schema.sql_identifier, match_option information_schema.character_data, "
+                + "update_rule information_schema.character_data, delete_rule information_schema.character_data");
+        relation("information_schema", "routines", 13008, "v", "specific_catalog information_schema.sql_identifier, "
+                + "specific_schema information_schema.sql_identifier, specific_name information_schema.sql_identifier, "
+                + "routine_catalog information_schema.sql_identifier, routine_schema information_schema.sql_identifier, "
+                + "routine_name information_schema.sql_identifier, routine_type information_schema.character_data, "
+                + "data_type information_schema.character_data, type_udt_name information_schema.sql_identifier, "
+                + "routine_body information_schema.character_data, routine_definition information_schema.character_data, "
+                + "external_language information_schema.character_data, is_deterministic information_schema.yes_or_no, "
+                + "security_type information_schema.character_data");
     }
 
     final CatalogSnapshot snapshot;
+    final CatalogAccess access;
     /** Tandem's relations by OID. */
     final Map<Long, Rel> rels = new LinkedHashMap<>();
     final Map<String, Rel> relByName = new HashMap<>();
@@ -224,8 +242,15 @@ final class PgCatalogData {
     final Map<Long, KeyRow> keyByOid = new HashMap<>();
 
     PgCatalogData(CatalogSnapshot snapshot) {
+        this(snapshot, CatalogAccess.all(OWNER));
+    }
+
+    /** The catalog as {@code access} shows it: an object it is not granted is in no relation. */
+    PgCatalogData(CatalogSnapshot snapshot, CatalogAccess access) {
         this.snapshot = snapshot;
-        for (CatalogEntry e : snapshot.entries()) {
+        this.access = access;
+        List<CatalogEntry> entries = snapshot.entries().stream().filter(e -> access.mayAccess().test(e.name())).toList();
+        for (CatalogEntry e : entries) {
             String kind = switch (e) {
                 case CatalogEntry.Table t -> "r";
                 case CatalogEntry.View v -> "v";
@@ -235,7 +260,7 @@ final class PgCatalogData {
             rels.put(r.oid(), r);
             relByName.put(r.name(), r);
         }
-        for (CatalogEntry e : snapshot.entries()) {
+        for (CatalogEntry e : entries) {
             if (e instanceof CatalogEntry.Table t) {
                 for (int k = 0; k < t.keys().size(); k++) {
                     CatalogEntry.Key key = t.keys().get(k);
@@ -332,7 +357,8 @@ final class PgCatalogData {
                     if (r.entry() instanceof CatalogEntry.Index i) {
                         for (int k = 0; k < i.key().size(); k++) {
                             Column c = i.schema().column(i.schema().indexOf(i.key().get(k)));
-                            out.add(attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable()));
+                            // an index's attributes are never NOT NULL, as in PostgreSQL (the table's columns are)
+                            out.add(attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, false));
                         }
                     } else {
                         List<Column> columns = r.entry().schema().columns();
@@ -387,6 +413,9 @@ final class PgCatalogData {
                             null, null, null, null, null));
                 }
             }
+            case "pg_catalog.pg_proc" -> out.addAll(PgProc.rows());
+            case "pg_catalog.pg_matviews", "pg_catalog.pg_auth_members", "information_schema.referential_constraints", "information_schema.routines" -> {
+            }
             case "pg_catalog.pg_attrdef", "pg_catalog.pg_description", "pg_catalog.pg_collation", "pg_catalog.pg_enum",
                     "pg_catalog.pg_inherits", "pg_catalog.pg_sequence" -> {
             }
@@ -399,8 +428,9 @@ final class PgCatalogData {
             case "pg_catalog.pg_roles" -> out.add(row(OWNER, true, true, true, true, true, false, -1L, "********", null, true, null, OWNER_OID));
             case "pg_catalog.pg_user" -> out.add(row(OWNER, OWNER_OID, true, true, false, true, "********", null, null));
             case "pg_catalog.pg_settings" -> {
-                for (String[] s : SETTINGS) {
-                    out.add(row(s[0], s[1], null, s[2], s[3], null, "user", "string", "default", null, null, null, s[1], s[1], null, null, false));
+                for (PgSettings.Setting s : PgSettings.ALL) {
+                    out.add(row(s.name(), s.value(), s.unit(), s.category(), s.description(), null, s.context(), s.type(),
+                            s.context().equals("internal") ? "default" : "session", null, null, null, s.value(), s.value(), null, null, false));
                 }
             }
             case "pg_catalog.pg_tables" -> {
@@ -493,24 +523,6 @@ final class PgCatalogData {
         }
         return out;
     }
-
-    /** The settings {@code pg_settings} lists: name, value, category, description. */
-    private static final List<String[]> SETTINGS = List.of(
-            new String[] {"client_encoding", "UTF8", "Client Connection Defaults / Locale and Formatting", "Sets the client's character set encoding."},
-            new String[] {"DateStyle", "ISO, MDY", "Client Connection Defaults / Locale and Formatting", "Sets the display format for date and time values."},
-            new String[] {"integer_datetimes", "on", "Preset Options", "Shows whether datetimes are integer based."},
-            new String[] {"max_identifier_length", "63", "Preset Options", "Shows the maximum identifier length."},
-            new String[] {"max_index_keys", "32", "Preset Options", "Shows the maximum number of index keys."},
-            new String[] {"block_size", "8192", "Preset Options", "Shows the size of a disk block."},
-            new String[] {"lc_collate", "C", "Preset Options", "Shows the collation order locale."},
-            new String[] {"lc_ctype", "C", "Preset Options", "Shows the character classification and case conversion locale."},
-            new String[] {"is_superuser", "off", "Preset Options", "Shows whether the current user is a superuser."},
-            new String[] {"search_path", "\"$user\", public", "Client Connection Defaults / Statement Behavior", "Sets the schema search order."},
-            new String[] {"server_encoding", "UTF8", "Preset Options", "Shows the server (database) character set encoding."},
-            new String[] {"server_version", "15.0", "Preset Options", "Shows the server version."},
-            new String[] {"server_version_num", "150000", "Preset Options", "Shows the server version as an integer."},
-            new String[] {"standard_conforming_strings", "on", "Version and Platform Compatibility", "Causes '...' strings to treat backslashes literally."},
-            new String[] {"TimeZone", "UTC", "Client Connection Defaults / Locale and Formatting", "Sets the time zone for displaying and interpreting time stamps."});
 
     private static Object[] row(Object... values) {
         Object[] r = Arrays.copyOf(values, values.length);

@@ -47,20 +47,23 @@ public final class PgCatalogFunctions {
             new String[] {"obj_description", "objDescription"},
             new String[] {"col_description", "colDescription"},
             new String[] {"shobj_description", "objDescription"},
-            new String[] {"has_table_privilege", "hasPrivilege"},
+            new String[] {"has_table_privilege", "tablePrivilege"},
             new String[] {"has_schema_privilege", "hasPrivilege"},
             new String[] {"has_database_privilege", "hasPrivilege"},
-            new String[] {"has_column_privilege", "hasPrivilege"},
+            new String[] {"has_column_privilege", "columnPrivilege"},
             new String[] {"pg_has_role", "hasPrivilege"},
             new String[] {"pg_encoding_to_char", "encodingToChar"},
             new String[] {"version", "version"},
             new String[] {"current_database", "currentDatabase"},
             new String[] {"quote_ident", "quoteIdent"},
+            new String[] {"current_setting", "currentSetting"},
+            new String[] {"pg_size_pretty", "sizePretty"},
             new String[] {"array_to_string", "arrayToString"},
             new String[] {"array_upper", "arrayUpper"},
             new String[] {"array_lower", "arrayLower"},
             new String[] {"array_length", "arrayUpper"},
             new String[] {"tandem_regex", "regex"},
+            new String[] {"tandem_any", "anyOf"},
             new String[] {"tandem_like", "like"},
             new String[] {"tandem_bitand", "bitAnd"},
             new String[] {"tandem_bitor", "bitOr"},
@@ -210,7 +213,27 @@ public final class PgCatalogFunctions {
         return null;
     }
 
-    /** Catalog reads are allowed to any principal that may read: every privilege check of a catalog query answers true. */
+    /** {@code has_table_privilege(table, privilege)}: the caller's grants, as {@link PgPrivileges#onTable} answers. */
+    public static Boolean tablePrivilege(Object table, String privilege) {
+        return PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    public static Boolean tablePrivilege(Object user, Object table, String privilege) {
+        PgPrivileges.checkUser(data(), user);
+        return PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    /** {@code has_column_privilege(table, column, privilege)}: a column's privileges are its table's. */
+    public static Boolean columnPrivilege(Object table, Object column, String privilege) {
+        return column == null ? null : PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    public static Boolean columnPrivilege(Object user, Object table, Object column, String privilege) {
+        PgPrivileges.checkUser(data(), user);
+        return column == null ? null : PgPrivileges.onTable(data(), table, privilege);
+    }
+
+    /** A schema's, database's or role's privilege: every caller that may read the catalog has them. */
     public static Boolean hasPrivilege(Object object, String privilege) {
         return true;
     }
@@ -233,6 +256,42 @@ public final class PgCatalogFunctions {
 
     public static String currentDatabase() {
         return PgCatalogData.DATABASE;
+    }
+
+    public static String currentSetting(String name) {
+        return PgSettings.currentSetting(name);
+    }
+
+    public static String currentSetting(String name, Boolean missingOk) {
+        return PgSettings.currentSetting(name, missingOk);
+    }
+
+    /**
+     * {@code pg_size_pretty(bigint)}: bytes below 10240 as bytes, else halved-and-rounded steps of 1024
+     * into kB, MB, GB, TB and PB, each unit taken while the value stays below 20480 of it.
+     */
+    public static String sizePretty(Long size) {
+        if (size == null) {
+            return null;
+        }
+        long limit = 10 * 1024;
+        long limit2 = limit * 2 - 1;
+        if (Math.abs(size) < limit) {
+            return size + " bytes";
+        }
+        // one extra bit is kept for the rounding (a division, rounding toward zero, as PostgreSQL's)
+        long v = size / (1L << 9);
+        for (String unit : List.of("kB", "MB", "GB", "TB")) {
+            if (Math.abs(v) < limit2) {
+                return halfRounded(v) + " " + unit;
+            }
+            v /= 1L << 10;
+        }
+        return halfRounded(v) + " PB";
+    }
+
+    private static long halfRounded(long x) {
+        return (x + (x < 0 ? -1 : 1)) / 2;
     }
 
     private static final Set<String> RESERVED = Set.of("all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "both",
@@ -267,6 +326,28 @@ public final class PgCatalogFunctions {
             }
         }
         return j.toString();
+    }
+
+    /**
+     * {@code value = ANY(array)} for an array bound as a parameter in PostgreSQL's text form
+     * ({@code {a,b,"c d",NULL}}): true when an element equals the value's text, else NULL when the value
+     * or an element is NULL, else false.
+     */
+    public static Boolean anyOf(Object value, String array) {
+        if (value == null || array == null) {
+            return null;
+        }
+        List<String> elements = PgArrays.parse(array);
+        String v = text(value);
+        boolean unknown = false;
+        for (String e : elements) {
+            if (e == null) {
+                unknown = true;
+            } else if (e.equals(v)) {
+                return true;
+            }
+        }
+        return unknown ? null : false;
     }
 
     public static Long arrayUpper(List<?> array, Long dimension) {

@@ -37,19 +37,26 @@ final class PgCatalogRewriter {
 
     /** The user names the session functions return. */
     private final String user;
+    /** The session's process id, as {@code pg_backend_pid()} returns it. */
+    private final int pid;
     private List<Tok> toks;
 
-    private PgCatalogRewriter(String user) {
+    private PgCatalogRewriter(String user, int pid) {
         this.user = user;
+        this.pid = pid;
     }
 
     static Rewritten rewrite(String sql, String user) {
-        return new PgCatalogRewriter(user).run(sql);
+        return rewrite(sql, user, 0);
+    }
+
+    static Rewritten rewrite(String sql, String user, int pid) {
+        return new PgCatalogRewriter(user, pid).run(sql);
     }
 
     /** The column names PostgreSQL gives a SELECT's select list (aliases, column and function names, else ?column?). */
     static List<String> selectNames(String sql) {
-        PgCatalogRewriter r = new PgCatalogRewriter("");
+        PgCatalogRewriter r = new PgCatalogRewriter("", 0);
         r.toks = lex(sql);
         return r.toks.isEmpty() || !r.toks.getFirst().is("select") ? null : r.selectListNames(0);
     }
@@ -243,6 +250,10 @@ final class PgCatalogRewriter {
                 while (j < n && OP_CHARS.indexOf(s.charAt(j)) >= 0 && !(s.charAt(j) == '-' && j + 1 < n && s.charAt(j + 1) == '-')) {
                     j++;
                 }
+                // as PostgreSQL lexes: an operator of several characters ends in + or - only when it has one of ~ ! @ # % ^ & | ` ?
+                while (j - i > 1 && "+-".indexOf(s.charAt(j - 1)) >= 0 && s.substring(i, j).chars().noneMatch(ch -> "~!@#%^&|`?".indexOf(ch) >= 0)) {
+                    j--;
+                }
                 out.add(new Tok(Kind.OP, s.substring(i, j)));
                 i = j;
             } else if ("()[],;.:".indexOf(c) >= 0) {
@@ -295,6 +306,7 @@ final class PgCatalogRewriter {
         emptySubqueries();
         booleanLiterals();
         casts();
+        anyOfParameters();
         subscripts();
         likeEscapes();
         infix(Set.of("~", "!~", "~*", "!~*", "~~", "!~~", "~~*", "!~~*", "&", "|"));
@@ -318,6 +330,41 @@ final class PgCatalogRewriter {
             }
         }
         return new Rewritten(render(toks), params, count, empty);
+    }
+
+    private static final Set<String> BEFORE_OPERAND = Set.of("where", "and", "or", "not", "on", "when", "then", "else", "select", "having");
+
+    /**
+     * {@code x = ANY($n)}, an array bound as a parameter (psycopg 3 binds a list so), becomes
+     * {@code tandem_any(x, $n)}; another comparison with a quantified parameter is refused.
+     */
+    private void anyOfParameters() {
+        for (int i = 2; i + 3 < toks.size(); i++) {
+            Tok q = toks.get(i);
+            if (!((q.is("any") || q.is("some") || q.is("all")) && toks.get(i + 1).is("(") && toks.get(i + 2).kind() == Kind.PARAM
+                    && toks.get(i + 3).is(")"))) {
+                continue;
+            }
+            int start = i - 2;
+            if (start >= 2 && toks.get(start - 1).is(".") && Set.of(Kind.WORD, Kind.QUOTED).contains(toks.get(start - 2).kind())) {
+                start -= 2;
+            }
+            Tok before = start > 0 ? toks.get(start - 1) : null;
+            boolean simple = Set.of(Kind.WORD, Kind.QUOTED, Kind.STRING, Kind.NUMBER, Kind.PARAM).contains(toks.get(i - 2).kind())
+                    && (before == null || before.is("(") || before.is(",") || before.kind() == Kind.WORD && BEFORE_OPERAND.contains(before.lower()));
+            if (!(q.is("any") || q.is("some")) || !(toks.get(i - 1).kind() == Kind.OP && toks.get(i - 1).text().equals("=")) || !simple) {
+                throw SqlException.notSupported("a comparison with " + q.text().toUpperCase(Locale.ROOT)
+                        + " of a parameter in a catalog query (only column = ANY($n))");
+            }
+            List<Tok> operand = new ArrayList<>(toks.subList(start, i - 1));
+            Tok param = toks.get(i + 2);
+            toks.subList(start, i + 4).clear();
+            List<Tok> call = new ArrayList<>(List.of(new Tok(Kind.WORD, "tandem_any"), new Tok(Kind.PUNCT, "(")));
+            call.addAll(operand);
+            call.addAll(List.of(new Tok(Kind.PUNCT, ","), param, new Tok(Kind.PUNCT, ")")));
+            toks.addAll(start, call);
+            i = start + call.size() - 1;
+        }
     }
 
     private void dropCollate() {
@@ -392,6 +439,7 @@ final class PgCatalogRewriter {
                 case "current_catalog" -> quote(PgCatalogData.DATABASE);
                 case "current_schema" -> call || !(i + 1 < toks.size() && toks.get(i + 1).is("(")) ? quote("public") : null;
                 case "current_schemas" -> schemas(i);
+                case "pg_backend_pid" -> call ? backendPid() : null;
                 default -> null;
             };
             if (replacement != null && t.lower().equals("current_schemas")) {
@@ -399,7 +447,7 @@ final class PgCatalogRewriter {
                 toks.addAll(i, lex(replacement));
             } else if (replacement != null) {
                 String alias = t.lower();
-                toks.set(i, new Tok(Kind.STRING, replacement));
+                toks.set(i, new Tok(t.lower().equals("pg_backend_pid") ? Kind.NUMBER : Kind.STRING, replacement));
                 if (call) {
                     toks.subList(i + 1, i + 3).clear();
                 }
@@ -409,6 +457,13 @@ final class PgCatalogRewriter {
                 }
             }
         }
+    }
+
+    private String backendPid() {
+        if (pid <= 0) {
+            throw SqlException.notSupported("pg_backend_pid() outside a wire-protocol session");
+        }
+        return Integer.toString(pid);
     }
 
     /** {@code current_schemas(b)}: the search path, with pg_catalog when {@code b} is true. */
@@ -533,7 +588,7 @@ final class PgCatalogRewriter {
         }
     }
 
-    private static final Set<String> INT2VECTOR_COLUMNS = Set.of("indkey", "indoption", "indclass", "indcollation", "stxkeys");
+    private static final Set<String> INT2VECTOR_COLUMNS = Set.of("indkey", "indoption", "indclass", "indcollation", "stxkeys", "proargtypes");
 
     private List<Tok> cast(List<Tok> operand, String type, boolean array) {
         boolean literal = operand.size() == 1 && operand.getFirst().kind() == Kind.STRING;
@@ -825,6 +880,55 @@ final class PgCatalogRewriter {
         return selectListNames(branches.getFirst()[0]);
     }
 
+    /** The kinds of constraint Tandem never has: foreign keys, checks, exclusions, constraint triggers. */
+    private static final Set<String> ABSENT_CONSTRAINT_KINDS = Set.of("'f'", "'c'", "'x'", "'t'");
+
+    /**
+     * Whether the WHERE of the SELECT whose FROM is at {@code fromAt} has, as one of its top-level AND
+     * terms, {@code [alias.]contype = 'f'} (or 'c', 'x', 't'): no {@code pg_constraint} row has such a
+     * kind, and a NULL (an outer join's) fails the test too, so no row qualifies.
+     */
+    private boolean whereNeverHolds(int fromAt, int to) {
+        int depth = 0;
+        int where = -1;
+        for (int i = fromAt + 1; i < to; i++) {
+            Tok t = toks.get(i);
+            if (t.is("(") || t.is("[")) {
+                depth++;
+            } else if (t.is(")") || t.is("]")) {
+                depth--;
+            } else if (depth == 0 && where < 0 && t.is("where")) {
+                where = i;
+            } else if (depth == 0 && where >= 0 && (t.is("or") || t.is("order") || t.is("limit") || t.is("offset") || t.is("fetch"))) {
+                if (t.is("or")) {
+                    return false;
+                }
+                to = i;
+                break;
+            }
+        }
+        if (where < 0) {
+            return false;
+        }
+        depth = 0;
+        for (int i = where + 1; i + 2 < to; i++) {
+            Tok t = toks.get(i);
+            if (t.is("(") || t.is("[")) {
+                depth++;
+            } else if (t.is(")") || t.is("]")) {
+                depth--;
+            } else if (depth == 0 && t.is("contype") && toks.get(i + 1).kind() == Kind.OP && toks.get(i + 1).text().equals("=")
+                    && toks.get(i + 2).kind() == Kind.STRING && ABSENT_CONSTRAINT_KINDS.contains(toks.get(i + 2).text())) {
+                Tok before = toks.get(i - 1).is(".") ? toks.get(i - 3) : toks.get(i - 1);
+                Tok after = i + 3 < to ? toks.get(i + 3) : null;
+                if ((before.is("where") || before.is("and")) && (after == null || after.is("and") || after.is(";"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether the SELECT at {@code [from, to)} inner-joins an always-empty relation, and neither groups
      * nor aggregates (an aggregate over no rows still answers one row).
@@ -850,6 +954,9 @@ final class PgCatalogRewriter {
         }
         if (fromAt < 0) {
             return false;
+        }
+        if (whereNeverHolds(fromAt, to)) {
+            return true;
         }
         // FROM items at depth 0 up to WHERE / ORDER / LIMIT / the end
         depth = 0;

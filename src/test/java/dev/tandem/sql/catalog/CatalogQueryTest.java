@@ -121,4 +121,80 @@ class CatalogQueryTest {
         assertThatThrownBy(() -> answer("SELECT 'nosuch'::regclass"))
                 .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42P01");
     }
+
+    @Test
+    void functionsSettingsAndEmptyRelationsClientsLookUp() {
+        assertThat(answer("SELECT oid, pronargs, prorettype, proargtypes FROM pg_proc WHERE proname = 'pg_get_constraintdef' ORDER BY oid"))
+                .containsExactly("[1387, 1, 25, {26}]", "[2508, 2, 25, {26,16}]");
+        assertThat(answer("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'"))
+                .containsExactly("[0]");
+        assertThat(answer("SELECT setting, vartype FROM pg_settings WHERE name = 'max_identifier_length'")).containsExactly("[63, integer]");
+        assertThat(answer("SELECT current_setting('server_version_num'), current_setting('datestyle'), current_setting('nosuch', true)"))
+                .containsExactly("[150000, ISO, MDY, null]");
+        assertThatThrownBy(() -> answer("SELECT current_setting('nosuch')"))
+                .isInstanceOf(SqlException.class).hasMessageContaining("unrecognized configuration parameter \"nosuch\"")
+                .extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42704");
+        assertThat(answer("SELECT pg_size_pretty(10239), pg_size_pretty(10240), pg_size_pretty(-10240), pg_size_pretty(1073741824)"))
+                .containsExactly("[10239 bytes, 10 kB, -10 kB, 1024 MB]");
+        assertThat(answer("SELECT quote_ident('Mixed'), quote_ident('plain'), array_to_string(indkey, ',') FROM pg_index WHERE indexrelid = 16385"))
+                .containsExactly("[\"Mixed\", plain, 1]");
+        assertThat(answer("SELECT * FROM pg_matviews")).isEmpty();
+        assertThat(answer("SELECT * FROM information_schema.referential_constraints")).isEmpty();
+        assertThat(answer("SELECT routine_name FROM information_schema.routines WHERE routine_schema = 'public'")).isEmpty();
+        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242, CatalogAccess.all("tandem")).execute(snapshot(), List.of()).rows()
+                .stream().map(Arrays::toString).toList()).containsExactly("[4242]");
+        assertThat(CatalogQuery.prepare("SELECT pg_backend_pid()", snapshot(), "tandem", 4242, CatalogAccess.all("tandem")).columns().getFirst().name())
+                .isEqualTo("pg_backend_pid");
+        assertThatThrownBy(() -> answer("SELECT pg_backend_pid()"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+    }
+
+    @Test
+    void aReaderSeesInTheCatalogOnlyWhatItIsGranted() {
+        CatalogAccess reader = new CatalogAccess("reader", java.util.Set.of("t", "t_name")::contains, false);
+        java.util.function.Function<String, List<String>> read = sql -> CatalogQuery.prepare(sql, snapshot(), "reader", 7, reader)
+                .execute(snapshot(), List.of(), reader).rows().stream().map(Arrays::toString).toList();
+        assertThat(read.apply("SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1")).containsExactly("[t]", "[t_name]");
+        assertThat(read.apply("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).containsExactly("[t]");
+        // the primary key's index is not granted: the key is listed, without an index
+        assertThat(read.apply("SELECT conname, conindid FROM pg_constraint")).containsExactly("[t_pkey, 0]");
+        assertThat(read.apply("SELECT has_table_privilege('t', 'SELECT'), has_table_privilege('t', 'INSERT, DELETE'), "
+                + "has_table_privilege('reader', 16384, 'select'), has_column_privilege('t', 'id', 'SELECT'), has_table_privilege(16387, 'SELECT')"))
+                .containsExactly("[true, false, true, true, null]");
+        assertThatThrownBy(() -> read.apply("SELECT has_table_privilege('v', 'SELECT')"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42P01");
+        assertThatThrownBy(() -> read.apply("SELECT has_table_privilege('t', 'FLY')"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("22023");
+        assertThatThrownBy(() -> read.apply("SELECT has_table_privilege('someone', 't', 'SELECT')"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("42704");
+        assertThat(answer("SELECT has_table_privilege('t', 'INSERT'), has_table_privilege('v', 'INSERT'), has_table_privilege('t', 'UPDATE')"))
+                .containsExactly("[true, false, false]");
+    }
+
+    @Test
+    void anyOfAnArrayParameter() {
+        // psycopg 3 (pgcli's \dt) binds a Python list as a text[] parameter
+        assertThat(answer("SELECT relname FROM pg_class WHERE relkind = ANY(ARRAY['r','v']) AND relnamespace = 2200 ORDER BY 1"))
+                .containsExactly("[t]", "[v]");
+        assertThat(answer("SELECT relname FROM pg_class WHERE relkind = ANY($1) AND relnamespace = 2200 ORDER BY 1", "{r,p,\"\"}"))
+                .containsExactly("[t]");
+        assertThat(answer("SELECT relname FROM pg_class c WHERE c.relkind = ANY($1) AND relnamespace = 2200 ORDER BY 1", "{ \"v\" , i}"))
+                .containsExactly("[t_name]", "[t_pkey]", "[v]");
+        assertThat(answer("SELECT 'x' = ANY($1), 'x' = ANY($2), 'x' = ANY($3)", "{x,NULL}", "{y,NULL}", "{}")).containsExactly("[true, null, false]");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relkind <> ALL($1)", "{r}"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relname || 'x' = ANY($1)", "{r}"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("0A000");
+        assertThatThrownBy(() -> answer("SELECT relname FROM pg_class WHERE relkind = ANY($1)", "{r"))
+                .isInstanceOf(SqlException.class).extracting(e -> ((SqlException) e).sqlState()).isEqualTo("22P02");
+    }
+
+    @Test
+    void aReadOfForeignKeysIsEmptyWhateverItsSelectList() {
+        // pgcli's read of foreign keys unnests in its select list; no pg_constraint row is a foreign key
+        assertThat(answer("SELECT unnest((SELECT array_agg(attname) FROM pg_attribute)) AS c, t.relname FROM pg_constraint fk "
+                + "JOIN pg_class t ON t.oid = fk.conrelid WHERE fk.contype = 'f'")).isEmpty();
+        assertThat(answer("SELECT conname FROM pg_constraint WHERE contype = 'f' OR contype = 'p'")).containsExactly("[t_pkey]");
+        assertThat(answer("SELECT count(*) FROM pg_constraint WHERE contype = 'f'")).containsExactly("[0]");
+    }
 }

@@ -1,0 +1,89 @@
+package dev.tandem.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.config.SqlConfiguration;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Grants hold in the catalog: over the wire protocol of a secured server, a reader granted only
+ * {@code orders} and {@code orders_by_id} finds only those in {@code pg_catalog}, {@code information_schema}
+ * and pgjdbc's DatabaseMetaData (the others are in no relation, as Materialize hides them), and
+ * {@code has_table_privilege} answers from its grants and roles.
+ */
+class CatalogGrantsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aReaderSeesInTheCatalogOnlyTheObjectsItIsGranted() throws Exception {
+        try (SecuredServer s = new SecuredServer(dir, Map.of("tandem.pgwire.port", 0, "tandem.pgwire.host", "127.0.0.1"))) {
+            int pg = s.server.bean(SqlConfiguration.PgWireHolder.class).port();
+            try (Connection admin = SqlAccessMatrixTest.connect("127.0.0.1", pg, "admin", s.secrets.get("admin"), "");
+                    Statement st = admin.createStatement()) {
+                st.execute("CREATE TABLE orders (id bigint NOT NULL PRIMARY KEY)");
+                st.execute("CREATE TABLE secrets (id bigint NOT NULL)");
+                st.execute("CREATE INDEX orders_by_id ON orders (id)");
+                st.execute("CREATE VIEW all_secrets AS SELECT id FROM secrets");
+            }
+            String relations = "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                    + "WHERE n.nspname = 'public' ORDER BY 1";
+            try (Connection scoped = SqlAccessMatrixTest.connect("127.0.0.1", pg, "scoped", s.secrets.get("scoped"), "");
+                    Statement st = scoped.createStatement()) {
+                assertThat(column(st, relations)).containsExactly("orders", "orders_by_id");
+                assertThat(column(st, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).containsExactly("orders");
+                assertThat(column(st, "SELECT column_name FROM information_schema.columns WHERE table_name = 'secrets'")).isEmpty();
+                assertThat(column(st, "SELECT has_table_privilege('orders', 'SELECT')::text || ' ' || has_table_privilege('orders', 'INSERT')::text"))
+                        .containsExactly("true false");
+                assertThat(error(st, "SELECT has_table_privilege('secrets', 'SELECT')")).isEqualTo("42P01");
+                List<String> tables = new ArrayList<>();
+                try (ResultSet rs = scoped.getMetaData().getTables(null, "public", "%", new String[] {"TABLE", "VIEW"})) {
+                    while (rs.next()) {
+                        tables.add(rs.getString("TABLE_NAME"));
+                    }
+                }
+                assertThat(tables).containsExactly("orders");
+            }
+            try (Connection reader = SqlAccessMatrixTest.connect("127.0.0.1", pg, "reader", s.secrets.get("reader"), "");
+                    Statement st = reader.createStatement()) {
+                assertThat(column(st, relations)).containsExactly("all_secrets", "orders", "orders_by_id", "orders_pkey", "secrets");
+                assertThat(column(st, "SELECT has_table_privilege('secrets', 'SELECT')::text || ' ' || has_table_privilege('secrets', 'INSERT')::text"))
+                        .containsExactly("true false");
+            }
+            try (Connection writer = SqlAccessMatrixTest.connect("127.0.0.1", pg, "writer", s.secrets.get("writer"), "");
+                    Statement st = writer.createStatement()) {
+                assertThat(column(st, "SELECT has_table_privilege('secrets', 'INSERT')::text || ' ' || has_table_privilege('all_secrets', 'INSERT')::text"))
+                        .containsExactly("true false");
+            }
+        }
+    }
+
+    private static List<String> column(Statement st, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    private static String error(Statement st, String sql) {
+        try {
+            st.executeQuery(sql).close();
+            return "no error";
+        } catch (SQLException e) {
+            return e.getSQLState();
+        }
+    }
+}
