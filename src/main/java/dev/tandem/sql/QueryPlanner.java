@@ -183,6 +183,7 @@ final class QueryPlanner {
             case FLOAT64 -> 0.0;
             case STRING -> "";
             case TIMESTAMP -> new dev.tandem.row.Timestamp(0);
+            case NUMERIC -> java.math.BigDecimal.ZERO;
         };
     }
 

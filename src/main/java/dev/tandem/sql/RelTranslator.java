@@ -405,25 +405,29 @@ final class RelTranslator {
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
                                 "function " + kind.name().toLowerCase(Locale.ROOT) + "(boolean) does not exist");
                     }
-                    if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                    if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64
+                            && argType != DatumType.NUMERIC) {
                         throw SqlException.notSupported(kind.name().toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(argType));
                     }
                     AggregateFunc f = kind == SqlKind.MIN ? AggregateFunc.MIN : kind == SqlKind.MAX ? AggregateFunc.MAX : AggregateFunc.SUM;
                     aggs.add(new Plan.Aggregate(f, arg));
                     finals.add(kind == SqlKind.SUM0
-                            ? Expr.call(Func.COALESCE, Expr.col(at), argType == DatumType.INT64 ? Expr.lit(0L, argType) : Expr.lit(0.0, argType))
+                            ? Expr.call(Func.COALESCE, Expr.col(at), Expr.lit(zero(argType), argType))
                             : Expr.col(at));
                     types.add(argType);
-                    defaults.add(kind == SqlKind.SUM0 ? (argType == DatumType.INT64 ? (Object) 0L : (Object) 0.0) : null);
+                    defaults.add(kind == SqlKind.SUM0 ? zero(argType) : null);
                 }
                 case AVG -> {
-                    if (argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                    if (argType != DatumType.INT64 && argType != DatumType.FLOAT64 && argType != DatumType.NUMERIC) {
                         throw SqlException.notSupported("avg of " + SqlTypes.pgName(argType));
                     }
                     aggs.add(new Plan.Aggregate(AggregateFunc.SUM, arg));
                     aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
-                    finals.add(Expr.call(Func.DIV, toFloat(Expr.col(at), argType), Expr.cast(Expr.col(at + 1), DatumType.FLOAT64)));
-                    types.add(DatumType.FLOAT64);
+                    // PostgreSQL's avg of an integer or numeric is the numeric quotient of the sum by the count
+                    DatumType avg = argType == DatumType.FLOAT64 ? DatumType.FLOAT64 : DatumType.NUMERIC;
+                    Expr sum = argType == avg ? Expr.col(at) : Expr.cast(Expr.col(at), avg);
+                    finals.add(Expr.call(Func.DIV, sum, Expr.cast(Expr.col(at + 1), avg)));
+                    types.add(avg);
                     defaults.add(null);
                 }
                 default -> throw SqlException.notSupported("aggregate function " + call.getAggregation().getName().toLowerCase(Locale.ROOT));
@@ -515,6 +519,10 @@ final class RelTranslator {
             pick.add(new Plan.Aggregate(AggregateFunc.MAX, Expr.col(n + i)));
         }
         return new Plan.Reduce(new Plan.Union(parts), outKey, pick);
+    }
+
+    private static Object zero(DatumType t) {
+        return t == DatumType.INT64 ? (Object) 0L : t == DatumType.NUMERIC ? (Object) BigDecimal.ZERO : (Object) 0.0;
     }
 
     private static Expr toFloat(Expr e, DatumType t) {
@@ -708,7 +716,7 @@ final class RelTranslator {
                 };
                 List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
                 DatumType t = typeOf(args.get(0), in);
-                if (t != DatumType.INT64 && t != DatumType.FLOAT64) {
+                if (t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                     throw SqlException.notSupported("arithmetic on " + SqlTypes.pgName(t));
                 }
                 return new Expr.Call(f, args);
@@ -932,14 +940,15 @@ final class RelTranslator {
 
     /**
      * The arguments of {@code op} brought to one type, as PostgreSQL resolves them: a quoted literal
-     * (and NULL) has no type of its own and takes the others' (parsed as that type); int64 and float64
-     * meet at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
+     * (and NULL) has no type of its own and takes the others' (parsed as that type); int64 and numeric
+     * meet at numeric, either with float64 at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
      * COALESCE} branches: 42804), never compared as some common type.
      */
     static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
         DatumType target = null;
         boolean numeric = true;
         boolean anyFloat = false;
+        boolean anyNumeric = false;
         boolean mixed = false;
         for (Expr a : args) {
             if (a instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING)) {
@@ -948,8 +957,9 @@ final class RelTranslator {
             DatumType t = typeOf(a, in);
             mixed |= target != null && t != target;
             target = target == null ? t : target;
-            numeric &= t == DatumType.INT64 || t == DatumType.FLOAT64;
+            numeric &= t == DatumType.INT64 || t == DatumType.FLOAT64 || t == DatumType.NUMERIC;
             anyFloat |= t == DatumType.FLOAT64;
+            anyNumeric |= t == DatumType.NUMERIC;
         }
         if (mixed && !numeric) {
             List<String> names = args.stream().filter(a -> !(a instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING)))
@@ -973,6 +983,8 @@ final class RelTranslator {
         }
         if (numeric && anyFloat) {
             target = DatumType.FLOAT64;
+        } else if (numeric && anyNumeric) {
+            target = DatumType.NUMERIC;
         }
         List<Expr> out = new ArrayList<>();
         for (Expr a : args) {
