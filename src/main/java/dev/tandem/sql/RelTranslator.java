@@ -543,8 +543,9 @@ final class RelTranslator {
             for (Translated t : inputs) {
                 col.add(t.types().get(c));
             }
-            types.add(col.contains(DatumType.FLOAT64) && col.stream().allMatch(t -> t == DatumType.INT64 || t == DatumType.FLOAT64)
-                    ? DatumType.FLOAT64 : col.get(0));
+            boolean numbers = col.stream().allMatch(t -> t == DatumType.INT64 || t == DatumType.FLOAT64 || t == DatumType.NUMERIC);
+            types.add(numbers && col.contains(DatumType.FLOAT64) ? DatumType.FLOAT64
+                    : numbers && col.contains(DatumType.NUMERIC) ? DatumType.NUMERIC : col.get(0));
         }
         List<Plan> plans = new ArrayList<>();
         for (Translated t : inputs) {
@@ -999,6 +1000,11 @@ final class RelTranslator {
         }
         if (e instanceof Expr.Lit l && l.value() == null) {
             return Expr.lit(null, to);
+        }
+        if (e instanceof Expr.Lit l && (from == DatumType.NUMERIC || from == DatumType.INT64)
+                && (to == DatumType.FLOAT64 || to == DatumType.NUMERIC)) {
+            // a number literal taking a wider type is that type's literal (0.0 compared with a double is the double 0)
+            return Expr.lit(SqlTypes.convert(l.value(), to), to);
         }
         if (e instanceof Expr.Lit l && from == DatumType.STRING) {
             // a quoted literal takes the type it is used as, parsed as PostgreSQL parses it ('2024-01-02 03:04:05')
