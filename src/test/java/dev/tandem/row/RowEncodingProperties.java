@@ -286,6 +286,10 @@ class RowEncodingProperties {
                 double p = d;
                 double q = (Double) y;
                 c = Double.isNaN(p) || Double.isNaN(q) ? Boolean.compare(Double.isNaN(p), Double.isNaN(q)) : p < q ? -1 : p > q ? 1 : 0;
+            } else if (x instanceof java.math.BigDecimal d) {
+                // numerics by value, then one value of several scales (1.5, 1.50) by scale
+                java.math.BigDecimal e = (java.math.BigDecimal) y;
+                c = d.compareTo(e) != 0 ? d.compareTo(e) : Integer.compare(d.scale(), e.scale());
             } else {
                 c = ((Comparable) x).compareTo(y);
             }
