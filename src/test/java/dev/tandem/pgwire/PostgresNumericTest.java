@@ -115,6 +115,75 @@ class PostgresNumericTest {
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
 
+    private static final List<String> VIEWS = List.of(
+            "nv_sums AS SELECT g, sum(a) AS s, avg(a) AS av, avg(i) AS ai, min(a) AS lo, max(a) AS hi, count(a) AS n FROM nm GROUP BY g",
+            "nv_rows AS SELECT k, a * 0.1 AS tenth, a + i AS total, i / 4.0 AS q, round(a, 1) AS r FROM nm WHERE a > -1",
+            "nv_all AS SELECT count(*) AS c, sum(a * i) AS si, avg(a) AS av FROM nm");
+
+    /** Indexed views over numerics, maintained through random inserts, deletes and updates, equal to PostgreSQL's answers after each write. */
+    @Test
+    void maintainedViewsOfNumericsAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        java.util.Random random = new java.util.Random(7);
+        List<String> values = List.of("1.5", "-0.25", "2.125", "10", "0.001", "123456789012345678901.5", "NULL");
+        List<String> mismatches = new ArrayList<>();
+        int withRows = 0;
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
+            try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                for (String v : VIEWS) {
+                    p.execute("DROP VIEW IF EXISTS " + v.substring(0, v.indexOf(' ')));
+                }
+                p.execute("DROP TABLE IF EXISTS nm");
+                for (Statement s : List.of(p, t)) {
+                    s.execute("CREATE TABLE nm (k bigint, g text, a numeric, i bigint)");
+                    for (String v : VIEWS) {
+                        s.execute("CREATE VIEW " + v);
+                    }
+                }
+                for (String v : VIEWS) {
+                    String name = v.substring(0, v.indexOf(' '));
+                    t.execute("CREATE INDEX " + name + "_idx ON " + name + " (" + (name.equals("nv_rows") ? "k" : name.equals("nv_all") ? "c" : "g") + ")");
+                }
+            }
+            int next = 0;
+            for (int w = 0; w < 40; w++) {
+                String write = switch (w < 4 ? 0 : random.nextInt(3)) {
+                    case 0 -> {
+                        List<String> rows = new ArrayList<>();
+                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
+                            rows.add("(" + next++ + ", " + List.of("'x'", "'y'", "NULL").get(random.nextInt(3)) + ", "
+                                    + values.get(random.nextInt(values.size())) + ", " + (random.nextInt(7) - 3) + ")");
+                        }
+                        yield "INSERT INTO nm VALUES " + String.join(", ", rows);
+                    }
+                    case 1 -> "DELETE FROM nm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "a = 1.50", "a < 0", "i = 2")
+                            .get(random.nextInt(4));
+                    default -> "UPDATE nm SET " + List.of("a = a * 2", "a = a / 3", "i = i + 1", "a = 0.5").get(random.nextInt(4))
+                            + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "g = 'x'", "a > 2").get(random.nextInt(3));
+                };
+                try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                    int expected = p.executeUpdate(write);
+                    int got = t.executeUpdate(write);
+                    if (expected != got) {
+                        mismatches.add(write + ": PostgreSQL changed " + expected + " rows, Tandem " + got);
+                    }
+                }
+                for (String v : VIEWS) {
+                    String q = "SELECT * FROM " + v.substring(0, v.indexOf(' '));
+                    String expected = answer(pg, q, false);
+                    withRows += expected.endsWith("[]") ? 0 : 1;
+                    compare("after " + write + ": " + q, expected, answer(td, q, false), "view", mismatches);
+                }
+            }
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+        assertThat(withRows).isGreaterThan(60);
+    }
+
     private static void compare(String q, String expected, String got, String format, List<String> mismatches) {
         if (!expected.equals(got)) {
             mismatches.add("[" + format + "] " + q + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got);
