@@ -128,6 +128,7 @@ final class CalcitePlanner {
             PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
             emptyEscapes(parsed);
+            NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
             return new Planned(root, validated);

@@ -153,6 +153,9 @@ final class RelTranslator {
             List<Object> vals = new ArrayList<>();
             for (int i = 0; i < tuple.size(); i++) {
                 exactLiteral(tuple.get(i), SqlTypes.of(tuple.get(i).getType()));
+                if (types.get(i) == DatumType.NUMERIC) {
+                    refuseCastLiteral(tuple.get(i));
+                }
                 vals.add(SqlTypes.convert(literalValue(tuple.get(i)), types.get(i)));
             }
             rows.add(Row.pack(types, vals));
@@ -639,6 +642,9 @@ final class RelTranslator {
             case RexInputRef ref -> Expr.col(ref.getIndex());
             case RexLiteral lit -> {
                 DatumType t = SqlTypes.of(lit.getType());
+                if (t == DatumType.NUMERIC && comparing == 0) {
+                    refuseCastLiteral(lit);
+                }
                 exactLiteral(lit, t);
                 yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
             }
@@ -656,7 +662,44 @@ final class RelTranslator {
         };
     }
 
+    /** How deep in comparisons the translation is: they compare numerics by value, so a literal's scale does not matter there. */
+    private int comparing;
+
+    /**
+     * Refuses a numeric literal Calcite cast to the common type of its CASE, COALESCE, VALUES or set operation,
+     * adding places PostgreSQL would not print (1 beside 2.5 is 1 there, 1.0 here).
+     */
+    private static void refuseCastLiteral(RexLiteral lit) {
+        if (castLiteral(lit)) {
+            throw SqlException.notSupported("the number " + lit.getValueAs(BigDecimal.class).stripTrailingZeros().toPlainString()
+                    + " beside numbers of another scale in one column (CASE, COALESCE, VALUES, UNION): write each with the same"
+                    + " number of decimal places");
+        }
+    }
+
+    /** Whether a numeric literal carries places its own digits did not: Calcite cast it to a wider scale. */
+    private static boolean castLiteral(RexLiteral lit) {
+        BigDecimal v = lit.getValueAs(BigDecimal.class);
+        // a literal as written has Calcite's precision of its digits (0.50: 3)
+        return v != null && v.scale() > 0 && v.unscaledValue().mod(java.math.BigInteger.TEN).signum() == 0
+                && lit.getType().getPrecision() != Math.max(v.precision(), v.scale() + 1);
+    }
+
     private Expr call(RexCall call, List<DatumType> in) {
+        boolean compares = switch (call.getKind()) {
+            case SEARCH, EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL, IS_DISTINCT_FROM,
+                    IS_NOT_DISTINCT_FROM -> true;
+            default -> false;
+        };
+        comparing += compares ? 1 : 0;
+        try {
+            return translateCall(call, in);
+        } finally {
+            comparing -= compares ? 1 : 0;
+        }
+    }
+
+    private Expr translateCall(RexCall call, List<DatumType> in) {
         List<RexNode> ops = call.getOperands();
         SqlKind kind = call.getKind();
         switch (kind) {

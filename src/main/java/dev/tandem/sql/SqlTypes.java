@@ -51,7 +51,7 @@ final class SqlTypes {
      * PostgreSQL's do): wide enough that Calcite's derived types stay decimals Tandem reads as numerics.
      */
     static final int NUMERIC_PRECISION = 1000;
-    static final int NUMERIC_SCALE = 16;
+    static final int NUMERIC_SCALE = 0;
 
     /** The Calcite type of a datum type. */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {

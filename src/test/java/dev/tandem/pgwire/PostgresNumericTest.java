@@ -41,6 +41,7 @@ class PostgresNumericTest {
             "SELECT 1.255::numeric(4, 2), '-1.255'::numeric(5, 1), CAST(99.5 AS numeric(3, 1)), 3::numeric(5, 2)",
             "SELECT 99.95::numeric(3, 1)",
             "SELECT 'x1'::numeric",
+            "SELECT CASE WHEN k > 1 THEN 1.0 ELSE 0.0 END, coalesce(a, 0), coalesce(b, 2.5) FROM nx",
             "SELECT k, a, b FROM nx",
             "SELECT k, a + b, a - b, a * b, b * 0.1, i * 0.1, i + 0.5, d * 1.5, a * i FROM nx",
             "SELECT k, a / b, b / 3, i / 4.0, a / 7, 1 / b FROM nx WHERE b <> 0",
@@ -100,6 +101,14 @@ class PostgresNumericTest {
             for (String q : QUERIES) {
                 compare(q, answer(pg, q, false), answer(td, q, false), "text", mismatches);
                 compare(q, answer(pgBinary, q, true), answer(tdBinary, q, true), "binary", mismatches);
+            }
+            for (String q : List.of("SELECT CASE WHEN k > 1 THEN 1 ELSE 2.5 END FROM nx", "VALUES (1.5), (2.25)", "SELECT 1 UNION ALL SELECT 2.5",
+                    "SELECT CASE WHEN k > 1 THEN 2.25 * 1 ELSE 1.5 END FROM nx")) {
+                // PostgreSQL keeps each literal's scale; Calcite would pad them to one
+                String got = answer(td, q, false);
+                if (!got.equals("ERROR 0A000")) {
+                    mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
+                }
             }
             // integer columns are stored as bigint, so a sum of one is a bigint where PostgreSQL's of a bigint is a numeric
             String refused = answer(td, "SELECT sum(i) / count(*) FROM nx", false);
