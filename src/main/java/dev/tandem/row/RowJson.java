@@ -10,7 +10,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * The JSON mapping of datums: numbers, strings, booleans and null; int64 outside ±2^53 is written as a
  * string (and read from one), float64 NaN and infinities as the strings {@code "NaN"},
  * {@code "Infinity"}, {@code "-Infinity"}, timestamps as ISO-8601 strings, numerics as strings of their exact digits ({@code "1.50"}; read
- * from a string or a number).
+ * from a string or an integer).
  */
 public final class RowJson {
 
@@ -65,7 +65,13 @@ public final class RowJson {
             }
             case NUMERIC -> {
                 try {
-                    java.math.BigDecimal d = node.isNumber() ? node.decimalValue() : node.isString() ? new java.math.BigDecimal(node.stringValue().trim()) : null;
+                    if (node.isNumber() && !node.isIntegralNumber() && !node.isBigDecimal()) {
+                        // a JSON reader's double has lost the digits and the scale as written
+                        throw new IllegalArgumentException("a numeric is a JSON string of its digits (\"2.50\") or an integer, got number "
+                                + node);
+                    }
+                    java.math.BigDecimal d = node.isIntegralNumber() ? new java.math.BigDecimal(node.bigIntegerValue())
+                            : node.isNumber() ? node.decimalValue() : node.isString() ? new java.math.BigDecimal(node.stringValue().trim()) : null;
                     if (d != null) return d.scale() < 0 ? d.setScale(0) : d;
                 } catch (NumberFormatException | ArithmeticException e) {
                     throw new IllegalArgumentException("expected numeric, got string '" + node.stringValue() + "'");
