@@ -88,9 +88,9 @@ class PostgresNumericTest {
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
                 Connection pgBinary = DriverManager.getConnection("jdbc:postgresql://" + address
-                        + "/postgres?user=postgres&sslmode=disable&prepareThreshold=-1&binaryTransfer=true");
+                        + "/postgres?user=postgres&sslmode=disable&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=NUMERIC");
                 Connection tdBinary = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
-                        + "/tandem?user=test&sslmode=disable&prepareThreshold=-1&binaryTransfer=true")) {
+                        + "/tandem?user=test&sslmode=disable&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=NUMERIC")) {
             try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
                 p.execute("DROP TABLE IF EXISTS nx");
                 for (Statement s : List.of(p, t)) {
