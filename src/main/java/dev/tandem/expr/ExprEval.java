@@ -91,7 +91,7 @@ final class ExprEval {
             }
             case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
                 Object[] v = strictArgs(args, row);
-                return v == null ? null : MathFunctions.apply(c.func(), v);
+                return v == null ? null : v[0] instanceof java.math.BigDecimal ? Numerics.apply(c.func(), v) : MathFunctions.apply(c.func(), v);
             }
             default -> {
             }
@@ -145,8 +145,10 @@ final class ExprEval {
     private static Object unary(Expr.Call c, Object a) {
         return switch (c.func()) {
             case NOT -> !(Boolean) a;
-            case NEG -> a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg") : (Object) (-(Double) a);
-            case ABS -> a instanceof Long l ? (Object) exact(() -> Math.absExact(l), "abs") : (Object) Math.abs((Double) a);
+            case NEG -> a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg")
+                    : a instanceof java.math.BigDecimal d ? (Object) d.negate() : (Object) (-(Double) a);
+            case ABS -> a instanceof Long l ? (Object) exact(() -> Math.absExact(l), "abs")
+                    : a instanceof java.math.BigDecimal d ? (Object) d.abs() : (Object) Math.abs((Double) a);
             case LOWER -> caseMapped((String) a, false);
             case UPPER -> caseMapped((String) a, true);
             case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
@@ -168,13 +170,15 @@ final class ExprEval {
 
     private static Object binary(Func f, Object a, Object b) {
         return switch (f) {
-            case EQ -> Datums.compare(a, b) == 0;
-            case NEQ -> Datums.compare(a, b) != 0;
-            case LT -> Datums.compare(a, b) < 0;
-            case LTE -> Datums.compare(a, b) <= 0;
-            case GT -> Datums.compare(a, b) > 0;
-            case GTE -> Datums.compare(a, b) >= 0;
-            case ADD, SUB, MUL, DIV, MOD -> a instanceof Long x ? (Object) intArith(f, x, (Long) b) : (Object) floatArith(f, (Double) a, (Double) b);
+            case EQ -> Datums.sqlCompare(a, b) == 0;
+            case NEQ -> Datums.sqlCompare(a, b) != 0;
+            case LT -> Datums.sqlCompare(a, b) < 0;
+            case LTE -> Datums.sqlCompare(a, b) <= 0;
+            case GT -> Datums.sqlCompare(a, b) > 0;
+            case GTE -> Datums.sqlCompare(a, b) >= 0;
+            case ADD, SUB, MUL, DIV, MOD -> a instanceof Long x ? (Object) intArith(f, x, (Long) b)
+                    : a instanceof java.math.BigDecimal x ? (Object) Numerics.arith(f, x, (java.math.BigDecimal) b)
+                    : (Object) floatArith(f, (Double) a, (Double) b);
             default -> throw new IllegalStateException("not binary: " + f);
         };
     }
@@ -245,7 +249,7 @@ final class ExprEval {
             return v;
         }
         if (to == DatumType.STRING) {
-            return v.toString();
+            return v instanceof java.math.BigDecimal d ? d.toPlainString() : v.toString();
         }
         if (v instanceof String s) {
             return parse(s, to);
@@ -257,9 +261,11 @@ final class ExprEval {
                 case Long l -> l;
                 case Double d -> roundToLong(d);
                 case Timestamp t -> t.micros();
+                case java.math.BigDecimal d -> Numerics.toLong(d);
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
-            case FLOAT64 -> v instanceof Long l ? (double) l : (Double) v;
+            case FLOAT64 -> v instanceof Long l ? (double) l : v instanceof java.math.BigDecimal d ? d.doubleValue() : (Double) v;
+            case NUMERIC -> v instanceof Long l ? java.math.BigDecimal.valueOf(l) : Numerics.ofDouble((Double) v);
             case TIMESTAMP -> v instanceof Long l ? new Timestamp(l) : v;
             case STRING -> throw new IllegalStateException();
         };
@@ -290,6 +296,7 @@ final class ExprEval {
                     yield Double.parseDouble(t);
                 }
                 case TIMESTAMP -> Timestamp.parse(t);
+                case NUMERIC -> Numerics.parse(t);
                 case STRING -> s;
             };
         } catch (IllegalArgumentException e) {

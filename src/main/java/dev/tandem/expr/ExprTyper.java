@@ -49,8 +49,8 @@ final class ExprTyper {
             }
             case IS_NULL -> DatumType.BOOL;
             case ADD, SUB, MUL, DIV, MOD, NEG, ABS -> {
-                if (t.get(0) != DatumType.INT64 && t.get(0) != DatumType.FLOAT64) {
-                    throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs int64 or float64, got " + t.get(0).jsonName());
+                if (t.get(0) != DatumType.INT64 && t.get(0) != DatumType.FLOAT64 && t.get(0) != DatumType.NUMERIC) {
+                    throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs int64, float64 or numeric, got " + t.get(0).jsonName());
                 }
                 same(f, t, 0, t.size(), path);
                 yield t.get(0);
@@ -92,11 +92,14 @@ final class ExprTyper {
             }
             case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
                 boolean digits = (f == Func.ROUND_NUMERIC || f == Func.TRUNC) && n == 2;
-                all(f, digits ? t.subList(0, 1) : t, 0, DatumType.FLOAT64, path);
+                boolean numeric = t.get(0) == DatumType.NUMERIC && (f == Func.ROUND || f == Func.ROUND_NUMERIC || f == Func.TRUNC
+                        || f == Func.FLOOR || f == Func.CEIL || f == Func.SIGN);
+                DatumType x = numeric ? DatumType.NUMERIC : DatumType.FLOAT64;
+                all(f, digits ? t.subList(0, 1) : t, 0, x, path);
                 if (digits) {
                     all(f, t.subList(1, 2), 1, DatumType.INT64, path);
                 }
-                yield DatumType.FLOAT64;
+                yield x;
             }
             case GREATEST, LEAST -> {
                 same(f, t, 0, t.size(), path);
@@ -117,8 +120,9 @@ final class ExprTyper {
         }
         return switch (from) {
             case BOOL -> to == DatumType.INT64;
-            case INT64 -> to == DatumType.BOOL || to == DatumType.FLOAT64 || to == DatumType.TIMESTAMP;
-            case FLOAT64 -> to == DatumType.INT64;
+            case INT64 -> to == DatumType.BOOL || to == DatumType.FLOAT64 || to == DatumType.TIMESTAMP || to == DatumType.NUMERIC;
+            case FLOAT64 -> to == DatumType.INT64 || to == DatumType.NUMERIC;
+            case NUMERIC -> to == DatumType.INT64 || to == DatumType.FLOAT64;
             case TIMESTAMP -> to == DatumType.INT64;
             case STRING -> true;
         };

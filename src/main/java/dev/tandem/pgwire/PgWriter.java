@@ -220,6 +220,7 @@ final class PgWriter {
                 buf.writeInt(b.length);
                 buf.writeBytes(b);
             }
+            case NUMERIC -> PgNumeric.write(buf, (java.math.BigDecimal) v);
         }
     }
 
@@ -279,7 +280,7 @@ final class PgWriter {
         return switch (t) {
             case BOOL -> 1;
             case INT64, FLOAT64, TIMESTAMP -> 8;
-            case STRING -> -1;
+            case STRING, NUMERIC -> -1;
         };
     }
 
@@ -294,6 +295,7 @@ final class PgWriter {
             case 701 -> b.length == 8 ? (Object) in.readDouble() : bad(oid);
             case 700 -> b.length == 4 ? (Object) (double) in.readFloat() : bad(oid);
             case 25, 1043, 705, 19, 1042, 0 -> PgReader.utf8(b);
+            case 1700 -> PgNumeric.read(in, b.length);
             case 1114, 1184 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };

@@ -95,6 +95,7 @@ public final class GroupFunctions {
                 long exact = 0;
                 BigInteger wide = null;
                 double approx = 0.0;
+                java.math.BigDecimal decimal = java.math.BigDecimal.ZERO;
                 for (int i = 0; i < members.size(); i++) {
                     Object v = args.get(i)[a];
                     if (v == null) {
@@ -114,6 +115,8 @@ public final class GroupFunctions {
                             }
                         }
                         wide = wide.add(BigInteger.valueOf(l).multiply(BigInteger.valueOf(mult)));
+                    } else if (v instanceof java.math.BigDecimal d) {
+                        decimal = decimal.add(d.multiply(java.math.BigDecimal.valueOf(mult)));
                     } else {
                         approx += (Double) v * mult;
                     }
@@ -123,6 +126,9 @@ public final class GroupFunctions {
                 }
                 if (type == DatumType.FLOAT64) {
                     return approx;
+                }
+                if (type == DatumType.NUMERIC) {
+                    return decimal;
                 }
                 if (wide == null) {
                     return exact;
@@ -204,7 +210,7 @@ public final class GroupFunctions {
                         c = -c;
                     }
                 } else {
-                    c = Datums.compare(a, b);
+                    c = Datums.sqlCompare(a, b);
                     if (o.desc()) {
                         c = -c;
                     }

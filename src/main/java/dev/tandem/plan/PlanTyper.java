@@ -60,8 +60,8 @@ final class PlanTyper {
                         continue;
                     }
                     DatumType t = a.expr().typeOf(in, child(at, "expr"));
-                    if (a.func() == AggregateFunc.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64) {
-                        throw new PlanException(at, "sum needs int64 or float64, got " + t.jsonName());
+                    if (a.func() == AggregateFunc.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
+                        throw new PlanException(at, "sum needs int64, float64 or numeric, got " + t.jsonName());
                     }
                     if (a.func() == AggregateFunc.STRING_AGG && t != DatumType.STRING) {
                         throw new PlanException(at, "string_agg needs string, got " + t.jsonName());

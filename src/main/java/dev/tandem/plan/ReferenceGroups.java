@@ -97,6 +97,7 @@ final class ReferenceGroups {
         boolean any = false;
         BigInteger exact = BigInteger.ZERO;
         double approx = 0.0;
+        java.math.BigDecimal decimal = java.math.BigDecimal.ZERO;
         for (Map.Entry<Row, Long> m : members.entrySet()) {
             Object v = args.get(m.getKey())[a];
             if (v == null) {
@@ -105,6 +106,8 @@ final class ReferenceGroups {
             any = true;
             if (type == DatumType.FLOAT64) {
                 approx += ((Number) v).doubleValue() * m.getValue();
+            } else if (type == DatumType.NUMERIC) {
+                decimal = decimal.add(((java.math.BigDecimal) v).multiply(java.math.BigDecimal.valueOf(m.getValue())));
             } else {
                 exact = exact.add(BigInteger.valueOf((Long) v).multiply(BigInteger.valueOf(m.getValue())));
             }
@@ -114,6 +117,9 @@ final class ReferenceGroups {
         }
         if (type == DatumType.FLOAT64) {
             return approx;
+        }
+        if (type == DatumType.NUMERIC) {
+            return decimal;
         }
         boolean fits = exact.compareTo(BigInteger.valueOf(Long.MIN_VALUE)) >= 0 && exact.compareTo(BigInteger.valueOf(Long.MAX_VALUE)) <= 0;
         return fits ? (Object) exact.longValue() : PlanEvaluator.SUM_OVERFLOW;
@@ -164,7 +170,7 @@ final class ReferenceGroups {
                 } else if (b == null) {
                     c = o.nullsLast() ? -1 : 1;
                 } else {
-                    c = o.desc() ? Datums.compare(b, a) : Datums.compare(a, b);
+                    c = o.desc() ? Datums.sqlCompare(b, a) : Datums.sqlCompare(a, b);
                 }
                 if (c != 0) {
                     return c;

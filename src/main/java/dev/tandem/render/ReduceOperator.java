@@ -110,7 +110,8 @@ final class ReduceOperator extends Operator {
         int keyArity = reduce.groupKey().size();
         for (int a = 0; a < reduce.aggregates().size(); a++) {
             if (reduce.aggregates().get(a).func() == AggregateFunc.STRING_AGG
-                    || reduce.aggregates().get(a).func() == AggregateFunc.SUM && outTypes.get(keyArity + a) != DatumType.INT64) {
+                    || reduce.aggregates().get(a).func() == AggregateFunc.SUM && outTypes.get(keyArity + a) != DatumType.INT64
+                    || outTypes.get(keyArity + a) == DatumType.NUMERIC) {
                 return false;
             }
         }
@@ -139,7 +140,7 @@ final class ReduceOperator extends Operator {
             case TIMESTAMP -> ((Timestamp) value).micros();
             case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value == 0.0 ? 0.0 : (Double) value));
             case BOOL -> (Boolean) value ? 1 : 0;
-            case STRING -> throw new IllegalArgumentException("strings have no order key");
+            case STRING, NUMERIC -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
         };
     }
 
@@ -150,7 +151,7 @@ final class ReduceOperator extends Operator {
             case TIMESTAMP -> packer.pushTimestamp(key);
             case FLOAT64 -> packer.pushFloat64(Double.longBitsToDouble(flipNegative(key)));
             case BOOL -> packer.pushBool(key != 0);
-            case STRING -> throw new IllegalArgumentException("strings have no order key");
+            case STRING, NUMERIC -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
         }
     }
 

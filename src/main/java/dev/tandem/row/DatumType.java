@@ -8,7 +8,9 @@ public enum DatumType {
     INT64(2),
     FLOAT64(3),
     STRING(4),
-    TIMESTAMP(5);
+    TIMESTAMP(5),
+    /** PostgreSQL's exact {@code numeric}: a {@link java.math.BigDecimal} of non-negative scale (its display scale). */
+    NUMERIC(6);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
@@ -39,7 +41,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric");
     }
 
     static DatumType ofTag(byte tag) {
@@ -55,7 +57,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String or {@link Timestamp}. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp} or BigDecimal. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -63,6 +65,7 @@ public enum DatumType {
             case FLOAT64 -> value instanceof Double;
             case STRING -> value instanceof String;
             case TIMESTAMP -> value instanceof Timestamp;
+            case NUMERIC -> value instanceof java.math.BigDecimal d && d.scale() >= 0;
         };
     }
 }

@@ -15,7 +15,8 @@ import java.util.List;
  * length so that shorter positives sort before longer ones and longer negatives before shorter ones
  * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp} (sign bit flipped) and
  * for {@code float64} (IEEE bits made sortable); for {@code string} the UTF-8 bytes with {@code 0x00}
- * escaped as {@code 00 FF} and terminated by {@code 00 01}. NULL has no payload and a larger tag, so it
+ * escaped as {@code 00 FF} and terminated by {@code 00 01}; for {@code numeric} sign, exponent and digits
+ * in an order-preserving form, then the display scale (see {@link RowPacker#pushNumeric}). NULL has no payload and a larger tag, so it
  * sorts last. Rows of one schema therefore compare correctly as unsigned byte strings, and equality
  * and hash are those of the bytes. Float order is total: {@code -0.0 < 0.0}, every NaN is one
  * canonical NaN and sorts after {@code +Infinity}. Strings order by code point.
@@ -116,6 +117,7 @@ public final class Row implements Comparable<Row> {
         if (v instanceof Double) return DatumType.FLOAT64;
         if (v instanceof String) return DatumType.STRING;
         if (v instanceof Timestamp) return DatumType.TIMESTAMP;
+        if (v instanceof java.math.BigDecimal) return DatumType.NUMERIC;
         throw new IllegalArgumentException("not a datum: " + (v == null ? "null (use Row.pack with types)" : v.getClass().getName()));
     }
 
@@ -143,7 +145,7 @@ public final class Row implements Comparable<Row> {
         return n;
     }
 
-    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp} or null. */
+    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal or null. */
     public Object[] unpack() {
         Object[] out = new Object[arity()];
         int p = offset;
@@ -308,8 +310,44 @@ public final class Row implements Comparable<Row> {
                 }
                 yield q + 2;
             }
+            case 6 -> numericEnd(b, p) + 2;
             default -> throw new IllegalStateException("corrupt row encoding: tag " + tag);
         };
+    }
+
+    /** The position of the scale bytes of the numeric at {@code p} (see {@link RowPacker#pushNumeric}). */
+    private static int numericEnd(byte[] b, int p) {
+        int sign = b[p + 1];
+        if (sign == 1) {
+            return p + 2;
+        }
+        byte terminator = (byte) (sign == 0 ? 0xFF : 0);
+        int q = p + 6;
+        while (b[q] != terminator) {
+            q++;
+        }
+        return q + 1;
+    }
+
+    private static java.math.BigDecimal decodeNumeric(byte[] b, int p) {
+        int end = numericEnd(b, p);
+        int scale = ((b[end] & 0xff) << 8) | (b[end + 1] & 0xff);
+        int sign = b[p + 1];
+        if (sign == 1) {
+            return java.math.BigDecimal.ZERO.setScale(scale);
+        }
+        int flip = sign == 0 ? 0xFF : 0;
+        int e = 0;
+        for (int i = 0; i < 4; i++) {
+            e = (e << 8) | ((b[p + 2 + i] ^ flip) & 0xff);
+        }
+        int exponent = e ^ Integer.MIN_VALUE;
+        StringBuilder digits = new StringBuilder(end - p - 7);
+        for (int q = p + 6; q < end - 1; q++) {
+            digits.append((char) ((b[q] ^ flip) & 0xff));
+        }
+        java.math.BigDecimal v = new java.math.BigDecimal(new java.math.BigInteger(digits.toString()), digits.length() - exponent);
+        return (sign == 0 ? v.negate() : v).setScale(scale);
     }
 
     static Object decode(byte[] b, int p) {
@@ -335,6 +373,7 @@ public final class Row implements Comparable<Row> {
                 yield Double.longBitsToDouble(bits < 0 ? bits ^ Long.MIN_VALUE : ~bits);
             }
             case 4 -> decodeString(b, p + 1);
+            case 6 -> decodeNumeric(b, p);
             default -> throw new IllegalStateException("corrupt row encoding: tag " + tag);
         };
     }

@@ -9,7 +9,8 @@ import tools.jackson.databind.node.JsonNodeFactory;
 /**
  * The JSON mapping of datums: numbers, strings, booleans and null; int64 outside ±2^53 is written as a
  * string (and read from one), float64 NaN and infinities as the strings {@code "NaN"},
- * {@code "Infinity"}, {@code "-Infinity"}, timestamps as ISO-8601 strings.
+ * {@code "Infinity"}, {@code "-Infinity"}, timestamps as ISO-8601 strings, numerics as strings of their exact digits ({@code "1.50"}; read
+ * from a string or an integer).
  */
 public final class RowJson {
 
@@ -62,6 +63,20 @@ public final class RowJson {
             case TIMESTAMP -> {
                 if (node.isString()) return Timestamp.parse(node.stringValue());
             }
+            case NUMERIC -> {
+                try {
+                    if (node.isNumber() && !node.isIntegralNumber() && !node.isBigDecimal()) {
+                        // a JSON reader's double has lost the digits and the scale as written
+                        throw new IllegalArgumentException("a numeric is a JSON string of its digits (\"2.50\") or an integer, got number "
+                                + node);
+                    }
+                    java.math.BigDecimal d = node.isIntegralNumber() ? new java.math.BigDecimal(node.bigIntegerValue())
+                            : node.isNumber() ? node.decimalValue() : node.isString() ? new java.math.BigDecimal(node.stringValue().trim()) : null;
+                    if (d != null) return d.scale() < 0 ? d.setScale(0) : d;
+                } catch (NumberFormatException | ArithmeticException e) {
+                    throw new IllegalArgumentException("expected numeric, got string '" + node.stringValue() + "'");
+                }
+            }
         }
         throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + StrictJson.describe(node));
     }
@@ -92,6 +107,7 @@ public final class RowJson {
         }
         if (v instanceof String s) return NODES.stringNode(s);
         if (v instanceof Timestamp t) return NODES.stringNode(t.toString());
+        if (v instanceof java.math.BigDecimal d) return NODES.stringNode(d.toPlainString());
         throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
     }
 
@@ -163,6 +179,7 @@ public final class RowJson {
             }
             case String s -> out.string(s);
             case Timestamp t -> out.string(t.toString());
+            case java.math.BigDecimal d -> out.string(d.toPlainString());
             default -> throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
         }
     }

@@ -81,7 +81,41 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp} or null) of {@code type}. */
+    /**
+     * Pushes a numeric in an order-preserving form: a sign byte ({@code 0} negative, {@code 1} zero,
+     * {@code 2} positive); for a non-zero value its decimal exponent {@code e} (the value is {@code 0.d1d2... x
+     * 10^e}, trailing zeros stripped) as four big-endian bytes with the sign bit flipped, then the digits as
+     * ASCII and a {@code 0x00} terminator (for a negative, the exponent and digit bytes complemented and the
+     * terminator {@code 0xFF}, so larger magnitudes sort first); last, the display scale in two bytes. Values
+     * therefore order numerically, and one value of two display scales ({@code 1.0}, {@code 1.00}) by scale.
+     */
+    public RowPacker pushNumeric(java.math.BigDecimal v) {
+        if (v.scale() < 0 || v.scale() > 0xFFFF) {
+            throw new IllegalArgumentException("numeric scale out of range: " + v.scale());
+        }
+        int signum = v.signum();
+        String digits = signum == 0 ? "" : v.unscaledValue().abs().toString().replaceFirst("0+$", "");
+        ensure(digits.length() + 9);
+        buf[len++] = DatumType.NUMERIC.tag;
+        buf[len++] = (byte) (signum + 1);
+        if (signum != 0) {
+            int exponent = v.precision() - v.scale();
+            int flip = signum < 0 ? 0xFF : 0;
+            int e = exponent ^ Integer.MIN_VALUE;
+            for (int shift = 24; shift >= 0; shift -= 8) {
+                buf[len++] = (byte) ((e >>> shift) ^ flip);
+            }
+            for (int i = 0; i < digits.length(); i++) {
+                buf[len++] = (byte) (digits.charAt(i) ^ flip);
+            }
+            buf[len++] = (byte) flip;
+        }
+        buf[len++] = (byte) (v.scale() >>> 8);
+        buf[len++] = (byte) v.scale();
+        return this;
+    }
+
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -95,6 +129,7 @@ public final class RowPacker {
             case FLOAT64 -> pushFloat64((Double) v);
             case STRING -> pushString((String) v);
             case TIMESTAMP -> pushTimestamp(((Timestamp) v).micros());
+            case NUMERIC -> pushNumeric((java.math.BigDecimal) v);
         };
     }
 

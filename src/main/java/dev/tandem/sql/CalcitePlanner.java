@@ -64,7 +64,12 @@ final class CalcitePlanner {
 
         @Override
         public int getMaxPrecision(SqlTypeName typeName) {
-            return typeName == SqlTypeName.TIMESTAMP ? 6 : super.getMaxPrecision(typeName);
+            return typeName == SqlTypeName.TIMESTAMP ? 6 : typeName == SqlTypeName.DECIMAL ? SqlTypes.NUMERIC_PRECISION : super.getMaxPrecision(typeName);
+        }
+
+        @Override
+        public int getMaxScale(SqlTypeName typeName) {
+            return typeName == SqlTypeName.DECIMAL ? SqlTypes.NUMERIC_PRECISION : super.getMaxScale(typeName);
         }
 
         @Override
@@ -73,14 +78,15 @@ final class CalcitePlanner {
         }
 
         /**
-         * {@code avg} of integers is a fraction, computed as a double ({@link RelTranslator}); Calcite's own
+         * {@code avg} of integers is a fraction, a numeric ({@link RelTranslator}); Calcite's own
          * type (the argument's) would have it drop a cast back to an integer as a no-op.
          */
         @Override
         public org.apache.calcite.rel.type.RelDataType deriveAvgAggType(org.apache.calcite.rel.type.RelDataTypeFactory factory,
                 org.apache.calcite.rel.type.RelDataType argumentType) {
             if (SqlTypeName.INT_TYPES.contains(argumentType.getSqlTypeName())) {
-                return factory.createTypeWithNullability(factory.createSqlType(SqlTypeName.DOUBLE), argumentType.isNullable());
+                return factory.createTypeWithNullability(factory.createSqlType(SqlTypeName.DECIMAL, SqlTypes.NUMERIC_PRECISION,
+                        SqlTypes.NUMERIC_SCALE), argumentType.isNullable());
             }
             return super.deriveAvgAggType(factory, argumentType);
         }
@@ -122,6 +128,7 @@ final class CalcitePlanner {
             PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
             emptyEscapes(parsed);
+            NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
             RelRoot root = planner.rel(validated);
             return new Planned(root, validated);
@@ -282,6 +289,11 @@ final class CalcitePlanner {
             return null;
         }
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.NUMERIC) {
+            return numericCast(c, spec);
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.TIMESTAMP) {
@@ -290,6 +302,58 @@ final class CalcitePlanner {
             org.apache.calcite.util.TimestampString s = new org.apache.calcite.util.TimestampString(t.getYear(), t.getMonthValue(),
                     t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
             return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, c.getParserPosition());
+        }
+        return null;
+    }
+
+    /**
+     * A cast of a constant to {@code numeric} as the numeric literal PostgreSQL makes of it ({@code '1.2300'::numeric}
+     * keeps its four places; Calcite would fold it to its decimal type's scale), rounded to {@code numeric(p, s)}'s
+     * scale when one is declared; null to keep the cast. A cast of anything else to {@code numeric(p, s)} is refused.
+     */
+    private static SqlNode numericCast(org.apache.calcite.sql.SqlCall c, org.apache.calcite.sql.SqlDataTypeSpec spec) {
+        int precision = -1;
+        int scale = 0;
+        if (spec.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlBasicTypeNameSpec b) {
+            precision = b.getPrecision();
+            scale = Math.max(b.getScale(), 0);
+        }
+        SqlNode operand = c.operand(0);
+        java.math.BigDecimal v = operand instanceof org.apache.calcite.sql.SqlCharStringLiteral l
+                ? SqlTypes.numeric(l.getValueAs(String.class)) : exactDecimal(operand);
+        if (v == null) {
+            if (precision >= 0) {
+                throw SqlException.notSupported("a cast of an expression to numeric(" + precision + ", " + scale + ") (cast to numeric)");
+            }
+            return null;
+        }
+        if (precision >= 0) {
+            v = SqlTypes.fitNumeric(v, precision, scale);
+        }
+        SqlNode literal = org.apache.calcite.sql.SqlLiteral.createExactNumeric(v.abs().toPlainString(), c.getParserPosition());
+        if (v.signum() < 0) {
+            literal = org.apache.calcite.sql.fun.SqlStdOperatorTable.UNARY_MINUS.createCall(c.getParserPosition(), literal);
+        }
+        if (v.scale() > 0) {
+            return literal;
+        }
+        // an integer literal is an integer to Calcite: the cast (to plain numeric) keeps it a numeric
+        c.setOperand(0, literal);
+        c.setOperand(1, new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypeName.DECIMAL,
+                c.getParserPosition()), c.getParserPosition()));
+        return null;
+    }
+
+    /** The value of a numeric literal as PostgreSQL's numeric reads it, or its negation, else null. */
+    private static java.math.BigDecimal exactDecimal(SqlNode n) {
+        if (n instanceof org.apache.calcite.sql.SqlNumericLiteral l) {
+            // PostgreSQL reads 1.5e-3 as the numeric 0.0015
+            java.math.BigDecimal d = l.getValueAs(java.math.BigDecimal.class);
+            return d.scale() < 0 ? d.setScale(0) : d;
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.MINUS_PREFIX) {
+            java.math.BigDecimal d = exactDecimal(c.operand(0));
+            return d == null ? null : d.negate();
         }
         return null;
     }

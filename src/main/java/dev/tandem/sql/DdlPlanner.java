@@ -100,13 +100,18 @@ final class DdlPlanner {
             }
             if (lex.acceptPunct("(")) {
                 lex.take();
+                if (SqlTypes.ofName(type.toString()) == DatumType.NUMERIC) {
+                    int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
+                    throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a numeric column's precision and scale"
+                            + " (declare the column numeric: it keeps each value's scale)", lc[0], lc[1]);
+                }
                 lex.expectPunct(")");
             }
             DatumType t = SqlTypes.ofName(type.toString());
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                 throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
-                        + " (types are bigint, integer, double precision, text, varchar, boolean, timestamp)", lc[0], lc[1]);
+                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp)", lc[0], lc[1]);
             }
             boolean nullable = true;
             while (true) {

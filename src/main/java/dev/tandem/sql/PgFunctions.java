@@ -232,6 +232,10 @@ final class PgFunctions {
             case "ROUND", "TRUNC" -> {
                 Expr x = t.rex(ops.get(0), in);
                 SqlTypeName xt = ops.get(0).getType().getSqlTypeName();
+                if (RelTranslator.typeOf(x, in) == DatumType.NUMERIC) {
+                    return ops.size() == 1 ? Expr.call(name.equals("TRUNC") ? Func.TRUNC : Func.ROUND_NUMERIC, x)
+                            : Expr.call(name.equals("TRUNC") ? Func.TRUNC : Func.ROUND_NUMERIC, x, t.rex(ops.get(1), in));
+                }
                 if (ops.size() == 1) {
                     Func f = name.equals("TRUNC") ? Func.TRUNC : xt == SqlTypeName.DECIMAL ? Func.ROUND_NUMERIC : Func.ROUND;
                     return Expr.call(f, toFloat(x, in));
@@ -256,8 +260,16 @@ final class PgFunctions {
                 };
                 List<Expr> args = new ArrayList<>();
                 for (RexNode o : ops) {
-                    args.add(toFloat(t.rex(o, in), in));
+                    args.add(t.rex(o, in));
                 }
+                if (args.stream().anyMatch(a -> RelTranslator.typeOf(a, in) == DatumType.NUMERIC)) {
+                    if (f == Func.FLOOR || f == Func.CEIL || f == Func.SIGN) {
+                        return new Expr.Call(f, args);
+                    }
+                    throw SqlException.notSupported(name.toLowerCase(Locale.ROOT) + " of a numeric (PostgreSQL computes it in numeric;"
+                            + " write CAST(x AS double precision) to compute in floating point)");
+                }
+                args.replaceAll(a -> toFloat(a, in));
                 return new Expr.Call(f, args);
             }
             case "PI" -> {

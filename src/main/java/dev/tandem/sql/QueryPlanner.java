@@ -183,6 +183,7 @@ final class QueryPlanner {
             case FLOAT64 -> 0.0;
             case STRING -> "";
             case TIMESTAMP -> new dev.tandem.row.Timestamp(0);
+            case NUMERIC -> java.math.BigDecimal.ZERO;
         };
     }
 
@@ -330,9 +331,13 @@ final class QueryPlanner {
         return out;
     }
 
-    /** {column, value} when {@code e} is {@code column = non-NULL literal} (either way round), else null. */
+    /**
+     * {column, value} when {@code e} is {@code column = non-NULL literal} (either way round), else null. A
+     * numeric pins nothing: its key holds its scale, and {@code = 1.5} must find {@code 1.50} too.
+     */
     private static Object[] equality(Expr e) {
-        if (e instanceof Expr.Call call && call.func() == Func.EQ) {
+        if (e instanceof Expr.Call call && call.func() == Func.EQ && !call.args().stream().anyMatch(
+                a -> a instanceof Expr.Lit l && l.value() instanceof java.math.BigDecimal)) {
             Expr a = call.args().get(0);
             Expr b = call.args().get(1);
             if (a instanceof Expr.Col col && b instanceof Expr.Lit lit && lit.value() != null) {

@@ -153,6 +153,9 @@ final class RelTranslator {
             List<Object> vals = new ArrayList<>();
             for (int i = 0; i < tuple.size(); i++) {
                 exactLiteral(tuple.get(i), SqlTypes.of(tuple.get(i).getType()));
+                if (types.get(i) == DatumType.NUMERIC) {
+                    refuseCastLiteral(tuple.get(i));
+                }
                 vals.add(SqlTypes.convert(literalValue(tuple.get(i)), types.get(i)));
             }
             rows.add(Row.pack(types, vals));
@@ -405,25 +408,29 @@ final class RelTranslator {
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
                                 "function " + kind.name().toLowerCase(Locale.ROOT) + "(boolean) does not exist");
                     }
-                    if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                    if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64
+                            && argType != DatumType.NUMERIC) {
                         throw SqlException.notSupported(kind.name().toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(argType));
                     }
                     AggregateFunc f = kind == SqlKind.MIN ? AggregateFunc.MIN : kind == SqlKind.MAX ? AggregateFunc.MAX : AggregateFunc.SUM;
                     aggs.add(new Plan.Aggregate(f, arg));
                     finals.add(kind == SqlKind.SUM0
-                            ? Expr.call(Func.COALESCE, Expr.col(at), argType == DatumType.INT64 ? Expr.lit(0L, argType) : Expr.lit(0.0, argType))
+                            ? Expr.call(Func.COALESCE, Expr.col(at), Expr.lit(zero(argType), argType))
                             : Expr.col(at));
                     types.add(argType);
-                    defaults.add(kind == SqlKind.SUM0 ? (argType == DatumType.INT64 ? (Object) 0L : (Object) 0.0) : null);
+                    defaults.add(kind == SqlKind.SUM0 ? zero(argType) : null);
                 }
                 case AVG -> {
-                    if (argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                    if (argType != DatumType.INT64 && argType != DatumType.FLOAT64 && argType != DatumType.NUMERIC) {
                         throw SqlException.notSupported("avg of " + SqlTypes.pgName(argType));
                     }
                     aggs.add(new Plan.Aggregate(AggregateFunc.SUM, arg));
                     aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, arg));
-                    finals.add(Expr.call(Func.DIV, toFloat(Expr.col(at), argType), Expr.cast(Expr.col(at + 1), DatumType.FLOAT64)));
-                    types.add(DatumType.FLOAT64);
+                    // PostgreSQL's avg of an integer or numeric is the numeric quotient of the sum by the count
+                    DatumType avg = argType == DatumType.FLOAT64 ? DatumType.FLOAT64 : DatumType.NUMERIC;
+                    Expr sum = argType == avg ? Expr.col(at) : Expr.cast(Expr.col(at), avg);
+                    finals.add(Expr.call(Func.DIV, sum, Expr.cast(Expr.col(at + 1), avg)));
+                    types.add(avg);
                     defaults.add(null);
                 }
                 default -> throw SqlException.notSupported("aggregate function " + call.getAggregation().getName().toLowerCase(Locale.ROOT));
@@ -517,6 +524,10 @@ final class RelTranslator {
         return new Plan.Reduce(new Plan.Union(parts), outKey, pick);
     }
 
+    private static Object zero(DatumType t) {
+        return t == DatumType.INT64 ? (Object) 0L : t == DatumType.NUMERIC ? (Object) BigDecimal.ZERO : (Object) 0.0;
+    }
+
     private static Expr toFloat(Expr e, DatumType t) {
         return t == DatumType.FLOAT64 ? e : Expr.cast(e, DatumType.FLOAT64);
     }
@@ -535,8 +546,9 @@ final class RelTranslator {
             for (Translated t : inputs) {
                 col.add(t.types().get(c));
             }
-            types.add(col.contains(DatumType.FLOAT64) && col.stream().allMatch(t -> t == DatumType.INT64 || t == DatumType.FLOAT64)
-                    ? DatumType.FLOAT64 : col.get(0));
+            boolean numbers = col.stream().allMatch(t -> t == DatumType.INT64 || t == DatumType.FLOAT64 || t == DatumType.NUMERIC);
+            types.add(numbers && col.contains(DatumType.FLOAT64) ? DatumType.FLOAT64
+                    : numbers && col.contains(DatumType.NUMERIC) ? DatumType.NUMERIC : col.get(0));
         }
         List<Plan> plans = new ArrayList<>();
         for (Translated t : inputs) {
@@ -630,6 +642,9 @@ final class RelTranslator {
             case RexInputRef ref -> Expr.col(ref.getIndex());
             case RexLiteral lit -> {
                 DatumType t = SqlTypes.of(lit.getType());
+                if (t == DatumType.NUMERIC && comparing == 0) {
+                    refuseCastLiteral(lit);
+                }
                 exactLiteral(lit, t);
                 yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
             }
@@ -647,7 +662,44 @@ final class RelTranslator {
         };
     }
 
+    /** How deep in comparisons the translation is: they compare numerics by value, so a literal's scale does not matter there. */
+    private int comparing;
+
+    /**
+     * Refuses a numeric literal Calcite cast to the common type of its CASE, COALESCE, VALUES or set operation,
+     * adding places PostgreSQL would not print (1 beside 2.5 is 1 there, 1.0 here).
+     */
+    private static void refuseCastLiteral(RexLiteral lit) {
+        if (castLiteral(lit)) {
+            throw SqlException.notSupported("the number " + lit.getValueAs(BigDecimal.class).stripTrailingZeros().toPlainString()
+                    + " beside numbers of another scale in one column (CASE, COALESCE, VALUES, UNION): write each with the same"
+                    + " number of decimal places");
+        }
+    }
+
+    /** Whether a numeric literal carries places its own digits did not: Calcite cast it to a wider scale. */
+    private static boolean castLiteral(RexLiteral lit) {
+        BigDecimal v = lit.getValueAs(BigDecimal.class);
+        // a literal as written has Calcite's precision of its digits (0.50: 3)
+        return v != null && v.scale() > 0 && v.unscaledValue().mod(java.math.BigInteger.TEN).signum() == 0
+                && lit.getType().getPrecision() != Math.max(v.precision(), v.scale() + 1);
+    }
+
     private Expr call(RexCall call, List<DatumType> in) {
+        boolean compares = switch (call.getKind()) {
+            case SEARCH, EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL, IS_DISTINCT_FROM,
+                    IS_NOT_DISTINCT_FROM -> true;
+            default -> false;
+        };
+        comparing += compares ? 1 : 0;
+        try {
+            return translateCall(call, in);
+        } finally {
+            comparing -= compares ? 1 : 0;
+        }
+    }
+
+    private Expr translateCall(RexCall call, List<DatumType> in) {
         List<RexNode> ops = call.getOperands();
         SqlKind kind = call.getKind();
         switch (kind) {
@@ -708,7 +760,7 @@ final class RelTranslator {
                 };
                 List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
                 DatumType t = typeOf(args.get(0), in);
-                if (t != DatumType.INT64 && t != DatumType.FLOAT64) {
+                if (t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                     throw SqlException.notSupported("arithmetic on " + SqlTypes.pgName(t));
                 }
                 return new Expr.Call(f, args);
@@ -932,14 +984,15 @@ final class RelTranslator {
 
     /**
      * The arguments of {@code op} brought to one type, as PostgreSQL resolves them: a quoted literal
-     * (and NULL) has no type of its own and takes the others' (parsed as that type); int64 and float64
-     * meet at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
+     * (and NULL) has no type of its own and takes the others' (parsed as that type); int64 and numeric
+     * meet at numeric, either with float64 at float64; any other mix is refused ({@code text = bigint}: 42883, {@code CASE}/{@code
      * COALESCE} branches: 42804), never compared as some common type.
      */
     static List<Expr> unify(List<Expr> args, List<DatumType> in, String op) {
         DatumType target = null;
         boolean numeric = true;
         boolean anyFloat = false;
+        boolean anyNumeric = false;
         boolean mixed = false;
         for (Expr a : args) {
             if (a instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING)) {
@@ -948,8 +1001,9 @@ final class RelTranslator {
             DatumType t = typeOf(a, in);
             mixed |= target != null && t != target;
             target = target == null ? t : target;
-            numeric &= t == DatumType.INT64 || t == DatumType.FLOAT64;
+            numeric &= t == DatumType.INT64 || t == DatumType.FLOAT64 || t == DatumType.NUMERIC;
             anyFloat |= t == DatumType.FLOAT64;
+            anyNumeric |= t == DatumType.NUMERIC;
         }
         if (mixed && !numeric) {
             List<String> names = args.stream().filter(a -> !(a instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING)))
@@ -973,6 +1027,8 @@ final class RelTranslator {
         }
         if (numeric && anyFloat) {
             target = DatumType.FLOAT64;
+        } else if (numeric && anyNumeric) {
+            target = DatumType.NUMERIC;
         }
         List<Expr> out = new ArrayList<>();
         for (Expr a : args) {
@@ -987,6 +1043,11 @@ final class RelTranslator {
         }
         if (e instanceof Expr.Lit l && l.value() == null) {
             return Expr.lit(null, to);
+        }
+        if (e instanceof Expr.Lit l && (from == DatumType.NUMERIC || from == DatumType.INT64)
+                && (to == DatumType.FLOAT64 || to == DatumType.NUMERIC)) {
+            // a number literal taking a wider type is that type's literal (0.0 compared with a double is the double 0)
+            return Expr.lit(SqlTypes.convert(l.value(), to), to);
         }
         if (e instanceof Expr.Lit l && from == DatumType.STRING) {
             // a quoted literal takes the type it is used as, parsed as PostgreSQL parses it ('2024-01-02 03:04:05')

@@ -13,16 +13,12 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
-import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 
 /**
- * Refuses the arithmetic whose PostgreSQL answer is an exact {@code numeric} that Tandem, whose numbers
- * are bigint and double precision, would answer differently: arithmetic on decimal literals with
- * integers ({@code a * 0.1}: 0.3 in PostgreSQL, 0.30000000000000004 in double precision), and a
- * division of a {@code sum} of integers (a {@code numeric} in PostgreSQL, so {@code sum(a) / count(a)}
- * has a fraction there, where bigint division would drop it). Each is "not supported" with the cast that
- * makes it plain double precision.
+ * Refuses a division of a {@code sum} of integers: PostgreSQL's sum of a {@code bigint} is a {@code numeric}
+ * (so {@code sum(a) / count(a)} has a fraction) and of an {@code integer} a {@code bigint} (so the fraction
+ * is dropped), and Tandem stores both as a bigint. It is "not supported" with the cast that makes it plain.
  */
 final class SqlNumerics {
 
@@ -49,11 +45,7 @@ final class SqlNumerics {
         }
         SqlKind kind = call.getKind();
         if (kind == SqlKind.PLUS || kind == SqlKind.MINUS || kind == SqlKind.TIMES || kind == SqlKind.DIVIDE || kind == SqlKind.MOD) {
-            if (call.getType().getSqlTypeName() == SqlTypeName.DECIMAL && SqlTypes.of(call.getType()) != dev.tandem.row.DatumType.INT64) {
-                throw SqlException.notSupported("arithmetic on exact decimals (a decimal literal with an integer is a numeric in PostgreSQL;"
-                        + " Tandem's numbers are bigint and double precision: write CAST(x AS double precision) to compute in floating point)");
-            }
-            if (kind == SqlKind.DIVIDE && call.getOperands().stream().allMatch(o -> SqlTypeUtil.isExactNumeric(o.getType()))
+            if (kind == SqlKind.DIVIDE && call.getOperands().stream().allMatch(o -> SqlTypeUtil.isIntType(o.getType()))
                     && call.getOperands().stream().anyMatch(o -> numericSum(o, inputs))) {
                 throw SqlException.notSupported("dividing a sum of integers (PostgreSQL's sum of a bigint is a numeric, so its quotient keeps"
                         + " the fraction: write CAST(sum(x) AS double precision) / ...)");
@@ -102,7 +94,7 @@ final class SqlNumerics {
                 }
                 int arg = call.getArgList().get(0);
                 if (kind == SqlKind.SUM || kind == SqlKind.SUM0) {
-                    yield SqlTypeUtil.isExactNumeric(a.getInput().getRowType().getFieldList().get(arg).getType());
+                    yield SqlTypeUtil.isIntType(a.getInput().getRowType().getFieldList().get(arg).getType());
                 }
                 yield (kind == SqlKind.MIN || kind == SqlKind.MAX) && column(a.getInput(), arg);
             }

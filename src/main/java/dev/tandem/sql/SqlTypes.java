@@ -26,6 +26,7 @@ final class SqlTypes {
             case "text", "varchar", "character varying", "string" -> DatumType.STRING;
             case "boolean", "bool" -> DatumType.BOOL;
             case "timestamp", "timestamp without time zone" -> DatumType.TIMESTAMP;
+            case "numeric", "decimal" -> DatumType.NUMERIC;
             default -> null;
         };
     }
@@ -36,7 +37,7 @@ final class SqlTypes {
         return switch (n) {
             case BOOLEAN -> DatumType.BOOL;
             case TINYINT, SMALLINT, INTEGER, BIGINT -> DatumType.INT64;
-            case DECIMAL -> type.getScale() == 0 && type.getPrecision() <= 18 ? DatumType.INT64 : DatumType.FLOAT64;
+            case DECIMAL -> type.getScale() == 0 && type.getPrecision() <= 18 ? DatumType.INT64 : DatumType.NUMERIC;
             case FLOAT, REAL, DOUBLE -> DatumType.FLOAT64;
             case CHAR, VARCHAR -> DatumType.STRING;
             case TIMESTAMP -> DatumType.TIMESTAMP;
@@ -44,6 +45,13 @@ final class SqlTypes {
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
         };
     }
+
+    /**
+     * The precision and scale of the Calcite type of a {@code numeric} (whose values carry their own scale, as
+     * PostgreSQL's do): wide enough that Calcite's derived types stay decimals Tandem reads as numerics.
+     */
+    static final int NUMERIC_PRECISION = 1000;
+    static final int NUMERIC_SCALE = 0;
 
     /** The Calcite type of a datum type. */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {
@@ -53,6 +61,7 @@ final class SqlTypes {
             case FLOAT64 -> f.createSqlType(SqlTypeName.DOUBLE);
             case STRING -> f.createSqlType(SqlTypeName.VARCHAR);
             case TIMESTAMP -> f.createSqlType(SqlTypeName.TIMESTAMP, 6);
+            case NUMERIC -> f.createSqlType(SqlTypeName.DECIMAL, NUMERIC_PRECISION, NUMERIC_SCALE);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -65,6 +74,7 @@ final class SqlTypes {
             case FLOAT64 -> "double precision";
             case STRING -> "text";
             case TIMESTAMP -> "timestamp";
+            case NUMERIC -> "numeric";
         };
     }
 
@@ -107,7 +117,7 @@ final class SqlTypes {
                 case INT64 -> switch (v) {
                     case Long l -> l;
                     case Integer i -> (long) i;
-                    case BigDecimal b -> b.longValueExact();
+                    case BigDecimal b -> numericToBigint(b);
                     case Double d when d == Math.rint(d) && Math.abs(d) < 0x1p63 -> d.longValue();
                     case String s -> Long.parseLong(s.trim());
                     default -> throw mismatch(v, t);
@@ -133,10 +143,47 @@ final class SqlTypes {
                     case String s -> parseTimestamp(s.trim());
                     default -> throw mismatch(v, t);
                 };
+                case NUMERIC -> switch (v) {
+                    case BigDecimal b -> dev.tandem.expr.Numerics.checked(b);
+                    case Long l -> BigDecimal.valueOf(l);
+                    case Integer i -> BigDecimal.valueOf(i);
+                    case Double d -> dev.tandem.expr.Numerics.ofDouble(d);
+                    case String s -> dev.tandem.expr.Numerics.parse(s);
+                    default -> throw mismatch(v, t);
+                };
             };
+        } catch (dev.tandem.expr.EvalError e) {
+            throw SqlErrors.evaluation(e.getMessage());
         } catch (NumberFormatException | ArithmeticException e) {
             throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type " + pgName(t) + ": \"" + v + "\"");
         }
+    }
+
+    /** PostgreSQL's numeric input of {@code s}; {@code 22P02} when it is not a number. */
+    static BigDecimal numeric(String s) {
+        return (BigDecimal) convert(s, DatumType.NUMERIC);
+    }
+
+    /** {@code v} as a {@code numeric(precision, scale)} holds it: rounded to the scale, {@code 22003} when too large. */
+    static BigDecimal fitNumeric(BigDecimal v, int precision, int scale) {
+        if (precision < 1 || precision > 1000 || scale > precision) {
+            throw new SqlException(SqlException.INVALID_PARAMETER, "NUMERIC precision " + precision + " must be between 1 and 1000"
+                    + (scale > precision ? " and scale " + scale + " between 0 and precision " + precision : ""));
+        }
+        try {
+            return dev.tandem.expr.Numerics.fit(v, precision, scale);
+        } catch (dev.tandem.expr.EvalError e) {
+            throw new SqlException(SqlException.OUT_OF_RANGE, e.getMessage());
+        }
+    }
+
+    /** A numeric as PostgreSQL assigns it to a bigint: rounded half away from zero, {@code 22003} beyond bigint's range. */
+    static long numericToBigint(BigDecimal v) {
+        BigDecimal r = v.setScale(0, java.math.RoundingMode.HALF_UP);
+        if (r.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) < 0 || r.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            throw new SqlException(SqlException.OUT_OF_RANGE, "bigint out of range");
+        }
+        return r.longValueExact();
     }
 
     private static double parseDouble(String s) {
@@ -187,6 +234,7 @@ final class SqlTypes {
             case null -> null;
             case Boolean b -> b ? "t" : "f";
             case Double d -> floatText(d);
+            case BigDecimal d -> d.toPlainString();
             case Timestamp ts -> {
                 LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
                 String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));

@@ -442,6 +442,7 @@ final class WritePlanner {
             case STRING -> SqlTypeName.VARCHAR;
             case BOOL -> SqlTypeName.BOOLEAN;
             case TIMESTAMP -> SqlTypeName.TIMESTAMP;
+            case NUMERIC -> SqlTypeName.DECIMAL;
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));
@@ -449,13 +450,13 @@ final class WritePlanner {
 
     /** Refuses a value of type {@code from} for {@code column} as PostgreSQL does where it has no assignment cast. */
     private static void assignment(DatumType from, Column column, SqlNode at) {
-        boolean numeric = (from == DatumType.INT64 || from == DatumType.FLOAT64)
-                && (column.type() == DatumType.INT64 || column.type() == DatumType.FLOAT64);
+        boolean numeric = (from == DatumType.INT64 || from == DatumType.FLOAT64 || from == DatumType.NUMERIC)
+                && (column.type() == DatumType.INT64 || column.type() == DatumType.FLOAT64 || column.type() == DatumType.NUMERIC);
         if (column.type() == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
             // PostgreSQL writes these as text in its own notation, which Tandem's cast does not
             throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
         }
-        boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL);
+        boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC);
         if (from != column.type() && !numeric && !text) {
             throw SqlEngine.at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
                     + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(from)), at);
@@ -475,6 +476,12 @@ final class WritePlanner {
         }
         if (column.type() == DatumType.FLOAT64) {
             return ((Number) v).doubleValue();
+        }
+        if (column.type() == DatumType.NUMERIC) {
+            return SqlTypes.convert(v, DatumType.NUMERIC);
+        }
+        if (v instanceof java.math.BigDecimal n) {
+            return SqlTypes.numericToBigint(n);
         }
         double d = (Double) v;
         double r = Math.rint(d);

@@ -110,6 +110,7 @@ class ChangeJsonProperties {
             };
             case STRING -> string(random);
             case TIMESTAMP -> new Timestamp(random.nextLong(-62_135_596_800_000_000L, 253_402_300_799_999_999L));
+            case NUMERIC -> java.math.BigDecimal.valueOf(random.nextLong(), random.nextInt(8));
         };
     }
 

@@ -224,7 +224,7 @@ class ExprSemanticsTest {
         assertThatThrownBy(() -> call(Func.CONCAT, s("a"), col(0)).typeOf(in, "e"))
                 .hasMessage("e.args[1]: function 'concat' needs string, got int64");
         assertThatThrownBy(() -> call(Func.NEG, col(1)).typeOf(in, "e"))
-                .hasMessage("e.args[0]: function 'neg' needs int64 or float64, got string");
+                .hasMessage("e.args[0]: function 'neg' needs int64, float64 or numeric, got string");
     }
 
     @Test

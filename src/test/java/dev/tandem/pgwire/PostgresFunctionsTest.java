@@ -68,7 +68,7 @@ class PostgresFunctionsTest {
             "SELECT k, sign(d), sign(n), pi(), round(pi() * 100) FROM fx",
             "SELECT k, sqrt(n) FROM fx",
             "SELECT k, ln(n) FROM fx",
-            "SELECT k, power(n, 0.5) FROM fx",
+            "SELECT k, power(n, 0.5::float8) FROM fx",
             "SELECT k, power(0::float8, n) FROM fx",
             "SELECT exp(1000::float8)",
             "SELECT k, greatest(n, 1, k), least(d, n), greatest(s, t), least(n, NULL, k), greatest(d) FROM fx",
@@ -108,6 +108,9 @@ class PostgresFunctionsTest {
 
     /** Patterns whose meaning differs between PostgreSQL and Java, refused by Tandem. */
     static final List<String> REFUSED = List.of(
+            // 0.5 is a numeric: PostgreSQL computes power, sqrt, exp, ln and log of a numeric in numeric, with digits Tandem's doubles lack
+            "SELECT k, power(n, 0.5) FROM fx",
+            "SELECT sqrt(2.0), exp(1.5), ln(2.5)",
             "SELECT k FROM fx WHERE s ~ '[[:alpha:]]'",
             "SELECT k FROM fx WHERE s ~ '[[:alpha:]]' AND n > 0",
             "SELECT k, regexp_replace(s, 'a|b', 'x', 'g') FROM fx",

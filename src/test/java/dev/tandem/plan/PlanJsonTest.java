@@ -103,7 +103,7 @@ class PlanJsonTest {
         assertThatThrownBy(() -> new Plan.Reduce(Plan.get("u1"), List.of(2), List.of()).types(types::get, ""))
                 .hasMessage("group_key[0]: column 2 does not exist; the input has 2 columns");
         assertThatThrownBy(() -> new Plan.Reduce(Plan.get("u1"), List.of(), List.of(new Plan.Aggregate(AggregateFunc.SUM, Expr.col(1)))).types(types::get, ""))
-                .hasMessage("aggregates[0]: sum needs int64 or float64, got string");
+                .hasMessage("aggregates[0]: sum needs int64, float64 or numeric, got string");
         assertThatThrownBy(() -> new Plan.Reduce(Plan.get("u1"), List.of(), List.of(new Plan.Aggregate(AggregateFunc.MIN, Expr.call(Func.NOT, Expr.col(0))))).types(types::get, ""))
                 .hasMessage("aggregates[0].expr.args[0]: function 'not' needs bool, got int64");
         assertThatThrownBy(() -> new Plan.TopK(Plan.get("u1"), List.of(), List.of(new Plan.Ordering(5, false, true)), 1L, 0).types(types::get, ""))

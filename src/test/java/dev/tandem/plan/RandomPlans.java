@@ -110,6 +110,7 @@ public final class RandomPlans {
             case FLOAT64 -> (rnd.nextInt(9) - 3) / 2.0;
             case STRING -> STRINGS[rnd.nextInt(STRINGS.length)];
             case TIMESTAMP -> new dev.tandem.row.Timestamp(rnd.nextInt(1000));
+            case NUMERIC -> java.math.BigDecimal.valueOf(rnd.nextInt(9) - 3, rnd.nextInt(3));
         };
     }
 
@@ -334,7 +335,7 @@ public final class RandomPlans {
                         Expr.lit((long) rnd.nextInt(3), DatumType.INT64));
                 default -> Expr.call(Func.CONCAT, expr(in, DatumType.STRING, d), Expr.lit(STRINGS[rnd.nextInt(STRINGS.length)], DatumType.STRING));
             };
-            case TIMESTAMP -> Expr.lit(value(want), want);
+            case TIMESTAMP, NUMERIC -> Expr.lit(value(want), want);
         };
     }
 

@@ -67,6 +67,7 @@ public final class SqlTranslator {
             case FLOAT64 -> "DOUBLE PRECISION";
             case STRING -> "VARCHAR";
             case TIMESTAMP -> "TIMESTAMP WITH TIME ZONE";
+            case NUMERIC -> "NUMERIC";
         };
     }
 
@@ -283,6 +284,7 @@ public final class SqlTranslator {
             case FLOAT64 -> "CAST(" + v + " AS DOUBLE PRECISION)";
             case STRING -> "'" + ((String) v).replace("'", "''") + "'";
             case TIMESTAMP -> "TIMESTAMP WITH TIME ZONE '" + v + "'";
+            case NUMERIC -> "CAST(" + ((java.math.BigDecimal) v).toPlainString() + " AS NUMERIC)";
         };
     }
 
@@ -313,6 +315,7 @@ public final class SqlTranslator {
                                 case FLOAT64 -> java.sql.Types.DOUBLE;
                                 case STRING -> java.sql.Types.VARCHAR;
                                 case TIMESTAMP -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
+                                case NUMERIC -> java.sql.Types.NUMERIC;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
@@ -343,6 +346,7 @@ public final class SqlTranslator {
                             java.time.OffsetDateTime t = rs.getObject(i + 1, java.time.OffsetDateTime.class);
                             yield t == null ? null : dev.tandem.row.Timestamp.of(t.toInstant());
                         }
+                        case NUMERIC -> rs.getBigDecimal(i + 1);
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

@@ -162,6 +162,7 @@ class ProtocolJsonProperties {
                             Double.MIN_VALUE, -Double.MAX_VALUE, 1e300, 0.1)).map(d -> (Object) d);
             case STRING -> texts().map(s -> (Object) s);
             case TIMESTAMP -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_999_999L).map(m -> (Object) new Timestamp(m));
+            case NUMERIC -> Arbitraries.longs().map(l -> (Object) java.math.BigDecimal.valueOf(l, (int) Math.floorMod(l, 7L)));
         };
         return v.injectNull(0.15);
     }

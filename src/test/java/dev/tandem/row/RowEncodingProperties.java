@@ -31,6 +31,13 @@ class RowEncodingProperties {
             case STRING -> Arbitraries.oneOf(Arbitraries.strings().all().ofMaxLength(12).filter(RowEncodingProperties::wellFormed), Arbitraries.of("", "\u0000", "a\u0000b", "é", "日本", "\uD83D\uDE00"))
                     .map(s -> (Object) s);
             case TIMESTAMP -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L).map(m -> (Object) new Timestamp(m));
+            case NUMERIC -> Arbitraries.oneOf(
+                    Combinators.combine(Arbitraries.bigIntegers().between(java.math.BigInteger.TEN.pow(40).negate(), java.math.BigInteger.TEN.pow(40)),
+                            Arbitraries.integers().between(0, 30)).as((u, s) -> (Object) new java.math.BigDecimal(u, s)),
+                    Arbitraries.of(new java.math.BigDecimal("0"), new java.math.BigDecimal("0.00"), new java.math.BigDecimal("1.0"),
+                            new java.math.BigDecimal("1.00"), new java.math.BigDecimal("-1"), new java.math.BigDecimal("100"),
+                            new java.math.BigDecimal("0.001"), new java.math.BigDecimal("-0.0010"), new java.math.BigDecimal("99.99"))
+                            .map(d -> (Object) d));
         };
         return v.injectNull(0.15);
     }
@@ -279,6 +286,10 @@ class RowEncodingProperties {
                 double p = d;
                 double q = (Double) y;
                 c = Double.isNaN(p) || Double.isNaN(q) ? Boolean.compare(Double.isNaN(p), Double.isNaN(q)) : p < q ? -1 : p > q ? 1 : 0;
+            } else if (x instanceof java.math.BigDecimal d) {
+                // numerics by value, then one value of several scales (1.5, 1.50) by scale
+                java.math.BigDecimal e = (java.math.BigDecimal) y;
+                c = d.compareTo(e) != 0 ? d.compareTo(e) : Integer.compare(d.scale(), e.scale());
             } else {
                 c = ((Comparable) x).compareTo(y);
             }

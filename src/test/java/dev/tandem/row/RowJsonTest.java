@@ -28,6 +28,21 @@ class RowJsonTest {
     }
 
     @Test
+    void numericsAreStringsOfTheirExactDigits() {
+        Schema n = new Schema(List.of(new Column("a", DatumType.NUMERIC, true), new Column("b", DatumType.NUMERIC, true)));
+        Row r = Row.pack(n.types(), Arrays.asList(new java.math.BigDecimal("1.50"), new java.math.BigDecimal("-123456789012345678901234.000001")));
+        assertThat(RowJson.json(r).toString()).isEqualTo("[\"1.50\",\"-123456789012345678901234.000001\"]");
+        dev.tandem.json.JsonBytes out = new dev.tandem.json.JsonBytes(16);
+        RowJson.write(r, out);
+        assertThat(new String(out.toByteArray(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(RowJson.json(r).toString());
+        assertThat(RowJson.row(JSON.readTree("[\"1.50\",\"-123456789012345678901234.000001\"]"), n)).isEqualTo(r);
+        assertThat(RowJson.row(JSON.readTree("[\" 2.250\",12345678901234567890123]"), n))
+                .isEqualTo(Row.pack(n.types(), Arrays.asList(new java.math.BigDecimal("2.250"), new java.math.BigDecimal("12345678901234567890123"))));
+        assertThatThrownBy(() -> RowJson.row(JSON.readTree("[2.5,null]"), n)).hasMessageContaining("a numeric is a JSON string of its digits");
+        assertThatThrownBy(() -> RowJson.row(JSON.readTree("[\"x\",null]"), n)).hasMessage("column 'a': expected numeric, got string 'x'");
+    }
+
+    @Test
     void badValuesAreNamedPrecisely() {
         assertThatThrownBy(() -> RowJson.row(JSON.readTree("[true,1.5,0,\"x\",null]"), ALL)).hasMessage("column 'i': expected int64, got number 1.5");
         assertThatThrownBy(() -> RowJson.row(JSON.readTree("[true,1]"), ALL)).hasMessage("expected 5 values, got 2");

@@ -72,6 +72,7 @@ public final class PgOids {
             case FLOAT64 -> FLOAT8;
             case STRING -> TEXT;
             case TIMESTAMP -> TIMESTAMP;
+            case NUMERIC -> NUMERIC;
         };
     }
 }
