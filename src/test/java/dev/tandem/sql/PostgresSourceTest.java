@@ -230,7 +230,7 @@ class PostgresSourceTest extends PostgresSourceTesting {
     @Test
     void createSourceRefusalsCreateNothing() throws Exception {
         up("CREATE TABLE ok (id int PRIMARY KEY, v text)",
-                "CREATE TABLE money (id int PRIMARY KEY, amount numeric(10, 2))",
+                "CREATE TABLE money (id int PRIMARY KEY, amount numeric(10, 2), d date)",
                 "CREATE TABLE nokey (v text)",
                 "CREATE PUBLICATION pub FOR TABLE ok",
                 "CREATE PUBLICATION pub_money FOR TABLE ok, money",
@@ -254,7 +254,7 @@ class PostgresSourceTest extends PostgresSourceTesting {
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + base + " user=pw password=s3cr3t-Pw' PUBLICATION 'pub'", "PASSWORD SECRET");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'nopub'", "publication 'nopub' does not exist");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub_money'",
-                "table public.money, column amount: type numeric cannot be held exactly");
+                "table public.money, column d: type date cannot be held exactly");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub_nokey'", "has no primary key");
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub' FOR TABLES (money)", "not in publication");
         // a failure after the slot exists (the second table's name is no Tandem name): the first table and the slot are undone
@@ -267,13 +267,13 @@ class PostgresSourceTest extends PostgresSourceTesting {
         refused("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'", "'ok' already exists");
         tandem("DROP TABLE ok");
 
-        // the right password, and numeric taken as text when asked
+        // the right password, a numeric held exactly, and a date taken as text when asked
         tandem("CREATE SOURCE s FROM POSTGRES CONNECTION '" + base + " user=pw' PASSWORD SECRET 'good' PUBLICATION 'pub_money'"
-                + " FOR TABLES (ok, money AS amounts) TEXT COLUMNS (money.amount)");
-        up("INSERT INTO money VALUES (1, 12.50)");
+                + " FOR TABLES (ok, money AS amounts) TEXT COLUMNS (money.d)");
+        up("INSERT INTO money VALUES (1, 12.50, '2026-12-05')");
         waitFor("the row", () -> tandem("SELECT amount FROM amounts").rows().size() == 1 || "failed".equals(state("s")));
         assertThat(state("s")).as(sources.list().toString()).isEqualTo("streaming");
-        assertThat(tandem("SELECT amount FROM amounts").rows().get(0)[0]).isEqualTo("12.50");
+        assertThat(tandem("SELECT amount, d FROM amounts").rows().get(0)).containsExactly(new java.math.BigDecimal("12.50"), "2026-12-05");
         assertThat(stack.storage.catalogEntries().values()).as("the password is stored nowhere").noneMatch(v -> v.contains("s3cr3t-Pw"));
         assertThatThrownBy(() -> tandem("CREATE SOURCE s FROM POSTGRES CONNECTION '" + conninfo() + "' PUBLICATION 'pub'"))
                 .hasMessageContaining("already exists");

@@ -21,10 +21,10 @@ final class PgValues {
             Map.entry("float4", DatumType.FLOAT64), Map.entry("float8", DatumType.FLOAT64),
             Map.entry("bool", DatumType.BOOL),
             Map.entry("text", DatumType.STRING), Map.entry("varchar", DatumType.STRING), Map.entry("bpchar", DatumType.STRING),
-            Map.entry("timestamp", DatumType.TIMESTAMP));
+            Map.entry("timestamp", DatumType.TIMESTAMP), Map.entry("numeric", DatumType.NUMERIC));
 
     /** The names of the supported upstream types, for messages. */
-    static final String SUPPORTED = "smallint, integer, bigint, real, double precision, boolean, text, varchar, char, timestamp";
+    static final String SUPPORTED = "smallint, integer, bigint, real, double precision, numeric, boolean, text, varchar, char, timestamp";
 
     private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
             .appendPattern("yyyy-MM-dd HH:mm:ss")
@@ -56,7 +56,15 @@ final class PgValues {
                 default -> throw new IllegalArgumentException("not a boolean: '" + text + "'");
             };
             case TIMESTAMP -> timestamp(text);
+            case NUMERIC -> numeric(text);
         };
+    }
+
+    private static java.math.BigDecimal numeric(String text) {
+        if (text.equals("NaN") || text.endsWith("Infinity")) {
+            throw new IllegalArgumentException("numeric '" + text + "' has no exact value Tandem can hold");
+        }
+        return new java.math.BigDecimal(text);
     }
 
     private static Timestamp timestamp(String text) {
