@@ -106,17 +106,7 @@ class PostgresSourceCrashTest extends PostgresSourceTesting {
             }
             Child first = child;
             waitFor("the copy", () -> childRows(first, "c").values().stream().mapToInt(Integer::intValue).sum() == 30);
-            writer = new Thread(() -> {
-                Random random = new Random(5);
-                try (Connection c = upstream()) {
-                    c.setAutoCommit(false);
-                    while (writing.get()) {
-                        randomTransaction(c, random);
-                    }
-                } catch (Throwable e) {
-                    failed.set(e);
-                }
-            });
+            writer = upstreamWriter(5, writing, failed);
             writer.start();
             Thread.sleep(1500);
             child.process().destroyForcibly(); // SIGKILL

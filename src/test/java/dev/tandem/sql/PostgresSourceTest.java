@@ -98,17 +98,7 @@ class PostgresSourceTest extends PostgresSourceTesting {
         waitFor("the copy", () -> "streaming".equals(state("m")));
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicReference<Throwable> failed = new AtomicReference<>();
-        Thread writer = new Thread(() -> {
-            Random random = new Random(7);
-            try (Connection c = upstream()) {
-                c.setAutoCommit(false);
-                while (writing.get()) {
-                    randomTransaction(c, random);
-                }
-            } catch (Throwable e) {
-                failed.set(e);
-            }
-        });
+        Thread writer = upstreamWriter(7, writing, failed);
         writer.start();
         try {
             for (int round = 0; round < 3; round++) {

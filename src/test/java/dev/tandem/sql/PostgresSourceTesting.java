@@ -192,6 +192,25 @@ abstract class PostgresSourceTesting {
     }
 
     /** One random upstream transaction of 1-5 statements over the three tables. */
+    /**
+     * A thread committing {@link #randomTransaction}s upstream (seeded with {@code seed}) while {@code writing}
+     * holds; the first failure is kept in {@code failed}.
+     */
+    Thread upstreamWriter(long seed, java.util.concurrent.atomic.AtomicBoolean writing,
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed) {
+        return new Thread(() -> {
+            Random random = new Random(seed);
+            try (Connection c = upstream()) {
+                c.setAutoCommit(false);
+                while (writing.get()) {
+                    randomTransaction(c, random);
+                }
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+    }
+
     static void randomTransaction(Connection c, Random random) throws SQLException {
         try (Statement s = c.createStatement()) {
             int n = 1 + random.nextInt(5);
