@@ -109,7 +109,7 @@ final class PgCasts {
         while (t.get(last + 1).isPunct("[") && t.get(last + 2).isPunct("]")) {
             last += 2;
         }
-        return end(sql, t.get(last));
+        return t.get(last).end();
     }
 
     /** The index of the bracket matching the one at {@code k}, walking in {@code step}'s direction. */
@@ -125,39 +125,9 @@ final class PgCasts {
         throw new SqlException(SqlException.SYNTAX, "syntax error: unbalanced parentheses around \"::\"");
     }
 
-    /** The offset just past token {@code tok} in {@code sql}. */
-    private static int end(String sql, SqlLexer.Token tok) {
-        int i = tok.offset();
-        return switch (tok.kind()) {
-            case STRING, QUOTED -> {
-                char q = sql.charAt(i);
-                i++;
-                while (i < sql.length()) {
-                    if (sql.charAt(i) == q) {
-                        if (i + 1 < sql.length() && sql.charAt(i + 1) == q) {
-                            i += 2;
-                            continue;
-                        }
-                        yield i + 1;
-                    }
-                    i++;
-                }
-                yield sql.length();
-            }
-            case PARAM -> i + 1 + tok.text().length();
-            case WORD -> {
-                while (i < sql.length() && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_' || sql.charAt(i) == '$')) {
-                    i++;
-                }
-                yield i;
-            }
-            default -> i + tok.text().length();
-        };
-    }
-
     private static SqlException error(String sql, SqlLexer.Token at) {
         int[] lc = SqlLexer.lineColumn(sql, at.offset());
-        String near = at.kind() == SqlLexer.Kind.END ? "end of input" : "or near \"" + (at.isPunct(":") ? "::" : sql.substring(at.offset(), end(sql, at))) + "\"";
+        String near = at.kind() == SqlLexer.Kind.END ? "end of input" : "or near \"" + (at.isPunct(":") ? "::" : sql.substring(at.offset(), at.end())) + "\"";
         return new SqlException(SqlException.SYNTAX, "syntax error at " + near, lc[0], lc[1]);
     }
 }

@@ -13,7 +13,8 @@ final class SqlLexer {
 
     enum Kind { WORD, QUOTED, NUMBER, STRING, PARAM, PUNCT, END }
 
-    record Token(Kind kind, String text, int offset) {
+    /** A token: its kind, its text (a string's or quoted identifier's unquoted), where it starts and ends in the statement. */
+    record Token(Kind kind, String text, int offset, int end) {
         boolean is(String word) {
             return kind == Kind.WORD && text.equals(word);
         }
@@ -66,14 +67,14 @@ final class SqlLexer {
                 while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_' || sql.charAt(i) == '$')) {
                     i++;
                 }
-                add(new Token(Kind.WORD, sql.substring(s, i).toLowerCase(Locale.ROOT), s), i);
+                add(Kind.WORD, sql.substring(s, i).toLowerCase(Locale.ROOT), s, i);
                 return;
             } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(sql.charAt(i + 1)))) {
                 int s = i;
                 while (i < n && (Character.isDigit(sql.charAt(i)) || sql.charAt(i) == '.')) {
                     i++;
                 }
-                add(new Token(Kind.NUMBER, sql.substring(s, i), s), i);
+                add(Kind.NUMBER, sql.substring(s, i), s, i);
                 return;
             } else if (c == '\'' || c == '"') {
                 int s = i;
@@ -96,28 +97,76 @@ final class SqlLexer {
                     b.append(d);
                     i++;
                 }
-                add(new Token(c == '"' ? Kind.QUOTED : Kind.STRING, b.toString(), s), i);
+                add(c == '"' ? Kind.QUOTED : Kind.STRING, b.toString(), s, i);
                 return;
             } else if (c == '$' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))) {
                 int s = i++;
                 while (i < n && Character.isDigit(sql.charAt(i))) {
                     i++;
                 }
-                add(new Token(Kind.PARAM, sql.substring(s + 1, i), s), i);
+                add(Kind.PARAM, sql.substring(s + 1, i), s, i);
+                return;
+            } else if (c == '$' && dollarTagEnd(i) > 0) {
+                // PostgreSQL's dollar quoting: $$text$$ or $tag$text$tag$, no escapes inside
+                int open = dollarTagEnd(i);
+                String delimiter = sql.substring(i, open);
+                int close = sql.indexOf(delimiter, open);
+                if (close < 0) {
+                    throw error("unterminated dollar-quoted string", i);
+                }
+                add(Kind.STRING, sql.substring(open, close), i, close + delimiter.length());
                 return;
             } else {
-                add(new Token(Kind.PUNCT, String.valueOf(c), i), i + 1);
+                add(Kind.PUNCT, String.valueOf(c), i, i + 1);
                 return;
             }
         }
         at = n;
-        tokens.add(new Token(Kind.END, "", n));
+        tokens.add(new Token(Kind.END, "", n, n));
         ended = true;
     }
 
-    private void add(Token t, int after) {
-        tokens.add(t);
-        at = after;
+    private void add(Kind kind, String text, int start, int end) {
+        tokens.add(new Token(kind, text, start, end));
+        at = end;
+    }
+
+    /**
+     * Where the dollar-quote delimiter starting at {@code i} ends ({@code $$} or {@code $tag$}, a tag being
+     * an identifier without {@code $}), or -1 when the {@code $} there opens none.
+     */
+    private int dollarTagEnd(int i) {
+        int n = sql.length();
+        int j = i + 1;
+        if (j < n && (Character.isLetter(sql.charAt(j)) || sql.charAt(j) == '_')) {
+            while (j < n && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
+                j++;
+            }
+        }
+        return j < n && sql.charAt(j) == '$' ? j + 1 : -1;
+    }
+
+    /** The text with each dollar-quoted string written as a standard one ({@code $$it's$$} as {@code 'it''s'}), for Calcite. */
+    static String standardQuotes(String sql) {
+        int dollar = sql.indexOf('$');
+        while (dollar >= 0 && dollar + 1 < sql.length() && Character.isDigit(sql.charAt(dollar + 1))) {
+            dollar = sql.indexOf('$', dollar + 1);
+        }
+        if (dollar < 0) {
+            return sql;
+        }
+        StringBuilder out = null;
+        int copied = 0;
+        for (Token t : new SqlLexer(sql).tokens()) {
+            if (t.kind() == Kind.STRING && sql.charAt(t.offset()) == '$') {
+                if (out == null) {
+                    out = new StringBuilder(sql.length() + 8);
+                }
+                out.append(sql, copied, t.offset()).append('\'').append(t.text().replace("'", "''")).append('\'');
+                copied = t.end();
+            }
+        }
+        return out == null ? sql : out.append(sql, copied, sql.length()).toString();
     }
 
     /** The tokens of the text, ending with an END token. */

@@ -85,7 +85,7 @@ final class SqlLiterals {
                         if (values.size() == MAX_LIFTED) {
                             return null;
                         }
-                        int end = end(sql, t);
+                        int end = t.end();
                         shape.append(sql, copied, t.offset()).append('$').append(values.size() + 1);
                         copied = end;
                         values.add(value);
@@ -105,13 +105,13 @@ final class SqlLiterals {
 
     /** The literal's value when it may be lifted: an integer within a bigint, or a plain string; else null. */
     private static Object liftable(String sql, SqlLexer.Token t) {
-        int end = end(sql, t);
+        int end = t.end();
         // a letter right before (E'...', U&'...', x1) or right after (1e5, 'a'b) makes it something else
         if (t.offset() > 0 && isWordChar(sql.charAt(t.offset() - 1)) || end < sql.length() && isWordChar(sql.charAt(end))) {
             return null;
         }
         if (t.kind() == SqlLexer.Kind.STRING) {
-            return sql.charAt(t.offset()) == '\'' ? t.text() : null;
+            return sql.charAt(t.offset()) == '\'' || sql.charAt(t.offset()) == '$' ? t.text() : null;
         }
         String digits = t.text();
         for (int k = 0; k < digits.length(); k++) {
@@ -129,20 +129,4 @@ final class SqlLiterals {
         return Character.isLetterOrDigit(c) || c == '_' || c == '$' || c == '&' || c == '.';
     }
 
-    /** Where the literal token ends in the text. */
-    private static int end(String sql, SqlLexer.Token t) {
-        if (t.kind() == SqlLexer.Kind.NUMBER) {
-            return t.offset() + t.text().length();
-        }
-        // a string: its quote, its text with each quote doubled, its closing quote
-        int i = t.offset() + 1;
-        while (true) {
-            int q = sql.indexOf('\'', i);
-            if (q + 1 < sql.length() && sql.charAt(q + 1) == '\'') {
-                i = q + 2;
-            } else {
-                return q + 1;
-            }
-        }
-    }
 }
