@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,11 +106,13 @@ public class ApiSecurity {
 
     @Bean
     PrincipalLimits tandemPrincipalLimits(SecurityProperties props, ObjectProvider<MeterRegistry> meters) {
-        // Without credentials every caller is the same anonymous one: no limit per principal.
+        // Without credentials the callers are counted by address ("anonymous@127.0.0.1"): the costly kinds
+        // (slow-path dataflows, plans, subscriptions) are limited as with credentials; reads in flight are not,
+        // as every fast-path read of every local client would otherwise contend on one counter.
         boolean on = props.credentialsConfigured();
         SecurityProperties.Limits l = props.limits();
-        return new PrincipalLimits(on ? l.maxConcurrentPeeks() : 0, on ? l.maxPendingDataflows() : 0, on ? l.maxSubscriptions() : 0,
-                on ? l.maxConcurrentPlans() : 0, (principal, kind) -> {
+        return new PrincipalLimits(on ? l.maxConcurrentPeeks() : 0, l.maxPendingDataflows(), l.maxSubscriptions(),
+                l.maxConcurrentPlans(), (principal, kind) -> {
             MeterRegistry m = meters.getIfAvailable();
             if (m != null) {
                 m.counter("tandem.principal.limited", "principal", principal, "kind", kind.name().toLowerCase(java.util.Locale.ROOT)).increment();
@@ -344,7 +347,8 @@ public class ApiSecurity {
                 return chain.filter(exchange);
             }
             boolean change = match >= 0;
-            return exchange.getPrincipal().map(ApiSecurity::name).defaultIfEmpty(ANONYMOUS).flatMap(who -> {
+            return exchange.getPrincipal().map(p -> Optional.of(name(p))).defaultIfEmpty(Optional.empty()).flatMap(named -> {
+                String who = named.orElse(ANONYMOUS);
                 if (change) {
                     return chain.filter(exchange).doFinally(s -> {
                         HttpStatus status = exchange.getResponse().getStatusCode() == null ? HttpStatus.OK
@@ -353,10 +357,16 @@ public class ApiSecurity {
                                 s == reactor.core.publisher.SignalType.CANCEL ? "cancelled" : String.valueOf(status == null ? 0 : status.value()));
                     });
                 }
-                return chain.filter(exchange).contextWrite(Context.of(ReadAdmission.class, limits.admission(who),
-                        dev.tandem.sql.PlanningAdmission.class, limits.planning(who)));
+                String limited = named.orElseGet(() -> anonymousAt(address(exchange)));
+                return chain.filter(exchange).contextWrite(Context.of(ReadAdmission.class, limits.admission(limited),
+                        dev.tandem.sql.PlanningAdmission.class, limits.planning(limited)));
             });
         });
+    }
+
+    /** Whom the per-principal limits count a caller without credentials against: its address. */
+    static String anonymousAt(String address) {
+        return ANONYMOUS + "@" + address;
     }
 
     static String name(java.security.Principal p) {
@@ -399,7 +409,8 @@ public class ApiSecurity {
 
         Mono<Void> denied(ServerWebExchange exchange, org.springframework.security.access.AccessDeniedException e) {
             String detail = exchange.getAttribute(DENIED) instanceof String d ? d : "access denied";
-            return exchange.getPrincipal().map(ApiSecurity::name).defaultIfEmpty(ANONYMOUS).flatMap(who -> {
+            return exchange.getPrincipal().map(p -> Optional.of(name(p))).defaultIfEmpty(Optional.empty()).flatMap(named -> {
+                String who = named.orElse(ANONYMOUS);
                 audit.record(who, address(exchange), exchange.getRequest().getMethod().name(), exchange.getRequest().getPath().value(),
                         "forbidden: " + detail);
                 return ProblemExceptionHandler.write(exchange, Problem.of(HttpStatus.FORBIDDEN, "forbidden", detail));

@@ -75,7 +75,8 @@ final class ChangeStreamHandler {
     }
 
     private Mono<ServerResponse> withPrincipal(ServerRequest request, Class<? extends CatalogEntry> kind) {
-        return request.principal().map(ApiSecurity::name).defaultIfEmpty(ApiSecurity.ANONYMOUS).flatMap(who -> stream(request, who, kind));
+        String address = request.remoteAddress().map(a -> a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress()).orElse("unknown");
+        return request.principal().map(ApiSecurity::name).defaultIfEmpty(ApiSecurity.anonymousAt(address)).flatMap(who -> stream(request, who, kind));
     }
 
     private Mono<ServerResponse> stream(ServerRequest request, String who, Class<? extends CatalogEntry> kind) {

@@ -98,9 +98,9 @@ final class SessionSocketHandler implements WebSocketHandler {
     }
 
     private Mono<Void> handle(WebSocketSession session, AccessPrincipal caller) {
-        String who = caller == null ? ApiSecurity.ANONYMOUS : caller.name();
         java.net.InetSocketAddress remote = session.getHandshakeInfo().getRemoteAddress();
         String address = remote == null ? "unknown" : remote.getAddress() == null ? remote.getHostString() : remote.getAddress().getHostAddress();
+        String who = caller == null ? ApiSecurity.anonymousAt(address) : caller.name();
         Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
         Map<JsonNode, Sinks.Empty<Void>> rowStreams = new ConcurrentHashMap<>();
         AtomicInteger peeks = new AtomicInteger();

@@ -218,7 +218,7 @@ final class PgSession {
 
     /** A permit for one more change stream of the session's principal, or {@code 53400} at its limit. */
     private Runnable subscriptionPermit() {
-        String who = principal == null ? ANONYMOUS : principal.name();
+        String who = limitedAs();
         PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
         if (permit == null) {
             throw new SqlException(LIMIT_EXCEEDED, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
@@ -311,9 +311,18 @@ final class PgSession {
         }
     }
 
+    /**
+     * Whom the per-principal limits count this session's work against: its principal, or without
+     * credentials the client's address ({@code anonymous@127.0.0.1}), so that in open mode too one client
+     * cannot hold every slow-path read.
+     */
+    private String limitedAs() {
+        return principal == null ? ANONYMOUS + "@" + peer.address() : principal.name();
+    }
+
     /** The principal's admissions, as the context of the statements the session runs (made again only if the principal changes). */
     private reactor.util.context.ContextView limitsContext() {
-        String who = principal == null ? ANONYMOUS : principal.name();
+        String who = limitedAs();
         if (!who.equals(limitsOf)) {
             limitsOf = who;
             limitsContext = reactor.util.context.Context.of(ReadAdmission.class, limits.admission(who), PlanningAdmission.class, limits.planning(who));

@@ -261,7 +261,7 @@ class PgWireStatementCostTest {
             Future<Integer> heavyAnswer;
             try {
                 heavyAnswer = client(() -> rows(first, inList(20_000, " AND id < 50")));
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("anonymous", PrincipalLimits.Kind.PLANS) == 1);
+                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("anonymous@127.0.0.1", PrincipalLimits.Kind.PLANS) == 1);
                 assertThatThrownBy(() -> s.executeQuery("SELECT id, v FROM t WHERE id = 8")).isInstanceOfSatisfying(SQLException.class, e -> {
                     assertThat(e.getSQLState()).isEqualTo("53400");
                     assertThat(e.getMessage()).contains("tandem.security.limits.max-concurrent-plans");
@@ -272,7 +272,7 @@ class PgWireStatementCostTest {
                 gate.open();
             }
             assertThat(heavyAnswer.get(300, TimeUnit.SECONDS)).isEqualTo(50);
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("anonymous", PrincipalLimits.Kind.PLANS) == 0);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> limits.held("anonymous@127.0.0.1", PrincipalLimits.Kind.PLANS) == 0);
             assertThat(rows(second, "SELECT id, v FROM t WHERE id = 8")).isEqualTo(1);
         }
     }
