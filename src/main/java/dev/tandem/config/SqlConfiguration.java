@@ -109,7 +109,7 @@ public class SqlConfiguration {
         PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
                 limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)),
                 new PgWireServer.Guards(pg.maxConnections(), pg.reservedAdminConnections(), pg.authenticationTimeout(),
-                        throttle.getIfAvailable(LoginThrottle::none)),
+                        throttle.getIfAvailable(LoginThrottle::none)).withIdleTimeouts(pg.idleSessionTimeout(), pg.idleInTransactionSessionTimeout()),
                 tls(server.getIfAvailable(), bundles.getIfAvailable()),
                 pg.host(), pg.port());
         // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)

@@ -123,11 +123,14 @@ public record TandemProperties(
      * -1 for off; {@code host} the interface it listens on, loopback by default. PostgreSQL's connection
      * guards: {@code maxConnections} open at once (authenticated or not), the last
      * {@code reservedAdminConnections} of them for sessions with the admin role ({@code 53300} beyond), and
-     * {@code authenticationTimeout} to authenticate in ({@code 57014} after it).
+     * {@code authenticationTimeout} to authenticate in ({@code 57014} after it), and idle sessions ended after
+     * {@code idleSessionTimeout} ({@code 57P05}) or, in a transaction block, {@code idleInTransactionSessionTimeout}
+     * ({@code 25P03}); zero: never, PostgreSQL's defaults.
      */
     public record Pgwire(@DefaultValue("6875") int port, @DefaultValue("127.0.0.1") String host, @DefaultValue("30000") long warmUpReads,
             @DefaultValue("100") int maxConnections, @DefaultValue("3") int reservedAdminConnections,
-            @DefaultValue("60s") Duration authenticationTimeout) {
+            @DefaultValue("60s") Duration authenticationTimeout, @DefaultValue("0s") Duration idleSessionTimeout,
+            @DefaultValue("0s") Duration idleInTransactionSessionTimeout) {
 
         public Pgwire {
             if (warmUpReads < 0) {
@@ -193,6 +196,8 @@ public record TandemProperties(
         s.put("tandem.pgwire.max-connections", pgwire.maxConnections());
         s.put("tandem.pgwire.reserved-admin-connections", pgwire.reservedAdminConnections());
         s.put("tandem.pgwire.authentication-timeout", pgwire.authenticationTimeout());
+        s.put("tandem.pgwire.idle-session-timeout", pgwire.idleSessionTimeout());
+        s.put("tandem.pgwire.idle-in-transaction-session-timeout", pgwire.idleInTransactionSessionTimeout());
         s.put("tandem.sql.max-statement-bytes", sql.maxStatementBytes());
         s.put("tandem.sql.max-literals", sql.maxLiterals());
         s.put("tandem.sql.planning-timeout", sql.planningTimeout());

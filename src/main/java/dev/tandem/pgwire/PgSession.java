@@ -374,6 +374,11 @@ final class PgSession {
         return sql.block().status();
     }
 
+    /** The transaction status ReadyForQuery reports now: {@code I} idle, {@code T} in a block, {@code E} in a failed block. */
+    char transactionStatus() {
+        return status();
+    }
+
     private org.reactivestreams.Publisher<ByteBuf> dispatch(PgMessage m) {
         if (m.type() == PgMessage.TOO_LARGE) {
             throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());

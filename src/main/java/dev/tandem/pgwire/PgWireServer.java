@@ -52,18 +52,27 @@ public final class PgWireServer implements AutoCloseable {
      * {@code reservedAdminConnections} of them only for sessions with the admin role (PostgreSQL's
      * {@code superuser_reserved_connections}); others are refused with FATAL {@code 53300}. A connection
      * that has not authenticated within {@code authenticationTimeout} is ended with FATAL {@code 57014}
-     * (PostgreSQL's {@code authentication_timeout}). {@code throttle} slows repeated failed logins; its
-     * delays and the authentication timeout run on {@code timer}.
+     * (PostgreSQL's {@code authentication_timeout}). A session that has answered everything it was sent and
+     * waits longer than {@code idleSessionTimeout} for more is ended with FATAL {@code 57P05}, and one idle
+     * that long inside a transaction block ({@code idleInTransactionSessionTimeout}) with FATAL
+     * {@code 25P03}, its block rolled back (PostgreSQL's {@code idle_session_timeout} and
+     * {@code idle_in_transaction_session_timeout}; zero: never). {@code throttle} slows repeated failed
+     * logins; its delays and the timeouts run on {@code timer}.
      */
-    public record Guards(int maxConnections, int reservedAdminConnections, Duration authenticationTimeout, LoginThrottle throttle,
-            Scheduler timer) {
+    public record Guards(int maxConnections, int reservedAdminConnections, Duration authenticationTimeout, Duration idleSessionTimeout,
+            Duration idleInTransactionSessionTimeout, LoginThrottle throttle, Scheduler timer) {
 
-        /** PostgreSQL's defaults: 100 connections, 3 reserved, 60 s to authenticate, and no login delays. */
+        /** PostgreSQL's defaults: 100 connections, 3 reserved, 60 s to authenticate, no idle timeouts and no login delays. */
         public static final Guards DEFAULTS = new Guards(100, 3, Duration.ofSeconds(60), LoginThrottle.none());
 
-        /** Guards whose waits run on Reactor's parallel scheduler. */
+        /** Guards without idle timeouts whose waits run on Reactor's parallel scheduler. */
         public Guards(int maxConnections, int reservedAdminConnections, Duration authenticationTimeout, LoginThrottle throttle) {
             this(maxConnections, reservedAdminConnections, authenticationTimeout, throttle, Schedulers.parallel());
+        }
+
+        /** Guards without idle timeouts whose waits run on {@code timer}. */
+        public Guards(int maxConnections, int reservedAdminConnections, Duration authenticationTimeout, LoginThrottle throttle, Scheduler timer) {
+            this(maxConnections, reservedAdminConnections, authenticationTimeout, Duration.ZERO, Duration.ZERO, throttle, timer);
         }
 
         public Guards {
@@ -74,6 +83,15 @@ public final class PgWireServer implements AutoCloseable {
             if (authenticationTimeout.isNegative() || authenticationTimeout.isZero()) {
                 throw new IllegalArgumentException("tandem.pgwire.authentication-timeout must be positive, got " + authenticationTimeout);
             }
+            if (idleSessionTimeout.isNegative() || idleInTransactionSessionTimeout.isNegative()) {
+                throw new IllegalArgumentException("tandem.pgwire: idle-session-timeout and idle-in-transaction-session-timeout must be 0 (never) "
+                        + "or positive, got " + idleSessionTimeout + " and " + idleInTransactionSessionTimeout);
+            }
+        }
+
+        /** These guards with the given idle timeouts (zero: never). */
+        public Guards withIdleTimeouts(Duration idleSession, Duration idleInTransaction) {
+            return new Guards(maxConnections, reservedAdminConnections, authenticationTimeout, idleSession, idleInTransaction, throttle, timer);
         }
     }
 
@@ -147,16 +165,19 @@ public final class PgWireServer implements AutoCloseable {
                                     .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
                         }
                     }, guards.authenticationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    IdleGuard idle = new IdleGuard(guards, session, channel[0]);
                     return out.sendObject(in.receiveObject()
                                     .cast(PgMessage.class)
+                                    .doOnNext(m -> idle.received())
                                     // A few messages are read ahead of the one being answered (a pipelined Bind,
                                     // Execute, Sync): with none, the connection stopped and started reading around
                                     // every answer that came later, two system calls a statement.
-                                    .concatMap(session::handle, READ_AHEAD)
+                                    .concatMap(m -> session.handle(m).doFinally(s -> idle.answered()), READ_AHEAD)
                                     .onErrorResume(PgSession.Close.class, c -> c.last == null ? Mono.empty() : Mono.just(c.last)))
                             .then()
                             .doFinally(s -> {
                                 authTimeout.dispose();
+                                idle.close();
                                 open.decrementAndGet();
                                 sessions.byPid.remove(pid);
                                 session.close();
@@ -164,6 +185,73 @@ public final class PgWireServer implements AutoCloseable {
                 })
                 .bindNow();
         return new PgWireServer(server, open);
+    }
+
+    /**
+     * Ends a session left idle too long ({@link Guards#idleSessionTimeout}, in a transaction block
+     * {@link Guards#idleInTransactionSessionTimeout}): idle from when it has answered every message it
+     * received until the next arrives; a statement still running (a long read, a SUBSCRIBE) is not idle.
+     */
+    private static final class IdleGuard {
+        private final Guards guards;
+        private final PgSession session;
+        private final Channel channel;
+        /** Messages received and not yet answered. */
+        private final AtomicInteger pending = new AtomicInteger();
+        /** Counts arrivals, so that a timer armed before one does nothing. */
+        private final java.util.concurrent.atomic.AtomicLong arrivals = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicReference<Disposable> timer = new java.util.concurrent.atomic.AtomicReference<>();
+        private final boolean off;
+
+        IdleGuard(Guards guards, PgSession session, Channel channel) {
+            this.guards = guards;
+            this.session = session;
+            this.channel = channel;
+            this.off = guards.idleSessionTimeout().isZero() && guards.idleInTransactionSessionTimeout().isZero();
+        }
+
+        void received() {
+            if (off) {
+                return;
+            }
+            pending.incrementAndGet();
+            arrivals.incrementAndGet();
+            Disposable armed = timer.getAndSet(null);
+            if (armed != null) {
+                armed.dispose();
+            }
+        }
+
+        void answered() {
+            if (off || pending.decrementAndGet() > 0 || !session.started()) {
+                return;
+            }
+            boolean inBlock = session.transactionStatus() != 'I';
+            Duration after = inBlock ? guards.idleInTransactionSessionTimeout() : guards.idleSessionTimeout();
+            if (after.isZero()) {
+                return;
+            }
+            long seen = arrivals.get();
+            Disposable armed = guards.timer().schedule(() -> {
+                if (pending.get() == 0 && arrivals.get() == seen) {
+                    String[] why = inBlock ? new String[] {"25P03", "terminating connection due to idle-in-transaction timeout"}
+                            : new String[] {"57P05", "terminating connection due to idle-session timeout"};
+                    channel.writeAndFlush(new PgWriter().error("FATAL", why[0], why[1], 0).buffer())
+                            .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                }
+            }, after.toMillis(), TimeUnit.MILLISECONDS);
+            Disposable previous = timer.getAndSet(armed);
+            if (previous != null) {
+                previous.dispose();
+            }
+        }
+
+        void close() {
+            Disposable armed = timer.getAndSet(null);
+            if (armed != null) {
+                armed.dispose();
+            }
+        }
     }
 
     private static PgSession.Peer peer(Channel channel, boolean tlsOffered) {

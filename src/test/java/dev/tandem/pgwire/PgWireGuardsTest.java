@@ -35,8 +35,9 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * PostgreSQL's guards on the wire protocol, over real sockets: a cap on connections with the last slots
- * reserved for admins ({@code 53300}), an authentication timeout ({@code 57014}), and failed logins slowed
- * on a timer (virtual time here) while a right password from an address without failures goes through.
+ * reserved for admins ({@code 53300}), an authentication timeout ({@code 57014}), idle-session timeouts
+ * ({@code 57P05}, in a transaction block {@code 25P03}), and failed logins slowed on a timer (virtual time
+ * here) while a right password from an address without failures goes through.
  */
 class PgWireGuardsTest {
 
@@ -125,6 +126,40 @@ class PgWireGuardsTest {
         try (Connection bob = connect("bob", bobSecret, "127.0.0.1")) {
             assertThat(selectOne(bob)).isEqualTo(1);
         }
+    }
+
+    @Test
+    void sessionsIdleTooLongAreEndedWith57P05AndInATransactionBlockWith25P03() throws Exception {
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, audit, new PrincipalLimits(0, 0, 0),
+                new PgWireServer.Guards(100, 3, Duration.ofMinutes(10), LoginThrottle.none(), time)
+                        .withIdleTimeouts(Duration.ofSeconds(60), Duration.ofSeconds(10)), null, "127.0.0.1", 0);
+        try (PgRawClient idle = new PgRawClient(server.port(), 10_000); PgRawClient busy = new PgRawClient(server.port(), 10_000);
+                PgRawClient inBlock = new PgRawClient(server.port(), 10_000)) {
+            for (PgRawClient c : List.of(idle, busy, inBlock)) {
+                assertThat(c.startup("tandem")).last().extracting(PgRawClient.Message::type).isEqualTo('Z');
+            }
+            inBlock.send('Q', PgRawClient.cstring("BEGIN"));
+            assertThat(inBlock.untilReady()).last().extracting(m -> (char) m.body()[0]).isEqualTo('T');
+            time.advanceTimeBy(Duration.ofSeconds(9));
+            assertThat(query(inBlock, "SELECT 1")).as("a statement restarts the wait").last().extracting(m -> (char) m.body()[0]).isEqualTo('T');
+            time.advanceTimeBy(Duration.ofSeconds(21));
+            assertThat(query(busy, "SELECT 1")).last().extracting(PgRawClient.Message::type).isEqualTo('Z');
+            time.advanceTimeBy(Duration.ofSeconds(31));
+            // idle for 61 s: ended; busy idle for 31 s: goes on; the block idle for 10 s and more: ended
+            assertThat(idle.untilClosed()).extracting(PgRawClient.Message::toString)
+                    .containsExactly("E(FATAL 57P05 terminating connection due to idle-session timeout)");
+            assertThat(inBlock.untilClosed()).extracting(PgRawClient.Message::toString)
+                    .containsExactly("E(FATAL 25P03 terminating connection due to idle-in-transaction timeout)");
+            assertThat(query(busy, "SELECT 1")).last().extracting(PgRawClient.Message::type).isEqualTo('Z');
+            awaitConnections(1);
+        }
+        awaitConnections(0);
+    }
+
+    private static List<PgRawClient.Message> query(PgRawClient c, String sql) throws java.io.IOException {
+        c.send('Q', PgRawClient.cstring(sql));
+        return c.untilReady();
     }
 
     @Test
