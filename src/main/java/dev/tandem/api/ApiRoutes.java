@@ -167,18 +167,36 @@ public class ApiRoutes {
      * client cannot hold a connection, and a refused request head is answered with a problem.
      */
     @Bean
-    NettyServerCustomizer tandemHttpTimeouts(TandemProperties props) {
+    NettyServerCustomizer tandemHttpTimeouts(TandemProperties props, dev.tandem.net.ConnectionCaps caps) {
         TandemProperties.Http http = props.http();
         return server -> server
                 .idleTimeout(http.idleTimeout())
                 .readTimeout(http.readTimeout())
                 .doOnChannelInit((observer, channel, address) -> {
+                    caps.install(channel);
                     if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
                         RequestGuard.install(channel.pipeline(), NettyPipeline.HttpCodec, http.requestHeadTimeout(), http.requestBodyTimeout());
                     }
                     // change streams over this connection take their messages as its socket can take them
                     dev.tandem.net.WritableGate.of(channel);
                 });
+    }
+
+    /**
+     * The caps on HTTP and WebSocket connections open at once ({@code tandem.http.max-connections}, in all
+     * and per client address), each refusal counted as {@code tandem_http_connections_refused_total{cap}}.
+     */
+    @Bean
+    dev.tandem.net.ConnectionCaps tandemConnectionCaps(TandemProperties props,
+            org.springframework.beans.factory.ObjectProvider<io.micrometer.core.instrument.MeterRegistry> meters) {
+        TandemProperties.Http http = props.http();
+        int total = http.maxConnections() == 0 ? dev.tandem.net.ConnectionCaps.defaultMaxTotal() : http.maxConnections();
+        return new dev.tandem.net.ConnectionCaps(total, Math.min(total, http.maxConnectionsPerAddress()), (address, cap) -> {
+            io.micrometer.core.instrument.MeterRegistry m = meters.getIfAvailable();
+            if (m != null) {
+                m.counter("tandem.http.connections.refused", "cap", cap).increment();
+            }
+        });
     }
 
     /** WebSocket upgrades whose frames may exceed the message limit, so an oversized message gets an error reply. */

@@ -112,10 +112,20 @@ public record TandemProperties(
      * first byte to its complete request line and headers (else 408 and close); {@code readTimeout}:
      * between two reads of a request body; {@code requestBodyTimeout}: for a whole request body;
      * {@code idleTimeout}: a keep-alive connection with no request in progress is closed after it. None
-     * applies to a connection once it has upgraded to a WebSocket.
+     * applies to a connection once it has upgraded to a WebSocket. At most {@code maxConnections} HTTP and
+     * WebSocket connections are open at once (0: half the process's file-descriptor limit) and
+     * {@code maxConnectionsPerAddress} from one client address; one more is answered 503 and closed.
      */
     public record Http(@DefaultValue("10s") Duration requestHeadTimeout, @DefaultValue("10s") Duration readTimeout,
-            @DefaultValue("60s") Duration requestBodyTimeout, @DefaultValue("60s") Duration idleTimeout) {
+            @DefaultValue("60s") Duration requestBodyTimeout, @DefaultValue("60s") Duration idleTimeout,
+            @DefaultValue("0") int maxConnections, @DefaultValue("1000") int maxConnectionsPerAddress) {
+
+        public Http {
+            if (maxConnections < 0 || maxConnectionsPerAddress < 1) {
+                throw new IllegalArgumentException("tandem.http: max-connections must be 0 (half the file-descriptor limit) or more and "
+                        + "max-connections-per-address at least 1, got " + maxConnections + " and " + maxConnectionsPerAddress);
+            }
+        }
     }
 
     /**
@@ -190,6 +200,8 @@ public record TandemProperties(
         s.put("tandem.http.read-timeout", http.readTimeout());
         s.put("tandem.http.request-body-timeout", http.requestBodyTimeout());
         s.put("tandem.http.idle-timeout", http.idleTimeout());
+        s.put("tandem.http.max-connections", http.maxConnections());
+        s.put("tandem.http.max-connections-per-address", http.maxConnectionsPerAddress());
         s.put("tandem.pgwire.port", pgwire.port());
         s.put("tandem.pgwire.warm-up-reads", pgwire.warmUpReads());
         s.put("tandem.pgwire.host", pgwire.host());
