@@ -154,6 +154,11 @@ final class PgSession {
     /** What the refusal of the login being checked waits before it is sent (the login throttle's delay). */
     private Duration owed = Duration.ZERO;
     private final SqlSession sql = new SqlSession(true);
+    /**
+     * How many named prepared statements, and as many named portals, a session may hold: each pins its plan
+     * (some kilobytes), so that one session's statements cannot fill the heap (pgjdbc keeps at most 256).
+     */
+    static final int MAX_NAMED = 1_000;
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
     private final int pid;
@@ -996,6 +1001,15 @@ final class PgSession {
             oids[i] = in.int32();
         }
         in.end();
+        if (!name.isEmpty()) {
+            if (statements.containsKey(name)) {
+                throw new SqlException("42P05", "prepared statement \"" + name + "\" already exists");
+            }
+            if (statements.size() - (statements.containsKey("") ? 1 : 0) >= MAX_NAMED) {
+                throw new SqlException(SqlException.PROGRAM_LIMIT, "a session may hold at most " + MAX_NAMED
+                        + " named prepared statements; close (deallocate) some first");
+            }
+        }
         List<String> parts = SqlEngine.split(query);
         if (parts.size() > 1) {
             throw new SqlException(SqlException.SYNTAX, "cannot insert multiple commands into a prepared statement");
@@ -1070,6 +1084,14 @@ final class PgSession {
         List<SqlColumn> columns = p.columns();
         if (nr > 1 && columns != null && nr != columns.size()) {
             throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nr + " result formats but query has " + columns.size() + " columns");
+        }
+        if (!portal.isEmpty()) {
+            if (portals.containsKey(portal)) {
+                throw new SqlException("42P03", "portal \"" + portal + "\" already exists");
+            }
+            if (portals.size() - (portals.containsKey("") ? 1 : 0) >= MAX_NAMED) {
+                throw new SqlException(SqlException.PROGRAM_LIMIT, "a session may hold at most " + MAX_NAMED + " named portals; close some first");
+            }
         }
         portals.put(portal, new Portal(p, params, results));
         return new PgWriter().simple('2').buffer();
