@@ -116,14 +116,21 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listTables(ServerRequest request) {
-        return list(CatalogEntry.Table.class, t -> ApiJson.table(controller.tableStatus(t)));
+        return list(request, CatalogEntry.Table.class, t -> ApiJson.table(controller.tableStatus(t)));
     }
 
-    /** The catalog entries of one kind, each written by {@code json}. */
-    private <T extends CatalogEntry> Mono<ServerResponse> list(Class<T> kind, java.util.function.Function<T, JsonNode> json) {
+    /** The catalog entries of one kind the caller may see (those granted to it), each written by {@code json}. */
+    private <T extends CatalogEntry> Mono<ServerResponse> list(ServerRequest request, Class<T> kind, java.util.function.Function<T, JsonNode> json) {
+        return request.principal().map(p -> java.util.Optional.ofNullable(TandemAuthentication.of(p)))
+                .defaultIfEmpty(java.util.Optional.empty())
+                .flatMap(caller -> list(kind, json, caller.orElse(null)));
+    }
+
+    private <T extends CatalogEntry> Mono<ServerResponse> list(Class<T> kind, java.util.function.Function<T, JsonNode> json,
+            dev.tandem.security.AccessPrincipal caller) {
         ArrayNode a = JsonNodeFactory.instance.arrayNode();
         for (CatalogEntry e : controller.catalog()) {
-            if (kind.isInstance(e)) {
+            if (kind.isInstance(e) && (caller == null || caller.mayAccess(e.name()))) {
                 try {
                     a.add(json.apply(kind.cast(e)));
                 } catch (ControllerException gone) {
@@ -183,7 +190,7 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listViews(ServerRequest request) {
-        return list(CatalogEntry.View.class, ApiJson::view);
+        return list(request, CatalogEntry.View.class, ApiJson::view);
     }
 
     Mono<ServerResponse> getView(ServerRequest request) {
@@ -221,7 +228,7 @@ final class CatalogHandler {
     }
 
     Mono<ServerResponse> listIndexes(ServerRequest request) {
-        return list(CatalogEntry.Index.class, i -> ApiJson.index(controller.indexStatus(i.name())));
+        return list(request, CatalogEntry.Index.class, i -> ApiJson.index(controller.indexStatus(i.name())));
     }
 
     Mono<ServerResponse> getIndex(ServerRequest request) {

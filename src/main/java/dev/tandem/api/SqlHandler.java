@@ -77,6 +77,9 @@ final class SqlHandler {
         JsonNode params = body.array("params");
         String isolation = body.string("isolation");
         SqlSession session = new SqlSession();
+        if (caller != null) {
+            session.visibleObjects(caller::mayAccess);
+        }
         if (isolation != null && !isolation.equals("serializable")) {
             if (!isolation.equals("strict")) {
                 throw ApiException.badRequest("isolation: expected 'serializable' or 'strict', got '" + JsonBody.abbreviate(isolation) + "'");

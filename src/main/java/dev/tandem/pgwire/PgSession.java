@@ -642,6 +642,7 @@ final class PgSession {
         guards.throttle().succeeded(peer.address());
         refuseOverSlots(who.get().has(dev.tandem.security.Role.ADMIN));
         principal = who.get();
+        sql.visibleObjects(principal::mayAccess);
         return ready(params);
     }
 

@@ -878,7 +878,7 @@ public final class SqlEngine {
                 lex.end();
                 Class<? extends CatalogEntry> kind = what.text().equals("tables") ? CatalogEntry.Table.class : CatalogEntry.View.class;
                 return rows(sql, fingerprint, nameCol, (p, s) -> Mono.fromSupplier(() -> SqlResult.rows("SHOW", nameCol,
-                        controller.catalog().stream().filter(kind::isInstance).map(e -> new Object[] {e.name()})
+                        controller.catalog().stream().filter(e -> kind.isInstance(e) && s.sees(e.name())).map(e -> new Object[] {e.name()})
                                 .sorted(java.util.Comparator.comparing(a -> (String) a[0])).toList())));
             }
             case "indexes", "indices" -> {
@@ -891,7 +891,8 @@ public final class SqlEngine {
                 List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("on", DatumType.STRING),
                         new SqlColumn("key", DatumType.STRING));
                 return rows(sql, fingerprint, cols, (p, s) -> Mono.fromSupplier(() -> SqlResult.rows("SHOW", cols,
-                        controller.catalog().stream().filter(e -> e instanceof CatalogEntry.Index i && (target == null || i.on().equals(target)))
+                        controller.catalog().stream().filter(e -> e instanceof CatalogEntry.Index i && (target == null || i.on().equals(target))
+                                        && s.sees(i.name()))
                                 .map(e -> (CatalogEntry.Index) e)
                                 .sorted(java.util.Comparator.comparing(CatalogEntry.Index::name))
                                 .map(i -> new Object[] {i.name(), i.on(), String.join(", ", i.key())}).toList())));
@@ -905,7 +906,7 @@ public final class SqlEngine {
                 List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("nullable", DatumType.BOOL),
                         new SqlColumn("type", DatumType.STRING));
                 return rows(sql, fingerprint, cols, (p, s) -> Mono.fromSupplier(() -> {
-                    CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(of)).findFirst()
+                    CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(of) && s.sees(of)).findFirst()
                             .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + of + "\" does not exist"));
                     return SqlResult.rows("SHOW", cols, e.schema().columns().stream()
                             .map(c -> new Object[] {c.name(), c.nullable(), SqlTypes.pgName(c.type())}).toList());

@@ -62,6 +62,19 @@ public final class SqlSession {
         this.blocks = blocks;
     }
 
+    /** Which catalog objects the session's principal may see listed (SHOW): those granted to it. */
+    private volatile java.util.function.Predicate<String> visible = name -> true;
+
+    /** Limits what SHOW lists to the objects {@code visible} accepts by name (a principal's grants). */
+    public void visibleObjects(java.util.function.Predicate<String> visible) {
+        this.visible = visible;
+    }
+
+    /** Whether SHOW lists the object named {@code name} to this session. */
+    boolean sees(String name) {
+        return visible.test(name);
+    }
+
     /** Whether this session may open transaction blocks. */
     boolean blocksAllowed() {
         return blocks;

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Grants hold in the catalog: over the wire protocol of a secured server, a reader granted only
  * {@code orders} and {@code orders_by_id} finds only those in {@code pg_catalog}, {@code information_schema}
  * and pgjdbc's DatabaseMetaData (the others are in no relation, as Materialize hides them), and
- * {@code has_table_privilege} answers from its grants and roles.
+ * {@code has_table_privilege} answers from its grants and roles; {@code SHOW}, the REST lists of tables,
+ * views and indexes and SQL over HTTP list only those too.
  */
 class CatalogGrantsTest {
 
@@ -53,7 +54,25 @@ class CatalogGrantsTest {
                     }
                 }
                 assertThat(tables).containsExactly("orders");
+                // SHOW lists what the catalog shows
+                assertThat(column(st, "SHOW TABLES")).containsExactly("orders");
+                assertThat(column(st, "SHOW VIEWS")).isEmpty();
+                assertThat(column(st, "SHOW INDEXES")).containsExactly("orders_by_id");
+                assertThat(error(st, "SHOW COLUMNS FROM secrets")).isEqualTo("42501");
+                assertThat(column(st, "SHOW COLUMNS FROM orders")).containsExactly("id");
             }
+            // and so do the REST lists and SQL over HTTP
+            for (String[] list : new String[][] {{"/v1/tables", "[\"orders\"]"}, {"/v1/views", "[]"}, {"/v1/indexes", "[\"orders_by_id\"]"}}) {
+                String body = s.as("scoped").get().uri(list[0]).retrieve().bodyToMono(String.class).block(java.time.Duration.ofSeconds(30));
+                List<String> names = new ArrayList<>();
+                TandemServer.json(body).forEach(n -> names.add(n.path("name").asString()));
+                assertThat(names.toString().replace(" ", "")).as(list[0]).isEqualTo(list[1].replace("\"", ""));
+            }
+            String shown = s.as("scoped").post().uri("/v1/sql").contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"sql\":\"SHOW TABLES\"}").retrieve().bodyToMono(String.class).block(java.time.Duration.ofSeconds(30));
+            assertThat(shown).contains("orders").doesNotContain("secrets");
+            String all = s.as("reader").get().uri("/v1/views").retrieve().bodyToMono(String.class).block(java.time.Duration.ofSeconds(30));
+            assertThat(all).as("a reader without an allow-list sees every view").contains("all_secrets");
             try (Connection reader = SqlAccessMatrixTest.connect("127.0.0.1", pg, "reader", s.secrets.get("reader"), "");
                     Statement st = reader.createStatement()) {
                 assertThat(column(st, relations)).containsExactly("all_secrets", "orders", "orders_by_id", "orders_pkey", "secrets");
