@@ -19,6 +19,8 @@ final class SqlErrors {
         return switch (t) {
             case SqlException s -> s;
             case VirtualMachineError e when exhausted(e) != null -> exhausted(e);
+            case RuntimeException e when nestedTooDeep(e) -> new SqlException(SqlException.STACK_DEPTH,
+                    "stack depth limit exceeded: the statement's plan nests deeper than the catalog stores (500 levels)");
             case ControllerException c -> new SqlException(state(c), c.getMessage());
             case StorageFullException f -> new SqlException("53100", f.getMessage());
             case UniqueViolationException u -> SqlException.violation(SqlException.UNIQUE_VIOLATION, u.getMessage(), u.detail(SqlTypes::text), u.constraint());
@@ -27,6 +29,16 @@ final class SqlErrors {
             case IllegalArgumentException i -> new SqlException(SqlException.DATA_EXCEPTION, i.getMessage());
             default -> t;
         };
+    }
+
+    /** Whether {@code t} is or was caused by the catalog's JSON encoding refusing a plan nested too deep. */
+    private static boolean nestedTooDeep(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof tools.jackson.core.exc.StreamConstraintsException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
