@@ -62,6 +62,11 @@ class MemoryBudgetTest {
                 assertThat(heavy.isProblem()).isTrue();
                 assertThat(heavy.json().get("detail").asString()).contains("memory budget of 32.0 MB");
 
+                // As a SQL query: PostgreSQL's out_of_memory
+                TandemServer.Response sql = s.post("/v1/sql", "{\"sql\":\"SELECT ax FROM everything ORDER BY ax LIMIT 10\"}");
+                assertThat(sql.json().path("sqlstate").asString()).as(sql.text()).isEqualTo("53200");
+                assertThat(sql.json().get("detail").asString()).contains("memory budget of 32.0 MB");
+
                 int before = answered.get();
                 await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > before + 20);
 
