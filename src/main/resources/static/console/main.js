@@ -24,6 +24,7 @@ const errors = new ErrorsView(document.querySelector('#errors'), api);
 let features = null;   // {sql, watch} once the server's OpenAPI description was read
 let detecting = false;
 let hydrating = false;
+let refused = false;    // the last refresh got 401: wait for another token before asking again
 
 /** Rows of a read answer as objects keyed by column name. */
 function records(answer) {
@@ -71,6 +72,9 @@ async function refreshCatalog() {
     detect();
   } catch (e) {
     hydrating = false;
+    // A refused or missing token is not retried until it changes: every refused attempt makes the server
+    // hold this address's next logins longer (its login throttle), the right token's too.
+    refused = e.status === 401;
     replace(status, notUpdating(e));
   }
 }
@@ -112,7 +116,9 @@ function detect() {
 
 function every(delay, task) {
   const loop = async () => {
-    await task();
+    if (!refused) {
+      await task();
+    }
     setTimeout(loop, delay());
   };
   loop();
@@ -123,6 +129,7 @@ tokenInput.value = api.token;
 tokenInput.addEventListener('change', () => {
   api.token = tokenInput.value.trim();
   features = null;
+  refused = false;
   refreshCatalog();
 });
 

@@ -70,6 +70,14 @@ class ConsoleSecuredBrowserTest {
     @Value("${local.server.port}")
     int port;
 
+    @org.springframework.beans.factory.annotation.Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
+    /** Refused authentications counted so far, over every surface and reason. */
+    private double authFailures() {
+        return meters.find("tandem.auth.failures").counters().stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+    }
+
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     ConsoleBrowser browser;
 
@@ -99,6 +107,10 @@ class ConsoleSecuredBrowserTest {
         token.sendKeys("not-a-token", Keys.TAB);
         await("the console says the token was refused").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                 .until(() -> browser.text(By.id("status")).contains("the token was not accepted"));
+        // a refused token is not tried again until it changes (each refusal would make the address's next login wait longer)
+        double refusedSoFar = authFailures();
+        Thread.sleep(3_500); // three of the page's refresh intervals (1 s)
+        assertThat(authFailures()).as("no request with the refused token after the first refresh").isEqualTo(refusedSoFar);
 
         // A reader's token: the catalog and introspection, but no new index.
         setToken(READER);
