@@ -670,6 +670,36 @@ public final class Controller implements AutoCloseable {
                 });
     }
 
+    /**
+     * Writes rows to several tables, each as it was when its rows were made (a transaction block's writes
+     * at its commit), at one timestamp in one durable log record: all of it or nothing. Refused as
+     * {@link #write(CatalogEntry.Table, List)} refuses, for any of the tables.
+     */
+    public Mono<Long> writeTables(Map<CatalogEntry.Table, List<RowDiff>> changes) {
+        Map<String, List<RowDiff>> byId = new LinkedHashMap<>();
+        Map<String, String> names = new LinkedHashMap<>();
+        for (Map.Entry<CatalogEntry.Table, List<RowDiff>> c : changes.entrySet()) {
+            CatalogEntry.Table table = c.getKey();
+            CatalogEntry.Table now = writableTable(table.name());
+            if (!now.id().equals(table.id())) {
+                throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
+            }
+            if (c.getValue().isEmpty()) {
+                throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
+            }
+            byId.put(now.id(), c.getValue());
+            names.put(now.id(), now.name());
+        }
+        return storage.writeTables(byId, null).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
+                x -> {
+                    String message = x.getMessage();
+                    for (Map.Entry<String, String> n : names.entrySet()) {
+                        message = message.replace("table '" + n.getKey() + "'", "table '" + n.getValue() + "'");
+                    }
+                    return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
+                });
+    }
+
     private static String kindOf(CatalogEntry e) {
         return e.getClass().getSimpleName().toLowerCase();
     }
