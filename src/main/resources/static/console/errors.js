@@ -17,14 +17,15 @@ export class ErrorsView {
 
   /** Failed indexes (their state) and failed dataflows (the tandem_dataflows error collection). */
   renderCatalog(model) {
-    const rows = model.indexes.filter(i => i.state === 'failed').map(i => [i.name, 'index', i.error || '']);
+    const rows = model.indexes.filter(i => i.state === 'failed').map(i => [i.name, 'index', i.error || ''])
+      .concat(model.indexes.filter(i => i.state !== 'failed' && i.data_error).map(i => [i.name, 'index data', i.data_error]));
     const listed = new Set(model.indexes.filter(i => i.state === 'failed').map(i => i.id));
     for (const d of model.failedDataflows) {
       if (!listed.has(d.id)) {
         rows.push([model.name(d.id), 'dataflow', d.error]);
       }
     }
-    replace(this.failed, rows.length === 0 ? el('p', { class: 'muted' }, 'no failed indexes or dataflows')
+    replace(this.failed, rows.length === 0 ? el('p', { class: 'muted' }, 'no failed indexes or dataflows, no errors in indexed data')
       : table(['name', 'kind', 'error'], rows, { class: 'grid', id: 'failed-table' }));
   }
 

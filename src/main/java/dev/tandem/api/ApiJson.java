@@ -80,6 +80,9 @@ final class ApiJson {
             n.put("error", s.error());
         }
         n.put("hydrated", s.hydrated());
+        if (s.dataError() != null) {
+            n.put("data_error", s.dataError());
+        }
         frontier(n, "write_frontier", s.writeFrontier());
         frontier(n, "since", s.since());
         n.put("records", s.records());

@@ -586,11 +586,12 @@ public final class Controller implements AutoCloseable {
         }
         IndexState s = indexes.get(i.id());
         Publication p = registry.current(i.id());
-        long records = p.published() ? p.arrangement().snapshot().records() : 0;
+        var snapshot = p.published() ? p.arrangement().snapshot() : null;
         String failure = catalog.failure(i.name());
         return new IndexStatus(i.id(), i.name(), i.on(), i.key(), failure == null ? (s != null && s.hydrated ? "hydrated" : "hydrating") : "failed",
                 failure, s != null && s.hydrated, s == null ? Frontier.MIN : s.upper,
-                s == null ? Frontier.MIN : s.reads.since(), records, s == null ? 0 : s.asOf, policy.windowOf(i));
+                s == null ? Frontier.MIN : s.reads.since(), snapshot == null ? 0 : snapshot.records(), s == null ? 0 : s.asOf, policy.windowOf(i),
+                snapshot == null ? null : snapshot.latestError());
     }
 
     /**

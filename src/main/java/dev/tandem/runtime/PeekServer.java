@@ -48,7 +48,7 @@ final class PeekServer {
         if (snap.since().compareTo(dev.tandem.time.Frontier.at(t)) > 0) {
             return new Error(ErrorKind.BEFORE_SINCE, "compaction frontier of " + arr.id() + " is " + snap.since() + ", beyond the read time " + t);
         }
-        String err = firstError(snap.errs(), t);
+        String err = snap.firstError(t);
         if (err != null) {
             return new Error(err);
         }
@@ -83,27 +83,6 @@ final class PeekServer {
         } catch (EvalError e) {
             return new Error(e.getMessage());
         }
-    }
-
-    /** The first error message (in message order) with a positive count at {@code t}, across shards. */
-    static String firstError(List<TraceSnapshot> errs, long t) {
-        boolean none = true;
-        for (TraceSnapshot s : errs) {
-            none &= s.records() == 0;
-        }
-        if (none) {
-            return null;
-        }
-        Map<Row, Long> counts = new TreeMap<>();
-        for (TraceSnapshot s : errs) {
-            s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
-        }
-        for (Map.Entry<Row, Long> e : counts.entrySet()) {
-            if (e.getValue() > 0) {
-                return (String) e.getKey().get(0);
-            }
-        }
-        return null;
     }
 
     /** A peek that cannot be answered with rows. */

@@ -85,6 +85,39 @@ public record SharedArrangement(String id, Schema schema, List<Integer> keyColum
             return f;
         }
 
+        /** The first error message (in message order) with a positive count at {@code t}, across shards, or null. */
+        public String firstError(long t) {
+            boolean none = true;
+            for (TraceSnapshot s : errs) {
+                none &= s.records() == 0;
+            }
+            if (none) {
+                return null;
+            }
+            java.util.Map<dev.tandem.row.Row, Long> counts = new java.util.TreeMap<>();
+            for (TraceSnapshot s : errs) {
+                s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
+            }
+            for (java.util.Map.Entry<dev.tandem.row.Row, Long> e : counts.entrySet()) {
+                if (e.getValue() > 0) {
+                    return (String) e.getKey().get(0);
+                }
+            }
+            return null;
+        }
+
+        /**
+         * The first error in the data at the latest time readable ({@code upper - 1}), or null when there is
+         * none (or nothing is readable yet).
+         */
+        public String latestError() {
+            Frontier u = upper();
+            if (u.isEmpty() || u.time() == 0 || !since().lessEqual(u.time() - 1)) {
+                return null;
+            }
+            return firstError(u.time() - 1);
+        }
+
         public long records() {
             long n = 0;
             for (TraceSnapshot s : oks) {
