@@ -182,7 +182,7 @@ class ApiFuzzTest {
 
     Req request() {
         read = false;
-        int kind = rnd.nextInt(14);
+        int kind = rnd.nextInt(15);
         return switch (kind) {
             case 0 -> post(pick("/v1/tables", "/v1/views", "/v1/indexes", "/v1/peek", "/v1/tables/orders/rows", "/v1/sql"), randomJson(3));
             case 1 -> rawBody();
@@ -206,8 +206,48 @@ class ApiFuzzTest {
             }
             case 11 -> new Req(HttpMethod.DELETE, pick("/v1/tables/", "/v1/views/", "/v1/indexes/") + safeDropTarget(), null, null);
             case 12 -> wrongMethodOrPath();
+            case 13 -> deepSql();
             default -> oversized();
         };
+    }
+
+    /**
+     * A SQL statement nested past what Tandem plans or stores (each must be refused, {@code 54001}, and change
+     * nothing): thousands of parentheses, a chain of a thousand or more CTEs, a view expression or a CASE
+     * nested hundreds deep.
+     */
+    Req deepSql() {
+        String sql = switch (rnd.nextInt(4)) {
+            case 0 -> {
+                int depth = 3_000 + rnd.nextInt(5_000);
+                yield "SELECT " + "(".repeat(depth) + "1" + ")".repeat(depth);
+            }
+            case 1 -> {
+                int n = 1_000 + rnd.nextInt(1_000);
+                StringBuilder b = new StringBuilder("WITH c0 AS (SELECT 1 AS x)");
+                for (int i = 1; i < n; i++) {
+                    b.append(", c").append(i).append(" AS (SELECT x + 1 AS x FROM c").append(i - 1).append(')');
+                }
+                yield b.append(" SELECT x FROM c").append(n - 1).toString();
+            }
+            case 2 -> {
+                String e = "id";
+                for (int i = 300 + rnd.nextInt(700); i > 0; i--) {
+                    e = "(" + e + " + 1)";
+                }
+                yield "CREATE VIEW deep_" + rnd.nextInt(1000) + " AS SELECT " + e + " AS y FROM orders";
+            }
+            default -> {
+                String e = "1";
+                for (int i = 3_000 + rnd.nextInt(3_000); i > 0; i--) {
+                    e = "CASE WHEN id > " + i + " THEN " + e + " ELSE 0 END";
+                }
+                yield "SELECT " + e + " FROM orders";
+            }
+        };
+        ObjectNode body = F.objectNode();
+        body.put("sql", sql);
+        return post("/v1/sql", body);
     }
 
     Req post(String path, JsonNode body) {
