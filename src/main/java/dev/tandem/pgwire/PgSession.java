@@ -85,7 +85,7 @@ final class PgSession {
         }
     }
 
-    private record Prepared(SqlStatement statement, CatalogQuery canned, int[] paramOids) {
+    private record Prepared(SqlStatement statement, CatalogQuery canned, int[] paramOids, String text) {
         List<SqlColumn> columns() {
             return canned != null ? canned.columns() : statement == null ? null : statement.columns();
         }
@@ -172,6 +172,13 @@ final class PgSession {
     private AccessPrincipal principal;
     /** The user the session started as, as {@code current_user} gives it to catalog reads. */
     private String user = "tandem";
+    /** When the session connected, its application_name, and its current or last statement and when it started (pg_stat_activity). */
+    private final long backendStart = System.currentTimeMillis();
+    private volatile String application = "";
+    private volatile String lastQuery = "";
+    private volatile long queryStart;
+    /** pg_stat_activity shows a statement's first 1,024 characters, as PostgreSQL's track_activity_query_size does. */
+    private static final int MAX_ACTIVITY_QUERY = 1024;
     /** The principal {@link #limitsContext} admits, and that context. */
     private String limitsOf;
     private reactor.util.context.ContextView limitsContext;
@@ -428,6 +435,7 @@ final class PgSession {
         return switch (m.type()) {
             case 'Q' -> {
                 String text = in.cstring();
+                noteQuery(text);
                 if (SqlEngine.copiesIn(text)) {
                     yield copyInStart(text);
                 }
@@ -682,7 +690,8 @@ final class PgSession {
         w.parameterStatus("standard_conforming_strings", "on");
         w.parameterStatus("is_superuser", "off");
         w.parameterStatus("session_authorization", params.get("user"));
-        w.parameterStatus("application_name", params.getOrDefault("application_name", ""));
+        application = params.getOrDefault("application_name", "");
+        w.parameterStatus("application_name", application);
         w.backendKeyData(pid, secret);
         return w.readyForQuery('I').buffer();
     }
@@ -713,13 +722,43 @@ final class PgSession {
         });
     }
 
-    /** Refuses a catalog query (psql's {@code \d}) to a principal that may not read. */
-    /** What the session's principal may see of the catalog: the objects it is granted, all without security. */
+    /**
+     * What the session's principal may see of the catalog: the objects it is granted (all without security),
+     * and in {@code pg_stat_activity} every session, the statements of other users' only to an admin.
+     */
     private CatalogAccess catalogAccess() {
         if (principal == null) {
-            return CatalogAccess.all(user);
+            return CatalogAccess.all(user).withBackends(() -> sessions.backends(this, true));
         }
-        return new CatalogAccess(user, principal::mayAccess, principal.has(dev.tandem.security.Role.WRITER));
+        boolean admin = principal.has(dev.tandem.security.Role.ADMIN);
+        return new CatalogAccess(user, principal::mayAccess, principal.has(dev.tandem.security.Role.WRITER))
+                .withBackends(() -> sessions.backends(this, admin));
+    }
+
+    /** The statement the session runs now (or last ran), for {@code pg_stat_activity}. */
+    private void noteQuery(String text) {
+        lastQuery = text.length() > MAX_ACTIVITY_QUERY ? text.substring(0, MAX_ACTIVITY_QUERY) : text;
+        queryStart = System.currentTimeMillis();
+    }
+
+    /**
+     * The session as {@code pg_stat_activity} shows it: with its state and statement when {@code full},
+     * else without ({@code <insufficient privilege>}); a session reading it sees itself {@code active}.
+     */
+    dev.tandem.sql.catalog.Backend backend(boolean full, boolean self) {
+        String state = self || running != null ? "active" : switch (status()) {
+            case 'T' -> "idle in transaction";
+            case 'E' -> "idle in transaction (aborted)";
+            default -> "idle";
+        };
+        String app = sql.applicationName() != null ? sql.applicationName() : application;
+        return new dev.tandem.sql.catalog.Backend(pid, user, peer.address(), -1, app, backendStart, full ? state : null,
+                full ? lastQuery : null, full ? queryStart : 0);
+    }
+
+    /** The user the session logged in as. */
+    String user() {
+        return user;
     }
 
     private void authorizeCatalog() {
@@ -1016,16 +1055,16 @@ final class PgSession {
             throw new SqlException(SqlException.SYNTAX, "cannot insert multiple commands into a prepared statement");
         }
         if (parts.isEmpty()) {
-            return Mono.just(parsed(name, new Prepared(null, null, oids)));
+            return Mono.just(parsed(name, new Prepared(null, null, oids, "")));
         }
         String text = parts.get(0);
         if (PgCatalogQueries.reads(text)) {
             failedBlock();
             authorizeCatalog();
-            return engine.prepareCatalog(text, user, pid, catalogAccess()).map(q -> parsed(name, new Prepared(null, q, oids)));
+            return engine.prepareCatalog(text, user, pid, catalogAccess()).map(q -> parsed(name, new Prepared(null, q, oids, text)));
         }
         errorText = text;
-        return authorize(text).then(engine.prepareAsync(text, sql)).map(s -> parsed(name, new Prepared(s, null, oids)));
+        return authorize(text).then(engine.prepareAsync(text, sql)).map(s -> parsed(name, new Prepared(s, null, oids, text)));
     }
 
     /** Keeps a parsed statement under its name: ParseComplete. */
@@ -1132,6 +1171,7 @@ final class PgSession {
                 throw new SqlException("34000", "portal \"" + name + "\" does not exist");
             });
         }
+        noteQuery(portal.prepared.text());
         Mono<SqlResult> result;
         if (portal.result != null) {
             result = Mono.just(portal.result);

@@ -45,6 +45,21 @@ public final class PgWireServer implements AutoCloseable {
                 s.cancel();
             }
         }
+
+        /**
+         * The logged-in sessions as {@code viewer} sees them in {@code pg_stat_activity}: the state and
+         * statement of its own user's sessions, and of every session when {@code all}.
+         */
+        java.util.List<dev.tandem.sql.catalog.Backend> backends(PgSession viewer, boolean all) {
+            java.util.List<dev.tandem.sql.catalog.Backend> out = new java.util.ArrayList<>();
+            for (PgSession s : byPid.values()) {
+                if (s.started()) {
+                    out.add(s.backend(all || s.user().equals(viewer.user()), s == viewer));
+                }
+            }
+            out.sort(java.util.Comparator.comparingInt(dev.tandem.sql.catalog.Backend::pid));
+            return out;
+        }
     }
 
     /**

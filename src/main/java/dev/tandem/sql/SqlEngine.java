@@ -1000,7 +1000,14 @@ public final class SqlEngine {
                     return Mono.just(SqlResult.command("SET"));
                 });
             }
-            case "extra_float_digits", "application_name", "client_min_messages", "statement_timeout", "search_path" -> {
+            case "application_name" -> {
+                String application = value.text();
+                return utility(sql, fingerprint, (p, s) -> {
+                    s.applicationName(application);
+                    return Mono.just(SqlResult.command("SET"));
+                });
+            }
+            case "extra_float_digits", "client_min_messages", "statement_timeout", "search_path" -> {
                 return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
             }
             case "client_encoding", "names" -> {

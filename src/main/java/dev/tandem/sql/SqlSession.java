@@ -62,6 +62,17 @@ public final class SqlSession {
         this.blocks = blocks;
     }
 
+    /** The session's {@code application_name} as last SET (null: never set), for {@code pg_stat_activity}. */
+    private volatile String applicationName;
+
+    public String applicationName() {
+        return applicationName;
+    }
+
+    void applicationName(String name) {
+        this.applicationName = name;
+    }
+
     /** Which catalog objects the session's principal may see listed (SHOW): those granted to it. */
     private volatile java.util.function.Predicate<String> visible = name -> true;
 

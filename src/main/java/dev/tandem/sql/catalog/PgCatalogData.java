@@ -107,6 +107,13 @@ final class PgCatalogData {
         TYPE_OID_BY_NAME.put("char[]", 1002L);
     }
 
+    /** An instant as PostgreSQL prints a {@code timestamptz} in UTC ({@code 2026-12-05 04:55:45.123+00}). */
+    static String timestamptz(long epochMillis) {
+        String t = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+                .format(java.time.Instant.ofEpochMilli(epochMillis).atOffset(java.time.ZoneOffset.UTC));
+        return t + "+00";
+    }
+
     private static List<Col> cols(String spec) {
         List<Col> out = new ArrayList<>();
         for (String c : spec.trim().split("\\s*,\\s*")) {
@@ -178,6 +185,11 @@ final class PgCatalogData {
                 + "hasindexes bool, ispopulated bool, definition text");
         relation("pg_catalog", "pg_proc", 1255, "r", PgProc.COLUMNS);
         relation("pg_catalog", "pg_auth_members", 1261, "r", "roleid oid, member oid, grantor oid, admin_option bool");
+        relation("pg_catalog", "pg_stat_activity", 12008, "v", "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, "
+                + "usename name, application_name text, client_addr text, client_hostname text, client_port int4, "
+                + "backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, "
+                + "wait_event_type text, wait_event text, state text, backend_xid text, backend_xmin text, query_id int8, query text, "
+                + "backend_type text");
         relation("information_schema", "schemata", 13001, "v", "catalog_name information_schema.sql_identifier, "
                 + "schema_name information_schema.sql_identifier, schema_owner information_schema.sql_identifier, "
                 + "default_character_set_catalog information_schema.sql_identifier, default_character_set_schema information_schema.sql_identifier, "
@@ -414,6 +426,15 @@ final class PgCatalogData {
                 }
             }
             case "pg_catalog.pg_proc" -> out.addAll(PgProc.rows());
+            case "pg_catalog.pg_stat_activity" -> {
+                for (Backend b : access.backends().get()) {
+                    boolean hidden = b.query() == null;
+                    out.add(row((long) PgOids.DATABASE, DATABASE, (long) b.pid(), null, OWNER_OID, b.user(), b.application(), b.address(), null,
+                            b.port() < 0 ? null : (long) b.port(), timestamptz(b.backendStartMillis()), null,
+                            hidden || b.queryStartMillis() == 0 ? null : timestamptz(b.queryStartMillis()), null, null, null,
+                            hidden ? null : b.state(), null, null, null, hidden ? "<insufficient privilege>" : b.query(), "client backend"));
+                }
+            }
             case "pg_catalog.pg_matviews", "pg_catalog.pg_auth_members", "information_schema.referential_constraints", "information_schema.routines" -> {
             }
             case "pg_catalog.pg_attrdef", "pg_catalog.pg_description", "pg_catalog.pg_collation", "pg_catalog.pg_enum",
