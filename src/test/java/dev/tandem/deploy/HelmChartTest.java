@@ -63,7 +63,9 @@ class HelmChartTest {
     static final Set<String> NOT_IN_CHART = Set.of("tandem.peek.default-timeout", "tandem.storage.repair",
             "tandem.http.request-head-timeout", "tandem.http.read-timeout", "tandem.http.request-body-timeout", "tandem.http.idle-timeout",
             "tandem.pgwire.port", "tandem.pgwire.host", "tandem.pgwire.warm-up-reads", "tandem.pgwire.max-connections",
-            "tandem.pgwire.reserved-admin-connections", "tandem.pgwire.authentication-timeout", "tandem.sql.max-statement-bytes", "tandem.sql.max-literals",
+            "tandem.pgwire.reserved-admin-connections", "tandem.pgwire.authentication-timeout", "tandem.pgwire.idle-session-timeout",
+            "tandem.pgwire.idle-in-transaction-session-timeout", "tandem.http.max-connections", "tandem.http.max-connections-per-address",
+            "tandem.sql.max-statement-bytes", "tandem.sql.max-literals",
             "tandem.sql.planning-timeout", "tandem.sql.plan-cache-bytes");
 
     static final String LIVENESS = "/actuator/health/liveness";
