@@ -132,7 +132,7 @@ class PostgresSourceCrashTest extends PostgresSourceTesting {
                         return got.get().equals(want);
                     });
                 } catch (AssertionError e) {
-                    assertThat(got.get()).as("table " + t).isEqualTo(want);
+                    assertThat(got.get()).as("table " + t + "; the child's sources: " + childRows(now, "tandem_sources")).isEqualTo(want);
                 }
             }
             try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + child.pgPort() + "/tandem?user=me&sslmode=disable");
