@@ -7,6 +7,8 @@ import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.core.Correlate;
+import org.apache.calcite.rel.core.CorrelationId;
+import org.apache.calcite.rex.RexCorrelVariable;
 import org.apache.calcite.rel.core.RelFactories;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rex.RexNode;
@@ -37,16 +39,49 @@ final class Decorrelation {
         if (!hasSubQuery(root.rel)) {
             return root;
         }
+        refuseSkippedLevels(root.rel, java.util.Set.of(), java.util.Set.of());
         HepPlanner hep = new HepPlanner(REMOVE);
         hep.setRoot(root.rel);
         RelNode removed = hep.findBestExp();
         RelBuilder builder = RelFactories.LOGICAL_BUILDER.create(removed.getCluster(), null);
         RelNode decorrelated = RelDecorrelator.decorrelateQuery(removed, builder);
         decorrelated = NullSafeKeys.rewrite(decorrelated);
+        if (!valid(decorrelated)) {
+            // the decorrelator's plan reads columns its inputs do not have: refused, never run
+            throw SqlException.notSupported("this nested correlated subquery (it could not be turned into joins)");
+        }
         if (hasSubQuery(decorrelated) || hasCorrelate(decorrelated)) {
             throw SqlException.notSupported("this correlated subquery (its correlation could not be turned into a join)");
         }
         return root.withRel(decorrelated);
+    }
+
+    /**
+     * Refuses a subquery that reads a column of a query two or more levels out (a subquery of a subquery
+     * correlated with the outermost query): Calcite's decorrelator loses rows of those. {@code current}
+     * are the correlations of the query the subquery is in, {@code outer} those further out.
+     */
+    private static void refuseSkippedLevels(RelNode rel, java.util.Set<CorrelationId> current, java.util.Set<CorrelationId> outer) {
+        rel.accept(new org.apache.calcite.rex.RexShuttle() {
+            @Override
+            public RexNode visitCorrelVariable(RexCorrelVariable v) {
+                if (!current.contains(v.id) && outer.contains(v.id)) {
+                    throw SqlException.notSupported("a subquery that reads a column of a query two or more levels out");
+                }
+                return v;
+            }
+
+            @Override
+            public RexNode visitSubQuery(RexSubQuery sub) {
+                java.util.Set<CorrelationId> further = new java.util.HashSet<>(current);
+                further.addAll(outer);
+                refuseSkippedLevels(sub.rel, rel.getVariablesSet(), further);
+                return super.visitSubQuery(sub);
+            }
+        });
+        for (RelNode in : rel.getInputs()) {
+            refuseSkippedLevels(in, current, outer);
+        }
     }
 
     private static boolean hasSubQuery(RelNode rel) {
@@ -67,6 +102,18 @@ final class Decorrelation {
             }
         }
         return false;
+    }
+
+    private static boolean valid(RelNode rel) {
+        if (!rel.isValid(org.apache.calcite.util.Litmus.IGNORE, null)) {
+            return false;
+        }
+        for (RelNode in : rel.getInputs()) {
+            if (!valid(in)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean hasCorrelate(RelNode rel) {

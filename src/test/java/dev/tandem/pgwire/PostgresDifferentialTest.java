@@ -104,7 +104,8 @@ class PostgresDifferentialTest {
                         s.execute("CREATE INDEX " + prefix + "idx ON " + tables.get(0).name() + " (" + tables.get(0).ints().get(0) + ")");
                     }
                 }
-                QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7), tables);
+                QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7),
+                        new Random(17L * (1000 + schema) + 3), tables);
                 for (int q = 0; q < QUERIES_PER_SCHEMA; q++) {
                     QueryGenerator.Query query = gen.query();
                     compared++;
