@@ -37,7 +37,8 @@ final class Decorrelation {
     /** The query without subqueries in expressions (the query itself when it has none). */
     static RelRoot apply(RelRoot root) {
         if (!hasSubQuery(root.rel)) {
-            return root;
+            RelNode outer = OuterJoins.rewrite(root.rel);
+            return outer == root.rel ? root : root.withRel(NullSafeKeys.rewrite(outer));
         }
         refuseSkippedLevels(root.rel, java.util.Set.of(), java.util.Set.of());
         HepPlanner hep = new HepPlanner(REMOVE);
@@ -45,7 +46,7 @@ final class Decorrelation {
         RelNode removed = hep.findBestExp();
         RelBuilder builder = RelFactories.LOGICAL_BUILDER.create(removed.getCluster(), null);
         RelNode decorrelated = RelDecorrelator.decorrelateQuery(removed, builder);
-        decorrelated = NullSafeKeys.rewrite(decorrelated);
+        decorrelated = NullSafeKeys.rewrite(OuterJoins.rewrite(decorrelated));
         if (!valid(decorrelated)) {
             // the decorrelator's plan reads columns its inputs do not have: refused, never run
             throw SqlException.notSupported("this nested correlated subquery (it could not be turned into joins)");

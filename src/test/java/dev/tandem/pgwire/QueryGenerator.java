@@ -28,7 +28,9 @@ final class QueryGenerator {
         /** Scalar (aggregate) subqueries in the select list, WHERE and HAVING. */
         SCALAR_SUBQUERY,
         /** A subquery inside a subquery, each correlated with the level out of it. */
-        NESTED_SUBQUERY
+        NESTED_SUBQUERY,
+        /** Left, right and full joins on inequalities, expressions and conditions on one side. */
+        OUTER_JOIN_ANY_CONDITION
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -52,8 +54,6 @@ final class QueryGenerator {
     /** Draws the dialect's kinds (casts, LIKE, DISTINCT aggregates), so {@link #random} and {@link #extra} draw what they drew before. */
     private final Random dialect;
     private final List<PostgresDifferentialTest.Table> tables;
-    /** Draws the subquery shapes, so the other streams draw what they drew before. */
-    private final Random shapes;
     private final SubqueryGenerator subqueries;
 
     QueryGenerator(Random random, Random extra, Random dialect, Random shapes, List<PostgresDifferentialTest.Table> tables) {
@@ -61,7 +61,6 @@ final class QueryGenerator {
         this.extra = extra;
         this.dialect = dialect;
         this.tables = tables;
-        this.shapes = shapes;
         this.subqueries = new SubqueryGenerator(shapes, tables);
     }
 
@@ -81,10 +80,14 @@ final class QueryGenerator {
         Query q = mainQuery();
         Query f = extra.nextInt(5) == 0 ? floatQuery(q.kind()) : null;
         if (dialect.nextInt(4) == 0) {
-            Query d = dialectQuery(pick(dialect, DIALECT));
-            return shapes.nextInt(3) == 0 ? subqueries.query() : d;
+            return dialectQuery(pick(dialect, DIALECT));
         }
-        return shapes.nextInt(3) == 0 ? subqueries.query() : f != null ? f : q;
+        return f != null ? f : q;
+    }
+
+    /** A query of the shapes {@link SubqueryGenerator} draws, from its own stream. */
+    Query shapeQuery() {
+        return subqueries.query();
     }
 
     private Query dialectQuery(Kind kind) {

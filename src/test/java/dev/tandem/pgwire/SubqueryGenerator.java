@@ -7,13 +7,14 @@ import java.util.Random;
  * Random queries with subqueries in expressions, over the differential test's tables: {@code [NOT] IN},
  * {@code [NOT] EXISTS}, {@code op ANY|ALL}, scalar subqueries in the select list, {@code WHERE} and
  * {@code HAVING}, correlated or not, and nested two deep (each level correlated with the one just out of it:
- * a correlation that skips a level is refused). Scalar subqueries are aggregates (at most one
+ * a correlation that skips a level is refused), and outer joins on conditions other than equalities. Scalar subqueries are aggregates (at most one
  * row), so no query depends on when PostgreSQL evaluates them.
  */
 final class SubqueryGenerator {
 
     private static final List<QueryGenerator.Kind> KINDS = List.of(QueryGenerator.Kind.IN_SUBQUERY, QueryGenerator.Kind.EXISTS_SUBQUERY,
-            QueryGenerator.Kind.QUANTIFIED_SUBQUERY, QueryGenerator.Kind.SCALAR_SUBQUERY, QueryGenerator.Kind.NESTED_SUBQUERY);
+            QueryGenerator.Kind.QUANTIFIED_SUBQUERY, QueryGenerator.Kind.SCALAR_SUBQUERY, QueryGenerator.Kind.NESTED_SUBQUERY,
+            QueryGenerator.Kind.OUTER_JOIN_ANY_CONDITION);
     private static final List<String> OPS = List.of("=", "<>", "<", "<=", ">", ">=");
 
     private final Random random;
@@ -57,6 +58,18 @@ final class SubqueryGenerator {
                 default -> "SELECT " + ax + ", count(*)" + from + " GROUP BY " + ax + " HAVING count(*) " + pick(OPS)
                         + " (SELECT count(*) FROM " + b.name() + " b WHERE " + bw + " = " + ax + ")";
             };
+            // PostgreSQL runs a full join only on a condition with an equality (Tandem on any)
+            case OUTER_JOIN_ANY_CONDITION -> {
+                String join = pick(List.of("LEFT", "RIGHT", "FULL"));
+                String on = switch (join.equals("FULL") ? 2 * random.nextInt(2) : random.nextInt(4)) {
+                    case 0 -> ax + " = " + bz + " AND " + ay + " " + pick(OPS) + " " + bw;
+                    case 1 -> ay + " " + pick(OPS) + " " + bw;
+                    case 2 -> ax + " = " + bz + " AND " + ay + " + " + bw + " > 1";
+                    default -> ax + " + " + bz + " > 1 AND " + ay + " > 0";
+                };
+                yield "SELECT " + ax + ", " + bz + ", b." + pick(b.columns()) + " FROM " + a.name() + " a " + join + " JOIN " + b.name()
+                        + " b ON " + on;
+            }
             default -> {
                 PostgresDifferentialTest.Table c = table();
                 String cv = "c." + pick(c.ints());
