@@ -85,8 +85,9 @@ public sealed interface Expr {
         public Call {
             Objects.requireNonNull(func, "func");
             args = List.copyOf(args);
-            if ((func == Func.CAST) != (type != null)) {
-                throw new IllegalArgumentException(func == Func.CAST ? "a cast needs a target type" : "only a cast has a type");
+            boolean typed = func == Func.CAST || func == Func.ERROR;
+            if (typed != (type != null)) {
+                throw new IllegalArgumentException(typed ? "a " + func.jsonName() + " needs a target type" : "only a cast or an error has a type");
             }
         }
 

@@ -25,6 +25,7 @@ final class ExprEval {
     private static Object call(Expr.Call c, Object[] row) {
         List<Expr> args = c.args();
         switch (c.func()) {
+            case ERROR -> throw new EvalError(String.valueOf(eval(args.get(0), row)));
             case AND, OR -> {
                 boolean decider = c.func() == Func.OR;
                 boolean sawNull = false;

@@ -104,13 +104,13 @@ public final class ExprJson {
         }
         List<Expr> args = node.has("args") ? parseList(node.get("args"), child(path, "args")) : List.of();
         DatumType type = null;
-        if (f == Func.CAST) {
+        if (f == Func.CAST || f == Func.ERROR) {
             if (!node.has("type")) {
-                throw new ExprException(path, "a cast needs a target \"type\"");
+                throw new ExprException(path, "a " + f.jsonName() + " needs a target \"type\"");
             }
             type = type(node.get("type"), child(path, "type"));
         } else if (node.has("type")) {
-            throw new ExprException(child(path, "type"), "only a cast takes a \"type\"");
+            throw new ExprException(child(path, "type"), "only a cast or an error takes a \"type\"");
         }
         return new Expr.Call(f, args, type);
     }

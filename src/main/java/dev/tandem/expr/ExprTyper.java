@@ -105,6 +105,10 @@ final class ExprTyper {
                 same(f, t, 0, t.size(), path);
                 yield t.get(0);
             }
+            case ERROR -> {
+                all(f, t, 0, DatumType.STRING, path);
+                yield c.type();
+            }
             case CAST -> {
                 if (!castable(t.get(0), c.type())) {
                     throw new ExprException(path, "cannot cast " + t.get(0).jsonName() + " to " + c.type().jsonName());

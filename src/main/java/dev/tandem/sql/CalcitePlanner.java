@@ -130,7 +130,7 @@ final class CalcitePlanner {
             emptyEscapes(parsed);
             NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
-            RelRoot root = planner.rel(validated);
+            RelRoot root = Decorrelation.apply(planner.rel(validated));
             return new Planned(root, validated);
         } catch (SqlParseException e) {
             throw parseError(e);

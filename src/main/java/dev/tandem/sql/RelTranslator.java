@@ -62,6 +62,9 @@ final class RelTranslator {
     record Translated(Plan plan, List<DatumType> types) {
     }
 
+    /** The error of a scalar subquery that yields several rows (SQLSTATE 21000). */
+    static final String TWO_ROWS = "more than one row returned by a subquery used as an expression";
+
     private final IntFunction<Object> params;
     private final IntFunction<DatumType> paramTypes;
     private RexBuilder rexBuilder;
@@ -431,6 +434,23 @@ final class RelTranslator {
                     Expr sum = argType == avg ? Expr.col(at) : Expr.cast(Expr.col(at), avg);
                     finals.add(Expr.call(Func.DIV, sum, Expr.cast(Expr.col(at + 1), avg)));
                     types.add(avg);
+                    defaults.add(null);
+                }
+                case LITERAL_AGG -> {
+                    // the same literal for every group (Calcite's mark that a group exists)
+                    Expr lit = rex(call.rexList.get(0), in.types());
+                    aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, null));
+                    finals.add(lit);
+                    types.add(typeOf(lit, in.types()));
+                    defaults.add(null);
+                }
+                case SINGLE_VALUE -> {
+                    // a scalar subquery's value: its one row's, NULL for none, PostgreSQL's error 21000 for several
+                    aggs.add(new Plan.Aggregate(AggregateFunc.COUNT, null));
+                    aggs.add(new Plan.Aggregate(AggregateFunc.MAX, arg));
+                    finals.add(Expr.call(Func.IF, Expr.call(Func.GT, Expr.col(at), Expr.lit(1L, DatumType.INT64)),
+                            new Expr.Call(Func.ERROR, List.of(Expr.lit(TWO_ROWS, DatumType.STRING)), argType), Expr.col(at + 1)));
+                    types.add(argType);
                     defaults.add(null);
                 }
                 default -> throw SqlException.notSupported("aggregate function " + call.getAggregation().getName().toLowerCase(Locale.ROOT));

@@ -81,6 +81,7 @@ final class SqlErrors {
     private static String invalid(String m) {
         return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
                 : m.contains("exceeded its memory budget") ? SqlException.OUT_OF_MEMORY
+                : m.startsWith(RelTranslator.TWO_ROWS) ? "21000"
                 : m.contains("escape string") || m.contains("escape character") ? "22025"
                 : m.contains("square root of a negative") || m.contains("raised to a negative power") || m.contains("non-integer power") ? "2201F"
                 : m.contains("cannot take logarithm") ? "2201E"

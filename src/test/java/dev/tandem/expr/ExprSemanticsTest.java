@@ -252,7 +252,7 @@ class ExprSemanticsTest {
         assertThatThrownBy(() -> parse("{\"col\": -1}")).hasMessageStartingWith("col: expected a non-negative integer");
         assertThatThrownBy(() -> parse("{\"col\": 1, \"lit\": 2}")).hasMessageStartingWith("unknown field 'lit'");
         assertThatThrownBy(() -> parse("{\"call\": \"cast\", \"args\": [{\"col\": 0}]}")).hasMessage("a cast needs a target \"type\"");
-        assertThatThrownBy(() -> parse("{\"call\": \"add\", \"args\": [{\"col\": 0}], \"type\": \"int64\"}")).hasMessage("type: only a cast takes a \"type\"");
+        assertThatThrownBy(() -> parse("{\"call\": \"add\", \"args\": [{\"col\": 0}], \"type\": \"int64\"}")).hasMessage("type: only a cast or an error takes a \"type\"");
         assertThatThrownBy(() -> parse("{\"call\": \"add\", \"args\": {}}")).hasMessageStartingWith("args: expected an array");
         assertThatThrownBy(() -> parse("[1]")).hasMessageStartingWith("expected an expression object");
     }

@@ -39,6 +39,7 @@ class PostgresDifferentialTest {
 
     static final int SCHEMAS = 12;
     static final int QUERIES_PER_SCHEMA = 60;
+    static final int SHAPES_PER_SCHEMA = 20;
     static final int WRITES_PER_SCHEMA = 10;
 
     @TempDir
@@ -104,9 +105,11 @@ class PostgresDifferentialTest {
                         s.execute("CREATE INDEX " + prefix + "idx ON " + tables.get(0).name() + " (" + tables.get(0).ints().get(0) + ")");
                     }
                 }
-                QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7), tables);
-                for (int q = 0; q < QUERIES_PER_SCHEMA; q++) {
-                    QueryGenerator.Query query = gen.query();
+                QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7),
+                        new Random(17L * (1000 + schema) + 3), tables);
+                // the query shapes (subqueries, outer joins on any condition) come from their own stream, besides the others
+                for (int q = 0; q < QUERIES_PER_SCHEMA + SHAPES_PER_SCHEMA; q++) {
+                    QueryGenerator.Query query = q < QUERIES_PER_SCHEMA ? gen.query() : gen.shapeQuery();
                     compared++;
                     int[] counts = byKind.computeIfAbsent(query.kind(), k -> new int[2]);
                     int withRows = outcome[0];

@@ -18,7 +18,19 @@ final class QueryGenerator {
         /** {@code count}, {@code sum} and {@code avg} of {@code DISTINCT} values, beside aggregates of all rows, grouped or not. */
         DISTINCT_AGGREGATE,
         /** Writes ({@link #write}): applied to both databases, then the written table compared. */
-        WRITE
+        WRITE,
+        /** Subqueries in expressions ({@link SubqueryGenerator}): {@code [NOT] IN (SELECT ...)}, correlated or not. */
+        IN_SUBQUERY,
+        /** {@code [NOT] EXISTS}, correlated on an equality or an inequality. */
+        EXISTS_SUBQUERY,
+        /** {@code op ANY|SOME|ALL (SELECT ...)}. */
+        QUANTIFIED_SUBQUERY,
+        /** Scalar (aggregate) subqueries in the select list, WHERE and HAVING. */
+        SCALAR_SUBQUERY,
+        /** A subquery inside a subquery, each correlated with the level out of it. */
+        NESTED_SUBQUERY,
+        /** Left, right and full joins on inequalities, expressions and conditions on one side. */
+        OUTER_JOIN_ANY_CONDITION
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -42,12 +54,14 @@ final class QueryGenerator {
     /** Draws the dialect's kinds (casts, LIKE, DISTINCT aggregates), so {@link #random} and {@link #extra} draw what they drew before. */
     private final Random dialect;
     private final List<PostgresDifferentialTest.Table> tables;
+    private final SubqueryGenerator subqueries;
 
-    QueryGenerator(Random random, Random extra, Random dialect, List<PostgresDifferentialTest.Table> tables) {
+    QueryGenerator(Random random, Random extra, Random dialect, Random shapes, List<PostgresDifferentialTest.Table> tables) {
         this.random = random;
         this.extra = extra;
         this.dialect = dialect;
         this.tables = tables;
+        this.subqueries = new SubqueryGenerator(shapes, tables);
     }
 
     private <T> T pick(List<T> l) {
@@ -69,6 +83,11 @@ final class QueryGenerator {
             return dialectQuery(pick(dialect, DIALECT));
         }
         return f != null ? f : q;
+    }
+
+    /** A query of the shapes {@link SubqueryGenerator} draws, from its own stream. */
+    Query shapeQuery() {
+        return subqueries.query();
     }
 
     private Query dialectQuery(Kind kind) {

@@ -34,7 +34,7 @@ class SltCorpusSampleTest {
     private static final int QUERIES = 30;
 
     /** Passed records when the sample was chosen; a change that makes fewer pass fails here. */
-    private static final int PASSED_FLOOR = 604;
+    private static final int PASSED_FLOOR = 635;
 
     @Test
     void theSampleHasNoWrongAnswerAndNoInternalError(@TempDir Path dir) throws IOException {

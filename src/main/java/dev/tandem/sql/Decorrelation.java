@@ -1,0 +1,131 @@
+package dev.tandem.sql;
+
+import java.util.List;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.core.Correlate;
+import org.apache.calcite.rel.core.CorrelationId;
+import org.apache.calcite.rex.RexCorrelVariable;
+import org.apache.calcite.rel.core.RelFactories;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexSubQuery;
+import org.apache.calcite.sql2rel.RelDecorrelator;
+import org.apache.calcite.tools.RelBuilder;
+
+/**
+ * Removes the subqueries of a query's expressions ({@code IN}, {@code EXISTS}, {@code ANY}/{@code
+ * ALL}, scalar subqueries), correlated or not, by Calcite's rules: each becomes a join (inner, semi,
+ * anti or left) with the subquery, grouped where it must be, and a correlated subquery is then
+ * decorrelated into a join on its correlation columns. The result has no subquery and no correlation,
+ * so it translates into joins, reductions and anti-joins that a view maintains like any other; a
+ * correlation the decorrelator cannot remove is refused.
+ */
+final class Decorrelation {
+
+    private static final HepProgram REMOVE = new HepProgramBuilder()
+            .addRuleCollection(List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
+                    CoreRules.JOIN_SUB_QUERY_TO_CORRELATE))
+            .build();
+
+    private Decorrelation() {
+    }
+
+    /** The query without subqueries in expressions (the query itself when it has none). */
+    static RelRoot apply(RelRoot root) {
+        if (!hasSubQuery(root.rel)) {
+            RelNode outer = OuterJoins.rewrite(root.rel);
+            return outer == root.rel ? root : root.withRel(NullSafeKeys.rewrite(outer));
+        }
+        refuseSkippedLevels(root.rel, java.util.Set.of(), java.util.Set.of());
+        HepPlanner hep = new HepPlanner(REMOVE);
+        hep.setRoot(root.rel);
+        RelNode removed = hep.findBestExp();
+        RelBuilder builder = RelFactories.LOGICAL_BUILDER.create(removed.getCluster(), null);
+        RelNode decorrelated = RelDecorrelator.decorrelateQuery(removed, builder);
+        decorrelated = NullSafeKeys.rewrite(OuterJoins.rewrite(decorrelated));
+        if (!valid(decorrelated)) {
+            // the decorrelator's plan reads columns its inputs do not have: refused, never run
+            throw SqlException.notSupported("this nested correlated subquery (it could not be turned into joins)");
+        }
+        if (hasSubQuery(decorrelated) || hasCorrelate(decorrelated)) {
+            throw SqlException.notSupported("this correlated subquery (its correlation could not be turned into a join)");
+        }
+        return root.withRel(decorrelated);
+    }
+
+    /**
+     * Refuses a subquery that reads a column of a query two or more levels out (a subquery of a subquery
+     * correlated with the outermost query): Calcite's decorrelator loses rows of those. {@code current}
+     * are the correlations of the query the subquery is in, {@code outer} those further out.
+     */
+    private static void refuseSkippedLevels(RelNode rel, java.util.Set<CorrelationId> current, java.util.Set<CorrelationId> outer) {
+        rel.accept(new org.apache.calcite.rex.RexShuttle() {
+            @Override
+            public RexNode visitCorrelVariable(RexCorrelVariable v) {
+                if (!current.contains(v.id) && outer.contains(v.id)) {
+                    throw SqlException.notSupported("a subquery that reads a column of a query two or more levels out");
+                }
+                return v;
+            }
+
+            @Override
+            public RexNode visitSubQuery(RexSubQuery sub) {
+                java.util.Set<CorrelationId> further = new java.util.HashSet<>(current);
+                further.addAll(outer);
+                refuseSkippedLevels(sub.rel, rel.getVariablesSet(), further);
+                return super.visitSubQuery(sub);
+            }
+        });
+        for (RelNode in : rel.getInputs()) {
+            refuseSkippedLevels(in, current, outer);
+        }
+    }
+
+    private static boolean hasSubQuery(RelNode rel) {
+        boolean[] found = {false};
+        rel.accept(new org.apache.calcite.rex.RexShuttle() {
+            @Override
+            public RexNode visitSubQuery(RexSubQuery sub) {
+                found[0] = true;
+                return sub;
+            }
+        });
+        if (found[0]) {
+            return true;
+        }
+        for (RelNode in : rel.getInputs()) {
+            if (hasSubQuery(in)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean valid(RelNode rel) {
+        if (!rel.isValid(org.apache.calcite.util.Litmus.IGNORE, null)) {
+            return false;
+        }
+        for (RelNode in : rel.getInputs()) {
+            if (!valid(in)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean hasCorrelate(RelNode rel) {
+        if (rel instanceof Correlate) {
+            return true;
+        }
+        for (RelNode in : rel.getInputs()) {
+            if (hasCorrelate(in)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
