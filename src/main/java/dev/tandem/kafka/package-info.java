@@ -1,0 +1,6 @@
+/**
+ * The Kafka shared log beneath replicated storage.
+ *
+ * <p>May import: storage.
+ */
+package dev.tandem.kafka;

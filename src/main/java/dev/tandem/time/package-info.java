@@ -1,0 +1,6 @@
+/**
+ * Timestamps and frontiers.
+ *
+ * <p>May import: nothing of Tandem's.
+ */
+package dev.tandem.time;
