@@ -53,8 +53,12 @@ final class GroupCommit {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong syncs = new AtomicLong();
 
+    /** Monotonic nanoseconds (the storage scheduler's clock), for spacing the probes of an unavailable log. */
+    private final java.util.function.LongSupplier nanos;
+
     GroupCommit(Journal journal, AppliedTables applied, TableSubscriptions subscriptions, WriteAdmission admission,
-            LogCompaction compaction, StorageHealth health) {
+            LogCompaction compaction, StorageHealth health, java.util.function.LongSupplier nanos) {
+        this.nanos = nanos;
         this.journal = journal;
         this.applied = applied;
         this.subscriptions = subscriptions;
@@ -277,11 +281,11 @@ final class GroupCommit {
 
     /** While unavailable, asks the commit thread about once a second whether the log takes writes again. */
     void probeIfUnavailable() {
-        if (!health.isUnavailable() || System.nanoTime() - lastProbeNanos < PROBE_INTERVAL_NANOS) {
+        if (!health.isUnavailable() || nanos.getAsLong() - lastProbeNanos < PROBE_INTERVAL_NANOS) {
             return;
         }
         if (probeQueued.compareAndSet(false, true)) {
-            lastProbeNanos = System.nanoTime();
+            lastProbeNanos = nanos.getAsLong();
             if (!admission.controlIfOpen(CommitOp.Kind.PROBE)) {
                 probeQueued.set(false);
             }

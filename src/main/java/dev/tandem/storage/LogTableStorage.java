@@ -62,7 +62,8 @@ final class LogTableStorage implements TableStorage {
         }
         this.admission = new WriteAdmission(applied, health, options.checkDeletes());
         this.compaction = new LogCompaction(applied, journal, health, admission);
-        this.commit = new GroupCommit(journal, applied, subscriptions, admission, compaction, health);
+        this.commit = new GroupCommit(journal, applied, subscriptions, admission, compaction, health,
+                () -> options.scheduler().now(TimeUnit.NANOSECONDS));
         commit.start();
         errors = repair(applied.negatives);
         long tick = options.tickInterval().toNanos();

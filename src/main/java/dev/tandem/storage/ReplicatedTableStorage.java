@@ -80,7 +80,11 @@ final class ReplicatedTableStorage implements TableStorage {
     private final AtomicLong appliedEntries = new AtomicLong();
     private final AtomicLong rejectedEntries = new AtomicLong();
 
+    /** Monotonic nanoseconds (the storage scheduler's clock), for asking the log's end when nothing comes. */
+    private final java.util.function.LongSupplier nanos;
+
     ReplicatedTableStorage(SharedLog log, StorageOptions options) {
+        this.nanos = () -> options.scheduler().now(java.util.concurrent.TimeUnit.NANOSECONDS);
         this.log = log;
         this.applied = new LogTableStorage(new MemoryJournal(), options.withClock(derivedClock::get));
         try {
@@ -106,14 +110,14 @@ final class ReplicatedTableStorage implements TableStorage {
      * escapes to the thread's uncaught-exception handler (shared fate).
      */
     private void follow() {
-        long lastReached = System.nanoTime();
+        long lastReached = nanos.getAsLong();
         while (!closing) {
             List<SharedLog.Entry> entries;
             try {
                 entries = log.poll(POLL);
-                if (entries.isEmpty() && System.nanoTime() - lastReached > REACH_CHECK.toNanos()) {
+                if (entries.isEmpty() && nanos.getAsLong() - lastReached > REACH_CHECK.toNanos()) {
                     log.endPosition();
-                    lastReached = System.nanoTime();
+                    lastReached = nanos.getAsLong();
                 }
                 readFailure = null;
             } catch (RuntimeException e) {
@@ -130,7 +134,7 @@ final class ReplicatedTableStorage implements TableStorage {
                 continue;
             }
             if (!entries.isEmpty()) {
-                lastReached = System.nanoTime();
+                lastReached = nanos.getAsLong();
                 entries.forEach(this::apply);
             }
         }
