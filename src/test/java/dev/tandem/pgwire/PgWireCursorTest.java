@@ -44,7 +44,7 @@ import org.postgresql.copy.CopyOut;
  */
 class PgWireCursorTest {
 
-    private static final String WHO = "anonymous";
+    private static final String WHO = "anonymous@127.0.0.1";
 
     @TempDir
     Path dir;
