@@ -78,7 +78,8 @@ public final class ComputeRuntime implements ComputeInstance {
     /** Exports of bounded dataflows (built for one read, with an {@code until}) sent here and not yet dropped. */
     private final Set<String> boundedExports = ConcurrentHashMap.newKeySet();
     private final Map<Dataflow, Set<String>> unscheduled = new HashMap<>();
-    private final Map<Dataflow, Set<String>> liveExports = new HashMap<>();
+    // concurrent: close() takes its keys from another thread while the command thread may still change it
+    private final Map<Dataflow, Set<String>> liveExports = new ConcurrentHashMap<>();
     private final Map<UUID, PendingPeek> peeks = new ConcurrentHashMap<>();
     private volatile MaintenanceReserve reserve;
     /** Peeks of bounded exports that may be answered before the output is complete, by export id. */
