@@ -76,6 +76,22 @@ public record Mfp(List<Expr> map, List<Expr> filter, List<Integer> project) {
         return out;
     }
 
+    /**
+     * The MFP that computes only output columns {@code columns} of this one, with no filter and only the
+     * map expressions up to the last one they read (by position): what a row's key would have been. It
+     * may still fail on a map expression it keeps without needing it.
+     */
+    public Mfp columnsOnly(int[] columns, int inputArity) {
+        List<Integer> picked = new ArrayList<>(columns.length);
+        int mapNeeded = 0;
+        for (int c : columns) {
+            int width = project == null ? c : project.get(c);
+            picked.add(width);
+            mapNeeded = Math.max(mapNeeded, width - inputArity + 1);
+        }
+        return new Mfp(map.subList(0, mapNeeded), List.of(), picked);
+    }
+
     /** Type-checks this MFP against {@code input} and prepares it for evaluation on rows of those types. */
     public MfpEvaluator bind(List<DatumType> input) {
         return new BoundMfp(this, List.copyOf(input), outputTypes(input, ""));

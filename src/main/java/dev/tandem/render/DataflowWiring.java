@@ -107,6 +107,7 @@ final class DataflowWiring {
                 }
             }
         }
+        keyDirectErrors();
         Set<String> ids = new LinkedHashSet<>(r.imports.keySet());
         ids.addAll(r.arrangedImports);
         importIds = ids;
@@ -122,6 +123,19 @@ final class DataflowWiring {
                         inbox[o][w][p][s] = new Updates(budget);
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Keys the errors of each MFP whose one consumer is an export by that export's key, so a read of
+     * other keys is not failed by them. Errors from anywhere else fail every read of the exports below.
+     */
+    private void keyDirectErrors() {
+        for (int o = 0; o < order.size(); o++) {
+            List<int[]> edges = consumers.get(o);
+            if (order.get(o) instanceof MfpOperator m && edges.size() == 1 && order.get(edges.get(0)[0]) instanceof ExportOperator e) {
+                m.keyErrorsBy(e.key);
             }
         }
     }
@@ -235,7 +249,14 @@ final class DataflowWiring {
         for (int x = 0; x < exports.size(); x++) {
             Updates e = exportErrs[x][w];
             for (int i = 0; i < e.size; i++) {
-                b.add(e.row(i), Row.EMPTY, e.times[i], e.diffs[i]);
+                // An error is (message) or, keyed by the export's key, (message, key...): stored as message -> key.
+                Row error = e.row(i);
+                if (error.arity() == 1) {
+                    b.add(error, Row.EMPTY, e.times[i], e.diffs[i]);
+                } else {
+                    int[] key = java.util.stream.IntStream.range(1, error.arity()).toArray();
+                    b.add(error.project(new int[] {0}), error.project(key), e.times[i], e.diffs[i]);
+                }
             }
             e.clear();
             Spine spine = errSpines[x][w];

@@ -21,7 +21,8 @@ import java.util.TreeMap;
 
 /**
  * Answers a peek from a published arrangement that is sealed past the read time: checks
- * {@code since}, answers the first error in {@code errs} if any, else walks {@code oks} (seeking the
+ * {@code since}, answers the first error in {@code errs} that the read meets (any, or one of its
+ * literal keys') if any, else walks {@code oks} (seeking the
  * literal keys, or scanning), accumulates at the read time, applies the MFP and the finishing, and
  * enforces the maximum result size. Reads snapshots only: no locks, no row copies.
  */
@@ -48,7 +49,7 @@ final class PeekServer {
         if (snap.since().compareTo(dev.tandem.time.Frontier.at(t)) > 0) {
             return new Error(ErrorKind.BEFORE_SINCE, "compaction frontier of " + arr.id() + " is " + snap.since() + ", beyond the read time " + t);
         }
-        String err = snap.firstError(t);
+        String err = snap.firstError(t, peek.literalKeys());
         if (err != null) {
             return new Error(err);
         }

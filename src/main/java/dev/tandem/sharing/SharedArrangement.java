@@ -15,7 +15,8 @@ import java.util.List;
  * publisher's workers mutate the spines.
  *
  * <p>{@code oks} rows are {@code (key, row)}: the key columns of the indexed collection, then the
- * whole row. {@code errs} rows are {@code (message)} with an empty value.
+ * whole row. {@code errs} rows are {@code (message)} with the index key of the row that failed as
+ * value, or an empty value when that key is not known (such an error fails every read).
  */
 public record SharedArrangement(String id, Schema schema, List<Integer> keyColumns, List<Spine> oks, List<Spine> errs) {
 
@@ -87,6 +88,15 @@ public record SharedArrangement(String id, Schema schema, List<Integer> keyColum
 
         /** The first error message (in message order) with a positive count at {@code t}, across shards, or null. */
         public String firstError(long t) {
+            return firstError(t, null);
+        }
+
+        /**
+         * The first error message (in message order) at {@code t} that a read of {@code keys} meets, or null:
+         * an error not keyed by the index's key meets every read; one keyed by it meets reads of its key.
+         * Null {@code keys} reads every key.
+         */
+        public String firstError(long t, java.util.Collection<Row> keys) {
             boolean none = true;
             for (TraceSnapshot s : errs) {
                 none &= s.records() == 0;
@@ -94,11 +104,16 @@ public record SharedArrangement(String id, Schema schema, List<Integer> keyColum
             if (none) {
                 return null;
             }
-            java.util.Map<dev.tandem.row.Row, Long> counts = new java.util.TreeMap<>();
+            java.util.Set<Row> wanted = keys == null ? null : new java.util.HashSet<>(keys);
+            java.util.Map<Row, Long> counts = new java.util.TreeMap<>();
             for (TraceSnapshot s : errs) {
-                s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
+                s.scan(t, (message, key, d) -> {
+                    if (wanted == null || key.arity() == 0 || wanted.contains(key)) {
+                        counts.merge(message, d, Long::sum);
+                    }
+                });
             }
-            for (java.util.Map.Entry<dev.tandem.row.Row, Long> e : counts.entrySet()) {
+            for (java.util.Map.Entry<Row, Long> e : counts.entrySet()) {
                 if (e.getValue() > 0) {
                     return (String) e.getKey().get(0);
                 }

@@ -184,18 +184,10 @@ final class ChangeReader {
 
     /** Ends the stream if the collection holds an error at {@code t}, as a read at {@code t} would answer it. */
     private void checkErrors(SharedArrangement.Snapshot snap, long t) {
-        if (snap.errs().stream().allMatch(s -> s.records() == 0)) {
-            return;
-        }
-        TreeMap<Row, Long> counts = new TreeMap<>();
-        for (TraceSnapshot s : snap.errs()) {
-            s.scan(t, (k, v, d) -> counts.merge(k, d, Long::sum));
-        }
-        for (Map.Entry<Row, Long> e : counts.entrySet()) {
-            if (e.getValue() > 0) {
-                throw new ChangeStreamException(ChangeStreamException.Kind.FAILED, "index " + arrangement.id() + " holds an error at " + t
-                        + ": " + e.getKey().get(0), null);
-            }
+        String error = snap.firstError(t);
+        if (error != null) {
+            throw new ChangeStreamException(ChangeStreamException.Kind.FAILED, "index " + arrangement.id() + " holds an error at " + t
+                    + ": " + error, null);
         }
     }
 }

@@ -37,17 +37,21 @@ class DataflowErrorsTest {
     @ValueSource(ints = {1, 2})
     void aDivisionByZeroInAMapIsAnErrorUntilItsRowIsRetracted(int workers) {
         check(workers, "{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},"
-                + "\"map\":[{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}],\"project\":[0,2]}", 1000);
+                + "\"map\":[{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}],\"project\":[0,2]}", 1000, true);
     }
 
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {1, 2})
     void aDivisionByZeroInAReduceArgumentIsAnErrorUntilItsRowIsRetracted(int workers) {
         check(workers, "{\"op\":\"reduce\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"group_key\":[1],"
-                + "\"aggregates\":[{\"func\":\"sum\",\"expr\":{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}},{\"func\":\"count\"}]}", 9);
+                + "\"aggregates\":[{\"func\":\"sum\",\"expr\":{\"call\":\"div\",\"args\":[{\"col\":0},{\"col\":1}]}},{\"func\":\"count\"}]}", 9, false);
     }
 
-    private static void check(int workers, String planJson, int okRows) {
+    /**
+     * {@code keyed}: the error comes from the MFP feeding the export, so it is kept under the failing
+     * row's export key (column 0, here 7) and a read of another key does not meet it.
+     */
+    private static void check(int workers, String planJson, int okRows, boolean keyed) {
         Plan plan = PlanJson.parse(JSON.readTree(planJson), "plan");
         try (RenderHarness h = new RenderHarness(workers)) {
             h.createTable("u1", List.of(DatumType.INT64, DatumType.INT64));
@@ -64,6 +68,12 @@ class DataflowErrorsTest {
             assertThat(RenderHarness.read(export, t2).errors()).isEqualTo(Map.of("division by zero", 3L));
             assertThat(RenderHarness.read(export, t3).errors()).isEmpty();
             assertThat(RenderHarness.read(export, t0).rows()).hasSize(okRows);
+            var snap = export.snapshot();
+            assertThat(snap.firstError(t0, List.of(Row.of(7L)))).isEqualTo("division by zero");
+            assertThat(snap.firstError(t0, List.of(Row.of(1L)))).isEqualTo(keyed ? null : "division by zero");
+            assertThat(snap.firstError(t2, List.of(Row.of(1L), Row.of(8L)))).isEqualTo("division by zero");
+            assertThat(snap.firstError(t1, null)).isEqualTo("division by zero");
+            assertThat(snap.firstError(t3, List.of(Row.of(7L)))).isNull();
             for (long t : new long[] {t0, t1, t2, t3}) {
                 PlanEvaluator.Result expected = h.expected(plan, t);
                 assertThat(RenderHarness.read(export, t)).as("at %d", t).isEqualTo(expected);
