@@ -99,6 +99,8 @@ public final class SqlEngine {
     private final Cache<String, Long> unshaped;
     /** The deadline (in {@code timer}'s nanoseconds) of the planning running on this thread, or null outside one. */
     private final ThreadLocal<Long> deadline = new ThreadLocal<>();
+    /** The plannings running now, by text and catalog version: a second session preparing the same text waits for the first. */
+    private final java.util.concurrent.ConcurrentHashMap<Planning, Planning> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
     private final WritePlanner writes;
     private final DdlPlanner ddl;
     /** What CREATE SOURCE and DROP SOURCE do; null: they are refused. */
@@ -295,13 +297,81 @@ public final class SqlEngine {
             return shaped;
         }
         String fingerprint = fingerprint(now.entries(), null);
-        p = SqlErrors.guarded(() -> compile(sql, fingerprint));
-        p.heavy = cost.heavy();
-        checkDeadline();
-        if (p.cacheable()) {
-            cache.put(sql, p);
+        Planning mine = new Planning(sql, now.version());
+        Planning first = inFlight.putIfAbsent(mine, mine);
+        if (first != null) {
+            Prepared theirs = first.await(remainingNanos());
+            if (theirs != null) {
+                return theirs;
+            }
+            checkDeadline();
+            mine = null;
         }
-        return p;
+        try {
+            p = SqlErrors.guarded(() -> compile(sql, fingerprint));
+            p.heavy = cost.heavy();
+            checkDeadline();
+            if (p.cacheable()) {
+                cache.put(sql, p);
+            }
+            if (mine != null) {
+                mine.done.complete(p.cacheable() ? p : null);
+            }
+            return p;
+        } finally {
+            if (mine != null) {
+                mine.done.complete(null);
+                inFlight.remove(mine, mine);
+            }
+        }
+    }
+
+    /**
+     * A text being planned against a catalog version. Sessions that prepare the same new text at once
+     * (eight pgbench clients' first Parse) wait for the first one's plan instead of each planning it:
+     * planning is the costly part of a new statement, and done eight times over on two cores it makes
+     * every one of them eight times as slow.
+     */
+    private static final class Planning {
+        final String text;
+        final long version;
+        /** The plan, or null when it is not to be shared (it failed, or is not cacheable). */
+        final java.util.concurrent.CompletableFuture<Prepared> done = new java.util.concurrent.CompletableFuture<>();
+
+        Planning(String text, long version) {
+            this.text = text;
+            this.version = version;
+        }
+
+        /** The first planner's plan, or null when it has none to share or did not finish within {@code nanos}. */
+        Prepared await(long nanos) {
+            try {
+                return done.get(Math.max(nanos, 0), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                return null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (java.util.concurrent.ExecutionException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Planning other && other.version == version && other.text.equals(text);
+        }
+
+        @Override
+        public int hashCode() {
+            return text.hashCode() * 31 + Long.hashCode(version);
+        }
+    }
+
+    /** How long the planning on this thread may still run: until its deadline, or the planning timeout outside one. */
+    private long remainingNanos() {
+        Long until = deadline.get();
+        return until == null ? limits.planningTimeout().toNanos() : until - timer.now(TimeUnit.NANOSECONDS);
     }
 
     /**

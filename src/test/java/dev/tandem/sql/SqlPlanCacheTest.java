@@ -60,6 +60,39 @@ class SqlPlanCacheTest {
     }
 
     @Test
+    void sessionsPreparingTheSameNewTextAtOncePlanItOnce() throws Exception {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession(true);
+            stack.run("CREATE TABLE p (id bigint NOT NULL, name text)", session);
+            stack.run("CREATE INDEX p_by_id ON p (id)", session);
+            int sessions = 8;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(sessions);
+            try {
+                for (int round = 0; round < 5; round++) {
+                    String lookup = "SELECT name FROM p WHERE id = $1 AND " + round + " = " + round;
+                    java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(sessions);
+                    long before = CalcitePlanner.PLANS.get();
+                    List<java.util.concurrent.Future<SqlStatement>> prepared = new java.util.ArrayList<>();
+                    for (int i = 0; i < sessions; i++) {
+                        prepared.add(pool.submit(() -> {
+                            start.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                            return stack.sql.prepare(lookup);
+                        }));
+                    }
+                    SqlStatement first = prepared.get(0).get(60, java.util.concurrent.TimeUnit.SECONDS);
+                    for (java.util.concurrent.Future<SqlStatement> f : prepared) {
+                        assertThat(f.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("one plan, shared").isSameAs(first);
+                    }
+                    assertThat(CalcitePlanner.PLANS.get() - before).as("round %d: planned once for %d sessions", round, sessions).isEqualTo(1);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            session.close();
+        }
+    }
+
+    @Test
     void aChangeToOtherObjectsPlansNothing() {
         try (SqlStack stack = new SqlStack(dir)) {
             SqlSession session = new SqlSession(true);
