@@ -23,6 +23,7 @@ import org.springframework.boot.web.server.Ssl;
 import org.springframework.boot.web.server.WebServerSslBundle;
 import org.springframework.boot.web.server.autoconfigure.ServerProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.core.scheduler.Scheduler;
@@ -99,22 +100,22 @@ public class SqlConfiguration {
             ObjectProvider<PrincipalLimits> limits, ObjectProvider<LoginThrottle> throttle, ObjectProvider<ServerProperties> server,
             ObjectProvider<SslBundles> bundles) {
         TandemProperties.Pgwire pg = props.pgwire();
-        if (pg.port() >= 0) {
-            // before the first client can connect: the read path is compiled by then
-            ReadPathWarmup.run(pg.warmUpReads());
-        }
         if (pg.port() < 0) {
             return new PgWireHolder(null);
         }
-        PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
-                limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)),
-                new PgWireServer.Guards(pg.maxConnections(), pg.reservedAdminConnections(), pg.authenticationTimeout(),
-                        throttle.getIfAvailable(LoginThrottle::none)).withIdleTimeouts(pg.idleSessionTimeout(), pg.idleInTransactionSessionTimeout()),
-                tls(server.getIfAvailable(), bundles.getIfAvailable()),
-                pg.host(), pg.port());
-        // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)
-        LOG.info("PostgreSQL wire protocol listening on {}:{}", pg.host(), wire.port());
-        return new PgWireHolder(wire);
+        return new PgWireHolder(() -> {
+            // before the first client can connect: the read path is compiled by then
+            ReadPathWarmup.run(pg.warmUpReads());
+            PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
+                    limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)),
+                    new PgWireServer.Guards(pg.maxConnections(), pg.reservedAdminConnections(), pg.authenticationTimeout(),
+                            throttle.getIfAvailable(LoginThrottle::none)).withIdleTimeouts(pg.idleSessionTimeout(), pg.idleInTransactionSessionTimeout()),
+                    tls(server.getIfAvailable(), bundles.getIfAvailable()),
+                    pg.host(), pg.port());
+            // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)
+            LOG.info("PostgreSQL wire protocol listening on {}:{}", pg.host(), wire.port());
+            return wire;
+        });
     }
 
     /** The HTTP server's TLS key material ({@code server.ssl.*}) as a server context for the wire protocol, or null without TLS. */
@@ -131,17 +132,53 @@ public class SqlConfiguration {
         }
     }
 
-    /** The running wire-protocol server, or none when it is turned off. */
-    public record PgWireHolder(PgWireServer server) implements AutoCloseable {
-        /** The port it listens on, or -1 when off. */
+    /**
+     * The wire-protocol server, started last of all the application's parts (after the HTTP server), so
+     * that its first client does not share the machine with the rest of start-up; none when it is turned
+     * off. It stops first.
+     */
+    public static final class PgWireHolder implements SmartLifecycle, AutoCloseable {
+        private final java.util.function.Supplier<PgWireServer> start;
+        private volatile PgWireServer server;
+
+        PgWireHolder(java.util.function.Supplier<PgWireServer> start) {
+            this.start = start;
+        }
+
+        /** The port it listens on, or -1 when off or not started yet. */
         public int port() {
-            return server == null ? -1 : server.port();
+            PgWireServer s = server;
+            return s == null ? -1 : s.port();
         }
 
         @Override
-        public void close() {
-            if (server != null) {
-                server.close();
+        public synchronized void start() {
+            if (start != null && server == null) {
+                server = start.get();
+            }
+        }
+
+        @Override
+        public synchronized void stop() {
+            close();
+        }
+
+        @Override
+        public boolean isRunning() {
+            return server != null;
+        }
+
+        @Override
+        public int getPhase() {
+            return Integer.MAX_VALUE;
+        }
+
+        @Override
+        public synchronized void close() {
+            PgWireServer s = server;
+            server = null;
+            if (s != null) {
+                s.close();
             }
         }
     }

@@ -85,6 +85,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class SqlEngine {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlEngine.class);
     private final Controller controller;
     private final Scheduler blocking;
     private final SqlSubscribe subscribe;
@@ -308,7 +309,11 @@ public final class SqlEngine {
             mine = null;
         }
         try {
+            long began = System.nanoTime();
             p = SqlErrors.guarded(() -> compile(sql, fingerprint));
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("planned in {} µs: {}", (System.nanoTime() - began) / 1000, sql.length() > 200 ? sql.substring(0, 200) + "…" : sql);
+            }
             p.heavy = cost.heavy();
             checkDeadline();
             if (p.cacheable()) {
