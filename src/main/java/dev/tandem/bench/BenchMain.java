@@ -56,6 +56,7 @@ public final class BenchMain {
             case "replicas" -> ReplicasScenario.run(o);
             case "subscribe-fanout" -> SubscribeFanoutScenario.run(o);
             case "pg-compare" -> PgCompareScenario.run(o);
+            case "pg-source" -> PgSourceScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };
         ObjectNode settings = report.settings();

@@ -32,7 +32,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms, PgCompare pg) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare", "pg-source");
 
     /** The systems {@code pg-compare} can measure, and the name of each in its report. */
     static final String TANDEM = "tandem";
@@ -64,7 +64,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare
+                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare | pg-source
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase;
                                 pg-compare: of each pgbench run, in whole seconds)
               --seconds N       the same as --duration Ns
@@ -103,6 +103,11 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                                 else the newest /usr/lib/postgresql/*/bin); pgbench is taken from there, else the PATH
               --pg-setting K=V  a PostgreSQL setting besides its defaults (repeatable; replaces shared_buffers=2GB
                                 when it sets shared_buffers)
+            pg-source (Tandem replicating a throw-away PostgreSQL by CREATE SOURCE ... FROM POSTGRES):
+              --rows N          rows of the upstream table whose copy is timed (1000000)
+              --rates LIST      upstream TPC-B-like write rates (pgbench -R), and 'capacity' for the upstream
+                                saturated (1000,capacity); --duration is each arm's window (30s),
+                                --churn-warmup the time before it (30s); --pg-bin, --pg-setting as above
             durations: 500ms, 3s, 2m or plain seconds""";
 
     static BenchOptions parse(String... args) {
@@ -127,7 +132,8 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Duration settle = Duration.ofSeconds(7);
         List<String> arms = List.of(BenchReport.TWO_RUNTIME, BenchReport.SOLO);
         PgCompare pg = PgCompare.defaults();
-        List<Double> rates = pg.rates();
+        // pg-source's rates are the upstream's write rates: 1,000 tx/s, then the upstream saturated
+        List<Double> rates = scenario.equals("pg-source") ? List.of(1000.0) : pg.rates();
         boolean capacity = pg.capacity();
         List<String> modes = pg.modes();
         List<String> systems = pg.systems();

@@ -40,6 +40,15 @@ class BenchOptionsTest {
     }
 
     @Test
+    void pgSourceWritesAtOneThousandThenSaturatesTheUpstreamByDefault() {
+        BenchOptions o = BenchOptions.parse("pg-source");
+        assertThat(o.pg().rates()).containsExactly(1000.0);
+        assertThat(o.pg().capacity()).isTrue();
+        assertThat(BenchOptions.parse("pg-source", "--rates", "250").pg().rates()).containsExactly(250.0);
+        assertThat(BenchOptions.parse("pg-source", "--rates", "250").pg().capacity()).isFalse();
+    }
+
+    @Test
     void pgCompareOptionsNarrowTheSweep() {
         BenchOptions o = BenchOptions.parse("pg-compare", "--rates", "300", "--modes=extended", "--systems", "postgresql", "--seconds", "2",
                 "--pg-setting", "work_mem=64MB", "--pg-setting=shared_buffers=128MB");

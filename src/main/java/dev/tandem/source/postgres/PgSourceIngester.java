@@ -24,9 +24,11 @@ import org.postgresql.replication.PGReplicationStream;
 /**
  * Replicates one PostgreSQL source on its own thread: the initial copy (inside the slot's exported
  * snapshot, handed over by {@link PgSourceManager} with the replication connection that exported it),
- * then the slot's changes through pgoutput. Each upstream transaction becomes one write to every
- * Tandem table it touched, at one timestamp ({@link TableStorage#writeTables}), in the same log record
- * as the source's new position (the transaction's end LSN, in {@link PgProgress}), guarded by the
+ * then the slot's changes through pgoutput. Each upstream transaction becomes part of one write to every
+ * Tandem table it touched, at one timestamp ({@link TableStorage#writeTables}): the transactions received
+ * together, up to {@link #MAX_BATCH_ROWS} rows, are written as one, so a reader sees all of a transaction
+ * or none of it, and a busy upstream costs one durable write per batch, not per transaction. The write
+ * carries, in the same log record, the source's new position (the transaction's end LSN, in {@link PgProgress}), guarded by the
  * position before it: after a crash the source resumes from the last durable transaction, and one
  * already applied is skipped, so nothing is applied twice or lost. The position confirmed to
  * PostgreSQL ({@code flush_lsn}) is only ever a durable one; pgjdbc's automatic flush moves it on with
@@ -38,6 +40,8 @@ final class PgSourceIngester {
     private static final System.Logger LOG = System.getLogger(PgSourceIngester.class.getName());
     private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(60);
     private static final int COPY_BATCH = 10_000;
+    /** The most changed rows the upstream transactions written as one may hold. */
+    static final int MAX_BATCH_ROWS = 10_000;
     private static final long MAX_BACKOFF_MILLIS = 30_000;
 
     /** What {@link #status} reports. */
@@ -67,6 +71,18 @@ final class PgSourceIngester {
     private volatile long serverLsn;
     /** The upstream position through which everything this source received is applied (durably): a read after it sees it all. */
     private volatile long appliedThrough;
+    /**
+     * Upstream transactions committed and applied to the tables' rows here but not yet written: their net
+     * change per table and row, merged; written as one at the next {@link #flush} (nothing more received
+     * yet, or {@link #MAX_BATCH_ROWS} rows). Null position: no batch.
+     */
+    private final Map<String, Map<Row, Long>> batch = new LinkedHashMap<>();
+    private PgProgress batchProgress;
+    private long batchRows;
+    private int batchTransactions;
+    private long batchCommitMicros;
+    /** The upstream position to confirm once the batch is durable (the last commit received, ours or not). */
+    private long confirmAfterFlush;
 
     PgSourceIngester(PgSourceDefinition def, PgConnect connect, Map<String, String> tableIds, TableStorage storage, Initial initial) {
         this.def = def;
@@ -236,6 +252,11 @@ final class PgSourceIngester {
     // ---- streaming ------------------------------------------------------------------------------
 
     private void stream(Connection held) throws Exception {
+        // a batch a failed write left behind is not durable: it comes again from the durable position
+        batch.clear();
+        batchProgress = null;
+        batchRows = 0;
+        batchTransactions = 0;
         if (held == null) {
             // A restart or a reconnect: from the durable position and the rows as durably applied.
             progressJson = storage.catalogEntries().get(PgSourceDefinition.progressKey(def.name()));
@@ -267,6 +288,8 @@ final class PgSourceIngester {
             LogSequenceNumber received = stream.getLastReceiveLSN();
             serverLsn = Math.max(serverLsn, received.asLong());
             if (buf == null) {
+                // nothing more received for now: what is committed becomes durable and visible
+                flush(stream);
                 if (txn == null) {
                     // every transaction received is applied: the server's position is reached
                     lagSeconds = 0;
@@ -280,7 +303,10 @@ final class PgSourceIngester {
             switch (m) {
                 // A transaction whose commit lies before the durable position was applied before a restart.
                 case PgOutput.Begin b -> txn = new Txn(b.finalLsn() < progress.lsn());
-                case PgOutput.Relation r -> relation(r, open);
+                case PgOutput.Relation r -> {
+                    flush(stream);
+                    relation(r, open);
+                }
                 case PgOutput.Insert ins -> change(open, ins.oid(), t -> insert(open, t, ins));
                 case PgOutput.Update up -> change(open, up.oid(), t -> update(open, t, up));
                 case PgOutput.Delete del -> change(open, del.oid(), t -> delete(open, t, del));
@@ -291,10 +317,16 @@ final class PgSourceIngester {
                 }
                 case PgOutput.Commit cm -> {
                     commit(txn(txn), cm);
-                    // Durable now, applied before, or nothing of this source's: in every case nothing of it is needed again.
-                    stream.setFlushedLSN(LogSequenceNumber.valueOf(cm.endLsn()));
-                    stream.setAppliedLSN(LogSequenceNumber.valueOf(cm.endLsn()));
                     txn = null;
+                    if (batchProgress == null) {
+                        // applied before, or nothing of this source's: nothing of it is needed again
+                        confirm(stream, cm.endLsn());
+                    } else {
+                        confirmAfterFlush = cm.endLsn();
+                        if (batchRows >= MAX_BATCH_ROWS) {
+                            flush(stream);
+                        }
+                    }
                 }
                 case PgOutput.Other o -> {
                 }
@@ -419,8 +451,52 @@ final class PgSourceIngester {
         });
     }
 
+    /** Tells PostgreSQL that everything through {@code lsn} is durable here ({@code flush_lsn}). */
+    private static void confirm(PGReplicationStream stream, long lsn) {
+        stream.setFlushedLSN(LogSequenceNumber.valueOf(lsn));
+        stream.setAppliedLSN(LogSequenceNumber.valueOf(lsn));
+    }
+
+    /**
+     * Writes the batch of committed upstream transactions as one write at one timestamp, with the position
+     * after the last, and then confirms that position upstream. A reader sees all of a transaction or none
+     * of it; transactions that arrived together may become visible together. A failure propagates: the
+     * source reconnects and rebuilds its rows from what is durable.
+     */
+    private void flush(PGReplicationStream stream) {
+        if (batchProgress == null) {
+            return;
+        }
+        Map<String, List<RowDiff>> updates = new LinkedHashMap<>();
+        batch.forEach((table, rows) -> {
+            List<RowDiff> diffs = new ArrayList<>();
+            rows.forEach((row, n) -> {
+                if (n != 0) {
+                    diffs.add(new RowDiff(row, n));
+                }
+            });
+            if (!diffs.isEmpty()) {
+                updates.put(table, diffs);
+            }
+        });
+        commitProgress(updates, batchProgress);
+        transactions += batchTransactions;
+        lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (batchCommitMicros + PG_EPOCH_MICROS)) / 1e6);
+        confirm(stream, Math.max(confirmAfterFlush, progress.lsn()));
+        batch.clear();
+        batchProgress = null;
+        batchRows = 0;
+        batchTransactions = 0;
+    }
+
+    /**
+     * Adds a committed upstream transaction to the batch (and its rows to the tables' rows here, so the
+     * transactions after it see them). One committed before the durable position was applied before a
+     * restart: it is skipped, never applied twice.
+     */
     private void commit(Txn txn, PgOutput.Commit cm) {
-        if (txn.skip || cm.endLsn() <= progress.lsn()) {
+        PgProgress base = batchProgress != null ? batchProgress : progress;
+        if (txn.skip || cm.endLsn() <= base.lsn()) {
             return; // applied before a restart: confirmed upstream again, not applied twice
         }
         Map<String, List<RowDiff>> updates = new LinkedHashMap<>();
@@ -438,18 +514,25 @@ final class PgSourceIngester {
         if (updates.isEmpty() && txn.errors.isEmpty()) {
             return; // nothing of ours: the position moves on with the next write or keepalive
         }
-        PgProgress next = progress.streamedTo(cm.endLsn());
+        PgProgress next = base.streamedTo(cm.endLsn());
         for (var e : txn.errors.entrySet()) {
             next = next.withTableError(e.getKey(), e.getValue());
         }
-        commitProgress(updates, next);
+        updates.forEach((table, diffs) -> {
+            Map<Row, Long> rows = batch.computeIfAbsent(table, x -> new HashMap<>());
+            for (RowDiff d : diffs) {
+                rows.merge(d.row(), d.diff(), Long::sum);
+            }
+            batchRows += diffs.size();
+        });
+        batchProgress = next;
+        batchTransactions++;
+        batchCommitMicros = cm.commitMicros();
         txn.net.forEach((t, rows) -> rows.forEach((row, n) -> {
             if (n != 0) {
                 t.apply(row, n);
             }
         }));
-        transactions++;
-        lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (cm.commitMicros() + PG_EPOCH_MICROS)) / 1e6);
     }
 
     /** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01). */
