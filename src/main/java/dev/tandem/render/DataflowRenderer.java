@@ -48,7 +48,24 @@ final class DataflowRenderer {
         return types.get(id);
     }
 
+    /**
+     * The operator of each plan rendered so far, by value: equal subplans (a decorrelated subquery's
+     * reduction, used on both sides of the outer join it became, and again for the next subquery) compute
+     * the same collection, so they are rendered once and their operator feeds every consumer. Without
+     * this, a query of k scalar subqueries read its table a number of times exponential in k.
+     */
+    private final Map<Plan, Operator> rendered = new HashMap<>();
+
     private Operator render(Plan plan) {
+        Operator op = rendered.get(plan);
+        if (op == null) {
+            op = renderNew(plan);
+            rendered.put(plan, op);
+        }
+        return op;
+    }
+
+    private Operator renderNew(Plan plan) {
         return switch (plan) {
             case Plan.Get g -> get(g.id());
             case Plan.Constant c -> new ConstantOperator(c.rows(), desc.asOf());
