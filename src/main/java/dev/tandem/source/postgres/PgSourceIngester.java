@@ -196,6 +196,8 @@ final class PgSourceIngester {
                 s.execute("SET TRANSACTION SNAPSHOT '" + i.snapshot().replace("'", "''") + "'");
             }
             var copyApi = c.unwrap(PGConnection.class).getCopyAPI();
+            // the write of one batch runs while the next is read and parsed
+            java.util.concurrent.CompletableFuture<?> inFlight = null;
             for (PgTableState t : byName.values()) {
                 detail = "copying " + t.def.qualified();
                 List<String> cols = t.def.columns().stream().map(col -> PgSchemaReader.quote(col.name())).toList();
@@ -211,12 +213,13 @@ final class PgSourceIngester {
                     Row row = t.row(PgCopyText.fields(line), null);
                     batch.add(RowDiff.insert(row));
                     if (batch.size() >= COPY_BATCH) {
-                        writeCopied(t, batch, i.consistentPoint());
+                        inFlight = writeCopied(t, batch, i.consistentPoint(), inFlight);
                         batch = new ArrayList<>();
                     }
                 }
-                writeCopied(t, batch, i.consistentPoint());
+                inFlight = writeCopied(t, batch, i.consistentPoint(), inFlight);
             }
+            await(inFlight);
             c.commit();
         }
         // The copy is complete: from here on, the slot's changes after its consistent point.
@@ -224,14 +227,45 @@ final class PgSourceIngester {
         detail = null;
     }
 
-    private void writeCopied(PgTableState t, List<RowDiff> batch, long lsn) {
+    /**
+     * Writes a batch of copied rows with the copy's progress, once the write before it ({@code previous},
+     * or null) is durable, and returns the new write without waiting for it: the caller reads the next
+     * batch meanwhile. The progress guarding each write is the one the write before it set, so the writes
+     * apply in order. A failure surfaces at the next wait and fails the copy.
+     */
+    private java.util.concurrent.CompletableFuture<?> writeCopied(PgTableState t, List<RowDiff> batch, long lsn,
+            java.util.concurrent.CompletableFuture<?> previous) {
         if (batch.isEmpty()) {
-            return;
+            return previous;
         }
-        PgProgress next = new PgProgress(false, lsn, progress.rowsCopied() + batch.size(), progress.tableErrors());
-        commitProgress(Map.of(t.tableId, batch), next);
         for (RowDiff d : batch) {
             t.apply(d.row(), d.diff());
+        }
+        PgProgress next = new PgProgress(false, lsn, progress.rowsCopied() + batch.size(), progress.tableErrors());
+        String key = PgSourceDefinition.progressKey(def.name());
+        String json = next.toJson();
+        CatalogSwap swap = new CatalogSwap(key, progressJson, Map.of(key, json), List.of());
+        await(previous);
+        java.util.concurrent.CompletableFuture<?> write = storage.writeTables(Map.of(t.tableId, batch), swap).toFuture();
+        progress = next;
+        progressJson = json;
+        return write;
+    }
+
+    /** Waits (bounded) for a write; its failure is thrown. */
+    private static void await(java.util.concurrent.CompletableFuture<?> write) {
+        if (write == null) {
+            return;
+        }
+        try {
+            write.get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while a copied batch was written", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("a copied batch was not durable within " + WRITE_TIMEOUT, e);
         }
     }
 
