@@ -108,6 +108,11 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public java.util.Map<dev.tandem.row.Row, Long> rowsWithKey(String id, dev.tandem.row.Row key) {
+        return delegate.rowsWithKey(id, key);
+    }
+
+    @Override
     public void allowCompaction(String id, Frontier since) {
         delegate.allowCompaction(id, since);
     }

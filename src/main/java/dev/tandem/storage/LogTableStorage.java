@@ -167,6 +167,15 @@ final class LogTableStorage implements TableStorage {
     }
 
     @Override
+    public java.util.Map<dev.tandem.row.Row, Long> rowsWithKey(String id, dev.tandem.row.Row key) {
+        StoredTable t;
+        synchronized (applied.lock) {
+            t = applied.table(id);
+        }
+        return t.applied().rowsWithKey(key);
+    }
+
+    @Override
     public long records(String id) {
         synchronized (applied.lock) {
             return applied.table(id).size();

@@ -397,6 +397,11 @@ final class ReplicatedTableStorage implements TableStorage {
     }
 
     @Override
+    public java.util.Map<dev.tandem.row.Row, Long> rowsWithKey(String id, dev.tandem.row.Row key) {
+        return applied.rowsWithKey(id, key);
+    }
+
+    @Override
     public void allowCompaction(String id, Frontier since) {
         applied.allowCompaction(id, since);
     }

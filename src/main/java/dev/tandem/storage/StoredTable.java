@@ -164,6 +164,17 @@ final class StoredTable {
             return sum[0];
         }
 
+        /** The rows whose arranged key is {@code key}, with their multiplicities (none of zero). */
+        java.util.Map<Row, Long> rowsWithKey(Row key) {
+            if (arranged == null) {
+                throw new IllegalArgumentException("the table has no unique key to look rows up by");
+            }
+            java.util.Map<Row, Long> out = new java.util.HashMap<>();
+            history.lookup(key, Long.MAX_VALUE, (v, d) -> out.merge(v, d, Long::sum));
+            out.values().removeIf(n -> n == 0);
+            return out;
+        }
+
         /** How many rows hold {@code key} (in key order) of the table's {@code k}th unique key. */
         long keyCount(int k, Row key) {
             long[] sum = new long[1];

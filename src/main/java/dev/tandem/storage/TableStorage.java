@@ -99,6 +99,14 @@ public interface TableStorage extends AutoCloseable {
     long records(String id);
 
     /**
+     * The rows of table {@code id} whose first unique key (the one the table is arranged by) is {@code key},
+     * with their multiplicities, as every write completed so far left them: a lookup of the table's own
+     * arrangement, no copy. Throws {@link IllegalArgumentException} if the table does not exist or has no
+     * unique key.
+     */
+    java.util.Map<dev.tandem.row.Row, Long> rowsWithKey(String id, dev.tandem.row.Row key);
+
+    /**
      * Allows the table to forget history before {@code since}; the frontier only moves forward (an
      * earlier frontier is ignored). The empty frontier is rejected: use {@link #dropTable}.
      */

@@ -90,7 +90,7 @@ final class PgSourceIngester {
         this.storage = storage;
         this.initial = initial;
         for (PgSourceDefinition.Table t : def.tables()) {
-            byName.put(t.qualified(), new PgTableState(t, tableIds.get(t.local())));
+            byName.put(t.qualified(), new PgTableState(t, tableIds.get(t.local()), storage));
         }
         this.progressJson = storage.catalogEntries().get(PgSourceDefinition.progressKey(def.name()));
         this.progress = PgProgress.fromJson(progressJson);
@@ -238,8 +238,11 @@ final class PgSourceIngester {
         if (batch.isEmpty()) {
             return previous;
         }
-        for (RowDiff d : batch) {
-            t.apply(d.row(), d.diff());
+        if (!t.keyed()) {
+            // a keyed table's rows are read from the table itself once the copy is durable
+            for (RowDiff d : batch) {
+                t.apply(d.row(), d.diff());
+            }
         }
         PgProgress next = new PgProgress(false, lsn, progress.rowsCopied() + batch.size(), progress.tableErrors());
         String key = PgSourceDefinition.progressKey(def.name());
@@ -376,10 +379,16 @@ final class PgSourceIngester {
         return txn;
     }
 
-    /** Rebuilds each table's rows from what Tandem holds, after a restart or a reconnect. */
+    /**
+     * Forgets what no durable write holds, after a restart or a reconnect; a table without a key rebuilds
+     * its rows from what Tandem holds (a keyed one reads them from the table as it needs them).
+     */
     private void reload() {
         for (PgTableState t : byName.values()) {
             t.clear();
+            if (t.keyed()) {
+                continue;
+            }
             long upper = storage.upper(t.tableId).time();
             long asOf = Math.max(storage.since(t.tableId).time(), upper - 1);
             Map<Row, Long> counts = new HashMap<>();
@@ -514,6 +523,7 @@ final class PgSourceIngester {
             }
         });
         commitProgress(updates, batchProgress);
+        byName.values().forEach(PgTableState::durable);
         transactions += batchTransactions;
         lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (batchCommitMicros + PG_EPOCH_MICROS)) / 1e6);
         confirm(stream, Math.max(confirmAfterFlush, progress.lsn()));

@@ -2,6 +2,10 @@ package dev.tandem.source.postgres;
 
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
+import dev.tandem.storage.TableEvent;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableUpdate;
+import dev.tandem.storage.UniqueKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -9,26 +13,38 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Tandem's own copy of one replicated table's rows, as the applied transactions left them: by key
- * (the upstream's replica identity) when the table has one, else as a multiset. An UPDATE or DELETE
- * whose old row pgoutput does not send whole (REPLICA IDENTITY DEFAULT sends the key, or nothing when
- * the key did not change; unchanged TOASTed values are never sent) takes it from here.
+ * One replicated table's rows as the applied transactions left them, for the UPDATEs and DELETEs whose
+ * old row pgoutput does not send whole (REPLICA IDENTITY DEFAULT sends the key, or nothing when the key
+ * did not change; unchanged TOASTed values are never sent). A table keyed by its replica identity is
+ * arranged by that key in the storage, so a row is looked up there, in the table itself: what is durable,
+ * under the changes applied since the last durable write ({@link #apply}, forgotten at {@link #durable}).
+ * Only a table without such a key (REPLICA IDENTITY FULL, whose changes carry their old rows whole) keeps
+ * its rows here, for {@code TRUNCATE}.
  */
 final class PgTableState {
+
+    private static final Row DELETED = Row.of();
 
     final PgSourceDefinition.Table def;
     final String tableId;
     final int[] key;
     final List<DatumType> types;
-    private final Map<Row, Row> byKey = new HashMap<>();
+    private final TableStorage storage;
+    /** Keyed tables: the rows changed since the last durable write, by key ({@link #DELETED}: none). */
+    private final Map<Row, Row> pending = new HashMap<>();
+    /** Tables without a key: every row as applied, with its multiplicity. */
     private final Map<Row, Long> counts = new HashMap<>();
     /** Why this table no longer follows the upstream (its changes are skipped), or null. */
     String error;
 
-    PgTableState(PgSourceDefinition.Table def, String tableId) {
+    PgTableState(PgSourceDefinition.Table def, String tableId, TableStorage storage) {
         this.def = def;
         this.tableId = tableId;
-        this.key = def.keyPositions();
+        this.storage = storage;
+        int[] k = def.keyPositions();
+        // keyed here only when the storage arranges the table by the same key (it does when the key's columns are NOT NULL)
+        List<UniqueKey> keys = k.length == 0 || tableId == null ? List.of() : storage.keys(tableId);
+        this.key = !keys.isEmpty() && keys.get(0).columns().equals(Arrays.stream(k).boxed().toList()) ? k : new int[0];
         this.types = def.tandemSchema().types();
     }
 
@@ -42,31 +58,51 @@ final class PgTableState {
 
     /** The row with {@code key} as applied, or null. */
     Row committed(Row keyRow) {
-        return byKey.get(keyRow);
-    }
-
-    long committedCount(Row row) {
-        return counts.getOrDefault(row, 0L);
-    }
-
-    /** Every row as applied, with its multiplicity. */
-    Map<Row, Long> rows() {
-        if (keyed()) {
-            Map<Row, Long> out = new HashMap<>();
-            byKey.values().forEach(r -> out.put(r, 1L));
-            return out;
+        Row changed = pending.get(keyRow);
+        if (changed != null) {
+            return changed == DELETED ? null : changed;
         }
-        return new HashMap<>(counts);
+        for (Map.Entry<Row, Long> e : storage.rowsWithKey(tableId, keyRow).entrySet()) {
+            if (e.getValue() > 0) {
+                return e.getKey();
+            }
+        }
+        return null;
     }
 
-    /** Applies a durable change of one row ({@code diff} copies; keyed tables: +1 or -1). */
+    /** Every row as applied, with its multiplicity: read from the table for a keyed one. */
+    Map<Row, Long> rows() {
+        if (!keyed()) {
+            return new HashMap<>(counts);
+        }
+        Map<Row, Long> out = new HashMap<>();
+        long upper = storage.upper(tableId).time();
+        long asOf = Math.max(storage.since(tableId).time(), upper - 1);
+        storage.subscribe(tableId, asOf).takeUntil(e -> e instanceof TableEvent.Progress).doOnNext(e -> {
+            if (e instanceof TableEvent.Updates u) {
+                for (TableUpdate x : u.updates()) {
+                    out.merge(x.row(), x.diff(), Long::sum);
+                }
+            }
+        }).blockLast(java.time.Duration.ofSeconds(60));
+        out.values().removeIf(n -> n == 0);
+        out.keySet().removeIf(r -> pending.containsKey(keyOf(r)));
+        pending.values().forEach(row -> {
+            if (row != DELETED) {
+                out.put(row, 1L);
+            }
+        });
+        return out;
+    }
+
+    /** Applies a change of one row ({@code diff} copies; keyed tables: +1 or -1), not yet durable for a keyed table. */
     void apply(Row row, long diff) {
         if (keyed()) {
             Row k = keyOf(row);
             if (diff > 0) {
-                byKey.put(k, row);
-            } else if (row.equals(byKey.get(k))) {
-                byKey.remove(k);
+                pending.put(k, row);
+            } else if (row.equals(committed(k))) {
+                pending.put(k, DELETED);
             }
         } else {
             counts.merge(row, diff, Long::sum);
@@ -76,8 +112,14 @@ final class PgTableState {
         }
     }
 
+    /** Everything applied is durable now: a keyed table's rows are read from the storage again. */
+    void durable() {
+        pending.clear();
+    }
+
+    /** Forgets what is not durable, after a failed write (a table without a key is rebuilt with {@link #apply}). */
     void clear() {
-        byKey.clear();
+        pending.clear();
         counts.clear();
     }
 
