@@ -53,6 +53,20 @@ class WriteTablesTest {
         time.dispose();
     }
 
+    @Test
+    void rowsAreLookedUpByTheKeyATableIsArrangedBy() {
+        storage.writeTables(Map.of("u2", List.of(RowDiff.insert(kv(1, "one")), RowDiff.insert(kv(2, "two")))), null).block(WAIT);
+        assertThat(storage.rowsWithKey("u2", Row.of(1L))).isEqualTo(Map.of(kv(1, "one"), 1L));
+        assertThat(storage.rowsWithKey("u2", Row.of(3L))).isEmpty();
+        // an update: the old row retracted, the new one there, as soon as the write completes
+        storage.writeTables(Map.of("u2", List.of(new RowDiff(kv(1, "one"), -1), RowDiff.insert(kv(1, "uno")))), null).block(WAIT);
+        assertThat(storage.rowsWithKey("u2", Row.of(1L))).isEqualTo(Map.of(kv(1, "uno"), 1L));
+        storage.writeTables(Map.of("u2", List.of(new RowDiff(kv(2, "two"), -1))), null).block(WAIT);
+        assertThat(storage.rowsWithKey("u2", Row.of(2L))).isEmpty();
+        assertThatThrownBy(() -> storage.rowsWithKey("u1", Row.of(1L))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> storage.rowsWithKey("nosuch", Row.of(1L))).isInstanceOf(IllegalArgumentException.class);
+    }
+
     private Map<Row, Long> contents(String id) {
         long t = storage.upper(id).time() - 1;
         return accumulate(read(storage, id, t, t), t);
