@@ -180,7 +180,7 @@ final class PointLookup {
     }
 
     /** Whether equality of {@code t} in SQL is equality of its datums. */
-    private static boolean keyType(DatumType t) {
+    static boolean keyType(DatumType t) {
         return t == DatumType.INT64 || t == DatumType.STRING || t == DatumType.BOOL || t == DatumType.TIMESTAMP;
     }
 

@@ -16,6 +16,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowJson;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -240,8 +241,9 @@ final class QueryPlanner {
         }
         List<DatumType> types = entry.schema().types();
         List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
-        Mfp mfp = PointLookup.mfp(tr, project, types, conjuncts);
-        Map<Integer, List<Object>> pinned = pinned(conjuncts);
+        Map<Integer, Expr> pinning = new HashMap<>();
+        Map<Integer, List<Object>> pinned = pinned(conjuncts, pinning);
+        List<String> lookupKey = null;
         String from = target;
         List<Row> keys = null;
         int lookupKeyWidth = 0;
@@ -262,6 +264,7 @@ final class QueryPlanner {
                 if (choices != null && combinations <= MAX_LOOKUP_KEYS && (keys == null || idx.key().size() > lookupKeyWidth)) {
                     // of the indexes whose keys are all pinned, the one with the most key columns
                     lookupKeyWidth = idx.key().size();
+                    lookupKey = idx.key();
                     from = idx.name();
                     keys = new ArrayList<>();
                     ArrayNode shown = NODES.arrayNode();
@@ -269,7 +272,7 @@ final class QueryPlanner {
                         keys.add(keyRow(k, idx));
                         shown.add(k);
                     }
-                    describe = "fast path: a lookup of " + (keys.size() == 1 ? "key " + shown.get(0) : keys.size() + " keys " + shown)
+                    describe = "fast path: a lookup of " + (keys.size() == 1 ? "key " + shown.get(0) : keys.size() + " keys " + shownKeys(shown))
                             + " in index " + idx.name();
                     continue;
                 }
@@ -281,19 +284,50 @@ final class QueryPlanner {
         if (describe == null) {
             describe = "slow path: a transient dataflow reading " + target;
         }
+        // A lookup returns exactly the rows whose key is one of the values: the conjuncts that pinned the key
+        // need not be evaluated again on each row (for the types whose datum equality is SQL's equality).
+        List<Expr> rest = new ArrayList<>(conjuncts);
+        if (lookupKey != null) {
+            for (String col : lookupKey) {
+                int c = entry.schema().indexOf(col);
+                if (PointLookup.keyType(types.get(c))) {
+                    rest.remove(pinning.get(c));
+                }
+            }
+        }
+        Mfp mfp = PointLookup.mfp(tr, project, types, rest);
         return new SqlEngine.Read(new ReadRequest(from, null, keys, mfp, finishing, isolation, asOf, null),
                 describe);
     }
 
-    /** The most keys a lookup takes (an IN list, or IN lists on several key columns, multiply). */
-    static final int MAX_LOOKUP_KEYS = 1024;
+    /**
+     * The most keys a lookup takes (an IN list, or IN lists on several key columns, multiply): as many as
+     * a statement may hold literals ({@link SqlLimits#DEFAULTS}). Past it the index is scanned with the
+     * filter, which evaluates the whole IN list on every row: an IN list of 60,000 keys over 10,000 rows
+     * is 600 million comparisons that way, and 60,000 lookups this way.
+     */
+    static final int MAX_LOOKUP_KEYS = 200_000;
+
+    /** The keys EXPLAIN shows: the first 20, then how many more. */
+    private static String shownKeys(ArrayNode shown) {
+        if (shown.size() <= 20) {
+            return shown.toString();
+        }
+        ArrayNode first = NODES.arrayNode();
+        for (int i = 0; i < 20; i++) {
+            first.add(shown.get(i));
+        }
+        String text = first.toString();
+        return text.substring(0, text.length() - 1) + ", … " + (shown.size() - 20) + " more]";
+    }
 
     /**
      * The values each column is pinned to by the conjuncts: {@code col = literal} pins one, {@code col IN
      * (literals)} (an OR of such equalities on one column) several; the first conjunct pinning a column wins
-     * (the others stay in the filter, which every row still passes through).
+     * (the others stay in the filter, which every row still passes through). {@code pinning} receives the
+     * conjunct that pinned each column.
      */
-    private static Map<Integer, List<Object>> pinned(List<Expr> conjuncts) {
+    private static Map<Integer, List<Object>> pinned(List<Expr> conjuncts, Map<Integer, Expr> pinning) {
         Map<Integer, List<Object>> pinned = new LinkedHashMap<>();
         for (Expr c : conjuncts) {
             List<Expr> alternatives = c instanceof Expr.Call call && call.func() == Func.OR ? call.args() : List.of(c);
@@ -308,8 +342,9 @@ final class QueryPlanner {
                 column = (Integer) eq[0];
                 values.add(eq[1]);
             }
-            if (values != null && column != null) {
-                pinned.putIfAbsent(column, distinct(values));
+            if (values != null && column != null && !pinned.containsKey(column)) {
+                pinned.put(column, distinct(values));
+                pinning.put(column, c);
             }
         }
         return pinned;

@@ -44,22 +44,23 @@ import org.apache.calcite.sql.type.SqlTypeName;
  */
 public final class CatalogQuery {
 
-    private static final Pattern CATALOG_WORDS;
+    /** The names (lower case) that make a statement a read of the catalog wherever they stand as words. */
+    private static final java.util.Set<String> CATALOG_NAMES;
+    /** The catalog functions (lower case) that make a statement a read of the catalog when called. */
+    private static final java.util.Set<String> CATALOG_FUNCTIONS = java.util.Set.of("version", "current_schemas", "current_schema",
+            "current_database", "format_type", "pg_table_is_visible", "pg_type_is_visible", "obj_description", "col_description",
+            "pg_encoding_to_char", "current_setting", "pg_size_pretty", "pg_backend_pid", "quote_ident", "array_to_string");
 
     static {
-        StringBuilder names = new StringBuilder("pg_catalog|information_schema");
+        java.util.Set<String> names = new java.util.HashSet<>(List.of("pg_catalog", "information_schema", "current_catalog", "current_schema"));
         for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
             if (r.schema().equals("pg_catalog")) {
-                names.append('|').append(r.name());
+                names.add(r.name().toLowerCase(Locale.ROOT));
             }
         }
-        PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.append('|').append(n));
-        CATALOG_WORDS = Pattern.compile("(?i)\\b(" + names + "|current_catalog|current_schema)\\b|\\b(version|current_schemas?|current_database|format_type|pg_get_\\w+"
-                + "|pg_table_is_visible|pg_type_is_visible|obj_description|col_description|has_\\w+_privilege|pg_encoding_to_char"
-                + "|current_setting|pg_size_pretty|pg_backend_pid|quote_ident|array_to_string)\\s*\\(");
+        PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.add(n.toLowerCase(Locale.ROOT)));
+        CATALOG_NAMES = java.util.Set.copyOf(names);
     }
-
-    private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
 
     private final String text;
     private final PgCatalogRewriter.Rewritten rewritten;
@@ -81,8 +82,61 @@ public final class CatalogQuery {
         if (!(head.startsWith("select") || head.startsWith("with") || head.startsWith("(") || head.startsWith("table"))) {
             return false;
         }
-        // a catalog name inside a string literal ('pg_class') does not make a read of the catalog
-        return CATALOG_WORDS.matcher(STRING_LITERAL.matcher(sql).replaceAll("''")).find();
+        return namesCatalog(sql);
+    }
+
+    /**
+     * Whether {@code sql} holds, as a word outside string literals, a name of {@link #CATALOG_NAMES} or a
+     * call of a catalog function ({@link #CATALOG_FUNCTIONS}, {@code pg_get_*}, {@code has_*_privilege}):
+     * one pass over the text, words looked up in a set, so a statement of any length (an IN list of 60,000
+     * literals) costs time in proportion to it. It runs on the connection's event loop, before anything
+     * else is known of the statement. A catalog name inside a string literal ({@code 'pg_class'}) does not
+     * make a read of the catalog.
+     */
+    static boolean namesCatalog(String sql) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\'') {
+                int close = i + 1;
+                while (close < n && !(sql.charAt(close) == '\'' && (close + 1 >= n || sql.charAt(close + 1) != '\''))) {
+                    close += sql.charAt(close) == '\'' ? 2 : 1;
+                }
+                // an unterminated literal is read as text (the statement is refused later, as PostgreSQL does)
+                i = close < n ? close + 1 : i + 1;
+            } else if (wordChar(c)) {
+                int start = i;
+                while (i < n && wordChar(sql.charAt(i))) {
+                    i++;
+                }
+                String word = sql.substring(start, i).toLowerCase(Locale.ROOT);
+                if (CATALOG_NAMES.contains(word)) {
+                    return true;
+                }
+                if (catalogFunction(word)) {
+                    int next = i;
+                    while (next < n && Character.isWhitespace(sql.charAt(next))) {
+                        next++;
+                    }
+                    if (next < n && sql.charAt(next) == '(') {
+                        return true;
+                    }
+                }
+            } else {
+                i++;
+            }
+        }
+        return false;
+    }
+
+    private static boolean wordChar(char c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_';
+    }
+
+    private static boolean catalogFunction(String word) {
+        return CATALOG_FUNCTIONS.contains(word) || word.startsWith("pg_get_") && word.length() > "pg_get_".length()
+                || word.startsWith("has_") && word.endsWith("_privilege") && word.length() > "has__privilege".length();
     }
 
     /** The query's result columns. */
