@@ -197,6 +197,151 @@ public final class GroupFunctions {
         return new Output(rows, null);
     }
 
+    /** The error of a window partition holding a row of negative multiplicity. */
+    public static final String NEGATIVE_WINDOW = PlanEvaluator.NEGATIVE_WINDOW;
+
+    /**
+     * The output of one window partition: its rows sorted once, peer groups found in one pass, and
+     * each function computed in one pass over the sorted copies (running aggregates are extended a
+     * peer group at a time). Members must have function arguments that evaluate without error.
+     */
+    public static Output window(Plan.Window w, List<DatumType> outTypes, List<Member> members) {
+        for (Member m : members) {
+            if (m.mult() < 0) {
+                return new Output(Map.of(), PlanEvaluator.NEGATIVE_WINDOW);
+            }
+        }
+        List<Member> sorted = new ArrayList<>(members);
+        Comparator<Row> order = orderBy(w.orderBy());
+        sorted.sort((x, y) -> order.compare(x.row(), y.row()));
+        List<Object[]> copies = new ArrayList<>();
+        List<Row> copyRows = new ArrayList<>();
+        for (Member m : sorted) {
+            Object[] values = m.row().unpack();
+            for (long c = 0; c < m.mult(); c++) {
+                copies.add(values);
+                copyRows.add(m.row());
+            }
+        }
+        int n = copies.size();
+        // groupStart[i]: index of the first copy of i's peer group; groupEnd[i]: one past its last
+        int[] groupStart = new int[n];
+        int[] groupEnd = new int[n];
+        int[] groupNo = new int[n];
+        for (int i = 0, g = 0; i < n; i++) {
+            boolean newGroup = i == 0 || !w.orderBy().isEmpty() && !samePeers(w.orderBy(), copies.get(i - 1), copies.get(i));
+            if (newGroup && i > 0) {
+                g++;
+            }
+            groupStart[i] = newGroup ? i : groupStart[i - 1];
+            groupNo[i] = g;
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            groupEnd[i] = i == n - 1 || groupStart[i + 1] != groupStart[i] ? i + 1 : groupEnd[i + 1];
+        }
+        int inArity = outTypes.size() - w.functions().size();
+        Object[][] results = new Object[w.functions().size()][];
+        for (int f = 0; f < results.length; f++) {
+            Plan.WindowFunc fn = w.functions().get(f);
+            Object[] r = new Object[n];
+            Object[] arg = new Object[n];
+            if (fn.expr() != null) {
+                for (int i = 0; i < n; i++) {
+                    arg[i] = fn.expr().eval(copies.get(i));
+                }
+            }
+            switch (fn.kind()) {
+                case ROW_NUMBER -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = (long) i + 1;
+                    }
+                }
+                case RANK -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = (long) groupStart[i] + 1;
+                    }
+                }
+                case DENSE_RANK -> {
+                    for (int i = 0; i < n; i++) {
+                        r[i] = (long) groupNo[i] + 1;
+                    }
+                }
+                case LAG, LEAD -> {
+                    long step = fn.kind() == Plan.WindowKind.LAG ? -fn.offset() : fn.offset();
+                    for (int i = 0; i < n; i++) {
+                        long j = i + step;
+                        r[i] = j >= 0 && j < n ? arg[(int) j] : null;
+                    }
+                }
+                case COUNT, SUM, MIN, MAX -> {
+                    DatumType type = outTypes.get(inArity + f);
+                    Object acc = null;
+                    long count = 0;
+                    int done = 0;
+                    for (int i = 0; i < n; i++) {
+                        int end = w.orderBy().isEmpty() ? n : groupEnd[i];
+                        for (; done < end; done++) {
+                            Object v = fn.expr() == null ? Boolean.TRUE : arg[done];
+                            if (v == null) {
+                                continue;
+                            }
+                            count++;
+                            acc = switch (fn.kind()) {
+                                case SUM -> acc == null ? v : add(type, acc, v);
+                                case MIN -> acc == null || Datums.compare(v, acc) < 0 ? v : acc;
+                                case MAX -> acc == null || Datums.compare(v, acc) > 0 ? v : acc;
+                                default -> acc;
+                            };
+                            if (acc == PlanEvaluator.SUM_OVERFLOW) {
+                                return new Output(Map.of(), PlanEvaluator.SUM_OVERFLOW);
+                            }
+                        }
+                        r[i] = fn.kind() == Plan.WindowKind.COUNT ? (Object) count : acc;
+                    }
+                }
+            }
+            results[f] = r;
+        }
+        Map<Row, Long> rows = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            RowPacker p = new RowPacker();
+            Object[] values = copies.get(i);
+            for (int c = 0; c < inArity; c++) {
+                p.push(outTypes.get(c), values[c]);
+            }
+            for (int f = 0; f < results.length; f++) {
+                p.push(outTypes.get(inArity + f), results[f][i]);
+            }
+            rows.merge(p.finish(), 1L, Long::sum);
+        }
+        return new Output(rows, null);
+    }
+
+    private static boolean samePeers(List<Plan.Ordering> orderings, Object[] a, Object[] b) {
+        for (Plan.Ordering o : orderings) {
+            Object x = a[o.col()];
+            Object y = b[o.col()];
+            if (x == null || y == null ? x != y : Datums.sqlCompare(x, y) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Object add(DatumType type, Object a, Object b) {
+        return switch (type) {
+            case INT64 -> {
+                long x = (Long) a;
+                long y = (Long) b;
+                long s = x + y;
+                yield ((x ^ s) & (y ^ s)) < 0 ? PlanEvaluator.SUM_OVERFLOW : (Object) s;
+            }
+            case FLOAT64 -> (Double) a + (Double) b;
+            case NUMERIC -> ((java.math.BigDecimal) a).add((java.math.BigDecimal) b);
+            default -> throw new IllegalStateException("sum of " + type);
+        };
+    }
+
     /** The top-k order: the orderings, then the whole row. */
     public static Comparator<Row> orderBy(List<Plan.Ordering> orderings) {
         return (x, y) -> {

@@ -131,6 +131,65 @@ public sealed interface Plan {
     record Ordering(int col, boolean desc, boolean nullsLast) {
     }
 
+    /**
+     * Window functions: per partition of {@code partitionBy}, the rows ranked by {@code orderBy} then by
+     * the whole row (a row of multiplicity m is m copies), and each row output with its input columns
+     * followed by one column per function. Aggregates use the default frame: the rows up to the current
+     * row's last peer (equal on every ordering) when ordered, the whole partition when not.
+     */
+    record Window(Plan input, List<Integer> partitionBy, List<Ordering> orderBy, List<WindowFunc> functions) implements Plan {
+        public Window {
+            Objects.requireNonNull(input, "input");
+            partitionBy = List.copyOf(partitionBy);
+            orderBy = List.copyOf(orderBy);
+            functions = List.copyOf(functions);
+        }
+    }
+
+    /** The functions of a {@link Window}. */
+    enum WindowKind {
+        ROW_NUMBER, RANK, DENSE_RANK, LAG, LEAD, COUNT, SUM, MIN, MAX;
+
+        public String jsonName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** The kind of a JSON name, or null. */
+        public static WindowKind fromJson(String name) {
+            for (WindowKind k : values()) {
+                if (k.jsonName().equals(name)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+
+        /** Whether the function takes an expression: always for lag, lead, sum, min, max; optionally for count. */
+        public boolean takesExpr() {
+            return this == LAG || this == LEAD || this == COUNT || this == SUM || this == MIN || this == MAX;
+        }
+    }
+
+    /**
+     * One window function: {@code expr} is null for the ranking functions and {@code count(*)};
+     * {@code offset} is lag's and lead's distance (default 1; 0 for the others). Lag and lead answer NULL
+     * beyond the partition's ends.
+     */
+    record WindowFunc(WindowKind kind, Expr expr, long offset) {
+        public WindowFunc {
+            Objects.requireNonNull(kind, "kind");
+            if (expr != null && !kind.takesExpr()) {
+                throw new IllegalArgumentException(kind.jsonName() + " takes no expression");
+            }
+            if (expr == null && kind.takesExpr() && kind != WindowKind.COUNT) {
+                throw new IllegalArgumentException(kind.jsonName() + " needs an expression");
+            }
+            if (offset < 0) {
+                throw new IllegalArgumentException("negative offset");
+            }
+        }
+    }
+
     /** Keeps the rows of positive multiplicity. */
     record Threshold(Plan input) implements Plan {
         public Threshold {

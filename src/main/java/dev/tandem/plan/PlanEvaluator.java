@@ -36,6 +36,15 @@ import java.util.function.Function;
  *       each row counting as many copies as its multiplicity; copies {@code offset} up to
  *       {@code offset + limit} are kept. A group holding a negative multiplicity has no output and
  *       adds one error {@value #NEGATIVE_TOP_K}.</li>
+ *   <li>{@code window}: the function arguments are evaluated first, per row: a row whose evaluation
+ *       fails adds its multiplicity to the error and takes no part. Per partition, the rows ranked as
+ *       in {@code top_k} (a row of multiplicity m is m copies), each copy output with its functions'
+ *       values: row_number its position (1-based), rank one more than the copies ordered strictly
+ *       before it, dense_rank one more than the distinct orderings before it, lag/lead the argument
+ *       of the copy {@code offset} before/after (NULL beyond the ends), count/sum/min/max over the
+ *       copies up to its last peer (the whole partition without orderings), NULLs ignored. A
+ *       partition holding a negative multiplicity has no output and adds one error
+ *       {@value #NEGATIVE_WINDOW}; an int64 sum out of range one error {@value #SUM_OVERFLOW}.</li>
  *   <li>{@code threshold}: rows of positive multiplicity; {@code negate}: multiplicities negated;
  *       {@code union}: multiplicities added; {@code arrange_by}: the input.</li>
  * </ul>
@@ -46,6 +55,7 @@ public final class PlanEvaluator {
 
     static final String NEGATIVE_REDUCE = "reduce: negative multiplicity in input";
     static final String NEGATIVE_TOP_K = "top_k: negative multiplicity in input";
+    static final String NEGATIVE_WINDOW = "window: negative multiplicity in input";
     static final String SUM_OVERFLOW = "int64 overflow in sum";
 
     /** A collection's contents: rows with their multiplicities and error messages with their counts. */
@@ -148,6 +158,7 @@ public final class PlanEvaluator {
             }
             case Plan.Reduce r -> reduce(r, rows, errors);
             case Plan.TopK k -> topK(k, rows, errors);
+            case Plan.Window w -> window(w, rows, errors);
             case Plan.Threshold t -> {
                 Result in = eval(t.input());
                 errors.putAll(in.errors());
@@ -236,6 +247,31 @@ public final class PlanEvaluator {
         }
         for (Map<Row, Long> group : groups.values()) {
             collect(ReferenceGroups.topK(k, group), rows, errors);
+        }
+    }
+
+    private void window(Plan.Window w, Map<Row, Long> rows, Map<String, Long> errors) {
+        Result in = eval(w.input());
+        errors.putAll(in.errors());
+        List<DatumType> outTypes = types(w);
+        int[] key = w.partitionBy().stream().mapToInt(Integer::intValue).toArray();
+        Map<Row, Map<Row, Long>> partitions = new TreeMap<>();
+        for (Map.Entry<Row, Long> e : in.rows().entrySet()) {
+            try {
+                Object[] values = e.getKey().unpack();
+                for (Plan.WindowFunc f : w.functions()) {
+                    if (f.expr() != null) {
+                        f.expr().eval(values);
+                    }
+                }
+            } catch (EvalError err) {
+                add(errors, err.getMessage(), e.getValue());
+                continue;
+            }
+            partitions.computeIfAbsent(e.getKey().project(key), g -> new TreeMap<>()).put(e.getKey(), e.getValue());
+        }
+        for (Map<Row, Long> partition : partitions.values()) {
+            collect(ReferenceGroups.window(w, outTypes, partition), rows, errors);
         }
     }
 

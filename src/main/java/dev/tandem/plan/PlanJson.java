@@ -30,6 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  * {"op":"join","inputs":[P,P,...],"on":[[[0,1],[1,0]], ...]}                      classes of [input, column]
  * {"op":"reduce","input":P,"group_key":[i...],"aggregates":[{"func":"count|sum|min|max","expr":E}]}
  * {"op":"top_k","input":P,"group_key":[i...],"order_by":[{"col":i,"desc":false,"nulls_last":true}],"limit":n,"offset":m}
+ * {"op":"window","input":P,"partition_by":[i...],"order_by":[...],"functions":[{"func":"row_number|rank|dense_rank|lag|lead|count|sum|min|max","expr":E,"offset":n}]}
  * {"op":"threshold","input":P}  {"op":"negate","input":P}  {"op":"union","inputs":[P...]}
  * {"op":"arrange_by","input":P,"key":[i...]}
  * </pre>
@@ -151,6 +152,26 @@ public final class PlanJson {
                 long offset = node.has("offset") ? nonNegativeLong(node.get("offset"), child(path, "offset")) : 0;
                 yield new Plan.TopK(input, key, order, limit, offset);
             }
+            case "window" -> {
+                fields(node, path, "op", "input", "partition_by", "order_by", "functions");
+                Plan input = input(node, path);
+                List<Integer> key = optionalInts(node, "partition_by", path);
+                List<Plan.Ordering> order = new ArrayList<>();
+                if (node.has("order_by")) {
+                    JsonNode os = node.get("order_by");
+                    JSON.array(os, child(path, "order_by"), "an array of orderings");
+                    for (int i = 0; i < os.size(); i++) {
+                        order.add(ordering(os.get(i), index(child(path, "order_by"), i)));
+                    }
+                }
+                JsonNode fs = required(node, "functions", path);
+                JSON.array(fs, child(path, "functions"), "an array of window functions");
+                List<Plan.WindowFunc> funcs = new ArrayList<>();
+                for (int i = 0; i < fs.size(); i++) {
+                    funcs.add(windowFunc(fs.get(i), index(child(path, "functions"), i)));
+                }
+                yield new Plan.Window(input, key, order, funcs);
+            }
             case "threshold" -> {
                 fields(node, path, "op", "input");
                 yield new Plan.Threshold(input(node, path));
@@ -168,7 +189,7 @@ public final class PlanJson {
                 yield new Plan.ArrangeBy(input(node, path), optionalInts(node, "key", path));
             }
             default -> throw new PlanException(child(path, "op"), "unknown operator '" + op.stringValue()
-                    + "'; expected get, constant, mfp, join, reduce, top_k, threshold, negate, union or arrange_by");
+                    + "'; expected get, constant, mfp, join, reduce, top_k, window, threshold, negate, union or arrange_by");
         };
     }
 
@@ -185,6 +206,30 @@ public final class PlanJson {
             throw new PlanException(path, f.jsonName() + " needs an \"expr\"");
         }
         return new Plan.Aggregate(f, e);
+    }
+
+    private static Plan.WindowFunc windowFunc(JsonNode node, String path) {
+        JSON.object(node, path, "a window function {\"func\": ..., \"expr\": ..., \"offset\": n}");
+        fields(node, path, "func", "expr", "offset");
+        String name = string(required(node, "func", path), child(path, "func"));
+        Plan.WindowKind k = Plan.WindowKind.fromJson(name);
+        if (k == null) {
+            throw new PlanException(child(path, "func"), "unknown window function '" + name
+                    + "'; expected row_number, rank, dense_rank, lag, lead, count, sum, min or max");
+        }
+        Expr e = node.has("expr") ? ExprJson.parse(node.get("expr"), child(path, "expr")) : null;
+        if (e != null && !k.takesExpr()) {
+            throw new PlanException(child(path, "expr"), k.jsonName() + " takes no \"expr\"");
+        }
+        if (e == null && k.takesExpr() && k != Plan.WindowKind.COUNT) {
+            throw new PlanException(path, k.jsonName() + " needs an \"expr\"");
+        }
+        boolean lagLead = k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD;
+        if (node.has("offset") && !lagLead) {
+            throw new PlanException(child(path, "offset"), k.jsonName() + " takes no \"offset\"");
+        }
+        long offset = node.has("offset") ? nonNegativeLong(node.get("offset"), child(path, "offset")) : lagLead ? 1 : 0;
+        return new Plan.WindowFunc(k, e, offset);
     }
 
     /** Parses an ordering {@code {"col": i, "desc": b, "nulls_last": b}} found at {@code path}; {@code nulls_last} defaults to {@code !desc}. */
@@ -293,6 +338,26 @@ public final class PlanJson {
                     o.put("limit", k.limit());
                 }
                 o.put("offset", k.offset());
+            }
+            case Plan.Window w -> {
+                o.put("op", "window");
+                o.set("input", write(w.input()));
+                o.set("partition_by", ints(w.partitionBy()));
+                ArrayNode order = o.putArray("order_by");
+                for (Plan.Ordering ord : w.orderBy()) {
+                    order.add(writeOrdering(ord));
+                }
+                ArrayNode fs = o.putArray("functions");
+                for (Plan.WindowFunc f : w.functions()) {
+                    ObjectNode fn = fs.addObject();
+                    fn.put("func", f.kind().jsonName());
+                    if (f.expr() != null) {
+                        fn.set("expr", ExprJson.write(f.expr()));
+                    }
+                    if (f.kind() == Plan.WindowKind.LAG || f.kind() == Plan.WindowKind.LEAD) {
+                        fn.put("offset", f.offset());
+                    }
+                }
             }
             case Plan.Threshold t -> {
                 o.put("op", "threshold");

@@ -65,6 +65,15 @@ public final class PlanNames {
                 yield out;
             }
             case Plan.TopK k -> names(k.input(), columnsOf);
+            case Plan.Window w -> {
+                List<String> out = new ArrayList<>(names(w.input(), columnsOf));
+                List<String> in = List.copyOf(out);
+                for (Plan.WindowFunc f : w.functions()) {
+                    String func = f.kind().jsonName();
+                    out.add(f.expr() instanceof Expr.Col col ? func + "_" + in.get(col.index()) : func);
+                }
+                yield out;
+            }
             case Plan.Threshold t -> names(t.input(), columnsOf);
             case Plan.Negate n -> names(n.input(), columnsOf);
             case Plan.Union u -> u.inputs().isEmpty() ? List.of() : names(u.inputs().get(0), columnsOf);

@@ -78,6 +78,7 @@ final class PlanTyper {
                 }
                 yield in;
             }
+            case Plan.Window w -> window(w, typesOf, path);
             case Plan.Threshold t -> types(t.input(), typesOf, child(path, "input"));
             case Plan.Negate n -> types(n.input(), typesOf, child(path, "input"));
             case Plan.Union u -> {
@@ -100,6 +101,28 @@ final class PlanTyper {
                 yield in;
             }
         };
+    }
+
+    private static List<DatumType> window(Plan.Window w, Function<String, List<DatumType>> typesOf, String path) {
+        List<DatumType> in = types(w.input(), typesOf, child(path, "input"));
+        columns(w.partitionBy(), in.size(), child(path, "partition_by"));
+        for (int i = 0; i < w.orderBy().size(); i++) {
+            column(w.orderBy().get(i).col(), in.size(), child(index(child(path, "order_by"), i), "col"));
+        }
+        List<DatumType> out = new ArrayList<>(in);
+        for (int i = 0; i < w.functions().size(); i++) {
+            Plan.WindowFunc f = w.functions().get(i);
+            String at = index(child(path, "functions"), i);
+            DatumType t = f.expr() == null ? null : f.expr().typeOf(in, child(at, "expr"));
+            if (f.kind() == Plan.WindowKind.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
+                throw new PlanException(at, "sum needs int64, float64 or numeric, got " + t.jsonName());
+            }
+            out.add(switch (f.kind()) {
+                case ROW_NUMBER, RANK, DENSE_RANK, COUNT -> DatumType.INT64;
+                case LAG, LEAD, SUM, MIN, MAX -> t;
+            });
+        }
+        return List.copyOf(out);
     }
 
     private static List<DatumType> join(Plan.Join j, Function<String, List<DatumType>> typesOf, String path) {
@@ -193,6 +216,7 @@ final class PlanTyper {
             case Plan.Join j -> new Plan.Join(substituteAll(j.inputs(), replace, path), j.on());
             case Plan.Reduce r -> new Plan.Reduce(substitute(r.input(), replace, child(path, "input")), r.groupKey(), r.aggregates());
             case Plan.TopK k -> new Plan.TopK(substitute(k.input(), replace, child(path, "input")), k.groupKey(), k.orderBy(), k.limit(), k.offset());
+            case Plan.Window w -> new Plan.Window(substitute(w.input(), replace, child(path, "input")), w.partitionBy(), w.orderBy(), w.functions());
             case Plan.Threshold t -> new Plan.Threshold(substitute(t.input(), replace, child(path, "input")));
             case Plan.Negate n -> new Plan.Negate(substitute(n.input(), replace, child(path, "input")));
             case Plan.Union u -> new Plan.Union(substituteAll(u.inputs(), replace, path));

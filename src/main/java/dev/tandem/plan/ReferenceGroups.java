@@ -3,6 +3,7 @@ package dev.tandem.plan;
 import dev.tandem.expr.Datums;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
+import dev.tandem.row.RowPacker;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -151,6 +152,141 @@ final class ReferenceGroups {
             position = end;
         }
         return new Outcome(kept, null);
+    }
+
+    /** One window partition, computed for each copy from scratch over the whole sorted partition. */
+    static Outcome window(Plan.Window w, List<DatumType> outTypes, Map<Row, Long> members) {
+        for (long mult : members.values()) {
+            if (mult < 0) {
+                return new Outcome(Map.of(), PlanEvaluator.NEGATIVE_WINDOW);
+            }
+        }
+        List<Row> ranked = new ArrayList<>(members.keySet());
+        ranked.sort(ranking(w.orderBy()));
+        List<Row> copies = new ArrayList<>();
+        for (Row row : ranked) {
+            for (long c = 0; c < members.get(row); c++) {
+                copies.add(row);
+            }
+        }
+        int n = copies.size();
+        int inArity = outTypes.size() - w.functions().size();
+        Map<Row, Long> out = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            Row row = copies.get(i);
+            Object[] values = new Object[outTypes.size()];
+            for (int c = 0; c < inArity; c++) {
+                values[c] = row.get(c);
+            }
+            for (int f = 0; f < w.functions().size(); f++) {
+                Plan.WindowFunc fn = w.functions().get(f);
+                Object v;
+                switch (fn.kind()) {
+                    case ROW_NUMBER -> v = (long) (i + 1);
+                    case RANK -> {
+                        long before = 0;
+                        for (int j = 0; j < n; j++) {
+                            if (orderedBefore(w.orderBy(), copies.get(j), row)) {
+                                before++;
+                            }
+                        }
+                        v = before + 1;
+                    }
+                    case DENSE_RANK -> {
+                        List<Row> distinct = new ArrayList<>();
+                        for (int j = 0; j < n; j++) {
+                            Row other = copies.get(j);
+                            if (orderedBefore(w.orderBy(), other, row)
+                                    && distinct.stream().noneMatch(d -> !orderedBefore(w.orderBy(), d, other) && !orderedBefore(w.orderBy(), other, d))) {
+                                distinct.add(other);
+                            }
+                        }
+                        v = (long) distinct.size() + 1;
+                    }
+                    case LAG, LEAD -> {
+                        long j = fn.kind() == Plan.WindowKind.LAG ? i - fn.offset() : i + fn.offset();
+                        v = j < 0 || j >= n ? null : fn.expr().eval(copies.get((int) j).unpack());
+                    }
+                    default -> {
+                        List<Object> frame = new ArrayList<>();
+                        for (int j = 0; j < n; j++) {
+                            if (w.orderBy().isEmpty() || !orderedBefore(w.orderBy(), row, copies.get(j))) {
+                                frame.add(fn.expr() == null ? Boolean.TRUE : fn.expr().eval(copies.get(j).unpack()));
+                            }
+                        }
+                        frame.removeIf(java.util.Objects::isNull);
+                        DatumType type = outTypes.get(inArity + f);
+                        v = switch (fn.kind()) {
+                            case COUNT -> (long) frame.size();
+                            case MIN -> frame.stream().min(Datums::compare).orElse(null);
+                            case MAX -> frame.stream().max(Datums::compare).orElse(null);
+                            default -> frameSum(type, frame);
+                        };
+                        if (v == PlanEvaluator.SUM_OVERFLOW) {
+                            return new Outcome(Map.of(), PlanEvaluator.SUM_OVERFLOW);
+                        }
+                    }
+                }
+                values[inArity + f] = v;
+            }
+            RowPacker p = new RowPacker();
+            for (int c = 0; c < values.length; c++) {
+                p.push(outTypes.get(c), values[c]);
+            }
+            out.merge(p.finish(), 1L, Long::sum);
+        }
+        return new Outcome(out, null);
+    }
+
+    /** Whether {@code a} sorts strictly before {@code b} on the orderings alone (not a peer). */
+    private static boolean orderedBefore(List<Plan.Ordering> orderings, Row a, Row b) {
+        for (Plan.Ordering o : orderings) {
+            Object x = a.get(o.col());
+            Object y = b.get(o.col());
+            int c;
+            if (x == null && y == null) {
+                c = 0;
+            } else if (x == null) {
+                c = o.nullsLast() ? 1 : -1;
+            } else if (y == null) {
+                c = o.nullsLast() ? -1 : 1;
+            } else {
+                c = o.desc() ? Datums.sqlCompare(y, x) : Datums.sqlCompare(x, y);
+            }
+            if (c != 0) {
+                return c < 0;
+            }
+        }
+        return false;
+    }
+
+    private static Object frameSum(DatumType type, List<Object> values) {
+        if (values.isEmpty()) {
+            return null;
+        }
+        switch (type) {
+            case INT64 -> {
+                BigInteger s = BigInteger.ZERO;
+                for (Object v : values) {
+                    s = s.add(BigInteger.valueOf((Long) v));
+                }
+                return s.bitLength() < 64 ? (Object) s.longValue() : PlanEvaluator.SUM_OVERFLOW;
+            }
+            case FLOAT64 -> {
+                double s = 0;
+                for (Object v : values) {
+                    s += (Double) v;
+                }
+                return s;
+            }
+            default -> {
+                java.math.BigDecimal s = java.math.BigDecimal.ZERO;
+                for (Object v : values) {
+                    s = s.add((java.math.BigDecimal) v);
+                }
+                return s;
+            }
+        }
     }
 
     /**

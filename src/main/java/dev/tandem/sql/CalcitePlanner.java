@@ -125,6 +125,7 @@ final class CalcitePlanner {
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
             refuseLateral(parsed);
+            refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
             emptyEscapes(parsed);
@@ -207,6 +208,28 @@ final class CalcitePlanner {
      * drop the rows an aggregate over no rows would answer ({@code LATERAL (SELECT max(x) ... WHERE
      * correlated)} has a row for every outer row in PostgreSQL, NULL where nothing matched).
      */
+    /** Averages and variances OVER a window, which Calcite would rewrite into a division it cannot convert. */
+    private static final java.util.Set<String> WINDOW_AVERAGES = java.util.Set.of("avg", "stddev", "stddev_pop", "stddev_samp",
+            "variance", "var_pop", "var_samp");
+
+    private static void refuseWindowAverages(SqlNode node) {
+        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlCall call) {
+                if (call.getKind() == org.apache.calcite.sql.SqlKind.OVER && call.operand(0) instanceof org.apache.calcite.sql.SqlCall agg) {
+                    String name = agg.getOperator().getName().toLowerCase(java.util.Locale.ROOT);
+                    if (WINDOW_AVERAGES.contains(name)) {
+                        SqlException e = SqlException.notSupported("the window function " + name
+                                + " (supported: row_number, rank, dense_rank, lag, lead, count, sum, min, max)");
+                        throw call.getParserPosition() == null ? e
+                                : e.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
+                    }
+                }
+                return super.visit(call);
+            }
+        });
+    }
+
     private static void refuseLateral(SqlNode node) {
         node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
             @Override

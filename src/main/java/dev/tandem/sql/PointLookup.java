@@ -57,7 +57,8 @@ final class PointLookup {
             return null;
         }
         RelNode rel = q.body();
-        Project project = rel instanceof Project p ? p : null;
+        // a projection with window functions reads its whole input, never a key or a row at a time
+        Project project = rel instanceof Project p && !org.apache.calcite.rex.RexOver.containsOver(p.getProjects(), null) ? p : null;
         rel = project != null ? project.getInput() : rel;
         Filter filter = rel instanceof Filter f ? f : null;
         rel = filter != null ? filter.getInput() : rel;

@@ -225,7 +225,8 @@ final class QueryPlanner {
      */
     private SqlEngine.Read simpleRead(RelNode body, RelTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
         RelNode rel = body;
-        Project project = rel instanceof Project p ? p : null;
+        // a projection with window functions reads its whole input, never a key or a row at a time
+        Project project = rel instanceof Project p && !org.apache.calcite.rex.RexOver.containsOver(p.getProjects(), null) ? p : null;
         rel = project != null ? project.getInput() : rel;
         Filter filter = rel instanceof Filter f ? f : null;
         rel = filter != null ? filter.getInput() : rel;

@@ -95,6 +95,7 @@ final class RelTranslator {
                 Expr cond = rex(filter.getCondition(), in.types());
                 yield new Translated(new Plan.MapFilterProject(in.plan(), Mfp.filter(List.of(cond))), in.types());
             }
+            case Project project when RexOver.containsOver(project.getProjects(), null) -> windowProject(project);
             case Project project -> {
                 Translated in = rel(project.getInput());
                 List<Expr> exprs = new ArrayList<>();
@@ -111,6 +112,164 @@ final class RelTranslator {
             case Sort sort -> sort(sort);
             default -> throw SqlException.notSupported("the relational operator " + rel.getRelTypeName().replaceFirst("^Logical", ""));
         };
+    }
+
+    /** The column of each window call of the projection being translated, by its digest. */
+    private final java.util.Map<String, Integer> overColumns = new java.util.HashMap<>();
+
+    /**
+     * A projection holding window calls: the input, extended with the window keys that are not plain
+     * columns, then one {@link Plan.Window} per distinct window (PARTITION BY and ORDER BY), each adding
+     * its functions' columns, then the projection over those columns.
+     */
+    private Translated windowProject(Project project) {
+        Translated in = rel(project.getInput());
+        List<RexOver> overs = new ArrayList<>();
+        for (RexNode e : project.getProjects()) {
+            collectOvers(e, overs);
+        }
+        List<DatumType> types = new ArrayList<>(in.types());
+        List<Expr> extra = new ArrayList<>();
+        java.util.Map<String, Integer> keyColumns = new java.util.HashMap<>();
+        java.util.function.Function<RexNode, Integer> columnOf = node -> {
+            if (node instanceof RexInputRef ref) {
+                return ref.getIndex();
+            }
+            return keyColumns.computeIfAbsent(node.toString(), d -> {
+                Expr e = rex(node, in.types());
+                extra.add(e);
+                types.add(typeOf(e, in.types()));
+                return types.size() - 1;
+            });
+        };
+        java.util.Map<String, List<RexOver>> windows = new java.util.LinkedHashMap<>();
+        java.util.Map<String, List<Integer>> partitions = new java.util.HashMap<>();
+        java.util.Map<String, List<Plan.Ordering>> orders = new java.util.HashMap<>();
+        for (RexOver over : overs) {
+            org.apache.calcite.rex.RexWindow w = over.getWindow();
+            List<Integer> partition = new ArrayList<>();
+            for (RexNode k : w.partitionKeys) {
+                partition.add(columnOf.apply(k));
+            }
+            List<Plan.Ordering> order = new ArrayList<>();
+            for (org.apache.calcite.rex.RexFieldCollation fc : w.orderKeys) {
+                boolean desc = fc.getDirection().isDescending();
+                boolean nullsLast = switch (fc.getNullDirection()) {
+                    case LAST -> true;
+                    case FIRST -> false;
+                    default -> !desc;
+                };
+                order.add(new Plan.Ordering(columnOf.apply(fc.left), desc, nullsLast));
+            }
+            String spec = partition + " " + order;
+            partitions.put(spec, partition);
+            orders.put(spec, order);
+            windows.computeIfAbsent(spec, x -> new ArrayList<>()).add(over);
+        }
+        Plan plan = extra.isEmpty() ? in.plan() : new Plan.MapFilterProject(in.plan(), new Mfp(extra, List.of(), null));
+        List<DatumType> baseTypes = List.copyOf(types);
+        for (java.util.Map.Entry<String, List<RexOver>> e : windows.entrySet()) {
+            List<Plan.WindowFunc> funcs = new ArrayList<>();
+            for (RexOver over : e.getValue()) {
+                if (overColumns.containsKey(over.toString())) {
+                    continue;
+                }
+                Plan.WindowFunc f = windowFunc(over, baseTypes, !orders.get(e.getKey()).isEmpty());
+                funcs.add(f);
+                overColumns.put(over.toString(), types.size());
+                types.add(f.expr() == null || f.kind() == Plan.WindowKind.COUNT ? DatumType.INT64 : typeOf(f.expr(), baseTypes));
+            }
+            if (!funcs.isEmpty()) {
+                plan = new Plan.Window(plan, partitions.get(e.getKey()), orders.get(e.getKey()), funcs);
+            }
+        }
+        Translated windowed = new Translated(plan, List.copyOf(types));
+        List<Expr> exprs = new ArrayList<>();
+        for (RexNode e : project.getProjects()) {
+            exprs.add(rex(e, windowed.types()));
+        }
+        return project(windowed, exprs);
+    }
+
+    private static void collectOvers(RexNode node, List<RexOver> out) {
+        if (node instanceof RexOver over) {
+            out.add(over);
+        } else if (node instanceof RexCall call) {
+            for (RexNode operand : call.getOperands()) {
+                collectOvers(operand, out);
+            }
+        }
+    }
+
+    /** One window call as a plan function; what the window operator does not compute is refused (0A000). */
+    private Plan.WindowFunc windowFunc(RexOver over, List<DatumType> in, boolean ordered) {
+        String name = over.getOperator().getName().toLowerCase(Locale.ROOT);
+        if (over.isDistinct()) {
+            throw SqlException.notSupported(name + "(DISTINCT ...) OVER ...");
+        }
+        if (over.ignoreNulls()) {
+            throw SqlException.notSupported(name + "(...) IGNORE NULLS OVER ...");
+        }
+        List<RexNode> args = over.getOperands();
+        Expr arg = args.isEmpty() ? null : rex(args.get(0), in);
+        DatumType argType = arg == null ? null : typeOf(arg, in);
+        return switch (over.getKind()) {
+            case ROW_NUMBER -> new Plan.WindowFunc(Plan.WindowKind.ROW_NUMBER, null, 0);
+            case RANK -> new Plan.WindowFunc(Plan.WindowKind.RANK, null, 0);
+            case DENSE_RANK -> new Plan.WindowFunc(Plan.WindowKind.DENSE_RANK, null, 0);
+            case LAG, LEAD -> {
+                long offset = 1;
+                if (args.size() > 1) {
+                    Object v = args.get(1) instanceof RexLiteral l ? literalValue(l)
+                            : args.get(1) instanceof RexDynamicParam p ? params.apply(p.getIndex()) : null;
+                    if (!(v instanceof Number n)) {
+                        throw SqlException.notSupported(name + " with an offset that is not an integer constant");
+                    }
+                    offset = n.longValue();
+                }
+                if (args.size() > 2 && !(args.get(2) instanceof RexLiteral l && l.isNull())) {
+                    throw SqlException.notSupported(name + " with a default value (its third argument)");
+                }
+                boolean lag = (over.getKind() == SqlKind.LAG) == (offset >= 0);
+                yield new Plan.WindowFunc(lag ? Plan.WindowKind.LAG : Plan.WindowKind.LEAD, arg, Math.abs(offset));
+            }
+            case COUNT, SUM, SUM0, MIN, MAX -> {
+                refuseFrame(over, name, ordered);
+                if (over.getKind() == SqlKind.COUNT) {
+                    yield new Plan.WindowFunc(Plan.WindowKind.COUNT, arg, 0);
+                }
+                if ((over.getKind() == SqlKind.MIN || over.getKind() == SqlKind.MAX) && argType == DatumType.BOOL) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name + "(boolean) does not exist");
+                }
+                boolean sum = over.getKind() == SqlKind.SUM || over.getKind() == SqlKind.SUM0;
+                if (sum && argType != DatumType.INT64 && argType != DatumType.FLOAT64 && argType != DatumType.NUMERIC) {
+                    throw SqlException.notSupported("sum of " + SqlTypes.pgName(argType));
+                }
+                // $SUM0 comes from SUM(x) OVER, which Calcite writes as CASE WHEN COUNT(x) OVER > 0 THEN $SUM0(x) OVER:
+                // the plan's sum is NULL exactly when that count is 0, so the CASE keeps its meaning
+                yield new Plan.WindowFunc(sum ? Plan.WindowKind.SUM : over.getKind() == SqlKind.MIN ? Plan.WindowKind.MIN : Plan.WindowKind.MAX,
+                        arg, 0);
+            }
+            default -> throw SqlException.notSupported("the window function " + name
+                    + " (supported: row_number, rank, dense_rank, lag, lead, count, sum, min, max)");
+        };
+    }
+
+    /**
+     * Refuses an aggregate's frame other than the default: RANGE UNBOUNDED PRECEDING to CURRENT ROW
+     * (with peers) when ordered, the whole partition when not.
+     */
+    private static void refuseFrame(RexOver over, String name, boolean ordered) {
+        org.apache.calcite.rex.RexWindow w = over.getWindow();
+        boolean fromStart = w.getLowerBound().isUnbounded() && w.getLowerBound().isPreceding();
+        boolean toEnd = w.getUpperBound().isUnbounded() && w.getUpperBound().isFollowing();
+        boolean toPeers = w.getUpperBound().isCurrentRow() && !w.isRows();
+        boolean supported = fromStart && (ordered ? toPeers : toEnd || toPeers);
+        if (!supported) {
+            throw SqlException.notSupported("the window frame " + (w.isRows() ? "ROWS" : "RANGE") + " BETWEEN " + w.getLowerBound()
+                    + " AND " + w.getUpperBound() + " of " + name + " (supported: the default frame, RANGE BETWEEN UNBOUNDED PRECEDING"
+                    + " AND CURRENT ROW, or the whole partition without ORDER BY)");
+        }
     }
 
     /** A plan computing {@code exprs} over the input's rows. */
@@ -669,8 +828,14 @@ final class RelTranslator {
                 yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
             }
             case RexDynamicParam p -> Expr.lit(params.apply(p.getIndex()), paramTypes.apply(p.getIndex()));
-            case RexOver over -> throw SqlException.notSupported("window functions (" + over.getOperator().getName().toLowerCase(Locale.ROOT)
-                    + "(...) OVER ...)");
+            case RexOver over -> {
+                Integer col = overColumns.get(over.toString());
+                if (col == null) {
+                    throw SqlException.notSupported("window functions (" + over.getOperator().getName().toLowerCase(Locale.ROOT)
+                            + "(...) OVER ...) here (only in a SELECT list)");
+                }
+                yield Expr.col(col);
+            }
             case RexSubQuery sub -> throw SqlException.notSupported("subqueries in expressions (" + switch (sub.getKind()) {
                 case IN, SOME, ALL -> "IN, ANY or ALL (SELECT ...)";
                 case EXISTS -> "EXISTS (SELECT ...)";

@@ -51,7 +51,15 @@ class PostgresMaintainedViewTest {
                     + " (SELECT v FROM mv_t AS o WHERE o.k = m.k) AS same FROM mv_t AS m",
             "mv_quantified AS SELECT k FROM mv_t AS m WHERE m.v >= ALL (SELECT v FROM mv_t AS o WHERE o.g = m.g) AND m.v < ANY (SELECT v + 1 FROM mv_t)",
             "mv_theta AS SELECT m.k, m.v, o.k AS ok, o.v AS ov FROM mv_t AS m FULL JOIN mv_t AS o ON m.g = o.g AND m.v < o.v",
-            "mv_having AS SELECT g, count(*) AS c FROM mv_t AS m GROUP BY g HAVING count(*) > (SELECT count(*) FROM mv_t AS o WHERE o.v = 1) / 2");
+            "mv_having AS SELECT g, count(*) AS c FROM mv_t AS m GROUP BY g HAVING count(*) > (SELECT count(*) FROM mv_t AS o WHERE o.v = 1) / 2",
+            // window functions, recomputed per changed partition
+            "mv_window AS SELECT k, g, v, row_number() OVER (PARTITION BY g ORDER BY v, k) AS rn, rank() OVER (PARTITION BY g ORDER BY v) AS r,"
+                    + " dense_rank() OVER (PARTITION BY g ORDER BY v DESC) AS dr, lag(k) OVER (PARTITION BY g ORDER BY k) AS earlier,"
+                    + " lead(s, 2) OVER (PARTITION BY g ORDER BY k) AS next2, sum(v) OVER (PARTITION BY g ORDER BY v) AS run_sum,"
+                    + " count(*) OVER (PARTITION BY g) AS n, min(s) OVER () AS least_s FROM mv_t",
+            "mv_top2 AS SELECT g, k, v FROM (SELECT g, k, v, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST, k) AS rn FROM mv_t) AS r"
+                    + " WHERE rn <= 2",
+            "mv_window_agg AS SELECT g, count(*) AS c, rank() OVER (ORDER BY count(*) DESC) AS r FROM mv_t GROUP BY g");
     private static final List<String> TEXTS = List.of("'a'", "'ab'", "'abc'", "'Ab'", "'bBc'", "'cab'", "'b_'", "'a%'", "NULL");
 
     @TempDir

@@ -34,6 +34,8 @@ class PlanJsonTest {
             "{\"op\":\"join\",\"inputs\":[{\"op\":\"get\",\"id\":\"u1\"},{\"op\":\"get\",\"id\":\"u2\"}],\"on\":[[[0,1],[1,0]]]}",
             "{\"op\":\"reduce\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"group_key\":[0],\"aggregates\":[{\"func\":\"count\"},{\"func\":\"sum\",\"expr\":{\"col\":1}}]}",
             "{\"op\":\"top_k\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"group_key\":[0],\"order_by\":[{\"col\":1,\"desc\":true,\"nulls_last\":false}],\"limit\":3,\"offset\":1}",
+            "{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"partition_by\":[0],\"order_by\":[{\"col\":1,\"desc\":false,\"nulls_last\":true}],"
+                    + "\"functions\":[{\"func\":\"row_number\"},{\"func\":\"lag\",\"expr\":{\"col\":1},\"offset\":2},{\"func\":\"count\"},{\"func\":\"sum\",\"expr\":{\"col\":0}}]}",
             "{\"op\":\"threshold\",\"input\":{\"op\":\"negate\",\"input\":{\"op\":\"get\",\"id\":\"u1\"}}}",
             "{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"id\":\"u1\"},{\"op\":\"get\",\"id\":\"u1\"}]}",
             "{\"op\":\"arrange_by\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"key\":[1,0]}",
@@ -56,6 +58,12 @@ class PlanJsonTest {
 
     @Test
     void parseErrorsCarryThePath() {
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"ntile\"}]}"))
+                .isInstanceOf(PlanException.class).hasMessageStartingWith("functions[0].func: unknown window function 'ntile'");
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"rank\",\"offset\":1}]}"))
+                .isInstanceOf(PlanException.class).hasMessage("functions[0].offset: rank takes no \"offset\"");
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"lead\"}]}"))
+                .isInstanceOf(PlanException.class).hasMessage("functions[0]: lead needs an \"expr\"");
         assertThatThrownBy(() -> parse("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"filter\":[{\"call\":\"and\",\"args\":[{\"lit\":true},{\"call\":\"foo\"}]}]}"))
                 .isInstanceOf(PlanException.class).hasMessage("filter[0].args[1]: unknown function 'foo'");
         assertThatThrownBy(() -> parse("{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"id\":\"u1\"},{\"op\":\"scan\"}]}"))
@@ -98,6 +106,13 @@ class PlanJsonTest {
         assertThatThrownBy(() -> new Plan.Join(List.of(Plan.get("u1"), Plan.get("u2")), List.of(List.of(new Plan.JoinColumn(0, 0), new Plan.JoinColumn(2, 0))))
                 .types(types::get, "")).hasMessage("on[0][1]: input 2 does not exist; the join has 2 inputs");
         assertThatThrownBy(() -> new Plan.Join(List.of(Plan.get("u1")), List.of()).types(types::get, "")).hasMessage("inputs: a join needs at least two inputs, got 1");
+        assertThatThrownBy(() -> new Plan.Window(Plan.get("u1"), List.of(), List.of(), List.of(new Plan.WindowFunc(Plan.WindowKind.SUM, Expr.col(1), 0)))
+                .types(types::get, "")).hasMessage("functions[0]: sum needs int64, float64 or numeric, got string");
+        assertThatThrownBy(() -> new Plan.Window(Plan.get("u1"), List.of(2), List.of(), List.of()).types(types::get, ""))
+                .hasMessage("partition_by[0]: column 2 does not exist; the input has 2 columns");
+        assertThat(new Plan.Window(Plan.get("u1"), List.of(0), List.of(new Plan.Ordering(1, false, true)), List.of(
+                new Plan.WindowFunc(Plan.WindowKind.RANK, null, 0), new Plan.WindowFunc(Plan.WindowKind.LEAD, Expr.col(1), 1))).types(types::get, ""))
+                .containsExactly(DatumType.INT64, DatumType.STRING, DatumType.INT64, DatumType.STRING);
         assertThatThrownBy(() -> new Plan.Union(List.of(Plan.get("u1"), Plan.get("u2"))).types(types::get, ""))
                 .hasMessage("inputs[1]: union input has types [string], expected [int64, string] like inputs[0]");
         assertThatThrownBy(() -> new Plan.Reduce(Plan.get("u1"), List.of(2), List.of()).types(types::get, ""))
