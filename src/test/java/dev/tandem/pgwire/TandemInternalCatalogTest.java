@@ -76,6 +76,20 @@ class TandemInternalCatalogTest {
             assertThat(column(s, "SELECT pg_size_pretty(pg_relation_size('points_by_x'))").get(0)).matches("\\d+ (bytes|kB|MB)");
             assertThat(column(s, "SELECT coalesce(pg_relation_size(987654321), -1)::text")).containsExactly("-1");
             assertThat(error(s, "SELECT pg_relation_size('nosuch')")).isEqualTo("42P01");
+            try (java.sql.PreparedStatement ps = c.prepareStatement(
+                    "SELECT (pg_total_relation_size(?) >= pg_relation_size(?))::text FROM tandem_internal.indexes WHERE name = ?")) {
+                for (int i = 1; i <= 3; i++) {
+                    ps.setString(i, "points_by_x");
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("true");
+                }
+                ps.setString(1, "nosuch");
+                ps.setString(2, "nosuch");
+                assertThat(org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> ps.executeQuery().close()).getSQLState())
+                        .isEqualTo("42P01");
+            }
             assertThat(error(s, "SELECT pg_total_relation_size('nosuch'::regclass)")).isEqualTo("42P01");
 
             // the introspection collections, by the objects they are about

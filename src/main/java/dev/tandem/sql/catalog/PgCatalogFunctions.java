@@ -300,7 +300,7 @@ public final class PgCatalogFunctions {
      * else 0), summed over workers. A name that is no relation the caller sees is {@code 42P01}, an OID
      * that is none is NULL, as in PostgreSQL.
      */
-    public static Long relationSize(Object relation) {
+    public static Long relationSize(String relation) {
         Long oid = relationOid(relation);
         if (oid == null) {
             return null;
@@ -315,13 +315,13 @@ public final class PgCatalogFunctions {
     }
 
     /** {@code pg_relation_size(regclass, fork)}: the main fork's size; the other forks are empty. */
-    public static Long relationSize(Object relation, String fork) {
+    public static Long relationSize(String relation, String fork) {
         Long main = relationSize(relation);
         return main == null || fork == null ? null : fork.equals("main") ? main : 0L;
     }
 
     /** {@code pg_indexes_size(regclass)}: the bytes of the indexes on the relation the caller sees (0 for an index). */
-    public static Long indexesSize(Object relation) {
+    public static Long indexesSize(String relation) {
         Long own = relationSize(relation);
         if (own == null) {
             return null;
@@ -338,17 +338,20 @@ public final class PgCatalogFunctions {
     }
 
     /** {@code pg_total_relation_size(regclass)}: the relation's own size and its indexes'. */
-    public static Long totalRelationSize(Object relation) {
+    public static Long totalRelationSize(String relation) {
         Long own = relationSize(relation);
         return own == null ? null : own + indexesSize(relation);
     }
 
-    /** The OID an argument of type {@code regclass} gives: an OID, or a name read as {@code 'name'::regclass} reads it (unknown: 42P01). */
-    private static Long relationOid(Object relation) {
+    /**
+     * The OID an argument of type {@code regclass} gives: an OID (Calcite passes it as its digits), or a name
+     * read as {@code 'name'::regclass} reads it (unknown: 42P01).
+     */
+    private static Long relationOid(String relation) {
         if (relation == null) {
             return null;
         }
-        return relation instanceof Number n ? Long.valueOf(n.longValue()) : regclassIn(relation.toString());
+        return regclassIn(relation); // an OID's digits are the OID, as regclass reads them
     }
 
     private static long halfRounded(long x) {
