@@ -459,7 +459,45 @@ public final class SqlEngine {
 
     /** Runs a prepared catalog read against what {@code access} shows of the catalog as it is now, on the heavy planning lane. */
     public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params, dev.tandem.sql.catalog.CatalogAccess access) {
-        return Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params, access)).subscribeOn(heavyPlanning);
+        return introspected(query, access)
+                .flatMap(a -> Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params, a)).subscribeOn(heavyPlanning));
+    }
+
+    /** How long a catalog query waits for each introspection collection it reads to be readable. */
+    private static final long INTROSPECTION_READ_TIMEOUT_MS = 5_000;
+
+    /**
+     * {@code access} with what the catalog query reads of Tandem's introspection ({@code tandem_internal},
+     * the size functions): the statuses of the indexes, and the introspection collections it names, each read
+     * as a plain serializable read (bounded by {@link #INTROSPECTION_READ_TIMEOUT_MS}).
+     */
+    private Mono<dev.tandem.sql.catalog.CatalogAccess> introspected(CatalogQuery query, dev.tandem.sql.catalog.CatalogAccess access) {
+        java.util.Set<String> reads = query.introspectionReads();
+        boolean statuses = query.readsIndexStatuses();
+        if (reads.isEmpty() && !statuses) {
+            return Mono.just(access);
+        }
+        return reactor.core.publisher.Flux.fromIterable(reads)
+                .concatMap(name -> controller.readIntrospection(name,
+                                new ReadRequest(name, null, null, null, null, null, null, INTROSPECTION_READ_TIMEOUT_MS))
+                        .map(r -> java.util.Map.entry(name, r.rows().stream().map(dev.tandem.row.Row::unpack).toList())))
+                .collectMap(java.util.Map.Entry::getKey, java.util.Map.Entry::getValue)
+                .map(rows -> {
+                    List<dev.tandem.controller.IndexStatus> indexes = new java.util.ArrayList<>();
+                    if (statuses) {
+                        for (CatalogEntry e : controller.catalogSnapshot().entries()) {
+                            if (e instanceof CatalogEntry.Index && access.mayAccess().test(e.name())) {
+                                try {
+                                    indexes.add(controller.indexStatus(e.name()));
+                                } catch (ControllerException gone) {
+                                    // dropped since the snapshot: not listed, as a moment later
+                                }
+                            }
+                        }
+                    }
+                    return access.withIntrospected(new dev.tandem.sql.catalog.CatalogAccess.Introspected(indexes, controller.introspection(),
+                            java.util.Map.copyOf(rows)));
+                });
     }
 
     /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */

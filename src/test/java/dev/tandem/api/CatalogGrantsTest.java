@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Grants hold in the catalog: over the wire protocol of a secured server, a reader granted only
  * {@code orders} and {@code orders_by_id} finds only those in {@code pg_catalog}, {@code information_schema}
  * and pgjdbc's DatabaseMetaData (the others are in no relation, as Materialize hides them), and
- * {@code has_table_privilege} answers from its grants and roles; {@code SHOW}, the REST lists of tables,
+ * {@code has_table_privilege} answers from its grants and roles; {@code tandem_internal}'s relations and the
+ * size functions show only the granted objects too; {@code SHOW}, the REST lists of tables,
  * views and indexes and SQL over HTTP list only those too.
  */
 class CatalogGrantsTest {
@@ -59,6 +60,20 @@ class CatalogGrantsTest {
                 assertThat(column(st, "SHOW VIEWS")).isEmpty();
                 assertThat(column(st, "SHOW INDEXES")).containsExactly("orders_by_id");
                 assertThat(error(st, "SHOW COLUMNS FROM secrets")).isEqualTo("42501");
+                // Tandem's introspection too: only the granted index, joined with pg_class; no other object's rows
+                assertThat(column(st, "SELECT c.relname FROM tandem_internal.indexes i JOIN pg_catalog.pg_class c ON c.oid = i.oid ORDER BY 1"))
+                        .containsExactly("orders_by_id");
+                String sized = "SELECT DISTINCT coalesce(i.name, a.collection_id) FROM tandem_internal.arrangement_sizes a"
+                        + " LEFT JOIN tandem_internal.indexes i ON i.id = a.collection_id ORDER BY 1";
+                List<String> seen = column(st, sized);
+                for (long deadline = System.nanoTime() + 30_000_000_000L; seen.isEmpty() && System.nanoTime() < deadline; seen = column(st, sized)) {
+                    Thread.sleep(100); // the sizes are sampled: bounded wait for the first sample
+                }
+                assertThat(seen).containsExactly("orders_by_id");
+                assertThat(column(st, "SELECT count(*) FROM tandem_internal.frontiers f WHERE f.collection_id NOT IN"
+                        + " (SELECT id FROM tandem_internal.indexes)")).containsExactly("0");
+                assertThat(error(st, "SELECT pg_relation_size('orders_pkey')")).isEqualTo("42P01");
+                assertThat(column(st, "SELECT (pg_relation_size('orders_by_id') >= 0)::text")).containsExactly("true");
                 assertThat(column(st, "SHOW COLUMNS FROM orders")).containsExactly("id");
             }
             // and so do the REST lists and SQL over HTTP
@@ -76,6 +91,7 @@ class CatalogGrantsTest {
             try (Connection reader = SqlAccessMatrixTest.connect("127.0.0.1", pg, "reader", s.secrets.get("reader"), "");
                     Statement st = reader.createStatement()) {
                 assertThat(column(st, relations)).containsExactly("all_secrets", "orders", "orders_by_id", "orders_pkey", "secrets");
+                assertThat(column(st, "SELECT name FROM tandem_internal.indexes ORDER BY 1")).containsExactly("orders_by_id", "orders_pkey");
                 assertThat(column(st, "SELECT has_table_privilege('secrets', 'SELECT')::text || ' ' || has_table_privilege('secrets', 'INSERT')::text"))
                         .containsExactly("true false");
             }

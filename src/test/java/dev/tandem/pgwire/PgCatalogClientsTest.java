@@ -64,7 +64,7 @@ class PgCatalogClientsTest {
             tandemOwn = psql(psql, "127.0.0.1", server.port(), "tandem", "tandem", own);
         }
         assertThat(tandemOwn).as(tandemOwn)
-                .contains("List of schemas\nName|Owner\npublic|tandem\n(1 row)")
+                .contains("List of schemas\nName|Owner\npublic|tandem\ntandem_internal|tandem\n(2 rows)")
                 .contains("Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges\ntandem|tandem|UTF8|C|C||libc|\n(1 row)")
                 .contains("List of roles\nRole name|Attributes|Member of\ntandem|Superuser, Create role, Create DB, Bypass RLS|{}");
         assertThat(tandem).as(tandem)
@@ -138,8 +138,12 @@ class PgCatalogClientsTest {
                 }
             }
             DatabaseMetaData md = c.getMetaData();
-            assertThat(rows(md.getTables(null, null, "%", new String[] {"TABLE", "VIEW"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE"))
+            assertThat(rows(md.getTables(null, "public", "%", new String[] {"TABLE", "VIEW"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE"))
                     .containsExactly("public|t|TABLE", "public|v|VIEW");
+            // Tandem's introspection views are listed too, in their own schema (pgjdbc calls only pg_* schemas system ones)
+            assertThat(rows(md.getTables(null, null, "%", new String[] {"TABLE", "VIEW"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE"))
+                    .startsWith("public|t|TABLE", "public|v|VIEW").contains("tandem_internal|indexes|VIEW")
+                    .allMatch(r -> r.startsWith("public|") || r.startsWith("tandem_internal|"));
             assertThat(rows(md.getTables(null, "public", "t", null), "TABLE_NAME")).containsExactly("t");
             assertThat(rows(md.getColumns(null, null, "t", "%"), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "NULLABLE", "ORDINAL_POSITION",
                     "IS_NULLABLE"))
@@ -152,7 +156,7 @@ class PgCatalogClientsTest {
                     "ASC_OR_DESC"))
                     .containsExactly("t_pkey|f|1|id|A", "t_name|t|1|name|A");
             assertThat(rows(md.getIndexInfo(null, null, "t", true, false), "INDEX_NAME")).containsExactly("t_pkey");
-            assertThat(rows(md.getSchemas(), "TABLE_SCHEM")).containsExactly("information_schema", "pg_catalog", "public");
+            assertThat(rows(md.getSchemas(), "TABLE_SCHEM")).containsExactly("information_schema", "pg_catalog", "public", "tandem_internal");
             assertThat(rows(md.getTypeInfo(), "TYPE_NAME")).contains("int8", "text", "float8", "bool", "timestamp");
             // a result's metadata asks the catalog which table and column each field comes from
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name FROM t")) {

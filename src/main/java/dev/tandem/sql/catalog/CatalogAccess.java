@@ -1,6 +1,8 @@
 package dev.tandem.sql.catalog;
 
+import dev.tandem.controller.IndexStatus;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -11,8 +13,33 @@ import java.util.function.Supplier;
  *
  * @param user the session's user, the one role whose privileges the functions answer
  * @param backends the server's wire-protocol sessions as the caller may see them, for {@code pg_stat_activity}
+ * @param introspected Tandem's own introspection read for this query ({@code tandem_internal} and the size
+ *        functions answer from it), before the grant filter is applied
  */
-public record CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite, Supplier<List<Backend>> backends) {
+public record CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite, Supplier<List<Backend>> backends,
+        Introspected introspected) {
+
+    /**
+     * Tandem's introspection as a catalog query sees it: the status of every user index, the introspection
+     * collections themselves ({@code system}), and the rows of those read, by their name
+     * ({@code tandem_arrangement_sizes}…), each row as its values.
+     */
+    public record Introspected(List<IndexStatus> indexes, List<IndexStatus> system, Map<String, List<Object[]>> collections) {
+        public static final Introspected NONE = new Introspected(List.of(), List.of(), Map.of());
+
+        /** The rows of collection {@code name} (none when it was not read). */
+        public List<Object[]> rows(String name) {
+            return collections.getOrDefault(name, List.of());
+        }
+    }
+
+    public CatalogAccess {
+        introspected = introspected == null ? Introspected.NONE : introspected;
+    }
+
+    public CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite, Supplier<List<Backend>> backends) {
+        this(user, mayAccess, mayWrite, backends, Introspected.NONE);
+    }
 
     /** Access without sessions to list. */
     public CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite) {
@@ -26,6 +53,11 @@ public record CatalogAccess(String user, Predicate<String> mayAccess, boolean ma
 
     /** This access listing {@code backends} in {@code pg_stat_activity}. */
     public CatalogAccess withBackends(Supplier<List<Backend>> backends) {
-        return new CatalogAccess(user, mayAccess, mayWrite, backends);
+        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected);
+    }
+
+    /** This access answering {@code tandem_internal} and the size functions from {@code introspected}. */
+    public CatalogAccess withIntrospected(Introspected introspected) {
+        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected);
     }
 }

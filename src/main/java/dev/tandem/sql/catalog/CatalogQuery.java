@@ -52,7 +52,8 @@ public final class CatalogQuery {
             "pg_encoding_to_char", "current_setting", "pg_size_pretty", "pg_backend_pid", "quote_ident", "array_to_string");
 
     static {
-        java.util.Set<String> names = new java.util.HashSet<>(List.of("pg_catalog", "information_schema", "current_catalog", "current_schema"));
+        java.util.Set<String> names = new java.util.HashSet<>(List.of("pg_catalog", "information_schema", "current_catalog", "current_schema",
+                PgCatalogData.TANDEM_INTERNAL.toLowerCase(Locale.ROOT)));
         for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
             if (r.schema().equals("pg_catalog")) {
                 names.add(r.name().toLowerCase(Locale.ROOT));
@@ -136,12 +137,46 @@ public final class CatalogQuery {
 
     private static boolean catalogFunction(String word) {
         return CATALOG_FUNCTIONS.contains(word) || word.startsWith("pg_get_") && word.length() > "pg_get_".length()
-                || word.startsWith("has_") && word.endsWith("_privilege") && word.length() > "has__privilege".length();
+                || word.startsWith("has_") && word.endsWith("_privilege") && word.length() > "has__privilege".length()
+                || word.startsWith("pg_") && word.endsWith("_size") && word.length() > "pg__size".length();
     }
 
     /** The query's result columns. */
     public List<SqlColumn> columns() {
         return columns;
+    }
+
+    private static final Pattern SIZE_FUNCTION = Pattern.compile("(?i)\\bpg_(relation|table|indexes|total_relation)_size\\s*\\(");
+    private static final Pattern INTERNAL_RELATION = Pattern.compile("(?i)\\btandem_internal\\s*\\.\\s*\"?(\\w+)");
+
+    /**
+     * The introspection collections ({@code tandem_dataflows}…) a run of the query reads, to be read for it
+     * beforehand ({@link CatalogAccess#withIntrospected}): those of the {@code tandem_internal} relations it
+     * names, and the arrangement sizes for the size functions and {@code tandem_internal.indexes}.
+     */
+    public java.util.Set<String> introspectionReads() {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        String sql = STRING_LITERAL.matcher(text).replaceAll("''");
+        if (SIZE_FUNCTION.matcher(sql).find()) {
+            out.add("tandem_arrangement_sizes");
+        }
+        Matcher m = INTERNAL_RELATION.matcher(sql);
+        while (m.find()) {
+            String name = m.group(1).toLowerCase(Locale.ROOT);
+            PgCatalogData.IntrospectionView v = PgCatalogData.INTROSPECTION_VIEWS.get(name);
+            if (v != null) {
+                out.add(v.collection());
+            } else if (name.equals("indexes")) {
+                out.add("tandem_arrangement_sizes");
+            }
+        }
+        return out;
+    }
+
+    /** Whether a run of the query lists index statuses ({@code tandem_internal.indexes}). */
+    public boolean readsIndexStatuses() {
+        return INTERNAL_RELATION.matcher(STRING_LITERAL.matcher(text).replaceAll("''")).results()
+                .anyMatch(m -> m.group(1).equalsIgnoreCase("indexes"));
     }
 
     /** How many parameters ({@code $1}…) the query takes; each is text. */
@@ -395,8 +430,14 @@ public final class CatalogQuery {
         SchemaPlus root = cc.getRootSchema();
         SchemaPlus pgCatalog = root.add("pg_catalog", new org.apache.calcite.schema.impl.AbstractSchema());
         SchemaPlus informationSchema = root.add("information_schema", new org.apache.calcite.schema.impl.AbstractSchema());
+        SchemaPlus tandemInternal = root.add(PgCatalogData.TANDEM_INTERNAL, new org.apache.calcite.schema.impl.AbstractSchema());
         for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
-            (r.schema().equals("pg_catalog") ? pgCatalog : informationSchema).add(r.name(), new RelationTable(r, data));
+            SchemaPlus schema = switch (r.schema()) {
+                case "pg_catalog" -> pgCatalog;
+                case PgCatalogData.TANDEM_INTERNAL -> tandemInternal;
+                default -> informationSchema;
+            };
+            schema.add(r.name(), new RelationTable(r, data));
         }
         for (String[] f : PgCatalogFunctions.FUNCTIONS) {
             for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {

@@ -23,6 +23,8 @@ final class PgCatalogData {
     static final String DATABASE = "tandem";
     /** The one role owning every object, as {@code pg_get_userbyid} and {@code pg_roles} give it. */
     static final String OWNER = "tandem";
+    /** The schema of Tandem's own introspection, beside {@code pg_catalog}. */
+    static final String TANDEM_INTERNAL = "tandem_internal";
     static final long OWNER_OID = 10;
     static final long HEAP_AM = 2;
     static final long BTREE_AM = 403;
@@ -35,7 +37,11 @@ final class PgCatalogData {
     /** A catalog relation: its schema, name, OID, kind ({@code 'r'} or {@code 'v'}) and columns. */
     record Relation(String schema, String name, long oid, String kind, List<Col> columns) {
         long namespace() {
-            return schema.equals("pg_catalog") ? PgOids.PG_CATALOG_NAMESPACE : PgOids.INFORMATION_SCHEMA_NAMESPACE;
+            return switch (schema) {
+                case "pg_catalog" -> PgOids.PG_CATALOG_NAMESPACE;
+                case TANDEM_INTERNAL -> PgOids.TANDEM_INTERNAL_NAMESPACE;
+                default -> PgOids.INFORMATION_SCHEMA_NAMESPACE;
+            };
         }
     }
 
@@ -122,6 +128,9 @@ final class PgCatalogData {
         }
         return List.copyOf(out);
     }
+
+    /** The {@code tandem_internal} relations over introspection collections, by name. */
+    static final Map<String, IntrospectionView> INTROSPECTION_VIEWS = new LinkedHashMap<>();
 
     /** The catalog's relations, by schema-qualified name ({@code pg_catalog.pg_class}). */
     static final Map<String, Relation> RELATIONS = new LinkedHashMap<>();
@@ -243,6 +252,41 @@ final class PgCatalogData {
                 + "routine_body information_schema.character_data, routine_definition information_schema.character_data, "
                 + "external_language information_schema.character_data, is_deterministic information_schema.yes_or_no, "
                 + "security_type information_schema.character_data");
+        // Tandem's own introspection: the index statuses, and each introspection collection as the REST API serves it
+        relation(TANDEM_INTERNAL, "indexes", 13101, "v", "oid oid, id text, name text, on_relation text, key text[], state text, "
+                + "hydrated bool, error text, data_error text, write_frontier int8, since int8, records int8, bytes int8, as_of int8, "
+                + "compaction_window_ms int8");
+        introspection("dataflows", 13102, "tandem_dataflows", "id", true,
+                "id text, name text, worker int8, as_of int8, hydrated bool, hydration_ms int8, error text");
+        introspection("frontiers", 13103, "tandem_frontiers", "collection_id", true, "collection_id text, write_frontier int8, since int8");
+        introspection("arrangement_sizes", 13104, "tandem_arrangement_sizes", "collection_id", true,
+                "collection_id text, worker int8, records int8, batches int8, bytes int8");
+        introspection("operator_elapsed", 13105, "tandem_operator_elapsed", "dataflow", true,
+                "dataflow text, operator text, worker int8, elapsed_ns int8, invocations int8");
+        introspection("read_holds", 13106, "tandem_read_holds", "collection_id", true, "collection_id text, holder text, frontier int8");
+        introspection("hydration_progress", 13107, "tandem_hydration_progress", "dataflow", true,
+                "dataflow text, records_processed int8, records_total int8");
+        introspection("subscriptions", 13108, "tandem_subscriptions", "index", false,
+                "id int8, index text, subscriber text, delivered int8, lag_ms int8, buffered int8, messages int8, bytes int8");
+        introspection("sources", 13109, "tandem_sources", "name", false, "name text, topic text, envelope text, partitions int8, "
+                + "offsets text, end_offsets text, lag int8, records int8, errors int8, state text, detail text, ingesting bool, decoded int8");
+        introspection("source_errors", 13110, "tandem_source_errors", "source", false,
+                "source text, partition int8, offset int8, error text, value text");
+        introspection("storage_errors", 13111, "tandem_storage_errors", "table", false,
+                "table text, row text, multiplicity int8, log_offset int8, error text");
+    }
+
+    /**
+     * A {@code tandem_internal} relation over introspection collection {@code collection}, whose rows a
+     * caller sees when it may read the object column {@code about} names (by its catalog id when {@code byId}):
+     * a row about no catalog object (a transient dataflow of a one-off read) is shown to no one.
+     */
+    record IntrospectionView(String collection, String about, boolean byId) {
+    }
+
+    private static void introspection(String name, long oid, String collection, String about, boolean byId, String spec) {
+        relation(TANDEM_INTERNAL, name, oid, "v", spec);
+        INTROSPECTION_VIEWS.put(name, new IntrospectionView(collection, about, byId));
     }
 
     final CatalogSnapshot snapshot;
@@ -341,6 +385,7 @@ final class PgCatalogData {
                 out.add(row(PgOids.PG_CATALOG_NAMESPACE, "pg_catalog", OWNER_OID, null));
                 out.add(row(PgOids.PUBLIC_NAMESPACE, "public", OWNER_OID, null));
                 out.add(row(PgOids.INFORMATION_SCHEMA_NAMESPACE, "information_schema", OWNER_OID, null));
+                out.add(row(PgOids.TANDEM_INTERNAL_NAMESPACE, TANDEM_INTERNAL, OWNER_OID, null));
             }
             case "pg_catalog.pg_class" -> {
                 for (Relation c : RELATIONS.values()) {
@@ -487,7 +532,7 @@ final class PgCatalogData {
                 }
             }
             case "information_schema.schemata" -> {
-                for (String s : List.of("information_schema", "pg_catalog", "public")) {
+                for (String s : List.of("information_schema", "pg_catalog", "public", TANDEM_INTERNAL)) {
                     out.add(row(DATABASE, s, OWNER, null, null, null, null));
                 }
             }
@@ -540,9 +585,69 @@ final class PgCatalogData {
                     }
                 }
             }
-            default -> throw new IllegalStateException("no rows for " + relation.name());
+            case "tandem_internal.indexes" -> {
+                for (dev.tandem.controller.IndexStatus s : access.introspected().indexes()) {
+                    Rel r = relByName.get(s.name());
+                    if (r == null || !r.entry().id().equals(s.id())) {
+                        continue; // not granted, or dropped and created again since the snapshot
+                    }
+                    var upper = s.writeFrontier();
+                    var since = s.since();
+                    out.add(row(r.oid(), s.id(), s.name(), s.on(), List.copyOf(s.key()), s.state(), s.hydrated(), s.error(), s.dataError(),
+                            upper.isEmpty() ? null : upper.time(), since.isEmpty() ? null : since.time(), s.records(), bytes(s.id()), s.asOf(),
+                            s.windowMillis()));
+                }
+            }
+            default -> {
+                IntrospectionView v = INTROSPECTION_VIEWS.get(relation.name());
+                if (v == null || !relation.schema().equals(TANDEM_INTERNAL)) {
+                    throw new IllegalStateException("no rows for " + relation.name());
+                }
+                int about = -1;
+                for (int i = 0; i < relation.columns().size(); i++) {
+                    if (relation.columns().get(i).name().equals(v.about())) {
+                        about = i;
+                    }
+                }
+                for (Object[] r : access.introspected().rows(v.collection())) {
+                    Object o = r[about];
+                    String name = o == null ? null : v.byId() ? nameOfId(o.toString()) : o.toString();
+                    if (name != null && access.mayAccess().test(name)) {
+                        out.add(row(r));
+                    }
+                }
+            }
         }
         return out;
+    }
+
+    /** The name of the object with catalog id {@code id}: a table, view or index, or an introspection collection (null: none). */
+    private String nameOfId(String id) {
+        for (CatalogEntry e : snapshot.entries()) {
+            if (e.id().equals(id)) {
+                return e.name();
+            }
+        }
+        for (dev.tandem.controller.IndexStatus s : access.introspected().system()) {
+            if (s.id().equals(id)) {
+                return s.name();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The bytes of the arrangements exported under catalog id {@code id}, summed over workers, as the
+     * introspection collection {@code tandem_arrangement_sizes} reports them (0: none).
+     */
+    long bytes(String id) {
+        long sum = 0;
+        for (Object[] r : access.introspected().rows("tandem_arrangement_sizes")) {
+            if (id.equals(r[0]) && r[4] instanceof Number n) {
+                sum += n.longValue();
+            }
+        }
+        return sum;
     }
 
     private static Object[] row(Object... values) {

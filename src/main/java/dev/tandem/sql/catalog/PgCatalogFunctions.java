@@ -58,6 +58,10 @@ public final class PgCatalogFunctions {
             new String[] {"quote_ident", "quoteIdent"},
             new String[] {"current_setting", "currentSetting"},
             new String[] {"pg_size_pretty", "sizePretty"},
+            new String[] {"pg_relation_size", "relationSize"},
+            new String[] {"pg_table_size", "relationSize"},
+            new String[] {"pg_indexes_size", "indexesSize"},
+            new String[] {"pg_total_relation_size", "totalRelationSize"},
             new String[] {"array_to_string", "arrayToString"},
             new String[] {"array_upper", "arrayUpper"},
             new String[] {"array_lower", "arrayLower"},
@@ -288,6 +292,66 @@ public final class PgCatalogFunctions {
             v /= 1L << 10;
         }
         return halfRounded(v) + " PB";
+    }
+
+    /**
+     * {@code pg_relation_size(regclass)} and {@code pg_table_size}: the bytes of the arrangements Tandem
+     * keeps under the relation's own id (an index's; a table's or view's own arrangement where it has one,
+     * else 0), summed over workers. A name that is no relation the caller sees is {@code 42P01}, an OID
+     * that is none is NULL, as in PostgreSQL.
+     */
+    public static Long relationSize(String relation) {
+        Long oid = relationOid(relation);
+        if (oid == null) {
+            return null;
+        }
+        PgCatalogData d = data();
+        PgCatalogData.Rel r = d.rels.get(oid);
+        if (r != null) {
+            return d.bytes(r.entry().id());
+        }
+        // a relation of the catalog itself, computed per query, keeps nothing; another OID is none
+        return PgCatalogData.RELATIONS.values().stream().anyMatch(c -> c.oid() == oid) ? 0L : null;
+    }
+
+    /** {@code pg_relation_size(regclass, fork)}: the main fork's size; the other forks are empty. */
+    public static Long relationSize(String relation, String fork) {
+        Long main = relationSize(relation);
+        return main == null || fork == null ? null : fork.equals("main") ? main : 0L;
+    }
+
+    /** {@code pg_indexes_size(regclass)}: the bytes of the indexes on the relation the caller sees (0 for an index). */
+    public static Long indexesSize(String relation) {
+        Long own = relationSize(relation);
+        if (own == null) {
+            return null;
+        }
+        PgCatalogData d = data();
+        PgCatalogData.Rel r = d.rels.get(relationOid(relation));
+        long sum = 0;
+        for (PgCatalogData.Rel x : d.rels.values()) {
+            if (r != null && x.entry() instanceof dev.tandem.controller.CatalogEntry.Index i && i.on().equals(r.name())) {
+                sum += d.bytes(i.id());
+            }
+        }
+        return sum;
+    }
+
+    /** {@code pg_total_relation_size(regclass)}: the relation's own size and its indexes'. */
+    public static Long totalRelationSize(String relation) {
+        Long own = relationSize(relation);
+        return own == null ? null : own + indexesSize(relation);
+    }
+
+    /**
+     * The OID an argument of type {@code regclass} gives: an OID (Calcite passes it as its digits), or a name
+     * read as {@code 'name'::regclass} reads it (unknown: 42P01).
+     */
+    private static Long relationOid(String relation) {
+        if (relation == null) {
+            return null;
+        }
+        return regclassIn(relation); // an OID's digits are the OID, as regclass reads them
     }
 
     private static long halfRounded(long x) {
@@ -525,6 +589,7 @@ public final class PgCatalogFunctions {
             case "pg_catalog" -> (long) PgOids.PG_CATALOG_NAMESPACE;
             case "public" -> (long) PgOids.PUBLIC_NAMESPACE;
             case "information_schema" -> (long) PgOids.INFORMATION_SCHEMA_NAMESPACE;
+            case "tandem_internal" -> (long) PgOids.TANDEM_INTERNAL_NAMESPACE;
             case "" -> null;
             default -> throw new SqlException("3F000", "schema \"" + name + "\" does not exist");
         };
@@ -535,7 +600,8 @@ public final class PgCatalogFunctions {
             return null;
         }
         return oid == PgOids.PG_CATALOG_NAMESPACE ? "pg_catalog" : oid == PgOids.PUBLIC_NAMESPACE ? "public"
-                : oid == PgOids.INFORMATION_SCHEMA_NAMESPACE ? "information_schema" : oid.toString();
+                : oid == PgOids.INFORMATION_SCHEMA_NAMESPACE ? "information_schema"
+                : oid == PgOids.TANDEM_INTERNAL_NAMESPACE ? "tandem_internal" : oid.toString();
     }
 
     public static Long regroleIn(String name) {

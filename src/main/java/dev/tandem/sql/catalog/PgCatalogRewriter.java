@@ -278,16 +278,24 @@ final class PgCatalogRewriter {
     private static String render(List<Tok> toks) {
         StringBuilder b = new StringBuilder();
         Tok prev = null;
+        Tok before = null;
         for (Tok t : toks) {
             if (prev != null && !(prev.is("(") || prev.is("[") || prev.is(".") || t.is(")") || t.is("]") || t.is(",") || t.is(".")
                     || (t.is("(") && (prev.kind() == Kind.WORD && !isKeywordBeforeParen(prev) || prev.kind() == Kind.QUOTED)) || t.is("["))) {
                 b.append(' ');
             }
-            b.append(t.kind() == Kind.PARAM ? "?" : t.text());
+            // a parameter as a size function's relation has no type Calcite can infer: it is the relation's name or OID, as text
+            boolean sizeArgument = t.kind() == Kind.PARAM && prev != null && prev.is("(") && before != null && before.kind() == Kind.WORD
+                    && SIZE_FUNCTIONS.contains(before.text().toLowerCase(java.util.Locale.ROOT));
+            b.append(t.kind() == Kind.PARAM ? sizeArgument ? "CAST(? AS VARCHAR)" : "?" : t.text());
+            before = prev;
             prev = t;
         }
         return b.toString();
     }
+
+    /** The functions of a {@code regclass} whose argument may be a parameter (read as text). */
+    private static final Set<String> SIZE_FUNCTIONS = Set.of("pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size");
 
     // ------------------------------------------------------------------ the rewrite
 

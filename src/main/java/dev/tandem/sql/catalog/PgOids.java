@@ -19,8 +19,8 @@ public final class PgOids {
     public static final int PUBLIC_NAMESPACE = 2200;
     /** {@code information_schema} (PostgreSQL gives it a build-dependent OID; this one is Tandem's). */
     public static final int INFORMATION_SCHEMA_NAMESPACE = 13000;
-    /** Tandem's own introspection schema, {@code tandem_catalog}. */
-    public static final int TANDEM_CATALOG_NAMESPACE = 13100;
+    /** Tandem's own introspection schema, {@code tandem_internal}. */
+    public static final int TANDEM_INTERNAL_NAMESPACE = 13100;
 
     public static final int BOOL = 16;
     public static final int NAME = 19;
