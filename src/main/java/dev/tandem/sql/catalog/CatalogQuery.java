@@ -147,6 +147,8 @@ public final class CatalogQuery {
     }
 
     private static final Pattern SIZE_FUNCTION = Pattern.compile("(?i)\\bpg_(relation|table|indexes|total_relation)_size\\s*\\(");
+    /** A string literal, for the reads of a query already known to read the catalog. */
+    private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
     private static final Pattern INTERNAL_RELATION = Pattern.compile("(?i)\\btandem_internal\\s*\\.\\s*\"?(\\w+)");
 
     /**
