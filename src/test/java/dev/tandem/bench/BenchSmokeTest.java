@@ -35,10 +35,11 @@ class BenchSmokeTest {
      * it on demand). {@code subscribe-fanout} is left out: its hundreds of WebSocket clients would
      * crowd this concurrent run; smoke-run it by hand with {@code bin/dev bench subscribe-fanout --subscribers 8
      * --rate 50 --rows 20000 --duration 3s --churn-loops 1} (see docs/BENCHMARKS.md). {@code pg-compare} needs
-     * PostgreSQL and pgbench and has its own schema: {@code PgCompareSmokeTest} runs it.
+     * PostgreSQL and pgbench and has its own schema: {@code PgCompareSmokeTest} runs it; so does
+     * {@code pg-source}: {@code PgSourceSmokeTest}.
      */
     private static final List<String> SCENARIOS = BenchOptions.SCENARIOS.stream()
-            .filter(s -> !s.equals("replicas") && !s.equals("subscribe-fanout") && !s.equals("pg-compare")).toList();
+            .filter(s -> !s.equals("replicas") && !s.equals("subscribe-fanout") && !s.equals("pg-compare") && !s.equals("pg-source")).toList();
 
     @Test
     @Timeout(420)
