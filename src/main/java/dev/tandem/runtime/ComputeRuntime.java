@@ -14,6 +14,7 @@ import dev.tandem.protocol.ComputeResponse.PeekResponse;
 import dev.tandem.protocol.ComputeResponse.PeekResult;
 import dev.tandem.protocol.ComputeResponse.Status;
 import dev.tandem.render.Dataflow;
+import dev.tandem.row.Row;
 import dev.tandem.render.DataflowListener;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sharing.Publication;
@@ -66,6 +67,15 @@ public final class ComputeRuntime implements ComputeInstance {
     private final Scheduler.Worker commands;
     private final SchedulerWorkerPool pool;
     private final Scheduler fastLane;
+    /**
+     * The interactive runtime's lane for bulky peeks (many literal keys, or a scan of a large index), so
+     * that one such read never queues the point reads behind it on the fast lane.
+     */
+    private final Scheduler bulkLane;
+    /** A peek of more literal keys than this is bulky. */
+    static final int BULK_KEYS = 1024;
+    /** A peek that scans an index of more records than this is bulky. */
+    static final long BULK_RECORDS = 100_000;
     private final Sinks.Many<ComputeResponse> out = Sinks.many().unicast().onBackpressureBuffer();
     /**
      * Delivers every one of maintenance's responses, at normal priority (see {@link SerialEmitter}); null
@@ -128,12 +138,14 @@ public final class ComputeRuntime implements ComputeInstance {
         ThreadNice.startThreads(List.of(commands));
         if (role == Role.INTERACTIVE) {
             this.fastLane = schedulers.newParallel(name, workers);
+            this.bulkLane = schedulers.newParallel(name + "-bulk", 1);
             // A lowered maintenance thread reaches this runtime when it publishes (an introspection mirror's
             // report, an import dropped under a query): what it emits here is delivered on the fast lane.
             this.emitter = new SerialEmitter<>(out, task -> fastLane.schedule(task), ThreadNice::lowered);
             this.pool = new SchedulerWorkerPool(name + "-slow", schedulers.newParallel(name + "-slow", workers), workers, fatal);
         } else {
             this.fastLane = null;
+            this.bulkLane = null;
             // Maintenance beside an interactive runtime gives hydrations a lane of their own, so a hydrated
             // index stays fresh while another hydrates; SOLO keeps one queue per worker, as a single runtime would.
             boolean lanes = role == Role.MAINTENANCE;
@@ -469,7 +481,7 @@ public final class ComputeRuntime implements ComputeInstance {
             SharedArrangement arr = now.arrangement();
             Disposable.Swap task = Disposables.swap();
             peeks.put(uuid, new PendingPeek(task, peekPath(peek.target()), resources.tickerNanos().getAsLong()));
-            task.update(fastLane.schedule(() -> {
+            task.update(laneFor(peek, arr).schedule(() -> {
                 PeekResult r;
                 try {
                     r = answer(peek, arr);
@@ -493,7 +505,7 @@ public final class ComputeRuntime implements ComputeInstance {
                 // a readable peek asked above and was not admitted in this tick; one that had to wait asks now
                 ready = asked ? ready.delayUntil(arr -> gate.admitLater()) : ready.delayUntil(arr -> gate.admission());
             }
-            result = ready.publishOn(fastLane).map(arr -> answer(peek, arr));
+            result = ready.flatMap(arr -> Mono.fromCallable(() -> answer(peek, arr)).subscribeOn(laneFor(peek, arr)));
         } else {
             int w = Math.floorMod(nextPeekWorker.getAndIncrement(), pool.size());
             result = ready.flatMap(arr -> pool.call(w, () -> answer(peek, arr)));
@@ -518,6 +530,17 @@ public final class ComputeRuntime implements ComputeInstance {
                 offerEarly(df, peek);
             }
         }
+    }
+
+    /**
+     * The interactive lane that answers {@code peek} from {@code arr}: the bulk lane for a read of more
+     * than {@link #BULK_KEYS} literal keys or a scan of more than {@link #BULK_RECORDS} records, else
+     * the fast lane.
+     */
+    private Scheduler laneFor(Peek peek, SharedArrangement arr) {
+        List<Row> keys = peek.literalKeys();
+        boolean bulky = keys != null ? keys.size() > BULK_KEYS : arr.snapshot().records() > BULK_RECORDS;
+        return bulky ? bulkLane : fastLane;
     }
 
     /**
@@ -640,6 +663,7 @@ public final class ComputeRuntime implements ComputeInstance {
         pool.dispose();
         if (fastLane != null) {
             fastLane.dispose();
+            bulkLane.dispose();
         }
         emitter.complete();
         if (responses != null) {
