@@ -318,6 +318,10 @@ final class Catalog {
                     ObjectNode defaults = n.putObject("defaults");
                     new java.util.TreeMap<>(t.defaults()).forEach((column, value) -> defaults.set(column, RowJson.json(value)));
                 }
+                if (!t.declared().isEmpty()) {
+                    ObjectNode declared = n.putObject("declared");
+                    new java.util.TreeMap<>(t.declared()).forEach((column, type) -> declared.put(column, type.sqlName()));
+                }
             }
             case CatalogEntry.View v -> {
                 n.put("kind", "view");
@@ -355,7 +359,13 @@ final class Catalog {
                         defaults.put(d.getKey(), RowJson.datum(d.getValue(), schema.column(schema.indexOf(d.getKey())).type()));
                     }
                 }
-                yield new CatalogEntry.Table(id, name, schema, keys, defaults);
+                Map<String, DeclaredType> declared = new java.util.HashMap<>();
+                if (n.has("declared")) {
+                    for (var d : n.get("declared").properties()) {
+                        declared.put(d.getKey(), DeclaredType.parse(d.getValue().asString()));
+                    }
+                }
+                yield new CatalogEntry.Table(id, name, schema, keys, defaults, declared);
             }
             case "view" -> new CatalogEntry.View(id, name, PlanJson.parse(n.get("plan"), "plan"), schema);
             case "index" -> {

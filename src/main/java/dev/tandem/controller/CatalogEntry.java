@@ -19,13 +19,25 @@ public sealed interface CatalogEntry {
     Schema schema();
 
     /**
-     * An input table, with its unique keys (its primary key first, if it has one) and its columns'
-     * constant defaults by column name (a column without one defaults to NULL; no NULL values here).
+     * An input table, with its unique keys (its primary key first, if it has one), its columns'
+     * constant defaults by column name (a column without one defaults to NULL; no NULL values here) and
+     * the declared types of the columns whose SQL type says more than their datum type (by column name).
      */
-    record Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults) implements CatalogEntry {
+    record Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults, Map<String, DeclaredType> declared)
+            implements CatalogEntry {
         public Table {
             keys = List.copyOf(keys);
             defaults = Map.copyOf(defaults);
+            declared = Map.copyOf(declared);
+        }
+
+        public Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults) {
+            this(id, name, schema, keys, defaults, Map.of());
+        }
+
+        /** The declared type of column {@code c}, or null when it is its datum type's. */
+        public DeclaredType declaredType(int c) {
+            return declared.isEmpty() ? null : declared.get(schema.column(c).name());
         }
 
         public Table(String id, String name, Schema schema, List<Key> keys) {

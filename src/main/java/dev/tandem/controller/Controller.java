@@ -234,11 +234,21 @@ public final class Controller implements AutoCloseable {
     /** Creates a table with unique keys (as above) and constant column defaults by column name, kept with it in the catalog. */
     public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys,
             Map<String, Object> defaults) {
-        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys, defaults));
+        return createTable(name, columns, keys, defaults, Map.of());
+    }
+
+    /**
+     * Creates a table as above whose columns named in {@code declared} have that SQL type: every write
+     * fits its values to it ({@link DeclaredType#fit}), as the column's default is fitted here.
+     */
+    public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys,
+            Map<String, Object> defaults, Map<String, DeclaredType> declared) {
+        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys, defaults, declared));
     }
 
     private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested,
-            Map<String, Object> defaults) {
+            Map<String, Object> givenDefaults, Map<String, DeclaredType> declared) {
+        Map<String, Object> defaults = new java.util.HashMap<>(givenDefaults);
         checkName(name);
         if (columns == null || columns.isEmpty()) {
             throw ControllerException.invalid("a table needs at least one column");
@@ -255,6 +265,21 @@ public final class Controller implements AutoCloseable {
         for (String column : defaults.keySet()) {
             if (schema.indexOf(column) < 0) {
                 throw ControllerException.invalid("a default for column '" + column + "', which the table does not have");
+            }
+        }
+        for (Map.Entry<String, DeclaredType> d : declared.entrySet()) {
+            int c = schema.indexOf(d.getKey());
+            if (c < 0 || schema.column(c).type() != d.getValue().datumType()) {
+                throw ControllerException.invalid("a declared type " + d.getValue().sqlName() + " for column '" + d.getKey()
+                        + "', which the table does not have with type " + d.getValue().datumType().jsonName());
+            }
+            Object value = defaults.get(d.getKey());
+            if (value != null) {
+                try {
+                    defaults.put(d.getKey(), d.getValue().fit(value));
+                } catch (dev.tandem.expr.EvalError e) {
+                    throw ControllerException.invalid(e.getMessage());
+                }
             }
         }
         List<CatalogEntry.Key> keys = tableKeys(name, schema, requested);
@@ -274,8 +299,8 @@ public final class Controller implements AutoCloseable {
             stored.add(new UniqueKey(k.name(), k.columns().stream().map(tableSchema::indexOf).toList(), k.primary()));
         }
         List<CatalogEntry> defined = primary == null
-                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults)))
-                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults),
+                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults, declared)))
+                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults, declared),
                         id -> new CatalogEntry.Index(id, primary.name(), name, primary.columns(), tableSchema, CatalogEntry.Index.DEFAULT_WINDOW));
         CatalogEntry.Table t = (CatalogEntry.Table) defined.get(0);
         try {
@@ -646,7 +671,7 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
         }
         // the storage names tables by id; the user named it. A key violation names no id and stays typed.
-        return storage.write(t.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException), x -> ControllerException.invalid(
+        return storage.write(t.id(), fitted(t, diffs)).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException), x -> ControllerException.invalid(
                 x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
     }
 
@@ -664,7 +689,7 @@ public final class Controller implements AutoCloseable {
         if (diffs.isEmpty()) {
             throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
         }
-        return storage.write(now.id(), diffs).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
+        return storage.write(now.id(), fitted(now, diffs)).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
                 x -> {
                     String message = x.getMessage().replace("table '" + now.id() + "'", "table '" + now.name() + "'");
                     return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
@@ -688,7 +713,7 @@ public final class Controller implements AutoCloseable {
             if (c.getValue().isEmpty()) {
                 throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
             }
-            byId.put(now.id(), c.getValue());
+            byId.put(now.id(), fitted(now, c.getValue()));
             names.put(now.id(), now.name());
         }
         return storage.writeTables(byId, null).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
@@ -699,6 +724,48 @@ public final class Controller implements AutoCloseable {
                     }
                     return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
                 });
+    }
+
+    /**
+     * {@code diffs} with their values fitted to {@code table}'s declared column types (a numeric rounded to
+     * its column's scale); a value that does not fit refuses the write. Rows not of the table's schema
+     * are left as they are, for the storage to refuse.
+     */
+    static List<RowDiff> fitted(CatalogEntry.Table table, List<RowDiff> diffs) {
+        if (table.declared().isEmpty()) {
+            return diffs;
+        }
+        Schema schema = table.schema();
+        DeclaredType[] declared = new DeclaredType[schema.arity()];
+        for (int c = 0; c < declared.length; c++) {
+            declared[c] = table.declaredType(c);
+        }
+        List<RowDiff> out = new ArrayList<>(diffs.size());
+        for (RowDiff d : diffs) {
+            if (d.row().arity() != declared.length) {
+                out.add(d);
+                continue;
+            }
+            Object[] values = d.row().unpack();
+            boolean changed = false;
+            for (int c = 0; c < declared.length; c++) {
+                DeclaredType type = declared[c];
+                if (type != null && values[c] != null && type.datumType().accepts(values[c])) {
+                    Object fit;
+                    try {
+                        fit = type.fit(values[c]);
+                    } catch (dev.tandem.expr.EvalError e) {
+                        throw ControllerException.invalid(e.getMessage() + " (column '" + schema.column(c).name() + "' of table '" + table.name() + "')");
+                    }
+                    if (!fit.equals(values[c])) {
+                        values[c] = fit;
+                        changed = true;
+                    }
+                }
+            }
+            out.add(changed ? new RowDiff(Row.pack(schema.types(), java.util.Arrays.asList(values)), d.diff()) : d);
+        }
+        return out;
     }
 
     private static String kindOf(CatalogEntry e) {

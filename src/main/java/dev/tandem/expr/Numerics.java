@@ -106,9 +106,10 @@ public final class Numerics {
         BigDecimal r = v.setScale(scale, RoundingMode.HALF_UP);
         if (r.signum() != 0 && r.precision() - r.scale() > precision - scale) {
             throw new EvalError("numeric field overflow: a field with precision " + precision + ", scale " + scale
-                    + " must round to an absolute value less than 10^" + (precision - scale));
+                    + " must round to an absolute value less than " + (precision == scale ? "1" : "10^" + (precision - scale)));
         }
-        return r;
+        // a negative scale rounds left of the point; the value keeps no negative scale
+        return scale < 0 ? r.setScale(0) : r;
     }
 
     /** A numeric's bigint: rounded half away from zero; {@code 22003} beyond bigint's range. */

@@ -2,6 +2,7 @@ package dev.tandem.sql;
 
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
+import dev.tandem.controller.DeclaredType;
 import dev.tandem.plan.Plan;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
@@ -80,6 +81,7 @@ final class DdlPlanner {
         List<Column> columns = new ArrayList<>();
         List<CatalogEntry.Key> keys = new ArrayList<>();
         java.util.Map<String, Object> defaults = new java.util.HashMap<>();
+        java.util.Map<String, DeclaredType> declared = new java.util.HashMap<>();
         do {
             SqlLexer.Token at = lex.peek();
             if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
@@ -98,14 +100,21 @@ final class DdlPlanner {
                 lex.expect("time");
                 lex.expect("zone");
             }
+            List<Integer> modifiers = new ArrayList<>();
             if (lex.acceptPunct("(")) {
-                lex.take();
-                if (SqlTypes.ofName(type.toString()) == DatumType.NUMERIC) {
-                    int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
-                    throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a numeric column's precision and scale"
-                            + " (declare the column numeric: it keeps each value's scale)", lc[0], lc[1]);
-                }
+                do {
+                    boolean negative = lex.acceptPunct("-");
+                    SqlLexer.Token m = lex.take();
+                    if (m.kind() != SqlLexer.Kind.NUMBER || !m.text().matches("\\d{1,9}")) {
+                        throw lex.error("expected a type modifier (an integer)", m);
+                    }
+                    modifiers.add(negative ? -Integer.parseInt(m.text()) : Integer.parseInt(m.text()));
+                } while (lex.acceptPunct(","));
                 lex.expectPunct(")");
+            }
+            DeclaredType declaredType = declaredType(sql, typeAt, type.toString(), modifiers);
+            if (declaredType != null) {
+                declared.put(col, declaredType);
             }
             DatumType t = SqlTypes.ofName(type.toString());
             if (t == null) {
@@ -148,9 +157,50 @@ final class DdlPlanner {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
-            controller.createTable(name, columns, keys, defaults);
+            controller.createTable(name, columns, keys, defaults, declared);
             return SqlResult.command("CREATE TABLE");
         }));
+    }
+
+    /**
+     * The declared type of a column of type {@code type} with {@code modifiers} ({@code varchar(20)},
+     * {@code numeric(10, 2)}), or null when the type says no more than its datum type. A modifier a type
+     * does not take is refused, as is one out of its range; modifiers of types that keep no such limit
+     * ({@code timestamp(3)}, {@code float(24)}) are accepted and have no effect.
+     */
+    private static DeclaredType declaredType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
+        String n = type.toLowerCase(Locale.ROOT);
+        try {
+            return switch (n) {
+                case "integer", "int", "int4", "smallint", "int2" -> {
+                    if (!modifiers.isEmpty()) {
+                        int[] lc = SqlLexer.lineColumn(sql, at.offset());
+                        throw new SqlException(SqlException.SYNTAX, "syntax error: type " + n + " takes no type modifier", lc[0], lc[1]);
+                    }
+                    yield n.equals("smallint") || n.equals("int2") ? DeclaredType.SMALLINT : DeclaredType.INTEGER;
+                }
+                case "varchar", "character varying" -> switch (modifiers.size()) {
+                    case 0 -> null;
+                    case 1 -> DeclaredType.varchar(modifiers.get(0));
+                    default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
+                };
+                case "numeric", "decimal" -> switch (modifiers.size()) {
+                    case 0 -> null;
+                    case 1 -> DeclaredType.numeric(modifiers.get(0), 0);
+                    case 2 -> DeclaredType.numeric(modifiers.get(0), modifiers.get(1));
+                    default -> throw new IllegalArgumentException("type " + n + " takes at most two type modifiers, its precision and scale");
+                };
+                default -> {
+                    if (modifiers.size() > 1) {
+                        throw new IllegalArgumentException("type " + n + " takes at most one type modifier");
+                    }
+                    yield null;
+                }
+            };
+        } catch (IllegalArgumentException e) {
+            int[] lc = SqlLexer.lineColumn(sql, at.offset());
+            throw new SqlException(SqlException.INVALID_PARAMETER, e.getMessage(), lc[0], lc[1]);
+        }
     }
 
     /** A table constraint: {@code [CONSTRAINT name] PRIMARY KEY (a, ...)} or {@code UNIQUE (a, ...)}; others are refused. */

@@ -90,6 +90,7 @@ final class SqlErrors {
                 : m.contains("requested length too large") ? SqlException.PROGRAM_LIMIT
                 : m.contains("not supported: ") ? SqlException.NOT_SUPPORTED
                 : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
+                : m.startsWith("value too long for type") ? "22001"
                 : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION
                 : m.contains("cannot cast") ? SqlException.INVALID_TEXT
                 : m.contains("name '") && m.contains("is not valid") ? SqlException.INVALID_NAME

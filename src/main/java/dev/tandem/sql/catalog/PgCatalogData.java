@@ -2,6 +2,7 @@ package dev.tandem.sql.catalog;
 
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.CatalogSnapshot;
+import dev.tandem.controller.DeclaredType;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Schema;
@@ -421,7 +422,9 @@ final class PgCatalogData {
                         List<Column> columns = r.entry().schema().columns();
                         for (int k = 0; k < columns.size(); k++) {
                             Column c = columns.get(k);
-                            out.add(attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable()));
+                            DeclaredType d = declared(r.entry(), k);
+                            out.add(d == null ? attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable())
+                                    : attributeRow(r.oid(), c.name(), d.oid(), d.typmod(), k + 1, !c.nullable()));
                         }
                     }
                 }
@@ -559,7 +562,9 @@ final class PgCatalogData {
                         List<Column> columns = r.entry().schema().columns();
                         for (int k = 0; k < columns.size(); k++) {
                             Column c = columns.get(k);
-                            out.add(columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), PgOids.ofType(c.type())));
+                            DeclaredType d = declared(r.entry(), k);
+                            out.add(d == null ? columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), PgOids.ofType(c.type()))
+                                    : columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), d.oid(), d.typmod()));
                         }
                     }
                 }
@@ -666,13 +671,22 @@ final class PgCatalogData {
                 0L, 0L, null, null, null);
     }
 
+    /** The declared type of column {@code c} of {@code entry}, or null: a table's column declared {@code integer}, {@code varchar(n)}, {@code numeric(p, s)}. */
+    private static DeclaredType declared(CatalogEntry entry, int c) {
+        return entry instanceof CatalogEntry.Table t ? t.declaredType(c) : null;
+    }
+
     private static Object[] attributeRow(long rel, String name, long type, int num, boolean notNull) {
+        return attributeRow(rel, name, type, -1L, num, notNull);
+    }
+
+    private static Object[] attributeRow(long rel, String name, long type, long typmod, int num, boolean notNull) {
         PgType t = TYPE_BY_OID.get(type);
         long len = t == null ? -1 : t.len();
         boolean byval = t != null && t.byval();
         String align = t == null ? "i" : t.align();
         long collation = t == null ? 0 : t.collation();
-        return row(rel, name, type, -1L, len, (long) num, 0L, -1L, -1L, byval, align, len == -1 ? "x" : "p", "", notNull, false, false, "", "",
+        return row(rel, name, type, -1L, len, (long) num, 0L, -1L, typmod, byval, align, len == -1 ? "x" : "p", "", notNull, false, false, "", "",
                 false, true, 0L, collation, null, null, null, null);
     }
 
@@ -682,6 +696,10 @@ final class PgCatalogData {
     }
 
     private static Object[] columnsRow(String schema, String table, String column, int position, boolean nullable, long type) {
+        return columnsRow(schema, table, column, position, nullable, type, -1L);
+    }
+
+    private static Object[] columnsRow(String schema, String table, String column, int position, boolean nullable, long type, long typmod) {
         String dataType = switch ((int) type) {
             case 16 -> "boolean";
             case 20 -> "bigint";
@@ -694,6 +712,7 @@ final class PgCatalogData {
             case 700 -> "real";
             case 701 -> "double precision";
             case 1043 -> "character varying";
+            case 1700 -> "numeric";
             case 1114 -> "timestamp without time zone";
             case 1184 -> "timestamp with time zone";
             default -> TYPE_BY_OID.containsKey(type) && TYPE_BY_OID.get(type).category().equals("A") ? "ARRAY" : "USER-DEFINED";
@@ -708,10 +727,18 @@ final class PgCatalogData {
         };
         Long radix = precision == null ? null : 2L;
         Long scale = type == 20 || type == 21 || type == 23 ? 0L : null;
+        if (type == 1700 && typmod >= 4) {
+            precision = (typmod - 4) >> 16;
+            scale = (typmod - 4) & 0xffff;
+            radix = 10L;
+        } else if (type == 1700) {
+            radix = 10L;
+        }
         Long datetime = type == 1114 || type == 1184 ? 6L : null;
-        Long octets = type == 25 || type == 1043 ? 1073741824L : null;
+        Long length = type == 1043 && typmod >= 4 ? typmod - 4 : null;
+        Long octets = length != null ? Long.valueOf(4 * length) : type == 25 || type == 1043 ? Long.valueOf(1073741824L) : null;
         PgType t = TYPE_BY_OID.get(type);
-        return row(DATABASE, schema, table, column, (long) position, null, nullable ? "YES" : "NO", dataType, null, octets, precision, radix, scale,
+        return row(DATABASE, schema, table, column, (long) position, null, nullable ? "YES" : "NO", dataType, length, octets, precision, radix, scale,
                 datetime, null, null, DATABASE, "pg_catalog", t == null ? null : t.name(), "NO", "NEVER", null, schema.equals("public") ? "YES" : "NO");
     }
 }

@@ -100,7 +100,9 @@ public final class PgCatalogFunctions {
         if (t.category().equals("A") && t.elem() != 0 && t.name().startsWith("_")) {
             return formatType(t.elem(), typmod) + "[]";
         }
-        String mod = typmod != null && typmod >= 4 && (oid == 1043 || oid == 1042) ? "(" + (typmod - 4) + ")" : "";
+        String mod = typmod == null || typmod < 4 ? ""
+                : oid == 1043 || oid == 1042 ? "(" + (typmod - 4) + ")"
+                : oid == 1700 ? "(" + ((typmod - 4) >> 16) + "," + ((((typmod - 4) & 0x7ff) ^ 0x400) - 0x400) + ")" : "";
         return switch (t.name()) {
             case "bool" -> "boolean";
             case "int8" -> "bigint";
@@ -113,6 +115,7 @@ public final class PgCatalogFunctions {
             case "char" -> "\"char\"";
             case "timestamp" -> "timestamp without time zone";
             case "timestamptz" -> "timestamp with time zone";
+            case "numeric" -> "numeric" + mod;
             default -> t.name();
         };
     }

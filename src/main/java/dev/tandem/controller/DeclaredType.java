@@ -1,0 +1,158 @@
+package dev.tandem.controller;
+
+import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Numerics;
+import dev.tandem.row.DatumType;
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A table column's declared SQL type where it says more than the column's datum type: the range of an
+ * {@code integer} or {@code smallint} (an int64 datum), the length of a {@code character varying(n)} (a
+ * string), the precision and scale of a {@code numeric(p, s)}. Every write to the table fits its values
+ * to it ({@link #fit}) as PostgreSQL's column does: an integer out of range and a string too long are
+ * refused, a numeric is rounded to its scale and refused when its integer digits do not fit.
+ *
+ * <p>{@link #sqlName()} is the name PostgreSQL's {@code format_type} gives it; {@link #parse} reads it back.
+ */
+public record DeclaredType(Kind kind, int length, int precision, int scale) {
+
+    public enum Kind {
+        SMALLINT, INTEGER, VARCHAR, NUMERIC
+    }
+
+    /** PostgreSQL's largest {@code numeric(p, s)} precision. */
+    public static final int MAX_NUMERIC_PRECISION = 1000;
+    /** PostgreSQL's longest {@code character varying(n)}. */
+    public static final int MAX_VARCHAR_LENGTH = 10_485_760;
+
+    public DeclaredType {
+        switch (kind) {
+            case VARCHAR -> {
+                if (length < 1) {
+                    throw new IllegalArgumentException("length for type varchar must be at least 1");
+                }
+                if (length > MAX_VARCHAR_LENGTH) {
+                    throw new IllegalArgumentException("length for type varchar cannot exceed " + MAX_VARCHAR_LENGTH);
+                }
+            }
+            case NUMERIC -> {
+                if (precision < 1 || precision > MAX_NUMERIC_PRECISION) {
+                    throw new IllegalArgumentException("NUMERIC precision " + precision + " must be between 1 and " + MAX_NUMERIC_PRECISION);
+                }
+                // as in PostgreSQL 15: a scale may exceed the precision (only digits after the point) or be negative (rounding left of it)
+                if (scale < -MAX_NUMERIC_PRECISION || scale > MAX_NUMERIC_PRECISION) {
+                    throw new IllegalArgumentException("NUMERIC scale " + scale + " must be between -1000 and 1000");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    public static final DeclaredType SMALLINT = new DeclaredType(Kind.SMALLINT, 0, 0, 0);
+    public static final DeclaredType INTEGER = new DeclaredType(Kind.INTEGER, 0, 0, 0);
+
+    public static DeclaredType varchar(int length) {
+        return new DeclaredType(Kind.VARCHAR, length, 0, 0);
+    }
+
+    public static DeclaredType numeric(int precision, int scale) {
+        return new DeclaredType(Kind.NUMERIC, 0, precision, scale);
+    }
+
+    /** The datum type a column of this declared type holds. */
+    public DatumType datumType() {
+        return switch (kind) {
+            case SMALLINT, INTEGER -> DatumType.INT64;
+            case VARCHAR -> DatumType.STRING;
+            case NUMERIC -> DatumType.NUMERIC;
+        };
+    }
+
+    /** The name PostgreSQL's {@code format_type} gives the type: {@code integer}, {@code character varying(20)}, {@code numeric(10,2)}. */
+    public String sqlName() {
+        return switch (kind) {
+            case SMALLINT -> "smallint";
+            case INTEGER -> "integer";
+            case VARCHAR -> "character varying(" + length + ")";
+            case NUMERIC -> "numeric(" + precision + "," + scale + ")";
+        };
+    }
+
+    /** PostgreSQL's type OID: int2, int4, varchar, numeric. */
+    public long oid() {
+        return switch (kind) {
+            case SMALLINT -> 21;
+            case INTEGER -> 23;
+            case VARCHAR -> 1043;
+            case NUMERIC -> 1700;
+        };
+    }
+
+    /** PostgreSQL's type modifier ({@code atttypmod}): the length + 4, or {@code (precision << 16 | scale & 0x7ff) + 4}; -1 for none. */
+    public long typmod() {
+        return switch (kind) {
+            case SMALLINT, INTEGER -> -1;
+            case VARCHAR -> length + 4L;
+            case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
+        };
+    }
+
+    private static final Pattern NAME = Pattern.compile("(smallint|integer)|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)");
+
+    /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
+    public static DeclaredType parse(String sqlName) {
+        Matcher m = NAME.matcher(sqlName.toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a declared column type: '" + sqlName + "'");
+        }
+        if (m.group(1) != null) {
+            return m.group(1).equals("smallint") ? SMALLINT : INTEGER;
+        }
+        if (m.group(2) != null) {
+            return varchar(Integer.parseInt(m.group(2)));
+        }
+        return numeric(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)));
+    }
+
+    /**
+     * {@code value} (a non-null datum of {@link #datumType()}) as a column of this type keeps it; throws
+     * {@link EvalError} with PostgreSQL's message when it does not fit ({@code integer out of range},
+     * {@code value too long for type character varying(3)}, {@code numeric field overflow…}).
+     */
+    public Object fit(Object value) {
+        return switch (kind) {
+            case SMALLINT -> {
+                long v = (Long) value;
+                if (v < Short.MIN_VALUE || v > Short.MAX_VALUE) {
+                    throw new EvalError("smallint out of range");
+                }
+                yield value;
+            }
+            case INTEGER -> {
+                long v = (Long) value;
+                if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                    throw new EvalError("integer out of range");
+                }
+                yield value;
+            }
+            case VARCHAR -> {
+                String s = (String) value;
+                int n = s.codePointCount(0, s.length());
+                if (n <= length) {
+                    yield s;
+                }
+                // as PostgreSQL does, characters past the length that are all spaces are cut, not refused
+                int cut = s.offsetByCodePoints(0, length);
+                if (s.substring(cut).chars().allMatch(c -> c == ' ')) {
+                    yield s.substring(0, cut);
+                }
+                throw new EvalError("value too long for type character varying(" + length + ")");
+            }
+            case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
+        };
+    }
+}

@@ -1,0 +1,144 @@
+package dev.tandem.pgwire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.sql.SqlTesting;
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.PGConnection;
+
+/**
+ * Columns declared {@code integer}, {@code smallint}, {@code varchar(n)} and {@code numeric(p, s)}, written and
+ * read by Tandem and by a real PostgreSQL 15 with the same statements: every statement has the same outcome
+ * (the same rows, or the same SQLSTATE), through INSERT, UPDATE, defaults and COPY; the catalog
+ * ({@code format_type}, {@code information_schema.columns}, pgjdbc's {@code getColumns}) describes the columns
+ * alike. Skipped without {@code POSTGRES_ORACLE_ADDRESS}, as {@link PostgresDifferentialTest} is.
+ */
+class PostgresDeclaredTypesTest {
+
+    private static final List<String> STATEMENTS = List.of(
+            "CREATE TABLE dtx (k int PRIMARY KEY, s smallint, i integer, v varchar(3), cv character varying(5), n numeric(5, 2),"
+                    + " p numeric(4), r numeric(3, -1), f numeric(3, 5), b bigint, dn numeric(4, 1) DEFAULT 1.25, dv varchar(2) DEFAULT 'a  ')",
+            "INSERT INTO dtx (k, s, i, v, cv, n, p, r, f, b) VALUES (1, 32767, -2147483648, 'abc', 'héllo', 999.994, 1234.5, 1234, 0.001234, 1)",
+            "INSERT INTO dtx (k, s, i, v, n, p) VALUES (2, -32768, 2147483647, 'a  ', -0.005, -9999.4)",
+            "INSERT INTO dtx (k, v) VALUES (3, 'ab   ')",
+            "INSERT INTO dtx (k) VALUES (2147483648)",
+            "INSERT INTO dtx (k, s) VALUES (4, 32768)",
+            "INSERT INTO dtx (k, i) VALUES (4, -2147483649)",
+            "INSERT INTO dtx (k, v) VALUES (4, 'abcd')",
+            "INSERT INTO dtx (k, cv) VALUES (4, 'héllo!')",
+            "INSERT INTO dtx (k, n) VALUES (4, 999.995)",
+            "INSERT INTO dtx (k, p) VALUES (4, 9999.5)",
+            "INSERT INTO dtx (k, r) VALUES (4, 9995)",
+            "INSERT INTO dtx (k, f) VALUES (4, 0.01)",
+            "INSERT INTO dtx (k, n) VALUES (4, 12.345), (5, 1000)",
+            "UPDATE dtx SET n = n / 3, i = i + 1 WHERE k = 1",
+            "UPDATE dtx SET i = i + 1 WHERE k = 2",
+            "UPDATE dtx SET s = s - 1 WHERE k = 2",
+            "UPDATE dtx SET v = v || 'x' WHERE k = 3",
+            "UPDATE dtx SET v = 'xyz', n = 0.125 WHERE k = 3",
+            "SELECT k, s, i, v, cv, n, p, r, f, b, dn, dv FROM dtx ORDER BY k",
+            "SELECT k FROM dtx WHERE n = 0.13 OR v = 'a  '",
+            "SELECT sum(n), max(v), min(p) FROM dtx",
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'dtx'::regclass AND attnum > 0 ORDER BY attnum",
+            "SELECT column_name, data_type, character_maximum_length, numeric_precision, numeric_precision_radix, numeric_scale"
+                    + " FROM information_schema.columns WHERE table_name = 'dtx' ORDER BY ordinal_position",
+            "CREATE TABLE dtbad (x numeric(0))",
+            "CREATE TABLE dtbad (x numeric(1001))",
+            "CREATE TABLE dtbad (x numeric(5, 1001))",
+            "CREATE TABLE dtbad (x varchar(0))",
+            "CREATE TABLE dtbad (x integer(3))");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void declaredColumnTypesBehaveAsPostgresColumnsDo() throws Exception {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> mismatches = new ArrayList<>();
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
+            try (Statement p = pg.createStatement()) {
+                p.execute("DROP TABLE IF EXISTS dtx");
+                p.execute("DROP TABLE IF EXISTS dtbad");
+            }
+            for (String sql : STATEMENTS) {
+                compare(sql, outcome(pg, sql), outcome(td, sql), mismatches);
+            }
+            for (String copy : List.of("10\t7\tab\n11\t8\tabc \n", "12\t40000\tx\n", "13\t1\tabcd\n")) {
+                String sql = "COPY dtx (k, s, v) FROM STDIN";
+                compare(sql + " <" + copy.replace("\n", "|") + ">", copy(pg, sql, copy), copy(td, sql, copy), mismatches);
+            }
+            String after = "SELECT k, s, v FROM dtx WHERE k >= 10 ORDER BY k";
+            compare(after, outcome(pg, after), outcome(td, after), mismatches);
+            compare("getColumns", columns(pg.getMetaData()), columns(td.getMetaData()), mismatches);
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    private static void compare(String what, String expected, String actual, List<String> mismatches) {
+        if (!expected.equals(actual)) {
+            mismatches.add(what + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + actual);
+        }
+    }
+
+    /** The statement's rows as text (or its update count), or its SQLSTATE. */
+    private static String outcome(Connection c, String sql) {
+        try (Statement s = c.createStatement()) {
+            if (!s.execute(sql)) {
+                return "OK " + s.getUpdateCount();
+            }
+            return rows(s.getResultSet());
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        }
+    }
+
+    private static String copy(Connection c, String sql, String data) {
+        try {
+            return "OK " + c.unwrap(PGConnection.class).getCopyAPI().copyIn(sql, new StringReader(data));
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String columns(DatabaseMetaData md) throws SQLException {
+        try (ResultSet r = md.getColumns(null, "public", "dtx", null)) {
+            StringBuilder b = new StringBuilder();
+            while (r.next()) {
+                b.append(r.getString("COLUMN_NAME")).append(' ').append(r.getString("TYPE_NAME")).append(' ').append(r.getInt("DATA_TYPE"))
+                        .append(' ').append(r.getInt("COLUMN_SIZE")).append(' ').append(r.getInt("DECIMAL_DIGITS")).append("; ");
+            }
+            return b.toString();
+        }
+    }
+
+    private static String rows(ResultSet r) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        int n = r.getMetaData().getColumnCount();
+        while (r.next()) {
+            b.append('[');
+            for (int i = 1; i <= n; i++) {
+                b.append(i > 1 ? ", " : "").append(r.getString(i));
+            }
+            b.append(']');
+        }
+        return b.toString();
+    }
+}

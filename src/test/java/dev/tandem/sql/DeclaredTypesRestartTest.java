@@ -1,0 +1,55 @@
+package dev.tandem.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Columns declared {@code integer}, {@code smallint}, {@code varchar(n)} and {@code numeric(p, s)} keep their
+ * declared types across a restart: every write is still fitted to them (rounded, or refused with
+ * PostgreSQL's SQLSTATE, writing nothing). {@code PostgresDeclaredTypesTest} compares them with PostgreSQL.
+ */
+class DeclaredTypesRestartTest {
+
+    @TempDir
+    Path dir;
+
+    private static List<String> rows(SqlStack s, String sql) {
+        return s.run(sql, new SqlSession()).rows().stream().map(r -> Arrays.stream(r).map(SqlValues::text).toList().toString()).toList();
+    }
+
+    private static void refused(SqlStack s, String sql, String state) {
+        assertThatThrownBy(() -> s.run(sql, new SqlSession())).as(sql)
+                .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(state));
+    }
+
+    @Test
+    void declaredTypesAreKeptAndEnforcedAfterARestart() {
+        try (SqlStack s = new SqlStack(dir)) {
+            s.run("CREATE TABLE d (k int PRIMARY KEY, s smallint, v varchar(3), n numeric(5, 2), r numeric(3, -1), b bigint,"
+                    + " dv varchar(4) DEFAULT 'ab', dn numeric(4, 1) DEFAULT 1.25)", new SqlSession());
+            s.run("INSERT INTO d (k, s, v, n, r, b) VALUES (1, 7, 'ab  ', 1.005, 1234, 9223372036854775807)", new SqlSession());
+        }
+        for (int round = 0; round < 2; round++) {
+            try (SqlStack s = new SqlStack(dir)) {
+                assertThat(rows(s, "SELECT k, s, v, n, r, b, dv, dn FROM d WHERE k = 1"))
+                        .containsExactly("[1, 7, ab , 1.01, 1230, 9223372036854775807, ab, 1.3]");
+                refused(s, "INSERT INTO d (k) VALUES (2147483648)", "22003");
+                refused(s, "INSERT INTO d (k, s) VALUES (2, -32769)", "22003");
+                refused(s, "INSERT INTO d (k, v) VALUES (2, 'abcd')", "22001");
+                refused(s, "INSERT INTO d (k, n) VALUES (2, 999.995)", "22003");
+                refused(s, "INSERT INTO d (k, r) VALUES (2, 9995)", "22003");
+                refused(s, "UPDATE d SET n = n * 1000 WHERE k = 1", "22003");
+                assertThat(rows(s, "SELECT count(*) FROM d")).as("nothing refused was written").containsExactly("[1]");
+                s.run("INSERT INTO d (k, s, n) VALUES (" + (10 + round) + ", -32768, -999.994)", new SqlSession());
+                assertThat(rows(s, "SELECT s, n FROM d WHERE k = " + (10 + round))).containsExactly("[-32768, -999.99]");
+                s.run("DELETE FROM d WHERE k = " + (10 + round), new SqlSession());
+            }
+        }
+    }
+}
