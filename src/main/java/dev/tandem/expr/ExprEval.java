@@ -154,6 +154,20 @@ final class ExprEval {
             case UPPER -> caseMapped((String) a, true);
             case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
             case CAST -> cast(a, c.type());
+            case FIT_INT4 -> {
+                long v = (Long) a;
+                if (v != (int) v) {
+                    throw new EvalError("integer out of range");
+                }
+                yield a;
+            }
+            case FIT_INT2 -> {
+                long v = (Long) a;
+                if (v != (short) v) {
+                    throw new EvalError("smallint out of range");
+                }
+                yield a;
+            }
             default -> throw new IllegalStateException("not unary: " + c.func());
         };
     }

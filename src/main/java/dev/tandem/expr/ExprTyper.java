@@ -48,6 +48,10 @@ final class ExprTyper {
                 yield DatumType.BOOL;
             }
             case IS_NULL -> DatumType.BOOL;
+            case FIT_INT4, FIT_INT2 -> {
+                all(f, t, 0, DatumType.INT64, path);
+                yield DatumType.INT64;
+            }
             case ADD, SUB, MUL, DIV, MOD, NEG, ABS -> {
                 if (t.get(0) != DatumType.INT64 && t.get(0) != DatumType.FLOAT64 && t.get(0) != DatumType.NUMERIC) {
                     throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs int64, float64 or numeric, got " + t.get(0).jsonName());

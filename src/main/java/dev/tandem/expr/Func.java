@@ -46,6 +46,9 @@ import java.util.Locale;
  *       ceil sign sqrt exp ln log10 power}, with PostgreSQL's errors; {@code greatest least}(T, ...) → T,
  *       NULL arguments skipped (NULL only when all are).</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
+ *   <li>{@code fit_int4 fit_int2}(int64) → int64: the value when it is in the range of PostgreSQL's
+ *       {@code integer} (32 bits) or {@code smallint} (16 bits), else an error ({@code integer out of range},
+ *       {@code smallint out of range}): SQL's arithmetic and casts typed {@code integer} or {@code smallint}.</li>
  *   <li>{@code error}(string message) → the call's {@code type}: an evaluation error with the message (never a
  *       value); it stands in a branch of {@code if} that a row must not reach.</li>
  * </ul>
@@ -62,7 +65,7 @@ public enum Func {
     REVERSE(1, 1), INITCAP(1, 1), MD5(1, 1), STARTS_WITH(2, 2), TRANSLATE(3, 3), REGEXP_LIKE(2, 3), REGEXP_REPLACE(3, 4),
     ROUND(1, 1), ROUND_NUMERIC(1, 2), TRUNC(1, 2), FLOOR(1, 1), CEIL(1, 1), SIGN(1, 1), SQRT(1, 1), EXP(1, 1), LN(1, 1),
     LOG10(1, 1), POWER(2, 2), GREATEST(1, Integer.MAX_VALUE), LEAST(1, Integer.MAX_VALUE),
-    CAST(1, 1), ERROR(1, 1);
+    CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1);
 
     final int minArgs;
     final int maxArgs;

@@ -827,7 +827,15 @@ final class RelTranslator {
                 exactLiteral(lit, t);
                 yield Expr.lit(t == null ? null : SqlTypes.convert(literalValue(lit), t), t == null ? DatumType.STRING : t);
             }
-            case RexDynamicParam p -> Expr.lit(params.apply(p.getIndex()), paramTypes.apply(p.getIndex()));
+            case RexDynamicParam p -> {
+                Object v = params.apply(p.getIndex());
+                SqlTypeName pt = p.getType().getSqlTypeName();
+                // a parameter Calcite typed integer or smallint (a literal of the statement's cached plan: 40000::smallint)
+                if (v instanceof Long l && (pt == SqlTypeName.INTEGER ? l != l.intValue() : (pt == SqlTypeName.SMALLINT || pt == SqlTypeName.TINYINT) && l != l.shortValue())) {
+                    throw new SqlException(SqlException.OUT_OF_RANGE, (pt == SqlTypeName.INTEGER ? "integer" : "smallint") + " out of range");
+                }
+                yield Expr.lit(v, paramTypes.apply(p.getIndex()));
+            }
             case RexOver over -> {
                 Integer col = overColumns.get(over.toString());
                 if (col == null) {
@@ -884,7 +892,34 @@ final class RelTranslator {
         }
     }
 
+    /**
+     * {@link #translateUnchecked}, its value held to the range of PostgreSQL's {@code integer} or
+     * {@code smallint} where it is arithmetic or a cast that Calcite types so ({@code 2147483647 + 1} and
+     * {@code 99999999999::int} are {@code 22003}, as in PostgreSQL): Tandem computes every integer in 64 bits.
+     */
     private Expr translateCall(RexCall call, List<DatumType> in) {
+        Expr e = translateUnchecked(call, in);
+        SqlTypeName type = call.getType().getSqlTypeName();
+        // (Calcite types a numeric's MOD by an integer as the integer: only an int64 is held to the range)
+        if (type != SqlTypeName.INTEGER && type != SqlTypeName.SMALLINT && type != SqlTypeName.TINYINT || typeOf(e, in) != DatumType.INT64) {
+            return e;
+        }
+        boolean fits = switch (call.getKind()) {
+            case PLUS, MINUS, TIMES, DIVIDE, MOD, MINUS_PREFIX -> false;
+            // a cast from an integer type as narrow is no change
+            case CAST -> narrowerOrSame(call.getOperands().get(0).getType().getSqlTypeName(), type);
+            default -> true;
+        };
+        return fits ? e : Expr.call(type == SqlTypeName.INTEGER ? Func.FIT_INT4 : Func.FIT_INT2, e);
+    }
+
+    private static boolean narrowerOrSame(SqlTypeName from, SqlTypeName to) {
+        int f = from == SqlTypeName.TINYINT ? 1 : from == SqlTypeName.SMALLINT ? 2 : from == SqlTypeName.INTEGER ? 4 : 8;
+        int t = to == SqlTypeName.TINYINT ? 1 : to == SqlTypeName.SMALLINT ? 2 : 4;
+        return f <= t || from == SqlTypeName.NULL;
+    }
+
+    private Expr translateUnchecked(RexCall call, List<DatumType> in) {
         List<RexNode> ops = call.getOperands();
         SqlKind kind = call.getKind();
         switch (kind) {
@@ -1257,7 +1292,15 @@ final class RelTranslator {
         SqlTypeName t = lit.getType().getSqlTypeName();
         return switch (t) {
             case BOOLEAN -> lit.getValueAs(Boolean.class);
-            case TINYINT, SMALLINT, INTEGER, BIGINT -> lit.getValueAs(Long.class);
+            case TINYINT, SMALLINT, INTEGER -> {
+                // a constant Calcite folded into a literal of its type (99999::smallint, length('abc') * 1000000000)
+                long v = lit.getValueAs(Long.class);
+                if (t == SqlTypeName.INTEGER ? v != (int) v : v != (short) v) {
+                    throw new SqlException(SqlException.OUT_OF_RANGE, (t == SqlTypeName.INTEGER ? "integer" : "smallint") + " out of range");
+                }
+                yield v;
+            }
+            case BIGINT -> lit.getValueAs(Long.class);
             case DECIMAL -> lit.getValueAs(BigDecimal.class);
             case FLOAT, REAL, DOUBLE -> lit.getValueAs(Double.class);
             case CHAR, VARCHAR -> lit.getValueAs(String.class);

@@ -58,7 +58,13 @@ class PostgresDeclaredTypesTest {
             "CREATE TABLE dtbad (x numeric(1001))",
             "CREATE TABLE dtbad (x numeric(5, 1001))",
             "CREATE TABLE dtbad (x varchar(0))",
-            "CREATE TABLE dtbad (x integer(3))");
+            "CREATE TABLE dtbad (x integer(3))",
+            // integer and smallint arithmetic and casts overflow at their own ranges, as PostgreSQL's do
+            "SELECT 2147483647 + 1", "SELECT 2147483647::int * 2", "SELECT -2147483648 / -1", "SELECT (-2147483647 - 1) / -1",
+            "SELECT 100000 * 100000", "SELECT 100000::bigint * 100000", "SELECT 99999999999::int", "SELECT 40000::smallint",
+            "SELECT 32767::int2 + 1::int2", "SELECT 1::int2 + 1::int2", "SELECT CAST(3000000000.5 AS integer)", "SELECT CAST(2147483647.4 AS integer)",
+            "SELECT 2147483648", "SELECT CAST('12' AS int) + 1", "SELECT 7 / 2, 7 % 3, -7 / 2",
+            "SELECT k, i + 1 FROM dtx WHERE k = 1", "SELECT k, i::int + 1 FROM dtx WHERE k = 2", "SELECT k, s::smallint * 2::smallint FROM dtx WHERE k = 2");
 
     @TempDir
     Path dir;
