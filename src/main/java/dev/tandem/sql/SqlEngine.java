@@ -482,6 +482,8 @@ public final class SqlEngine {
                                 new ReadRequest(name, null, null, null, null, null, null, INTROSPECTION_READ_TIMEOUT_MS))
                         .map(r -> java.util.Map.entry(name, r.rows().stream().map(dev.tandem.row.Row::unpack).toList())))
                 .collectMap(java.util.Map.Entry::getKey, java.util.Map.Entry::getValue)
+                // the statuses of every index are built on the planning lane, not on the thread that answered the last read
+                .publishOn(heavyPlanning)
                 .map(rows -> {
                     List<dev.tandem.controller.IndexStatus> indexes = new java.util.ArrayList<>();
                     if (statuses) {

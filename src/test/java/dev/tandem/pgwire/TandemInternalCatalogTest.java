@@ -91,6 +91,9 @@ class TandemInternalCatalogTest {
                         .isEqualTo("42P01");
             }
             assertThat(error(s, "SELECT pg_total_relation_size('nosuch'::regclass)")).isEqualTo("42P01");
+            // Tandem's own schema has no relations but its own; pg_catalog's unknown ones may be PostgreSQL's, refused
+            assertThat(error(s, "SELECT * FROM tandem_internal.nosuch")).isEqualTo("42P01");
+            assertThat(error(s, "SELECT * FROM pg_catalog.pg_stat_nosuch")).isEqualTo("0A000");
 
             // the introspection collections, by the objects they are about
             assertThat(column(s, "SELECT DISTINCT c.relname || ' ' || d.hydrated::text FROM tandem_internal.dataflows d"

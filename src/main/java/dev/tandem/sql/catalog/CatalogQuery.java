@@ -337,7 +337,8 @@ public final class CatalogQuery {
         }
     }
 
-    private static final Pattern NOT_FOUND = Pattern.compile("(Object|Table|Column) '([^']+)' not found|No match found for function signature ([^\\n]+)");
+    private static final Pattern NOT_FOUND = Pattern.compile(
+            "(Object|Table|Column) '([^']+)' not found(?: within '([^']+)')?|No match found for function signature ([^\\n]+)");
 
     /** A Calcite failure as a SQL error: a refused construct is {@code 0A000}, an error of the query's own keeps its SQLSTATE. */
     private static SqlException refusal(Throwable e, String rewritten) {
@@ -352,7 +353,11 @@ public final class CatalogQuery {
         }
         Matcher m = NOT_FOUND.matcher(all);
         if (m.find()) {
-            String what = m.group(2) != null ? m.group(1).toLowerCase(Locale.ROOT) + " " + m.group(2) : "the function " + m.group(3);
+            if ("tandem_internal".equals(m.group(3))) {
+                // Tandem's own schema: what it does not hold does not exist
+                return new SqlException(SqlException.UNDEFINED_TABLE, "relation \"tandem_internal." + m.group(2) + "\" does not exist");
+            }
+            String what = m.group(2) != null ? m.group(1).toLowerCase(Locale.ROOT) + " " + m.group(2) : "the function " + m.group(4);
             return SqlException.notSupported(what + " in Tandem's catalog (pg_catalog and information_schema hold the relations, "
                     + "columns and functions PostgreSQL clients read to describe tables, views, indexes and keys)");
         }
