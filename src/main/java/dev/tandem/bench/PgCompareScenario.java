@@ -66,15 +66,8 @@ final class PgCompareScenario {
         Duration warmUp = o.churnWarmup();
         boolean withTandem = pg.systems().contains(BenchOptions.TANDEM);
         boolean withPostgres = pg.systems().contains(BenchOptions.POSTGRESQL);
-        Path bin = PostgresServer.binaries(pg.pgBin()).orElse(null);
-        if (withPostgres && bin == null) {
-            throw new IllegalStateException("no PostgreSQL binaries (initdb, pg_ctl, postgres, psql) "
-                    + (pg.pgBin() != null ? "in " + pg.pgBin() : "on the PATH or under /usr/lib/postgresql/*/bin") + ": install PostgreSQL or give --pg-bin");
-        }
-        Path pgbenchPath = PostgresServer.pgbench(bin);
-        if (pgbenchPath == null) {
-            throw new IllegalStateException("no pgbench next to PostgreSQL's binaries or on the PATH: install PostgreSQL's client programs");
-        }
+        Path bin = withPostgres ? PostgresServer.requireBinaries(pg.pgBin()) : PostgresServer.binaries(pg.pgBin()).orElse(null);
+        Path pgbenchPath = PostgresServer.requirePgbench(bin);
         BenchReport report = new BenchReport(o.scenario());
         ObjectNode settings = report.settings();
         settings.put("rows", rows);

@@ -63,12 +63,8 @@ final class PgSourceScenario {
         long pointRows = o.pointRows();
         Duration window = Duration.ofSeconds(Math.max(1, (long) Math.ceil(o.durationOr(Duration.ofSeconds(30)).toMillis() / 1000.0)));
         Duration warmUp = o.churnWarmup();
-        Path bin = PostgresServer.binaries(pg.pgBin()).orElseThrow(() -> new IllegalStateException(
-                "no PostgreSQL binaries (initdb, pg_ctl, postgres, psql) on the PATH or under /usr/lib/postgresql/*/bin: install PostgreSQL or give --pg-bin"));
-        Path pgbenchPath = PostgresServer.pgbench(bin);
-        if (pgbenchPath == null) {
-            throw new IllegalStateException("no pgbench next to PostgreSQL's binaries or on the PATH: install PostgreSQL's client programs");
-        }
+        Path bin = PostgresServer.requireBinaries(pg.pgBin());
+        Path pgbenchPath = PostgresServer.requirePgbench(bin);
         BenchReport report = new BenchReport(o.scenario());
         ObjectNode settings = report.settings();
         settings.put("rows", rows);

@@ -105,6 +105,21 @@ final class PostgresServer implements AutoCloseable {
         return null;
     }
 
+    /** The server binaries ({@link #binaries}), or an error that says how to get them. */
+    static Path requireBinaries(Path override) {
+        return binaries(override).orElseThrow(() -> new IllegalStateException("no PostgreSQL binaries (initdb, pg_ctl, postgres, psql) "
+                + (override != null ? "in " + override : "on the PATH or under /usr/lib/postgresql/*/bin") + ": install PostgreSQL or give --pg-bin"));
+    }
+
+    /** {@link #pgbench}, or an error that says how to get it. */
+    static Path requirePgbench(Path bin) {
+        Path p = pgbench(bin);
+        if (p == null) {
+            throw new IllegalStateException("no pgbench next to PostgreSQL's binaries or on the PATH: install PostgreSQL's client programs");
+        }
+        return p;
+    }
+
     /** Initializes and starts a server with {@code settings} ({@code name=value}), waiting until it accepts connections. */
     static PostgresServer start(Path bin, List<String> settings, Duration timeout) {
         Path dir;
