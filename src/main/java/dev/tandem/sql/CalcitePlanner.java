@@ -109,7 +109,7 @@ final class CalcitePlanner {
     /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(PgRegexOperators.rewrite(PgCasts.rewrite(SqlLexer.standardQuotes(sql))), PARSER).parseStmt();
+            return SqlParser.create(PgRegexOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql)))), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw parseError(e);
         }
@@ -131,7 +131,7 @@ final class CalcitePlanner {
             emptyEscapes(parsed);
             NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
-            RelRoot root = Decorrelation.apply(planner.rel(validated));
+            RelRoot root = DistinctOn.apply(Decorrelation.apply(planner.rel(validated)));
             return new Planned(root, validated);
         } catch (SqlParseException e) {
             throw parseError(e);
