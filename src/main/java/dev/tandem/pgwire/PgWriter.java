@@ -16,6 +16,7 @@ final class PgWriter {
 
     /** Microseconds from the Unix epoch to PostgreSQL's, 2000-01-01. */
     private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+    private static final long PG_EPOCH_DAYS = 10_957L;
 
     private final ByteBuf buf = Unpooled.buffer(256);
     private int start = -1;
@@ -221,6 +222,14 @@ final class PgWriter {
                 buf.writeBytes(b);
             }
             case NUMERIC -> PgNumeric.write(buf, (java.math.BigDecimal) v);
+            case DATE -> {
+                buf.writeInt(4);
+                buf.writeInt(Math.toIntExact(((java.time.LocalDate) v).toEpochDay() - PG_EPOCH_DAYS));
+            }
+            case TIMESTAMPTZ -> {
+                buf.writeInt(8);
+                buf.writeLong(((dev.tandem.row.TimestampTz) v).micros() - PG_EPOCH_MICROS);
+            }
         }
     }
 
@@ -279,7 +288,8 @@ final class PgWriter {
     private static int typeLength(DatumType t) {
         return switch (t) {
             case BOOL -> 1;
-            case INT64, FLOAT64, TIMESTAMP -> 8;
+            case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
+            case DATE -> 4;
             case STRING, NUMERIC -> -1;
         };
     }
@@ -296,7 +306,9 @@ final class PgWriter {
             case 700 -> b.length == 4 ? (Object) (double) in.readFloat() : bad(oid);
             case 25, 1043, 705, 19, 1042, 0 -> PgReader.utf8(b);
             case 1700 -> PgNumeric.read(in, b.length);
-            case 1114, 1184 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1114 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1184 -> b.length == 8 ? (Object) new dev.tandem.row.TimestampTz(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
     }

@@ -138,6 +138,8 @@ final class ReduceOperator extends Operator {
         return switch (type) {
             case INT64 -> (Long) value;
             case TIMESTAMP -> ((Timestamp) value).micros();
+            case TIMESTAMPTZ -> ((dev.tandem.row.TimestampTz) value).micros();
+            case DATE -> ((java.time.LocalDate) value).toEpochDay();
             case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value == 0.0 ? 0.0 : (Double) value));
             case BOOL -> (Boolean) value ? 1 : 0;
             case STRING, NUMERIC -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
@@ -149,6 +151,8 @@ final class ReduceOperator extends Operator {
         switch (type) {
             case INT64 -> packer.pushInt64(key);
             case TIMESTAMP -> packer.pushTimestamp(key);
+            case TIMESTAMPTZ -> packer.pushTimestampTz(key);
+            case DATE -> packer.pushDate(java.time.LocalDate.ofEpochDay(key));
             case FLOAT64 -> packer.pushFloat64(Double.longBitsToDouble(flipNegative(key)));
             case BOOL -> packer.pushBool(key != 0);
             case STRING, NUMERIC -> throw new IllegalArgumentException(type.jsonName() + " has no order key");

@@ -56,6 +56,16 @@ public final class RowPacker {
         return pushFixed(DatumType.TIMESTAMP, micros ^ Long.MIN_VALUE);
     }
 
+    /** Pushes a date as eight big-endian bytes of its day since the epoch, sign bit flipped. */
+    public RowPacker pushDate(java.time.LocalDate date) {
+        return pushFixed(DatumType.DATE, date.toEpochDay() ^ Long.MIN_VALUE);
+    }
+
+    /** Pushes a timestamp with time zone as a timestamp is pushed: its microseconds since the epoch. */
+    public RowPacker pushTimestampTz(long micros) {
+        return pushFixed(DatumType.TIMESTAMPTZ, micros ^ Long.MIN_VALUE);
+    }
+
     /**
      * Pushes a float64 as PostgreSQL's float8 compares it: {@code -0.0} is packed as {@code 0.0} (they are
      * one value, so equal rows have one encoding) and every NaN as the one canonical NaN, which sorts above
@@ -115,7 +125,7 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal or null) of {@code type}. */
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz} or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -130,6 +140,8 @@ public final class RowPacker {
             case STRING -> pushString((String) v);
             case TIMESTAMP -> pushTimestamp(((Timestamp) v).micros());
             case NUMERIC -> pushNumeric((java.math.BigDecimal) v);
+            case DATE -> pushDate((java.time.LocalDate) v);
+            case TIMESTAMPTZ -> pushTimestampTz(((TimestampTz) v).micros());
         };
     }
 

@@ -97,6 +97,11 @@ final class DdlPlanner {
                 lex.take();
                 lex.expect("time");
                 lex.expect("zone");
+            } else if (type.toString().equals("timestamp") && lex.peek().is("with")) {
+                lex.take();
+                lex.expect("time");
+                lex.expect("zone");
+                type.append(" with time zone");
             }
             if (lex.acceptPunct("(")) {
                 lex.take();
@@ -105,13 +110,18 @@ final class DdlPlanner {
                     throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a numeric column's precision and scale"
                             + " (declare the column numeric: it keeps each value's scale)", lc[0], lc[1]);
                 }
+                if (SqlTypes.ofName(type.toString()) == DatumType.TIMESTAMPTZ) {
+                    int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
+                    throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a timestamp with time zone column's precision"
+                            + " (declare it timestamptz: it keeps microseconds)", lc[0], lc[1]);
+                }
                 lex.expectPunct(")");
             }
             DatumType t = SqlTypes.ofName(type.toString());
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                 throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
-                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp)", lc[0], lc[1]);
+                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp, timestamptz, date)", lc[0], lc[1]);
             }
             boolean nullable = true;
             while (true) {

@@ -943,6 +943,10 @@ final class RelTranslator {
                     case DIVIDE -> Func.DIV;
                     default -> Func.MOD;
                 };
+                Expr datetime = datetimeArith(f, ops, in);
+                if (datetime != null) {
+                    return datetime;
+                }
                 List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
                 DatumType t = typeOf(args.get(0), in);
                 if (t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
@@ -1033,6 +1037,46 @@ final class RelTranslator {
             args = unify(args, in, "mod");
         }
         return new Expr.Call(f, args);
+    }
+
+    private static final java.util.Set<DatumType> DATETIMES = java.util.EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ);
+
+    /**
+     * Arithmetic on dates and times as PostgreSQL types it ({@code date + integer}, {@code date - date}), a quoted
+     * literal taking the type the other side needs; null when neither side is a date or time; 0A000 for an operation
+     * Tandem does not compute, 42883 for one PostgreSQL has no operator for.
+     */
+    private Expr datetimeArith(Func f, List<RexNode> ops, List<DatumType> in) {
+        if (ops.size() != 2) {
+            return null;
+        }
+        List<Expr> args = args(ops, in);
+        DatumType a = untyped(args.get(0)) ? null : typeOf(args.get(0), in);
+        DatumType b = untyped(args.get(1)) ? null : typeOf(args.get(1), in);
+        if (!DATETIMES.contains(a) && !DATETIMES.contains(b)) {
+            return null;
+        }
+        if (a == null) {
+            a = b == DatumType.DATE && f == Func.SUB ? DatumType.DATE : DatumType.INT64;
+            args.set(0, coerce(args.get(0), DatumType.STRING, a));
+        }
+        if (b == null) {
+            b = a == DatumType.DATE && f == Func.SUB ? DatumType.DATE : DatumType.INT64;
+            args.set(1, coerce(args.get(1), DatumType.STRING, b));
+        }
+        DatumType result = dev.tandem.expr.Datetimes.arithmeticType(f, a, b);
+        if (result == null) {
+            if (f == Func.SUB && a == b || (f == Func.ADD || f == Func.SUB) && (b == DatumType.INT64 || a == DatumType.INT64)) {
+                throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(a) + " "
+                        + (f == Func.ADD ? "+" : f == Func.SUB ? "-" : f.jsonName()) + " " + SqlTypes.pgName(b));
+            }
+            throw SqlException.notSupported("the arithmetic " + SqlTypes.pgName(a) + " " + f.jsonName() + " " + SqlTypes.pgName(b));
+        }
+        return new Expr.Call(f, args);
+    }
+
+    private static boolean untyped(Expr e) {
+        return e instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING);
     }
 
     private static final double TWO_53 = 0x1p53;
@@ -1262,6 +1306,9 @@ final class RelTranslator {
             case FLOAT, REAL, DOUBLE -> lit.getValueAs(Double.class);
             case CHAR, VARCHAR -> lit.getValueAs(String.class);
             case TIMESTAMP -> SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString());
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> new dev.tandem.row.TimestampTz(
+                    SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString()).micros());
+            case DATE -> java.time.LocalDate.parse(lit.getValueAs(org.apache.calcite.util.DateString.class).toString());
             default -> throw SqlException.notSupported("a literal of type " + t.getName().toLowerCase(Locale.ROOT));
         };
     }

@@ -2,6 +2,7 @@ package dev.tandem.sql;
 
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Timestamp;
+import dev.tandem.row.TimestampTz;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -27,6 +28,8 @@ final class SqlTypes {
             case "boolean", "bool" -> DatumType.BOOL;
             case "timestamp", "timestamp without time zone" -> DatumType.TIMESTAMP;
             case "numeric", "decimal" -> DatumType.NUMERIC;
+            case "date" -> DatumType.DATE;
+            case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_with_local_time_zone" -> DatumType.TIMESTAMPTZ;
             default -> null;
         };
     }
@@ -41,6 +44,8 @@ final class SqlTypes {
             case FLOAT, REAL, DOUBLE -> DatumType.FLOAT64;
             case CHAR, VARCHAR -> DatumType.STRING;
             case TIMESTAMP -> DatumType.TIMESTAMP;
+            case DATE -> DatumType.DATE;
+            case TIMESTAMP_TZ, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> DatumType.TIMESTAMPTZ;
             case NULL -> null;
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
         };
@@ -53,6 +58,9 @@ final class SqlTypes {
     static final int NUMERIC_PRECISION = 1000;
     static final int NUMERIC_SCALE = 0;
 
+    /** Calcite's type of a {@code timestamp with time zone}: an instant, as PostgreSQL's is. */
+    static final SqlTypeName TIMESTAMPTZ = SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
+
     /** The Calcite type of a datum type. */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {
         RelDataType base = switch (t) {
@@ -62,6 +70,8 @@ final class SqlTypes {
             case STRING -> f.createSqlType(SqlTypeName.VARCHAR);
             case TIMESTAMP -> f.createSqlType(SqlTypeName.TIMESTAMP, 6);
             case NUMERIC -> f.createSqlType(SqlTypeName.DECIMAL, NUMERIC_PRECISION, NUMERIC_SCALE);
+            case DATE -> f.createSqlType(SqlTypeName.DATE);
+            case TIMESTAMPTZ -> f.createSqlType(TIMESTAMPTZ, 6);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -75,6 +85,8 @@ final class SqlTypes {
             case STRING -> "text";
             case TIMESTAMP -> "timestamp";
             case NUMERIC -> "numeric";
+            case DATE -> "date";
+            case TIMESTAMPTZ -> "timestamp with time zone";
         };
     }
 
@@ -129,6 +141,8 @@ final class SqlTypes {
                 };
                 case STRING -> switch (v) {
                     case String s -> s;
+                    case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
+                    case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
                     case Boolean b -> b ? "true" : "false";
                     case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
                     default -> throw mismatch(v, t);
@@ -140,6 +154,8 @@ final class SqlTypes {
                 };
                 case TIMESTAMP -> switch (v) {
                     case Timestamp ts -> ts;
+                    case TimestampTz ts -> new Timestamp(ts.micros());
+                    case java.time.LocalDate d -> new Timestamp(dev.tandem.expr.Datetimes.startOfDay(d));
                     case String s -> parseTimestamp(s.trim());
                     default -> throw mismatch(v, t);
                 };
@@ -149,6 +165,20 @@ final class SqlTypes {
                     case Integer i -> BigDecimal.valueOf(i);
                     case Double d -> dev.tandem.expr.Numerics.ofDouble(d);
                     case String s -> dev.tandem.expr.Numerics.parse(s);
+                    default -> throw mismatch(v, t);
+                };
+                case DATE -> switch (v) {
+                    case java.time.LocalDate d -> dev.tandem.expr.Datetimes.checked(d);
+                    case String s -> dev.tandem.expr.Datetimes.parseDate(s);
+                    case Timestamp ts -> dev.tandem.expr.Datetimes.dateOf(ts.micros());
+                    case TimestampTz ts -> dev.tandem.expr.Datetimes.dateOf(ts.micros());
+                    default -> throw mismatch(v, t);
+                };
+                case TIMESTAMPTZ -> switch (v) {
+                    case TimestampTz ts -> ts;
+                    case Timestamp ts -> new TimestampTz(ts.micros());
+                    case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.Datetimes.startOfDay(d));
+                    case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s);
                     default -> throw mismatch(v, t);
                 };
             };
@@ -224,6 +254,8 @@ final class SqlTypes {
             case Number n -> "numeric";
             case String s -> "text";
             case Timestamp t -> "timestamp";
+            case java.time.LocalDate d -> "date";
+            case TimestampTz ts -> "timestamp with time zone";
             default -> v.getClass().getSimpleName();
         };
     }
@@ -235,6 +267,8 @@ final class SqlTypes {
             case Boolean b -> b ? "t" : "f";
             case Double d -> floatText(d);
             case BigDecimal d -> d.toPlainString();
+            case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
+            case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
             case Timestamp ts -> {
                 LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
                 String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));

@@ -111,6 +111,8 @@ public final class RandomPlans {
             case STRING -> STRINGS[rnd.nextInt(STRINGS.length)];
             case TIMESTAMP -> new dev.tandem.row.Timestamp(rnd.nextInt(1000));
             case NUMERIC -> java.math.BigDecimal.valueOf(rnd.nextInt(9) - 3, rnd.nextInt(3));
+            case DATE -> java.time.LocalDate.ofEpochDay(19_000 + rnd.nextInt(40) - 20);
+            case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(rnd.nextInt(1000));
         };
     }
 
@@ -335,7 +337,7 @@ public final class RandomPlans {
                         Expr.lit((long) rnd.nextInt(3), DatumType.INT64));
                 default -> Expr.call(Func.CONCAT, expr(in, DatumType.STRING, d), Expr.lit(STRINGS[rnd.nextInt(STRINGS.length)], DatumType.STRING));
             };
-            case TIMESTAMP, NUMERIC -> Expr.lit(value(want), want);
+            case TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ -> Expr.lit(value(want), want);
         };
     }
 

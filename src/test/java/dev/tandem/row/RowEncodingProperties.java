@@ -31,6 +31,10 @@ class RowEncodingProperties {
             case STRING -> Arbitraries.oneOf(Arbitraries.strings().all().ofMaxLength(12).filter(RowEncodingProperties::wellFormed), Arbitraries.of("", "\u0000", "a\u0000b", "é", "日本", "\uD83D\uDE00"))
                     .map(s -> (Object) s);
             case TIMESTAMP -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L).map(m -> (Object) new Timestamp(m));
+            case DATE -> Arbitraries.oneOf(Arbitraries.longs().between(-719_162L, 2_932_896L),
+                    Arbitraries.of(-1L, 0L, 1L, 19_724L)).map(d -> (Object) java.time.LocalDate.ofEpochDay(d));
+            case TIMESTAMPTZ -> Arbitraries.oneOf(Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L),
+                    Arbitraries.of(-1L, 0L, 1L)).map(m -> (Object) new TimestampTz(m));
             case NUMERIC -> Arbitraries.oneOf(
                     Combinators.combine(Arbitraries.bigIntegers().between(java.math.BigInteger.TEN.pow(40).negate(), java.math.BigInteger.TEN.pow(40)),
                             Arbitraries.integers().between(0, 30)).as((u, s) -> (Object) new java.math.BigDecimal(u, s)),

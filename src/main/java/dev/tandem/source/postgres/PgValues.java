@@ -57,6 +57,8 @@ final class PgValues {
             };
             case TIMESTAMP -> timestamp(text);
             case NUMERIC -> numeric(text);
+            case DATE -> dev.tandem.expr.Datetimes.parseDate(text);
+            case TIMESTAMPTZ -> dev.tandem.expr.Datetimes.parseTimestampTz(text);
         };
     }
 
