@@ -311,7 +311,7 @@ final class ExprEval {
                 case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
-            case STRING -> throw new IllegalStateException();
+            case STRING, UUID -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
 
@@ -343,6 +343,7 @@ final class ExprEval {
                 case NUMERIC -> Numerics.parse(t);
                 case DATE -> Datetimes.parseDate(t);
                 case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t);
+                case UUID -> Uuids.parse(s);
                 case STRING -> s;
             };
         } catch (IllegalArgumentException e) {

@@ -144,6 +144,7 @@ final class ExprTyper {
             case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
             case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
             case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
+            case UUID -> false;
             case STRING -> true;
         };
     }

@@ -226,6 +226,11 @@ final class PgWriter {
                 buf.writeInt(4);
                 buf.writeInt(Math.toIntExact(((java.time.LocalDate) v).toEpochDay() - PG_EPOCH_DAYS));
             }
+            case UUID -> {
+                buf.writeInt(16);
+                buf.writeLong(((java.util.UUID) v).getMostSignificantBits());
+                buf.writeLong(((java.util.UUID) v).getLeastSignificantBits());
+            }
             case TIMESTAMPTZ -> {
                 buf.writeInt(8);
                 buf.writeLong(((dev.tandem.row.TimestampTz) v).micros() - PG_EPOCH_MICROS);
@@ -290,6 +295,7 @@ final class PgWriter {
             case BOOL -> 1;
             case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
             case DATE -> 4;
+            case UUID -> 16;
             case STRING, NUMERIC -> -1;
         };
     }
@@ -308,6 +314,7 @@ final class PgWriter {
             case 1700 -> PgNumeric.read(in, b.length);
             case 1114 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
             case 1184 -> b.length == 8 ? (Object) new dev.tandem.row.TimestampTz(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 2950 -> b.length == 16 ? (Object) new java.util.UUID(in.readLong(), in.readLong()) : bad(oid);
             case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };

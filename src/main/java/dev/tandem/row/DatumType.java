@@ -14,7 +14,9 @@ public enum DatumType {
     /** PostgreSQL's {@code date}: a {@link java.time.LocalDate} of years 1 to 9999. */
     DATE(7),
     /** PostgreSQL's {@code timestamp with time zone}: a {@link TimestampTz}, an instant in microseconds since the epoch. */
-    TIMESTAMPTZ(8);
+    TIMESTAMPTZ(8),
+    /** PostgreSQL's {@code uuid}: a {@link java.util.UUID}, ordered as its 16 bytes unsigned. */
+    UUID(9);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
@@ -45,7 +47,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid");
     }
 
     static DatumType ofTag(byte tag) {
@@ -61,7 +63,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate or {@link TimestampTz}. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz} or UUID. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -72,6 +74,7 @@ public enum DatumType {
             case NUMERIC -> value instanceof java.math.BigDecimal d && d.scale() >= 0;
             case DATE -> value instanceof java.time.LocalDate d && d.getYear() >= 1 && d.getYear() <= 9999;
             case TIMESTAMPTZ -> value instanceof TimestampTz;
+            case UUID -> value instanceof java.util.UUID;
         };
     }
 }

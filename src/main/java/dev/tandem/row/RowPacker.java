@@ -61,6 +61,16 @@ public final class RowPacker {
         return pushFixed(DatumType.DATE, date.toEpochDay() ^ Long.MIN_VALUE);
     }
 
+    /** Pushes a uuid as its sixteen bytes, big-endian: byte order is PostgreSQL's order of uuids. */
+    public RowPacker pushUuid(java.util.UUID v) {
+        pushFixed(DatumType.UUID, v.getMostSignificantBits());
+        ensure(8);
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            buf[len++] = (byte) (v.getLeastSignificantBits() >>> shift);
+        }
+        return this;
+    }
+
     /** Pushes a timestamp with time zone as a timestamp is pushed: its microseconds since the epoch. */
     public RowPacker pushTimestampTz(long micros) {
         return pushFixed(DatumType.TIMESTAMPTZ, micros ^ Long.MIN_VALUE);
@@ -125,7 +135,7 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz} or null) of {@code type}. */
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -142,6 +152,7 @@ public final class RowPacker {
             case NUMERIC -> pushNumeric((java.math.BigDecimal) v);
             case DATE -> pushDate((java.time.LocalDate) v);
             case TIMESTAMPTZ -> pushTimestampTz(((TimestampTz) v).micros());
+            case UUID -> pushUuid((java.util.UUID) v);
         };
     }
 

@@ -129,6 +129,7 @@ final class CalcitePlanner {
             PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
             PgDatetimeArithmetic.rewrite(parsed);
+            PgUuidComparisons.rewrite(parsed);
             emptyEscapes(parsed);
             NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
@@ -344,6 +345,21 @@ final class CalcitePlanner {
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.UUID) {
+            // read as PostgreSQL reads it (22P02 when it does not), written in the one form Calcite's reading agrees with
+            try {
+                c.setOperand(0, org.apache.calcite.sql.SqlLiteral.createCharString(
+                        dev.tandem.expr.Uuids.parse(l.getValueAs(String.class)).toString(), l.getParserPosition()));
+            } catch (dev.tandem.expr.EvalError e) {
+                org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
+                SqlException x = SqlErrors.evaluation(e.getMessage());
+                throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
+            }
+            return null;
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.TIMESTAMP) {
             dev.tandem.row.Timestamp ts = SqlTypes.parseTimestamp(l.getValueAs(String.class).trim());
             java.time.LocalDateTime t = java.time.LocalDateTime.ofInstant(ts.toInstant(), java.time.ZoneOffset.UTC);
@@ -507,6 +523,10 @@ final class CalcitePlanner {
         org.apache.calcite.sql2rel.SqlRexConvertlet datetime = PgDatetimeArithmetic.convertlet(call);
         if (datetime != null) {
             return datetime;
+        }
+        org.apache.calcite.sql2rel.SqlRexConvertlet uuid = PgUuidComparisons.convertlet(call);
+        if (uuid != null) {
+            return uuid;
         }
         org.apache.calcite.sql2rel.SqlRexConvertlet standard = org.apache.calcite.sql2rel.StandardConvertletTable.INSTANCE.get(call);
         if (call.getKind() == org.apache.calcite.sql.SqlKind.TIMES && standard != null) {

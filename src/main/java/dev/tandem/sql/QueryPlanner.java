@@ -187,6 +187,7 @@ final class QueryPlanner {
             case NUMERIC -> java.math.BigDecimal.ZERO;
             case DATE -> java.time.LocalDate.EPOCH;
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(0);
+            case UUID -> new java.util.UUID(0, 0);
         };
     }
 

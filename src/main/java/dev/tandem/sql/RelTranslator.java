@@ -565,10 +565,10 @@ final class RelTranslator {
                     defaults.add(0L);
                 }
                 case SUM, SUM0, MIN, MAX -> {
-                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && argType == DatumType.BOOL) {
-                        // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates)
+                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && (argType == DatumType.BOOL || argType == DatumType.UUID)) {
+                        // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates) or of uuid
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
-                                "function " + kind.name().toLowerCase(Locale.ROOT) + "(boolean) does not exist");
+                                "function " + kind.name().toLowerCase(Locale.ROOT) + "(" + SqlTypes.pgName(argType) + ") does not exist");
                     }
                     if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64
                             && argType != DatumType.NUMERIC) {
@@ -1309,6 +1309,7 @@ final class RelTranslator {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> new dev.tandem.row.TimestampTz(
                     SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString()).micros());
             case DATE -> java.time.LocalDate.parse(lit.getValueAs(org.apache.calcite.util.DateString.class).toString());
+            case UUID -> lit.getValueAs(java.util.UUID.class);
             default -> throw SqlException.notSupported("a literal of type " + t.getName().toLowerCase(Locale.ROOT));
         };
     }

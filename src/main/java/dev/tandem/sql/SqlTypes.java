@@ -29,6 +29,7 @@ final class SqlTypes {
             case "timestamp", "timestamp without time zone" -> DatumType.TIMESTAMP;
             case "numeric", "decimal" -> DatumType.NUMERIC;
             case "date" -> DatumType.DATE;
+            case "uuid" -> DatumType.UUID;
             case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_with_local_time_zone" -> DatumType.TIMESTAMPTZ;
             default -> null;
         };
@@ -45,6 +46,7 @@ final class SqlTypes {
             case CHAR, VARCHAR -> DatumType.STRING;
             case TIMESTAMP -> DatumType.TIMESTAMP;
             case DATE -> DatumType.DATE;
+            case UUID -> DatumType.UUID;
             case TIMESTAMP_TZ, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> DatumType.TIMESTAMPTZ;
             case NULL -> null;
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
@@ -72,6 +74,7 @@ final class SqlTypes {
             case NUMERIC -> f.createSqlType(SqlTypeName.DECIMAL, NUMERIC_PRECISION, NUMERIC_SCALE);
             case DATE -> f.createSqlType(SqlTypeName.DATE);
             case TIMESTAMPTZ -> f.createSqlType(TIMESTAMPTZ, 6);
+            case UUID -> f.createSqlType(SqlTypeName.UUID);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -87,6 +90,7 @@ final class SqlTypes {
             case NUMERIC -> "numeric";
             case DATE -> "date";
             case TIMESTAMPTZ -> "timestamp with time zone";
+            case UUID -> "uuid";
         };
     }
 
@@ -143,6 +147,7 @@ final class SqlTypes {
                     case String s -> s;
                     case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
                     case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
+                    case java.util.UUID u -> u.toString();
                     case Boolean b -> b ? "true" : "false";
                     case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
                     default -> throw mismatch(v, t);
@@ -179,6 +184,11 @@ final class SqlTypes {
                     case Timestamp ts -> new TimestampTz(ts.micros());
                     case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.Datetimes.startOfDay(d));
                     case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s);
+                    default -> throw mismatch(v, t);
+                };
+                case UUID -> switch (v) {
+                    case java.util.UUID u -> u;
+                    case String s -> dev.tandem.expr.Uuids.parse(s);
                     default -> throw mismatch(v, t);
                 };
             };
@@ -256,6 +266,7 @@ final class SqlTypes {
             case Timestamp t -> "timestamp";
             case java.time.LocalDate d -> "date";
             case TimestampTz ts -> "timestamp with time zone";
+            case java.util.UUID u -> "uuid";
             default -> v.getClass().getSimpleName();
         };
     }

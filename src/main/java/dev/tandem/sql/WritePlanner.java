@@ -453,6 +453,7 @@ final class WritePlanner {
             case NUMERIC -> SqlTypeName.DECIMAL;
             case DATE -> SqlTypeName.DATE;
             case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
+            case UUID -> SqlTypeName.UUID;
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));
@@ -470,7 +471,7 @@ final class WritePlanner {
             throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
         }
         boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC
-                || from == DatumType.DATE || from == DatumType.TIMESTAMPTZ);
+                || from == DatumType.DATE || from == DatumType.TIMESTAMPTZ || from == DatumType.UUID);
         boolean datetime = DATETIMES.contains(from) && DATETIMES.contains(column.type());
         if (from != column.type() && !numeric && !text && !datetime) {
             throw SqlEngine.at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "

@@ -150,13 +150,13 @@ class PostgresDatetimeTest {
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
 
-    private static void compare(String q, String expected, String got, String format, List<String> mismatches) {
+    static void compare(String q, String expected, String got, String format, List<String> mismatches) {
         if (!expected.equals(got)) {
             mismatches.add("[" + format + "] " + q + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got);
         }
     }
 
-    private static String update(Connection c, String q) {
+    static String update(Connection c, String q) {
         try (Statement s = c.createStatement()) {
             s.execute(q);
             return "OK " + s.getUpdateCount();

@@ -113,6 +113,7 @@ public final class RandomPlans {
             case NUMERIC -> java.math.BigDecimal.valueOf(rnd.nextInt(9) - 3, rnd.nextInt(3));
             case DATE -> java.time.LocalDate.ofEpochDay(19_000 + rnd.nextInt(40) - 20);
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(rnd.nextInt(1000));
+            case UUID -> new java.util.UUID(rnd.nextInt(3) - 1, rnd.nextInt(3) - 1);
         };
     }
 
@@ -337,7 +338,7 @@ public final class RandomPlans {
                         Expr.lit((long) rnd.nextInt(3), DatumType.INT64));
                 default -> Expr.call(Func.CONCAT, expr(in, DatumType.STRING, d), Expr.lit(STRINGS[rnd.nextInt(STRINGS.length)], DatumType.STRING));
             };
-            case TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ -> Expr.lit(value(want), want);
+            case TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID -> Expr.lit(value(want), want);
         };
     }
 

@@ -71,6 +71,7 @@ public final class SqlTranslator {
             case NUMERIC -> "NUMERIC";
             case DATE -> "DATE";
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
+            case UUID -> "UUID";
         };
     }
 
@@ -291,6 +292,7 @@ public final class SqlTranslator {
             case NUMERIC -> "CAST(" + ((java.math.BigDecimal) v).toPlainString() + " AS NUMERIC)";
             case DATE -> "DATE '" + v + "'";
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE '" + v + "'";
+            case UUID -> "CAST('" + v + "' AS UUID)";
         };
     }
 
@@ -324,6 +326,7 @@ public final class SqlTranslator {
                                 case NUMERIC -> java.sql.Types.NUMERIC;
                                 case DATE -> java.sql.Types.DATE;
                                 case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
+                                case UUID -> java.sql.Types.OTHER;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
@@ -362,6 +365,7 @@ public final class SqlTranslator {
                             java.time.OffsetDateTime t = rs.getObject(i + 1, java.time.OffsetDateTime.class);
                             yield t == null ? null : dev.tandem.row.TimestampTz.of(t.toInstant());
                         }
+                        case UUID -> rs.getObject(i + 1, java.util.UUID.class);
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

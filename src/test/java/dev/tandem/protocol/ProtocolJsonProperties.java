@@ -166,6 +166,7 @@ class ProtocolJsonProperties {
             case DATE -> Arbitraries.longs().between(-719_162L, 2_932_896L).map(d -> (Object) java.time.LocalDate.ofEpochDay(d));
             case TIMESTAMPTZ -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_999_999L)
                     .map(m -> (Object) new dev.tandem.row.TimestampTz(m));
+            case UUID -> Combinators.combine(Arbitraries.longs(), Arbitraries.longs()).as((a, b) -> (Object) new java.util.UUID(a, b));
         };
         return v.injectNull(0.15);
     }

@@ -35,6 +35,9 @@ class RowEncodingProperties {
                     Arbitraries.of(-1L, 0L, 1L, 19_724L)).map(d -> (Object) java.time.LocalDate.ofEpochDay(d));
             case TIMESTAMPTZ -> Arbitraries.oneOf(Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L),
                     Arbitraries.of(-1L, 0L, 1L)).map(m -> (Object) new TimestampTz(m));
+            case UUID -> Combinators.combine(Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)),
+                    Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)))
+                    .as((a, b) -> (Object) new java.util.UUID(a, b));
             case NUMERIC -> Arbitraries.oneOf(
                     Combinators.combine(Arbitraries.bigIntegers().between(java.math.BigInteger.TEN.pow(40).negate(), java.math.BigInteger.TEN.pow(40)),
                             Arbitraries.integers().between(0, 30)).as((u, s) -> (Object) new java.math.BigDecimal(u, s)),
@@ -294,6 +297,9 @@ class RowEncodingProperties {
                 // numerics by value, then one value of several scales (1.5, 1.50) by scale
                 java.math.BigDecimal e = (java.math.BigDecimal) y;
                 c = d.compareTo(e) != 0 ? d.compareTo(e) : Integer.compare(d.scale(), e.scale());
+            } else if (x instanceof java.util.UUID u) {
+                // PostgreSQL's order of uuids: their bytes unsigned, which is the order of their lower-case text
+                c = u.toString().compareTo(y.toString());
             } else {
                 c = ((Comparable) x).compareTo(y);
             }

@@ -59,6 +59,7 @@ final class PgValues {
             case NUMERIC -> numeric(text);
             case DATE -> dev.tandem.expr.Datetimes.parseDate(text);
             case TIMESTAMPTZ -> dev.tandem.expr.Datetimes.parseTimestampTz(text);
+            case UUID -> java.util.UUID.fromString(text);
         };
     }
 

@@ -78,6 +78,7 @@ public final class PgOids {
             case NUMERIC -> NUMERIC;
             case DATE -> DATE;
             case TIMESTAMPTZ -> TIMESTAMPTZ;
+            case UUID -> UUID;
         };
     }
 }
