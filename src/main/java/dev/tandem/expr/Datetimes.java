@@ -265,6 +265,23 @@ public final class Datetimes {
         if (f == Func.SUB && a == dev.tandem.row.DatumType.DATE && b == dev.tandem.row.DatumType.DATE) {
             return dev.tandem.row.DatumType.INT64;
         }
+        dev.tandem.row.DatumType interval = dev.tandem.row.DatumType.INTERVAL;
+        boolean time = a == dev.tandem.row.DatumType.TIMESTAMP || a == dev.tandem.row.DatumType.TIMESTAMPTZ;
+        if ((f == Func.ADD || f == Func.SUB) && b == interval) {
+            return time || a == interval ? a : a == dev.tandem.row.DatumType.DATE ? dev.tandem.row.DatumType.TIMESTAMP : null;
+        }
+        if (f == Func.ADD && a == interval) {
+            return b == dev.tandem.row.DatumType.TIMESTAMP || b == dev.tandem.row.DatumType.TIMESTAMPTZ ? b
+                    : b == dev.tandem.row.DatumType.DATE ? dev.tandem.row.DatumType.TIMESTAMP : null;
+        }
+        if (f == Func.SUB && time && a == b) {
+            return interval;
+        }
+        boolean number = b == dev.tandem.row.DatumType.INT64 || b == dev.tandem.row.DatumType.FLOAT64 || b == dev.tandem.row.DatumType.NUMERIC;
+        boolean numberFirst = a == dev.tandem.row.DatumType.INT64 || a == dev.tandem.row.DatumType.FLOAT64 || a == dev.tandem.row.DatumType.NUMERIC;
+        if ((f == Func.MUL || f == Func.DIV) && a == interval && number || f == Func.MUL && b == interval && numberFirst) {
+            return interval;
+        }
         return null;
     }
 }

@@ -159,7 +159,7 @@ final class ExprEval {
     private static Object unary(Expr.Call c, Object a) {
         return switch (c.func()) {
             case NOT -> !(Boolean) a;
-            case NEG -> a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg")
+            case NEG -> a instanceof dev.tandem.row.Interval v ? (Object) Intervals.negate(v) : a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg")
                     : a instanceof java.math.BigDecimal d ? (Object) d.negate() : (Object) (-(Double) a);
             case ABS -> a instanceof Long l ? (Object) exact(() -> Math.absExact(l), "abs")
                     : a instanceof java.math.BigDecimal d ? (Object) d.abs() : (Object) Math.abs((Double) a);
@@ -183,6 +183,11 @@ final class ExprEval {
     }
 
     private static Object binary(Func f, Object a, Object b) {
+        boolean arithmetic = f == Func.ADD || f == Func.SUB || f == Func.MUL || f == Func.DIV;
+        if (arithmetic && (a instanceof dev.tandem.row.Interval || b instanceof dev.tandem.row.Interval)
+                || f == Func.SUB && (a instanceof Timestamp || a instanceof TimestampTz)) {
+            return Intervals.arith(f, a, b);
+        }
         if ((f == Func.ADD || f == Func.SUB) && (a instanceof LocalDate || b instanceof LocalDate)) {
             return dateArith(f, a, b);
         }
@@ -277,6 +282,7 @@ final class ExprEval {
             return switch (v) {
                 case java.math.BigDecimal d -> d.toPlainString();
                 case TimestampTz t -> Datetimes.text(t);
+                case dev.tandem.row.Interval i -> Intervals.text(i);
                 default -> v.toString();
             };
         }
@@ -311,7 +317,7 @@ final class ExprEval {
                 case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
-            case STRING, UUID -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
+            case STRING, UUID, INTERVAL -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
 
@@ -344,6 +350,7 @@ final class ExprEval {
                 case DATE -> Datetimes.parseDate(t);
                 case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t);
                 case UUID -> Uuids.parse(s);
+                case INTERVAL -> Intervals.parse(s);
                 case STRING -> s;
             };
         } catch (IllegalArgumentException e) {

@@ -53,6 +53,9 @@ final class ExprTyper {
                 if (datetime != null) {
                     yield datetime;
                 }
+                if (f == Func.NEG && t.get(0) == DatumType.INTERVAL) {
+                    yield DatumType.INTERVAL;
+                }
                 if (t.get(0) != DatumType.INT64 && t.get(0) != DatumType.FLOAT64 && t.get(0) != DatumType.NUMERIC) {
                     throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs int64, float64 or numeric, got " + t.get(0).jsonName());
                 }
@@ -144,7 +147,7 @@ final class ExprTyper {
             case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
             case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
             case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
-            case UUID -> false;
+            case UUID, INTERVAL -> false;
             case STRING -> true;
         };
     }

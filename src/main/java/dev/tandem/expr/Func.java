@@ -46,7 +46,10 @@ import java.util.Locale;
  *       ceil sign sqrt exp ln log10 power}, with PostgreSQL's errors; {@code greatest least}(T, ...) → T,
  *       NULL arguments skipped (NULL only when all are).</li>
  *   <li>Dates and times (see {@link Datetimes}): {@code add}(date, int64) and {@code add}(int64, date) → date,
- *       {@code sub}(date, int64) → date, {@code sub}(date, date) → int64 days; {@code extract}(string field, date |
+ *       {@code sub}(date, int64) → date, {@code sub}(date, date) → int64 days; {@code add sub}(T, interval) → T for T
+ *       timestamp or timestamptz ({@code add}(interval, T) too; of a date, a timestamp), {@code sub}(T, T) → interval,
+ *       {@code add sub}(interval, interval), {@code neg}(interval), {@code mul}(interval, N), {@code mul}(N, interval) and
+ *       {@code div}(interval, N) → interval, as PostgreSQL computes them (see {@link Intervals}); {@code extract}(string field, date |
  *       timestamp | timestamptz) → numeric, PostgreSQL's {@code extract} (an unknown field is an error);
  *       {@code date_trunc}(string field, T) → T for T timestamp or timestamptz (in UTC).</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>

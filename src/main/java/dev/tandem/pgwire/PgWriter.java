@@ -116,11 +116,11 @@ final class PgWriter {
         return end();
     }
 
-    PgWriter parameterDescription(List<DatumType> types) {
+    PgWriter parameterDescription(int[] oids) {
         begin('t');
-        buf.writeShort(types.size());
-        for (DatumType t : types) {
-            buf.writeInt(oid(t));
+        buf.writeShort(oids.length);
+        for (int oid : oids) {
+            buf.writeInt(oid);
         }
         return end();
     }
@@ -226,6 +226,13 @@ final class PgWriter {
                 buf.writeInt(4);
                 buf.writeInt(Math.toIntExact(((java.time.LocalDate) v).toEpochDay() - PG_EPOCH_DAYS));
             }
+            case INTERVAL -> {
+                dev.tandem.row.Interval i = (dev.tandem.row.Interval) v;
+                buf.writeInt(16);
+                buf.writeLong(i.micros());
+                buf.writeInt(i.days());
+                buf.writeInt(i.months());
+            }
             case UUID -> {
                 buf.writeInt(16);
                 buf.writeLong(((java.util.UUID) v).getMostSignificantBits());
@@ -295,7 +302,7 @@ final class PgWriter {
             case BOOL -> 1;
             case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
             case DATE -> 4;
-            case UUID -> 16;
+            case UUID, INTERVAL -> 16;
             case STRING, NUMERIC -> -1;
         };
     }
@@ -314,10 +321,17 @@ final class PgWriter {
             case 1700 -> PgNumeric.read(in, b.length);
             case 1114 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
             case 1184 -> b.length == 8 ? (Object) new dev.tandem.row.TimestampTz(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1186 -> b.length == 16 ? (Object) readInterval(in) : bad(oid);
             case 2950 -> b.length == 16 ? (Object) new java.util.UUID(in.readLong(), in.readLong()) : bad(oid);
             case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
+    }
+
+    private static dev.tandem.row.Interval readInterval(ByteBuf in) {
+        long micros = in.readLong();
+        int days = in.readInt();
+        return new dev.tandem.row.Interval(in.readInt(), days, micros);
     }
 
     private static Object bad(int oid) {

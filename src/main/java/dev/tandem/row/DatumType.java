@@ -16,7 +16,9 @@ public enum DatumType {
     /** PostgreSQL's {@code timestamp with time zone}: a {@link TimestampTz}, an instant in microseconds since the epoch. */
     TIMESTAMPTZ(8),
     /** PostgreSQL's {@code uuid}: a {@link java.util.UUID}, ordered as its 16 bytes unsigned. */
-    UUID(9);
+    UUID(9),
+    /** PostgreSQL's {@code interval}: an {@link Interval} of months, days and microseconds. */
+    INTERVAL(10);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
@@ -47,7 +49,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval");
     }
 
     static DatumType ofTag(byte tag) {
@@ -63,7 +65,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz} or UUID. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID or {@link Interval}. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -75,6 +77,7 @@ public enum DatumType {
             case DATE -> value instanceof java.time.LocalDate d && d.getYear() >= 1 && d.getYear() <= 9999;
             case TIMESTAMPTZ -> value instanceof TimestampTz;
             case UUID -> value instanceof java.util.UUID;
+            case INTERVAL -> value instanceof Interval;
         };
     }
 }

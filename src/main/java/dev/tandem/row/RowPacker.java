@@ -71,6 +71,25 @@ public final class RowPacker {
         return this;
     }
 
+    /**
+     * Pushes an interval as its span in microseconds (a month counted as 30 days, as PostgreSQL compares intervals), a
+     * signed 128-bit number in sixteen big-endian bytes, sign bit flipped; then its months and days (four bytes each)
+     * and microseconds (eight), sign bits flipped: intervals of one span ({@code 1 mon}, {@code 30 days}) order by
+     * their parts.
+     */
+    public RowPacker pushInterval(Interval v) {
+        long[] span = v.span();
+        pushFixed(DatumType.INTERVAL, span[0] ^ Long.MIN_VALUE);
+        ensure(24);
+        long parts = ((long) (v.months() ^ Integer.MIN_VALUE) << 32) | ((v.days() ^ Integer.MIN_VALUE) & 0xFFFFFFFFL);
+        for (long word : new long[] {span[1], parts, v.micros() ^ Long.MIN_VALUE}) {
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                buf[len++] = (byte) (word >>> shift);
+            }
+        }
+        return this;
+    }
+
     /** Pushes a timestamp with time zone as a timestamp is pushed: its microseconds since the epoch. */
     public RowPacker pushTimestampTz(long micros) {
         return pushFixed(DatumType.TIMESTAMPTZ, micros ^ Long.MIN_VALUE);
@@ -135,7 +154,7 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID or null) of {@code type}. */
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval} or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -153,6 +172,7 @@ public final class RowPacker {
             case DATE -> pushDate((java.time.LocalDate) v);
             case TIMESTAMPTZ -> pushTimestampTz(((TimestampTz) v).micros());
             case UUID -> pushUuid((java.util.UUID) v);
+            case INTERVAL -> pushInterval((Interval) v);
         };
     }
 

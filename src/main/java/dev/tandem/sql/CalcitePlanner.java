@@ -592,6 +592,8 @@ final class CalcitePlanner {
             new Rewrite("Column '([^']*)' not found in table '([^']*)'(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,
                     "column $2.$1 does not exist$3"),
             new Rewrite("Unknown field '([^']*)'.*", SqlException.UNDEFINED_COLUMN, "column \"$1\" does not exist"),
+            new Rewrite("Cannot apply '(SUM|AVG)' to arguments of type '[A-Z]*\\(<INTERVAL [^>]*>\\)'.*", SqlException.NOT_SUPPORTED,
+                    "not supported: $1 of interval"),
             new Rewrite("Unknown identifier '([^']*)'.*", "42704", "type \"$1\" does not exist"),
             new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
             new Rewrite("Expression '(.*)' is not being grouped.*", "42803",

@@ -121,7 +121,7 @@ final class DdlPlanner {
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                 throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
-                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp, timestamptz, date, uuid)", lc[0], lc[1]);
+                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp, timestamptz, date, interval, uuid)", lc[0], lc[1]);
             }
             boolean nullable = true;
             while (true) {

@@ -1,6 +1,7 @@
 package dev.tandem.sql;
 
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlBasicCall;
@@ -22,8 +23,9 @@ import org.apache.calcite.sql2rel.SqlRexConvertlet;
 import org.apache.calcite.sql2rel.StandardConvertletTable;
 
 /**
- * PostgreSQL's {@code +} and {@code -} on dates, which Calcite's operators refuse: {@code date + integer},
- * {@code integer + date}, {@code date - integer} (a date) and {@code date - date} (an integer of days). Every
+ * PostgreSQL's {@code +} and {@code -} on dates and times, which Calcite's operators refuse or type otherwise:
+ * {@code date + integer}, {@code integer + date}, {@code date - integer} (a date), {@code date - date} (an integer of
+ * days), {@code date ± interval} (a timestamp) and {@code timestamp - timestamp} (an interval). Every
  * {@code +} and {@code -} of a query is made one of these operators before validation ({@link #rewrite}), and the
  * validator, which looks operators up again by name, finds them ahead of Calcite's own;
  * they type as Calcite's own except on dates, and each converts back to Calcite's own unless it is on dates
@@ -61,7 +63,7 @@ final class PgDatetimeArithmetic {
         SqlBinaryOperator standard = call.getOperator() == PLUS ? SqlStdOperatorTable.PLUS : SqlStdOperatorTable.MINUS;
         return (cx, c) -> {
             RexNode converted = StandardConvertletTable.INSTANCE.convertCall(cx, c);
-            if (converted instanceof RexCall r && dateType(r.getOperands().get(0).getType(), r.getOperands().get(1).getType(),
+            if (converted instanceof RexCall r && dateType(cx.getTypeFactory(), r.getOperands().get(0).getType(), r.getOperands().get(1).getType(),
                     c.getOperator() == PLUS) == null) {
                 return cx.getRexBuilder().makeCall(r.getParserPosition(), r.getType(), standard, r.getOperands());
             }
@@ -69,15 +71,25 @@ final class PgDatetimeArithmetic {
         };
     }
 
-    /** The type of PostgreSQL's arithmetic on dates of operands {@code a} and {@code b}, else null. */
-    private static SqlTypeName dateType(RelDataType a, RelDataType b, boolean plus) {
+    /**
+     * The type of PostgreSQL's arithmetic of operands {@code a} and {@code b} where Calcite's differs or refuses
+     * (on dates; a date and an interval make a timestamp; {@code timestamp - timestamp} an interval), else null.
+     */
+    private static RelDataType dateType(RelDataTypeFactory f, RelDataType a, RelDataType b, boolean plus) {
         SqlTypeName x = a.getSqlTypeName();
         SqlTypeName y = b.getSqlTypeName();
+        boolean nullable = a.isNullable() || b.isNullable();
         if (x == SqlTypeName.DATE && SqlTypeName.INT_TYPES.contains(y) || plus && SqlTypeName.INT_TYPES.contains(x) && y == SqlTypeName.DATE) {
-            return SqlTypeName.DATE;
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.DATE), nullable);
         }
         if (!plus && x == SqlTypeName.DATE && (y == SqlTypeName.DATE || y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR)) {
-            return SqlTypeName.INTEGER;
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.INTEGER), nullable);
+        }
+        if (x == SqlTypeName.DATE && SqlTypeName.INTERVAL_TYPES.contains(y) || plus && SqlTypeName.INTERVAL_TYPES.contains(x) && y == SqlTypeName.DATE) {
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.TIMESTAMP, 6), nullable);
+        }
+        if (!plus && x == y && (x == SqlTypeName.TIMESTAMP || x == SqlTypes.TIMESTAMPTZ)) {
+            return f.createTypeWithNullability(SqlTypes.interval(f), nullable);
         }
         return null;
     }
@@ -87,7 +99,7 @@ final class PgDatetimeArithmetic {
         SqlOperandTypeChecker checker = new SqlOperandTypeChecker() {
             @Override
             public boolean checkOperandTypes(SqlCallBinding binding, boolean throwOnFailure) {
-                return dateType(binding.getOperandType(0), binding.getOperandType(1), plus) != null
+                return dateType(binding.getTypeFactory(), binding.getOperandType(0), binding.getOperandType(1), plus) != null
                         || standard.getOperandTypeChecker().checkOperandTypes(binding, throwOnFailure);
             }
 
@@ -109,11 +121,7 @@ final class PgDatetimeArithmetic {
     private static RelDataType returnType(SqlBinaryOperator standard, SqlOperatorBinding binding, boolean plus) {
         RelDataType a = binding.getOperandType(0);
         RelDataType b = binding.getOperandType(1);
-        SqlTypeName t = dateType(a, b, plus);
-        if (t == null) {
-            return standard.inferReturnType(binding);
-        }
-        return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(t),
-                a.isNullable() || b.isNullable());
+        RelDataType t = dateType(binding.getTypeFactory(), a, b, plus);
+        return t == null ? standard.inferReturnType(binding) : t;
     }
 }

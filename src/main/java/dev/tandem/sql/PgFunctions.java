@@ -37,6 +37,12 @@ final class PgFunctions {
     private static final SqlTypeFamily N = SqlTypeFamily.NUMERIC;
 
     /** The functions, ahead of Calcite's standard operators of the same names; names match in any case, as PostgreSQL's do. */
+    /** PostgreSQL's cast to {@code interval} ({@code 'x'::interval}, {@code interval 'x'}), as {@link PgCasts} writes it. */
+    static final SqlFunction INTERVAL = new SqlFunction("PG_INTERVAL", SqlKind.OTHER_FUNCTION, org.apache.calcite.sql.type.ReturnTypes.cascade(
+            binding -> SqlTypes.interval(binding.getTypeFactory()), org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE),
+            (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
+            OperandTypes.ANY, SqlFunctionCategory.USER_DEFINED_FUNCTION);
+
     static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.of(
             text("CONCAT", OperandTypes.VARIADIC),
             text("CONCAT_WS", OperandTypes.variadic(SqlOperandCountRanges.from(1))),
@@ -76,9 +82,9 @@ final class PgFunctions {
             new SqlFunction("PG_EXTRACT", SqlKind.OTHER_FUNCTION, org.apache.calcite.sql.type.ReturnTypes.cascade(
                     binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DECIMAL, SqlTypes.NUMERIC_PRECISION, SqlTypes.NUMERIC_SCALE),
                     org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), null,
-                    OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+                    OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.ANY), SqlFunctionCategory.USER_DEFINED_FUNCTION),
             new SqlFunction("DATE_PART", SqlKind.OTHER_FUNCTION, ReturnTypes.DOUBLE_NULLABLE, null,
-                    OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+                    OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.ANY), SqlFunctionCategory.USER_DEFINED_FUNCTION),
             new SqlFunction("PG_DATE_TRUNC", SqlKind.OTHER_FUNCTION, binding -> {
                 org.apache.calcite.rel.type.RelDataType x = binding.getOperandType(1);
                 org.apache.calcite.rel.type.RelDataType t = x.getSqlTypeName() == SqlTypeName.DATE
@@ -89,6 +95,7 @@ final class PgFunctions {
             function("CLOCK_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("STATEMENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("TRANSACTION_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            INTERVAL,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
             SqlLibraryOperators.STRING_AGG));
@@ -247,6 +254,27 @@ final class PgFunctions {
                     checkPattern(args.get(1), args.size() > 3 ? args.get(3) instanceof Expr.Lit l ? (String) l.value() : null : "", true);
                 }
                 return new Expr.Call(f, args);
+            }
+            case "PG_INTERVAL" -> {
+                Expr x = t.rex(ops.get(0), in);
+                DatumType xt = RelTranslator.typeOf(x, in);
+                if (x instanceof Expr.Lit l && l.value() instanceof String s) {
+                    try {
+                        return Expr.lit(dev.tandem.expr.Intervals.parse(s), DatumType.INTERVAL);
+                    } catch (dev.tandem.expr.EvalError e) {
+                        throw SqlErrors.evaluation(e.getMessage());
+                    }
+                }
+                if (x instanceof Expr.Lit l && l.value() == null) {
+                    return Expr.lit(null, DatumType.INTERVAL);
+                }
+                if (xt == DatumType.INTERVAL) {
+                    return x;
+                }
+                if (xt != DatumType.STRING) {
+                    throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
+                }
+                return Expr.cast(x, DatumType.INTERVAL);
             }
             case "NOW", "CLOCK_TIMESTAMP", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP" -> throw SqlException.notSupported(
                     name.toLowerCase(Locale.ROOT) + "() (Tandem's queries and views have no transaction time to bind it to)");

@@ -23,7 +23,8 @@ import org.apache.calcite.sql2rel.SqlRexConvertlet;
 import org.apache.calcite.sql2rel.StandardConvertletTable;
 
 /**
- * A {@code uuid} compared with a quoted literal ({@code u = 'a0eebc99-...'}), which Calcite's comparisons refuse: a
+ * A {@code uuid} or {@code interval} compared with a quoted literal ({@code u = 'a0eebc99-...'}, {@code iv < '1 day'}),
+ * which Calcite's comparisons refuse: a
  * comparison with a quoted operand is made one of these operators before validation ({@link #rewrite}); each types as
  * Calcite's own and also takes a uuid with a string, and converts back to Calcite's own ({@link #convertlet}), so that
  * {@link RelTranslator} reads the literal as a uuid, as it reads one compared with any other type.
@@ -72,8 +73,9 @@ final class PgUuidComparisons {
     private static boolean uuidWithString(RelDataType a, RelDataType b) {
         SqlTypeName x = a.getSqlTypeName();
         SqlTypeName y = b.getSqlTypeName();
-        return x == SqlTypeName.UUID && (y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR)
-                || y == SqlTypeName.UUID && (x == SqlTypeName.CHAR || x == SqlTypeName.VARCHAR);
+        boolean xs = x == SqlTypeName.UUID || SqlTypeName.INTERVAL_TYPES.contains(x);
+        boolean ys = y == SqlTypeName.UUID || SqlTypeName.INTERVAL_TYPES.contains(y);
+        return xs && (y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR) || ys && (x == SqlTypeName.CHAR || x == SqlTypeName.VARCHAR);
     }
 
     private static SqlBinaryOperator operator(SqlBinaryOperator standard) {

@@ -188,6 +188,7 @@ final class QueryPlanner {
             case DATE -> java.time.LocalDate.EPOCH;
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(0);
             case UUID -> new java.util.UUID(0, 0);
+            case INTERVAL -> new dev.tandem.row.Interval(0, 0, 0);
         };
     }
 

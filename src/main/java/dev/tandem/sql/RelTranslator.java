@@ -1039,7 +1039,8 @@ final class RelTranslator {
         return new Expr.Call(f, args);
     }
 
-    private static final java.util.Set<DatumType> DATETIMES = java.util.EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ);
+    private static final java.util.Set<DatumType> DATETIMES = java.util.EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ,
+            DatumType.INTERVAL);
 
     /**
      * Arithmetic on dates and times as PostgreSQL types it ({@code date + integer}, {@code date - date}), a quoted
@@ -1310,6 +1311,12 @@ final class RelTranslator {
                     SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString()).micros());
             case DATE -> java.time.LocalDate.parse(lit.getValueAs(org.apache.calcite.util.DateString.class).toString());
             case UUID -> lit.getValueAs(java.util.UUID.class);
+            case INTERVAL_YEAR, INTERVAL_YEAR_MONTH, INTERVAL_MONTH -> new dev.tandem.row.Interval(lit.getValueAs(BigDecimal.class).intValueExact(), 0, 0);
+            case INTERVAL_DAY, INTERVAL_DAY_HOUR, INTERVAL_DAY_MINUTE, INTERVAL_DAY_SECOND, INTERVAL_HOUR, INTERVAL_HOUR_MINUTE, INTERVAL_HOUR_SECOND,
+                    INTERVAL_MINUTE, INTERVAL_MINUTE_SECOND, INTERVAL_SECOND -> {
+                long micros = lit.getValueAs(BigDecimal.class).movePointRight(3).longValueExact();
+                yield new dev.tandem.row.Interval(0, (int) (micros / dev.tandem.row.Interval.MICROS_PER_DAY), micros % dev.tandem.row.Interval.MICROS_PER_DAY);
+            }
             default -> throw SqlException.notSupported("a literal of type " + t.getName().toLowerCase(Locale.ROOT));
         };
     }

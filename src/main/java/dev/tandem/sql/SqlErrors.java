@@ -83,6 +83,7 @@ final class SqlErrors {
                 : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
                         || m.startsWith("invalid input syntax for type interval") ? "22007"
                 : m.startsWith("invalid input syntax for type uuid") ? SqlException.INVALID_TEXT
+                : m.startsWith("interval field value out of range") ? "22015"
                 : m.startsWith("date/time field value out of range") || m.startsWith("date out of range")
                         || m.startsWith("timestamp out of range") || m.startsWith("interval out of range") ? "22008"
                 : m.startsWith("unit \"") && m.contains("not supported for type") ? SqlException.NOT_SUPPORTED

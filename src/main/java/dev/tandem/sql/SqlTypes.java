@@ -30,6 +30,7 @@ final class SqlTypes {
             case "numeric", "decimal" -> DatumType.NUMERIC;
             case "date" -> DatumType.DATE;
             case "uuid" -> DatumType.UUID;
+            case "interval" -> DatumType.INTERVAL;
             case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_with_local_time_zone" -> DatumType.TIMESTAMPTZ;
             default -> null;
         };
@@ -38,6 +39,9 @@ final class SqlTypes {
     /** The datum type of a Calcite type; throws "not supported" for types Tandem has no datum for. */
     static DatumType of(RelDataType type) {
         SqlTypeName n = type.getSqlTypeName();
+        if (SqlTypeName.INTERVAL_TYPES.contains(n)) {
+            return DatumType.INTERVAL;
+        }
         return switch (n) {
             case BOOLEAN -> DatumType.BOOL;
             case TINYINT, SMALLINT, INTEGER, BIGINT -> DatumType.INT64;
@@ -63,6 +67,12 @@ final class SqlTypes {
     /** Calcite's type of a {@code timestamp with time zone}: an instant, as PostgreSQL's is. */
     static final SqlTypeName TIMESTAMPTZ = SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
 
+    /** Calcite's type of an {@code interval}, whatever its parts: day to second. */
+    static RelDataType interval(RelDataTypeFactory f) {
+        return f.createSqlIntervalType(new org.apache.calcite.sql.SqlIntervalQualifier(org.apache.calcite.avatica.util.TimeUnit.DAY,
+                org.apache.calcite.avatica.util.TimeUnit.SECOND, org.apache.calcite.sql.parser.SqlParserPos.ZERO));
+    }
+
     /** The Calcite type of a datum type. */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {
         RelDataType base = switch (t) {
@@ -75,6 +85,7 @@ final class SqlTypes {
             case DATE -> f.createSqlType(SqlTypeName.DATE);
             case TIMESTAMPTZ -> f.createSqlType(TIMESTAMPTZ, 6);
             case UUID -> f.createSqlType(SqlTypeName.UUID);
+            case INTERVAL -> interval(f);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -91,6 +102,7 @@ final class SqlTypes {
             case DATE -> "date";
             case TIMESTAMPTZ -> "timestamp with time zone";
             case UUID -> "uuid";
+            case INTERVAL -> "interval";
         };
     }
 
@@ -148,6 +160,7 @@ final class SqlTypes {
                     case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
                     case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
                     case java.util.UUID u -> u.toString();
+                    case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
                     case Boolean b -> b ? "true" : "false";
                     case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
                     default -> throw mismatch(v, t);
@@ -184,6 +197,11 @@ final class SqlTypes {
                     case Timestamp ts -> new TimestampTz(ts.micros());
                     case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.Datetimes.startOfDay(d));
                     case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s);
+                    default -> throw mismatch(v, t);
+                };
+                case INTERVAL -> switch (v) {
+                    case dev.tandem.row.Interval i -> i;
+                    case String s -> dev.tandem.expr.Intervals.parse(s);
                     default -> throw mismatch(v, t);
                 };
                 case UUID -> switch (v) {
@@ -267,6 +285,7 @@ final class SqlTypes {
             case java.time.LocalDate d -> "date";
             case TimestampTz ts -> "timestamp with time zone";
             case java.util.UUID u -> "uuid";
+            case dev.tandem.row.Interval i -> "interval";
             default -> v.getClass().getSimpleName();
         };
     }
@@ -280,6 +299,7 @@ final class SqlTypes {
             case BigDecimal d -> d.toPlainString();
             case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
             case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
+            case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
             case Timestamp ts -> {
                 LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
                 String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));

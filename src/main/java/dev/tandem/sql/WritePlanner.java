@@ -221,6 +221,7 @@ final class WritePlanner {
             case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                     && l.getValue() instanceof java.math.BigDecimal -> true;
             case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec -> constant(c.operand(0));
+            case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> constant(c.operand(0));
             default -> false;
         };
     }
@@ -244,6 +245,8 @@ final class WritePlanner {
                 case SqlLiteral l when l.getTypeName() == SqlTypes.TIMESTAMPTZ -> SqlTypes.convert(new dev.tandem.row.TimestampTz(
                         SqlTypes.parseTimestamp(l.getValueAs(org.apache.calcite.util.TimestampString.class).toString()).micros()), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.DEFAULT -> null;
+                case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> SqlTypes.convert(
+                        SqlTypes.convert(constant(c.operand(0), DatumType.INTERVAL, values, params), DatumType.INTERVAL), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                         && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
@@ -444,6 +447,9 @@ final class WritePlanner {
             return e;
         }
         SqlNode value = e instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT ? SqlLiteral.createNull(e.getParserPosition()) : e;
+        if (to == DatumType.INTERVAL) {
+            return PgFunctions.INTERVAL.createCall(e.getParserPosition(), value);
+        }
         SqlTypeName type = switch (to) {
             case INT64 -> SqlTypeName.BIGINT;
             case FLOAT64 -> SqlTypeName.DOUBLE;
@@ -454,6 +460,7 @@ final class WritePlanner {
             case DATE -> SqlTypeName.DATE;
             case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
             case UUID -> SqlTypeName.UUID;
+            case INTERVAL -> throw new IllegalStateException("an interval is assigned by pg_interval");
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));

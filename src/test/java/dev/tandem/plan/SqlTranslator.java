@@ -72,6 +72,7 @@ public final class SqlTranslator {
             case DATE -> "DATE";
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
             case UUID -> "UUID";
+            case INTERVAL -> "INTERVAL";
         };
     }
 
@@ -293,6 +294,7 @@ public final class SqlTranslator {
             case DATE -> "DATE '" + v + "'";
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE '" + v + "'";
             case UUID -> "CAST('" + v + "' AS UUID)";
+            case INTERVAL -> "CAST('" + v + "' AS INTERVAL)";
         };
     }
 
@@ -326,7 +328,7 @@ public final class SqlTranslator {
                                 case NUMERIC -> java.sql.Types.NUMERIC;
                                 case DATE -> java.sql.Types.DATE;
                                 case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
-                                case UUID -> java.sql.Types.OTHER;
+                                case UUID, INTERVAL -> java.sql.Types.OTHER;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
@@ -366,6 +368,7 @@ public final class SqlTranslator {
                             yield t == null ? null : dev.tandem.row.TimestampTz.of(t.toInstant());
                         }
                         case UUID -> rs.getObject(i + 1, java.util.UUID.class);
+                        case INTERVAL -> throw new UnsupportedOperationException("intervals have no translation");
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

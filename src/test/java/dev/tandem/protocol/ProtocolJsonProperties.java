@@ -167,6 +167,8 @@ class ProtocolJsonProperties {
             case TIMESTAMPTZ -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_999_999L)
                     .map(m -> (Object) new dev.tandem.row.TimestampTz(m));
             case UUID -> Combinators.combine(Arbitraries.longs(), Arbitraries.longs()).as((a, b) -> (Object) new java.util.UUID(a, b));
+            case INTERVAL -> Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), Arbitraries.longs())
+                    .as((m, d, u) -> (Object) new dev.tandem.row.Interval(m, d, u));
         };
         return v.injectNull(0.15);
     }

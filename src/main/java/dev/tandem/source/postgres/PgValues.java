@@ -60,6 +60,7 @@ final class PgValues {
             case DATE -> dev.tandem.expr.Datetimes.parseDate(text);
             case TIMESTAMPTZ -> dev.tandem.expr.Datetimes.parseTimestampTz(text);
             case UUID -> java.util.UUID.fromString(text);
+            case INTERVAL -> dev.tandem.expr.Intervals.parse(text);
         };
     }
 

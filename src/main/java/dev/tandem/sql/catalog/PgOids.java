@@ -79,6 +79,7 @@ public final class PgOids {
             case DATE -> DATE;
             case TIMESTAMPTZ -> TIMESTAMPTZ;
             case UUID -> UUID;
+            case INTERVAL -> INTERVAL;
         };
     }
 }
