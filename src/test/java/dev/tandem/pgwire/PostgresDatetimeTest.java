@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ordering, grouping, {@code min}/{@code max}, joins, arithmetic, {@code extract}/{@code date_part}/{@code date_trunc},
  * invalid input) answered by Tandem and by a real PostgreSQL 15 in the UTC time zone with the same text of every value,
  * the same column type names and the same SQLSTATE for errors, over the simple protocol (text format) and over prepared
- * statements with binary transfer. Skipped without {@code POSTGRES_ORACLE_ADDRESS}, as {@link PostgresDifferentialTest} is.
+ * statements with binary transfer; and indexed views over them maintained through random writes. Skipped without {@code POSTGRES_ORACLE_ADDRESS}, as {@link PostgresDifferentialTest} is.
  */
 class PostgresDatetimeTest {
 
@@ -148,6 +148,82 @@ class PostgresDatetimeTest {
             compare("after refused writes", answer(pg, "SELECT * FROM dx", false), answer(td, "SELECT * FROM dx", false), "text", mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    private static final List<String> VIEWS = List.of(
+            "dv_groups AS SELECT g, min(d) AS lo, max(d) AS hi, max(ts) AS last, min(iv) AS shortest, count(DISTINCT u) AS ids,"
+                    + " count(DISTINCT d) AS days FROM dm GROUP BY g",
+            "dv_rows AS SELECT k, d + 7 AS week_later, ts + iv AS due, (d - DATE '2024-01-01')::bigint AS age, date_trunc('month', ts) AS month_start,"
+                    + " extract(dow FROM d) AS dow, u FROM dm WHERE d >= '2024-01-01'",
+            "dv_by_day AS SELECT d, count(*) AS n, max(iv) AS longest FROM dm GROUP BY d");
+
+    /** Indexed views over dates, times, intervals and uuids, maintained through random writes, equal to PostgreSQL's answers after each. */
+    @Test
+    void maintainedViewsOfDatesAndTimesAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        java.util.Random random = new java.util.Random(11);
+        List<String> dates = List.of("'2024-01-31'", "'2023-12-31'", "'2024-02-29'", "'2024-06-15'", "NULL");
+        List<String> times = List.of("'2024-01-31 10:00:00+00'", "'2024-03-01 00:00:00.5+02'", "'1999-12-31 23:59:59+00'", "NULL");
+        List<String> intervals = List.of("'1 day'", "'1 mon 2 days'", "'-3 hours'", "'1 year 00:00:01'", "NULL");
+        List<String> ids = List.of("'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "'ffffffff-0000-0000-0000-000000000000'", "NULL");
+        List<String> mismatches = new ArrayList<>();
+        int withRows = 0;
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
+            try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                p.execute("SET TimeZone = 'UTC'");
+                for (String v : VIEWS) {
+                    p.execute("DROP VIEW IF EXISTS " + v.substring(0, v.indexOf(' ')));
+                }
+                p.execute("DROP TABLE IF EXISTS dm");
+                for (Statement s : List.of(p, t)) {
+                    s.execute("CREATE TABLE dm (k bigint, g text, d date, ts timestamptz, iv interval, u uuid)");
+                    for (String v : VIEWS) {
+                        s.execute("CREATE VIEW " + v);
+                    }
+                }
+                for (String v : VIEWS) {
+                    String name = v.substring(0, v.indexOf(' '));
+                    t.execute("CREATE INDEX " + name + "_idx ON " + name + " (" + (name.equals("dv_rows") ? "k" : name.equals("dv_by_day") ? "d" : "g") + ")");
+                }
+            }
+            int next = 0;
+            for (int w = 0; w < 40; w++) {
+                String write = switch (w < 4 ? 0 : random.nextInt(3)) {
+                    case 0 -> {
+                        List<String> rows = new ArrayList<>();
+                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
+                            rows.add("(" + next++ + ", " + List.of("'x'", "'y'", "NULL").get(random.nextInt(3)) + ", " + dates.get(random.nextInt(dates.size()))
+                                    + ", " + times.get(random.nextInt(times.size())) + ", " + intervals.get(random.nextInt(intervals.size())) + ", "
+                                    + ids.get(random.nextInt(ids.size())) + ")");
+                        }
+                        yield "INSERT INTO dm VALUES " + String.join(", ", rows);
+                    }
+                    case 1 -> "DELETE FROM dm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "d = '2024-01-31'", "ts < '2000-01-01 00:00:00+00'",
+                            "u = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'").get(random.nextInt(4));
+                    default -> "UPDATE dm SET " + List.of("d = d + 1", "ts = ts + iv", "iv = iv * 2", "d = '2024-06-15'").get(random.nextInt(4))
+                            + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "g = 'x'", "d > '2024-01-01'").get(random.nextInt(3));
+                };
+                try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                    int expected = p.executeUpdate(write);
+                    int got = t.executeUpdate(write);
+                    if (expected != got) {
+                        mismatches.add(write + ": PostgreSQL changed " + expected + " rows, Tandem " + got);
+                    }
+                }
+                for (String v : VIEWS) {
+                    String q = "SELECT * FROM " + v.substring(0, v.indexOf(' '));
+                    String expected = answer(pg, q, false);
+                    withRows += expected.endsWith("[]") ? 0 : 1;
+                    compare("after " + write + ": " + q, expected, answer(td, q, false), "view", mismatches);
+                }
+            }
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+        assertThat(withRows).isGreaterThan(60);
     }
 
     static void compare(String q, String expected, String got, String format, List<String> mismatches) {

@@ -36,7 +36,8 @@ public final class RandomPlans {
     private static final String[] STRINGS = {"", "a", "b", "ab", "B", "abc", "x y"};
     private static final String[] LIKE_PATTERNS = {"a%", "%b", "_", "%", "a_c", "%B%", "x\\ y", "\\%"};
     private static final DatumType[] SQL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL};
-    private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64, DatumType.TIMESTAMP};
+    private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64, DatumType.TIMESTAMP,
+        DatumType.DATE, DatumType.TIMESTAMPTZ, DatumType.INTERVAL, DatumType.UUID};
 
     private final Random rnd;
     private final boolean sql;
