@@ -943,11 +943,12 @@ final class RelTranslator {
                     case DIVIDE -> Func.DIV;
                     default -> Func.MOD;
                 };
-                Expr datetime = datetimeArith(f, ops, in);
+                List<Expr> operands = args(ops, in);
+                Expr datetime = datetimeArith(f, operands, in);
                 if (datetime != null) {
                     return datetime;
                 }
-                List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
+                List<Expr> args = unify(operands, in, call.getOperator().getName());
                 DatumType t = typeOf(args.get(0), in);
                 if (t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                     throw SqlException.notSupported("arithmetic on " + SqlTypes.pgName(t));
@@ -1043,15 +1044,16 @@ final class RelTranslator {
             DatumType.INTERVAL);
 
     /**
-     * Arithmetic on dates and times as PostgreSQL types it ({@code date + integer}, {@code date - date}), a quoted
-     * literal taking the type the other side needs; null when neither side is a date or time; 0A000 for an operation
+     * Arithmetic on dates, times and intervals as PostgreSQL types it ({@code date + integer}, {@code date - date},
+     * {@code timestamp + interval}, {@code timestamp - timestamp}, {@code interval * number}), a quoted literal taking
+     * the type the other side needs; null when neither side is a date or time; 0A000 for an operation
      * Tandem does not compute, 42883 for one PostgreSQL has no operator for.
      */
-    private Expr datetimeArith(Func f, List<RexNode> ops, List<DatumType> in) {
-        if (ops.size() != 2) {
+    private Expr datetimeArith(Func f, List<Expr> operands, List<DatumType> in) {
+        if (operands.size() != 2) {
             return null;
         }
-        List<Expr> args = args(ops, in);
+        List<Expr> args = new ArrayList<>(operands);
         DatumType a = untyped(args.get(0)) ? null : typeOf(args.get(0), in);
         DatumType b = untyped(args.get(1)) ? null : typeOf(args.get(1), in);
         if (!DATETIMES.contains(a) && !DATETIMES.contains(b)) {

@@ -57,10 +57,8 @@ final class PgValues {
             };
             case TIMESTAMP -> timestamp(text);
             case NUMERIC -> numeric(text);
-            case DATE -> dev.tandem.expr.Datetimes.parseDate(text);
-            case TIMESTAMPTZ -> dev.tandem.expr.Datetimes.parseTimestampTz(text);
+            case DATE, TIMESTAMPTZ, INTERVAL -> dev.tandem.sql.SqlValues.parse(text, type);
             case UUID -> java.util.UUID.fromString(text);
-            case INTERVAL -> dev.tandem.expr.Intervals.parse(text);
         };
     }
 
