@@ -9,7 +9,7 @@ public final class Datums {
     /**
      * Compares two values of one type with NULL last: false before true, numbers numerically with
      * PostgreSQL's float8 order ({@code -0.0} equals {@code 0.0}; NaN equals NaN and is greater than every
-     * other number), strings by code point, timestamps by time, numerics by value and then by display scale (as packed).
+     * other number), strings by code point, timestamps and dates by time, uuids by their bytes unsigned, intervals by span and then by months, days and microseconds (as packed), numerics by value and then by display scale (as packed).
      */
     public static final Comparator<Object> ORDER = Datums::compare;
 
@@ -25,6 +25,13 @@ public final class Datums {
         if (a instanceof Double x && b instanceof Double y) return x.doubleValue() == y.doubleValue() ? 0 : Double.compare(x, y);
         if (a instanceof String x && b instanceof String y) return compareCodePoints(x, y);
         if (a instanceof Timestamp x && b instanceof Timestamp y) return Long.compare(x.micros(), y.micros());
+        if (a instanceof java.time.LocalDate x && b instanceof java.time.LocalDate y) return x.compareTo(y);
+        if (a instanceof dev.tandem.row.TimestampTz x && b instanceof dev.tandem.row.TimestampTz y) return Long.compare(x.micros(), y.micros());
+        if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) return x.compareTo(y);
+        if (a instanceof java.util.UUID x && b instanceof java.util.UUID y) {
+            int c = Long.compareUnsigned(x.getMostSignificantBits(), y.getMostSignificantBits());
+            return c != 0 ? c : Long.compareUnsigned(x.getLeastSignificantBits(), y.getLeastSignificantBits());
+        }
         if (a instanceof java.math.BigDecimal x && b instanceof java.math.BigDecimal y) {
             int c = x.compareTo(y);
             return c != 0 ? c : Integer.compare(x.scale(), y.scale());
@@ -33,12 +40,16 @@ public final class Datums {
     }
 
     /**
-     * SQL's comparison of two non-NULL values: {@link #compare}, but numerics by value alone ({@code 1.0 = 1.00}),
+     * SQL's comparison of two non-NULL values: {@link #compare}, but numerics by value alone ({@code 1.0 = 1.00}) and
+     * intervals by span alone ({@code 1 mon = 30 days}),
      * as PostgreSQL compares them.
      */
     public static int sqlCompare(Object a, Object b) {
         if (a instanceof java.math.BigDecimal x && b instanceof java.math.BigDecimal y) {
             return x.compareTo(y);
+        }
+        if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) {
+            return x.compareSpan(y);
         }
         return compare(a, b);
     }

@@ -2,6 +2,8 @@ package dev.tandem.expr;
 
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Timestamp;
+import dev.tandem.row.TimestampTz;
+import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -90,6 +92,17 @@ final class ExprEval {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : TextFunctions.apply(c.func(), v);
             }
+            case EXTRACT, DATE_TRUNC -> {
+                Object[] v = strictArgs(args, row);
+                if (v == null) {
+                    return null;
+                }
+                if (c.func() == Func.EXTRACT) {
+                    return Datetimes.extract((String) v[0], v[1]);
+                }
+                return v[1] instanceof Timestamp t ? (Object) new Timestamp(Datetimes.truncate((String) v[0], t.micros(), "timestamp without time zone"))
+                        : (Object) new TimestampTz(Datetimes.truncate((String) v[0], ((TimestampTz) v[1]).micros(), "timestamp with time zone"));
+            }
             case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : v[0] instanceof java.math.BigDecimal ? Numerics.apply(c.func(), v) : MathFunctions.apply(c.func(), v);
@@ -146,7 +159,7 @@ final class ExprEval {
     private static Object unary(Expr.Call c, Object a) {
         return switch (c.func()) {
             case NOT -> !(Boolean) a;
-            case NEG -> a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg")
+            case NEG -> a instanceof dev.tandem.row.Interval v ? (Object) Intervals.negate(v) : a instanceof Long l ? (Object) exact(() -> Math.negateExact(l), "neg")
                     : a instanceof java.math.BigDecimal d ? (Object) d.negate() : (Object) (-(Double) a);
             case ABS -> a instanceof Long l ? (Object) exact(() -> Math.absExact(l), "abs")
                     : a instanceof java.math.BigDecimal d ? (Object) d.abs() : (Object) Math.abs((Double) a);
@@ -184,6 +197,14 @@ final class ExprEval {
     }
 
     private static Object binary(Func f, Object a, Object b) {
+        boolean arithmetic = f == Func.ADD || f == Func.SUB || f == Func.MUL || f == Func.DIV;
+        if (arithmetic && (a instanceof dev.tandem.row.Interval || b instanceof dev.tandem.row.Interval)
+                || f == Func.SUB && (a instanceof Timestamp || a instanceof TimestampTz)) {
+            return Intervals.arith(f, a, b);
+        }
+        if ((f == Func.ADD || f == Func.SUB) && (a instanceof LocalDate || b instanceof LocalDate)) {
+            return dateArith(f, a, b);
+        }
         return switch (f) {
             case EQ -> Datums.sqlCompare(a, b) == 0;
             case NEQ -> Datums.sqlCompare(a, b) != 0;
@@ -196,6 +217,14 @@ final class ExprEval {
                     : (Object) floatArith(f, (Double) a, (Double) b);
             default -> throw new IllegalStateException("not binary: " + f);
         };
+    }
+
+    private static Object dateArith(Func f, Object a, Object b) {
+        if (f == Func.ADD) {
+            return a instanceof LocalDate d ? Datetimes.plusDays(d, (Long) b) : Datetimes.plusDays((LocalDate) b, (Long) a);
+        }
+        return b instanceof LocalDate e ? (Object) (((LocalDate) a).toEpochDay() - e.toEpochDay())
+                : (Object) Datetimes.plusDays((LocalDate) a, exact(() -> Math.negateExact((Long) b), "sub"));
     }
 
     private interface LongOp {
@@ -264,7 +293,12 @@ final class ExprEval {
             return v;
         }
         if (to == DatumType.STRING) {
-            return v instanceof java.math.BigDecimal d ? d.toPlainString() : v.toString();
+            return switch (v) {
+                case java.math.BigDecimal d -> d.toPlainString();
+                case TimestampTz t -> Datetimes.text(t);
+                case dev.tandem.row.Interval i -> Intervals.text(i);
+                default -> v.toString();
+            };
         }
         if (v instanceof String s) {
             return parse(s, to);
@@ -281,8 +315,23 @@ final class ExprEval {
             };
             case FLOAT64 -> v instanceof Long l ? (double) l : v instanceof java.math.BigDecimal d ? d.doubleValue() : (Double) v;
             case NUMERIC -> v instanceof Long l ? java.math.BigDecimal.valueOf(l) : Numerics.ofDouble((Double) v);
-            case TIMESTAMP -> v instanceof Long l ? new Timestamp(l) : v;
-            case STRING -> throw new IllegalStateException();
+            case TIMESTAMP -> switch (v) {
+                case Long l -> new Timestamp(l);
+                case LocalDate d -> new Timestamp(Datetimes.startOfDay(d));
+                case TimestampTz t -> new Timestamp(t.micros());
+                default -> v;
+            };
+            case DATE -> switch (v) {
+                case Timestamp t -> Datetimes.dateOf(t.micros());
+                case TimestampTz t -> Datetimes.dateOf(t.micros());
+                default -> throw new IllegalStateException("cast of " + v.getClass());
+            };
+            case TIMESTAMPTZ -> switch (v) {
+                case Timestamp t -> new TimestampTz(t.micros());
+                case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
+                default -> throw new IllegalStateException("cast of " + v.getClass());
+            };
+            case STRING, UUID, INTERVAL -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
 
@@ -312,6 +361,10 @@ final class ExprEval {
                 }
                 case TIMESTAMP -> Timestamp.parse(t);
                 case NUMERIC -> Numerics.parse(t);
+                case DATE -> Datetimes.parseDate(t);
+                case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t);
+                case UUID -> Uuids.parse(s);
+                case INTERVAL -> Intervals.parse(s);
                 case STRING -> s;
             };
         } catch (IllegalArgumentException e) {

@@ -53,6 +53,13 @@ final class ExprTyper {
                 yield DatumType.INT64;
             }
             case ADD, SUB, MUL, DIV, MOD, NEG, ABS -> {
+                DatumType datetime = n == 2 ? Datetimes.arithmeticType(f, t.get(0), t.get(1)) : null;
+                if (datetime != null) {
+                    yield datetime;
+                }
+                if (f == Func.NEG && t.get(0) == DatumType.INTERVAL) {
+                    yield DatumType.INTERVAL;
+                }
                 if (t.get(0) != DatumType.INT64 && t.get(0) != DatumType.FLOAT64 && t.get(0) != DatumType.NUMERIC) {
                     throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs int64, float64 or numeric, got " + t.get(0).jsonName());
                 }
@@ -105,6 +112,16 @@ final class ExprTyper {
                 }
                 yield x;
             }
+            case EXTRACT, DATE_TRUNC -> {
+                all(f, t.subList(0, 1), 0, DatumType.STRING, path);
+                DatumType x = t.get(1);
+                boolean ok = x == DatumType.TIMESTAMP || x == DatumType.TIMESTAMPTZ || f == Func.EXTRACT && x == DatumType.DATE;
+                if (!ok) {
+                    throw new ExprException(args(path, 1), "function '" + f.jsonName() + "' needs "
+                            + (f == Func.EXTRACT ? "date, " : "") + "timestamp or timestamptz, got " + x.jsonName());
+                }
+                yield f == Func.EXTRACT ? DatumType.NUMERIC : x;
+            }
             case GREATEST, LEAST -> {
                 same(f, t, 0, t.size(), path);
                 yield t.get(0);
@@ -131,7 +148,10 @@ final class ExprTyper {
             case INT64 -> to == DatumType.BOOL || to == DatumType.FLOAT64 || to == DatumType.TIMESTAMP || to == DatumType.NUMERIC;
             case FLOAT64 -> to == DatumType.INT64 || to == DatumType.NUMERIC;
             case NUMERIC -> to == DatumType.INT64 || to == DatumType.FLOAT64;
-            case TIMESTAMP -> to == DatumType.INT64;
+            case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
+            case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
+            case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
+            case UUID, INTERVAL -> false;
             case STRING -> true;
         };
     }

@@ -45,6 +45,13 @@ import java.util.Locale;
  *       away from zero, as its {@code round(numeric)}), {@code trunc}(float64[, int64 digits]), {@code floor
  *       ceil sign sqrt exp ln log10 power}, with PostgreSQL's errors; {@code greatest least}(T, ...) → T,
  *       NULL arguments skipped (NULL only when all are).</li>
+ *   <li>Dates and times (see {@link Datetimes}): {@code add}(date, int64) and {@code add}(int64, date) → date,
+ *       {@code sub}(date, int64) → date, {@code sub}(date, date) → int64 days; {@code add sub}(T, interval) → T for T
+ *       timestamp or timestamptz ({@code add}(interval, T) too; of a date, a timestamp), {@code sub}(T, T) → interval,
+ *       {@code add sub}(interval, interval), {@code neg}(interval), {@code mul}(interval, N), {@code mul}(N, interval) and
+ *       {@code div}(interval, N) → interval, as PostgreSQL computes them (see {@link Intervals}); {@code extract}(string field, date |
+ *       timestamp | timestamptz) → numeric, PostgreSQL's {@code extract} (an unknown field is an error);
+ *       {@code date_trunc}(string field, T) → T for T timestamp or timestamptz (in UTC).</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
  *   <li>{@code fit_int4 fit_int2}(int64) → int64: the value when it is in the range of PostgreSQL's
  *       {@code integer} (32 bits) or {@code smallint} (16 bits), else an error ({@code integer out of range},
@@ -65,6 +72,7 @@ public enum Func {
     REVERSE(1, 1), INITCAP(1, 1), MD5(1, 1), STARTS_WITH(2, 2), TRANSLATE(3, 3), REGEXP_LIKE(2, 3), REGEXP_REPLACE(3, 4),
     ROUND(1, 1), ROUND_NUMERIC(1, 2), TRUNC(1, 2), FLOOR(1, 1), CEIL(1, 1), SIGN(1, 1), SQRT(1, 1), EXP(1, 1), LN(1, 1),
     LOG10(1, 1), POWER(2, 2), GREATEST(1, Integer.MAX_VALUE), LEAST(1, Integer.MAX_VALUE),
+    EXTRACT(2, 2), DATE_TRUNC(2, 2),
     CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1);
 
     final int minArgs;

@@ -90,6 +90,21 @@ final class PgSession {
             return canned != null ? canned.columns() : statement == null ? null : statement.columns();
         }
 
+        /**
+         * The OIDs a Describe answers: a catalog query's parameters are text unless the client gave their types (pgjdbc
+         * looks up an OID it does not know with an {@code int4} parameter, and refuses a description that differs).
+         */
+        int[] describedOids() {
+            if (canned == null) {
+                return parameterTypes().stream().mapToInt(PgWriter::oid).toArray();
+            }
+            int[] oids = new int[canned.parameterCount()];
+            for (int i = 0; i < oids.length; i++) {
+                oids[i] = i < paramOids.length && paramOids[i] != 0 ? paramOids[i] : PgWriter.oid(DatumType.STRING);
+            }
+            return oids;
+        }
+
         List<DatumType> parameterTypes() {
             return canned != null ? java.util.Collections.nCopies(canned.parameterCount(), DatumType.STRING)
                     : statement == null ? List.of() : statement.parameterTypes();
@@ -1150,7 +1165,7 @@ final class PgSession {
             if (p == null) {
                 throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
             }
-            w.parameterDescription(p.parameterTypes());
+            w.parameterDescription(p.describedOids());
             return (p.columns() == null ? w.simple('n') : w.rowDescription(p.columns(), i -> 0)).buffer();
         }
         Portal portal = portals.get(name);

@@ -16,6 +16,7 @@ final class PgWriter {
 
     /** Microseconds from the Unix epoch to PostgreSQL's, 2000-01-01. */
     private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+    private static final long PG_EPOCH_DAYS = 10_957L;
 
     private final ByteBuf buf = Unpooled.buffer(256);
     private int start = -1;
@@ -115,11 +116,11 @@ final class PgWriter {
         return end();
     }
 
-    PgWriter parameterDescription(List<DatumType> types) {
+    PgWriter parameterDescription(int[] oids) {
         begin('t');
-        buf.writeShort(types.size());
-        for (DatumType t : types) {
-            buf.writeInt(oid(t));
+        buf.writeShort(oids.length);
+        for (int oid : oids) {
+            buf.writeInt(oid);
         }
         return end();
     }
@@ -221,6 +222,26 @@ final class PgWriter {
                 buf.writeBytes(b);
             }
             case NUMERIC -> PgNumeric.write(buf, (java.math.BigDecimal) v);
+            case DATE -> {
+                buf.writeInt(4);
+                buf.writeInt(Math.toIntExact(((java.time.LocalDate) v).toEpochDay() - PG_EPOCH_DAYS));
+            }
+            case INTERVAL -> {
+                dev.tandem.row.Interval i = (dev.tandem.row.Interval) v;
+                buf.writeInt(16);
+                buf.writeLong(i.micros());
+                buf.writeInt(i.days());
+                buf.writeInt(i.months());
+            }
+            case UUID -> {
+                buf.writeInt(16);
+                buf.writeLong(((java.util.UUID) v).getMostSignificantBits());
+                buf.writeLong(((java.util.UUID) v).getLeastSignificantBits());
+            }
+            case TIMESTAMPTZ -> {
+                buf.writeInt(8);
+                buf.writeLong(((dev.tandem.row.TimestampTz) v).micros() - PG_EPOCH_MICROS);
+            }
         }
     }
 
@@ -279,7 +300,9 @@ final class PgWriter {
     private static int typeLength(DatumType t) {
         return switch (t) {
             case BOOL -> 1;
-            case INT64, FLOAT64, TIMESTAMP -> 8;
+            case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
+            case DATE -> 4;
+            case UUID, INTERVAL -> 16;
             case STRING, NUMERIC -> -1;
         };
     }
@@ -296,9 +319,19 @@ final class PgWriter {
             case 700 -> b.length == 4 ? (Object) (double) in.readFloat() : bad(oid);
             case 25, 1043, 705, 19, 1042, 0 -> PgReader.utf8(b);
             case 1700 -> PgNumeric.read(in, b.length);
-            case 1114, 1184 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1114 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1184 -> b.length == 8 ? (Object) new dev.tandem.row.TimestampTz(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
+            case 1186 -> b.length == 16 ? (Object) readInterval(in) : bad(oid);
+            case 2950 -> b.length == 16 ? (Object) new java.util.UUID(in.readLong(), in.readLong()) : bad(oid);
+            case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
+    }
+
+    private static dev.tandem.row.Interval readInterval(ByteBuf in) {
+        long micros = in.readLong();
+        int days = in.readInt();
+        return new dev.tandem.row.Interval(in.readInt(), days, micros);
     }
 
     private static Object bad(int oid) {

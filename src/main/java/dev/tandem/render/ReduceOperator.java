@@ -111,7 +111,8 @@ final class ReduceOperator extends Operator {
         for (int a = 0; a < reduce.aggregates().size(); a++) {
             if (reduce.aggregates().get(a).func() == AggregateFunc.STRING_AGG
                     || reduce.aggregates().get(a).func() == AggregateFunc.SUM && outTypes.get(keyArity + a) != DatumType.INT64
-                    || outTypes.get(keyArity + a) == DatumType.NUMERIC) {
+                    || outTypes.get(keyArity + a) == DatumType.NUMERIC || outTypes.get(keyArity + a) == DatumType.UUID
+                    || outTypes.get(keyArity + a) == DatumType.INTERVAL) {
                 return false;
             }
         }
@@ -138,9 +139,11 @@ final class ReduceOperator extends Operator {
         return switch (type) {
             case INT64 -> (Long) value;
             case TIMESTAMP -> ((Timestamp) value).micros();
+            case TIMESTAMPTZ -> ((dev.tandem.row.TimestampTz) value).micros();
+            case DATE -> ((java.time.LocalDate) value).toEpochDay();
             case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value == 0.0 ? 0.0 : (Double) value));
             case BOOL -> (Boolean) value ? 1 : 0;
-            case STRING, NUMERIC -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
+            case STRING, NUMERIC, UUID, INTERVAL -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
         };
     }
 
@@ -149,9 +152,11 @@ final class ReduceOperator extends Operator {
         switch (type) {
             case INT64 -> packer.pushInt64(key);
             case TIMESTAMP -> packer.pushTimestamp(key);
+            case TIMESTAMPTZ -> packer.pushTimestampTz(key);
+            case DATE -> packer.pushDate(java.time.LocalDate.ofEpochDay(key));
             case FLOAT64 -> packer.pushFloat64(Double.longBitsToDouble(flipNegative(key)));
             case BOOL -> packer.pushBool(key != 0);
-            case STRING, NUMERIC -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
+            case STRING, NUMERIC, UUID, INTERVAL -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
         }
     }
 

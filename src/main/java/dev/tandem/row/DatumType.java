@@ -10,7 +10,15 @@ public enum DatumType {
     STRING(4),
     TIMESTAMP(5),
     /** PostgreSQL's exact {@code numeric}: a {@link java.math.BigDecimal} of non-negative scale (its display scale). */
-    NUMERIC(6);
+    NUMERIC(6),
+    /** PostgreSQL's {@code date}: a {@link java.time.LocalDate} of years 1 to 9999. */
+    DATE(7),
+    /** PostgreSQL's {@code timestamp with time zone}: a {@link TimestampTz}, an instant in microseconds since the epoch. */
+    TIMESTAMPTZ(8),
+    /** PostgreSQL's {@code uuid}: a {@link java.util.UUID}, ordered as its 16 bytes unsigned. */
+    UUID(9),
+    /** PostgreSQL's {@code interval}: an {@link Interval} of months, days and microseconds. */
+    INTERVAL(10);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
@@ -41,7 +49,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval");
     }
 
     static DatumType ofTag(byte tag) {
@@ -57,7 +65,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp} or BigDecimal. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID or {@link Interval}. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -66,6 +74,10 @@ public enum DatumType {
             case STRING -> value instanceof String;
             case TIMESTAMP -> value instanceof Timestamp;
             case NUMERIC -> value instanceof java.math.BigDecimal d && d.scale() >= 0;
+            case DATE -> value instanceof java.time.LocalDate d && d.getYear() >= 1 && d.getYear() <= 9999;
+            case TIMESTAMPTZ -> value instanceof TimestampTz;
+            case UUID -> value instanceof java.util.UUID;
+            case INTERVAL -> value instanceof Interval;
         };
     }
 }

@@ -13,7 +13,9 @@ import java.util.List;
  * <p>Each datum is a tag byte (its type, with a NULL flag) followed by its payload: one byte for
  * {@code bool}; for {@code int64} only the bytes its magnitude needs (0 to 8), the tag telling sign and
  * length so that shorter positives sort before longer ones and longer negatives before shorter ones
- * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp} (sign bit flipped) and
+ * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp}, {@code timestamptz} (microseconds) and {@code date} (days since the epoch),
+ * sign bit flipped; for {@code uuid} its sixteen bytes; for {@code interval} its span (128 bits, see {@link RowPacker#pushInterval}), then
+ * its months, days and microseconds; and
  * for {@code float64} (IEEE bits made sortable); for {@code string} the UTF-8 bytes with {@code 0x00}
  * escaped as {@code 00 FF} and terminated by {@code 00 01}; for {@code numeric} sign, exponent and digits
  * in an order-preserving form, then the display scale (see {@link RowPacker#pushNumeric}). NULL has no payload and a larger tag, so it
@@ -118,6 +120,10 @@ public final class Row implements Comparable<Row> {
         if (v instanceof String) return DatumType.STRING;
         if (v instanceof Timestamp) return DatumType.TIMESTAMP;
         if (v instanceof java.math.BigDecimal) return DatumType.NUMERIC;
+        if (v instanceof java.time.LocalDate) return DatumType.DATE;
+        if (v instanceof TimestampTz) return DatumType.TIMESTAMPTZ;
+        if (v instanceof java.util.UUID) return DatumType.UUID;
+        if (v instanceof Interval) return DatumType.INTERVAL;
         throw new IllegalArgumentException("not a datum: " + (v == null ? "null (use Row.pack with types)" : v.getClass().getName()));
     }
 
@@ -145,7 +151,7 @@ public final class Row implements Comparable<Row> {
         return n;
     }
 
-    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal or null. */
+    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval} or null. */
     public Object[] unpack() {
         Object[] out = new Object[arity()];
         int p = offset;
@@ -302,7 +308,9 @@ public final class Row implements Comparable<Row> {
         }
         return switch (tag) {
             case 1 -> p + 2;
-            case 2, 3, 5 -> p + 9;
+            case 2, 3, 5, 7, 8 -> p + 9;
+            case 9 -> p + 17;
+            case 10 -> p + 33;
             case 4 -> {
                 int q = p + 1;
                 while (!(b[q] == 0 && b[q + 1] == 1)) {
@@ -368,6 +376,11 @@ public final class Row implements Comparable<Row> {
             case 1 -> b[p + 1] != 0;
             case 2 -> readLong(b, p + 1) ^ Long.MIN_VALUE;
             case 5 -> new Timestamp(readLong(b, p + 1) ^ Long.MIN_VALUE);
+            case 7 -> java.time.LocalDate.ofEpochDay(readLong(b, p + 1) ^ Long.MIN_VALUE);
+            case 8 -> new TimestampTz(readLong(b, p + 1) ^ Long.MIN_VALUE);
+            case 9 -> new java.util.UUID(readLong(b, p + 1), readLong(b, p + 9));
+            case 10 -> new Interval((int) (readLong(b, p + 17) >>> 32) ^ Integer.MIN_VALUE, (int) readLong(b, p + 17) ^ Integer.MIN_VALUE,
+                    readLong(b, p + 25) ^ Long.MIN_VALUE);
             case 3 -> {
                 long bits = readLong(b, p + 1);
                 yield Double.longBitsToDouble(bits < 0 ? bits ^ Long.MIN_VALUE : ~bits);

@@ -9,7 +9,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
 /**
  * The JSON mapping of datums: numbers, strings, booleans and null; int64 outside ±2^53 is written as a
  * string (and read from one), float64 NaN and infinities as the strings {@code "NaN"},
- * {@code "Infinity"}, {@code "-Infinity"}, timestamps as ISO-8601 strings, numerics as strings of their exact digits ({@code "1.50"}; read
+ * {@code "Infinity"}, {@code "-Infinity"}, timestamps (with or without time zone) as ISO-8601 strings in UTC, dates as {@code "2024-01-02"}, uuids as lower-case hyphenated strings, intervals as ISO-8601 strings of their three parts ({@code "P14M3DT5.5S"}), numerics as strings of their exact digits ({@code "1.50"}; read
  * from a string or an integer).
  */
 public final class RowJson {
@@ -63,6 +63,33 @@ public final class RowJson {
             case TIMESTAMP -> {
                 if (node.isString()) return Timestamp.parse(node.stringValue());
             }
+            case DATE -> {
+                if (node.isString()) {
+                    try {
+                        java.time.LocalDate d = java.time.LocalDate.parse(node.stringValue());
+                        if (type.accepts(d)) return d;
+                    } catch (java.time.DateTimeException e) {
+                        // falls through to the error
+                    }
+                    throw new IllegalArgumentException("expected a date of years 1 to 9999 as \"yyyy-mm-dd\", got string '" + node.stringValue() + "'");
+                }
+            }
+            case TIMESTAMPTZ -> {
+                if (node.isString()) return TimestampTz.parse(node.stringValue());
+            }
+            case INTERVAL -> {
+                if (node.isString()) return Interval.parse(node.stringValue());
+            }
+            case UUID -> {
+                if (node.isString()) {
+                    try {
+                        return java.util.UUID.fromString(node.stringValue());
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException("expected a uuid as \"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\", got string '"
+                                + node.stringValue() + "'");
+                    }
+                }
+            }
             case NUMERIC -> {
                 try {
                     if (node.isNumber() && !node.isIntegralNumber() && !node.isBigDecimal()) {
@@ -108,6 +135,10 @@ public final class RowJson {
         if (v instanceof String s) return NODES.stringNode(s);
         if (v instanceof Timestamp t) return NODES.stringNode(t.toString());
         if (v instanceof java.math.BigDecimal d) return NODES.stringNode(d.toPlainString());
+        if (v instanceof java.time.LocalDate d) return NODES.stringNode(d.toString());
+        if (v instanceof TimestampTz t) return NODES.stringNode(t.toString());
+        if (v instanceof java.util.UUID u) return NODES.stringNode(u.toString());
+        if (v instanceof Interval i) return NODES.stringNode(i.toString());
         throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
     }
 
@@ -180,6 +211,10 @@ public final class RowJson {
             case String s -> out.string(s);
             case Timestamp t -> out.string(t.toString());
             case java.math.BigDecimal d -> out.string(d.toPlainString());
+            case java.time.LocalDate d -> out.string(d.toString());
+            case TimestampTz t -> out.string(t.toString());
+            case java.util.UUID u -> out.string(u.toString());
+            case Interval i -> out.string(i.toString());
             default -> throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
         }
     }

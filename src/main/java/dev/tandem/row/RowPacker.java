@@ -56,6 +56,45 @@ public final class RowPacker {
         return pushFixed(DatumType.TIMESTAMP, micros ^ Long.MIN_VALUE);
     }
 
+    /** Pushes a date as eight big-endian bytes of its day since the epoch, sign bit flipped. */
+    public RowPacker pushDate(java.time.LocalDate date) {
+        return pushFixed(DatumType.DATE, date.toEpochDay() ^ Long.MIN_VALUE);
+    }
+
+    /** Pushes a uuid as its sixteen bytes, big-endian: byte order is PostgreSQL's order of uuids. */
+    public RowPacker pushUuid(java.util.UUID v) {
+        pushFixed(DatumType.UUID, v.getMostSignificantBits());
+        ensure(8);
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            buf[len++] = (byte) (v.getLeastSignificantBits() >>> shift);
+        }
+        return this;
+    }
+
+    /**
+     * Pushes an interval as its span in microseconds (a month counted as 30 days, as PostgreSQL compares intervals), a
+     * signed 128-bit number in sixteen big-endian bytes, sign bit flipped; then its months and days (four bytes each)
+     * and microseconds (eight), sign bits flipped: intervals of one span ({@code 1 mon}, {@code 30 days}) order by
+     * their parts.
+     */
+    public RowPacker pushInterval(Interval v) {
+        long[] span = v.span();
+        pushFixed(DatumType.INTERVAL, span[0] ^ Long.MIN_VALUE);
+        ensure(24);
+        long parts = ((long) (v.months() ^ Integer.MIN_VALUE) << 32) | ((v.days() ^ Integer.MIN_VALUE) & 0xFFFFFFFFL);
+        for (long word : new long[] {span[1], parts, v.micros() ^ Long.MIN_VALUE}) {
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                buf[len++] = (byte) (word >>> shift);
+            }
+        }
+        return this;
+    }
+
+    /** Pushes a timestamp with time zone as a timestamp is pushed: its microseconds since the epoch. */
+    public RowPacker pushTimestampTz(long micros) {
+        return pushFixed(DatumType.TIMESTAMPTZ, micros ^ Long.MIN_VALUE);
+    }
+
     /**
      * Pushes a float64 as PostgreSQL's float8 compares it: {@code -0.0} is packed as {@code 0.0} (they are
      * one value, so equal rows have one encoding) and every NaN as the one canonical NaN, which sorts above
@@ -115,7 +154,7 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal or null) of {@code type}. */
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval} or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -130,6 +169,10 @@ public final class RowPacker {
             case STRING -> pushString((String) v);
             case TIMESTAMP -> pushTimestamp(((Timestamp) v).micros());
             case NUMERIC -> pushNumeric((java.math.BigDecimal) v);
+            case DATE -> pushDate((java.time.LocalDate) v);
+            case TIMESTAMPTZ -> pushTimestampTz(((TimestampTz) v).micros());
+            case UUID -> pushUuid((java.util.UUID) v);
+            case INTERVAL -> pushInterval((Interval) v);
         };
     }
 

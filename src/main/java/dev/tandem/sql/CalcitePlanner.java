@@ -59,12 +59,12 @@ final class CalcitePlanner {
 
         @Override
         public int getDefaultPrecision(SqlTypeName typeName) {
-            return typeName == SqlTypeName.TIMESTAMP ? 6 : super.getDefaultPrecision(typeName);
+            return typeName == SqlTypeName.TIMESTAMP || typeName == SqlTypes.TIMESTAMPTZ ? 6 : super.getDefaultPrecision(typeName);
         }
 
         @Override
         public int getMaxPrecision(SqlTypeName typeName) {
-            return typeName == SqlTypeName.TIMESTAMP ? 6 : typeName == SqlTypeName.DECIMAL ? SqlTypes.NUMERIC_PRECISION : super.getMaxPrecision(typeName);
+            return typeName == SqlTypeName.TIMESTAMP || typeName == SqlTypes.TIMESTAMPTZ ? 6 : typeName == SqlTypeName.DECIMAL ? SqlTypes.NUMERIC_PRECISION : super.getMaxPrecision(typeName);
         }
 
         @Override
@@ -128,6 +128,8 @@ final class CalcitePlanner {
             refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
             timestampLiterals(parsed);
+            PgDatetimeArithmetic.rewrite(parsed);
+            PgUuidComparisons.rewrite(parsed);
             emptyEscapes(parsed);
             NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
@@ -286,6 +288,24 @@ final class CalcitePlanner {
     }
 
     private static SqlNode timestampLiteral(SqlNode n) {
+        if (n instanceof org.apache.calcite.sql.SqlUnknownLiteral u && SqlTypes.ofName(u.tag) != null
+                && SqlTypes.ofName(u.tag) != dev.tandem.row.DatumType.STRING) {
+            // DATE '...', TIMESTAMP '...': read as PostgreSQL reads the cast of the quoted literal
+            org.apache.calcite.sql.parser.SqlParserPos pos = u.getParserPosition();
+            SqlTypeName type = switch (SqlTypes.ofName(u.tag)) {
+                case DATE -> SqlTypeName.DATE;
+                case TIMESTAMP -> SqlTypeName.TIMESTAMP;
+                case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
+                default -> null;
+            };
+            if (type != null) {
+                org.apache.calcite.sql.SqlCall cast = org.apache.calcite.sql.fun.SqlStdOperatorTable.CAST.createCall(pos,
+                        org.apache.calcite.sql.SqlLiteral.createCharString(u.getValue(), pos),
+                        new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(type, pos), pos));
+                SqlNode literal = timestampLiteral(cast);
+                return literal != null ? literal : cast;
+            }
+        }
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
@@ -317,6 +337,27 @@ final class CalcitePlanner {
             return numericCast(c, spec);
         }
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && (SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.DATE
+                        || SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.TIMESTAMPTZ)) {
+            return datetimeCast(c, spec);
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.UUID) {
+            // read as PostgreSQL reads it (22P02 when it does not), written in the one form Calcite's reading agrees with
+            try {
+                c.setOperand(0, org.apache.calcite.sql.SqlLiteral.createCharString(
+                        dev.tandem.expr.Uuids.parse(l.getValueAs(String.class)).toString(), l.getParserPosition()));
+            } catch (dev.tandem.expr.EvalError e) {
+                org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
+                SqlException x = SqlErrors.evaluation(e.getMessage());
+                throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
+            }
+            return null;
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.TIMESTAMP) {
@@ -325,6 +366,39 @@ final class CalcitePlanner {
             org.apache.calcite.util.TimestampString s = new org.apache.calcite.util.TimestampString(t.getYear(), t.getMonthValue(),
                     t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
             return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, c.getParserPosition());
+        }
+        return null;
+    }
+
+    /**
+     * A cast of a quoted literal to {@code date} or {@code timestamp with time zone} as the literal PostgreSQL reads
+     * it as (22007/22008 when it does not read); a cast of anything else to {@code timestamp with time zone} made
+     * one to Calcite's instant type, that of such a column (null: the cast stays).
+     */
+    private static SqlNode datetimeCast(org.apache.calcite.sql.SqlCall c, org.apache.calcite.sql.SqlDataTypeSpec spec) {
+        boolean date = SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.DATE;
+        org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
+        if (c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l) {
+            String text = l.getValueAs(String.class);
+            try {
+                if (date) {
+                    return org.apache.calcite.sql.SqlLiteral.createDate(org.apache.calcite.util.DateString.fromDaysSinceEpoch(
+                            Math.toIntExact(dev.tandem.expr.Datetimes.parseDate(text).toEpochDay())), pos);
+                }
+                long micros = dev.tandem.expr.Datetimes.parseTimestampTz(text).micros();
+                java.time.LocalDateTime t = java.time.LocalDateTime.ofInstant(new dev.tandem.row.TimestampTz(micros).toInstant(),
+                        java.time.ZoneOffset.UTC);
+                org.apache.calcite.util.TimestampString s = new org.apache.calcite.util.TimestampString(t.getYear(), t.getMonthValue(),
+                        t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
+                return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypes.TIMESTAMPTZ, s, 6, pos);
+            } catch (dev.tandem.expr.EvalError e) {
+                SqlException x = SqlErrors.evaluation(e.getMessage());
+                throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
+            }
+        }
+        if (!date) {
+            c.setOperand(1, new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypes.TIMESTAMPTZ, 6,
+                    pos), pos));
         }
         return null;
     }
@@ -417,10 +491,12 @@ final class CalcitePlanner {
         root.add("float8", f -> f.createSqlType(SqlTypeName.DOUBLE));
         root.add("float4", f -> f.createSqlType(SqlTypeName.REAL));
         root.add("bool", f -> f.createSqlType(SqlTypeName.BOOLEAN));
+        root.add("timestamptz", f -> f.createSqlType(SqlTypes.TIMESTAMPTZ, 6));
         return Frameworks.newConfigBuilder()
                 .parserConfig(PARSER)
                 // PostgreSQL's functions (ahead of the standard operators of the same names), the standard operators, and ILIKE
-                .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(
+                        org.apache.calcite.sql.util.SqlOperatorTables.of(PgDatetimeArithmetic.PLUS, PgDatetimeArithmetic.MINUS), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
                         org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
                                 org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)
@@ -444,6 +520,14 @@ final class CalcitePlanner {
      * as a bigint) is refused; an integer literal that fits int4 is cast.
      */
     private static final org.apache.calcite.sql2rel.SqlRexConvertletTable CONVERTLETS = call -> {
+        org.apache.calcite.sql2rel.SqlRexConvertlet datetime = PgDatetimeArithmetic.convertlet(call);
+        if (datetime != null) {
+            return datetime;
+        }
+        org.apache.calcite.sql2rel.SqlRexConvertlet uuid = PgUuidComparisons.convertlet(call);
+        if (uuid != null) {
+            return uuid;
+        }
         org.apache.calcite.sql2rel.SqlRexConvertlet standard = org.apache.calcite.sql2rel.StandardConvertletTable.INSTANCE.get(call);
         if (call.getKind() == org.apache.calcite.sql.SqlKind.TIMES && standard != null) {
             return (cx, times) -> {
@@ -508,6 +592,8 @@ final class CalcitePlanner {
             new Rewrite("Column '([^']*)' not found in table '([^']*)'(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,
                     "column $2.$1 does not exist$3"),
             new Rewrite("Unknown field '([^']*)'.*", SqlException.UNDEFINED_COLUMN, "column \"$1\" does not exist"),
+            new Rewrite("Cannot apply '(SUM|AVG)' to arguments of type '[A-Z]*\\(<INTERVAL [^>]*>\\)'.*", SqlException.NOT_SUPPORTED,
+                    "not supported: $1 of interval"),
             new Rewrite("Unknown identifier '([^']*)'.*", "42704", "type \"$1\" does not exist"),
             new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
             new Rewrite("Expression '(.*)' is not being grouped.*", "42803",

@@ -99,6 +99,11 @@ final class DdlPlanner {
                 lex.take();
                 lex.expect("time");
                 lex.expect("zone");
+            } else if (type.toString().equals("timestamp") && lex.peek().is("with")) {
+                lex.take();
+                lex.expect("time");
+                lex.expect("zone");
+                type.append(" with time zone");
             }
             List<Integer> modifiers = new ArrayList<>();
             if (lex.acceptPunct("(")) {
@@ -120,7 +125,7 @@ final class DdlPlanner {
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                 throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
-                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp)", lc[0], lc[1]);
+                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp, timestamptz, date, interval, uuid)", lc[0], lc[1]);
             }
             boolean nullable = true;
             while (true) {
@@ -190,6 +195,13 @@ final class DdlPlanner {
                     case 2 -> DeclaredType.numeric(modifiers.get(0), modifiers.get(1));
                     default -> throw new IllegalArgumentException("type " + n + " takes at most two type modifiers, its precision and scale");
                 };
+                case "timestamptz", "timestamp with time zone" -> {
+                    if (!modifiers.isEmpty()) {
+                        throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a timestamp with time zone column's precision"
+                                + " (declare it timestamptz: it keeps microseconds)");
+                    }
+                    yield null;
+                }
                 default -> {
                     if (modifiers.size() > 1) {
                         throw new IllegalArgumentException("type " + n + " takes at most one type modifier");

@@ -22,8 +22,13 @@ final class PgCasts {
     private PgCasts() {
     }
 
-    /** {@code sql} with every {@code ::} cast outside quotes and comments written as a CAST. */
+    /**
+     * {@code sql} with every {@code ::} cast outside quotes and comments written as a CAST, and every {@code extract(field
+     * FROM x)} as {@code pg_extract('field', x)} and {@code date_trunc(...)} as {@code pg_date_trunc(...)}, {@code timestamptz '...'} as its cast, and {@code interval '...'} and {@code x::interval} as {@code pg_interval(...)}: PostgreSQL's extract, of any field name (an unknown one is refused when
+     * evaluated, as PostgreSQL refuses it), where Calcite's parser knows only its own fields.
+     */
     static String rewrite(String sql) {
+        sql = extracts(sql);
         if (!sql.contains("::")) {
             return sql;
         }
@@ -47,9 +52,50 @@ final class PgCasts {
             int typeEnd = typeEnd(text, t, colon + 2);
             int start = t.get(from).offset();
             int typeStart = t.get(colon + 2).offset();
-            text = text.substring(0, start) + "CAST(" + text.substring(start, t.get(colon).offset()) + " AS "
+            boolean interval = text.substring(typeStart, typeEnd).trim().equalsIgnoreCase("interval");
+            text = interval ? text.substring(0, start) + "pg_interval(" + text.substring(start, t.get(colon).offset()) + ")" + text.substring(typeEnd)
+                    : text.substring(0, start) + "CAST(" + text.substring(start, t.get(colon).offset()) + " AS "
                     + text.substring(typeStart, typeEnd) + ")" + text.substring(typeEnd);
         }
+    }
+
+    private static final Set<String> INTERVAL_UNITS = Set.of("year", "month", "day", "hour", "minute", "second");
+
+    private static String extracts(String sql) {
+        String lower = sql.toLowerCase(java.util.Locale.ROOT);
+        if (!lower.contains("extract") && !lower.contains("date_trunc") && !lower.contains("timestamptz") && !lower.contains("interval")) {
+            return sql;
+        }
+        List<SqlLexer.Token> t = new SqlLexer(sql).tokens();
+        StringBuilder out = new StringBuilder();
+        int copied = 0;
+        for (int i = 0; i + 1 < t.size(); i++) {
+            if (i + 3 < t.size() && t.get(i).is("extract") && t.get(i + 1).isPunct("(") && t.get(i + 2).isName() && t.get(i + 3).is("from")) {
+                out.append(sql, copied, t.get(i).offset()).append(PgFunctions.PG_EXTRACT.toLowerCase(java.util.Locale.ROOT)).append("('")
+                        .append(t.get(i + 2).text().replace("'", "''")).append("',");
+                copied = t.get(i + 3).end();
+                i += 3;
+            } else if (t.get(i).is("timestamptz") && t.get(i + 1).kind() == SqlLexer.Kind.STRING
+                    && (i == 0 || !t.get(i - 1).is("as"))) {
+                // the constant timestamptz '...' is the cast of its string
+                out.append(sql, copied, t.get(i).offset()).append("CAST(").append(sql, t.get(i + 1).offset(), t.get(i + 1).end())
+                        .append(" AS timestamptz)");
+                copied = t.get(i + 1).end();
+                i += 1;
+            } else if (t.get(i).is("interval") && t.get(i + 1).kind() == SqlLexer.Kind.STRING
+                    && !(i + 2 < t.size() && t.get(i + 2).kind() == SqlLexer.Kind.WORD && INTERVAL_UNITS.contains(t.get(i + 2).text()))) {
+                // PostgreSQL's interval '1 day' (SQL's INTERVAL '1' DAY, with its unit after the string, Calcite reads)
+                out.append(sql, copied, t.get(i).offset()).append("pg_interval(").append(sql, t.get(i + 1).offset(), t.get(i + 1).end())
+                        .append(")");
+                copied = t.get(i + 1).end();
+                i += 1;
+            } else if (t.get(i).is("date_trunc") && t.get(i + 1).isPunct("(")) {
+                // Calcite's parser reads DATE_TRUNC as BigQuery's
+                out.append(sql, copied, t.get(i).offset()).append("pg_date_trunc");
+                copied = t.get(i).end();
+            }
+        }
+        return copied == 0 ? sql : out.append(sql.substring(copied)).toString();
     }
 
     /** The index of the first token of the operand ending at token {@code k}. */

@@ -37,6 +37,12 @@ final class PgFunctions {
     private static final SqlTypeFamily N = SqlTypeFamily.NUMERIC;
 
     /** The functions, ahead of Calcite's standard operators of the same names; names match in any case, as PostgreSQL's do. */
+    /** PostgreSQL's cast to {@code interval} ({@code 'x'::interval}, {@code interval 'x'}), as {@link PgCasts} writes it. */
+    static final SqlFunction INTERVAL = new SqlFunction("PG_INTERVAL", SqlKind.OTHER_FUNCTION, org.apache.calcite.sql.type.ReturnTypes.cascade(
+            binding -> SqlTypes.interval(binding.getTypeFactory()), org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE),
+            (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
+            OperandTypes.ANY, SqlFunctionCategory.USER_DEFINED_FUNCTION);
+
     static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.of(
             text("CONCAT", OperandTypes.VARIADIC),
             text("CONCAT_WS", OperandTypes.variadic(SqlOperandCountRanges.from(1))),
@@ -73,9 +79,29 @@ final class PgFunctions {
             number("PI", OperandTypes.NILADIC),
             function("GREATEST", ReturnTypes.LEAST_RESTRICTIVE, OperandTypes.ONE_OR_MORE),
             function("LEAST", ReturnTypes.LEAST_RESTRICTIVE, OperandTypes.ONE_OR_MORE),
+            new SqlFunction("PG_EXTRACT", SqlKind.OTHER_FUNCTION, org.apache.calcite.sql.type.ReturnTypes.cascade(
+                    binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DECIMAL, SqlTypes.NUMERIC_PRECISION, SqlTypes.NUMERIC_SCALE),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), null,
+                    OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.ANY), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+            new SqlFunction("DATE_PART", SqlKind.OTHER_FUNCTION, ReturnTypes.DOUBLE_NULLABLE, null,
+                    OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.ANY), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+            new SqlFunction("PG_DATE_TRUNC", SqlKind.OTHER_FUNCTION, binding -> {
+                org.apache.calcite.rel.type.RelDataType x = binding.getOperandType(1);
+                org.apache.calcite.rel.type.RelDataType t = x.getSqlTypeName() == SqlTypeName.DATE
+                        ? binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6) : x;
+                return binding.getTypeFactory().createTypeWithNullability(t, x.isNullable() || binding.getOperandType(0).isNullable());
+            }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+            function("NOW", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            function("CLOCK_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            function("STATEMENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            function("TRANSACTION_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            INTERVAL,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
             SqlLibraryOperators.STRING_AGG));
+
+    /** The function {@code extract(field FROM x)} is written as ({@link PgCasts#rewrite}): {@code pg_extract('field', x)}. */
+    static final String PG_EXTRACT = "PG_EXTRACT";
 
     private PgFunctions() {
     }
@@ -228,6 +254,42 @@ final class PgFunctions {
                     checkPattern(args.get(1), args.size() > 3 ? args.get(3) instanceof Expr.Lit l ? (String) l.value() : null : "", true);
                 }
                 return new Expr.Call(f, args);
+            }
+            case "PG_INTERVAL" -> {
+                Expr x = t.rex(ops.get(0), in);
+                DatumType xt = RelTranslator.typeOf(x, in);
+                if (x instanceof Expr.Lit l && l.value() instanceof String s) {
+                    try {
+                        return Expr.lit(dev.tandem.expr.Intervals.parse(s), DatumType.INTERVAL);
+                    } catch (dev.tandem.expr.EvalError e) {
+                        throw SqlErrors.evaluation(e.getMessage());
+                    }
+                }
+                if (x instanceof Expr.Lit l && l.value() == null) {
+                    return Expr.lit(null, DatumType.INTERVAL);
+                }
+                if (xt == DatumType.INTERVAL) {
+                    return x;
+                }
+                if (xt != DatumType.STRING) {
+                    throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
+                }
+                return Expr.cast(x, DatumType.INTERVAL);
+            }
+            case "NOW", "CLOCK_TIMESTAMP", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP" -> throw SqlException.notSupported(
+                    name.toLowerCase(Locale.ROOT) + "() (Tandem's queries and views have no transaction time to bind it to)");
+            case PG_EXTRACT, "DATE_PART", "PG_DATE_TRUNC" -> {
+                Expr field = t.rex(ops.get(0), in);
+                Expr x = t.rex(ops.get(1), in);
+                DatumType xt = RelTranslator.typeOf(x, in);
+                if (name.equals("PG_DATE_TRUNC")) {
+                    return Expr.call(Func.DATE_TRUNC, field, xt == DatumType.DATE ? Expr.cast(x, DatumType.TIMESTAMPTZ) : x);
+                }
+                if (xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ) {
+                    throw SqlException.notSupported(name.toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(xt));
+                }
+                Expr extract = Expr.call(Func.EXTRACT, field, x);
+                return name.equals("DATE_PART") ? Expr.cast(extract, DatumType.FLOAT64) : extract;
             }
             case "ROUND", "TRUNC" -> {
                 Expr x = t.rex(ops.get(0), in);

@@ -185,6 +185,10 @@ final class QueryPlanner {
             case STRING -> "";
             case TIMESTAMP -> new dev.tandem.row.Timestamp(0);
             case NUMERIC -> java.math.BigDecimal.ZERO;
+            case DATE -> java.time.LocalDate.EPOCH;
+            case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(0);
+            case UUID -> new java.util.UUID(0, 0);
+            case INTERVAL -> new dev.tandem.row.Interval(0, 0, 0);
         };
     }
 

@@ -565,10 +565,10 @@ final class RelTranslator {
                     defaults.add(0L);
                 }
                 case SUM, SUM0, MIN, MAX -> {
-                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && argType == DatumType.BOOL) {
-                        // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates)
+                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && (argType == DatumType.BOOL || argType == DatumType.UUID)) {
+                        // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates) or of uuid
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
-                                "function " + kind.name().toLowerCase(Locale.ROOT) + "(boolean) does not exist");
+                                "function " + kind.name().toLowerCase(Locale.ROOT) + "(" + SqlTypes.pgName(argType) + ") does not exist");
                     }
                     if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64
                             && argType != DatumType.NUMERIC) {
@@ -978,7 +978,12 @@ final class RelTranslator {
                     case DIVIDE -> Func.DIV;
                     default -> Func.MOD;
                 };
-                List<Expr> args = unify(args(ops, in), in, call.getOperator().getName());
+                List<Expr> operands = args(ops, in);
+                Expr datetime = datetimeArith(f, operands, in);
+                if (datetime != null) {
+                    return datetime;
+                }
+                List<Expr> args = unify(operands, in, call.getOperator().getName());
                 DatumType t = typeOf(args.get(0), in);
                 if (t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                     throw SqlException.notSupported("arithmetic on " + SqlTypes.pgName(t));
@@ -1068,6 +1073,48 @@ final class RelTranslator {
             args = unify(args, in, "mod");
         }
         return new Expr.Call(f, args);
+    }
+
+    private static final java.util.Set<DatumType> DATETIMES = java.util.EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ,
+            DatumType.INTERVAL);
+
+    /**
+     * Arithmetic on dates, times and intervals as PostgreSQL types it ({@code date + integer}, {@code date - date},
+     * {@code timestamp + interval}, {@code timestamp - timestamp}, {@code interval * number}), a quoted literal taking
+     * the type the other side needs; null when neither side is a date or time; 0A000 for an operation
+     * Tandem does not compute, 42883 for one PostgreSQL has no operator for.
+     */
+    private Expr datetimeArith(Func f, List<Expr> operands, List<DatumType> in) {
+        if (operands.size() != 2) {
+            return null;
+        }
+        List<Expr> args = new ArrayList<>(operands);
+        DatumType a = untyped(args.get(0)) ? null : typeOf(args.get(0), in);
+        DatumType b = untyped(args.get(1)) ? null : typeOf(args.get(1), in);
+        if (!DATETIMES.contains(a) && !DATETIMES.contains(b)) {
+            return null;
+        }
+        if (a == null) {
+            a = b == DatumType.DATE && f == Func.SUB ? DatumType.DATE : DatumType.INT64;
+            args.set(0, coerce(args.get(0), DatumType.STRING, a));
+        }
+        if (b == null) {
+            b = a == DatumType.DATE && f == Func.SUB ? DatumType.DATE : DatumType.INT64;
+            args.set(1, coerce(args.get(1), DatumType.STRING, b));
+        }
+        DatumType result = dev.tandem.expr.Datetimes.arithmeticType(f, a, b);
+        if (result == null) {
+            if (f == Func.SUB && a == b || (f == Func.ADD || f == Func.SUB) && (b == DatumType.INT64 || a == DatumType.INT64)) {
+                throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(a) + " "
+                        + (f == Func.ADD ? "+" : f == Func.SUB ? "-" : f.jsonName()) + " " + SqlTypes.pgName(b));
+            }
+            throw SqlException.notSupported("the arithmetic " + SqlTypes.pgName(a) + " " + f.jsonName() + " " + SqlTypes.pgName(b));
+        }
+        return new Expr.Call(f, args);
+    }
+
+    private static boolean untyped(Expr e) {
+        return e instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING);
     }
 
     private static final double TWO_53 = 0x1p53;
@@ -1305,6 +1352,16 @@ final class RelTranslator {
             case FLOAT, REAL, DOUBLE -> lit.getValueAs(Double.class);
             case CHAR, VARCHAR -> lit.getValueAs(String.class);
             case TIMESTAMP -> SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString());
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> new dev.tandem.row.TimestampTz(
+                    SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString()).micros());
+            case DATE -> java.time.LocalDate.parse(lit.getValueAs(org.apache.calcite.util.DateString.class).toString());
+            case UUID -> lit.getValueAs(java.util.UUID.class);
+            case INTERVAL_YEAR, INTERVAL_YEAR_MONTH, INTERVAL_MONTH -> new dev.tandem.row.Interval(lit.getValueAs(BigDecimal.class).intValueExact(), 0, 0);
+            case INTERVAL_DAY, INTERVAL_DAY_HOUR, INTERVAL_DAY_MINUTE, INTERVAL_DAY_SECOND, INTERVAL_HOUR, INTERVAL_HOUR_MINUTE, INTERVAL_HOUR_SECOND,
+                    INTERVAL_MINUTE, INTERVAL_MINUTE_SECOND, INTERVAL_SECOND -> {
+                long micros = lit.getValueAs(BigDecimal.class).movePointRight(3).longValueExact();
+                yield new dev.tandem.row.Interval(0, (int) (micros / dev.tandem.row.Interval.MICROS_PER_DAY), micros % dev.tandem.row.Interval.MICROS_PER_DAY);
+            }
             default -> throw SqlException.notSupported("a literal of type " + t.getName().toLowerCase(Locale.ROOT));
         };
     }

@@ -80,6 +80,14 @@ final class SqlErrors {
 
     private static String invalid(String m) {
         return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
+                : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
+                        || m.startsWith("invalid input syntax for type interval") ? "22007"
+                : m.startsWith("invalid input syntax for type uuid") ? SqlException.INVALID_TEXT
+                : m.startsWith("interval field value out of range") ? "22015"
+                : m.startsWith("date/time field value out of range") || m.startsWith("date out of range")
+                        || m.startsWith("timestamp out of range") || m.startsWith("interval out of range") ? "22008"
+                : m.startsWith("unit \"") && m.contains("not supported for type") ? SqlException.NOT_SUPPORTED
+                : m.startsWith("unit \"") || m.startsWith("time zone \"") ? SqlException.INVALID_PARAMETER
                 : m.contains("exceeded its memory budget") ? SqlException.OUT_OF_MEMORY
                 : m.startsWith(RelTranslator.TWO_ROWS) ? "21000"
                 : m.contains("escape string") || m.contains("escape character") ? "22025"

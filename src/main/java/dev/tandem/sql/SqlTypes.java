@@ -2,6 +2,7 @@ package dev.tandem.sql;
 
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Timestamp;
+import dev.tandem.row.TimestampTz;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -27,6 +28,10 @@ final class SqlTypes {
             case "boolean", "bool" -> DatumType.BOOL;
             case "timestamp", "timestamp without time zone" -> DatumType.TIMESTAMP;
             case "numeric", "decimal" -> DatumType.NUMERIC;
+            case "date" -> DatumType.DATE;
+            case "uuid" -> DatumType.UUID;
+            case "interval" -> DatumType.INTERVAL;
+            case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_with_local_time_zone" -> DatumType.TIMESTAMPTZ;
             default -> null;
         };
     }
@@ -34,6 +39,9 @@ final class SqlTypes {
     /** The datum type of a Calcite type; throws "not supported" for types Tandem has no datum for. */
     static DatumType of(RelDataType type) {
         SqlTypeName n = type.getSqlTypeName();
+        if (SqlTypeName.INTERVAL_TYPES.contains(n)) {
+            return DatumType.INTERVAL;
+        }
         return switch (n) {
             case BOOLEAN -> DatumType.BOOL;
             case TINYINT, SMALLINT, INTEGER, BIGINT -> DatumType.INT64;
@@ -41,6 +49,9 @@ final class SqlTypes {
             case FLOAT, REAL, DOUBLE -> DatumType.FLOAT64;
             case CHAR, VARCHAR -> DatumType.STRING;
             case TIMESTAMP -> DatumType.TIMESTAMP;
+            case DATE -> DatumType.DATE;
+            case UUID -> DatumType.UUID;
+            case TIMESTAMP_TZ, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> DatumType.TIMESTAMPTZ;
             case NULL -> null;
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
         };
@@ -53,6 +64,15 @@ final class SqlTypes {
     static final int NUMERIC_PRECISION = 1000;
     static final int NUMERIC_SCALE = 0;
 
+    /** Calcite's type of a {@code timestamp with time zone}: an instant, as PostgreSQL's is. */
+    static final SqlTypeName TIMESTAMPTZ = SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
+
+    /** Calcite's type of an {@code interval}, whatever its parts: day to second. */
+    static RelDataType interval(RelDataTypeFactory f) {
+        return f.createSqlIntervalType(new org.apache.calcite.sql.SqlIntervalQualifier(org.apache.calcite.avatica.util.TimeUnit.DAY,
+                org.apache.calcite.avatica.util.TimeUnit.SECOND, org.apache.calcite.sql.parser.SqlParserPos.ZERO));
+    }
+
     /** The Calcite type of a datum type. */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {
         RelDataType base = switch (t) {
@@ -62,6 +82,10 @@ final class SqlTypes {
             case STRING -> f.createSqlType(SqlTypeName.VARCHAR);
             case TIMESTAMP -> f.createSqlType(SqlTypeName.TIMESTAMP, 6);
             case NUMERIC -> f.createSqlType(SqlTypeName.DECIMAL, NUMERIC_PRECISION, NUMERIC_SCALE);
+            case DATE -> f.createSqlType(SqlTypeName.DATE);
+            case TIMESTAMPTZ -> f.createSqlType(TIMESTAMPTZ, 6);
+            case UUID -> f.createSqlType(SqlTypeName.UUID);
+            case INTERVAL -> interval(f);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -75,6 +99,10 @@ final class SqlTypes {
             case STRING -> "text";
             case TIMESTAMP -> "timestamp";
             case NUMERIC -> "numeric";
+            case DATE -> "date";
+            case TIMESTAMPTZ -> "timestamp with time zone";
+            case UUID -> "uuid";
+            case INTERVAL -> "interval";
         };
     }
 
@@ -129,6 +157,10 @@ final class SqlTypes {
                 };
                 case STRING -> switch (v) {
                     case String s -> s;
+                    case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
+                    case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
+                    case java.util.UUID u -> u.toString();
+                    case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
                     case Boolean b -> b ? "true" : "false";
                     case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
                     default -> throw mismatch(v, t);
@@ -140,6 +172,8 @@ final class SqlTypes {
                 };
                 case TIMESTAMP -> switch (v) {
                     case Timestamp ts -> ts;
+                    case TimestampTz ts -> new Timestamp(ts.micros());
+                    case java.time.LocalDate d -> new Timestamp(dev.tandem.expr.Datetimes.startOfDay(d));
                     case String s -> parseTimestamp(s.trim());
                     default -> throw mismatch(v, t);
                 };
@@ -149,6 +183,30 @@ final class SqlTypes {
                     case Integer i -> BigDecimal.valueOf(i);
                     case Double d -> dev.tandem.expr.Numerics.ofDouble(d);
                     case String s -> dev.tandem.expr.Numerics.parse(s);
+                    default -> throw mismatch(v, t);
+                };
+                case DATE -> switch (v) {
+                    case java.time.LocalDate d -> dev.tandem.expr.Datetimes.checked(d);
+                    case String s -> dev.tandem.expr.Datetimes.parseDate(s);
+                    case Timestamp ts -> dev.tandem.expr.Datetimes.dateOf(ts.micros());
+                    case TimestampTz ts -> dev.tandem.expr.Datetimes.dateOf(ts.micros());
+                    default -> throw mismatch(v, t);
+                };
+                case TIMESTAMPTZ -> switch (v) {
+                    case TimestampTz ts -> ts;
+                    case Timestamp ts -> new TimestampTz(ts.micros());
+                    case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.Datetimes.startOfDay(d));
+                    case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s);
+                    default -> throw mismatch(v, t);
+                };
+                case INTERVAL -> switch (v) {
+                    case dev.tandem.row.Interval i -> i;
+                    case String s -> dev.tandem.expr.Intervals.parse(s);
+                    default -> throw mismatch(v, t);
+                };
+                case UUID -> switch (v) {
+                    case java.util.UUID u -> u;
+                    case String s -> dev.tandem.expr.Uuids.parse(s);
                     default -> throw mismatch(v, t);
                 };
             };
@@ -224,6 +282,10 @@ final class SqlTypes {
             case Number n -> "numeric";
             case String s -> "text";
             case Timestamp t -> "timestamp";
+            case java.time.LocalDate d -> "date";
+            case TimestampTz ts -> "timestamp with time zone";
+            case java.util.UUID u -> "uuid";
+            case dev.tandem.row.Interval i -> "interval";
             default -> v.getClass().getSimpleName();
         };
     }
@@ -235,6 +297,9 @@ final class SqlTypes {
             case Boolean b -> b ? "t" : "f";
             case Double d -> floatText(d);
             case BigDecimal d -> d.toPlainString();
+            case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
+            case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
+            case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
             case Timestamp ts -> {
                 LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
                 String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));

@@ -11,6 +11,14 @@ public final class SqlValues {
         return SqlTypes.text(datum);
     }
 
+    /**
+     * A datum of {@code type} read from PostgreSQL's text form of it, as PostgreSQL reads a quoted literal;
+     * a {@link SqlException} when it does not read.
+     */
+    public static Object parse(String text, dev.tandem.row.DatumType type) {
+        return SqlTypes.convert(text, type);
+    }
+
     /** A row as a line of COPY's text format: tab-separated, {@code \N} for NULL, escaped, ending in a newline. */
     public static String copyTextLine(Object[] row) {
         StringBuilder b = new StringBuilder();

@@ -221,6 +221,7 @@ final class WritePlanner {
             case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                     && l.getValue() instanceof java.math.BigDecimal -> true;
             case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec -> constant(c.operand(0));
+            case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> constant(c.operand(0));
             default -> false;
         };
     }
@@ -235,7 +236,17 @@ final class WritePlanner {
                         type == DatumType.STRING ? d.toPlainString() : (Object) d, type);
                 case SqlLiteral l when l.getTypeName() == SqlTypeName.BOOLEAN -> SqlTypes.convert(l.booleanValue(), type);
                 case SqlLiteral l when l.getTypeName() == SqlTypeName.CHAR -> SqlTypes.convert(l.getValueAs(String.class), type);
+                case org.apache.calcite.sql.SqlUnknownLiteral u when SqlTypes.ofName(u.tag) != null -> SqlTypes.convert(
+                        SqlTypes.convert(u.getValue(), SqlTypes.ofName(u.tag)), type);
+                case SqlLiteral l when l.getTypeName() == SqlTypeName.DATE -> SqlTypes.convert(
+                        java.time.LocalDate.parse(l.getValueAs(org.apache.calcite.util.DateString.class).toString()), type);
+                case SqlLiteral l when l.getTypeName() == SqlTypeName.TIMESTAMP -> SqlTypes.convert(
+                        SqlTypes.parseTimestamp(l.getValueAs(org.apache.calcite.util.TimestampString.class).toString()), type);
+                case SqlLiteral l when l.getTypeName() == SqlTypes.TIMESTAMPTZ -> SqlTypes.convert(new dev.tandem.row.TimestampTz(
+                        SqlTypes.parseTimestamp(l.getValueAs(org.apache.calcite.util.TimestampString.class).toString()).micros()), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.DEFAULT -> null;
+                case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> SqlTypes.convert(
+                        SqlTypes.convert(constant(c.operand(0), DatumType.INTERVAL, values, params), DatumType.INTERVAL), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                         && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
@@ -436,6 +447,9 @@ final class WritePlanner {
             return e;
         }
         SqlNode value = e instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT ? SqlLiteral.createNull(e.getParserPosition()) : e;
+        if (to == DatumType.INTERVAL) {
+            return PgFunctions.INTERVAL.createCall(e.getParserPosition(), value);
+        }
         SqlTypeName type = switch (to) {
             case INT64 -> SqlTypeName.BIGINT;
             case FLOAT64 -> SqlTypeName.DOUBLE;
@@ -443,10 +457,17 @@ final class WritePlanner {
             case BOOL -> SqlTypeName.BOOLEAN;
             case TIMESTAMP -> SqlTypeName.TIMESTAMP;
             case NUMERIC -> SqlTypeName.DECIMAL;
+            case DATE -> SqlTypeName.DATE;
+            case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
+            case UUID -> SqlTypeName.UUID;
+            case INTERVAL -> throw new IllegalStateException("an interval is assigned by pg_interval");
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));
     }
+
+    /** The types PostgreSQL assigns one to another (a date to a timestamp's column, a timestamp to a date's...). */
+    private static final java.util.Set<DatumType> DATETIMES = java.util.EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ);
 
     /** Refuses a value of type {@code from} for {@code column} as PostgreSQL does where it has no assignment cast. */
     private static void assignment(DatumType from, Column column, SqlNode at) {
@@ -456,8 +477,10 @@ final class WritePlanner {
             // PostgreSQL writes these as text in its own notation, which Tandem's cast does not
             throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
         }
-        boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC);
-        if (from != column.type() && !numeric && !text) {
+        boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC
+                || from == DatumType.DATE || from == DatumType.TIMESTAMPTZ || from == DatumType.UUID);
+        boolean datetime = DATETIMES.contains(from) && DATETIMES.contains(column.type());
+        if (from != column.type() && !numeric && !text && !datetime) {
             throw SqlEngine.at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
                     + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(from)), at);
         }
@@ -471,8 +494,8 @@ final class WritePlanner {
         if (v == null || from == column.type()) {
             return v;
         }
-        if (column.type() == DatumType.STRING) {
-            return SqlTypes.convert(v, DatumType.STRING);
+        if (column.type() == DatumType.STRING || DATETIMES.contains(column.type())) {
+            return SqlTypes.convert(v, column.type());
         }
         if (column.type() == DatumType.FLOAT64) {
             return ((Number) v).doubleValue();

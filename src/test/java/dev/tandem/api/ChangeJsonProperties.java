@@ -111,6 +111,10 @@ class ChangeJsonProperties {
             case STRING -> string(random);
             case TIMESTAMP -> new Timestamp(random.nextLong(-62_135_596_800_000_000L, 253_402_300_799_999_999L));
             case NUMERIC -> java.math.BigDecimal.valueOf(random.nextLong(), random.nextInt(8));
+            case DATE -> java.time.LocalDate.ofEpochDay(random.nextLong(-719_162L, 2_932_896L));
+            case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(random.nextLong(-62_135_596_800_000_000L, 253_402_300_799_999_999L));
+            case UUID -> new java.util.UUID(random.nextLong(), random.nextLong());
+            case INTERVAL -> new dev.tandem.row.Interval(random.nextInt(), random.nextInt(), random.nextLong());
         };
     }
 

@@ -36,7 +36,8 @@ public final class RandomPlans {
     private static final String[] STRINGS = {"", "a", "b", "ab", "B", "abc", "x y"};
     private static final String[] LIKE_PATTERNS = {"a%", "%b", "_", "%", "a_c", "%B%", "x\\ y", "\\%"};
     private static final DatumType[] SQL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL};
-    private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64, DatumType.TIMESTAMP};
+    private static final DatumType[] ALL_TYPES = {DatumType.INT64, DatumType.STRING, DatumType.BOOL, DatumType.FLOAT64, DatumType.TIMESTAMP,
+        DatumType.DATE, DatumType.TIMESTAMPTZ, DatumType.INTERVAL, DatumType.UUID};
 
     private final Random rnd;
     private final boolean sql;
@@ -111,6 +112,10 @@ public final class RandomPlans {
             case STRING -> STRINGS[rnd.nextInt(STRINGS.length)];
             case TIMESTAMP -> new dev.tandem.row.Timestamp(rnd.nextInt(1000));
             case NUMERIC -> java.math.BigDecimal.valueOf(rnd.nextInt(9) - 3, rnd.nextInt(3));
+            case DATE -> java.time.LocalDate.ofEpochDay(19_000 + rnd.nextInt(40) - 20);
+            case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(rnd.nextInt(1000));
+            case UUID -> new java.util.UUID(rnd.nextInt(3) - 1, rnd.nextInt(3) - 1);
+            case INTERVAL -> new dev.tandem.row.Interval(rnd.nextInt(3) - 1, rnd.nextInt(61) - 30, rnd.nextInt(3) - 1);
         };
     }
 
@@ -335,7 +340,7 @@ public final class RandomPlans {
                         Expr.lit((long) rnd.nextInt(3), DatumType.INT64));
                 default -> Expr.call(Func.CONCAT, expr(in, DatumType.STRING, d), Expr.lit(STRINGS[rnd.nextInt(STRINGS.length)], DatumType.STRING));
             };
-            case TIMESTAMP, NUMERIC -> Expr.lit(value(want), want);
+            case TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID, INTERVAL -> Expr.lit(value(want), want);
         };
     }
 

@@ -69,6 +69,10 @@ public final class SqlTranslator {
             case STRING -> "VARCHAR";
             case TIMESTAMP -> "TIMESTAMP WITH TIME ZONE";
             case NUMERIC -> "NUMERIC";
+            case DATE -> "DATE";
+            case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
+            case UUID -> "UUID";
+            case INTERVAL -> "INTERVAL";
         };
     }
 
@@ -265,7 +269,7 @@ public final class SqlTranslator {
                             + (a.size() > 2 ? " ESCAPE " + a.get(2) : "") + ")";
                     case DIV, MOD, CAST, CONCAT_ARGS, CONCAT_WS, STRPOS, REPLACE, SPLIT_PART, BTRIM, LTRIM, RTRIM, LPAD, RPAD, LEFT, RIGHT,
                             REPEAT, REVERSE, INITCAP, MD5, STARTS_WITH, TRANSLATE, REGEXP_LIKE, REGEXP_REPLACE, ROUND, ROUND_NUMERIC, TRUNC, FLOOR,
-                            CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER, GREATEST, LEAST, ERROR, FIT_INT4, FIT_INT2 -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
+                            CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER, GREATEST, LEAST, EXTRACT, DATE_TRUNC, ERROR, FIT_INT4, FIT_INT2 -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
                 };
             }
         };
@@ -287,6 +291,10 @@ public final class SqlTranslator {
             case STRING -> "'" + ((String) v).replace("'", "''") + "'";
             case TIMESTAMP -> "TIMESTAMP WITH TIME ZONE '" + v + "'";
             case NUMERIC -> "CAST(" + ((java.math.BigDecimal) v).toPlainString() + " AS NUMERIC)";
+            case DATE -> "DATE '" + v + "'";
+            case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE '" + v + "'";
+            case UUID -> "CAST('" + v + "' AS UUID)";
+            case INTERVAL -> "CAST('" + v + "' AS INTERVAL)";
         };
     }
 
@@ -318,8 +326,13 @@ public final class SqlTranslator {
                                 case STRING -> java.sql.Types.VARCHAR;
                                 case TIMESTAMP -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
                                 case NUMERIC -> java.sql.Types.NUMERIC;
+                                case DATE -> java.sql.Types.DATE;
+                                case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
+                                case UUID, INTERVAL -> java.sql.Types.OTHER;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
+                            ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
+                        } else if (v[i] instanceof dev.tandem.row.TimestampTz ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
                         } else {
                             ps.setObject(i + 1, v[i]);
@@ -349,6 +362,13 @@ public final class SqlTranslator {
                             yield t == null ? null : dev.tandem.row.Timestamp.of(t.toInstant());
                         }
                         case NUMERIC -> rs.getBigDecimal(i + 1);
+                        case DATE -> rs.getObject(i + 1, java.time.LocalDate.class);
+                        case TIMESTAMPTZ -> {
+                            java.time.OffsetDateTime t = rs.getObject(i + 1, java.time.OffsetDateTime.class);
+                            yield t == null ? null : dev.tandem.row.TimestampTz.of(t.toInstant());
+                        }
+                        case UUID -> rs.getObject(i + 1, java.util.UUID.class);
+                        case INTERVAL -> throw new UnsupportedOperationException("intervals have no translation");
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

@@ -163,6 +163,12 @@ class ProtocolJsonProperties {
             case STRING -> texts().map(s -> (Object) s);
             case TIMESTAMP -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_999_999L).map(m -> (Object) new Timestamp(m));
             case NUMERIC -> Arbitraries.longs().map(l -> (Object) java.math.BigDecimal.valueOf(l, (int) Math.floorMod(l, 7L)));
+            case DATE -> Arbitraries.longs().between(-719_162L, 2_932_896L).map(d -> (Object) java.time.LocalDate.ofEpochDay(d));
+            case TIMESTAMPTZ -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_999_999L)
+                    .map(m -> (Object) new dev.tandem.row.TimestampTz(m));
+            case UUID -> Combinators.combine(Arbitraries.longs(), Arbitraries.longs()).as((a, b) -> (Object) new java.util.UUID(a, b));
+            case INTERVAL -> Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), Arbitraries.longs())
+                    .as((m, d, u) -> (Object) new dev.tandem.row.Interval(m, d, u));
         };
         return v.injectNull(0.15);
     }

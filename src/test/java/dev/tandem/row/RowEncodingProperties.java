@@ -31,6 +31,18 @@ class RowEncodingProperties {
             case STRING -> Arbitraries.oneOf(Arbitraries.strings().all().ofMaxLength(12).filter(RowEncodingProperties::wellFormed), Arbitraries.of("", "\u0000", "a\u0000b", "é", "日本", "\uD83D\uDE00"))
                     .map(s -> (Object) s);
             case TIMESTAMP -> Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L).map(m -> (Object) new Timestamp(m));
+            case DATE -> Arbitraries.oneOf(Arbitraries.longs().between(-719_162L, 2_932_896L),
+                    Arbitraries.of(-1L, 0L, 1L, 19_724L)).map(d -> (Object) java.time.LocalDate.ofEpochDay(d));
+            case TIMESTAMPTZ -> Arbitraries.oneOf(Arbitraries.longs().between(-62_135_596_800_000_000L, 253_402_300_799_000_000L),
+                    Arbitraries.of(-1L, 0L, 1L)).map(m -> (Object) new TimestampTz(m));
+            case INTERVAL -> Combinators.combine(
+                    Arbitraries.oneOf(Arbitraries.integers(), Arbitraries.of(0, 1, -1, Integer.MIN_VALUE, Integer.MAX_VALUE)),
+                    Arbitraries.oneOf(Arbitraries.integers().between(-100, 100), Arbitraries.of(0, 30, -30, Integer.MIN_VALUE, Integer.MAX_VALUE)),
+                    Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, Interval.MICROS_PER_DAY, -Interval.MICROS_PER_DAY, Long.MIN_VALUE, Long.MAX_VALUE)))
+                    .as((m, d, u) -> (Object) new Interval(m, d, u));
+            case UUID -> Combinators.combine(Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)),
+                    Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)))
+                    .as((a, b) -> (Object) new java.util.UUID(a, b));
             case NUMERIC -> Arbitraries.oneOf(
                     Combinators.combine(Arbitraries.bigIntegers().between(java.math.BigInteger.TEN.pow(40).negate(), java.math.BigInteger.TEN.pow(40)),
                             Arbitraries.integers().between(0, 30)).as((u, s) -> (Object) new java.math.BigDecimal(u, s)),
@@ -290,6 +302,17 @@ class RowEncodingProperties {
                 // numerics by value, then one value of several scales (1.5, 1.50) by scale
                 java.math.BigDecimal e = (java.math.BigDecimal) y;
                 c = d.compareTo(e) != 0 ? d.compareTo(e) : Integer.compare(d.scale(), e.scale());
+            } else if (x instanceof Interval iv) {
+                // PostgreSQL's order of intervals: by span, a month as 30 days; one span (1 mon, 30 days) by its parts
+                Interval jv = (Interval) y;
+                java.math.BigInteger day = java.math.BigInteger.valueOf(Interval.MICROS_PER_DAY);
+                java.math.BigInteger p = java.math.BigInteger.valueOf(iv.months() * 30L + iv.days()).multiply(day).add(java.math.BigInteger.valueOf(iv.micros()));
+                java.math.BigInteger q = java.math.BigInteger.valueOf(jv.months() * 30L + jv.days()).multiply(day).add(java.math.BigInteger.valueOf(jv.micros()));
+                c = p.compareTo(q) != 0 ? p.compareTo(q) : java.util.Comparator.comparingInt(Interval::months).thenComparingInt(Interval::days)
+                        .thenComparingLong(Interval::micros).compare(iv, jv);
+            } else if (x instanceof java.util.UUID u) {
+                // PostgreSQL's order of uuids: their bytes unsigned, which is the order of their lower-case text
+                c = u.toString().compareTo(y.toString());
             } else {
                 c = ((Comparable) x).compareTo(y);
             }

@@ -57,6 +57,8 @@ final class PgValues {
             };
             case TIMESTAMP -> timestamp(text);
             case NUMERIC -> numeric(text);
+            case DATE, TIMESTAMPTZ, INTERVAL -> dev.tandem.sql.SqlValues.parse(text, type);
+            case UUID -> java.util.UUID.fromString(text);
         };
     }
 

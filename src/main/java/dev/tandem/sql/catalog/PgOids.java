@@ -34,6 +34,9 @@ public final class PgOids {
     public static final int VARCHAR = 1043;
     public static final int TIMESTAMP = 1114;
     public static final int TIMESTAMPTZ = 1184;
+    public static final int DATE = 1082;
+    public static final int INTERVAL = 1186;
+    public static final int UUID = 2950;
     public static final int NUMERIC = 1700;
 
     /** The database's OID ({@code pg_database.oid} of the one database, {@code tandem}). */
@@ -73,6 +76,10 @@ public final class PgOids {
             case STRING -> TEXT;
             case TIMESTAMP -> TIMESTAMP;
             case NUMERIC -> NUMERIC;
+            case DATE -> DATE;
+            case TIMESTAMPTZ -> TIMESTAMPTZ;
+            case UUID -> UUID;
+            case INTERVAL -> INTERVAL;
         };
     }
 }

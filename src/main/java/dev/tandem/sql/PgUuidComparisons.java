@@ -1,0 +1,111 @@
+package dev.tandem.sql;
+
+import java.util.Map;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlBinaryOperator;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlCallBinding;
+import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperandCountRange;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlOperandCountRanges;
+import org.apache.calcite.sql.type.SqlOperandTypeChecker;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql.validate.SqlValidatorScope;
+import org.apache.calcite.sql2rel.SqlRexConvertlet;
+import org.apache.calcite.sql2rel.StandardConvertletTable;
+
+/**
+ * A {@code uuid} or {@code interval} compared with a quoted literal ({@code u = 'a0eebc99-...'}, {@code iv < '1 day'}),
+ * which Calcite's comparisons refuse: a
+ * comparison with a quoted operand is made one of these operators before validation ({@link #rewrite}); each types as
+ * Calcite's own and also takes a uuid with a string, and converts back to Calcite's own ({@link #convertlet}), so that
+ * {@link RelTranslator} reads the literal as a uuid, as it reads one compared with any other type.
+ */
+final class PgUuidComparisons {
+
+    private static final Map<SqlBinaryOperator, SqlBinaryOperator> OPERATORS = Map.of(
+            SqlStdOperatorTable.EQUALS, operator(SqlStdOperatorTable.EQUALS),
+            SqlStdOperatorTable.NOT_EQUALS, operator(SqlStdOperatorTable.NOT_EQUALS),
+            SqlStdOperatorTable.LESS_THAN, operator(SqlStdOperatorTable.LESS_THAN),
+            SqlStdOperatorTable.LESS_THAN_OR_EQUAL, operator(SqlStdOperatorTable.LESS_THAN_OR_EQUAL),
+            SqlStdOperatorTable.GREATER_THAN, operator(SqlStdOperatorTable.GREATER_THAN),
+            SqlStdOperatorTable.GREATER_THAN_OR_EQUAL, operator(SqlStdOperatorTable.GREATER_THAN_OR_EQUAL));
+
+    private PgUuidComparisons() {
+    }
+
+    /** Makes, in place, each comparison of {@code node} with a quoted operand one of these operators. */
+    static void rewrite(SqlNode node) {
+        node.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlCall call) {
+                if (call instanceof SqlBasicCall b && b.getOperator() instanceof SqlBinaryOperator op && OPERATORS.containsKey(op)
+                        && (b.operand(0) instanceof SqlCharStringLiteral || b.operand(1) instanceof SqlCharStringLiteral)) {
+                    b.setOperator(OPERATORS.get(op));
+                }
+                return super.visit(call);
+            }
+        });
+    }
+
+    /** The conversion of a call of one of these operators, else null. */
+    static SqlRexConvertlet convertlet(SqlCall call) {
+        SqlOperator standard = OPERATORS.entrySet().stream().filter(e -> e.getValue() == call.getOperator()).map(Map.Entry::getKey)
+                .findFirst().orElse(null);
+        if (standard == null) {
+            return null;
+        }
+        return (cx, c) -> {
+            RexNode converted = StandardConvertletTable.INSTANCE.convertCall(cx, c);
+            return converted instanceof RexCall r ? cx.getRexBuilder().makeCall(r.getParserPosition(), r.getType(), standard, r.getOperands())
+                    : converted;
+        };
+    }
+
+    private static boolean uuidWithString(RelDataType a, RelDataType b) {
+        SqlTypeName x = a.getSqlTypeName();
+        SqlTypeName y = b.getSqlTypeName();
+        boolean xs = x == SqlTypeName.UUID || SqlTypeName.INTERVAL_TYPES.contains(x);
+        boolean ys = y == SqlTypeName.UUID || SqlTypeName.INTERVAL_TYPES.contains(y);
+        return xs && (y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR) || ys && (x == SqlTypeName.CHAR || x == SqlTypeName.VARCHAR);
+    }
+
+    private static SqlBinaryOperator operator(SqlBinaryOperator standard) {
+        SqlOperandTypeChecker checker = new SqlOperandTypeChecker() {
+            @Override
+            public boolean checkOperandTypes(SqlCallBinding binding, boolean throwOnFailure) {
+                return uuidWithString(binding.getOperandType(0), binding.getOperandType(1))
+                        || standard.getOperandTypeChecker().checkOperandTypes(binding, throwOnFailure);
+            }
+
+            @Override
+            public SqlOperandCountRange getOperandCountRange() {
+                return SqlOperandCountRanges.of(2);
+            }
+
+            @Override
+            public String getAllowedSignatures(SqlOperator op, String opName) {
+                return standard.getOperandTypeChecker().getAllowedSignatures(op, opName);
+            }
+        };
+        return new SqlBinaryOperator(standard.getName(), standard.getKind(), standard.getLeftPrec(), true,
+                standard.getReturnTypeInference(), standard.getOperandTypeInference(), checker) {
+            /** Validated as it is: Calcite's would look the operator up again by name, finding its own. */
+            @Override
+            public RelDataType deriveType(SqlValidator validator, SqlValidatorScope scope, SqlCall call) {
+                for (SqlNode operand : call.getOperandList()) {
+                    validator.deriveType(scope, operand);
+                }
+                return validateOperands(validator, scope, call);
+            }
+        };
+    }
+}

@@ -1,0 +1,101 @@
+package dev.tandem.pgwire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.sql.SqlTesting;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PostgreSQL's {@code interval}: input of quantities and units, output in the {@code postgres} IntervalStyle, comparisons
+ * and order by span, arithmetic with timestamps, dates, intervals and numbers, and invalid input, answered by Tandem and by
+ * a real PostgreSQL 15 in UTC alike over the text and binary formats. Skipped without {@code POSTGRES_ORACLE_ADDRESS}, as
+ * {@link PostgresDifferentialTest} is.
+ */
+class PostgresIntervalTest {
+
+    private static final List<String> SETUP = List.of(
+            "CREATE TABLE ix (k bigint, iv interval, ts timestamptz, t timestamp, d date)",
+            "INSERT INTO ix VALUES (1, '1 day 02:03:04', '2024-01-31 10:00+00', '2024-01-31 10:00', '2024-01-31'),"
+                    + " (2, '1 mon', '2024-03-31 00:00+00', '2023-02-28 23:59:59.5', '2024-02-29'), (3, '-1 days +02:00:00.5', NULL, NULL, NULL),"
+                    + " (4, '1 year 2 months 3 days', NULL, NULL, NULL), (5, NULL, NULL, NULL, NULL), (6, '30 days', NULL, NULL, NULL),"
+                    + " (7, '-2 hours -3 minutes', NULL, NULL, NULL), (8, '1.5 years', NULL, NULL, NULL)",
+            "UPDATE ix SET iv = '5 minutes' WHERE k = 5",
+            "UPDATE ix SET iv = iv * 2, ts = ts + '1 hour'::interval WHERE k = 1",
+            "CREATE INDEX ix_k ON ix (k)");
+
+    static final List<String> QUERIES = List.of(
+            "SELECT k, iv FROM ix",
+            "SELECT INTERVAL '1 day', '2 hours 30 minutes'::interval, interval '1.5 months', '3 days ago'::interval, '@ 1 week'::interval",
+            "SELECT '0'::interval, '-1 year -2 mons'::interval, '1 year -1 mon'::interval, '100 hours'::interval, '0.000001 seconds'::interval",
+            "SELECT k, ts + iv, ts - iv, t + iv, t - iv, d + iv, d - iv, iv + ts FROM ix",
+            "SELECT k, ts - '2024-01-01 00:00+00'::timestamptz, t - '2024-01-01 00:00'::timestamp, '2023-01-01 00:00'::timestamp - t FROM ix",
+            "SELECT k, iv * 2, iv * 1.5, 2 * iv, iv / 3, -iv, iv + iv, iv - INTERVAL '1 hour' FROM ix",
+            "SELECT k FROM ix WHERE iv = '1 mon' ORDER BY k",
+            "SELECT k FROM ix WHERE iv > '1 day' ORDER BY k",
+            "SELECT k, iv FROM ix ORDER BY iv, k",
+            "SELECT max(iv), min(iv) FROM ix",
+            "SELECT k, iv::text FROM ix",
+            "SELECT 'x'::interval",
+            "SELECT '1:99'::interval",
+            "SELECT '1 fortnight'::interval",
+            "SELECT iv / 0 FROM ix",
+            "SELECT TIMESTAMP '2024-01-31 00:00' + INTERVAL '1 month', DATE '2024-01-31' + INTERVAL '1 month'",
+            "SELECT k, iv FROM ix WHERE k = 9",
+            "SELECT iv, count(*) FROM ix WHERE k < 5 GROUP BY iv");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void intervalsAnswerAsPostgresDoes() throws SQLException, java.io.IOException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> mismatches = new ArrayList<>();
+        String binary = "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=INTERVAL,TIMESTAMPTZ,TIMESTAMP,DATE";
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Connection pgBinary = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable" + binary);
+                Connection tdBinary = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
+                        + "/tandem?user=test&sslmode=disable" + binary)) {
+            for (Connection c : List.of(pg, pgBinary, td, tdBinary)) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET TimeZone = 'UTC'");
+                }
+            }
+            try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                p.execute("DROP TABLE IF EXISTS ix");
+                for (String sql : SETUP) {
+                    p.execute(sql);
+                    t.execute(sql);
+                }
+            }
+            for (Connection c : List.of(pg, td)) {
+                new org.postgresql.copy.CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class)).copyIn("COPY ix (k, iv) FROM STDIN",
+                        new java.io.StringReader("9\t2 days 03:00:00\n10\t\\N\n"));
+            }
+            for (String q : QUERIES) {
+                PostgresDatetimeTest.compare(q, PostgresDatetimeTest.answer(pg, q, false), PostgresDatetimeTest.answer(td, q, false), "text", mismatches);
+                PostgresDatetimeTest.compare(q, PostgresDatetimeTest.answer(pgBinary, q, true), PostgresDatetimeTest.answer(tdBinary, q, true),
+                        "binary", mismatches);
+            }
+            for (String q : List.of("SELECT 'P1D'::interval", "SELECT '1-2'::interval", "SELECT sum(iv) FROM ix", "SELECT avg(iv) FROM ix", "SELECT extract(epoch FROM iv) FROM ix")) {
+                String got = PostgresDatetimeTest.update(td, q);
+                if (!got.equals("ERROR 0A000")) {
+                    mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
+                }
+            }
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+}
