@@ -7,15 +7,11 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlBinaryOperator;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlCallBinding;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.calcite.sql.SqlOperandCountRange;
-import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorBinding;
 import org.apache.calcite.sql.fun.SqlMonotonicBinaryOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.InferTypes;
-import org.apache.calcite.sql.type.SqlOperandCountRanges;
 import org.apache.calcite.sql.type.SqlOperandTypeChecker;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
@@ -96,23 +92,8 @@ final class PgDatetimeArithmetic {
 
     private static SqlBinaryOperator operator(SqlBinaryOperator standard) {
         boolean plus = standard == SqlStdOperatorTable.PLUS;
-        SqlOperandTypeChecker checker = new SqlOperandTypeChecker() {
-            @Override
-            public boolean checkOperandTypes(SqlCallBinding binding, boolean throwOnFailure) {
-                return dateType(binding.getTypeFactory(), binding.getOperandType(0), binding.getOperandType(1), plus) != null
-                        || standard.getOperandTypeChecker().checkOperandTypes(binding, throwOnFailure);
-            }
-
-            @Override
-            public SqlOperandCountRange getOperandCountRange() {
-                return SqlOperandCountRanges.of(2);
-            }
-
-            @Override
-            public String getAllowedSignatures(SqlOperator op, String opName) {
-                return standard.getOperandTypeChecker().getAllowedSignatures(op, opName);
-            }
-        };
+        SqlOperandTypeChecker checker = WidenedOperands.of(standard,
+                binding -> dateType(binding.getTypeFactory(), binding.getOperandType(0), binding.getOperandType(1), plus) != null);
         return new SqlMonotonicBinaryOperator(standard.getName(), standard.getKind(), standard.getLeftPrec(), true,
                 binding -> returnType(standard, binding, plus), InferTypes.FIRST_KNOWN, checker) {
         };

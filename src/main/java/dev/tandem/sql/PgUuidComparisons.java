@@ -7,13 +7,10 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlBinaryOperator;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlCallBinding;
 import org.apache.calcite.sql.SqlCharStringLiteral;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.calcite.sql.SqlOperandCountRange;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
-import org.apache.calcite.sql.type.SqlOperandCountRanges;
 import org.apache.calcite.sql.type.SqlOperandTypeChecker;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
@@ -79,23 +76,7 @@ final class PgUuidComparisons {
     }
 
     private static SqlBinaryOperator operator(SqlBinaryOperator standard) {
-        SqlOperandTypeChecker checker = new SqlOperandTypeChecker() {
-            @Override
-            public boolean checkOperandTypes(SqlCallBinding binding, boolean throwOnFailure) {
-                return uuidWithString(binding.getOperandType(0), binding.getOperandType(1))
-                        || standard.getOperandTypeChecker().checkOperandTypes(binding, throwOnFailure);
-            }
-
-            @Override
-            public SqlOperandCountRange getOperandCountRange() {
-                return SqlOperandCountRanges.of(2);
-            }
-
-            @Override
-            public String getAllowedSignatures(SqlOperator op, String opName) {
-                return standard.getOperandTypeChecker().getAllowedSignatures(op, opName);
-            }
-        };
+        SqlOperandTypeChecker checker = WidenedOperands.of(standard, binding -> uuidWithString(binding.getOperandType(0), binding.getOperandType(1)));
         return new SqlBinaryOperator(standard.getName(), standard.getKind(), standard.getLeftPrec(), true,
                 standard.getReturnTypeInference(), standard.getOperandTypeInference(), checker) {
             /** Validated as it is: Calcite's would look the operator up again by name, finding its own. */

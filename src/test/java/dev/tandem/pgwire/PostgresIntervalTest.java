@@ -85,12 +85,12 @@ class PostgresIntervalTest {
                         new java.io.StringReader("9\t2 days 03:00:00\n10\t\\N\n"));
             }
             for (String q : QUERIES) {
-                PostgresDatetimeTest.compare(q, PostgresDatetimeTest.answer(pg, q, false), PostgresDatetimeTest.answer(td, q, false), "text", mismatches);
-                PostgresDatetimeTest.compare(q, PostgresDatetimeTest.answer(pgBinary, q, true), PostgresDatetimeTest.answer(tdBinary, q, true),
+                PgAnswers.compare(q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "text", mismatches);
+                PgAnswers.compare(q, PgAnswers.answer(pgBinary, q, true), PgAnswers.answer(tdBinary, q, true),
                         "binary", mismatches);
             }
             for (String q : List.of("SELECT 'P1D'::interval", "SELECT '1-2'::interval", "SELECT sum(iv) FROM ix", "SELECT avg(iv) FROM ix", "SELECT extract(epoch FROM iv) FROM ix")) {
-                String got = PostgresDatetimeTest.update(td, q);
+                String got = PgAnswers.update(td, q);
                 if (!got.equals("ERROR 0A000")) {
                     mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
                 }

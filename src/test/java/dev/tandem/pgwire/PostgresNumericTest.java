@@ -1,5 +1,9 @@
 package dev.tandem.pgwire;
 
+import static dev.tandem.pgwire.PgAnswers.answer;
+import static dev.tandem.pgwire.PgAnswers.compare;
+import static dev.tandem.pgwire.PgAnswers.rows;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tandem.sql.SqlTesting;
@@ -8,7 +12,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -193,12 +196,6 @@ class PostgresNumericTest {
         assertThat(withRows).isGreaterThan(60);
     }
 
-    private static void compare(String q, String expected, String got, String format, List<String> mismatches) {
-        if (!expected.equals(got)) {
-            mismatches.add("[" + format + "] " + q + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got);
-        }
-    }
-
     private static String parameterized(Connection c, String q) {
         try (PreparedStatement ps = c.prepareStatement(q)) {
             ps.setBigDecimal(1, new java.math.BigDecimal("0.250"));
@@ -211,40 +208,4 @@ class PostgresNumericTest {
         }
     }
 
-    /** The column type names and every row's values as text (in the query's order), or the error's SQLSTATE. */
-    static String answer(Connection c, String q, boolean prepared) {
-        try {
-            if (prepared) {
-                try (PreparedStatement ps = c.prepareStatement(q); ResultSet rs = ps.executeQuery()) {
-                    return rows(rs, !q.contains("ORDER BY"));
-                }
-            }
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(q)) {
-                return rows(rs, !q.contains("ORDER BY"));
-            }
-        } catch (SQLException e) {
-            return "ERROR " + e.getSQLState();
-        }
-    }
-
-    private static String rows(ResultSet rs, boolean sort) throws SQLException {
-        ResultSetMetaData md = rs.getMetaData();
-        List<String> types = new ArrayList<>();
-        for (int i = 1; i <= md.getColumnCount(); i++) {
-            types.add(md.getColumnTypeName(i));
-        }
-        List<String> out = new ArrayList<>();
-        while (rs.next()) {
-            List<String> row = new ArrayList<>();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                Object o = rs.getObject(i);
-                row.add(o == null ? "NULL" : o instanceof java.math.BigDecimal d ? d.toPlainString() : rs.getString(i));
-            }
-            out.add(String.join("|", row));
-        }
-        if (sort) {
-            out.sort(null);
-        }
-        return types + " " + out;
-    }
 }

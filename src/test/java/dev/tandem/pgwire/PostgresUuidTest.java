@@ -80,19 +80,19 @@ class PostgresUuidTest {
                 }
             }
             for (String q : QUERIES) {
-                PostgresDatetimeTest.compare(q, PostgresDatetimeTest.answer(pg, q, false), PostgresDatetimeTest.answer(td, q, false), "text", mismatches);
-                PostgresDatetimeTest.compare(q, PostgresDatetimeTest.answer(pgBinary, q, true), PostgresDatetimeTest.answer(tdBinary, q, true),
+                PgAnswers.compare(q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "text", mismatches);
+                PgAnswers.compare(q, PgAnswers.answer(pgBinary, q, true), PgAnswers.answer(tdBinary, q, true),
                         "binary", mismatches);
             }
             String q = "SELECT k, u FROM ux WHERE u = ?";
             for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {pgBinary, tdBinary})) {
-                PostgresDatetimeTest.compare(q, parameterized(pair[0], q), parameterized(pair[1], q), pair[0] == pg ? "text" : "binary", mismatches);
+                PgAnswers.compare(q, parameterized(pair[0], q), parameterized(pair[1], q), pair[0] == pg ? "text" : "binary", mismatches);
             }
             for (String w : List.of("INSERT INTO uj VALUES ('zz', 'x')", "UPDATE ux SET u = 'not-a-uuid' WHERE k = 1")) {
-                PostgresDatetimeTest.compare(w, PostgresDatetimeTest.update(pg, w), PostgresDatetimeTest.update(td, w), "write", mismatches);
+                PgAnswers.compare(w, PgAnswers.update(pg, w), PgAnswers.update(td, w), "write", mismatches);
             }
-            PostgresDatetimeTest.compare("after refused writes", PostgresDatetimeTest.answer(pg, "SELECT * FROM ux", false),
-                    PostgresDatetimeTest.answer(td, "SELECT * FROM ux", false), "text", mismatches);
+            PgAnswers.compare("after refused writes", PgAnswers.answer(pg, "SELECT * FROM ux", false),
+                    PgAnswers.answer(td, "SELECT * FROM ux", false), "text", mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }

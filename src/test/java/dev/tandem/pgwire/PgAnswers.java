@@ -1,0 +1,69 @@
+package dev.tandem.pgwire;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What the differential tests against PostgreSQL compare: a statement's answer as text, or its SQLSTATE. */
+final class PgAnswers {
+
+    private PgAnswers() {
+    }
+
+    static void compare(String q, String expected, String got, String format, List<String> mismatches) {
+        if (!expected.equals(got)) {
+            mismatches.add("[" + format + "] " + q + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got);
+        }
+    }
+
+    static String update(Connection c, String q) {
+        try (Statement s = c.createStatement()) {
+            s.execute(q);
+            return "OK " + s.getUpdateCount();
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        }
+    }
+
+    /** The column type names and every row's values as text (in the query's order), or the error's SQLSTATE. */
+    static String answer(Connection c, String q, boolean prepared) {
+        try {
+            if (prepared) {
+                try (PreparedStatement ps = c.prepareStatement(q); ResultSet rs = ps.executeQuery()) {
+                    return rows(rs, !q.contains("ORDER BY"));
+                }
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(q)) {
+                return rows(rs, !q.contains("ORDER BY"));
+            }
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        }
+    }
+
+    static String rows(ResultSet rs, boolean sort) throws SQLException {
+        ResultSetMetaData md = rs.getMetaData();
+        List<String> types = new ArrayList<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+            types.add(md.getColumnTypeName(i));
+        }
+        List<String> out = new ArrayList<>();
+        while (rs.next()) {
+            List<String> row = new ArrayList<>();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                Object o = rs.getObject(i);
+                row.add(o == null ? "NULL" : o instanceof java.math.BigDecimal n ? n.toPlainString() : rs.getString(i));
+            }
+            out.add(String.join("|", row));
+        }
+        if (sort) {
+            out.sort(null);
+        }
+        return types + " " + out;
+    }
+}
