@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -65,5 +66,36 @@ final class PgAnswers {
             out.sort(null);
         }
         return types + " " + out;
+    }
+
+    /**
+     * A PostgreSQL (at {@code address}) and a Tandem (on {@code port}), each reached twice: by simple statements
+     * in the text format, and by prepared statements with binary transfer of {@code binary} (pgjdbc's
+     * {@code binaryTransferEnable}).
+     */
+    record Systems(Connection pg, Connection td, Connection pgBinary, Connection tdBinary) implements AutoCloseable {
+
+        static Systems open(String address, int port, String binary) throws SQLException {
+            String suffix = "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=" + binary;
+            String pgUrl = "jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable";
+            String tdUrl = "jdbc:postgresql://127.0.0.1:" + port + "/tandem?user=test&sslmode=disable";
+            return new Systems(DriverManager.getConnection(pgUrl), DriverManager.getConnection(tdUrl), DriverManager.getConnection(pgUrl + suffix),
+                    DriverManager.getConnection(tdUrl + suffix));
+        }
+
+        /** Each query's answers from both systems, in the text format and in binary, compared. */
+        void compareAll(List<String> queries, List<String> mismatches) {
+            for (String q : queries) {
+                compare(q, answer(pg, q, false), answer(td, q, false), "text", mismatches);
+                compare(q, answer(pgBinary, q, true), answer(tdBinary, q, true), "binary", mismatches);
+            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            for (Connection c : List.of(pg, td, pgBinary, tdBinary)) {
+                c.close();
+            }
+        }
     }
 }

@@ -104,14 +104,13 @@ class PostgresDatetimeTest {
         String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         List<String> mismatches = new ArrayList<>();
-        String binary = "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=DATE,TIMESTAMPTZ,TIMESTAMP";
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
-                Connection pgBinary = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable" + binary);
-                Connection tdBinary = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
-                        + "/tandem?user=test&sslmode=disable" + binary)) {
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "DATE,TIMESTAMPTZ,TIMESTAMP")) {
+            Connection pg = systems.pg();
+            Connection td = systems.td();
+            Connection pgBinary = systems.pgBinary();
+            Connection tdBinary = systems.tdBinary();
             for (Connection c : List.of(pg, pgBinary, td, tdBinary)) {
                 try (Statement s = c.createStatement()) {
                     s.execute("SET TimeZone = 'UTC'");
@@ -130,10 +129,7 @@ class PostgresDatetimeTest {
                 new org.postgresql.copy.CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class)).copyIn("COPY dj FROM STDIN",
                         new java.io.StringReader("2024-01-04\tcopied\n\\N\tnull date\n"));
             }
-            for (String q : QUERIES) {
-                compare(q, answer(pg, q, false), answer(td, q, false), "text", mismatches);
-                compare(q, answer(pgBinary, q, true), answer(tdBinary, q, true), "binary", mismatches);
-            }
+            systems.compareAll(QUERIES, mismatches);
             for (String q : List.of("SELECT d, label FROM dj", "SELECT k FROM dx WHERE d = ?", "SELECT k, ts FROM dx WHERE ts < ?")) {
                 for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {pgBinary, tdBinary})) {
                     compare(q, parameterized(pair[0], q), parameterized(pair[1], q), pair[0] == pg ? "text" : "binary", mismatches);

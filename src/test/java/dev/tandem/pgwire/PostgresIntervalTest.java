@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tandem.sql.SqlTesting;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -60,14 +59,13 @@ class PostgresIntervalTest {
         String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         List<String> mismatches = new ArrayList<>();
-        String binary = "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=INTERVAL,TIMESTAMPTZ,TIMESTAMP,DATE";
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
-                Connection pgBinary = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable" + binary);
-                Connection tdBinary = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
-                        + "/tandem?user=test&sslmode=disable" + binary)) {
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "INTERVAL,TIMESTAMPTZ,TIMESTAMP,DATE")) {
+            Connection pg = systems.pg();
+            Connection td = systems.td();
+            Connection pgBinary = systems.pgBinary();
+            Connection tdBinary = systems.tdBinary();
             for (Connection c : List.of(pg, pgBinary, td, tdBinary)) {
                 try (Statement s = c.createStatement()) {
                     s.execute("SET TimeZone = 'UTC'");
@@ -84,11 +82,7 @@ class PostgresIntervalTest {
                 new org.postgresql.copy.CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class)).copyIn("COPY ix (k, iv) FROM STDIN",
                         new java.io.StringReader("9\t2 days 03:00:00\n10\t\\N\n"));
             }
-            for (String q : QUERIES) {
-                PgAnswers.compare(q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "text", mismatches);
-                PgAnswers.compare(q, PgAnswers.answer(pgBinary, q, true), PgAnswers.answer(tdBinary, q, true),
-                        "binary", mismatches);
-            }
+            systems.compareAll(QUERIES, mismatches);
             for (String q : List.of("SELECT 'P1D'::interval", "SELECT '1-2'::interval", "SELECT sum(iv) FROM ix", "SELECT avg(iv) FROM ix", "SELECT extract(epoch FROM iv) FROM ix")) {
                 String got = PgAnswers.update(td, q);
                 if (!got.equals("ERROR 0A000")) {

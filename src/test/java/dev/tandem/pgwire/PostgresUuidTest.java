@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tandem.sql.SqlTesting;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -63,14 +62,13 @@ class PostgresUuidTest {
         String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         List<String> mismatches = new ArrayList<>();
-        String binary = "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=UUID";
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
-                Connection pgBinary = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable" + binary);
-                Connection tdBinary = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
-                        + "/tandem?user=test&sslmode=disable" + binary)) {
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "UUID")) {
+            Connection pg = systems.pg();
+            Connection td = systems.td();
+            Connection pgBinary = systems.pgBinary();
+            Connection tdBinary = systems.tdBinary();
             try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
                 p.execute("DROP TABLE IF EXISTS ux");
                 p.execute("DROP TABLE IF EXISTS uj");
@@ -79,11 +77,7 @@ class PostgresUuidTest {
                     t.execute(sql);
                 }
             }
-            for (String q : QUERIES) {
-                PgAnswers.compare(q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "text", mismatches);
-                PgAnswers.compare(q, PgAnswers.answer(pgBinary, q, true), PgAnswers.answer(tdBinary, q, true),
-                        "binary", mismatches);
-            }
+            systems.compareAll(QUERIES, mismatches);
             String q = "SELECT k, u FROM ux WHERE u = ?";
             for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {pgBinary, tdBinary})) {
                 PgAnswers.compare(q, parameterized(pair[0], q), parameterized(pair[1], q), pair[0] == pg ? "text" : "binary", mismatches);
