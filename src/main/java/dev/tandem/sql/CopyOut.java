@@ -12,7 +12,7 @@ import reactor.core.publisher.Mono;
  * quotes where needed, NULL as an empty unquoted field). Its result's rows are those lines, one string
  * each, which the wire protocol sends as COPY out data; over HTTP it is refused.
  */
-final class CopyOut implements SqlEngine.Run {
+final class CopyOut implements Prepared.Run {
 
     private final SqlEngine engine;
     private final SqlEngine.Query query;
@@ -35,7 +35,7 @@ final class CopyOut implements SqlEngine.Run {
         return !CopyIn.is(sql);
     }
 
-    static SqlEngine.Prepared prepare(SqlEngine engine, String sql, String fingerprint) {
+    static Prepared prepare(SqlEngine engine, String sql, String fingerprint) {
         SqlLexer lex = new SqlLexer(sql);
         lex.expect("copy");
         String text;
@@ -70,12 +70,12 @@ final class CopyOut implements SqlEngine.Run {
         CopyIn.Format format = CopyIn.Format.read(lex);
         boolean csv = format.csv();
         boolean header = format.header();
-        SqlEngine.Params params = SqlEngine.params(text);
+        SqlParams params = SqlParams.of(text);
         if (params.count() > 0) {
             throw SqlException.notSupported("parameters in COPY");
         }
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
-        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), new CopyOut(engine, q, csv, header), false);
+        return new Prepared(sql, fingerprint, null, List.of(), new CopyOut(engine, q, csv, header), false);
     }
 
     /** How many columns each line has. */

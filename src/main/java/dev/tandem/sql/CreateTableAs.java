@@ -28,12 +28,12 @@ final class CreateTableAs {
     }
 
     /** Plans the statement; {@code lex} stands at {@code AS}. */
-    static SqlEngine.Prepared plan(SqlEngine engine, Function<Callable<Object>, Mono<Object>> blocking, String sql, String fingerprint,
+    static Prepared plan(SqlEngine engine, Function<Callable<Object>, Mono<Object>> blocking, String sql, String fingerprint,
             SqlLexer lex, String name, boolean ifNotExists) {
         lex.expect("as");
         int from = lex.offset();
         String text = SqlLexer.blank(sql, 0, from).replaceFirst(";\\s*$", "");
-        SqlEngine.Params params = SqlEngine.params(text);
+        SqlParams params = SqlParams.of(text);
         if (params.count() > 0) {
             throw SqlException.notSupported("parameters in CREATE TABLE ... AS");
         }
@@ -47,7 +47,7 @@ final class CreateTableAs {
             columns.add(new Column(c.name(), c.type(), true));
         }
         Controller controller = engine.controller();
-        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> {
+        return new Prepared(sql, fingerprint, null, List.of(), (values, session) -> {
             if (ifNotExists && controller.catalog().stream().anyMatch(e -> e.name().equals(name))) {
                 return Mono.just(new SqlResult("CREATE TABLE AS", null, null, 0, null, null));
             }

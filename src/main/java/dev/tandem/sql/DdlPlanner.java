@@ -31,7 +31,7 @@ final class DdlPlanner {
     }
 
 
-    SqlEngine.Prepared create(String sql, SqlLexer lex, String fingerprint) {
+    Prepared create(String sql, SqlLexer lex, String fingerprint) {
         lex.expect("create");
         if (lex.accept("table")) {
             return createTable(sql, lex, fingerprint);
@@ -71,7 +71,7 @@ final class DdlPlanner {
         return controller.catalog().stream().anyMatch(e -> e.name().equals(name));
     }
 
-    private SqlEngine.Prepared createTable(String sql, SqlLexer lex, String fingerprint) {
+    private Prepared createTable(String sql, SqlLexer lex, String fingerprint) {
         boolean ifNotExists = ifNotExists(lex);
         String name = lex.name("a table name");
         if (lex.peek().is("as")) {
@@ -158,7 +158,7 @@ final class DdlPlanner {
         lex.expectPunct(")");
         lex.end();
         checkKeys(name, columns, keys);
-        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+        return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
@@ -258,7 +258,7 @@ final class DdlPlanner {
         }
     }
 
-    private SqlEngine.Prepared createView(String sql, SqlLexer lex, String fingerprint, boolean materialized) {
+    private Prepared createView(String sql, SqlLexer lex, String fingerprint, boolean materialized) {
         boolean ifNotExists = ifNotExists(lex);
         String name = lex.name("a view name");
         List<String> names = null;
@@ -271,7 +271,7 @@ final class DdlPlanner {
         }
         lex.expect("as");
         String body = SqlLexer.blank(sql, 0, lex.offset());
-        SqlEngine.Params params = SqlEngine.params(body);
+        SqlParams params = SqlParams.of(body);
         if (params.count() > 0) {
             throw new SqlException(SqlException.UNDEFINED_PARAMETER, "a view cannot have parameters");
         }
@@ -299,7 +299,7 @@ final class DdlPlanner {
         }
         String command = materialized ? "CREATE MATERIALIZED VIEW" : "CREATE VIEW";
         String first = columnNames.get(0);
-        return SqlEngine.utility(sql, fingerprint, (values, session) -> engine.blocking(() -> {
+        return Prepared.utility(sql, fingerprint, (values, session) -> engine.blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command(command);
             }
@@ -321,7 +321,7 @@ final class DdlPlanner {
         return view + "_primary_idx";
     }
 
-    private SqlEngine.Prepared createIndex(String sql, SqlLexer lex, String fingerprint) {
+    private Prepared createIndex(String sql, SqlLexer lex, String fingerprint) {
         boolean ifNotExists = ifNotExists(lex);
         String name = lex.peek().is("on") ? null : lex.name("an index name");
         lex.expect("on");
@@ -344,7 +344,7 @@ final class DdlPlanner {
         lex.expectPunct(")");
         lex.end();
         String indexName = name != null ? name : on + "_" + String.join("_", key) + "_idx";
-        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+        return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             if (ifNotExists && exists(indexName)) {
                 return SqlResult.command("CREATE INDEX");
             }
@@ -360,7 +360,7 @@ final class DdlPlanner {
         }));
     }
 
-    SqlEngine.Prepared drop(String sql, SqlLexer lex, String fingerprint) {
+    Prepared drop(String sql, SqlLexer lex, String fingerprint) {
         lex.expect("drop");
         String what;
         Class<? extends CatalogEntry> kind;
@@ -400,7 +400,7 @@ final class DdlPlanner {
         lex.end();
         boolean ifx = ifExists;
         boolean mat = materialized;
-        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+        return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             for (String n : names) {
                 CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(n)).findFirst().orElse(null);
                 if (e == null) {
@@ -430,7 +430,7 @@ final class DdlPlanner {
      * {@code CREATE SOURCE name FROM POSTGRES CONNECTION '...' [PASSWORD SECRET 'secret'] PUBLICATION 'pub'
      * [FOR ALL TABLES | FOR TABLES (a, s.b AS c, ...)] [TEXT COLUMNS (t.c, ...)]}.
      */
-    private SqlEngine.Prepared createSource(String sql, SqlLexer lex, String fingerprint) {
+    private Prepared createSource(String sql, SqlLexer lex, String fingerprint) {
         String name = lex.name("a source name");
         lex.expect("from");
         if (!lex.accept("postgres") && !lex.accept("postgresql")) {
@@ -480,13 +480,13 @@ final class DdlPlanner {
         }
         lex.end();
         SqlSources.CreatePostgres statement = new SqlSources.CreatePostgres(name, connection, secret, publication, tables, text);
-        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+        return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             requireSources().createPostgres(statement);
             return SqlResult.command("CREATE SOURCE");
         }));
     }
 
-    private SqlEngine.Prepared dropSource(String sql, SqlLexer lex, String fingerprint) {
+    private Prepared dropSource(String sql, SqlLexer lex, String fingerprint) {
         boolean ifExists = false;
         if (lex.accept("if")) {
             lex.expect("exists");
@@ -495,7 +495,7 @@ final class DdlPlanner {
         String name = lex.name("a source name");
         lex.end();
         boolean ifx = ifExists;
-        return SqlEngine.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
+        return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             if (!requireSources().drop(name) && !ifx) {
                 throw new SqlException("42704", "source \"" + name + "\" does not exist");
             }

@@ -56,7 +56,7 @@ final class QueryPlanner {
     }
 
 
-    SqlEngine.Prepared query(String sql, String fingerprint, boolean explain) {
+    Prepared query(String sql, String fingerprint, boolean explain) {
         CatalogSnapshot planned = controller.catalogSnapshot();
         String text = sql;
         Long asOf = null;
@@ -74,7 +74,7 @@ final class QueryPlanner {
             }
             text = SqlLexer.blank(text, m.start(), text.length());
         }
-        SqlEngine.Params params = SqlEngine.params(text);
+        SqlParams params = SqlParams.of(text);
         SqlNode parsed = CalcitePlanner.parse(params.text());
         if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
@@ -84,7 +84,7 @@ final class QueryPlanner {
         engine.checkDeadline();
         if (explain) {
             // the parameters of the query explained are the EXPLAIN's: its plan is that of a run with their values
-            return new SqlEngine.Prepared(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), q.paramTypes(), (values, session) -> {
+            return new Prepared(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), q.paramTypes(), (values, session) -> {
                 SqlEngine.Read r = read(q, values, session);
                 List<Object[]> lines = new ArrayList<>();
                 lines.add(new Object[] {r.describe()});
@@ -93,9 +93,9 @@ final class QueryPlanner {
             }, false);
         }
         // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
-        Set<String> deps = SqlEngine.scanned(q.body());
+        Set<String> deps = scanned(q.body());
         PointLookup lookup = PointLookup.of(q, controller.catalog());
-        return new SqlEngine.Prepared(sql, SqlEngine.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
+        return new Prepared(sql, Prepared.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
                 (values, session) -> runQuery(q, lookup, values, session), true);
     }
 
@@ -119,7 +119,7 @@ final class QueryPlanner {
         return o.toString();
     }
 
-    SqlEngine.Query planQuery(SqlNode parsed, SqlEngine.Params params, String asOfParam, Long asOf) {
+    SqlEngine.Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf) {
         CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog());
         RelRoot root = planned.root();
         RelNode top = root.rel;
@@ -153,7 +153,7 @@ final class QueryPlanner {
         return new SqlEngine.Query(body, sort, fields, columns, params, paramTypes, asOfParam, asOf);
     }
 
-    private static void collectParams(RelNode rel, SqlEngine.Params params, DatumType[] byNumber) {
+    private static void collectParams(RelNode rel, SqlParams params, DatumType[] byNumber) {
         rel.accept(new RexShuttle() {
             @Override
             public RexNode visitDynamicParam(RexDynamicParam p) {
@@ -442,11 +442,35 @@ final class QueryPlanner {
 
     // ------------------------------------------------------------------ EXPLAIN
 
-    SqlEngine.Prepared explain(String sql, SqlLexer lex, String fingerprint) {
+    Prepared explain(String sql, SqlLexer lex, String fingerprint) {
         SqlLexer.Token explain = lex.take();
         if (!lex.peek().is("select") && !lex.peek().is("with") && !lex.peek().isPunct("(")) {
             throw lex.error("EXPLAIN explains a SELECT", lex.peek());
         }
         return query(SqlLexer.blank(sql, explain.offset(), lex.offset()), fingerprint, true);
+    }
+
+    /** The names of the collections {@code rel} reads, in subqueries of its expressions too. */
+    static Set<String> scanned(RelNode rel) {
+        Set<String> names = new java.util.HashSet<>();
+        scan(rel, names);
+        return Set.copyOf(names);
+    }
+
+    private static void scan(RelNode rel, Set<String> names) {
+        if (rel instanceof TableScan scan) {
+            List<String> qn = scan.getTable().getQualifiedName();
+            names.add(qn.get(qn.size() - 1));
+        }
+        rel.accept(new RexShuttle() {
+            @Override
+            public RexNode visitSubQuery(org.apache.calcite.rex.RexSubQuery sub) {
+                scan(sub.rel, names);
+                return super.visitSubQuery(sub);
+            }
+        });
+        for (RelNode in : rel.getInputs()) {
+            scan(in, names);
+        }
     }
 }

@@ -92,7 +92,7 @@ final class SqlClassifier {
                 }
             }
             case "insert", "delete", "update" -> {
-                SqlNode parsed = CalcitePlanner.parse(SqlEngine.params(sql).text());
+                SqlNode parsed = CalcitePlanner.parse(SqlParams.of(sql).text());
                 SqlNode target = parsed instanceof SqlInsert i ? i.getTargetTable() : parsed instanceof SqlDelete d ? d.getTargetTable()
                         : parsed instanceof org.apache.calcite.sql.SqlUpdate u ? u.getTargetTable() : null;
                 if (target instanceof SqlIdentifier id) {
@@ -220,7 +220,7 @@ final class SqlClassifier {
         if (asOf != null) {
             text = SqlLexer.blank(text, asOf.start(), text.length());
         }
-        SqlNode parsed = CalcitePlanner.parse(SqlEngine.params(text).text());
+        SqlNode parsed = CalcitePlanner.parse(SqlParams.of(text).text());
         if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
         }

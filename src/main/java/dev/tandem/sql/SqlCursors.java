@@ -45,7 +45,7 @@ final class SqlCursors {
     }
 
     /** {@code BEGIN [WORK | TRANSACTION] [modes]}, {@code START TRANSACTION}, {@code COMMIT}, {@code END}, {@code ROLLBACK}, {@code ABORT}. */
-    SqlEngine.Prepared transaction(String sql, SqlLexer lex, String fingerprint) {
+    Prepared transaction(String sql, SqlLexer lex, String fingerprint) {
         SqlLexer.Token first = lex.take();
         boolean begin = first.is("begin") || first.is("start");
         if (first.is("start")) {
@@ -92,7 +92,7 @@ final class SqlCursors {
     }
 
     /** {@code DECLARE name [NO SCROLL] CURSOR [WITHOUT HOLD] FOR <SELECT ... | SUBSCRIBE ...>}. */
-    SqlEngine.Prepared declare(String sql, SqlLexer lex, String fingerprint) {
+    Prepared declare(String sql, SqlLexer lex, String fingerprint) {
         lex.expect("declare");
         String name = lex.name("a cursor name");
         for (String refused : List.of("binary", "insensitive", "scroll")) {
@@ -115,9 +115,9 @@ final class SqlCursors {
         if (!(body.is("select") || body.is("with") || body.is("values") || body.is("table") || body.is("subscribe") || body.isPunct("("))) {
             throw lex.error("a cursor is declared FOR a SELECT or a SUBSCRIBE", body);
         }
-        SqlEngine.Prepared inner = (SqlEngine.Prepared) engine.prepare(SqlLexer.blank(sql, 0, body.offset()));
+        Prepared inner = (Prepared) engine.prepare(SqlLexer.blank(sql, 0, body.offset()));
         boolean streams = SqlEngine.streams(inner);
-        return new SqlEngine.Prepared(sql, fingerprint, null, inner.parameterTypes(), (values, session) -> Mono.defer(() -> {
+        return new Prepared(sql, fingerprint, null, inner.parameterTypes(), (values, session) -> Mono.defer(() -> {
             if (session.block() == SqlSession.Block.IDLE) {
                 return Mono.error(new SqlException(NO_TRANSACTION_BLOCK, "DECLARE CURSOR can only be used in transaction blocks"));
             }
@@ -146,7 +146,7 @@ final class SqlCursors {
     }
 
     /** {@code CLOSE name | ALL}. */
-    SqlEngine.Prepared close(String sql, SqlLexer lex, String fingerprint) {
+    Prepared close(String sql, SqlLexer lex, String fingerprint) {
         lex.expect("close");
         boolean all = lex.accept("all");
         String name = all ? null : lex.name("a cursor name or ALL");
@@ -165,7 +165,7 @@ final class SqlCursors {
      * {@code FETCH ...}: its columns are those of the session's cursor, so it is prepared against the
      * session (a cursor that does not exist is {@code 34000} already here).
      */
-    SqlEngine.Prepared fetch(String sql, String fingerprint, SqlSession session) {
+    Prepared fetch(String sql, String fingerprint, SqlSession session) {
         SqlLexer lex = new SqlLexer(sql);
         lex.expect("fetch");
         long count = 1;
@@ -205,7 +205,7 @@ final class SqlCursors {
         }
         long n = count;
         Duration wait = timeout;
-        return new SqlEngine.Prepared(sql, fingerprint, declared.columns(), List.of(), (values, s) -> Mono.defer(() -> {
+        return new Prepared(sql, fingerprint, declared.columns(), List.of(), (values, s) -> Mono.defer(() -> {
             SqlCursor c = s.cursor(name);
             if (c == null) {
                 return Mono.error(missing(name));
@@ -242,7 +242,7 @@ final class SqlCursors {
         return Duration.ofMillis((long) millis);
     }
 
-    private static SqlEngine.Prepared utility(String sql, String fingerprint, SqlEngine.Run run) {
-        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), run, false);
+    private static Prepared utility(String sql, String fingerprint, Prepared.Run run) {
+        return new Prepared(sql, fingerprint, null, List.of(), run, false);
     }
 }

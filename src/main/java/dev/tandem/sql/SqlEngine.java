@@ -5,49 +5,24 @@ import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
-import dev.tandem.controller.ReadResult;
-import dev.tandem.expr.Expr;
-import dev.tandem.expr.ExprJson;
-import dev.tandem.expr.Func;
-import dev.tandem.expr.Mfp;
 import dev.tandem.plan.Plan;
-import dev.tandem.plan.PlanJson;
-import dev.tandem.protocol.Finishing;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.row.RowJson;
 import dev.tandem.stream.ChangeStreams;
 import dev.tandem.sql.catalog.CatalogQuery;
-import dev.tandem.sql.catalog.PgSettings;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.RelRoot;
-import org.apache.calcite.rel.core.Filter;
-import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
-import org.apache.calcite.rel.core.TableScan;
-import org.apache.calcite.rex.RexDynamicParam;
-import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexShuttle;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Tandem's SQL front end: statements in PostgreSQL's dialect, planned with Calcite into the controller's
@@ -61,11 +36,18 @@ import tools.jackson.databind.node.ObjectNode;
  * translated into a plan and read through a transient dataflow. A top-level {@code ORDER BY / LIMIT /
  * OFFSET} becomes the read's finishing.
  *
+ * <p><b>Parts.</b> This class is the facade: it classifies a statement by its first word and hands it to
+ * the part that plans it — {@link QueryPlanner} (queries, EXPLAIN), {@link WritePlanner} (INSERT, UPDATE,
+ * DELETE, TRUNCATE), {@link DdlPlanner} (CREATE, DROP), {@link SessionStatements} (SHOW, SET),
+ * {@link SqlCursors} (transaction blocks and cursors), {@link SqlSubscribe} — keeps what planning found in
+ * the {@link StatementCache}, and plans on the {@link PlanningLanes}.
+ *
  * <p><b>Plan cache.</b> Calcite's parsing and validation are kept off the read path: a statement's
- * planned form is cached by its text (and the catalog it was planned against), and a prepared
- * statement is planned once; executing it only binds parameters into the translated plan. The cache
- * holds at most {@link SqlLimits#planCacheBytes} (an estimate from each statement's text), whatever
- * the number of statements.
+ * planned form is cached by its text (and the part of the catalog it was planned against), and a prepared
+ * statement is planned once; executing it only binds parameters into the translated plan. A literal
+ * statement is bound to the plan of its shape (its literals lifted into parameters), so a literal query
+ * costs what a prepared one does. The cache holds at most {@link SqlLimits#planCacheBytes} (an estimate
+ * from each statement's text), whatever the number of statements.
  *
  * <p><b>Cost.</b> A statement over one of its {@link SqlLimits} (text, literals, planning time) is
  * refused with {@code 54000} before anything runs. {@link #prepareAsync} plans off the caller's thread:
@@ -75,7 +57,7 @@ import tools.jackson.databind.node.ObjectNode;
  * while planning is {@code 53200}.
  *
  * <p><b>Sessions.</b> A connection's {@link SqlSession} carries its transaction block and cursors
- * ({@link SqlCursors}): {@code BEGIN ... COMMIT} groups reads and cursors, writes inside one are refused,
+ * ({@link SqlCursors}): {@code BEGIN ... COMMIT} groups reads, cursors and writes (committed as one),
  * and after an error only its end runs. Statements that depend on the session ({@code FETCH}) are
  * prepared with {@link #prepare(String, SqlSession)}.
  *
@@ -84,29 +66,21 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class SqlEngine {
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlEngine.class);
     private final Controller controller;
     private final Scheduler blocking;
     private final SqlSubscribe subscribe;
     private final SqlCursors cursors;
     private final SqlLimits limits;
-    private final Scheduler planning;
     private final Scheduler heavyPlanning;
-    private final Scheduler timer;
-    private final Cache<String, Prepared> cache;
-    private final Cache<String, Named> named;
-    /** Shapes that do not keep their statements' meaning, with the catalog version at which that was found. */
-    private final Cache<String, Long> unshaped;
-    /** The deadline (in {@code timer}'s nanoseconds) of the planning running on this thread, or null outside one. */
-    private final ThreadLocal<Long> deadline = new ThreadLocal<>();
-    /** The plannings running now, by text and catalog version: a second session preparing the same text waits for the first. */
-    private final java.util.concurrent.ConcurrentHashMap<Planning, Planning> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
+    private final StatementCache statements;
+    private final PlanningLanes lanes;
     private final WritePlanner writes;
     private final DdlPlanner ddl;
     /** What CREATE SOURCE and DROP SOURCE do; null: they are refused. */
     private volatile SqlSources sources;
     private final QueryPlanner queries;
+    private final SessionStatements session;
 
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
@@ -126,20 +100,15 @@ public final class SqlEngine {
         this.controller = controller;
         this.blocking = blocking;
         this.limits = limits;
-        this.planning = planning;
         this.heavyPlanning = heavyPlanning;
-        this.timer = timer;
-        this.cache = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes())
-                .weigher((String text, Prepared p) -> weight(text, 0)).executor(Runnable::run).build();
-        this.unshaped = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes() / 16)
-                .weigher((String text, Long version) -> weight(text, 0)).executor(Runnable::run).build();
-        this.named = Caffeine.newBuilder().maximumWeight(limits.planCacheBytes())
-                .weigher((String text, Named n) -> weight(text, n.objects().size())).executor(Runnable::run).build();
+        this.statements = new StatementCache(limits.planCacheBytes());
+        this.lanes = new PlanningLanes(limits, planning, heavyPlanning, timer);
         this.subscribe = new SqlSubscribe(this, controller, streams);
         this.cursors = new SqlCursors(this, blocking);
         this.writes = new WritePlanner(this, controller);
         this.ddl = new DdlPlanner(this, controller);
         this.queries = new QueryPlanner(this, controller);
+        this.session = new SessionStatements(controller);
     }
 
     /** Lets {@code CREATE SOURCE ... FROM POSTGRES} and {@code DROP SOURCE} reach the sources' manager. */
@@ -151,21 +120,9 @@ public final class SqlEngine {
         return sources;
     }
 
-    /**
-     * The bytes a cached statement is taken to hold: its text (two bytes a character at most) and what
-     * is planned from it (parse tree, relational and scalar plans: on the order of a dozen bytes a
-     * character of text), plus a fixed part for the plan's skeleton and {@code objects} names.
-     */
-    static int weight(String text, int objects) {
-        return (int) Math.min(Integer.MAX_VALUE, 16L * text.length() + 4096 + 64L * objects);
-    }
-
     /** The bytes the plan cache and the cache of named objects hold now, by their estimates (tests read it). */
     long cachedBytes() {
-        cache.cleanUp();
-        named.cleanUp();
-        return cache.policy().eviction().orElseThrow().weightedSize().orElse(0)
-                + named.policy().eviction().orElseThrow().weightedSize().orElse(0);
+        return statements.bytes();
     }
 
     /** Whether {@code sql} is a {@code COPY ... FROM STDIN}, which {@link #copyIn} starts. */
@@ -250,15 +207,15 @@ public final class SqlEngine {
      */
     public java.util.Set<String> objects(String sql) {
         CatalogSnapshot now = controller.catalogSnapshot();
-        Named cached = named.getIfPresent(sql);
-        if (cached != null && cached.version() == now.version()) {
-            return cached.objects();
+        java.util.Set<String> cached = statements.objects(sql, now.version());
+        if (cached != null) {
+            return cached;
         }
-        bounded(sql);
+        lanes.bounded(sql);
         java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
                 SqlErrors.guarded(() -> SqlClassifier.objects(sql, now.entries()))));
-        if (!pastDeadline()) {
-            named.put(sql, new Named(now.version(), objects));
+        if (!lanes.pastDeadline()) {
+            statements.putObjects(sql, now.version(), objects);
         }
         return objects;
     }
@@ -269,45 +226,40 @@ public final class SqlEngine {
      */
     public Mono<java.util.Set<String>> objectsAsync(String sql) {
         return Mono.deferContextual(context -> {
-            Named cached = named.getIfPresent(sql);
-            if (cached != null && cached.version() == controller.catalogSnapshot().version()) {
-                return Mono.just(cached.objects());
+            java.util.Set<String> cached = statements.objects(sql, controller.catalogSnapshot().version());
+            if (cached != null) {
+                return Mono.just(cached);
             }
-            bounded(sql);
+            lanes.bounded(sql);
             if (!plans(sql)) {
                 return Mono.fromSupplier(() -> objects(sql));
             }
-            return planned(sql, context, () -> objects(sql));
+            return lanes.planned(sql, context, () -> objects(sql));
         }).onErrorMap(SqlErrors::map);
-    }
-
-    /** The objects a statement names, as of a catalog version: cached by the statement's text as plans are, so authorizing it plans nothing. */
-    private record Named(long version, java.util.Set<String> objects) {
     }
 
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
     public SqlStatement prepare(String sql) {
         CatalogSnapshot now = controller.catalogSnapshot();
-        Prepared p = cache.getIfPresent(sql);
-        if (p != null && fresh(p, now)) {
+        Prepared p = statements.plan(sql, now);
+        if (p != null) {
             return p;
         }
-        StatementCost cost = bounded(sql);
+        StatementCost cost = lanes.bounded(sql);
         Prepared shaped = shaped(sql, now, true);
         if (shaped != null) {
             return shaped;
         }
-        String fingerprint = fingerprint(now.entries(), null);
-        Planning mine = new Planning(sql, now.version());
-        Planning first = inFlight.putIfAbsent(mine, mine);
-        if (first != null) {
-            Prepared theirs = first.await(remainingNanos());
+        String fingerprint = Prepared.fingerprint(now.entries(), null);
+        StatementCache.Planning planning = statements.join(sql, now.version());
+        if (!planning.mine()) {
+            Prepared theirs = planning.await(lanes.remainingNanos());
             if (theirs != null) {
                 return theirs;
             }
-            checkDeadline();
-            mine = null;
+            lanes.checkDeadline();
         }
+        Prepared shared = null;
         try {
             long began = System.nanoTime();
             p = SqlErrors.guarded(() -> compile(sql, fingerprint));
@@ -315,68 +267,17 @@ public final class SqlEngine {
                 LOG.debug("planned in {} µs: {}", (System.nanoTime() - began) / 1000, sql.length() > 200 ? sql.substring(0, 200) + "…" : sql);
             }
             p.heavy = cost.heavy();
-            checkDeadline();
+            lanes.checkDeadline();
             if (p.cacheable()) {
-                cache.put(sql, p);
-            }
-            if (mine != null) {
-                mine.done.complete(p.cacheable() ? p : null);
+                statements.put(sql, p);
+                shared = p;
             }
             return p;
         } finally {
-            if (mine != null) {
-                mine.done.complete(null);
-                inFlight.remove(mine, mine);
+            if (planning.mine()) {
+                statements.finish(planning, shared);
             }
         }
-    }
-
-    /**
-     * A text being planned against a catalog version. Sessions that prepare the same new text at once
-     * (eight pgbench clients' first Parse) wait for the first one's plan instead of each planning it:
-     * planning is the costly part of a new statement, and done eight times over on two cores it makes
-     * every one of them eight times as slow.
-     */
-    private static final class Planning {
-        final String text;
-        final long version;
-        /** The plan, or null when it is not to be shared (it failed, or is not cacheable). */
-        final java.util.concurrent.CompletableFuture<Prepared> done = new java.util.concurrent.CompletableFuture<>();
-
-        Planning(String text, long version) {
-            this.text = text;
-            this.version = version;
-        }
-
-        /** The first planner's plan, or null when it has none to share or did not finish within {@code nanos}. */
-        Prepared await(long nanos) {
-            try {
-                return done.get(Math.max(nanos, 0), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
-                return null;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            } catch (java.util.concurrent.ExecutionException e) {
-                return null;
-            }
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Planning other && other.version == version && other.text.equals(text);
-        }
-
-        @Override
-        public int hashCode() {
-            return text.hashCode() * 31 + Long.hashCode(version);
-        }
-    }
-
-    /** How long the planning on this thread may still run: until its deadline, or the planning timeout outside one. */
-    private long remainingNanos() {
-        Long until = deadline.get();
-        return until == null ? limits.planningTimeout().toNanos() : until - timer.now(TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -391,12 +292,11 @@ public final class SqlEngine {
         if (lifted == null) {
             return null;
         }
-        Long refused = unshaped.getIfPresent(lifted.shape());
-        if (refused != null && refused == now.version()) {
+        if (statements.unshaped(lifted.shape(), now.version())) {
             return null;
         }
-        Prepared shape = cache.getIfPresent(lifted.shape());
-        if (shape == null || !fresh(shape, now)) {
+        Prepared shape = statements.plan(lifted.shape(), now);
+        if (shape == null) {
             if (!plan) {
                 return null;
             }
@@ -404,12 +304,12 @@ public final class SqlEngine {
                 shape = (Prepared) prepare(lifted.shape());
             } catch (SqlException e) {
                 // planned as written, which answers with the statement's own error if it has one
-                unshaped.put(lifted.shape(), now.version());
+                statements.unshape(lifted.shape(), now.version());
                 return null;
             }
         }
         if (!shape.cacheable() || !shape.parameterTypes().equals(lifted.types())) {
-            unshaped.put(lifted.shape(), now.version());
+            statements.unshape(lifted.shape(), now.version());
             return null;
         }
         return shape.bound(sql, lifted.values());
@@ -428,12 +328,12 @@ public final class SqlEngine {
                 return Mono.error(SqlCursors.aborted());
             }
             CatalogSnapshot now = controller.catalogSnapshot();
-            Prepared hit = cache.getIfPresent(sql);
-            if (hit != null && fresh(hit, now)) {
+            Prepared hit = statements.plan(sql, now);
+            if (hit != null) {
                 return Mono.just(hit);
             }
             try {
-                bounded(sql);
+                lanes.bounded(sql);
             } catch (SqlException e) {
                 session.fail();
                 throw e;
@@ -445,7 +345,7 @@ public final class SqlEngine {
             if (!plans(sql)) {
                 return Mono.fromSupplier(() -> prepare(sql, session));
             }
-            return planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
+            return lanes.planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
         }).onErrorMap(SqlErrors::map);
     }
 
@@ -517,78 +417,9 @@ public final class SqlEngine {
         return first.kind() != SqlLexer.Kind.END && !(first.kind() == SqlLexer.Kind.WORD && LEXED.contains(first.text()));
     }
 
-    /**
-     * Runs {@code work}, the planning of {@code sql}, on its lane: refused first when the statement is over
-     * a bound or its caller at its limit of planning; answered {@code 54000} when the planning timeout
-     * passes (the work then finishes unused, and its caller's admission is given back only then).
-     */
-    private <T> Mono<T> planned(String sql, reactor.util.context.ContextView context, java.util.function.Supplier<T> work) {
-        StatementCost cost;
-        Runnable admitted;
-        try {
-            cost = bounded(sql);
-            admitted = PlanningAdmission.of(context).plan();
-        } catch (SqlException e) {
-            return Mono.error(e);
-        }
-        AtomicBoolean released = new AtomicBoolean();
-        Runnable release = () -> {
-            if (released.compareAndSet(false, true)) {
-                admitted.run();
-            }
-        };
-        AtomicBoolean claimed = new AtomicBoolean();
-        long until = timer.now(TimeUnit.NANOSECONDS) + limits.planningTimeout().toNanos();
-        Mono<T> planning = Mono.fromCallable(() -> {
-            if (!claimed.compareAndSet(false, true)) {
-                return null;
-            }
-            deadline.set(until);
-            try {
-                return SqlErrors.guarded(() -> {
-                    checkDeadline();
-                    return work.get();
-                });
-            } finally {
-                deadline.remove();
-                release.run();
-            }
-        });
-        return planning.subscribeOn(cost.heavy() ? heavyPlanning : this.planning)
-                .timeout(limits.planningTimeout(), Mono.error(() -> planningTooLong()), timer)
-                .doFinally(signal -> {
-                    // not started yet (cancelled or timed out in the queue): it never will, and its admission is given back now
-                    if (claimed.compareAndSet(false, true)) {
-                        release.run();
-                    }
-                });
-    }
-
-    /** Refuses ({@code 54000}) a statement over its bounds of text and literals; else its cost. */
-    private StatementCost bounded(String sql) {
-        StatementCost cost = StatementCost.of(sql, limits);
-        SqlException refusal = cost.refusal(limits);
-        if (refusal != null) {
-            throw refusal;
-        }
-        return cost;
-    }
-
-    /** Whether the planning on this thread is past its deadline. */
-    private boolean pastDeadline() {
-        Long until = deadline.get();
-        return until != null && timer.now(TimeUnit.NANOSECONDS) > until;
-    }
-
     /** Stops ({@code 54000}) the planning on this thread once past its deadline; nothing planned is kept. */
     void checkDeadline() {
-        if (pastDeadline()) {
-            throw planningTooLong();
-        }
-    }
-
-    private SqlException planningTooLong() {
-        return SqlException.tooComplex(SqlLimits.Bound.PLANNING_TIME, "more than " + limits.planningTimeout().toMillis() + " ms");
+        lanes.checkDeadline();
     }
 
     /**
@@ -602,7 +433,7 @@ public final class SqlEngine {
                 throw SqlCursors.aborted();
             }
             if (new SqlLexer(sql).peek().is("fetch")) {
-                return cursors.fetch(sql, fingerprint(controller.catalog(), null), session);
+                return cursors.fetch(sql, Prepared.fingerprint(controller.catalog(), null), session);
             }
             return prepare(sql);
         } catch (RuntimeException e) {
@@ -625,7 +456,7 @@ public final class SqlEngine {
         return Mono.defer(() -> {
             Prepared p = (Prepared) statement;
             inBlock(p, session);
-            if (p.cacheable() && !fresh(p, controller.catalogSnapshot())) {
+            if (p.cacheable() && !Prepared.fresh(p, controller.catalogSnapshot())) {
                 return prepareAsync(p.text, new SqlSession()).flatMap(s -> {
                     Prepared again = (Prepared) s;
                     if (!java.util.Objects.equals(again.columns(), p.columns())) {
@@ -646,7 +477,7 @@ public final class SqlEngine {
      * A read in a session with {@code tandem.after_lsn} set first waits for the PostgreSQL sources to apply that position.
      */
     private Mono<SqlResult> run(Prepared p, List<Object> params, SqlSession session) {
-        Mono<SqlResult> run = Mono.defer(() -> p.run.run(bind(p, params), session));
+        Mono<SqlResult> run = Mono.defer(() -> p.run.run(Prepared.bind(p, params), session));
         run = p.heavy ? run.subscribeOn(heavyPlanning) : run;
         String lsn = session.afterLsn();
         SqlSources s = sources;
@@ -698,189 +529,30 @@ public final class SqlEngine {
                 return Flux.error(SqlException.notSupported("SUBSCRIBE in a transaction block that wrote (a change stream cannot show uncommitted writes);"
                         + " subscribe outside the block"));
             }
-            Mono<Prepared> current = fresh(p, controller.catalogSnapshot()) ? Mono.just(p)
+            Mono<Prepared> current = Prepared.fresh(p, controller.catalogSnapshot()) ? Mono.just(p)
                     : prepareAsync(p.text, new SqlSession()).map(s -> (Prepared) s);
             return current.flatMapMany(again -> {
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
                     return Flux.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
                 }
-                List<Object> values = bind(again, params);
+                List<Object> values = Prepared.bind(again, params);
                 SqlSubscribe.Streaming streaming = (SqlSubscribe.Streaming) again.run;
                 return Flux.using(session::takeStreamPermit, permit -> streaming.stream(values, session), Runnable::run);
             });
         }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
     }
 
-    // ------------------------------------------------------------------ statements
-
-    /** What an execution does with bound parameter values. */
-    interface Run {
-        Mono<SqlResult> run(List<Object> params, SqlSession session);
-    }
-
-    static final class Prepared implements SqlStatement {
-        final String text;
-        final String fingerprint;
-        final List<SqlColumn> columns;
-        final List<DatumType> parameterTypes;
-        final Run run;
-        final boolean cacheable;
-        final SqlStatement.Kind kind;
-        /** The objects the plan depends on, those {@link #fingerprint} covers (null: the whole catalog). */
-        final Set<String> deps;
-        /** A catalog version at which the plan was found to hold (-1: none yet); see {@link #fresh}. */
-        volatile long checkedVersion = -1;
-        /** Whether planning it was heavy work (see {@link StatementCost#heavy}): its executions bind on the heavy lane too. */
-        boolean heavy;
-
-        Prepared(String text, String fingerprint, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run, boolean cacheable) {
-            this(text, fingerprint, null, columns, parameterTypes, run, cacheable);
-        }
-
-        Prepared(String text, String fingerprint, Set<String> deps, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run,
-                boolean cacheable) {
-            this.text = text;
-            this.fingerprint = fingerprint;
-            this.deps = deps;
-            this.kind = SqlClassifier.kind(text);
-            this.columns = columns;
-            this.parameterTypes = List.copyOf(parameterTypes);
-            this.run = run;
-            this.cacheable = cacheable;
-        }
-
-        @Override
-        public String text() {
-            return text;
-        }
-
-        @Override
-        public List<SqlColumn> columns() {
-            return columns;
-        }
-
-        @Override
-        public List<DatumType> parameterTypes() {
-            return parameterTypes;
-        }
-
-        @Override
-        public SqlStatement.Kind kind() {
-            return kind;
-        }
-
-        boolean cacheable() {
-            return cacheable;
-        }
-
-        /**
-         * The statement {@code text} whose literals {@code values} this plan, its shape, takes as
-         * parameters: it runs this plan with them, takes no parameters of its own, and holds while the
-         * shape does.
-         */
-        Prepared bound(String text, List<Object> values) {
-            Prepared b = new Prepared(text, fingerprint, deps, columns, List.of(), (params, session) -> run.run(values, session), cacheable,
-                    kind);
-            b.checkedVersion = checkedVersion;
-            b.heavy = heavy;
-            return b;
-        }
-
-        private Prepared(String text, String fingerprint, Set<String> deps, List<SqlColumn> columns, List<DatumType> parameterTypes, Run run,
-                boolean cacheable, SqlStatement.Kind kind) {
-            this.text = text;
-            this.fingerprint = fingerprint;
-            this.deps = deps;
-            this.kind = kind;
-            this.columns = columns;
-            this.parameterTypes = List.copyOf(parameterTypes);
-            this.run = run;
-            this.cacheable = cacheable;
-        }
-    }
-
-    private static List<Object> bind(Prepared p, List<Object> params) {
-        List<Object> given = params == null ? List.of() : params;
-        if (given.size() < p.parameterTypes.size()) {
-            throw new SqlException("08P01", "the statement has " + p.parameterTypes.size() + " parameters, " + given.size() + " given");
-        }
-        List<Object> out = new ArrayList<>();
-        for (int i = 0; i < p.parameterTypes.size(); i++) {
-            try {
-                out.add(SqlTypes.convert(given.get(i), p.parameterTypes.get(i)));
-            } catch (SqlException e) {
-                throw new SqlException(e.sqlState(), "parameter $" + (i + 1) + ": " + e.getMessage());
-            }
-        }
-        return out;
-    }
-
-    /**
-     * A fingerprint of the part of a catalog a plan depends on: names and ids (never reused) of the
-     * entries named in {@code deps} and of the indexes on them, which the access path chooses among; of
-     * every entry when {@code deps} is null.
-     */
-    static String fingerprint(List<CatalogEntry> entries, Set<String> deps) {
-        StringBuilder b = new StringBuilder();
-        for (CatalogEntry e : entries) {
-            if (deps == null || deps.contains(e.name()) || e instanceof CatalogEntry.Index i && deps.contains(i.on())) {
-                b.append(e.name()).append(':').append(e.id()).append(',');
-            }
-        }
-        return b.toString();
-    }
-
-    /**
-     * Whether {@code p}'s plan holds for the catalog {@code now}: what it depends on has the fingerprint it
-     * was planned with. Checked once per catalog version, so a catalog change that touches none of a
-     * statement's objects (another view defined or dropped) costs it one fingerprint, not a new plan.
-     */
-    private static boolean fresh(Prepared p, CatalogSnapshot now) {
-        if (p.checkedVersion == now.version()) {
-            return true;
-        }
-        if (!fingerprint(now.entries(), p.deps).equals(p.fingerprint)) {
-            return false;
-        }
-        p.checkedVersion = now.version();
-        return true;
-    }
-
-    /** The names of the collections {@code rel} reads, in subqueries of its expressions too. */
-    static Set<String> scanned(RelNode rel) {
-        Set<String> names = new java.util.HashSet<>();
-        scan(rel, names);
-        return Set.copyOf(names);
-    }
-
-    private static void scan(RelNode rel, Set<String> names) {
-        if (rel instanceof TableScan scan) {
-            List<String> qn = scan.getTable().getQualifiedName();
-            names.add(qn.get(qn.size() - 1));
-        }
-        rel.accept(new RexShuttle() {
-            @Override
-            public RexNode visitSubQuery(org.apache.calcite.rex.RexSubQuery sub) {
-                scan(sub.rel, names);
-                return super.visitSubQuery(sub);
-            }
-        });
-        for (RelNode in : rel.getInputs()) {
-            scan(in, names);
-        }
-    }
-
     private Prepared compile(String sql, String fingerprint) {
         SqlLexer lex = new SqlLexer(sql);
         SqlLexer.Token first = lex.peek();
         if (first.kind() == SqlLexer.Kind.END) {
-            return utility(sql, fingerprint, (params, session) -> Mono.just(SqlResult.command("EMPTY")));
+            return Prepared.utility(sql, fingerprint, (params, session) -> Mono.just(SqlResult.command("EMPTY")));
         }
         return switch (first.kind() == SqlLexer.Kind.WORD ? first.text() : "") {
             case "create" -> ddl.create(sql, lex, fingerprint);
             case "drop" -> ddl.drop(sql, lex, fingerprint);
-            case "show" -> show(sql, lex, fingerprint);
-            case "set" -> set(sql, lex, fingerprint);
+            case "show" -> session.show(sql, lex, fingerprint);
+            case "set" -> session.set(sql, lex, fingerprint);
             case "explain" -> queries.explain(sql, lex, fingerprint);
             case "select", "with", "values", "table" -> queries.query(sql, fingerprint, false);
             case "insert" -> writes.insert(sql, fingerprint);
@@ -905,50 +577,10 @@ public final class SqlEngine {
         };
     }
 
-    static Prepared utility(String sql, String fingerprint, Run run) {
-        return new Prepared(sql, fingerprint, null, List.of(), run, false);
-    }
-
-    private static Prepared rows(String sql, String fingerprint, List<SqlColumn> columns, Run run) {
-        return new Prepared(sql, fingerprint, columns, List.of(), run, false);
-    }
-
-    // ------------------------------------------------------------------ parameters
-
-    /** A statement text with {@code $n} rewritten to Calcite's {@code ?} (positions kept), and which {@code $n} each {@code ?} is. */
-    record Params(String text, List<Integer> order, int count) {
-        /** The PostgreSQL parameter number (1-based) of Calcite's dynamic parameter {@code i}. */
-        int number(int i) {
-            return order.get(i);
-        }
-    }
-
-    static Params params(String sql) {
-        StringBuilder b = new StringBuilder(sql);
-        List<Integer> order = new ArrayList<>();
-        int max = 0;
-        for (SqlLexer.Token t : new SqlLexer(sql).tokens()) {
-            if (t.kind() == SqlLexer.Kind.PARAM) {
-                int n = Integer.parseInt(t.text());
-                if (n < 1 || n > 65535) {
-                    int[] lc = SqlLexer.lineColumn(sql, t.offset());
-                    throw new SqlException(SqlException.UNDEFINED_PARAMETER, "there is no parameter $" + n, lc[0], lc[1]);
-                }
-                order.add(n);
-                max = Math.max(max, n);
-                b.setCharAt(t.offset(), '?');
-                for (int i = 1; i <= t.text().length(); i++) {
-                    b.setCharAt(t.offset() + i, ' ');
-                }
-            }
-        }
-        return new Params(b.toString(), order, max);
-    }
-
     // ------------------------------------------------------------------ queries (QueryPlanner)
 
     /** A planned query: the body below the top-level sort, the sort, and which body columns are output. */
-    record Query(RelNode body, Sort sort, List<Integer> fields, List<SqlColumn> columns, Params params,
+    record Query(RelNode body, Sort sort, List<Integer> fields, List<SqlColumn> columns, SqlParams params,
             List<DatumType> paramTypes, String asOfParam, Long asOf) {
     }
 
@@ -956,7 +588,7 @@ public final class SqlEngine {
     record Read(ReadRequest request, String describe) {
     }
 
-    Query planQuery(SqlNode parsed, Params params, String asOfParam, Long asOf) {
+    Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf) {
         return queries.planQuery(parsed, params, asOfParam, asOf);
     }
 
@@ -978,180 +610,10 @@ public final class SqlEngine {
         return n == null || n.getParserPosition() == null ? e : e.at(n.getParserPosition().getLineNum(), n.getParserPosition().getColumnNum());
     }
 
-    <T> Mono<T> blocking(java.util.concurrent.Callable<T> call) {
-        return Mono.fromCallable(call).subscribeOn(blocking);
-    }
-
-    // ------------------------------------------------------------------ SHOW and SET
-
-    private Prepared show(String sql, SqlLexer lex, String fingerprint) {
-        lex.expect("show");
-        SqlLexer.Token what = lex.take();
-        List<SqlColumn> nameCol = List.of(new SqlColumn("name", DatumType.STRING));
-        switch (what.text()) {
-            case "tables", "views" -> {
-                lex.end();
-                Class<? extends CatalogEntry> kind = what.text().equals("tables") ? CatalogEntry.Table.class : CatalogEntry.View.class;
-                return rows(sql, fingerprint, nameCol, (p, s) -> Mono.fromSupplier(() -> SqlResult.rows("SHOW", nameCol,
-                        controller.catalog().stream().filter(e -> kind.isInstance(e) && s.sees(e.name())).map(e -> new Object[] {e.name()})
-                                .sorted(java.util.Comparator.comparing(a -> (String) a[0])).toList())));
-            }
-            case "indexes", "indices" -> {
-                String on = null;
-                if (lex.accept("from") || lex.accept("on") || lex.accept("in")) {
-                    on = lex.name("a table or view name");
-                }
-                lex.end();
-                String target = on;
-                List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("on", DatumType.STRING),
-                        new SqlColumn("key", DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> Mono.fromSupplier(() -> SqlResult.rows("SHOW", cols,
-                        controller.catalog().stream().filter(e -> e instanceof CatalogEntry.Index i && (target == null || i.on().equals(target))
-                                        && s.sees(i.name()))
-                                .map(e -> (CatalogEntry.Index) e)
-                                .sorted(java.util.Comparator.comparing(CatalogEntry.Index::name))
-                                .map(i -> new Object[] {i.name(), i.on(), String.join(", ", i.key())}).toList())));
-            }
-            case "columns" -> {
-                if (!lex.accept("from")) {
-                    lex.expect("in");
-                }
-                String of = lex.name("a table or view name");
-                lex.end();
-                List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("nullable", DatumType.BOOL),
-                        new SqlColumn("type", DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> Mono.fromSupplier(() -> {
-                    CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(of) && s.sees(of)).findFirst()
-                            .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + of + "\" does not exist"));
-                    return SqlResult.rows("SHOW", cols, e.schema().columns().stream()
-                            .map(c -> new Object[] {c.name(), c.nullable(), SqlTypes.pgName(c.type())}).toList());
-                }));
-            }
-            case "transaction_isolation", "transaction" -> {
-                if (what.text().equals("transaction")) {
-                    lex.expect("isolation");
-                    lex.expect("level");
-                }
-                lex.end();
-                List<SqlColumn> cols = List.of(new SqlColumn("transaction_isolation", DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {s.isolationName()}))));
-            }
-            case "all" -> {
-                lex.end();
-                List<SqlColumn> cols = List.of(new SqlColumn("name", DatumType.STRING), new SqlColumn("setting", DatumType.STRING),
-                        new SqlColumn("description", DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> {
-                    List<Object[]> all = new java.util.ArrayList<>();
-                    for (PgSettings.Setting setting : PgSettings.ALL) {
-                        all.add(new Object[] {setting.name(), setting.value(), setting.description()});
-                    }
-                    all.add(new Object[] {"transaction_isolation", s.isolationName(), "Sets the current transaction's isolation level."});
-                    all.sort(java.util.Comparator.comparing(a -> ((String) a[0]).toLowerCase(Locale.ROOT)));
-                    return Mono.just(SqlResult.rows("SHOW", cols, all));
-                });
-            }
-            default -> {
-                // SHOW time zone is SHOW timezone
-                String name = what.text().equals("time") && lex.accept("zone") ? "timezone" : what.text();
-                lex.end();
-                PgSettings.Setting setting = PgSettings.find(name);
-                if (setting == null) {
-                    throw PgSettings.unrecognized(name);
-                }
-                List<SqlColumn> cols = List.of(new SqlColumn(setting.name(), DatumType.STRING));
-                return rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {setting.value()}))));
-            }
-        }
-    }
-
     /** The PostgreSQL version Tandem reports to clients (the protocol and catalog queries it answers are those of 15). */
     public static final String SERVER_VERSION = "15.0";
 
-    private Prepared set(String sql, SqlLexer lex, String fingerprint) {
-        lex.expect("set");
-        if (lex.accept("session")) {
-            if (lex.peek().is("characteristics")) {
-                throw SqlException.notSupported("SET SESSION CHARACTERISTICS (use SET transaction_isolation)");
-            }
-        }
-        lex.accept("local");
-        String name = lex.name("a setting");
-        if (name.equals("tandem") && lex.acceptPunct(".")) {
-            name = name + "." + lex.name("a setting");
-        }
-        if (name.equals("time") && lex.accept("zone")) {
-            name = "timezone";
-        } else if (!lex.acceptPunct("=")) {
-            lex.expect("to");
-        }
-        SqlLexer.Token value = lex.take();
-        StringBuilder v = new StringBuilder(value.text());
-        while (lex.peek().kind() == SqlLexer.Kind.WORD) {
-            v.append(' ').append(lex.take().text());
-        }
-        lex.end();
-        String val = v.toString().toLowerCase(Locale.ROOT);
-        switch (name) {
-            case "transaction_isolation" -> {
-                boolean strict = switch (val) {
-                    case "strict serializable" -> true;
-                    case "serializable" -> false;
-                    default -> throw new SqlException(SqlException.INVALID_PARAMETER, "invalid value for parameter \"transaction_isolation\": \""
-                            + val + "\" (Tandem offers 'serializable' and 'strict serializable')");
-                };
-                return utility(sql, fingerprint, (p, s) -> {
-                    s.strict(strict);
-                    return Mono.just(SqlResult.command("SET"));
-                });
-            }
-            case "tandem.after_lsn" -> {
-                String lsn = value.text().trim();
-                if (!lsn.isEmpty() && !lsn.matches("[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}")) {
-                    throw new SqlException(SqlException.INVALID_PARAMETER, "invalid value for parameter \"tandem.after_lsn\": \"" + lsn
-                            + "\" (an upstream position as pg_current_wal_lsn() prints it, e.g. '0/16B3748'; '' to stop waiting)");
-                }
-                return utility(sql, fingerprint, (p, s) -> {
-                    s.afterLsn(lsn.isEmpty() ? null : lsn);
-                    return Mono.just(SqlResult.command("SET"));
-                });
-            }
-            case "application_name" -> {
-                String application = value.text();
-                return utility(sql, fingerprint, (p, s) -> {
-                    s.applicationName(application);
-                    return Mono.just(SqlResult.command("SET"));
-                });
-            }
-            case "extra_float_digits", "client_min_messages", "statement_timeout", "search_path" -> {
-                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
-            }
-            case "client_encoding", "names" -> {
-                if (!val.equals("utf8") && !val.equals("utf-8") && !val.equals("unicode")) {
-                    throw SqlException.notSupported("client encoding " + val + " (only UTF8)");
-                }
-                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
-            }
-            case "timezone", "time" -> {
-                if (!val.equals("utc") && !val.equals("zone utc") && !val.equals("gmt")) {
-                    throw SqlException.notSupported("time zone " + val + " (timestamps are UTC)");
-                }
-                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
-            }
-            default -> {
-                PgSettings.Setting setting = PgSettings.find(name);
-                if (setting == null) {
-                    throw PgSettings.unrecognized(name);
-                }
-                if (!setting.settable()) {
-                    throw new SqlException("55P02", "parameter \"" + name + "\" cannot be changed");
-                }
-                // Tandem has one value of each (DateStyle, IntervalStyle, bytea_output...): SET to it is accepted, another is refused
-                String want = setting.value().toLowerCase(Locale.ROOT).replace(" ", "");
-                if (!val.replace(" ", "").equals(want) && !(setting.type().equals("bool") && PgSettings.sameBool(val, setting.value()))) {
-                    throw SqlException.notSupported(setting.name() + " " + val + " (Tandem's is " + setting.value() + ")");
-                }
-                return utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
-            }
-        }
+    <T> Mono<T> blocking(java.util.concurrent.Callable<T> call) {
+        return Mono.fromCallable(call).subscribeOn(blocking);
     }
 }

@@ -45,7 +45,7 @@ final class SqlSubscribe {
     }
 
     /** A planned SUBSCRIBE: executed through {@link SqlEngine#subscribe}, refused by a one-shot execution. */
-    final class Streaming implements SqlEngine.Run {
+    final class Streaming implements Prepared.Run {
         private final String index;
         private final SqlEngine.Query query;
         private final boolean snapshot;
@@ -157,7 +157,7 @@ final class SqlSubscribe {
     }
 
     /** {@code COPY (SUBSCRIBE ...) TO STDOUT [WITH (FORMAT TEXT)]}; any other COPY is not supported. */
-    SqlEngine.Prepared prepareCopy(String sql, SqlLexer lex, String fingerprint) {
+    Prepared prepareCopy(String sql, SqlLexer lex, String fingerprint) {
         lex.expect("copy");
         if (!lex.peek().isPunct("(") || !lex.peek(1).is("subscribe")) {
             throw SqlException.notSupported("COPY (only COPY (SUBSCRIBE ...) TO STDOUT)");
@@ -201,18 +201,18 @@ final class SqlSubscribe {
     }
 
     /** {@code SUBSCRIBE ...} from the lexer positioned at {@code SUBSCRIBE}; {@code sql} is the statement as given. */
-    SqlEngine.Prepared prepare(String sql, String text, SqlLexer lex, String fingerprint) {
+    Prepared prepare(String sql, String text, SqlLexer lex, String fingerprint) {
         lex.expect("subscribe");
         lex.accept("to");
         String index = null;
         SqlEngine.Query query;
-        SqlEngine.Params params;
+        SqlParams params;
         SqlLexer.Token target = lex.peek();
         if (target.isPunct("(")) {
             SqlLexer.Token open = lex.take();
             SqlLexer.Token close = matching(lex, open);
             String body = SqlLexer.blank(SqlLexer.blank(text, 0, open.offset() + 1), close.offset(), text.length());
-            params = SqlEngine.params(body);
+            params = SqlParams.of(body);
             SqlNode parsed = CalcitePlanner.parse(params.text());
             if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
                 throw SqlException.notSupported(parsed.getKind().sql + " in SUBSCRIBE (subscribe to a SELECT)");
@@ -225,9 +225,9 @@ final class SqlSubscribe {
             if (e instanceof CatalogEntry.Index) {
                 index = name;
                 query = null;
-                params = SqlEngine.params("");
+                params = SqlParams.of("");
             } else {
-                params = SqlEngine.params("");
+                params = SqlParams.of("");
                 query = engine.planQuery(CalcitePlanner.parse("SELECT * FROM \"" + name.replace("\"", "\"\"") + "\""), params, null, null);
             }
         }
@@ -282,7 +282,7 @@ final class SqlSubscribe {
         } else {
             columns.addAll(query.columns());
         }
-        return new SqlEngine.Prepared(sql, fingerprint, columns, query == null ? List.of() : query.paramTypes(),
+        return new Prepared(sql, fingerprint, columns, query == null ? List.of() : query.paramTypes(),
                 new Streaming(index, query, snapshot, progress, asOf, upTo), false);
     }
 

@@ -55,9 +55,9 @@ final class WritePlanner {
 
     // ------------------------------------------------------------------ INSERT
 
-    SqlEngine.Prepared insert(String sql, String fingerprint) {
+    Prepared insert(String sql, String fingerprint) {
         Returning.Split split = Returning.split(sql);
-        SqlEngine.Params params = SqlEngine.params(split.statement());
+        SqlParams params = SqlParams.of(split.statement());
         SqlInsert ins = (SqlInsert) CalcitePlanner.parse(params.text());
         CatalogEntry.Table table = table(ins.getTargetTable(), "insert into");
         Returning returning = Returning.plan(engine, table, null, split);
@@ -77,7 +77,7 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(i), cols.get(targets[i]), source);
         }
-        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
+        return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
                 session.strictReader()).flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(none("INSERT", returning));
@@ -94,7 +94,7 @@ final class WritePlanner {
                 }), true);
     }
 
-    private SqlEngine.Prepared insertValues(String sql, String fingerprint, SqlEngine.Params params, CatalogEntry.Table table, int[] targets,
+    private Prepared insertValues(String sql, String fingerprint, SqlParams params, CatalogEntry.Table table, int[] targets,
             List<SqlNode> tuples, Returning returning) {
         List<Column> cols = table.schema().columns();
         DatumType[] paramTypes = new DatumType[params.count()];
@@ -111,7 +111,7 @@ final class WritePlanner {
         for (DatumType t : paramTypes) {
             pTypes.add(t == null ? DatumType.STRING : t);
         }
-        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> {
+        return new Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> {
             List<RowDiff> rows = new ArrayList<>();
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
@@ -227,7 +227,7 @@ final class WritePlanner {
     }
 
     /** A VALUES entry: a literal, a parameter, DEFAULT, a negated number or a cast of one, as a value of the column's type. */
-    private static Object constant(SqlNode n, DatumType type, List<Object> values, SqlEngine.Params params) {
+    private static Object constant(SqlNode n, DatumType type, List<Object> values, SqlParams params) {
         try {
             return switch (n) {
                 case SqlDynamicParam p -> SqlTypes.convert(values.get(params.number(p.getIndex()) - 1), type);
@@ -267,9 +267,9 @@ final class WritePlanner {
 
     // ------------------------------------------------------------------ UPDATE
 
-    SqlEngine.Prepared update(String sql, String fingerprint) {
+    Prepared update(String sql, String fingerprint) {
         Returning.Split split = Returning.split(sql);
-        SqlEngine.Params params = SqlEngine.params(split.statement());
+        SqlParams params = SqlParams.of(split.statement());
         List<int[]> defaults = new ArrayList<>();
         SqlUpdate upd = (SqlUpdate) CalcitePlanner.parse(ColumnDefaults.setDefaults(params.text(), defaults));
         CatalogEntry.Table table = table(upd.getTargetTable(), "update");
@@ -307,7 +307,7 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(n + i), cols.get(targets[i]), upd.getSourceExpressionList().get(i));
         }
-        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
+        return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
                 session.strictReader()).flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(none("UPDATE", returning));
@@ -329,9 +329,9 @@ final class WritePlanner {
 
     // ------------------------------------------------------------------ DELETE
 
-    SqlEngine.Prepared delete(String sql, String fingerprint) {
+    Prepared delete(String sql, String fingerprint) {
         Returning.Split split = Returning.split(sql);
-        SqlEngine.Params params = SqlEngine.params(split.statement());
+        SqlParams params = SqlParams.of(split.statement());
         SqlDelete del = (SqlDelete) CalcitePlanner.parse(params.text());
         if (del.getAlias() != null) {
             throw SqlEngine.at(SqlException.notSupported("an alias in DELETE"), del.getAlias());
@@ -341,7 +341,7 @@ final class WritePlanner {
         SqlSelect select = (SqlSelect) CalcitePlanner.parse("SELECT * FROM " + quoted(table.name()));
         select.setWhere(del.getCondition());
         SqlEngine.Query q = engine.planQuery(select, params, null, null);
-        return new SqlEngine.Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> {
+        return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> {
             // the rows to retract, read as of the last acknowledged write
             return engine.runQuery(q, values, session.strictReader()).flatMap(found -> {
                 if (found.rows().isEmpty()) {
@@ -359,7 +359,7 @@ final class WritePlanner {
     // ------------------------------------------------------------------ TRUNCATE
 
     /** {@code TRUNCATE [TABLE] t}: every row of the table retracted in one write, as a {@code DELETE} without a condition. */
-    SqlEngine.Prepared truncate(String sql, String fingerprint) {
+    Prepared truncate(String sql, String fingerprint) {
         SqlLexer lex = new SqlLexer(sql);
         lex.expect("truncate");
         lex.accept("table");
@@ -383,8 +383,8 @@ final class WritePlanner {
         if (!(e instanceof CatalogEntry.Table table)) {
             throw new SqlException("42809", "\"" + target + "\" is not a table", lc[0], lc[1]);
         }
-        SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlEngine.params(""), null, null);
-        return new SqlEngine.Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, session.strictReader())
+        SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlParams.of(""), null, null);
+        return new Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, session.strictReader())
                 .flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(new SqlResult("TRUNCATE TABLE", null, null, 0, null, null));

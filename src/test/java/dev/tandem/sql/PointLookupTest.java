@@ -27,7 +27,7 @@ class PointLookupTest {
     Path dir;
 
     private static PointLookup lookupOf(SqlStack stack, String text) {
-        SqlEngine.Params params = SqlEngine.params(text);
+        SqlParams params = SqlParams.of(text);
         SqlEngine.Query q = stack.sql.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
         return PointLookup.of(q, stack.controller.catalog());
     }
