@@ -48,7 +48,8 @@ final class ReadPolicy {
      * the freshest time at which every input is sealed. Never before an input's compaction frontier.
      */
     long chooseTime(boolean strict, Long asOf, List<IndexState> inputs, List<String> tables) {
-        long since = Long.MIN_VALUE;
+        // no time precedes the first (a read of constants alone, before any write, reads at it)
+        long since = Frontier.MIN.time();
         long sealed = Long.MAX_VALUE;
         for (IndexState s : inputs) {
             since = Math.max(since, s.reads.since().time());

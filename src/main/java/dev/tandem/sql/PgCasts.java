@@ -59,11 +59,18 @@ final class PgCasts {
         }
     }
 
+    /** SQL's time keywords and the functions that read the statement's time as PostgreSQL's do. */
+    private static final java.util.Map<String, String> SQL_TIMES = java.util.Map.of("current_timestamp",
+            PgFunctions.PG_CURRENT_TIMESTAMP.toLowerCase(java.util.Locale.ROOT) + "()",
+            "current_date", PgFunctions.PG_CURRENT_DATE.toLowerCase(java.util.Locale.ROOT) + "()",
+            "localtimestamp", PgFunctions.PG_LOCALTIMESTAMP.toLowerCase(java.util.Locale.ROOT) + "()");
+
     private static final Set<String> INTERVAL_UNITS = Set.of("year", "month", "day", "hour", "minute", "second");
 
     private static String extracts(String sql) {
         String lower = sql.toLowerCase(java.util.Locale.ROOT);
-        if (!lower.contains("extract") && !lower.contains("date_trunc") && !lower.contains("timestamptz") && !lower.contains("interval")) {
+        if (!lower.contains("extract") && !lower.contains("date_trunc") && !lower.contains("timestamptz") && !lower.contains("interval")
+                && !lower.contains("current_") && !lower.contains("localtimestamp")) {
             return sql;
         }
         List<SqlLexer.Token> t = new SqlLexer(sql).tokens();
@@ -89,6 +96,11 @@ final class PgCasts {
                         .append(")");
                 copied = t.get(i + 1).end();
                 i += 1;
+            } else if (SQL_TIMES.containsKey(t.get(i).text()) && t.get(i).kind() == SqlLexer.Kind.WORD && !t.get(i + 1).isPunct("(")
+                    && !(i > 0 && t.get(i - 1).isPunct("."))) {
+                // SQL's current_timestamp, current_date and localtimestamp: PostgreSQL's types (Calcite's differ), the statement's time
+                out.append(sql, copied, t.get(i).offset()).append(SQL_TIMES.get(t.get(i).text()));
+                copied = t.get(i).end();
             } else if (t.get(i).is("date_trunc") && t.get(i + 1).isPunct("(")) {
                 // Calcite's parser reads DATE_TRUNC as BigQuery's
                 out.append(sql, copied, t.get(i).offset()).append("pg_date_trunc");

@@ -92,6 +92,9 @@ final class PgFunctions {
                 return binding.getTypeFactory().createTypeWithNullability(t, x.isNullable() || binding.getOperandType(0).isNullable());
             }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
             function("NOW", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            function("PG_CURRENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
+            function("PG_LOCALTIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIMESTAMP, 6), OperandTypes.NILADIC),
+            function("PG_CURRENT_DATE", binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE), OperandTypes.NILADIC),
             function("CLOCK_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("STATEMENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("TRANSACTION_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
@@ -102,6 +105,24 @@ final class PgFunctions {
 
     /** The function {@code extract(field FROM x)} is written as ({@link PgCasts#rewrite}): {@code pg_extract('field', x)}. */
     static final String PG_EXTRACT = "PG_EXTRACT";
+    /** {@code localtimestamp} and {@code current_date}, as {@link PgCasts} writes them for Calcite (whose own are typed otherwise). */
+    static final String PG_LOCALTIMESTAMP = "PG_LOCALTIMESTAMP";
+    static final String PG_CURRENT_TIMESTAMP = "PG_CURRENT_TIMESTAMP";
+    static final String PG_CURRENT_DATE = "PG_CURRENT_DATE";
+
+    /** The name a function's result column takes, as the user wrote the function: {@code pg_current_date()} is {@code current_date}. */
+    static String writtenName(String function) {
+        return switch (function) {
+            case PG_CURRENT_DATE, PG_CURRENT_TIMESTAMP, PG_LOCALTIMESTAMP, PG_EXTRACT, "PG_DATE_TRUNC" ->
+                    function.substring(3).toLowerCase(Locale.ROOT);
+            default -> function.toLowerCase(Locale.ROOT);
+        };
+    }
+
+    /** {@code t} in microseconds since the epoch, as timestamps hold it. */
+    private static long micros(java.time.Instant t) {
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
+    }
 
     private PgFunctions() {
     }
@@ -276,8 +297,20 @@ final class PgFunctions {
                 }
                 return Expr.cast(x, DatumType.INTERVAL);
             }
-            case "NOW", "CLOCK_TIMESTAMP", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP" -> throw SqlException.notSupported(
-                    name.toLowerCase(Locale.ROOT) + "() (Tandem's queries and views have no transaction time to bind it to)");
+            case "NOW", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP", PG_CURRENT_TIMESTAMP -> {
+                java.time.Instant now = t.statementTime(name.toLowerCase(Locale.ROOT) + "()");
+                return Expr.lit(new dev.tandem.row.TimestampTz(micros(now)), DatumType.TIMESTAMPTZ);
+            }
+            case PG_LOCALTIMESTAMP -> {
+                java.time.Instant now = t.statementTime("localtimestamp");
+                return Expr.lit(new dev.tandem.row.Timestamp(micros(now)), DatumType.TIMESTAMP);
+            }
+            case PG_CURRENT_DATE -> {
+                java.time.Instant now = t.statementTime("current_date");
+                return Expr.lit(java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC), DatumType.DATE);
+            }
+            case "CLOCK_TIMESTAMP" -> throw SqlException.notSupported(
+                    "clock_timestamp() (it changes within a statement; now() is the statement's time)");
             case PG_EXTRACT, "DATE_PART", "PG_DATE_TRUNC" -> {
                 Expr field = t.rex(ops.get(0), in);
                 Expr x = t.rex(ops.get(1), in);

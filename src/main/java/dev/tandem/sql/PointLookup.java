@@ -113,7 +113,10 @@ final class PointLookup {
         // the rest of the query may hold no parameter: it is translated once, for every run
         RelTranslator tr = new RelTranslator(i -> {
             throw new ParameterElsewhere();
-        }, i -> q.paramTypes().get(q.params().number(i) - 1));
+        }, i -> q.paramTypes().get(q.params().number(i) - 1)).statementTime(() -> {
+            // the statement's time differs from run to run, so it is no lookup translated once
+            throw new ParameterElsewhere();
+        });
         try {
             tr.translate(scan);
             List<Expr> conjuncts = new ArrayList<>();

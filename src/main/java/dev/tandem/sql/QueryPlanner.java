@@ -144,7 +144,7 @@ final class QueryPlanner {
         }
         // the result's types, from a translation with placeholder values
         List<DatumType> bodyTypes = new RelTranslator(i -> placeholder(paramTypes.get(params.number(i) - 1)),
-                i -> paramTypes.get(params.number(i) - 1)).translate(body).types();
+                i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> java.time.Instant.EPOCH).translate(body).types();
         List<String> names = SqlNames.of(planned.validated(), root);
         List<SqlColumn> columns = new ArrayList<>();
         for (int i = 0; i < fields.size(); i++) {
@@ -192,8 +192,29 @@ final class QueryPlanner {
         };
     }
 
+    /** The read {@code q} is with {@code values} bound, once, at the statement's time ({@code now()}). */
     SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session) {
-        RelTranslator tr = new RelTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1));
+        return read(q, values, session, true);
+    }
+
+    /**
+     * The read {@code q} is with {@code values} bound: {@code timed}, a one-shot read at the statement's time
+     * ({@code now()}); else a read that is maintained (a subscription), which has no statement time.
+     */
+    SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session, boolean timed) {
+        RelTranslator tr = new RelTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
+                .statementTime(!timed ? null : new java.util.function.Supplier<>() {
+                    private java.time.Instant now;
+
+                    @Override
+                    public java.time.Instant get() {
+                        // one time for the whole statement, read when first needed
+                        if (now == null) {
+                            now = session.statementTime();
+                        }
+                        return now;
+                    }
+                });
         ReadRequest.Isolation isolation = session.strictReads() ? ReadRequest.Isolation.STRICT : null;
         Long asOf = q.asOf();
         if (q.asOfParam() != null) {

@@ -592,8 +592,9 @@ public final class SqlEngine {
         return queries.planQuery(parsed, params, asOfParam, asOf);
     }
 
-    Read read(Query q, List<Object> values, SqlSession session) {
-        return queries.read(q, values, session);
+    /** The read of a change stream over {@code q} with {@code values} bound (maintained, so without a statement time: {@code now()} is refused). */
+    Read streamed(Query q, List<Object> values, SqlSession session) {
+        return queries.read(q, values, session, false);
     }
 
     Mono<SqlResult> runQuery(Query q, List<Object> values, SqlSession session) {

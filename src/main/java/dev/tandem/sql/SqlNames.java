@@ -93,7 +93,7 @@ final class SqlNames {
                 Derived inner = derive(c.operand(0));
                 yield inner.strength() > 1 ? inner : new Derived(typeName(c.operand(1)), 1);
             }
-            case SqlCall c when c.getOperator() instanceof SqlFunction f -> new Derived(f.getName().toLowerCase(Locale.ROOT), 2);
+            case SqlCall c when c.getOperator() instanceof SqlFunction f -> new Derived(PgFunctions.writtenName(f.getName()), 2);
             default -> new Derived("?column?", 0);
         };
     }

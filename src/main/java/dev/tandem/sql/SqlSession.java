@@ -148,10 +148,22 @@ public final class SqlSession {
         }
     }
 
+    /** When the open transaction block began (null outside one): its statements' {@code now()}. */
+    private java.time.Instant blockTime;
+
+    /**
+     * The time {@code now()} reads in the session's next statement: the start of its transaction, as in
+     * PostgreSQL — the block's {@code BEGIN}, else the statement's own.
+     */
+    synchronized java.time.Instant statementTime() {
+        return blockTime != null ? blockTime : java.time.Instant.now();
+    }
+
     synchronized void begin() {
         if (block == Block.IDLE) {
             block = Block.OPEN;
             writes = new TransactionBlock();
+            blockTime = java.time.Instant.now();
         }
     }
 
@@ -167,7 +179,10 @@ public final class SqlSession {
     SqlSession strictReader() {
         SqlSession reader = new SqlSession();
         reader.strict = true;
-        reader.writes = writes();
+        synchronized (this) {
+            reader.writes = writes;
+            reader.blockTime = blockTime;
+        }
         return reader;
     }
 
@@ -177,6 +192,7 @@ public final class SqlSession {
         synchronized (this) {
             block = Block.IDLE;
             writes = null;
+            blockTime = null;
             open = new ArrayList<>(cursors.values());
             cursors.clear();
         }

@@ -81,7 +81,7 @@ final class SqlSubscribe {
                 start = controller.startChangeStream(index, null, null, asOf);
                 fields = null;
             } else {
-                ReadRequest r = engine.read(query, values, session).request();
+                ReadRequest r = engine.streamed(query, values, session).request();
                 start = controller.startChangeStream(new ReadRequest(r.from(), r.plan(), r.keys(), r.mfp(), null, null, asOf, null));
                 fields = query.fields();
             }

@@ -82,17 +82,22 @@ class PostgresDatetimeTest {
             "SELECT d FROM dx UNION SELECT d FROM dj ORDER BY d",
             "SELECT k, timestamptz '2024-01-02 10:00+02', ts - '1 day'::date::timestamptz > ts FROM dx WHERE k = 1",
             "SELECT k FROM dx WHERE ts = '2024-01-02 03:04:05+00'",
-            "SELECT '2024-06-01 12:00'::timestamptz::date, '2024-06-01 23:30:00-05'::timestamptz::date");
+            "SELECT '2024-06-01 12:00'::timestamptz::date, '2024-06-01 23:30:00-05'::timestamptz::date",
+            // the statement's time: one value for the statement, typed as PostgreSQL types it
+            "SELECT now() = current_timestamp, current_date = now()::date, localtimestamp = now()::timestamp,"
+                    + " transaction_timestamp() <= statement_timestamp(), now() > '2024-01-01 00:00:00+00', date_trunc('day', now()) <= now()",
+            "SELECT now(), current_timestamp, current_date, localtimestamp, transaction_timestamp() FROM dx WHERE k < 0",
+            "SELECT k FROM dx WHERE ts < now() AND d <= current_date AND t < localtimestamp ORDER BY k",
+            "SELECT k, ts > now() - interval '100 years', current_date - d > 0 FROM dx WHERE k = 1");
 
-    /** What Tandem refuses (0A000) where PostgreSQL answers: values beyond years 1 to 9999, special values, a time zone but UTC, now(). */
+    /** What Tandem refuses (0A000) where PostgreSQL answers: values beyond years 1 to 9999, special values, a time zone but UTC, clock_timestamp(). */
     static final List<String> REFUSED = List.of(
             "SELECT DATE '9999-12-31' + 1",
             "SELECT 'infinity'::date",
             "SELECT 'today'::date",
             "SELECT 'Jan 2 2024'::date",
             "SELECT '0044-03-15 BC'::date",
-            "SELECT now()",
-            "SELECT current_date",
+            "SELECT clock_timestamp() > now()",
             "SET TimeZone = 'Europe/Paris'",
             "CREATE TABLE dp (ts timestamptz(3))");
 
