@@ -316,7 +316,13 @@ final class Catalog {
                 }
                 if (!t.defaults().isEmpty()) {
                     ObjectNode defaults = n.putObject("defaults");
-                    new java.util.TreeMap<>(t.defaults()).forEach((column, value) -> defaults.set(column, RowJson.json(value)));
+                    new java.util.TreeMap<>(t.defaults()).forEach((column, value) -> {
+                        if (value instanceof CatalogEntry.WriteTimeDefault w) {
+                            defaults.putObject(column).put("at_write", w.name().toLowerCase(java.util.Locale.ROOT));
+                        } else {
+                            defaults.set(column, RowJson.json(value));
+                        }
+                    });
                 }
                 if (!t.declared().isEmpty()) {
                     ObjectNode declared = n.putObject("declared");
@@ -356,7 +362,9 @@ final class Catalog {
                 Map<String, Object> defaults = new java.util.HashMap<>();
                 if (n.has("defaults")) {
                     for (var d : n.get("defaults").properties()) {
-                        defaults.put(d.getKey(), RowJson.datum(d.getValue(), schema.column(schema.indexOf(d.getKey())).type()));
+                        defaults.put(d.getKey(), d.getValue().isObject() && d.getValue().has("at_write")
+                                ? CatalogEntry.WriteTimeDefault.valueOf(d.getValue().get("at_write").asString().toUpperCase(java.util.Locale.ROOT))
+                                : RowJson.datum(d.getValue(), schema.column(schema.indexOf(d.getKey())).type()));
                     }
                 }
                 Map<String, DeclaredType> declared = new java.util.HashMap<>();

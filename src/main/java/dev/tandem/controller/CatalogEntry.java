@@ -20,9 +20,16 @@ public sealed interface CatalogEntry {
 
     /**
      * An input table, with its unique keys (its primary key first, if it has one), its columns'
-     * constant defaults by column name (a column without one defaults to NULL; no NULL values here) and
+     * defaults by column name — constants, or a {@link WriteTimeDefault} (a column without one defaults to
+     * NULL; no NULL values here) — and
      * the declared types of the columns whose SQL type says more than their datum type (by column name).
      */
+    /** A column default computed as a row is written rather than kept as a constant. */
+    enum WriteTimeDefault {
+        /** The writing statement's time ({@code DEFAULT now()}), as the column's type (timestamptz, timestamp, date) holds it. */
+        NOW
+    }
+
     record Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults, Map<String, DeclaredType> declared)
             implements CatalogEntry {
         public Table {

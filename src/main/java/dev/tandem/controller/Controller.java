@@ -262,9 +262,15 @@ public final class Controller implements AutoCloseable {
         for (Column c : columns) {
             checkName(c.name());
         }
-        for (String column : defaults.keySet()) {
-            if (schema.indexOf(column) < 0) {
-                throw ControllerException.invalid("a default for column '" + column + "', which the table does not have");
+        for (Map.Entry<String, Object> d : defaults.entrySet()) {
+            int c = schema.indexOf(d.getKey());
+            if (c < 0) {
+                throw ControllerException.invalid("a default for column '" + d.getKey() + "', which the table does not have");
+            }
+            DatumType type = schema.column(c).type();
+            if (d.getValue() instanceof CatalogEntry.WriteTimeDefault
+                    && type != DatumType.TIMESTAMPTZ && type != DatumType.TIMESTAMP && type != DatumType.DATE) {
+                throw ControllerException.invalid("the statement's time as the default of column '" + d.getKey() + "' of type " + type.jsonName());
             }
         }
         for (Map.Entry<String, DeclaredType> d : declared.entrySet()) {
@@ -274,7 +280,7 @@ public final class Controller implements AutoCloseable {
                         + "', which the table does not have with type " + d.getValue().datumType().jsonName());
             }
             Object value = defaults.get(d.getKey());
-            if (value != null) {
+            if (value != null && !(value instanceof CatalogEntry.WriteTimeDefault)) {
                 try {
                     defaults.put(d.getKey(), d.getValue().fit(value));
                 } catch (dev.tandem.expr.EvalError e) {

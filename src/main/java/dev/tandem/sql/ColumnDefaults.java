@@ -8,11 +8,14 @@ import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParserPos;
 
 /**
- * Column defaults ({@code CREATE TABLE t (n bigint DEFAULT 0)}): a constant per column, kept with the
- * table in the catalog, that an {@code INSERT} gives the columns it leaves out and that {@code DEFAULT}
- * stands for in {@code INSERT} and {@code UPDATE}. A column without one defaults to NULL. Only constants
- * are defaults: a literal (a number, possibly signed, a string, {@code TRUE}, {@code FALSE}, {@code NULL}),
- * possibly cast ({@code 'x'::text}); an expression such as {@code now()} is refused.
+ * Column defaults ({@code CREATE TABLE t (n bigint DEFAULT 0)}): a value per column, kept with the
+ * table in the catalog, that an {@code INSERT} (and {@code COPY}) gives the columns it leaves out and that
+ * {@code DEFAULT} stands for in {@code INSERT} and {@code UPDATE}. A column without one defaults to NULL. A
+ * default is a constant — a literal (a number, possibly signed, a string, {@code TRUE}, {@code FALSE},
+ * {@code NULL}), possibly cast ({@code 'x'::text}) — or, for a {@code timestamptz}, {@code timestamp} or
+ * {@code date} column, the writing statement's time ({@code now()}, {@code current_timestamp},
+ * {@code current_date}, {@code localtimestamp}: {@link CatalogEntry.WriteTimeDefault}); any other
+ * expression is refused.
  */
 final class ColumnDefaults {
 
@@ -25,6 +28,9 @@ final class ColumnDefaults {
      */
     static Object parse(String sql, SqlLexer lex, String column, DatumType type) {
         SqlLexer.Token start = lex.peek();
+        if (TIME_FUNCTIONS.contains(start.text()) && start.kind() == SqlLexer.Kind.WORD) {
+            return timeDefault(sql, lex, column, type);
+        }
         boolean negative = false;
         if (lex.acceptPunct("-")) {
             negative = true;
@@ -114,24 +120,64 @@ final class ColumnDefaults {
         return b == null ? sql : b.toString();
     }
 
+    /** The words of the functions whose value is the statement's time, as a default may name them. */
+    private static final java.util.Set<String> TIME_FUNCTIONS = java.util.Set.of("now", "current_timestamp", "current_date",
+            "localtimestamp", "transaction_timestamp", "statement_timestamp");
+
+    /** The default {@code now()} (or one of its kin) of a time-typed column; the lexer is left after it. */
+    private static CatalogEntry.WriteTimeDefault timeDefault(String sql, SqlLexer lex, String column, DatumType type) {
+        SqlLexer.Token start = lex.take();
+        boolean keyword = start.is("current_timestamp") || start.is("current_date") || start.is("localtimestamp");
+        if (!keyword || lex.peek().isPunct("(")) {
+            lex.expectPunct("(");
+            lex.expectPunct(")");
+        }
+        SqlLexer.Token after = lex.peek();
+        if (!(after.isPunct(",") || after.isPunct(")") || after.is("not") || after.is("null") || after.is("primary")
+                || after.is("unique") || after.is("constraint") || after.is("check"))) {
+            throw notConstant(sql, column, start);
+        }
+        if (type != DatumType.TIMESTAMPTZ && type != DatumType.TIMESTAMP && type != DatumType.DATE) {
+            int[] lc = SqlLexer.lineColumn(sql, start.offset());
+            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: the default " + start.text() + " for column \"" + column
+                    + "\" of type " + SqlTypes.pgName(type) + " (the statement's time is a default of timestamptz, timestamp and date columns)",
+                    lc[0], lc[1]);
+        }
+        return CatalogEntry.WriteTimeDefault.NOW;
+    }
+
+    /** {@code value}, a column's default, as written by a statement at {@code now}: the time in the column's type if it is the statement's time. */
+    private static Object resolved(Object value, DatumType type, java.time.Instant now) {
+        if (!(value instanceof CatalogEntry.WriteTimeDefault)) {
+            return value;
+        }
+        long micros = Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
+        return switch (type) {
+            case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(micros);
+            case TIMESTAMP -> new dev.tandem.row.Timestamp(micros);
+            case DATE -> java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC);
+            default -> throw new IllegalStateException("the statement's time as a default of a " + type + " column");
+        };
+    }
+
     private static SqlException notConstant(String sql, String column, SqlLexer.Token at) {
         int[] lc = SqlLexer.lineColumn(sql, at.offset());
         return new SqlException(SqlException.NOT_SUPPORTED, "not supported: the default of column \"" + column
                 + "\" is not a constant (defaults are literals such as 0, 'x', TRUE or NULL, possibly cast)", lc[0], lc[1]);
     }
 
-    /** A new row of {@code table} with every column at its default. */
-    static Object[] initial(CatalogEntry.Table table) {
+    /** A new row of {@code table} with every column at its default, as a statement writing at {@code now} writes it. */
+    static Object[] initial(CatalogEntry.Table table, java.time.Instant now) {
         Object[] row = new Object[table.schema().arity()];
         for (int c = 0; c < row.length; c++) {
-            row[c] = table.defaults().get(table.schema().column(c).name());
+            row[c] = of(table, c, now);
         }
         return row;
     }
 
-    /** The default of column {@code column} of {@code table} (null: NULL). */
-    static Object of(CatalogEntry.Table table, int column) {
-        return table.defaults().get(table.schema().column(column).name());
+    /** The default of column {@code column} of {@code table} (null: NULL), as a statement writing at {@code now} writes it. */
+    static Object of(CatalogEntry.Table table, int column, java.time.Instant now) {
+        return resolved(table.defaults().get(table.schema().column(column).name()), table.schema().column(column).type(), now);
     }
 
     /**
@@ -139,7 +185,16 @@ final class ColumnDefaults {
      * to the column's type, as it casts {@code '5'}), or NULL.
      */
     static SqlNode expression(CatalogEntry.Table table, int column, SqlParserPos pos) {
-        Object v = of(table, column);
+        Object v = table.defaults().get(table.schema().column(column).name());
+        if (v instanceof CatalogEntry.WriteTimeDefault) {
+            // the statement's time, which the write's query reads as its now()
+            String call = switch (table.schema().column(column).type()) {
+                case DATE -> PgFunctions.PG_CURRENT_DATE;
+                case TIMESTAMP -> PgFunctions.PG_LOCALTIMESTAMP;
+                default -> "now";
+            };
+            return ((org.apache.calcite.sql.SqlSelect) CalcitePlanner.parse("SELECT " + call + "()")).getSelectList().get(0);
+        }
         if (v == null) {
             return SqlLiteral.createNull(pos);
         }

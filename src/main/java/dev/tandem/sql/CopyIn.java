@@ -133,6 +133,7 @@ final class CopyIn implements SqlCopyIn {
             List<RowDiff> rows = new ArrayList<>();
             List<List<String>> lines = csv ? csv(data.toString(StandardCharsets.UTF_8)) : text(data.toString(StandardCharsets.UTF_8));
             List<Column> cols = table.schema().columns();
+            java.time.Instant now = session.statementTime();
             for (int n = header ? 1 : 0; n < lines.size(); n++) {
                 List<String> fields = lines.get(n);
                 String where = "COPY " + table.name() + ", line " + (n + 1);
@@ -140,7 +141,7 @@ final class CopyIn implements SqlCopyIn {
                     throw new SqlException("22P04", (fields.size() < targets.length ? "missing data for column \""
                             + cols.get(targets[fields.size()]).name() + "\"" : "extra data after last expected column") + " (" + where + ")");
                 }
-                Object[] row = ColumnDefaults.initial(table);
+                Object[] row = ColumnDefaults.initial(table, now);
                 for (int i = 0; i < targets.length; i++) {
                     Column c = cols.get(targets[i]);
                     try {

@@ -136,6 +136,7 @@ public final class SqlEngine {
      */
     public SqlCopyIn copyIn(String sql, SqlSession session) {
         try {
+            session.startStatement();
             return CopyIn.start(controller, heavyPlanning, sql, session);
         } catch (RuntimeException e) {
             session.fail();
@@ -477,7 +478,10 @@ public final class SqlEngine {
      * A read in a session with {@code tandem.after_lsn} set first waits for the PostgreSQL sources to apply that position.
      */
     private Mono<SqlResult> run(Prepared p, List<Object> params, SqlSession session) {
-        Mono<SqlResult> run = Mono.defer(() -> p.run.run(Prepared.bind(p, params), session));
+        Mono<SqlResult> run = Mono.defer(() -> {
+            session.startStatement();
+            return p.run.run(Prepared.bind(p, params), session);
+        });
         run = p.heavy ? run.subscribeOn(heavyPlanning) : run;
         String lsn = session.afterLsn();
         SqlSources s = sources;

@@ -150,13 +150,20 @@ public final class SqlSession {
 
     /** When the open transaction block began (null outside one): its statements' {@code now()}. */
     private java.time.Instant blockTime;
+    /** When the statement running now began (null: none has). */
+    private java.time.Instant statementStart;
+
+    /** Marks the start of a statement: its {@code now()} outside a block. */
+    synchronized void startStatement() {
+        statementStart = java.time.Instant.now();
+    }
 
     /**
-     * The time {@code now()} reads in the session's next statement: the start of its transaction, as in
-     * PostgreSQL — the block's {@code BEGIN}, else the statement's own.
+     * The time {@code now()} reads in the session's statement: the start of its transaction, as in
+     * PostgreSQL — the block's {@code BEGIN}, else the statement's own start.
      */
     synchronized java.time.Instant statementTime() {
-        return blockTime != null ? blockTime : java.time.Instant.now();
+        return blockTime != null ? blockTime : statementStart != null ? statementStart : java.time.Instant.now();
     }
 
     synchronized void begin() {
@@ -182,6 +189,7 @@ public final class SqlSession {
         synchronized (this) {
             reader.writes = writes;
             reader.blockTime = blockTime;
+            reader.statementStart = statementStart;
         }
         return reader;
     }

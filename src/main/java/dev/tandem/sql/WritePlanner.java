@@ -83,8 +83,9 @@ final class WritePlanner {
                         return Mono.just(none("INSERT", returning));
                     }
                     List<RowDiff> rows = new ArrayList<>();
+                    java.time.Instant now = session.statementTime();
                     for (Object[] r : found.rows()) {
-                        Object[] row = ColumnDefaults.initial(table);
+                        Object[] row = ColumnDefaults.initial(table, now);
                         for (int i = 0; i < targets.length; i++) {
                             row[targets[i]] = assign(r[i], from.get(i), cols.get(targets[i]));
                         }
@@ -113,11 +114,12 @@ final class WritePlanner {
         }
         return new Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> {
             List<RowDiff> rows = new ArrayList<>();
+            java.time.Instant now = session.statementTime();
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-                Object[] row = ColumnDefaults.initial(table);
+                Object[] row = ColumnDefaults.initial(table, now);
                 for (int i = 0; i < vals.size(); i++) {
-                    row[targets[i]] = isDefault(vals.get(i)) ? ColumnDefaults.of(table, targets[i])
+                    row[targets[i]] = isDefault(vals.get(i)) ? ColumnDefaults.of(table, targets[i], now)
                             : constant(vals.get(i), cols.get(targets[i]).type(), values, params);
                 }
                 rows.add(new RowDiff(packed(table, row), 1));

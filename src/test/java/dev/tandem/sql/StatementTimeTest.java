@@ -91,6 +91,47 @@ class StatementTimeTest {
     }
 
     @Test
+    void theStatementsTimeIsADefaultOfTimeColumnsAndSurvivesARestart() {
+        try (SqlStack s = new SqlStack(dir)) {
+            s.run("CREATE TABLE ev (id bigint, created timestamptz NOT NULL DEFAULT now(), dd date DEFAULT current_date,"
+                    + " lt timestamp DEFAULT localtimestamp, t2 timestamptz DEFAULT CURRENT_TIMESTAMP)", new SqlSession());
+            for (String sql : List.of("CREATE TABLE bad (id bigint DEFAULT now())", "CREATE TABLE bad (s text DEFAULT current_date)",
+                    "CREATE TABLE bad (t timestamptz DEFAULT now() + interval '1 day')")) {
+                refused(s, sql, "default");
+            }
+        }
+        for (int round = 0; round < 2; round++) {
+            try (SqlStack s = new SqlStack(dir)) {
+                SqlSession session = new SqlSession();
+                Instant before = Instant.now().truncatedTo(ChronoUnit.MICROS);
+                long id = 10 * round;
+                // every path that fills a default: VALUES, DEFAULT, INSERT ... SELECT, UPDATE ... SET c = DEFAULT, COPY
+                s.run("INSERT INTO ev (id) VALUES (" + (id + 1) + ")", session);
+                s.run("INSERT INTO ev VALUES (" + (id + 2) + ", DEFAULT, DEFAULT, DEFAULT, DEFAULT)", session);
+                s.run("INSERT INTO ev (id) SELECT " + (id + 3), session);
+                s.run("UPDATE ev SET created = '2000-01-01 00:00:00+00' WHERE id = " + (id + 3), session);
+                s.run("UPDATE ev SET created = DEFAULT WHERE id = " + (id + 3), session);
+                SqlCopyIn copy = s.sql.copyIn("COPY ev (id) FROM STDIN", session);
+                copy.data((id + 4 + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                copy.done().block(Duration.ofSeconds(30));
+                Instant after = Instant.now();
+                List<Object[]> rows = s.run("SELECT created, dd, lt, t2 FROM ev WHERE id > " + id + " AND id <= " + (id + 4) + " ORDER BY id",
+                        session).rows();
+                assertThat(rows).hasSize(4);
+                for (Object[] r : rows) {
+                    assertThat(instant(r[0])).isBetween(before, after);
+                    assertThat(instant(r[3])).isBetween(before, after);
+                    assertThat(r[1]).isEqualTo(LocalDate.ofInstant(instant(r[3]), ZoneOffset.UTC));
+                    assertThat(((dev.tandem.row.Timestamp) r[2]).micros()).as("one time for a row's defaults").isEqualTo(((TimestampTz) r[3]).micros());
+                }
+                // the third row's created is the UPDATE's time, later than its insert's
+                assertThat(instant(rows.get(2)[0])).isAfter(instant(rows.get(2)[3]));
+                assertThat(rows.get(0)[3]).isEqualTo(rows.get(0)[0]);
+            }
+        }
+    }
+
+    @Test
     void aStrictReadOfConstantsOnAFreshServerIsAnswered() {
         try (SqlStack s = new SqlStack(dir)) {
             SqlSession strict = new SqlSession();
