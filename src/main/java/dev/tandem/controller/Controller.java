@@ -268,9 +268,12 @@ public final class Controller implements AutoCloseable {
                 throw ControllerException.invalid("a default for column '" + d.getKey() + "', which the table does not have");
             }
             DatumType type = schema.column(c).type();
-            if (d.getValue() instanceof CatalogEntry.WriteTimeDefault
+            if (d.getValue() == CatalogEntry.WriteTimeDefault.NOW
                     && type != DatumType.TIMESTAMPTZ && type != DatumType.TIMESTAMP && type != DatumType.DATE) {
                 throw ControllerException.invalid("the statement's time as the default of column '" + d.getKey() + "' of type " + type.jsonName());
+            }
+            if (d.getValue() == CatalogEntry.WriteTimeDefault.SEQUENCE && type != DatumType.INT64) {
+                throw ControllerException.invalid("a sequence as the default of column '" + d.getKey() + "' of type " + type.jsonName());
             }
         }
         for (Map.Entry<String, DeclaredType> d : declared.entrySet()) {

@@ -146,11 +146,22 @@ final class ColumnDefaults {
         return CatalogEntry.WriteTimeDefault.NOW;
     }
 
-    /** {@code value}, a column's default, as written by a statement at {@code now}: the time in the column's type if it is the statement's time. */
-    private static Object resolved(Object value, DatumType type, java.time.Instant now) {
+    /**
+     * What a writing statement fills defaults with: its time ({@code now()}) and the sequences of serial
+     * columns (each ready for the table written: {@link Sequences#ready}).
+     */
+    record Writing(java.time.Instant now, Sequences sequences) {
+    }
+
+    /** Column {@code column} of {@code table}'s default {@code value} as {@code w} writes it. */
+    private static Object resolved(CatalogEntry.Table table, String column, Object value, DatumType type, Writing w) {
         if (!(value instanceof CatalogEntry.WriteTimeDefault)) {
             return value;
         }
+        if (value == CatalogEntry.WriteTimeDefault.SEQUENCE) {
+            return w.sequences().next(table, column);
+        }
+        java.time.Instant now = w.now();
         long micros = Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
         return switch (type) {
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(micros);
@@ -166,18 +177,30 @@ final class ColumnDefaults {
                 + "\" is not a constant (defaults are literals such as 0, 'x', TRUE or NULL, possibly cast)", lc[0], lc[1]);
     }
 
-    /** A new row of {@code table} with every column at its default, as a statement writing at {@code now} writes it. */
-    static Object[] initial(CatalogEntry.Table table, java.time.Instant now) {
+    /** A new row of {@code table} with every column at its default, as {@code w} writes it, but the columns {@code given}. */
+    static Object[] initial(CatalogEntry.Table table, Writing w, int[] given) {
         Object[] row = new Object[table.schema().arity()];
         for (int c = 0; c < row.length; c++) {
-            row[c] = of(table, c, now);
+            if (!contains(given, c)) {
+                row[c] = of(table, c, w);
+            }
         }
         return row;
     }
 
-    /** The default of column {@code column} of {@code table} (null: NULL), as a statement writing at {@code now} writes it. */
-    static Object of(CatalogEntry.Table table, int column, java.time.Instant now) {
-        return resolved(table.defaults().get(table.schema().column(column).name()), table.schema().column(column).type(), now);
+    private static boolean contains(int[] columns, int c) {
+        for (int x : columns) {
+            if (x == c) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The default of column {@code column} of {@code table} (null: NULL), as {@code w} writes it. */
+    static Object of(CatalogEntry.Table table, int column, Writing w) {
+        String name = table.schema().column(column).name();
+        return resolved(table, name, table.defaults().get(name), table.schema().column(column).type(), w);
     }
 
     /**
@@ -186,6 +209,11 @@ final class ColumnDefaults {
      */
     static SqlNode expression(CatalogEntry.Table table, int column, SqlParserPos pos) {
         Object v = table.defaults().get(table.schema().column(column).name());
+        if (v == CatalogEntry.WriteTimeDefault.SEQUENCE) {
+            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: DEFAULT for the serial column \"" + table.schema().column(column).name()
+                    + "\" in an UPDATE or beside expressions (leave the column out of an INSERT to give it its sequence's next value)",
+                    pos.getLineNum(), pos.getColumnNum());
+        }
         if (v instanceof CatalogEntry.WriteTimeDefault) {
             // the statement's time, which the write's query reads as its now()
             String call = switch (table.schema().column(column).type()) {

@@ -29,6 +29,7 @@ final class CopyIn implements SqlCopyIn {
 
     private final Controller controller;
     private final SqlSession session;
+    private final Sequences sequences;
     private final CatalogEntry.Table table;
     private final int[] targets;
     private final boolean csv;
@@ -36,11 +37,12 @@ final class CopyIn implements SqlCopyIn {
     private final ByteArrayOutputStream data = new ByteArrayOutputStream();
     private final Scheduler parsing;
 
-    private CopyIn(Controller controller, Scheduler parsing, SqlSession session, CatalogEntry.Table table, int[] targets, boolean csv,
-            boolean header) {
+    private CopyIn(Controller controller, Scheduler parsing, SqlSession session, Sequences sequences, CatalogEntry.Table table, int[] targets,
+            boolean csv, boolean header) {
         this.controller = controller;
         this.parsing = parsing;
         this.session = session;
+        this.sequences = sequences;
         this.table = table;
         this.targets = targets;
         this.csv = csv;
@@ -68,7 +70,7 @@ final class CopyIn implements SqlCopyIn {
      * Starts a {@code COPY ... FROM STDIN}: the table and options checked, before any data comes; its
      * rows are parsed on {@code parsing} (not the connection's thread).
      */
-    static CopyIn start(Controller controller, Scheduler parsing, String sql, SqlSession session) {
+    static CopyIn start(Controller controller, Scheduler parsing, String sql, SqlSession session, Sequences sequences) {
         SqlLexer lex = new SqlLexer(sql);
         lex.expect("copy");
         SqlLexer.Token at = lex.peek();
@@ -111,7 +113,7 @@ final class CopyIn implements SqlCopyIn {
         if (session.block() == SqlSession.Block.FAILED) {
             throw SqlCursors.aborted();
         }
-        return new CopyIn(controller, parsing, session, table, targets, csv, header);
+        return new CopyIn(controller, parsing, session, sequences, table, targets, csv, header);
     }
 
     @Override
@@ -129,11 +131,11 @@ final class CopyIn implements SqlCopyIn {
 
     @Override
     public Mono<SqlResult> done() {
-        return Mono.defer(() -> {
+        return sequences.ready(table).then(Mono.defer(() -> {
             List<RowDiff> rows = new ArrayList<>();
             List<List<String>> lines = csv ? csv(data.toString(StandardCharsets.UTF_8)) : text(data.toString(StandardCharsets.UTF_8));
             List<Column> cols = table.schema().columns();
-            java.time.Instant now = session.statementTime();
+            ColumnDefaults.Writing w = new ColumnDefaults.Writing(session.statementTime(), sequences);
             for (int n = header ? 1 : 0; n < lines.size(); n++) {
                 List<String> fields = lines.get(n);
                 String where = "COPY " + table.name() + ", line " + (n + 1);
@@ -141,7 +143,7 @@ final class CopyIn implements SqlCopyIn {
                     throw new SqlException("22P04", (fields.size() < targets.length ? "missing data for column \""
                             + cols.get(targets[fields.size()]).name() + "\"" : "extra data after last expected column") + " (" + where + ")");
                 }
-                Object[] row = ColumnDefaults.initial(table, now);
+                Object[] row = ColumnDefaults.initial(table, w, targets);
                 for (int i = 0; i < targets.length; i++) {
                     Column c = cols.get(targets[i]);
                     try {
@@ -173,7 +175,7 @@ final class CopyIn implements SqlCopyIn {
                 session.wrote(true);
                 return new SqlResult("COPY", null, null, count, null, ts);
             });
-        }).subscribeOn(parsing).onErrorMap(SqlErrors::map);
+        }).subscribeOn(parsing)).onErrorMap(SqlErrors::map);
     }
 
     /** Text format: lines of tab-separated fields, {@code \N} NULL, backslash escapes; a {@code \.} line ends the data. */

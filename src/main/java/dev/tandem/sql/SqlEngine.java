@@ -81,6 +81,7 @@ public final class SqlEngine {
     private volatile SqlSources sources;
     private final QueryPlanner queries;
     private final SessionStatements session;
+    private final Sequences sequences = new Sequences(this);
 
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
@@ -137,7 +138,7 @@ public final class SqlEngine {
     public SqlCopyIn copyIn(String sql, SqlSession session) {
         try {
             session.startStatement();
-            return CopyIn.start(controller, heavyPlanning, sql, session);
+            return CopyIn.start(controller, heavyPlanning, sql, session, sequences);
         } catch (RuntimeException e) {
             session.fail();
             throw (RuntimeException) SqlErrors.map(e);
@@ -155,6 +156,11 @@ public final class SqlEngine {
     /** The columns of a {@code COPY ... TO STDOUT}'s lines (see {@link #copiesOut}). */
     public static int copyColumns(SqlStatement statement) {
         return ((CopyOut) ((Prepared) statement).run).columns();
+    }
+
+    /** The sequences of serial columns, which writes take their values from. */
+    Sequences sequences() {
+        return sequences;
     }
 
     /** The controller statements run against. */

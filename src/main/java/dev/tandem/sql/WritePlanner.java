@@ -77,15 +77,15 @@ final class WritePlanner {
         for (int i = 0; i < targets.length; i++) {
             assignment(from.get(i), cols.get(targets[i]), source);
         }
-        return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
-                session.strictReader()).flatMap(found -> {
+        return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.sequences().ready(table)
+                .then(engine.runQuery(q, values, session.strictReader())).flatMap(found -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(none("INSERT", returning));
                     }
                     List<RowDiff> rows = new ArrayList<>();
-                    java.time.Instant now = session.statementTime();
+                    ColumnDefaults.Writing w = new ColumnDefaults.Writing(session.statementTime(), engine.sequences());
                     for (Object[] r : found.rows()) {
-                        Object[] row = ColumnDefaults.initial(table, now);
+                        Object[] row = ColumnDefaults.initial(table, w, targets);
                         for (int i = 0; i < targets.length; i++) {
                             row[targets[i]] = assign(r[i], from.get(i), cols.get(targets[i]));
                         }
@@ -112,20 +112,20 @@ final class WritePlanner {
         for (DatumType t : paramTypes) {
             pTypes.add(t == null ? DatumType.STRING : t);
         }
-        return new Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> {
+        return new Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> engine.sequences().ready(table).then(Mono.defer(() -> {
             List<RowDiff> rows = new ArrayList<>();
-            java.time.Instant now = session.statementTime();
+            ColumnDefaults.Writing w = new ColumnDefaults.Writing(session.statementTime(), engine.sequences());
             for (SqlNode tuple : tuples) {
                 List<SqlNode> vals = ((SqlCall) tuple).getOperandList();
-                Object[] row = ColumnDefaults.initial(table, now);
+                Object[] row = ColumnDefaults.initial(table, w, targets);
                 for (int i = 0; i < vals.size(); i++) {
-                    row[targets[i]] = isDefault(vals.get(i)) ? ColumnDefaults.of(table, targets[i], now)
+                    row[targets[i]] = isDefault(vals.get(i)) ? ColumnDefaults.of(table, targets[i], w)
                             : constant(vals.get(i), cols.get(targets[i]).type(), values, params);
                 }
                 rows.add(new RowDiff(packed(table, row), 1));
             }
             return written(session, table, rows, "INSERT", tuples.size(), returning);
-        }, true);
+        })), true);
     }
 
     /**
