@@ -425,8 +425,10 @@ final class PgCatalogData {
                         for (int k = 0; k < columns.size(); k++) {
                             Column c = columns.get(k);
                             DeclaredType d = declared(r.entry(), k);
-                            out.add(d == null ? attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable())
-                                    : attributeRow(r.oid(), c.name(), d.oid(), d.typmod(), k + 1, !c.nullable()));
+                            Object[] row = d == null ? attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable())
+                                    : attributeRow(r.oid(), c.name(), d.oid(), d.typmod(), k + 1, !c.nullable());
+                            row[ATTHASDEF] = PgDefaults.text(r.entry(), k) != null;
+                            out.add(row);
                         }
                     }
                 }
@@ -487,7 +489,19 @@ final class PgCatalogData {
             }
             case "pg_catalog.pg_matviews", "pg_catalog.pg_auth_members", "information_schema.referential_constraints", "information_schema.routines" -> {
             }
-            case "pg_catalog.pg_attrdef", "pg_catalog.pg_description", "pg_catalog.pg_collation", "pg_catalog.pg_enum",
+            case "pg_catalog.pg_attrdef" -> {
+                for (Rel r : rels.values()) {
+                    if (r.entry() instanceof CatalogEntry.Table t) {
+                        for (int k = 0; k < t.schema().arity(); k++) {
+                            String text = PgDefaults.text(t, k);
+                            if (text != null) {
+                                out.add(row(PgOids.ofDefault(t.id(), k + 1), r.oid(), (long) (k + 1), text));
+                            }
+                        }
+                    }
+                }
+            }
+            case "pg_catalog.pg_description", "pg_catalog.pg_collation", "pg_catalog.pg_enum",
                     "pg_catalog.pg_inherits", "pg_catalog.pg_sequence" -> {
             }
             case "pg_catalog.pg_am" -> {
@@ -565,8 +579,10 @@ final class PgCatalogData {
                         for (int k = 0; k < columns.size(); k++) {
                             Column c = columns.get(k);
                             DeclaredType d = declared(r.entry(), k);
-                            out.add(d == null ? columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), PgOids.ofType(c.type()))
-                                    : columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), d.oid(), d.typmod()));
+                            Object[] row = d == null ? columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), PgOids.ofType(c.type()))
+                                    : columnsRow("public", r.name(), c.name(), k + 1, c.nullable(), d.oid(), d.typmod());
+                            row[COLUMN_DEFAULT] = PgDefaults.text(r.entry(), k);
+                            out.add(row);
                         }
                     }
                 }
@@ -677,6 +693,11 @@ final class PgCatalogData {
     private static DeclaredType declared(CatalogEntry entry, int c) {
         return entry instanceof CatalogEntry.Table t ? t.declaredType(c) : null;
     }
+
+    /** Where {@code pg_attribute.atthasdef} is in its row. */
+    private static final int ATTHASDEF = 14;
+    /** Where {@code information_schema.columns.column_default} is in its row. */
+    private static final int COLUMN_DEFAULT = 5;
 
     private static Object[] attributeRow(long rel, String name, long type, int num, boolean notNull) {
         return attributeRow(rel, name, type, -1L, num, notNull);

@@ -182,17 +182,17 @@ public final class PgCatalogFunctions {
         return (k.key().primary() ? "PRIMARY KEY " : "UNIQUE ") + cols;
     }
 
-    /** Tandem stores no expression trees (no defaults, index expressions or predicates): every one is NULL. */
+    /**
+     * An expression tree as SQL text. The only trees Tandem shows are its columns' defaults
+     * ({@code pg_attrdef.adbin}), which it keeps as their text (see {@link PgDefaults}); index expressions and
+     * predicates are NULL.
+     */
     public static String getExpr(String tree, Long relation) {
-        return tree == null ? null : notSupportedTree();
+        return tree;
     }
 
     public static String getExpr(String tree, Long relation, Boolean pretty) {
         return getExpr(tree, relation);
-    }
-
-    private static String notSupportedTree() {
-        throw SqlException.notSupported("pg_get_expr of an expression");
     }
 
     /** A view's definition: Tandem keeps a view's plan, not its SQL text, so it has none to show. */

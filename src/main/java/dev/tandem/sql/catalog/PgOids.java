@@ -64,6 +64,20 @@ public final class PgOids {
         return Math.addExact(FIRST_KEY_OID, Math.multiplyExact(ofCatalogId(tableId) - FIRST_USER_OID, 64) + k);
     }
 
+    /**
+     * The OID of the default ({@code pg_attrdef.oid}) of column {@code attnum} (1-based, at most 1,600 as in
+     * PostgreSQL) of the table with catalog id {@code tableId}.
+     */
+    public static long ofDefault(String tableId, int attnum) {
+        if (attnum < 1 || attnum > 1600) {
+            throw new IllegalArgumentException("a column number is from 1 to 1600: " + attnum);
+        }
+        return FIRST_DEFAULT_OID + (long) (ofCatalogId(tableId) - FIRST_USER_OID) * 1600 + attnum;
+    }
+
+    /** The first OID of a column's default ({@link #ofDefault}). */
+    public static final long FIRST_DEFAULT_OID = 1L << 29;
+
     /** The first OID of a key's constraint ({@link #ofKey}). */
     public static final int FIRST_KEY_OID = 1 << 30;
 
