@@ -298,15 +298,16 @@ final class PgFunctions {
                 return Expr.cast(x, DatumType.INTERVAL);
             }
             case "NOW", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP", PG_CURRENT_TIMESTAMP -> {
-                java.time.Instant now = t.statementTime(name.toLowerCase(Locale.ROOT) + "()");
+                SqlSession.Times times = t.statementTime(writtenName(name) + (name.equals(PG_CURRENT_TIMESTAMP) ? "" : "()"));
+                java.time.Instant now = name.equals("STATEMENT_TIMESTAMP") ? times.statement() : times.transaction();
                 return Expr.lit(new dev.tandem.row.TimestampTz(micros(now)), DatumType.TIMESTAMPTZ);
             }
             case PG_LOCALTIMESTAMP -> {
-                java.time.Instant now = t.statementTime("localtimestamp");
+                java.time.Instant now = t.statementTime("localtimestamp").transaction();
                 return Expr.lit(new dev.tandem.row.Timestamp(micros(now)), DatumType.TIMESTAMP);
             }
             case PG_CURRENT_DATE -> {
-                java.time.Instant now = t.statementTime("current_date");
+                java.time.Instant now = t.statementTime("current_date").transaction();
                 return Expr.lit(java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC), DatumType.DATE);
             }
             case "CLOCK_TIMESTAMP" -> throw SqlException.notSupported(

@@ -144,7 +144,7 @@ final class QueryPlanner {
         }
         // the result's types, from a translation with placeholder values
         List<DatumType> bodyTypes = new RelTranslator(i -> placeholder(paramTypes.get(params.number(i) - 1)),
-                i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> java.time.Instant.EPOCH).translate(body).types();
+                i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> SqlSession.Times.at(java.time.Instant.EPOCH)).translate(body).types();
         List<String> names = SqlNames.of(planned.validated(), root);
         List<SqlColumn> columns = new ArrayList<>();
         for (int i = 0; i < fields.size(); i++) {
@@ -204,15 +204,15 @@ final class QueryPlanner {
     SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session, boolean timed) {
         RelTranslator tr = new RelTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
                 .statementTime(!timed ? null : new java.util.function.Supplier<>() {
-                    private java.time.Instant now;
+                    private SqlSession.Times times;
 
                     @Override
-                    public java.time.Instant get() {
+                    public SqlSession.Times get() {
                         // one time for the whole statement, read when first needed
-                        if (now == null) {
-                            now = session.statementTime();
+                        if (times == null) {
+                            times = session.times();
                         }
-                        return now;
+                        return times;
                     }
                 });
         ReadRequest.Isolation isolation = session.strictReads() ? ReadRequest.Isolation.STRICT : null;

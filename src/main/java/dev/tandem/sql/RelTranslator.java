@@ -68,7 +68,7 @@ final class RelTranslator {
     private final IntFunction<Object> params;
     private final IntFunction<DatumType> paramTypes;
     /** The time {@code now()} and its kin read (null: none, as in a maintained view). */
-    private java.util.function.Supplier<java.time.Instant> statementTime;
+    private java.util.function.Supplier<SqlSession.Times> statementTime;
     private RexBuilder rexBuilder;
 
     /**
@@ -84,13 +84,13 @@ final class RelTranslator {
      * This translator with {@code time} as the statement's time, which {@code now()}, {@code current_timestamp},
      * {@code current_date} and {@code localtimestamp} read (one value for the whole statement, as in PostgreSQL).
      */
-    RelTranslator statementTime(java.util.function.Supplier<java.time.Instant> time) {
+    RelTranslator statementTime(java.util.function.Supplier<SqlSession.Times> time) {
         this.statementTime = time;
         return this;
     }
 
     /** The statement's time; refused ({@code 0A000}) where a statement has none, in a maintained view. */
-    java.time.Instant statementTime(String function) {
+    SqlSession.Times statementTime(String function) {
         if (statementTime == null) {
             throw SqlException.notSupported(function + " in a view, a subscription or a write's RETURNING (a maintained result has no"
                     + " statement time to bind it to; only a one-shot query or write reads the time)");

@@ -166,6 +166,20 @@ public final class SqlSession {
         return blockTime != null ? blockTime : statementStart != null ? statementStart : java.time.Instant.now();
     }
 
+    /** The times a statement reads: its transaction's start ({@code now()}) and its own ({@code statement_timestamp()}). */
+    record Times(java.time.Instant transaction, java.time.Instant statement) {
+        /** Both at {@code t}. */
+        static Times at(java.time.Instant t) {
+            return new Times(t, t);
+        }
+    }
+
+    /** The times of the session's statement running now. */
+    synchronized Times times() {
+        java.time.Instant statement = statementStart != null ? statementStart : java.time.Instant.now();
+        return new Times(blockTime != null ? blockTime : statement, statement);
+    }
+
     synchronized void begin() {
         if (block == Block.IDLE) {
             block = Block.OPEN;

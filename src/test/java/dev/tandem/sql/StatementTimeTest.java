@@ -65,8 +65,9 @@ class StatementTimeTest {
             while (Instant.now().isBefore(later)) {
                 Thread.onSpinWait();
             }
-            Object second = s.run("SELECT current_timestamp", session).rows().get(0)[0];
-            assertThat(second).isEqualTo(first);
+            Object[] second = s.run("SELECT current_timestamp, statement_timestamp()", session).rows().get(0);
+            assertThat(second[0]).isEqualTo(first);
+            assertThat(instant(second[1])).as("statement_timestamp() is the statement's own").isAfter(instant(first));
             s.run("COMMIT", session);
             Object after = s.run("SELECT now()", session).rows().get(0)[0];
             assertThat(instant(after)).isAfter(instant(first));
