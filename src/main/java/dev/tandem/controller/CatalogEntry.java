@@ -35,12 +35,17 @@ public sealed interface CatalogEntry {
         SEQUENCE
     }
 
-    record Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults, Map<String, DeclaredType> declared)
-            implements CatalogEntry {
+    record Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults, Map<String, DeclaredType> declared,
+            List<Check> checks) implements CatalogEntry {
         public Table {
             keys = List.copyOf(keys);
             defaults = Map.copyOf(defaults);
             declared = Map.copyOf(declared);
+            checks = List.copyOf(checks);
+        }
+
+        public Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults, Map<String, DeclaredType> declared) {
+            this(id, name, schema, keys, defaults, declared, List.of());
         }
 
         public Table(String id, String name, Schema schema, List<Key> keys, Map<String, Object> defaults) {
@@ -64,6 +69,13 @@ public sealed interface CatalogEntry {
         public Optional<Key> primaryKey() {
             return keys.stream().filter(Key::primary).findFirst();
         }
+    }
+
+    /**
+     * A {@code CHECK} constraint of a table: every row written must make {@code expr} (over the table's
+     * columns, typed boolean) true or NULL; {@code text} is the condition as written, for the catalog to show.
+     */
+    record Check(String name, String text, dev.tandem.expr.Expr expr) {
     }
 
     /**

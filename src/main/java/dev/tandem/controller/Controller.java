@@ -243,11 +243,20 @@ public final class Controller implements AutoCloseable {
      */
     public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys,
             Map<String, Object> defaults, Map<String, DeclaredType> declared) {
-        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys, defaults, declared));
+        return createTable(name, columns, keys, defaults, declared, List.of());
+    }
+
+    /**
+     * Creates a table as above with {@code CHECK} constraints: a write that adds a row that makes one of them
+     * false is refused whole ({@link CheckViolationException}).
+     */
+    public synchronized CatalogEntry.Table createTable(String name, List<Column> columns, List<CatalogEntry.Key> keys,
+            Map<String, Object> defaults, Map<String, DeclaredType> declared, List<CatalogEntry.Check> checks) {
+        return defining(() -> createTableOnce(name, columns, keys == null ? List.of() : keys, defaults, declared, checks));
     }
 
     private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested,
-            Map<String, Object> givenDefaults, Map<String, DeclaredType> declared) {
+            Map<String, Object> givenDefaults, Map<String, DeclaredType> declared, List<CatalogEntry.Check> checks) {
         Map<String, Object> defaults = new java.util.HashMap<>(givenDefaults);
         checkName(name);
         if (columns == null || columns.isEmpty()) {
@@ -291,6 +300,20 @@ public final class Controller implements AutoCloseable {
                 }
             }
         }
+        java.util.Set<String> checkNames = new java.util.HashSet<>();
+        for (CatalogEntry.Check c : checks) {
+            if (c.name() == null || !checkNames.add(c.name())) {
+                throw ControllerException.invalid("check constraint \"" + c.name() + "\" for relation \"" + name + "\" already exists");
+            }
+            try {
+                List<DatumType> out = checkMfp(c, schema.arity()).bind(schema.types()).outputTypes();
+                if (out.get(out.size() - 1) != DatumType.BOOL) {
+                    throw ControllerException.invalid("the check constraint '" + c.name() + "' is not a condition (of type " + out.get(out.size() - 1) + ")");
+                }
+            } catch (dev.tandem.expr.ExprException e) {
+                throw ControllerException.invalid("the check constraint '" + c.name() + "': " + e.getMessage());
+            }
+        }
         List<CatalogEntry.Key> keys = tableKeys(name, schema, requested);
         CatalogEntry.Key primary = keys.isEmpty() || !keys.get(0).primary() ? null : keys.get(0);
         if (primary != null) {
@@ -308,8 +331,8 @@ public final class Controller implements AutoCloseable {
             stored.add(new UniqueKey(k.name(), k.columns().stream().map(tableSchema::indexOf).toList(), k.primary()));
         }
         List<CatalogEntry> defined = primary == null
-                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults, declared)))
-                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults, declared),
+                ? List.of(catalog.define(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults, declared, checks)))
+                : catalog.defineKeyed(id -> new CatalogEntry.Table(id, name, tableSchema, keys, defaults, declared, checks),
                         id -> new CatalogEntry.Index(id, primary.name(), name, primary.columns(), tableSchema, CatalogEntry.Index.DEFAULT_WINDOW));
         CatalogEntry.Table t = (CatalogEntry.Table) defined.get(0);
         try {
@@ -741,8 +764,12 @@ public final class Controller implements AutoCloseable {
      * are left as they are, for the storage to refuse.
      */
     static List<RowDiff> fitted(CatalogEntry.Table table, List<RowDiff> diffs) {
-        if (table.declared().isEmpty()) {
+        if (table.declared().isEmpty() && table.checks().isEmpty()) {
             return diffs;
+        }
+        List<dev.tandem.expr.MfpEvaluator> checks = new ArrayList<>();
+        for (CatalogEntry.Check c : table.checks()) {
+            checks.add(checkMfp(c, table.schema().arity()).bind(table.schema().types()));
         }
         Schema schema = table.schema();
         DeclaredType[] declared = new DeclaredType[schema.arity()];
@@ -772,9 +799,32 @@ public final class Controller implements AutoCloseable {
                     }
                 }
             }
+            if (d.diff() > 0) {
+                for (int i = 0; i < checks.size(); i++) {
+                    check(table, table.checks().get(i), checks.get(i), values);
+                }
+            }
             out.add(changed ? new RowDiff(Row.pack(schema.types(), java.util.Arrays.asList(values)), d.diff()) : d);
         }
         return out;
+    }
+
+    /** The map that computes check {@code c} beside a row of {@code arity} columns, projecting only its value. */
+    private static dev.tandem.expr.Mfp checkMfp(CatalogEntry.Check c, int arity) {
+        return new dev.tandem.expr.Mfp(List.of(c.expr()), List.of(), List.of(arity));
+    }
+
+    /** Refuses ({@link CheckViolationException}) a row that makes the check false; true and NULL pass, as in PostgreSQL. */
+    private static void check(CatalogEntry.Table table, CatalogEntry.Check c, dev.tandem.expr.MfpEvaluator check, Object[] values) {
+        Object result;
+        try {
+            result = check.apply(values).unpack()[0];
+        } catch (dev.tandem.expr.EvalError e) {
+            throw ControllerException.invalid(e.getMessage() + " (check constraint '" + c.name() + "' of table '" + table.name() + "')");
+        }
+        if (Boolean.FALSE.equals(result)) {
+            throw new CheckViolationException(table.name(), c.name(), java.util.Arrays.asList(values.clone()));
+        }
     }
 
     private static String kindOf(CatalogEntry e) {
