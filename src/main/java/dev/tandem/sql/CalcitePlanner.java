@@ -109,7 +109,7 @@ final class CalcitePlanner {
     /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(PgRegexOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql)))), PARSER).parseStmt();
+            return SqlParser.create(PgRegexOperators.rewrite(PgJsonbOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql))))), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw parseError(e);
         }

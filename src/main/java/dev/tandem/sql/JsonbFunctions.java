@@ -1,0 +1,166 @@
+package dev.tandem.sql;
+
+import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.Func;
+import dev.tandem.expr.Jsonbs;
+import dev.tandem.row.DatumType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.rex.RexNode;
+
+/**
+ * The translation of PostgreSQL's jsonb operators, casts and functions (as {@link PgJsonbOperators} and
+ * {@link PgFunctions} name them) to {@link Expr} calls, with PostgreSQL's operand types: a quoted literal beside a jsonb
+ * is a jsonb, a key is text, an index an integer; 42883 for an operand of another type.
+ */
+final class JsonbFunctions {
+
+    private JsonbFunctions() {
+    }
+
+    static Expr translate(RelTranslator t, String name, List<RexNode> ops, List<DatumType> in) {
+        List<Expr> args = new ArrayList<>();
+        for (RexNode o : ops) {
+            args.add(t.rex(o, in));
+        }
+        return switch (name) {
+            case "PG_JSONB" -> cast(args.get(0), in);
+            case PgJsonbOperators.FIELD, PgJsonbOperators.FIELD_TEXT -> {
+                Expr j = jsonb(args.get(0), in, operator(name), args.get(1));
+                Expr k = args.get(1);
+                DatumType kt = RelTranslator.typeOf(k, in);
+                if (kt != DatumType.STRING && kt != DatumType.INT64) {
+                    throw undefined(operator(name), j, k, in);
+                }
+                yield Expr.call(name.equals(PgJsonbOperators.FIELD) ? Func.JSONB_FIELD : Func.JSONB_FIELD_TEXT, j, k);
+            }
+            case PgJsonbOperators.PATH, PgJsonbOperators.PATH_TEXT, PgJsonbOperators.EXISTS -> {
+                Expr j = jsonb(args.get(0), in, operator(name), args.get(1));
+                Expr k = args.get(1);
+                if (RelTranslator.typeOf(k, in) != DatumType.STRING) {
+                    throw undefined(operator(name), j, k, in);
+                }
+                Func f = switch (name) {
+                    case PgJsonbOperators.PATH -> Func.JSONB_PATH;
+                    case PgJsonbOperators.PATH_TEXT -> Func.JSONB_PATH_TEXT;
+                    default -> Func.JSONB_EXISTS;
+                };
+                yield Expr.call(f, j, k);
+            }
+            case PgJsonbOperators.CONTAINS, PgJsonbOperators.CONTAINED, PgJsonbOperators.CONCAT -> {
+                if (untyped(args.get(0)) && untyped(args.get(1))) {
+                    throw new SqlException("42725", "operator is not unique: unknown " + operator(name) + " unknown");
+                }
+                Expr a = jsonb(args.get(0), in, operator(name), args.get(1));
+                Expr b = jsonb(args.get(1), in, operator(name), args.get(0));
+                yield switch (name) {
+                    case PgJsonbOperators.CONTAINS -> Expr.call(Func.JSONB_CONTAINS, a, b);
+                    case PgJsonbOperators.CONTAINED -> Expr.call(Func.JSONB_CONTAINS, b, a);
+                    default -> Expr.call(Func.JSONB_CONCAT, a, b);
+                };
+            }
+            case "JSONB_TYPEOF", "JSONB_ARRAY_LENGTH" -> {
+                Expr j = args.get(0);
+                if (!untyped(j) && RelTranslator.typeOf(j, in) != DatumType.JSONB) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name.toLowerCase(Locale.ROOT) + "("
+                            + SqlTypes.pgName(RelTranslator.typeOf(j, in)) + ") does not exist");
+                }
+                j = literal(j);
+                yield Expr.call(name.equals("JSONB_TYPEOF") ? Func.JSONB_TYPEOF : Func.JSONB_ARRAY_LENGTH, j);
+            }
+            case "TO_JSONB" -> {
+                Expr x = args.get(0);
+                convertible(x, in, "to_jsonb", false);
+                yield Expr.call(Func.TO_JSONB, x);
+            }
+            case "JSONB_BUILD_ARRAY", "JSONB_BUILD_OBJECT" -> {
+                boolean object = name.equals("JSONB_BUILD_OBJECT");
+                if (object && args.size() % 2 != 0) {
+                    throw new SqlException(SqlException.INVALID_PARAMETER, "argument list must have even number of elements");
+                }
+                for (int i = 0; i < args.size(); i++) {
+                    convertible(args.get(i), in, name.toLowerCase(Locale.ROOT), object && i % 2 == 0);
+                }
+                yield new Expr.Call(object ? Func.JSONB_BUILD_OBJECT : Func.JSONB_BUILD_ARRAY, args);
+            }
+            default -> throw new IllegalStateException(name);
+        };
+    }
+
+    /** Refuses a value {@code to_jsonb} and the builders would write otherwise than PostgreSQL does. */
+    private static void convertible(Expr x, List<DatumType> in, String function, boolean key) {
+        DatumType xt = RelTranslator.typeOf(x, in);
+        boolean ok = switch (xt) {
+            case BOOL, INT64, NUMERIC, STRING, UUID, DATE, JSONB -> true;
+            case FLOAT64 -> !key;
+            case TIMESTAMP, TIMESTAMPTZ, INTERVAL -> false;
+        };
+        if (!ok) {
+            throw SqlException.notSupported(function + " of " + SqlTypes.pgName(xt) + (key ? " as a key" : ""));
+        }
+    }
+
+    private static String operator(String name) {
+        return switch (name) {
+            case PgJsonbOperators.FIELD -> "->";
+            case PgJsonbOperators.FIELD_TEXT -> "->>";
+            case PgJsonbOperators.PATH -> "#>";
+            case PgJsonbOperators.PATH_TEXT -> "#>>";
+            case PgJsonbOperators.CONTAINS -> "@>";
+            case PgJsonbOperators.CONTAINED -> "<@";
+            case PgJsonbOperators.EXISTS -> "?";
+            default -> "||";
+        };
+    }
+
+    private static boolean untyped(Expr e) {
+        return e instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING);
+    }
+
+    /** The jsonb operand of an operator: a jsonb, or a quoted literal read as one. */
+    private static Expr jsonb(Expr e, List<DatumType> in, String op, Expr other) {
+        if (untyped(e)) {
+            return literal(e);
+        }
+        if (RelTranslator.typeOf(e, in) != DatumType.JSONB) {
+            throw undefined(op, e, other, in);
+        }
+        return e;
+    }
+
+    private static Expr literal(Expr e) {
+        if (e instanceof Expr.Lit l && l.value() == null) {
+            return Expr.lit(null, DatumType.JSONB);
+        }
+        if (e instanceof Expr.Lit l && l.value() instanceof String s) {
+            try {
+                return Expr.lit(Jsonbs.parse(s), DatumType.JSONB);
+            } catch (EvalError x) {
+                throw SqlErrors.evaluation(x.getMessage());
+            }
+        }
+        return e;
+    }
+
+    private static SqlException undefined(String op, Expr a, Expr b, List<DatumType> in) {
+        return new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(RelTranslator.typeOf(a, in))
+                + " " + op + " " + (untyped(b) ? "unknown" : SqlTypes.pgName(RelTranslator.typeOf(b, in))));
+    }
+
+    /** A cast to jsonb: of a quoted literal, its value; of text, parsed when evaluated; 42846 from other types. */
+    private static Expr cast(Expr x, List<DatumType> in) {
+        if (untyped(x)) {
+            return literal(x);
+        }
+        DatumType xt = RelTranslator.typeOf(x, in);
+        if (xt == DatumType.JSONB) {
+            return x;
+        }
+        if (xt != DatumType.STRING) {
+            throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to jsonb");
+        }
+        return Expr.cast(x, DatumType.JSONB);
+    }
+}
