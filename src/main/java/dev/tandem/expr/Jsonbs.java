@@ -31,9 +31,13 @@ public final class Jsonbs {
         return v == null ? null : Jsonb.of(v);
     }
 
-    /** {@code j -> index}: an array's element, counted from the end when negative, else null. */
+    /**
+     * {@code j -> index}: an array's element, counted from the end when negative, else null; a top-level scalar is, as
+     * in PostgreSQL, an array of itself.
+     */
     static Jsonb element(Jsonb j, long index) {
-        Object v = elementOf(j.tree(), index);
+        Object t = j.tree();
+        Object v = elementOf(t instanceof List || t instanceof Map ? t : List.of(t), index);
         return v == null ? null : Jsonb.of(v);
     }
 

@@ -124,6 +124,10 @@ final class JsonbFunctions {
         if (untyped(e)) {
             return literal(e);
         }
+        if (op.equals("||") && RelTranslator.typeOf(e, in) == DatumType.STRING) {
+            // PostgreSQL's jsonb || text is text's concatenation of jsonb's output
+            throw SqlException.notSupported("jsonb || text (cast the jsonb to text, or the text to jsonb)");
+        }
         if (RelTranslator.typeOf(e, in) != DatumType.JSONB) {
             throw undefined(op, e, other, in);
         }

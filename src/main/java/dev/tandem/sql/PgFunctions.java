@@ -55,8 +55,6 @@ final class PgFunctions {
             jsonb(PgJsonbOperators.CONTAINS, ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.ANY_ANY),
             jsonb(PgJsonbOperators.CONTAINED, ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.ANY_ANY),
             jsonb(PgJsonbOperators.EXISTS, ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.ANY_ANY),
-            jsonb(PgJsonbOperators.CONCAT, binding -> jsonbType(binding, binding.getOperandType(0).isNullable() || binding.getOperandType(1).isNullable()),
-                    OperandTypes.ANY_ANY),
             jsonb("JSONB_TYPEOF", ReturnTypes.VARCHAR_NULLABLE, OperandTypes.ANY),
             jsonb("JSONB_ARRAY_LENGTH", ReturnTypes.INTEGER_NULLABLE, OperandTypes.ANY),
             jsonb("TO_JSONB", binding -> jsonbType(binding, binding.getOperandType(0).isNullable()), OperandTypes.ANY),
@@ -251,6 +249,9 @@ final class PgFunctions {
             }
         }
         String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        if (name.equals("||") && ops.stream().anyMatch(o -> o.getType().getSqlTypeName() == SqlTypes.JSONB)) {
+            return JsonbFunctions.translate(t, PgJsonbOperators.CONCAT, ops, in);
+        }
         switch (name) {
             case "CONCAT", "CONCAT_WS" -> {
                 List<Expr> args = new ArrayList<>();

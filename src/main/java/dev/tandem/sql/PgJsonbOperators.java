@@ -20,6 +20,7 @@ final class PgJsonbOperators {
     static final String CONTAINS = "PG_JSONB_CONTAINS";
     static final String CONTAINED = "PG_JSONB_CONTAINED";
     static final String EXISTS = "PG_JSONB_EXISTS";
+    /** Not an operator this rewrites: {@code ||} of a jsonb is typed by {@link PgUuidComparisons}, then translated with these. */
     static final String CONCAT = "PG_JSONB_CONCAT";
 
     /** Operators that bind tighter than the jsonb operators, refused right before the left operand or after the right one. */
