@@ -22,13 +22,19 @@ final class JsonbFunctions {
 
     static Expr translate(RelTranslator t, String name, List<RexNode> ops, List<DatumType> in) {
         List<Expr> args = new ArrayList<>();
+        // a parameter's value is not known when planning (a placeholder stands for it): it is read as jsonb when evaluated
+        java.util.Set<Expr> params = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (RexNode o : ops) {
-            args.add(t.rex(o, in));
+            Expr a = t.rex(o, in);
+            args.add(a);
+            if (o instanceof org.apache.calcite.rex.RexDynamicParam) {
+                params.add(a);
+            }
         }
         return switch (name) {
-            case "PG_JSONB" -> cast(args.get(0), in);
+            case "PG_JSONB" -> cast(args.get(0), in, params);
             case PgJsonbOperators.FIELD, PgJsonbOperators.FIELD_TEXT -> {
-                Expr j = jsonb(args.get(0), in, operator(name), args.get(1));
+                Expr j = jsonb(args.get(0), in, operator(name), args.get(1), params);
                 Expr k = args.get(1);
                 DatumType kt = RelTranslator.typeOf(k, in);
                 if (kt != DatumType.STRING && kt != DatumType.INT64) {
@@ -37,7 +43,7 @@ final class JsonbFunctions {
                 yield Expr.call(name.equals(PgJsonbOperators.FIELD) ? Func.JSONB_FIELD : Func.JSONB_FIELD_TEXT, j, k);
             }
             case PgJsonbOperators.PATH, PgJsonbOperators.PATH_TEXT, PgJsonbOperators.EXISTS -> {
-                Expr j = jsonb(args.get(0), in, operator(name), args.get(1));
+                Expr j = jsonb(args.get(0), in, operator(name), args.get(1), params);
                 Expr k = args.get(1);
                 if (RelTranslator.typeOf(k, in) != DatumType.STRING) {
                     throw undefined(operator(name), j, k, in);
@@ -53,8 +59,8 @@ final class JsonbFunctions {
                 if (untyped(args.get(0)) && untyped(args.get(1))) {
                     throw new SqlException("42725", "operator is not unique: unknown " + operator(name) + " unknown");
                 }
-                Expr a = jsonb(args.get(0), in, operator(name), args.get(1));
-                Expr b = jsonb(args.get(1), in, operator(name), args.get(0));
+                Expr a = jsonb(args.get(0), in, operator(name), args.get(1), params);
+                Expr b = jsonb(args.get(1), in, operator(name), args.get(0), params);
                 yield switch (name) {
                     case PgJsonbOperators.CONTAINS -> Expr.call(Func.JSONB_CONTAINS, a, b);
                     case PgJsonbOperators.CONTAINED -> Expr.call(Func.JSONB_CONTAINS, b, a);
@@ -67,7 +73,7 @@ final class JsonbFunctions {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name.toLowerCase(Locale.ROOT) + "("
                             + SqlTypes.pgName(RelTranslator.typeOf(j, in)) + ") does not exist");
                 }
-                j = literal(j);
+                j = literal(j, params);
                 yield Expr.call(name.equals("JSONB_TYPEOF") ? Func.JSONB_TYPEOF : Func.JSONB_ARRAY_LENGTH, j);
             }
             case "TO_JSONB" -> {
@@ -120,9 +126,9 @@ final class JsonbFunctions {
     }
 
     /** The jsonb operand of an operator: a jsonb, or a quoted literal read as one. */
-    private static Expr jsonb(Expr e, List<DatumType> in, String op, Expr other) {
+    private static Expr jsonb(Expr e, List<DatumType> in, String op, Expr other, java.util.Set<Expr> params) {
         if (untyped(e)) {
-            return literal(e);
+            return literal(e, params);
         }
         if (op.equals("||") && RelTranslator.typeOf(e, in) == DatumType.STRING) {
             // PostgreSQL's jsonb || text is text's concatenation of jsonb's output
@@ -134,7 +140,10 @@ final class JsonbFunctions {
         return e;
     }
 
-    private static Expr literal(Expr e) {
+    private static Expr literal(Expr e, java.util.Set<Expr> params) {
+        if (params.contains(e)) {
+            return Expr.cast(e, DatumType.JSONB);
+        }
         if (e instanceof Expr.Lit l && l.value() == null) {
             return Expr.lit(null, DatumType.JSONB);
         }
@@ -154,9 +163,9 @@ final class JsonbFunctions {
     }
 
     /** A cast to jsonb: of a quoted literal, its value; of text, parsed when evaluated; 42846 from other types. */
-    private static Expr cast(Expr x, List<DatumType> in) {
+    private static Expr cast(Expr x, List<DatumType> in, java.util.Set<Expr> params) {
         if (untyped(x)) {
-            return literal(x);
+            return literal(x, params);
         }
         DatumType xt = RelTranslator.typeOf(x, in);
         if (xt == DatumType.JSONB) {
