@@ -268,28 +268,4 @@ public final class Jsonbs {
         }
         return Jsonb.of(out);
     }
-
-    /** A jsonb cast to a number or boolean, as PostgreSQL casts one (22023 when it holds another type). */
-    static Object cast(Jsonb j, dev.tandem.row.DatumType to) {
-        Object v = j.tree();
-        String want = switch (to) {
-            case BOOL -> "boolean";
-            case INT64 -> "bigint";
-            case FLOAT64 -> "double precision";
-            default -> "numeric";
-        };
-        if (to == dev.tandem.row.DatumType.BOOL) {
-            if (v instanceof Boolean b) {
-                return b;
-            }
-        } else if (v instanceof BigDecimal d) {
-            return switch (to) {
-                case INT64 -> Numerics.toLong(d.setScale(0, java.math.RoundingMode.HALF_UP));
-                case FLOAT64 -> d.doubleValue();
-                default -> d;
-            };
-        }
-        throw new EvalError("cannot cast jsonb " + (v instanceof List ? "array" : v instanceof Map ? "object" : Jsonb.typeName(v))
-                + " to type " + want);
-    }
 }

@@ -26,6 +26,10 @@ final class JsonbFunctions {
         java.util.Set<Expr> params = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (RexNode o : ops) {
             Expr a = t.rex(o, in);
+            if (a instanceof Expr.Lit l && l.value() != null && o.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.VARCHAR) {
+                // a constant cast to text ('x'::text) is text, not a literal of unknown type that a jsonb operand reads as jsonb
+                a = Expr.cast(a, DatumType.STRING);
+            }
             args.add(a);
             if (o instanceof org.apache.calcite.rex.RexDynamicParam) {
                 params.add(a);

@@ -28,6 +28,10 @@ final class PgJsonbOperators {
     /** Operators of PostgreSQL's "other" kind Tandem does not rewrite, refused right before the left operand. */
     private static final Set<String> OTHER = Set.of("|", "&", "#", "@", "~", "!", "?");
 
+    /** Words a {@code ?} parameter may follow ({@code FETCH FIRST ? ROWS}), beside {@link PgCasts#KEYWORDS}. */
+    private static final Set<String> PARAMETER_AFTER = Set.of("first", "next", "default", "fetch", "rows", "row", "array", "interval",
+            "date", "timestamp", "timestamptz", "uuid", "jsonb", "text", "filter");
+
     /** Functions over {@code json} or aggregating jsonb, which Tandem does not compute. */
     private static final Set<String> REFUSED = Set.of("jsonb_agg", "jsonb_object_agg", "json_agg", "json_object_agg", "to_json",
             "json_build_object", "json_build_array", "json_typeof", "json_array_length", "json_object", "jsonb_object",
@@ -91,7 +95,7 @@ final class PgJsonbOperators {
             boolean operandBefore = before.isName() && !(before.kind() == SqlLexer.Kind.WORD && PgCasts.KEYWORDS.contains(before.text()))
                     || before.kind() == SqlLexer.Kind.NUMBER || before.kind() == SqlLexer.Kind.STRING || before.kind() == SqlLexer.Kind.PARAM
                     || before.isPunct(")");
-            if (op.equals(EXISTS) && !operandBefore) {
+            if (op.equals(EXISTS) && (!operandBefore || before.kind() == SqlLexer.Kind.WORD && PARAMETER_AFTER.contains(before.text()))) {
                 // a parameter, not the operator
                 continue;
             }

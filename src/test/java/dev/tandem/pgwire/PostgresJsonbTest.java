@@ -82,7 +82,9 @@ class PostgresJsonbTest {
             "SELECT jsonb_build_object(NULL, 1)",
             "SELECT k -> 'a' FROM jx",
             "SELECT j #> '{a' FROM jx",
-            "SELECT 1::jsonb");
+            "SELECT 1::jsonb",
+            "SELECT k FROM jx WHERE j @> '{\"a\": 1}'::text",
+            "SELECT jsonb_typeof(k) FROM jx");
 
     @TempDir
     Path dir;
