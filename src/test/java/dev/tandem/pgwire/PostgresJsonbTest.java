@@ -84,7 +84,11 @@ class PostgresJsonbTest {
             "SELECT j #> '{a' FROM jx",
             "SELECT 1::jsonb",
             "SELECT k FROM jx WHERE j @> '{\"a\": 1}'::text",
-            "SELECT jsonb_typeof(k) FROM jx");
+            "SELECT jsonb_typeof(k) FROM jx",
+            "SELECT column_name::text, data_type::text, udt_name::text FROM information_schema.columns WHERE table_name = 'jx' ORDER BY ordinal_position",
+            "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.atttypid::bigint FROM pg_attribute a JOIN pg_class c ON a.attrelid = c.oid"
+                    + " WHERE c.relname = 'jx' AND a.attnum > 0 ORDER BY a.attnum",
+            "SELECT oid::bigint, typname::text, typlen::bigint, typcategory::text, typarray::bigint FROM pg_type WHERE typname IN ('jsonb', '_jsonb') ORDER BY oid");
 
     @TempDir
     Path dir;
