@@ -69,7 +69,7 @@ final class PgJsonbOperators {
                         if (json) {
                             throw SqlException.notSupported("type json (Tandem has jsonb)");
                         }
-                        return text.substring(0, t.get(open - 1).offset()) + "pg_jsonb(" + text.substring(t.get(open).end(), t.get(i - 1).offset())
+                        return text.substring(0, t.get(open - 1).offset()) + "pg_jsonb(" + text.substring(t.get(open).end(), t.get(i - 1).offset()).strip()
                                 + ")" + text.substring(t.get(i + 1).end());
                     }
                 }
@@ -128,8 +128,9 @@ final class PgJsonbOperators {
                     && t.get(end + 1).offset() == after.end()) || after.is("collate")) {
                 throw SqlException.notSupported("a jsonb operator whose right operand is followed by another operator; parenthesize it");
             }
-            return text.substring(0, t.get(from).offset()) + op.toLowerCase(Locale.ROOT) + "(" + text.substring(t.get(from).offset(), k.offset())
-                    + ", " + text.substring(t.get(rightStart).offset(), after.offset()) + ")" + text.substring(after.offset());
+            int rightEnd = t.get(end - 1).end();
+            return text.substring(0, t.get(from).offset()) + op.toLowerCase(Locale.ROOT) + "(" + text.substring(t.get(from).offset(), t.get(i - 1).end())
+                    + ", " + text.substring(t.get(rightStart).offset(), rightEnd) + ")" + text.substring(rightEnd);
         }
         return null;
     }
