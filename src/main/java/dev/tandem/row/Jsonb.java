@@ -172,7 +172,7 @@ public final class Jsonb implements Comparable<Jsonb> {
     }
 
     /** Appends {@code s} as a JSON string, escaped as PostgreSQL's {@code escape_json} escapes it. */
-    public static void quote(StringBuilder out, String s) {
+    private static void quote(StringBuilder out, String s) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
