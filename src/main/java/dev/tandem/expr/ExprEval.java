@@ -112,7 +112,7 @@ final class ExprEval {
                 return c.func() == Func.JSONB_BUILD_ARRAY ? Jsonbs.buildArray(v) : Jsonbs.buildObject(v);
             }
             case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
-                    JSONB_ARRAY_LENGTH, TO_JSONB -> {
+                    JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_TO_NUMERIC, JSONB_TO_BOOL -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : jsonb(c.func(), v);
             }
@@ -169,6 +169,7 @@ final class ExprEval {
             case JSONB_TYPEOF -> Jsonbs.typeOf((Jsonb) v[0]);
             case JSONB_ARRAY_LENGTH -> Jsonbs.arrayLength((Jsonb) v[0]);
             case TO_JSONB -> Jsonbs.toJsonb(v[0]);
+            case JSONB_TO_NUMERIC, JSONB_TO_BOOL -> Jsonbs.cast((Jsonb) v[0], f == Func.JSONB_TO_BOOL, (String) v[1]);
             default -> throw new IllegalStateException(f.name());
         };
     }

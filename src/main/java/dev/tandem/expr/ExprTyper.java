@@ -144,6 +144,11 @@ final class ExprTyper {
                 yield f == Func.JSONB_TYPEOF ? DatumType.STRING : DatumType.INT64;
             }
             case TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT -> DatumType.JSONB;
+            case JSONB_TO_NUMERIC, JSONB_TO_BOOL -> {
+                all(f, t.subList(0, 1), 0, DatumType.JSONB, path);
+                all(f, t.subList(1, 2), 1, DatumType.STRING, path);
+                yield f == Func.JSONB_TO_BOOL ? DatumType.BOOL : DatumType.NUMERIC;
+            }
             case ERROR -> {
                 all(f, t, 0, DatumType.STRING, path);
                 yield c.type();

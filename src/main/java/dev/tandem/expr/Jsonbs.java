@@ -268,4 +268,14 @@ public final class Jsonbs {
         }
         return Jsonb.of(out);
     }
+
+    /** A jsonb cast to {@code numeric} (a number) or {@code boolean}, as PostgreSQL casts it; 22023 naming {@code type} for another value. */
+    static Object cast(Jsonb j, boolean bool, String type) {
+        Object v = j.tree();
+        if (bool ? v instanceof Boolean : v instanceof BigDecimal) {
+            return v;
+        }
+        String kind = v instanceof BigDecimal ? "numeric" : Jsonb.typeName(v);
+        throw new EvalError("cannot cast jsonb " + kind + " to type " + type);
+    }
 }

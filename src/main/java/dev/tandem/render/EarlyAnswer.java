@@ -125,7 +125,7 @@ final class EarlyAnswer {
                         ROUND_NUMERIC, TRUNC, SQRT, EXP, LN, LOG10, POWER, EXTRACT, DATE_TRUNC, ERROR, FIT_INT4, FIT_INT2 -> false;
                 // a path a malformed array, a length a non-array, a builder a NULL key
                 case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
-                        JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT -> false;
+                        JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT, JSONB_TO_NUMERIC, JSONB_TO_BOOL -> false;
             };
         };
     }

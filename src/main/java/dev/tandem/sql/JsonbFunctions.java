@@ -99,6 +99,30 @@ final class JsonbFunctions {
         };
     }
 
+    /**
+     * A jsonb cast to a number or a boolean (Calcite's {@code type}), as PostgreSQL casts one: a number through
+     * {@code numeric} (rounded half away from zero to an integer), 22023 for another value; 0A000 for {@code real}.
+     */
+    static Expr castFrom(Expr j, org.apache.calcite.sql.type.SqlTypeName type, DatumType to) {
+        String name = switch (type) {
+            case BOOLEAN -> "boolean";
+            case BIGINT -> "bigint";
+            case INTEGER -> "integer";
+            case SMALLINT, TINYINT -> "smallint";
+            case DECIMAL -> "numeric";
+            case DOUBLE, FLOAT -> "double precision";
+            default -> null;
+        };
+        if (name == null || !(to == DatumType.BOOL || to == DatumType.INT64 || to == DatumType.NUMERIC || to == DatumType.FLOAT64)) {
+            throw SqlException.notSupported("casting jsonb to " + type.getName().toLowerCase(Locale.ROOT));
+        }
+        if (to == DatumType.BOOL) {
+            return Expr.call(Func.JSONB_TO_BOOL, j, Expr.lit(name, DatumType.STRING));
+        }
+        Expr n = Expr.call(Func.JSONB_TO_NUMERIC, j, Expr.lit(name, DatumType.STRING));
+        return to == DatumType.NUMERIC ? n : Expr.cast(n, to);
+    }
+
     /** Refuses a value {@code to_jsonb} and the builders would write otherwise than PostgreSQL does. */
     private static void convertible(Expr x, List<DatumType> in, String function, boolean key) {
         DatumType xt = RelTranslator.typeOf(x, in);

@@ -1044,7 +1044,7 @@ final class RelTranslator {
                 SqlTypeName fromSql = ops.get(0).getType().getSqlTypeName();
                 DatumType from = typeOf(a, in);
                 if (from == DatumType.JSONB && to != DatumType.JSONB && to != DatumType.STRING) {
-                    throw SqlException.notSupported("casting jsonb to " + SqlTypes.pgName(to));
+                    return JsonbFunctions.castFrom(a, call.getType().getSqlTypeName(), to);
                 }
                 if (to == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
                     // Tandem's cast writes these in its own notation (1.0, 2024-01-02T03:04:05Z), not PostgreSQL's

@@ -86,7 +86,7 @@ final class SqlErrors {
                         || m.startsWith("malformed array literal") ? SqlException.INVALID_TEXT
                 : m.startsWith("unsupported Unicode escape sequence") ? "22P05"
                 : m.startsWith("cannot get array length of") || m.startsWith("argument list must have even number")
-                        || m.contains(": key must not be null") ? SqlException.INVALID_PARAMETER
+                        || m.contains(": key must not be null") || m.startsWith("cannot cast jsonb ") ? SqlException.INVALID_PARAMETER
                 : m.startsWith("interval field value out of range") ? "22015"
                 : m.startsWith("date/time field value out of range") || m.startsWith("date out of range")
                         || m.startsWith("timestamp out of range") || m.startsWith("interval out of range") ? "22008"

@@ -85,6 +85,9 @@ class PostgresJsonbTest {
             "SELECT 1::jsonb",
             "SELECT k FROM jx WHERE j @> '{\"a\": 1}'::text",
             "SELECT jsonb_typeof(k) FROM jx",
+            "SELECT k, (j -> 0)::numeric, (j -> 0)::float8, (j -> 0)::int, (j -> 0)::bigint FROM jx WHERE jsonb_typeof(j -> 0) = 'number'",
+            "SELECT k, (j -> 3)::boolean FROM jx WHERE k = 2",
+            "SELECT (j -> 'a')::int FROM jx WHERE k = 9",
             "SELECT column_name::text, data_type::text, udt_name::text FROM information_schema.columns WHERE table_name = 'jx' ORDER BY ordinal_position",
             "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.atttypid::bigint FROM pg_attribute a JOIN pg_class c ON a.attrelid = c.oid"
                     + " WHERE c.relname = 'jx' AND a.attnum > 0 ORDER BY a.attnum",

@@ -245,7 +245,7 @@ public final class SqlTranslator {
                 c.args().forEach(x -> a.add(expr(x, column)));
                 yield switch (c.func()) {
                     case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
-                            JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT ->
+                            JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT, JSONB_TO_NUMERIC, JSONB_TO_BOOL ->
                             throw new UnsupportedOperationException("jsonb functions have no translation");
                     case EQ -> bin(a, "=");
                     case NEQ -> bin(a, "<>");
