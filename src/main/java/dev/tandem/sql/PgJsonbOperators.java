@@ -43,7 +43,8 @@ final class PgJsonbOperators {
     /** {@code sql} with each jsonb operator and cast to jsonb outside quotes and comments written as a function call. */
     static String rewrite(String sql) {
         String lower = sql.toLowerCase(Locale.ROOT);
-        if (!lower.contains("json") && !lower.contains(">") && !lower.contains("<@") && !lower.contains("?")) {
+        if (!lower.contains("json") && !sql.contains("->") && !sql.contains("#>") && !sql.contains("@>") && !sql.contains("<@")
+                && sql.indexOf('?') < 0) {
             return sql;
         }
         String text = sql;
