@@ -9,7 +9,7 @@ public final class Datums {
     /**
      * Compares two values of one type with NULL last: false before true, numbers numerically with
      * PostgreSQL's float8 order ({@code -0.0} equals {@code 0.0}; NaN equals NaN and is greater than every
-     * other number), strings by code point, timestamps and dates by time, uuids by their bytes unsigned, intervals by span and then by months, days and microseconds (as packed), numerics by value and then by display scale (as packed).
+     * other number), strings by code point, timestamps and dates by time, uuids by their bytes unsigned, intervals by span and then by months, days and microseconds (as packed), numerics by value and then by display scale (as packed), jsonb in PostgreSQL's order and then by text (as packed).
      */
     public static final Comparator<Object> ORDER = Datums::compare;
 
@@ -28,6 +28,7 @@ public final class Datums {
         if (a instanceof java.time.LocalDate x && b instanceof java.time.LocalDate y) return x.compareTo(y);
         if (a instanceof dev.tandem.row.TimestampTz x && b instanceof dev.tandem.row.TimestampTz y) return Long.compare(x.micros(), y.micros());
         if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) return x.compareTo(y);
+        if (a instanceof dev.tandem.row.Jsonb x && b instanceof dev.tandem.row.Jsonb y) return x.compareTo(y);
         if (a instanceof java.util.UUID x && b instanceof java.util.UUID y) {
             int c = Long.compareUnsigned(x.getMostSignificantBits(), y.getMostSignificantBits());
             return c != 0 ? c : Long.compareUnsigned(x.getLeastSignificantBits(), y.getLeastSignificantBits());
@@ -41,7 +42,7 @@ public final class Datums {
 
     /**
      * SQL's comparison of two non-NULL values: {@link #compare}, but numerics by value alone ({@code 1.0 = 1.00}) and
-     * intervals by span alone ({@code 1 mon = 30 days}),
+     * intervals by span alone ({@code 1 mon = 30 days}), jsonb in PostgreSQL's order alone,
      * as PostgreSQL compares them.
      */
     public static int sqlCompare(Object a, Object b) {
@@ -50,6 +51,9 @@ public final class Datums {
         }
         if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) {
             return x.compareSpan(y);
+        }
+        if (a instanceof dev.tandem.row.Jsonb x && b instanceof dev.tandem.row.Jsonb y) {
+            return x.compareValue(y);
         }
         return compare(a, b);
     }

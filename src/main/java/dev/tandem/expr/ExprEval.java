@@ -1,6 +1,7 @@
 package dev.tandem.expr;
 
 import dev.tandem.row.DatumType;
+import dev.tandem.row.Jsonb;
 import dev.tandem.row.Timestamp;
 import dev.tandem.row.TimestampTz;
 import java.time.LocalDate;
@@ -103,6 +104,18 @@ final class ExprEval {
                 return v[1] instanceof Timestamp t ? (Object) new Timestamp(Datetimes.truncate((String) v[0], t.micros(), "timestamp without time zone"))
                         : (Object) new TimestampTz(Datetimes.truncate((String) v[0], ((TimestampTz) v[1]).micros(), "timestamp with time zone"));
             }
+            case JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT -> {
+                List<Object> v = new java.util.ArrayList<>(args.size());
+                for (Expr a : args) {
+                    v.add(eval(a, row));
+                }
+                return c.func() == Func.JSONB_BUILD_ARRAY ? Jsonbs.buildArray(v) : Jsonbs.buildObject(v);
+            }
+            case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
+                    JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_TO_NUMERIC, JSONB_TO_BOOL -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : jsonb(c.func(), v);
+            }
             case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : v[0] instanceof java.math.BigDecimal ? Numerics.apply(c.func(), v) : MathFunctions.apply(c.func(), v);
@@ -142,6 +155,23 @@ final class ExprEval {
             return substr((String) a, (Long) b, len);
         }
         return binary(c.func(), a, b);
+    }
+
+    private static Object jsonb(Func f, Object[] v) {
+        return switch (f) {
+            case JSONB_FIELD -> v[1] instanceof Long i ? Jsonbs.element((Jsonb) v[0], i) : Jsonbs.field((Jsonb) v[0], (String) v[1]);
+            case JSONB_FIELD_TEXT -> Jsonbs.text(v[1] instanceof Long i ? Jsonbs.element((Jsonb) v[0], i) : Jsonbs.field((Jsonb) v[0], (String) v[1]));
+            case JSONB_PATH -> Jsonbs.path((Jsonb) v[0], (String) v[1]);
+            case JSONB_PATH_TEXT -> Jsonbs.text(Jsonbs.path((Jsonb) v[0], (String) v[1]));
+            case JSONB_CONTAINS -> Jsonbs.contains((Jsonb) v[0], (Jsonb) v[1]);
+            case JSONB_EXISTS -> Jsonbs.exists((Jsonb) v[0], (String) v[1]);
+            case JSONB_CONCAT -> Jsonbs.concat((Jsonb) v[0], (Jsonb) v[1]);
+            case JSONB_TYPEOF -> Jsonbs.typeOf((Jsonb) v[0]);
+            case JSONB_ARRAY_LENGTH -> Jsonbs.arrayLength((Jsonb) v[0]);
+            case TO_JSONB -> Jsonbs.toJsonb(v[0]);
+            case JSONB_TO_NUMERIC, JSONB_TO_BOOL -> Jsonbs.cast((Jsonb) v[0], f == Func.JSONB_TO_BOOL, (String) v[1]);
+            default -> throw new IllegalStateException(f.name());
+        };
     }
 
     /** The arguments' values, or null when one is NULL. */
@@ -297,6 +327,7 @@ final class ExprEval {
                 case java.math.BigDecimal d -> d.toPlainString();
                 case TimestampTz t -> Datetimes.text(t);
                 case dev.tandem.row.Interval i -> Intervals.text(i);
+                case Jsonb j -> j.text();
                 default -> v.toString();
             };
         }
@@ -331,7 +362,7 @@ final class ExprEval {
                 case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
-            case STRING, UUID, INTERVAL -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
+            case STRING, UUID, INTERVAL, JSONB -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
 
@@ -365,6 +396,7 @@ final class ExprEval {
                 case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t);
                 case UUID -> Uuids.parse(s);
                 case INTERVAL -> Intervals.parse(s);
+                case JSONB -> Jsonbs.parse(s);
                 case STRING -> s;
             };
         } catch (IllegalArgumentException e) {

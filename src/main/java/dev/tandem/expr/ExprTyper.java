@@ -126,6 +126,29 @@ final class ExprTyper {
                 same(f, t, 0, t.size(), path);
                 yield t.get(0);
             }
+            case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_EXISTS -> {
+                all(f, t.subList(0, 1), 0, DatumType.JSONB, path);
+                boolean index = (f == Func.JSONB_FIELD || f == Func.JSONB_FIELD_TEXT) && t.get(1) == DatumType.INT64;
+                if (!index) {
+                    all(f, t.subList(1, 2), 1, DatumType.STRING, path);
+                }
+                yield f == Func.JSONB_EXISTS ? DatumType.BOOL
+                        : f == Func.JSONB_FIELD || f == Func.JSONB_PATH ? DatumType.JSONB : DatumType.STRING;
+            }
+            case JSONB_CONTAINS, JSONB_CONCAT -> {
+                all(f, t, 0, DatumType.JSONB, path);
+                yield f == Func.JSONB_CONTAINS ? DatumType.BOOL : DatumType.JSONB;
+            }
+            case JSONB_TYPEOF, JSONB_ARRAY_LENGTH -> {
+                all(f, t, 0, DatumType.JSONB, path);
+                yield f == Func.JSONB_TYPEOF ? DatumType.STRING : DatumType.INT64;
+            }
+            case TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT -> DatumType.JSONB;
+            case JSONB_TO_NUMERIC, JSONB_TO_BOOL -> {
+                all(f, t.subList(0, 1), 0, DatumType.JSONB, path);
+                all(f, t.subList(1, 2), 1, DatumType.STRING, path);
+                yield f == Func.JSONB_TO_BOOL ? DatumType.BOOL : DatumType.NUMERIC;
+            }
             case ERROR -> {
                 all(f, t, 0, DatumType.STRING, path);
                 yield c.type();
@@ -151,7 +174,7 @@ final class ExprTyper {
             case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
             case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
             case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
-            case UUID, INTERVAL -> false;
+            case UUID, INTERVAL, JSONB -> false;
             case STRING -> true;
         };
     }

@@ -52,6 +52,13 @@ import java.util.Locale;
  *       {@code div}(interval, N) → interval, as PostgreSQL computes them (see {@link Intervals}); {@code extract}(string field, date |
  *       timestamp | timestamptz) → numeric, PostgreSQL's {@code extract} (an unknown field is an error);
  *       {@code date_trunc}(string field, T) → T for T timestamp or timestamptz (in UTC).</li>
+ *   <li>jsonb, as PostgreSQL's (see {@link Jsonbs}): {@code jsonb_field jsonb_field_text}(jsonb, string key | int64 index) →
+ *       jsonb, string ({@code -> ->>}); {@code jsonb_path jsonb_path_text}(jsonb, string text-array literal) → jsonb, string
+ *       ({@code #> #>>}); {@code jsonb_contains}(jsonb, jsonb) → bool ({@code @>}); {@code jsonb_exists}(jsonb, string) → bool
+ *       ({@code ?}); {@code jsonb_concat}(jsonb, jsonb) → jsonb ({@code ||}); {@code jsonb_typeof}(jsonb) → string;
+ *       {@code jsonb_array_length}(jsonb) → int64; {@code to_jsonb}(T) → jsonb; {@code jsonb_build_array
+ *       jsonb_build_object}(T, ...) → jsonb, a NULL argument JSON's null; {@code jsonb_to_numeric jsonb_to_bool}(jsonb, string
+ *       type name) → numeric, bool: a jsonb number or boolean cast, an error naming the type for any other value.</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
  *   <li>{@code fit_int4 fit_int2}(int64) → int64: the value when it is in the range of PostgreSQL's
  *       {@code integer} (32 bits) or {@code smallint} (16 bits), else an error ({@code integer out of range},
@@ -73,6 +80,9 @@ public enum Func {
     ROUND(1, 1), ROUND_NUMERIC(1, 2), TRUNC(1, 2), FLOOR(1, 1), CEIL(1, 1), SIGN(1, 1), SQRT(1, 1), EXP(1, 1), LN(1, 1),
     LOG10(1, 1), POWER(2, 2), GREATEST(1, Integer.MAX_VALUE), LEAST(1, Integer.MAX_VALUE),
     EXTRACT(2, 2), DATE_TRUNC(2, 2),
+    JSONB_FIELD(2, 2), JSONB_FIELD_TEXT(2, 2), JSONB_PATH(2, 2), JSONB_PATH_TEXT(2, 2), JSONB_CONTAINS(2, 2), JSONB_EXISTS(2, 2),
+    JSONB_CONCAT(2, 2), JSONB_TYPEOF(1, 1), JSONB_ARRAY_LENGTH(1, 1), TO_JSONB(1, 1), JSONB_BUILD_ARRAY(0, Integer.MAX_VALUE),
+    JSONB_BUILD_OBJECT(0, Integer.MAX_VALUE), JSONB_TO_NUMERIC(2, 2), JSONB_TO_BOOL(2, 2),
     CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1);
 
     final int minArgs;

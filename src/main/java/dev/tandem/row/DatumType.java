@@ -18,7 +18,9 @@ public enum DatumType {
     /** PostgreSQL's {@code uuid}: a {@link java.util.UUID}, ordered as its 16 bytes unsigned. */
     UUID(9),
     /** PostgreSQL's {@code interval}: an {@link Interval} of months, days and microseconds. */
-    INTERVAL(10);
+    INTERVAL(10),
+    /** PostgreSQL's {@code jsonb}: a {@link Jsonb}, in PostgreSQL's normal form and order. */
+    JSONB(11);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
@@ -49,7 +51,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb");
     }
 
     static DatumType ofTag(byte tag) {
@@ -78,6 +80,7 @@ public enum DatumType {
             case TIMESTAMPTZ -> value instanceof TimestampTz;
             case UUID -> value instanceof java.util.UUID;
             case INTERVAL -> value instanceof Interval;
+            case JSONB -> value instanceof Jsonb;
         };
     }
 }

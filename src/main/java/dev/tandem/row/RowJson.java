@@ -80,6 +80,16 @@ public final class RowJson {
             case INTERVAL -> {
                 if (node.isString()) return Interval.parse(node.stringValue());
             }
+            case JSONB -> {
+                if (node.isString()) {
+                    try {
+                        return Jsonb.parse(node.stringValue());
+                    } catch (Jsonb.SyntaxError e) {
+                        throw new IllegalArgumentException("expected a jsonb as a JSON string of its text, got string '" + node.stringValue() + "' ("
+                                + e.getMessage() + ")");
+                    }
+                }
+            }
             case UUID -> {
                 if (node.isString()) {
                     try {
@@ -139,6 +149,7 @@ public final class RowJson {
         if (v instanceof TimestampTz t) return NODES.stringNode(t.toString());
         if (v instanceof java.util.UUID u) return NODES.stringNode(u.toString());
         if (v instanceof Interval i) return NODES.stringNode(i.toString());
+        if (v instanceof Jsonb j) return NODES.stringNode(j.text());
         throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
     }
 
@@ -215,6 +226,7 @@ public final class RowJson {
             case TimestampTz t -> out.string(t.toString());
             case java.util.UUID u -> out.string(u.toString());
             case Interval i -> out.string(i.toString());
+            case Jsonb j -> out.string(j.text());
             default -> throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
         }
     }

@@ -106,10 +106,22 @@ public final class RowPacker {
     }
 
     public RowPacker pushString(String v) {
-        byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
-        ensure(utf8.length * 2 + 3);
+        ensure(1);
         buf[len++] = DatumType.STRING.tag;
-        for (byte b : utf8) {
+        return escaped(v.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Pushes a jsonb: its order key then its text, each escaped as a string's bytes (see {@link Row}). */
+    public RowPacker pushJsonb(Jsonb v) {
+        ensure(1);
+        buf[len++] = DatumType.JSONB.tag;
+        escaped(v.sortKey());
+        return escaped(v.text().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private RowPacker escaped(byte[] bytes) {
+        ensure(bytes.length * 2 + 2);
+        for (byte b : bytes) {
             buf[len++] = b;
             if (b == 0) {
                 buf[len++] = (byte) 0xFF;
@@ -154,7 +166,7 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval} or null) of {@code type}. */
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb} or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -173,6 +185,7 @@ public final class RowPacker {
             case TIMESTAMPTZ -> pushTimestampTz(((TimestampTz) v).micros());
             case UUID -> pushUuid((java.util.UUID) v);
             case INTERVAL -> pushInterval((Interval) v);
+            case JSONB -> pushJsonb((Jsonb) v);
         };
     }
 

@@ -109,7 +109,7 @@ final class CalcitePlanner {
     /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(PgRegexOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql)))), PARSER).parseStmt();
+            return SqlParser.create(PgRegexOperators.rewrite(PgJsonbOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql))))), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw parseError(e);
         }
@@ -606,6 +606,8 @@ final class CalcitePlanner {
             new Rewrite("Illegal use of 'NULL'.*", SqlException.NOT_SUPPORTED,
                     "not supported: a NULL whose type cannot be inferred here (write CAST(NULL AS type))"),
             new Rewrite("No match found for function signature (.*)", SqlException.UNDEFINED_FUNCTION, "not supported: function $1"),
+            new Rewrite("Cannot apply '(IS (NOT )?DISTINCT FROM)' to arguments of type '(<VARIANT> .* <CHAR\\(\\d+\\)>|<CHAR\\(\\d+\\)> .* <VARIANT>)'.*",
+                    SqlException.NOT_SUPPORTED, "not supported: $1 of a jsonb and a quoted literal (cast the literal: '...'::jsonb)"),
             new Rewrite("(Cannot apply '.*' to arguments of type '.*')\\. Supported form.*", SqlException.UNDEFINED_FUNCTION, "$1"),
             new Rewrite("Cannot apply.*", SqlException.UNDEFINED_FUNCTION, null),
             new Rewrite("Illegal mixing of types.*|.*incompatible.*|Cannot infer.*|Type mismatch.*", SqlException.DATATYPE_MISMATCH, null));

@@ -111,7 +111,7 @@ final class PgCasts {
     }
 
     /** The index of the first token of the operand ending at token {@code k}. */
-    private static int operandStart(String sql, List<SqlLexer.Token> t, int k) {
+    static int operandStart(String sql, List<SqlLexer.Token> t, int k) {
         SqlLexer.Token last = t.get(k);
         int j;
         if (last.isPunct(")")) {

@@ -43,7 +43,23 @@ final class PgFunctions {
             (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
             OperandTypes.ANY, SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
+    /** PostgreSQL's cast to {@code jsonb} ({@code 'x'::jsonb}, {@code CAST(x AS jsonb)}), as {@link PgJsonbOperators} writes it. */
+    static final SqlFunction JSONB = jsonb("PG_JSONB", binding -> jsonbType(binding, true), OperandTypes.ANY);
+
     static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.of(
+            JSONB,
+            jsonb(PgJsonbOperators.FIELD, binding -> jsonbType(binding, true), OperandTypes.ANY_ANY),
+            jsonb(PgJsonbOperators.FIELD_TEXT, ReturnTypes.VARCHAR_NULLABLE, OperandTypes.ANY_ANY),
+            jsonb(PgJsonbOperators.PATH, binding -> jsonbType(binding, true), OperandTypes.ANY_ANY),
+            jsonb(PgJsonbOperators.PATH_TEXT, ReturnTypes.VARCHAR_NULLABLE, OperandTypes.ANY_ANY),
+            jsonb(PgJsonbOperators.CONTAINS, ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.ANY_ANY),
+            jsonb(PgJsonbOperators.CONTAINED, ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.ANY_ANY),
+            jsonb(PgJsonbOperators.EXISTS, ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.ANY_ANY),
+            jsonb("JSONB_TYPEOF", ReturnTypes.VARCHAR_NULLABLE, OperandTypes.ANY),
+            jsonb("JSONB_ARRAY_LENGTH", ReturnTypes.INTEGER_NULLABLE, OperandTypes.ANY),
+            jsonb("TO_JSONB", binding -> jsonbType(binding, binding.getOperandType(0).isNullable()), OperandTypes.ANY),
+            jsonb("JSONB_BUILD_ARRAY", binding -> jsonbType(binding, false), OperandTypes.VARIADIC),
+            jsonb("JSONB_BUILD_OBJECT", binding -> jsonbType(binding, false), OperandTypes.VARIADIC),
             text("CONCAT", OperandTypes.VARIADIC),
             text("CONCAT_WS", OperandTypes.variadic(SqlOperandCountRanges.from(1))),
             function("STRPOS", ReturnTypes.BIGINT_NULLABLE, OperandTypes.family(S, S)),
@@ -197,6 +213,17 @@ final class PgFunctions {
         };
     }
 
+    private static org.apache.calcite.rel.type.RelDataType jsonbType(org.apache.calcite.sql.SqlOperatorBinding binding, boolean nullable) {
+        return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(SqlTypes.JSONB), nullable);
+    }
+
+    /** A jsonb function or operator: its operands' types are checked when translated ({@link JsonbFunctions}); a NULL argument is text. */
+    private static SqlFunction jsonb(String name, SqlReturnTypeInference type, SqlOperandTypeChecker operands) {
+        return new SqlFunction(name, SqlKind.OTHER_FUNCTION, type,
+                (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
+                operands, SqlFunctionCategory.USER_DEFINED_FUNCTION);
+    }
+
     private static SqlFunction text(String name, SqlOperandTypeChecker operands) {
         return function(name, name.startsWith("CONCAT") ? ReturnTypes.VARCHAR : ReturnTypes.VARCHAR_NULLABLE, operands);
     }
@@ -243,6 +270,9 @@ final class PgFunctions {
             }
         }
         String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        if (name.equals("||") && ops.stream().anyMatch(o -> o.getType().getSqlTypeName() == SqlTypes.JSONB)) {
+            return JsonbFunctions.translate(t, PgJsonbOperators.CONCAT, ops, in);
+        }
         switch (name) {
             case "CONCAT", "CONCAT_WS" -> {
                 List<Expr> args = new ArrayList<>();
@@ -312,6 +342,11 @@ final class PgFunctions {
             }
             case "CLOCK_TIMESTAMP" -> throw SqlException.notSupported(
                     "clock_timestamp() (it changes within a statement; now() is the statement's time)");
+            case "PG_JSONB", PgJsonbOperators.FIELD, PgJsonbOperators.FIELD_TEXT, PgJsonbOperators.PATH, PgJsonbOperators.PATH_TEXT,
+                    PgJsonbOperators.CONTAINS, PgJsonbOperators.CONTAINED, PgJsonbOperators.EXISTS, PgJsonbOperators.CONCAT, "JSONB_TYPEOF",
+                    "JSONB_ARRAY_LENGTH", "TO_JSONB", "JSONB_BUILD_ARRAY", "JSONB_BUILD_OBJECT" -> {
+                return JsonbFunctions.translate(t, name, ops, in);
+            }
             case PG_EXTRACT, "DATE_PART", "PG_DATE_TRUNC" -> {
                 Expr field = t.rex(ops.get(0), in);
                 Expr x = t.rex(ops.get(1), in);

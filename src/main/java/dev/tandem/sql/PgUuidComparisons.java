@@ -20,8 +20,8 @@ import org.apache.calcite.sql2rel.SqlRexConvertlet;
 import org.apache.calcite.sql2rel.StandardConvertletTable;
 
 /**
- * A {@code uuid} or {@code interval} compared with a quoted literal ({@code u = 'a0eebc99-...'}, {@code iv < '1 day'}),
- * which Calcite's comparisons refuse: a
+ * A {@code uuid}, {@code interval} or {@code jsonb} compared with a quoted literal ({@code u = 'a0eebc99-...'},
+ * {@code iv < '1 day'}), and {@code ||} of a jsonb, which Calcite's operators refuse: a
  * comparison with a quoted operand is made one of these operators before validation ({@link #rewrite}); each types as
  * Calcite's own and also takes a uuid with a string, and converts back to Calcite's own ({@link #convertlet}), so that
  * {@link RelTranslator} reads the literal as a uuid, as it reads one compared with any other type.
@@ -34,7 +34,8 @@ final class PgUuidComparisons {
             SqlStdOperatorTable.LESS_THAN, operator(SqlStdOperatorTable.LESS_THAN),
             SqlStdOperatorTable.LESS_THAN_OR_EQUAL, operator(SqlStdOperatorTable.LESS_THAN_OR_EQUAL),
             SqlStdOperatorTable.GREATER_THAN, operator(SqlStdOperatorTable.GREATER_THAN),
-            SqlStdOperatorTable.GREATER_THAN_OR_EQUAL, operator(SqlStdOperatorTable.GREATER_THAN_OR_EQUAL));
+            SqlStdOperatorTable.GREATER_THAN_OR_EQUAL, operator(SqlStdOperatorTable.GREATER_THAN_OR_EQUAL),
+            SqlStdOperatorTable.CONCAT, concat());
 
     private PgUuidComparisons() {
     }
@@ -45,7 +46,8 @@ final class PgUuidComparisons {
             @Override
             public Void visit(SqlCall call) {
                 if (call instanceof SqlBasicCall b && b.getOperator() instanceof SqlBinaryOperator op && OPERATORS.containsKey(op)
-                        && (b.operand(0) instanceof SqlCharStringLiteral || b.operand(1) instanceof SqlCharStringLiteral)) {
+                        && (op == SqlStdOperatorTable.CONCAT || b.operand(0) instanceof SqlCharStringLiteral
+                                || b.operand(1) instanceof SqlCharStringLiteral)) {
                     b.setOperator(OPERATORS.get(op));
                 }
                 return super.visit(call);
@@ -70,9 +72,35 @@ final class PgUuidComparisons {
     private static boolean uuidWithString(RelDataType a, RelDataType b) {
         SqlTypeName x = a.getSqlTypeName();
         SqlTypeName y = b.getSqlTypeName();
-        boolean xs = x == SqlTypeName.UUID || SqlTypeName.INTERVAL_TYPES.contains(x);
-        boolean ys = y == SqlTypeName.UUID || SqlTypeName.INTERVAL_TYPES.contains(y);
+        boolean xs = x == SqlTypeName.UUID || x == SqlTypes.JSONB || SqlTypeName.INTERVAL_TYPES.contains(x);
+        boolean ys = y == SqlTypeName.UUID || y == SqlTypes.JSONB || SqlTypeName.INTERVAL_TYPES.contains(y);
         return xs && (y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR) || ys && (x == SqlTypeName.CHAR || x == SqlTypeName.VARCHAR);
+    }
+
+    /** {@code ||}, which also takes a jsonb on either side (PostgreSQL's {@code jsonb || jsonb}) and then answers a jsonb. */
+    private static SqlBinaryOperator concat() {
+        SqlBinaryOperator standard = SqlStdOperatorTable.CONCAT;
+        SqlOperandTypeChecker checker = WidenedOperands.of(standard, binding -> binding.getOperandType(0).getSqlTypeName() == SqlTypes.JSONB
+                || binding.getOperandType(1).getSqlTypeName() == SqlTypes.JSONB);
+        org.apache.calcite.sql.type.SqlReturnTypeInference type = binding -> {
+            RelDataType a = binding.getOperandType(0);
+            RelDataType b = binding.getOperandType(1);
+            if (a.getSqlTypeName() != SqlTypes.JSONB && b.getSqlTypeName() != SqlTypes.JSONB) {
+                return standard.getReturnTypeInference().inferReturnType(binding);
+            }
+            return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(SqlTypes.JSONB),
+                    a.isNullable() || b.isNullable());
+        };
+        return new SqlBinaryOperator(standard.getName(), standard.getKind(), standard.getLeftPrec(), true, type,
+                standard.getOperandTypeInference(), checker) {
+            @Override
+            public RelDataType deriveType(SqlValidator validator, SqlValidatorScope scope, SqlCall call) {
+                for (SqlNode operand : call.getOperandList()) {
+                    validator.deriveType(scope, operand);
+                }
+                return validateOperands(validator, scope, call);
+            }
+        };
     }
 
     private static SqlBinaryOperator operator(SqlBinaryOperator standard) {

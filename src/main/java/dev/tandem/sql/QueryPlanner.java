@@ -189,6 +189,7 @@ final class QueryPlanner {
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(0);
             case UUID -> new java.util.UUID(0, 0);
             case INTERVAL -> new dev.tandem.row.Interval(0, 0, 0);
+            case JSONB -> dev.tandem.row.Jsonb.of(dev.tandem.row.Jsonb.NULL);
         };
     }
 

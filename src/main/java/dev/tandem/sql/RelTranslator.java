@@ -394,6 +394,8 @@ final class RelTranslator {
             if (c instanceof Expr.Call call && call.func() == Func.EQ
                     && call.args().get(0) instanceof Expr.Col a && call.args().get(1) instanceof Expr.Col b
                     && concat.get(a.index()) == concat.get(b.index())
+                    // jsonb's SQL equality is not its datums' ('1.0' = '1.00'): a condition, never a key
+                    && concat.get(a.index()) != DatumType.JSONB
                     && (a.index() < nl) != (b.index() < nl)) {
                 int l = Math.min(a.index(), b.index());
                 int r = Math.max(a.index(), b.index()) - nl;
@@ -585,7 +587,8 @@ final class RelTranslator {
                     defaults.add(0L);
                 }
                 case SUM, SUM0, MIN, MAX -> {
-                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && (argType == DatumType.BOOL || argType == DatumType.UUID)) {
+                    if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && (argType == DatumType.BOOL || argType == DatumType.UUID
+                            || argType == DatumType.JSONB)) {
                         // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates) or of uuid
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
                                 "function " + kind.name().toLowerCase(Locale.ROOT) + "(" + SqlTypes.pgName(argType) + ") does not exist");
@@ -1060,6 +1063,9 @@ final class RelTranslator {
                 }
                 SqlTypeName fromSql = ops.get(0).getType().getSqlTypeName();
                 DatumType from = typeOf(a, in);
+                if (from == DatumType.JSONB && to != DatumType.JSONB && to != DatumType.STRING) {
+                    return JsonbFunctions.castFrom(a, call.getType().getSqlTypeName(), to);
+                }
                 if (to == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
                     // Tandem's cast writes these in its own notation (1.0, 2024-01-02T03:04:05Z), not PostgreSQL's
                     throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to text");

@@ -82,7 +82,11 @@ final class SqlErrors {
         return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
                 : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
                         || m.startsWith("invalid input syntax for type interval") ? "22007"
-                : m.startsWith("invalid input syntax for type uuid") ? SqlException.INVALID_TEXT
+                : m.startsWith("invalid input syntax for type uuid") || m.startsWith("invalid input syntax for type json")
+                        || m.startsWith("malformed array literal") ? SqlException.INVALID_TEXT
+                : m.startsWith("unsupported Unicode escape sequence") ? "22P05"
+                : m.startsWith("cannot get array length of") || m.startsWith("argument list must have even number")
+                        || m.contains(": key must not be null") || m.startsWith("cannot cast jsonb ") ? SqlException.INVALID_PARAMETER
                 : m.startsWith("interval field value out of range") ? "22015"
                 : m.startsWith("date/time field value out of range") || m.startsWith("date out of range")
                         || m.startsWith("timestamp out of range") || m.startsWith("interval out of range") ? "22008"

@@ -31,6 +31,7 @@ final class SqlTypes {
             case "date" -> DatumType.DATE;
             case "uuid" -> DatumType.UUID;
             case "interval" -> DatumType.INTERVAL;
+            case "jsonb" -> DatumType.JSONB;
             case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_with_local_time_zone" -> DatumType.TIMESTAMPTZ;
             default -> null;
         };
@@ -51,6 +52,7 @@ final class SqlTypes {
             case TIMESTAMP -> DatumType.TIMESTAMP;
             case DATE -> DatumType.DATE;
             case UUID -> DatumType.UUID;
+            case VARIANT -> DatumType.JSONB;
             case TIMESTAMP_TZ, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> DatumType.TIMESTAMPTZ;
             case NULL -> null;
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
@@ -63,6 +65,9 @@ final class SqlTypes {
      */
     static final int NUMERIC_PRECISION = 1000;
     static final int NUMERIC_SCALE = 0;
+
+    /** Calcite's type of a {@code jsonb} (Calcite has no JSON type; Tandem has no other variant). */
+    static final SqlTypeName JSONB = SqlTypeName.VARIANT;
 
     /** Calcite's type of a {@code timestamp with time zone}: an instant, as PostgreSQL's is. */
     static final SqlTypeName TIMESTAMPTZ = SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
@@ -86,6 +91,7 @@ final class SqlTypes {
             case TIMESTAMPTZ -> f.createSqlType(TIMESTAMPTZ, 6);
             case UUID -> f.createSqlType(SqlTypeName.UUID);
             case INTERVAL -> interval(f);
+            case JSONB -> f.createSqlType(JSONB);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -103,6 +109,7 @@ final class SqlTypes {
             case TIMESTAMPTZ -> "timestamp with time zone";
             case UUID -> "uuid";
             case INTERVAL -> "interval";
+            case JSONB -> "jsonb";
         };
     }
 
@@ -209,6 +216,11 @@ final class SqlTypes {
                     case String s -> dev.tandem.expr.Uuids.parse(s);
                     default -> throw mismatch(v, t);
                 };
+                case JSONB -> switch (v) {
+                    case dev.tandem.row.Jsonb j -> j;
+                    case String s -> dev.tandem.expr.Jsonbs.parse(s);
+                    default -> throw mismatch(v, t);
+                };
             };
         } catch (dev.tandem.expr.EvalError e) {
             throw SqlErrors.evaluation(e.getMessage());
@@ -286,6 +298,7 @@ final class SqlTypes {
             case TimestampTz ts -> "timestamp with time zone";
             case java.util.UUID u -> "uuid";
             case dev.tandem.row.Interval i -> "interval";
+            case dev.tandem.row.Jsonb j -> "jsonb";
             default -> v.getClass().getSimpleName();
         };
     }

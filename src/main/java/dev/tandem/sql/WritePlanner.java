@@ -452,6 +452,9 @@ final class WritePlanner {
         if (to == DatumType.INTERVAL) {
             return PgFunctions.INTERVAL.createCall(e.getParserPosition(), value);
         }
+        if (to == DatumType.JSONB) {
+            return PgFunctions.JSONB.createCall(e.getParserPosition(), value);
+        }
         SqlTypeName type = switch (to) {
             case INT64 -> SqlTypeName.BIGINT;
             case FLOAT64 -> SqlTypeName.DOUBLE;
@@ -463,6 +466,7 @@ final class WritePlanner {
             case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
             case UUID -> SqlTypeName.UUID;
             case INTERVAL -> throw new IllegalStateException("an interval is assigned by pg_interval");
+            case JSONB -> throw new IllegalStateException("a jsonb is assigned by pg_jsonb");
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));

@@ -115,6 +115,7 @@ class ChangeJsonProperties {
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(random.nextLong(-62_135_596_800_000_000L, 253_402_300_799_999_999L));
             case UUID -> new java.util.UUID(random.nextLong(), random.nextLong());
             case INTERVAL -> new dev.tandem.row.Interval(random.nextInt(), random.nextInt(), random.nextLong());
+            case JSONB -> dev.tandem.row.Jsonb.of(java.util.Map.of(string(random), java.util.List.of(random.nextLong(), string(random))));
         };
     }
 

@@ -73,6 +73,7 @@ public final class SqlTranslator {
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
             case UUID -> "UUID";
             case INTERVAL -> "INTERVAL";
+            case JSONB -> throw new UnsupportedOperationException("jsonb has no translation (random plans have no jsonb columns)");
         };
     }
 
@@ -243,6 +244,9 @@ public final class SqlTranslator {
                 List<String> a = new ArrayList<>();
                 c.args().forEach(x -> a.add(expr(x, column)));
                 yield switch (c.func()) {
+                    case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
+                            JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT, JSONB_TO_NUMERIC, JSONB_TO_BOOL ->
+                            throw new UnsupportedOperationException("jsonb functions have no translation");
                     case EQ -> bin(a, "=");
                     case NEQ -> bin(a, "<>");
                     case LT -> bin(a, "<");
@@ -295,6 +299,7 @@ public final class SqlTranslator {
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE '" + v + "'";
             case UUID -> "CAST('" + v + "' AS UUID)";
             case INTERVAL -> "CAST('" + v + "' AS INTERVAL)";
+            case JSONB -> throw new UnsupportedOperationException("jsonb has no translation");
         };
     }
 
@@ -328,7 +333,7 @@ public final class SqlTranslator {
                                 case NUMERIC -> java.sql.Types.NUMERIC;
                                 case DATE -> java.sql.Types.DATE;
                                 case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
-                                case UUID, INTERVAL -> java.sql.Types.OTHER;
+                                case UUID, INTERVAL, JSONB -> java.sql.Types.OTHER;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
@@ -369,6 +374,7 @@ public final class SqlTranslator {
                         }
                         case UUID -> rs.getObject(i + 1, java.util.UUID.class);
                         case INTERVAL -> throw new UnsupportedOperationException("intervals have no translation");
+                        case JSONB -> throw new UnsupportedOperationException("jsonb has no translation");
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

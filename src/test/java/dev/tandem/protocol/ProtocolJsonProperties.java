@@ -169,6 +169,8 @@ class ProtocolJsonProperties {
             case UUID -> Combinators.combine(Arbitraries.longs(), Arbitraries.longs()).as((a, b) -> (Object) new java.util.UUID(a, b));
             case INTERVAL -> Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), Arbitraries.longs())
                     .as((m, d, u) -> (Object) new dev.tandem.row.Interval(m, d, u));
+            case JSONB -> Arbitraries.of("null", "1.50", "\"a\\u0001\"", "[]", "{}", "[1, [2, {\"a\": true}]]", "{\"b\": null, \"aa\": -1e3}")
+                    .map(s -> (Object) dev.tandem.row.Jsonb.parse(s));
         };
         return v.injectNull(0.15);
     }

@@ -40,6 +40,7 @@ class RowEncodingProperties {
                     Arbitraries.oneOf(Arbitraries.integers().between(-100, 100), Arbitraries.of(0, 30, -30, Integer.MIN_VALUE, Integer.MAX_VALUE)),
                     Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, Interval.MICROS_PER_DAY, -Interval.MICROS_PER_DAY, Long.MIN_VALUE, Long.MAX_VALUE)))
                     .as((m, d, u) -> (Object) new Interval(m, d, u));
+            case JSONB -> JsonbProperties.documents().map(j -> (Object) j);
             case UUID -> Combinators.combine(Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)),
                     Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)))
                     .as((a, b) -> (Object) new java.util.UUID(a, b));

@@ -59,6 +59,7 @@ final class PgValues {
             case NUMERIC -> numeric(text);
             case DATE, TIMESTAMPTZ, INTERVAL -> dev.tandem.sql.SqlValues.parse(text, type);
             case UUID -> java.util.UUID.fromString(text);
+            case JSONB -> dev.tandem.row.Jsonb.parse(text);
         };
     }
 

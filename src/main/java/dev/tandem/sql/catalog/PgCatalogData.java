@@ -89,6 +89,7 @@ final class PgCatalogData {
                 new PgType(1700, "numeric", -1, false, "N", false, 1231, 0, "numeric_in", "i", 0),
                 new PgType(1186, "interval", 16, false, "T", true, 1187, 0, "interval_in", "d", 0),
                 new PgType(2950, "uuid", 16, false, "U", false, 2951, 0, "uuid_in", "c", 0),
+                new PgType(3802, "jsonb", -1, false, "U", false, 3807, 0, "jsonb_in", "i", 0),
                 new PgType(2205, "regclass", 4, true, "N", false, 2210, 0, "regclassin", "i", 0));
         List<PgType> all = new ArrayList<>(base);
         for (PgType t : base) {
@@ -738,6 +739,7 @@ final class PgCatalogData {
             case 1700 -> "numeric";
             case 1114 -> "timestamp without time zone";
             case 1184 -> "timestamp with time zone";
+            case 3802 -> "jsonb";
             default -> TYPE_BY_OID.containsKey(type) && TYPE_BY_OID.get(type).category().equals("A") ? "ARRAY" : "USER-DEFINED";
         };
         Long precision = switch ((int) type) {

@@ -37,6 +37,7 @@ public final class PgOids {
     public static final int DATE = 1082;
     public static final int INTERVAL = 1186;
     public static final int UUID = 2950;
+    public static final int JSONB = 3802;
     public static final int NUMERIC = 1700;
 
     /** The database's OID ({@code pg_database.oid} of the one database, {@code tandem}). */
@@ -94,6 +95,7 @@ public final class PgOids {
             case TIMESTAMPTZ -> TIMESTAMPTZ;
             case UUID -> UUID;
             case INTERVAL -> INTERVAL;
+            case JSONB -> JSONB;
         };
     }
 }
