@@ -25,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -259,7 +258,7 @@ final class PgSession {
      * Describe, Execute, Close) are held and sent with what follows them — at the latest with the Sync's
      * ReadyForQuery or a Flush — as PostgreSQL sends them: one write a statement, not one a message.
      */
-    Flux<ByteBuf> handle(PgMessage m) {
+    Flux<ByteBuf> handle(FrontendMessage m) {
         Flux<ByteBuf> out = answer(m);
         if (started && HELD_STEPS.indexOf(m.type()) >= 0) {
             if (out instanceof Callable<?> now) {
@@ -301,7 +300,7 @@ final class PgSession {
     /** Answers held until the next Sync or Flush. */
     private final List<ByteBuf> held = new ArrayList<>();
 
-    private Flux<ByteBuf> answer(PgMessage m) {
+    private Flux<ByteBuf> answer(FrontendMessage m) {
         try {
             org.reactivestreams.Publisher<ByteBuf> answer = dispatch(m);
             if (answer instanceof Fuseable.ScalarCallable<?> now) {
@@ -361,7 +360,7 @@ final class PgSession {
      * The answer to a failure that is no SQL error (a bug): {@code XX000} without the stack, which goes to
      * the log; a simple query is then ready for the next, an extended-protocol step skips to Sync.
      */
-    private ByteBuf unexpected(PgMessage m, Throwable e) {
+    private ByteBuf unexpected(FrontendMessage m, Throwable e) {
         return refused(m, internal(e));
     }
 
@@ -369,7 +368,7 @@ final class PgSession {
      * The answer to a message refused with {@code e} (a malformed field, a bad encoding): the error, then
      * a simple query is ready for the next, and an extended-protocol step skips to Sync, as in PostgreSQL.
      */
-    private ByteBuf refused(PgMessage m, SqlException e) {
+    private ByteBuf refused(FrontendMessage m, SqlException e) {
         PgWriter w = new PgWriter().error(e, 0);
         sql.fail();
         if (m.type() == 'Q') {
@@ -406,50 +405,59 @@ final class PgSession {
         return status();
     }
 
-    private org.reactivestreams.Publisher<ByteBuf> dispatch(PgMessage m) {
-        if (m.type() == PgMessage.TOO_LARGE) {
-            throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
-        }
-        if (m.type() == PgMessage.INVALID) {
-            throw new Close(new PgWriter().error("FATAL", "08P01", new String(m.body(), StandardCharsets.UTF_8), 0).buffer());
-        }
-        if (m.type() == PgMessage.SSL_REQUEST || m.type() == PgMessage.GSS_REQUEST) {
-            return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
+    private org.reactivestreams.Publisher<ByteBuf> dispatch(FrontendMessage m) {
+        switch (m) {
+            case FrontendMessage.TooLarge t ->
+                throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
+            case FrontendMessage.Invalid i -> throw new Close(new PgWriter().error("FATAL", "08P01", i.reason(), 0).buffer());
+            case FrontendMessage.SslRequest r -> {
+                return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
+            }
+            case FrontendMessage.GssEncRequest r -> {
+                return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
+            }
+            default -> {
+            }
         }
         if (!started) {
             if (awaitingPassword != null) {
-                if (m.type() != 'p') {
+                if (!(m instanceof FrontendMessage.PasswordMessage p)) {
                     throw new Close(new PgWriter().error("FATAL", "08P01", "expected a " + (scram != null ? "SASL response" : "password message")
                             + ", got '" + printable(m.type()) + "'", 0).buffer());
                 }
                 if (scram != null && !scram.started()) {
-                    return sasl(m.body());
+                    return sasl(p.body());
                 }
                 if (scram != null) {
-                    return throttled(() -> sasl(m.body()));
+                    return throttled(() -> sasl(p.body()));
                 }
                 // (read here: a malformed password message ends the start-up with 08P01, unthrottled)
-                String password = new PgReader(m.body()).cstringReplacing();
+                String password = new PgReader(p.body()).cstringReplacing();
                 return throttled(() -> password(password));
             }
-            if (m.type() != PgMessage.STARTUP) {
-                throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
-            }
-            return startup(m.body());
+            return switch (m) {
+                case FrontendMessage.StartupMessage s -> startup(s);
+                case FrontendMessage.CancelRequest c -> {
+                    sessions.cancel(c.pid(), c.secret());
+                    yield Mono.error(new Close(null));
+                }
+                case FrontendMessage.Malformed bad when bad.type() == FrontendMessage.STARTUP -> throw bad.error();
+                default -> throw new Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
+            };
         }
-        if (skipToSync && m.type() != 'S' && m.type() != 'X' && m.type() != 'Q') {
+        char type = m.type();
+        if (skipToSync && type != 'S' && type != 'X' && type != 'Q') {
             return Mono.empty();
         }
-        PgReader in = new PgReader(m.body());
         if (copyIn != null || discardCopy) {
             Mono<ByteBuf> copying = copying(m);
             if (copying != null) {
                 return copying;
             }
         }
-        return switch (m.type()) {
-            case 'Q' -> {
-                String text = in.cstring();
+        return switch (m) {
+            case FrontendMessage.Query q -> {
+                String text = q.text();
                 noteQuery(text);
                 if (SqlEngine.copiesIn(text)) {
                     yield copyInStart(text);
@@ -464,12 +472,13 @@ final class PgSession {
                 yield SUBSCRIBE.matcher(text).find() ? streamingQuery(text).doOnTerminate(endOfTransaction)
                         : simpleQuery(text).doOnTerminate(endOfTransaction);
             }
-            case 'P' -> guardedLater(() -> parse(in));
-            case 'B' -> guarded(() -> bind(in));
-            case 'D' -> guarded(() -> describe(in));
-            case 'E' -> execute(in);
-            case 'C' -> guarded(() -> close(in));
-            case 'S' -> {
+            case FrontendMessage.Malformed bad -> throw bad.error();
+            case FrontendMessage.Parse p -> guardedLater(() -> parse(p));
+            case FrontendMessage.Bind b -> guarded(() -> bind(b));
+            case FrontendMessage.Describe d -> guarded(() -> describe(d));
+            case FrontendMessage.Execute e -> execute(e);
+            case FrontendMessage.Close c -> guarded(() -> close(c));
+            case FrontendMessage.Sync s -> {
                 skipToSync = false;
                 // a Sync outside a transaction block ends its implicit transaction, and with it the portals; inside
                 // BEGIN ... COMMIT they live on until the block ends (a fetch size reads one in several Executes)
@@ -478,13 +487,20 @@ final class PgSession {
                 }
                 yield Mono.just(new PgWriter().readyForQuery(status()).buffer());
             }
-            case 'H' -> Mono.empty();
-            case 'X' -> Mono.error(new Close(null));
-            case 'd', 'c', 'f' -> guarded(() -> {
-                throw SqlException.notSupported("COPY");
-            });
-            default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + printable(m.type()) + "'", 0).buffer());
+            case FrontendMessage.Flush f -> Mono.empty();
+            case FrontendMessage.Terminate x -> Mono.error(new Close(null));
+            case FrontendMessage.CopyData d -> notSupportedCopy();
+            case FrontendMessage.CopyDone d -> notSupportedCopy();
+            case FrontendMessage.CopyFail d -> notSupportedCopy();
+            default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + printable(type) + "'", 0).buffer());
         };
+    }
+
+    /** A COPY message outside a COPY FROM STDIN. */
+    private Mono<ByteBuf> notSupportedCopy() {
+        return guarded(() -> {
+            throw SqlException.notSupported("COPY");
+        });
     }
 
     // ------------------------------------------------------------------ COPY FROM STDIN
@@ -506,20 +522,20 @@ final class PgSession {
      * A message while a COPY FROM STDIN runs (or after it failed): CopyData taken, CopyDone ending it with
      * its write, CopyFail abandoning it; Sync and Flush ignored; null for any other message.
      */
-    private Mono<ByteBuf> copying(PgMessage m) {
-        return switch (m.type()) {
-            case 'd' -> {
+    private Mono<ByteBuf> copying(FrontendMessage m) {
+        return switch (m) {
+            case FrontendMessage.CopyData d -> {
                 if (discardCopy) {
                     yield Mono.empty();
                 }
                 try {
-                    copyIn.data(m.body());
+                    copyIn.data(d.data());
                     yield Mono.empty();
                 } catch (RuntimeException e) {
                     yield Mono.just(copyFailed(internal(e)));
                 }
             }
-            case 'c' -> {
+            case FrontendMessage.CopyDone d -> {
                 if (discardCopy) {
                     discardCopy = false;
                     yield Mono.empty();
@@ -533,15 +549,19 @@ final class PgSession {
                             return new PgWriter().error(internal(e), 0).readyForQuery(status()).buffer();
                         }));
             }
-            case 'f' -> {
+            case FrontendMessage.CopyFail f -> {
                 if (discardCopy) {
                     discardCopy = false;
                     yield Mono.empty();
                 }
-                String why = new PgReader(m.body()).cstringReplacing();
+                if (f.malformed() != null) {
+                    throw f.malformed();
+                }
+                String why = f.reason();
                 yield Mono.just(copyFailed(new SqlException(SqlException.CANCELED, "COPY from stdin failed: " + why)));
             }
-            case 'S', 'H' -> Mono.empty();
+            case FrontendMessage.Sync s -> Mono.empty();
+            case FrontendMessage.Flush h -> Mono.empty();
             default -> {
                 copyIn = null;
                 discardCopy = false;
@@ -560,24 +580,13 @@ final class PgSession {
 
     // ------------------------------------------------------------------ start-up
 
-    private Mono<ByteBuf> startup(byte[] body) {
-        PgReader in = new PgReader(body);
-        int code = in.int32();
-        if (code == PgDecoder.CANCEL_CODE) {
-            int targetPid = in.int32();
-            int targetSecret = in.int32();
-            sessions.cancel(targetPid, targetSecret);
-            return Mono.error(new Close(null));
-        }
+    private Mono<ByteBuf> startup(FrontendMessage.StartupMessage m) {
+        int code = m.protocol();
         if (code >> 16 != 3) {
             throw new Close(new PgWriter().error("FATAL", "0A000", "unsupported frontend protocol " + (code >> 16) + "." + (code & 0xffff)
                     + ": Tandem speaks protocol 3.0", 0).buffer());
         }
-        Map<String, String> params = new LinkedHashMap<>();
-        while (in.remaining() > 1) {
-            String k = in.cstringReplacing();
-            params.put(k, in.cstringReplacing());
-        }
+        Map<String, String> params = m.parameters();
         String user = params.getOrDefault("user", "");
         if (user.isEmpty()) {
             throw new Close(new PgWriter().error("FATAL", "28000", "no user name given in the start-up packet", 0).buffer());
@@ -1047,15 +1056,10 @@ final class PgSession {
         });
     }
 
-    private Mono<ByteBuf> parse(PgReader in) {
-        String name = in.cstring();
-        String query = in.cstring();
-        int n = in.count(4);
-        int[] oids = new int[n];
-        for (int i = 0; i < n; i++) {
-            oids[i] = in.int32();
-        }
-        in.end();
+    private Mono<ByteBuf> parse(FrontendMessage.Parse m) {
+        String name = m.name();
+        String query = m.text();
+        int[] oids = m.parameterOids();
         if (!name.isEmpty()) {
             if (statements.containsKey(name)) {
                 throw new SqlException("42P05", "prepared statement \"" + name + "\" already exists");
@@ -1088,19 +1092,23 @@ final class PgSession {
         return new PgWriter().simple('1').buffer();
     }
 
-    private ByteBuf bind(PgReader in) {
-        String portal = in.cstring();
-        String name = in.cstring();
+    /**
+     * Binds a portal, checking the message's fields in PostgreSQL's order: a body that ends early is refused
+     * only when its missing field is reached ({@link FrontendMessage.Bind}).
+     */
+    private ByteBuf bind(FrontendMessage.Bind m) {
+        String portal = m.portal();
+        String name = m.statement();
         Prepared p = statements.get(name);
         if (p == null) {
             throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
         }
-        int nf = in.count(2);
-        short[] formats = new short[nf];
-        for (int i = 0; i < nf; i++) {
-            formats[i] = (short) in.int16();
+        short[] formats = m.parameterFormats();
+        if (formats == null) {
+            throw m.malformed();
         }
-        int np = in.uint16();
+        int nf = formats.length;
+        int np = m.parameterCount();
         if (nf > 1 && nf != np) {
             throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nf + " parameter formats but " + np + " parameters");
         }
@@ -1111,8 +1119,10 @@ final class PgSession {
                     + "\" requires " + types.size());
         }
         for (int i = 0; i < np; i++) {
-            int len = in.int32();
-            byte[] b = len == -1 ? null : in.bytes(len);
+            if (i >= m.valuesRead()) {
+                throw m.malformed();
+            }
+            byte[] b = m.values()[i];
             int format = nf == 0 ? 0 : nf == 1 ? formats[0] : formats[i];
             if (format != 0 && format != 1) {
                 throw new SqlException(INVALID_PARAMETER_VALUE, "unsupported format code: " + format);
@@ -1127,15 +1137,19 @@ final class PgSession {
                 params.add(PgWriter.decodeBinary(b, oid));
             }
         }
-        int nr = in.count(2);
-        short[] results = new short[nr];
+        short[] results = m.resultFormats();
+        if (results == null) {
+            throw m.malformed();
+        }
+        int nr = results.length;
         for (int i = 0; i < nr; i++) {
-            results[i] = (short) in.int16();
             if (results[i] != 0 && results[i] != 1) {
                 throw new SqlException(INVALID_PARAMETER_VALUE, "unsupported format code: " + results[i]);
             }
         }
-        in.end();
+        if (m.malformed() != null) {
+            throw m.malformed();
+        }
         List<SqlColumn> columns = p.columns();
         if (nr > 1 && columns != null && nr != columns.size()) {
             throw new SqlException(PROTOCOL_VIOLATION, "bind message has " + nr + " result formats but query has " + columns.size() + " columns");
@@ -1152,10 +1166,9 @@ final class PgSession {
         return new PgWriter().simple('2').buffer();
     }
 
-    private ByteBuf describe(PgReader in) {
-        char kind = (char) in.int8();
-        String name = in.cstring();
-        in.end();
+    private ByteBuf describe(FrontendMessage.Describe m) {
+        char kind = m.kind();
+        String name = m.name();
         if (kind != 'S' && kind != 'P') {
             throw new SqlException(PROTOCOL_VIOLATION, "invalid DESCRIBE message subtype " + (int) kind);
         }
@@ -1176,10 +1189,9 @@ final class PgSession {
         return (cols == null ? w.simple('n') : w.rowDescription(cols, portal::format)).buffer();
     }
 
-    private Mono<ByteBuf> execute(PgReader in) {
-        String name = in.cstring();
-        int maxRows = in.int32();
-        in.end();
+    private Mono<ByteBuf> execute(FrontendMessage.Execute m) {
+        String name = m.portal();
+        int maxRows = m.maxRows();
         Portal portal = portals.get(name);
         if (portal == null) {
             return guarded(() -> {
@@ -1221,10 +1233,9 @@ final class PgSession {
         });
     }
 
-    private ByteBuf close(PgReader in) {
-        char kind = (char) in.int8();
-        String name = in.cstring();
-        in.end();
+    private ByteBuf close(FrontendMessage.Close m) {
+        char kind = m.kind();
+        String name = m.name();
         if (kind != 'S' && kind != 'P') {
             throw new SqlException(PROTOCOL_VIOLATION, "invalid CLOSE message subtype " + (int) kind);
         }

@@ -96,6 +96,29 @@ class PgWireMalformedMessageTest {
     }
 
     @Test
+    void bindOfAnUnknownStatementIsRefusedBeforeItsTruncatedFieldsAreRead() throws IOException {
+        assertRefused("26000", "prepared statement \"nope\" does not exist", frame('B', concat(cstring(""), cstring("nope"), int16(3))));
+    }
+
+    @Test
+    void bindWithTheWrongNumberOfParametersIsRefusedBeforeItsTruncatedValuesAreRead() throws IOException {
+        assertRefused("08P01", "bind message supplies 2 parameters, but prepared statement \"one\" requires 1",
+                frame('B', concat(cstring(""), cstring("one"), int16(0), int16(2), int32(5))));
+    }
+
+    @Test
+    void aBadParameterFormatIsRefusedBeforeTheTruncatedValueAfterIt() throws IOException {
+        assertRefused("22023", "unsupported format code: 7",
+                frame('B', concat(cstring(""), cstring("three"), int16(3), int16(7), int16(0), int16(0), int16(3), int32(1), new byte[] {'1'}, int32(9))));
+    }
+
+    @Test
+    void aBadResultFormatIsRefusedBeforeBytesAfterTheLastField() throws IOException {
+        assertRefused("22023", "unsupported format code: 7",
+                frame('B', concat(cstring(""), cstring("columns"), int16(0), int16(0), int16(1), int16(7), new byte[] {1})));
+    }
+
+    @Test
     void bindWithAParameterLengthBelowMinusOne() throws IOException {
         assertRefused("08P01", "insufficient data left in message",
                 frame('B', concat(cstring(""), cstring("one"), int16(0), int16(1), int32(-2), int16(0))));
