@@ -37,6 +37,7 @@ final class PgExtendedProtocol {
      */
     static final int MAX_NAMED = 1_000;
 
+    /** A prepared statement: its plan (or its catalog query, or neither for an empty one), the parameter types the client gave, its text. */
     private record Prepared(SqlStatement statement, CatalogQuery canned, int[] paramOids, String text) {
         List<SqlColumn> columns() {
             return canned != null ? canned.columns() : statement == null ? null : statement.columns();
@@ -63,6 +64,7 @@ final class PgExtendedProtocol {
         }
     }
 
+    /** A portal: a bound statement, its parameters and result formats, and its result as far as Executes have sent it. */
     private static final class Portal {
         final Prepared prepared;
         final List<Object> params;

@@ -355,17 +355,20 @@ final class PgSession {
      * goes to the simple or the extended protocol.
      */
     private org.reactivestreams.Publisher<ByteBuf> dispatch(FrontendMessage m) {
-        switch (m) {
-            case FrontendMessage.TooLarge t ->
-                throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
-            case FrontendMessage.Invalid i -> throw new Close(new PgWriter().error("FATAL", "08P01", i.reason(), 0).buffer());
-            case FrontendMessage.SslRequest r -> {
-                return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
-            }
-            case FrontendMessage.GssEncRequest r -> {
-                return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
-            }
-            default -> {
+        if (m.type() < ' ') {
+            // the pseudo-types of the start-up packets and of a broken stream (no message after start-up has a control-character type)
+            switch (m) {
+                case FrontendMessage.TooLarge t ->
+                    throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
+                case FrontendMessage.Invalid i -> throw new Close(new PgWriter().error("FATAL", "08P01", i.reason(), 0).buffer());
+                case FrontendMessage.SslRequest r -> {
+                    return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
+                }
+                case FrontendMessage.GssEncRequest r -> {
+                    return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
+                }
+                default -> {
+                }
             }
         }
         if (!startup.started()) {
