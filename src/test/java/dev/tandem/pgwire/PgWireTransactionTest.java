@@ -46,6 +46,8 @@ class PgWireTransactionTest extends TrustedPgWireServer {
     @Test
     void jdbcCommitsAndRollsBackBlocks() throws SQLException {
         try (Connection c = connect(); Connection other = connect(); Statement s = c.createStatement(); Statement o = other.createStatement()) {
+            // the other connection reads strict serializable: it must see each write acknowledged to this one
+            o.execute("SET transaction_isolation = 'strict serializable'");
             s.execute("CREATE TABLE jt (id bigint PRIMARY KEY, v text)");
             s.execute("INSERT INTO jt VALUES (1, 'a'), (2, 'b')");
             c.setAutoCommit(false);
