@@ -30,6 +30,7 @@ public record Problem(int status, String type, String title, String detail, long
             case ApiException a -> of(a.status(), slug(a.status()), a.getMessage());
             case ControllerException c -> ofController(c);
             case UniqueViolationException u -> of(HttpStatus.CONFLICT, "unique-violation", u.getMessage() + ": " + u.detail(Object::toString));
+            case dev.tandem.controller.CheckViolationException c -> of(HttpStatus.UNPROCESSABLE_CONTENT, "check-violation", c.getMessage());
             case StorageFullException f -> new Problem(507, TYPE_PREFIX + "insufficient-storage", "Insufficient Storage", f.getMessage(), 5);
             case LogUnavailableException l -> new Problem(503, TYPE_PREFIX + "log-unavailable", "Service Unavailable", l.getMessage(), 1);
             case DataBufferLimitException d -> of(HttpStatus.CONTENT_TOO_LARGE, "body-too-large",

@@ -324,6 +324,15 @@ final class Catalog {
                         }
                     });
                 }
+                if (!t.checks().isEmpty()) {
+                    var checks = n.putArray("checks");
+                    for (CatalogEntry.Check c : t.checks()) {
+                        ObjectNode cn = checks.addObject();
+                        cn.put("name", c.name());
+                        cn.put("text", c.text());
+                        cn.set("expr", dev.tandem.expr.ExprJson.write(c.expr()));
+                    }
+                }
                 if (!t.declared().isEmpty()) {
                     ObjectNode declared = n.putObject("declared");
                     new java.util.TreeMap<>(t.declared()).forEach((column, type) -> declared.put(column, type.sqlName()));
@@ -373,7 +382,14 @@ final class Catalog {
                         declared.put(d.getKey(), DeclaredType.parse(d.getValue().asString()));
                     }
                 }
-                yield new CatalogEntry.Table(id, name, schema, keys, defaults, declared);
+                List<CatalogEntry.Check> checks = new ArrayList<>();
+                if (n.has("checks")) {
+                    for (JsonNode c : n.get("checks")) {
+                        checks.add(new CatalogEntry.Check(c.get("name").asString(), c.get("text").asString(),
+                                dev.tandem.expr.ExprJson.parse(c.get("expr"), "checks.expr")));
+                    }
+                }
+                yield new CatalogEntry.Table(id, name, schema, keys, defaults, declared, checks);
             }
             case "view" -> new CatalogEntry.View(id, name, PlanJson.parse(n.get("plan"), "plan"), schema);
             case "index" -> {

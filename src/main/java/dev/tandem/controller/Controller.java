@@ -300,6 +300,9 @@ public final class Controller implements AutoCloseable {
                 }
             }
         }
+        if (checks.size() > 64) {
+            throw ControllerException.invalid("a table has at most 64 check constraints, not " + checks.size());
+        }
         java.util.Set<String> checkNames = new java.util.HashSet<>();
         for (CatalogEntry.Check c : checks) {
             if (c.name() == null || !checkNames.add(c.name())) {

@@ -113,10 +113,14 @@ final class DdlPlanner {
         List<CatalogEntry.Key> keys = new ArrayList<>();
         java.util.Map<String, Object> defaults = new java.util.HashMap<>();
         java.util.Map<String, DeclaredType> declared = new java.util.HashMap<>();
+        List<CheckConstraints.Pending> checks = new ArrayList<>();
         do {
             SqlLexer.Token at = lex.peek();
             if (at.is("primary") || at.is("unique") || at.is("foreign") || at.is("constraint") || at.is("check")) {
-                keys.add(tableConstraint(lex));
+                CatalogEntry.Key key = tableConstraint(sql, lex, checks);
+                if (key != null) {
+                    keys.add(key);
+                }
                 continue;
             }
             String col = lex.name("a column name");
@@ -185,10 +189,12 @@ final class DdlPlanner {
                 } else if (lex.peek().is("generated")) {
                     identity(sql, lex, col, type.toString());
                     generated = true;
-                } else if (lex.peek().is("references") || lex.peek().is("check")) {
+                } else if (lex.peek().is("check")) {
+                    checks.add(CheckConstraints.read(sql, lex, constraint, col));
+                } else if (lex.peek().is("references")) {
                     throw lex.error("not supported: column constraint " + lex.peek().text().toUpperCase(Locale.ROOT), lex.peek());
                 } else if (constraint != null) {
-                    throw lex.error("expected NOT NULL, NULL, PRIMARY KEY or UNIQUE", lex.peek());
+                    throw lex.error("expected NOT NULL, NULL, PRIMARY KEY, UNIQUE or CHECK", lex.peek());
                 } else {
                     break;
                 }
@@ -207,11 +213,12 @@ final class DdlPlanner {
         lex.expectPunct(")");
         lex.end();
         checkKeys(name, columns, keys);
+        List<CatalogEntry.Check> planned = CheckConstraints.plan(sql, name, columns, checks, controller.catalog());
         return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command("CREATE TABLE");
             }
-            controller.createTable(name, columns, keys, defaults, declared);
+            controller.createTable(name, columns, keys, defaults, declared, planned);
             return SqlResult.command("CREATE TABLE");
         }));
     }
@@ -265,16 +272,21 @@ final class DdlPlanner {
     }
 
     /** A table constraint: {@code [CONSTRAINT name] PRIMARY KEY (a, ...)} or {@code UNIQUE (a, ...)}; others are refused. */
-    private static CatalogEntry.Key tableConstraint(SqlLexer lex) {
+    /** A table constraint at the lexer: a key, or null for a {@code CHECK}, which is added to {@code checks}. */
+    private static CatalogEntry.Key tableConstraint(String sql, SqlLexer lex, List<CheckConstraints.Pending> checks) {
         String constraint = lex.accept("constraint") ? lex.name("a constraint name") : null;
         boolean primary;
+        if (lex.peek().is("check")) {
+            checks.add(CheckConstraints.read(sql, lex, constraint, null));
+            return null;
+        }
         if (lex.accept("primary")) {
             lex.expect("key");
             primary = true;
         } else if (lex.accept("unique")) {
             primary = false;
         } else {
-            throw lex.error("not supported: table constraint " + lex.peek().text().toUpperCase(Locale.ROOT) + " (keys are PRIMARY KEY and UNIQUE)",
+            throw lex.error("not supported: table constraint " + lex.peek().text().toUpperCase(Locale.ROOT) + " (constraints are PRIMARY KEY, UNIQUE and CHECK)",
                     lex.peek());
         }
         lex.expectPunct("(");

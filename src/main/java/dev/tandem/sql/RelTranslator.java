@@ -92,7 +92,7 @@ final class RelTranslator {
     /** The statement's time; refused ({@code 0A000}) where a statement has none, in a maintained view. */
     SqlSession.Times statementTime(String function) {
         if (statementTime == null) {
-            throw SqlException.notSupported(function + " in a view, a subscription or a write's RETURNING (a maintained result has no"
+            throw SqlException.notSupported(function + " in a view, a subscription, a CHECK or a write's RETURNING (a maintained result has no"
                     + " statement time to bind it to; only a one-shot query or write reads the time)");
         }
         return statementTime.get();

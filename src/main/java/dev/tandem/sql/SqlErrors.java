@@ -1,5 +1,6 @@
 package dev.tandem.sql;
 
+import dev.tandem.controller.CheckViolationException;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.storage.StorageFullException;
 import dev.tandem.storage.UniqueViolationException;
@@ -24,6 +25,9 @@ final class SqlErrors {
             case ControllerException c -> new SqlException(state(c), c.getMessage());
             case StorageFullException f -> new SqlException("53100", f.getMessage());
             case UniqueViolationException u -> SqlException.violation(SqlException.UNIQUE_VIOLATION, u.getMessage(), u.detail(SqlTypes::text), u.constraint());
+            case CheckViolationException c -> SqlException.violation("23514", c.getMessage(),
+                    "Failing row contains (" + String.join(", ", c.row().stream().map(v -> v == null ? "null" : SqlTypes.text(v)).toList()) + ").",
+                    c.constraint());
             case java.util.concurrent.RejectedExecutionException r -> new SqlException(SqlException.TOO_MANY_READS,
                     "too many statements are waiting to be planned; retry shortly");
             case IllegalArgumentException i -> new SqlException(SqlException.DATA_EXCEPTION, i.getMessage());

@@ -90,6 +90,28 @@ class PostgresDeclaredTypesTest {
                     + " ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = 'dtd'::regclass AND a.attnum > 0 ORDER BY a.attnum",
             "SELECT column_name, column_default FROM information_schema.columns WHERE table_name IN ('dtd', 'dts') ORDER BY table_name, ordinal_position");
 
+    /** CHECK constraints: their names, which row each refuses (a write refused whole), NULL passing, the catalog's rows. */
+    private static final List<String> CHECKS = List.of(
+            "CREATE TABLE dtc (a int CHECK (a > 0) CHECK (a < 100), b int, c int, CHECK (a < b), CHECK (b > 0), CONSTRAINT named CHECK (c < 9),"
+                    + " t text CHECK (t LIKE 'x%' AND length(t) < 4))",
+            "INSERT INTO dtc VALUES (0, 1, 2, 'x')",
+            "INSERT INTO dtc VALUES (5, 1, 2, 'x')",
+            "INSERT INTO dtc VALUES (NULL, 1, 2, NULL)",
+            "INSERT INTO dtc VALUES (1, 2, 3, 'xy'), (2, 3, 10, 'x')",
+            "INSERT INTO dtc VALUES (1, 2, 3, 'xy'), (2, 3, 4, 'xyzw')",
+            "INSERT INTO dtc VALUES (1, 2, 3, 'xy')",
+            "UPDATE dtc SET c = 10 WHERE b = 2",
+            "UPDATE dtc SET a = a + 1 WHERE b = 2",
+            "UPDATE dtc SET a = a + 1 WHERE b = 2",
+            "INSERT INTO dtc (a, b, c, t) SELECT a, b, c + 6, t FROM dtc WHERE b = 2",
+            "SELECT * FROM dtc ORDER BY b",
+            "SELECT conname, contype, conkey, pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'dtc'::regclass"
+                    + " AND conname <> 'dtc_t_check' ORDER BY conname",
+            "SELECT constraint_name, constraint_type FROM information_schema.table_constraints WHERE table_name = 'dtc' ORDER BY 1",
+            "CREATE TABLE dtbad (a int CHECK (a > (SELECT 1)))",
+            "CREATE TABLE dtbad (a int CHECK (nope > 0))",
+            "CREATE TABLE dtbad (a int, CONSTRAINT k CHECK (a > 0), CONSTRAINT k CHECK (a < 5))");
+
     @TempDir
     Path dir;
 
@@ -103,7 +125,7 @@ class PostgresDeclaredTypesTest {
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
             try (Statement p = pg.createStatement()) {
-                for (String table : List.of("dtx", "dtbad", "dts", "dti", "dtd")) {
+                for (String table : List.of("dtx", "dtbad", "dts", "dti", "dtd", "dtc")) {
                     p.execute("DROP TABLE IF EXISTS " + table);
                 }
             }
@@ -118,6 +140,9 @@ class PostgresDeclaredTypesTest {
             compare(after, outcome(pg, after), outcome(td, after), mismatches);
             compare("getColumns", columns(pg.getMetaData()), columns(td.getMetaData()), mismatches);
             for (String sql : SERIALS) {
+                compare(sql, outcome(pg, sql), outcome(td, sql), mismatches);
+            }
+            for (String sql : CHECKS) {
                 compare(sql, outcome(pg, sql), outcome(td, sql), mismatches);
             }
         }
@@ -138,7 +163,10 @@ class PostgresDeclaredTypesTest {
             }
             return rows(s.getResultSet());
         } catch (SQLException e) {
-            return "ERROR " + e.getSQLState();
+            // the constraint a violation names, as PostgreSQL names it
+            String constraint = e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+                    ? p.getServerErrorMessage().getConstraint() : null;
+            return "ERROR " + e.getSQLState() + (constraint == null ? "" : " " + constraint);
         }
     }
 

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Columns declared {@code integer}, {@code smallint}, {@code varchar(n)} and {@code numeric(p, s)} keep their
- * declared types across a restart: every write is still fitted to them (rounded, or refused with
+ * declared types, and a table its CHECK constraints, across a restart: every write is still fitted to them (rounded, or refused with
  * PostgreSQL's SQLSTATE, writing nothing). {@code PostgresDeclaredTypesTest} compares them with PostgreSQL.
  */
 class DeclaredTypesRestartTest {
@@ -35,7 +35,8 @@ class DeclaredTypesRestartTest {
     void declaredTypesAreKeptAndEnforcedAfterARestart() {
         try (SqlStack s = new SqlStack(dir)) {
             s.run("CREATE TABLE d (k int PRIMARY KEY, s smallint, v varchar(3), n numeric(5, 2), r numeric(3, -1), b bigint,"
-                    + " dv varchar(4) DEFAULT 'ab', dn numeric(4, 1) DEFAULT 1.25)", new SqlSession());
+                    + " dv varchar(4) DEFAULT 'ab', dn numeric(4, 1) DEFAULT 1.25, CHECK (k < 1000), CONSTRAINT small CHECK (s < 100 OR s IS NULL))",
+                    new SqlSession());
             s.run("INSERT INTO d (k, s, v, n, r, b) VALUES (1, 7, 'ab  ', 1.005, 1234, 9223372036854775807)", new SqlSession());
         }
         for (int round = 0; round < 2; round++) {
@@ -48,6 +49,9 @@ class DeclaredTypesRestartTest {
                 refused(s, "INSERT INTO d (k, n) VALUES (2, 999.995)", "22003");
                 refused(s, "INSERT INTO d (k, r) VALUES (2, 9995)", "22003");
                 refused(s, "UPDATE d SET n = n * 1000 WHERE k = 1", "22003");
+                // the CHECK constraints are kept too
+                refused(s, "INSERT INTO d (k) VALUES (5000)", "23514");
+                refused(s, "UPDATE d SET s = 101 WHERE k = 1", "23514");
                 assertThat(rows(s, "SELECT count(*) FROM d")).as("nothing refused was written").containsExactly("[1]");
                 s.run("INSERT INTO d (k, s, n) VALUES (" + (10 + round) + ", -32768, -999.994)", new SqlSession());
                 assertThat(rows(s, "SELECT s, n FROM d WHERE k = " + (10 + round))).containsExactly("[-32768, -999.99]");

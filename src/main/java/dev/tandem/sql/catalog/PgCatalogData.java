@@ -56,6 +56,10 @@ final class PgCatalogData {
     }
 
     /** A key of a table, with its constraint OID and the index serving it (0 when none). */
+    /** A CHECK constraint of a table, with its OID. */
+    record CheckRow(long oid, CatalogEntry.Table table, CatalogEntry.Check check) {
+    }
+
     record KeyRow(long oid, CatalogEntry.Table table, CatalogEntry.Key key, long index) {
     }
 
@@ -300,6 +304,8 @@ final class PgCatalogData {
     final Map<String, Rel> relByName = new HashMap<>();
     final List<KeyRow> keys = new ArrayList<>();
     final Map<Long, KeyRow> keyByOid = new HashMap<>();
+    final List<CheckRow> checks = new ArrayList<>();
+    final Map<Long, CheckRow> checkByOid = new HashMap<>();
 
     PgCatalogData(CatalogSnapshot snapshot) {
         this(snapshot, CatalogAccess.all(OWNER));
@@ -330,6 +336,11 @@ final class PgCatalogData {
                     KeyRow row = new KeyRow(PgOids.ofKey(t.id(), k), t, key, indexOid);
                     keys.add(row);
                     keyByOid.put(row.oid(), row);
+                }
+                for (int k = 0; k < t.checks().size(); k++) {
+                    CheckRow row = new CheckRow(PgOids.ofCheck(t.id(), k), t, t.checks().get(k));
+                    checks.add(row);
+                    checkByOid.put(row.oid(), row);
                 }
             }
         }
@@ -477,6 +488,11 @@ final class PgCatalogData {
                             PgOids.ofCatalogId(k.table().id()), 0L, k.index(), 0L, 0L, " ", " ", " ", true, 0L, true, attnums, null, null,
                             null, null, null, null, null));
                 }
+                for (CheckRow c : checks) {
+                    out.add(row(c.oid(), c.check().name(), PgOids.PUBLIC_NAMESPACE, "c", false, false, true,
+                            PgOids.ofCatalogId(c.table().id()), 0L, 0L, 0L, 0L, " ", " ", " ", true, 0L, false, columnsRead(c), null, null,
+                            null, null, null, null, c.check().text()));
+                }
             }
             case "pg_catalog.pg_proc" -> out.addAll(PgProc.rows());
             case "pg_catalog.pg_stat_activity" -> {
@@ -593,6 +609,9 @@ final class PgCatalogData {
                     out.add(row(DATABASE, "public", k.key().name(), DATABASE, "public", k.table().name(),
                             k.key().primary() ? "PRIMARY KEY" : "UNIQUE", "NO", "NO", "YES", k.key().primary() ? null : "YES"));
                 }
+                for (CheckRow c : checks) {
+                    out.add(row(DATABASE, "public", c.check().name(), DATABASE, "public", c.table().name(), "CHECK", "NO", "NO", "YES", null));
+                }
             }
             case "information_schema.key_column_usage" -> {
                 for (KeyRow k : keys) {
@@ -699,6 +718,21 @@ final class PgCatalogData {
     private static final int ATTHASDEF = 14;
     /** Where {@code information_schema.columns.column_default} is in its row. */
     private static final int COLUMN_DEFAULT = 5;
+
+    /** The column numbers (1-based, ascending) a check's condition reads, as {@code pg_constraint.conkey} lists them. */
+    private static List<Long> columnsRead(CheckRow c) {
+        java.util.TreeSet<Long> read = new java.util.TreeSet<>();
+        java.util.ArrayDeque<dev.tandem.expr.Expr> todo = new java.util.ArrayDeque<>(List.of(c.check().expr()));
+        while (!todo.isEmpty()) {
+            switch (todo.pop()) {
+                case dev.tandem.expr.Expr.Col col -> read.add((long) col.index() + 1);
+                case dev.tandem.expr.Expr.Call call -> todo.addAll(call.args());
+                default -> {
+                }
+            }
+        }
+        return List.copyOf(read);
+    }
 
     private static Object[] attributeRow(long rel, String name, long type, int num, boolean notNull) {
         return attributeRow(rel, name, type, -1L, num, notNull);

@@ -168,10 +168,18 @@ public final class PgCatalogFunctions {
         return getConstraintDef(oid, false);
     }
 
-    /** {@code pg_get_constraintdef(constraint, pretty)}: {@code PRIMARY KEY (a, b)} or {@code UNIQUE (a)}. */
+    /**
+     * {@code pg_get_constraintdef(constraint, pretty)}: {@code PRIMARY KEY (a, b)}, {@code UNIQUE (a)} or
+     * {@code CHECK (condition)} (the condition as written, in the parentheses PostgreSQL prints around it
+     * when not pretty).
+     */
     public static String getConstraintDef(Long oid, Boolean pretty) {
         if (oid == null) {
             return null;
+        }
+        PgCatalogData.CheckRow check = data().checkByOid.get(oid);
+        if (check != null) {
+            return Boolean.TRUE.equals(pretty) ? "CHECK (" + check.check().text() + ")" : "CHECK ((" + check.check().text() + "))";
         }
         PgCatalogData.KeyRow k = data().keyByOid.get(oid);
         if (k == null) {

@@ -76,6 +76,19 @@ public final class PgOids {
         return FIRST_DEFAULT_OID + (long) (ofCatalogId(tableId) - FIRST_USER_OID) * 1600 + attnum;
     }
 
+    /**
+     * The OID of the {@code k}th CHECK constraint (at most 64) of the table with catalog id {@code tableId}.
+     */
+    public static long ofCheck(String tableId, int k) {
+        if (k < 0 || k >= 64) {
+            throw new IllegalArgumentException("a table has at most 64 check constraints: " + k);
+        }
+        return FIRST_CHECK_OID + (long) (ofCatalogId(tableId) - FIRST_USER_OID) * 64 + k;
+    }
+
+    /** The first OID of a CHECK constraint ({@link #ofCheck}). */
+    public static final long FIRST_CHECK_OID = (1L << 30) + (1L << 29);
+
     /** The first OID of a column's default ({@link #ofDefault}). */
     public static final long FIRST_DEFAULT_OID = 1L << 29;
 
