@@ -763,10 +763,11 @@ public final class Controller implements AutoCloseable {
 
     /**
      * {@code diffs} with their values fitted to {@code table}'s declared column types (a numeric rounded to
-     * its column's scale); a value that does not fit refuses the write. Rows not of the table's schema
-     * are left as they are, for the storage to refuse.
+     * its column's scale) and their added rows checked against its CHECK constraints; a value that does not
+     * fit or a row that fails a check refuses the write. Rows not of the table's schema are left as they are,
+     * for the storage to refuse.
      */
-    static List<RowDiff> fitted(CatalogEntry.Table table, List<RowDiff> diffs) {
+    public static List<RowDiff> fitted(CatalogEntry.Table table, List<RowDiff> diffs) {
         if (table.declared().isEmpty() && table.checks().isEmpty()) {
             return diffs;
         }

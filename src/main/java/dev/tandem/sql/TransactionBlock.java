@@ -58,8 +58,10 @@ final class TransactionBlock {
      * Adds a statement's writes to the block; refused ({@code 54000}) past {@link #MAX_ROWS}, and then the
      * block is as before.
      */
-    void add(CatalogEntry.Table to, List<RowDiff> diffs, Controller controller) {
+    void add(CatalogEntry.Table to, List<RowDiff> given, Controller controller) {
         controller.writableTable(to.name());
+        // fitted to the declared types and checked now, at the statement, as PostgreSQL does (and again at COMMIT)
+        List<RowDiff> diffs = Controller.fitted(to, given);
         Written w = written.get(to.id());
         Map<Row, Long> net = w == null ? Map.of() : w.net();
         Map<Row, Long> after = new LinkedHashMap<>();

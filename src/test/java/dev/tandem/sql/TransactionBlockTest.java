@@ -156,6 +156,26 @@ class TransactionBlockTest {
     }
 
     @Test
+    void aCheckOrADeclaredTypeIsEnforcedAtTheStatementInABlock() {
+        try (SqlStack s = new SqlStack(dir)) {
+            s.run("CREATE TABLE t (id bigint, n numeric(5, 1), CHECK (id > 0))", new SqlSession());
+            SqlSession session = new SqlSession(true);
+            s.run("BEGIN", session);
+            s.run("INSERT INTO t VALUES (1, 1.25)", session);
+            // the block reads the value as it will be kept, rounded to the column's scale
+            assertThat(rows(s, "SELECT n FROM t", session)).containsExactly("[1.3]");
+            assertThatThrownBy(() -> s.run("INSERT INTO t VALUES (-1, 0)", session)).as("refused at the statement, as PostgreSQL refuses it")
+                    .isInstanceOfSatisfying(SqlException.class, e -> {
+                        assertThat(e.sqlState()).isEqualTo("23514");
+                        assertThat(e.constraint()).isEqualTo("t_id_check");
+                    });
+            assertThat(session.block()).isEqualTo(SqlSession.Block.FAILED);
+            s.run("ROLLBACK", session);
+            assertThat(rows(s, "SELECT count(*) FROM t", strict())).containsExactly("[0]");
+        }
+    }
+
+    @Test
     void whatABlockCannotDoIsRefused() {
         try (SqlStack s = new SqlStack(dir)) {
             s.run("CREATE TABLE t (id bigint, v bigint)", new SqlSession());
