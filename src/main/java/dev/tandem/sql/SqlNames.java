@@ -89,10 +89,17 @@ final class SqlNames {
             // a typed literal (TIMESTAMP '...', and a CAST of a quoted literal to timestamp, made one before validation)
             case org.apache.calcite.sql.SqlTimestampLiteral l -> new Derived("timestamp", 1);
             case SqlBasicCall c when c.getKind() == SqlKind.AS -> derive(c.operand(1));
+            // an aggregate with FILTER or WITHIN GROUP, or a window function, is named by its function
+            case SqlCall c when c.getKind() == SqlKind.FILTER || c.getKind() == SqlKind.OVER || c.getKind() == SqlKind.WITHIN_GROUP
+                    || c.getKind() == SqlKind.WITHIN_DISTINCT -> derive(c.operand(0));
             case SqlBasicCall c when c.getKind() == SqlKind.CAST -> {
                 Derived inner = derive(c.operand(0));
                 yield inner.strength() > 1 ? inner : new Derived(typeName(c.operand(1)), 1);
             }
+            // an operator or a cast Tandem writes as a function is named as PostgreSQL names the operator (none) or the cast (its type)
+            case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().startsWith("PG_JSONB_") -> new Derived("?column?", 0);
+            case SqlCall c when c.getOperator() instanceof SqlFunction f && (f.getName().equals("PG_INTERVAL") || f.getName().equals("PG_JSONB")) ->
+                    new Derived(f.getName().substring(3).toLowerCase(Locale.ROOT), 1);
             case SqlCall c when c.getOperator() instanceof SqlFunction f -> new Derived(PgFunctions.writtenName(f.getName()), 2);
             default -> new Derived("?column?", 0);
         };
