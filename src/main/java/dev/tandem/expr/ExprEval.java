@@ -116,6 +116,10 @@ final class ExprEval {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : jsonb(c.func(), v);
             }
+            case FIT_NUMERIC -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : Numerics.fit((java.math.BigDecimal) v[0], Math.toIntExact((Long) v[1]), Math.toIntExact((Long) v[2]));
+            }
             case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : v[0] instanceof java.math.BigDecimal ? Numerics.apply(c.func(), v) : MathFunctions.apply(c.func(), v);

@@ -52,6 +52,11 @@ final class ExprTyper {
                 all(f, t, 0, DatumType.INT64, path);
                 yield DatumType.INT64;
             }
+            case FIT_NUMERIC -> {
+                all(f, t.subList(0, 1), 0, DatumType.NUMERIC, path);
+                all(f, t.subList(1, t.size()), 1, DatumType.INT64, path);
+                yield DatumType.NUMERIC;
+            }
             case ADD, SUB, MUL, DIV, MOD, NEG, ABS -> {
                 DatumType datetime = n == 2 ? Datetimes.arithmeticType(f, t.get(0), t.get(1)) : null;
                 if (datetime != null) {

@@ -420,7 +420,11 @@ final class CalcitePlanner {
                 ? SqlTypes.numeric(l.getValueAs(String.class)) : exactDecimal(operand);
         if (v == null) {
             if (precision >= 0) {
-                throw SqlException.notSupported("a cast of an expression to numeric(" + precision + ", " + scale + ") (cast to numeric)");
+                // cast to numeric, then fitted to the precision and scale (Calcite's own DECIMAL(p, s) is not PostgreSQL's)
+                org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
+                c.setOperand(1, new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypeName.DECIMAL, pos), pos));
+                return PgFunctions.NUMERIC_FIT.createCall(pos, c, org.apache.calcite.sql.SqlLiteral.createExactNumeric(String.valueOf(precision), pos),
+                        org.apache.calcite.sql.SqlLiteral.createExactNumeric(String.valueOf(scale), pos));
             }
             return null;
         }

@@ -43,6 +43,14 @@ final class PgFunctions {
             (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
             OperandTypes.ANY, SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
+    /**
+     * PostgreSQL's cast of an expression to {@code numeric(p, s)}, as {@link CalcitePlanner} writes it: its operand
+     * cast to {@code numeric}, then the precision and scale; rounded to the scale, {@code 22003} when the integer
+     * digits do not fit.
+     */
+    static final SqlFunction NUMERIC_FIT = new SqlFunction("PG_NUMERIC_FIT", SqlKind.OTHER_FUNCTION, ReturnTypes.ARG0_NULLABLE, null,
+            OperandTypes.family(SqlTypeFamily.NUMERIC, SqlTypeFamily.INTEGER, SqlTypeFamily.INTEGER), SqlFunctionCategory.USER_DEFINED_FUNCTION);
+
     /** PostgreSQL's cast to {@code jsonb} ({@code 'x'::jsonb}, {@code CAST(x AS jsonb)}), as {@link PgJsonbOperators} writes it. */
     static final SqlFunction JSONB = jsonb("PG_JSONB", binding -> jsonbType(binding, true), OperandTypes.ANY);
 
@@ -115,6 +123,7 @@ final class PgFunctions {
             function("STATEMENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("TRANSACTION_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             INTERVAL,
+            NUMERIC_FIT,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
             SqlLibraryOperators.STRING_AGG));
@@ -305,6 +314,10 @@ final class PgFunctions {
                     checkPattern(args.get(1), args.size() > 3 ? args.get(3) instanceof Expr.Lit l ? (String) l.value() : null : "", true);
                 }
                 return new Expr.Call(f, args);
+            }
+            case "PG_NUMERIC_FIT" -> {
+                Expr x = t.rex(ops.get(0), in);
+                return Expr.call(Func.FIT_NUMERIC, x, t.rex(ops.get(1), in), t.rex(ops.get(2), in));
             }
             case "PG_INTERVAL" -> {
                 Expr x = t.rex(ops.get(0), in);

@@ -100,6 +100,10 @@ final class SqlNames {
             case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().startsWith("PG_JSONB_") -> new Derived("?column?", 0);
             case SqlCall c when c.getOperator() instanceof SqlFunction f && (f.getName().equals("PG_INTERVAL") || f.getName().equals("PG_JSONB")) ->
                     new Derived(f.getName().substring(3).toLowerCase(Locale.ROOT), 1);
+            case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().equals("PG_NUMERIC_FIT") -> {
+                Derived inner = derive(((SqlCall) c.operand(0)).operand(0));
+                yield inner.strength() > 1 ? inner : new Derived("numeric", 1);
+            }
             case SqlCall c when c.getOperator() instanceof SqlFunction f -> new Derived(PgFunctions.writtenName(f.getName()), 2);
             default -> new Derived("?column?", 0);
         };

@@ -36,6 +36,11 @@ class PostgresNumericTest {
             + " (7, '42', '-0.000', 9223372036854775807, 1e10)";
 
     static final List<String> QUERIES = List.of(
+            // casts of expressions to numeric(p, s): rounded to the scale, 22003 when the integer digits do not fit
+            "SELECT k, a::numeric(12, 2), d::numeric(12, 1), CAST(i AS numeric(25, 3)), (a * 3)::numeric(30, 0), b::numeric(3, 2) FROM nx"
+                    + " WHERE k <> 4 ORDER BY k",
+            "SELECT k, a::numeric(3, 1) FROM nx ORDER BY k",
+            "SELECT avg(d)::numeric(20, 3), sum(a)::numeric(40, 5) FROM nx",
             "SELECT 1.50, -0.5, 0.1 + 0.2, 1.5 * 2, 10.0 / 4, 1 / 3.0, 2.5 - 3",
             "SELECT 12345678901234567890123, 12345678901234567890123 * 10",
             "SELECT CAST(1e3 AS numeric), CAST(1.5e-3 AS numeric) * 2",
