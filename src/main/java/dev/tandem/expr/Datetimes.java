@@ -130,6 +130,37 @@ public final class Datetimes {
         return d;
     }
 
+    /** PostgreSQL's {@code make_date}: {@code 22008} for a day that does not exist (or year 0), refused before year 1. */
+    static LocalDate makeDate(long year, long month, long day) {
+        if (year < 0) {
+            throw new EvalError("not supported: the date of year " + -year + " BC (Tandem's dates are of years 1 to 9999)");
+        }
+        try {
+            if (year == 0) {
+                throw new java.time.DateTimeException("year 0");
+            }
+            return checked(LocalDate.of(Math.toIntExact(year), Math.toIntExact(month), Math.toIntExact(day)));
+        } catch (java.time.DateTimeException | ArithmeticException e) {
+            throw new EvalError("date field value out of range: " + year + "-" + (month < 10 && month >= 0 ? "0" : "") + month + "-"
+                    + (day < 10 && day >= 0 ? "0" : "") + day);
+        }
+    }
+
+    /** PostgreSQL's {@code to_timestamp(seconds)}: the instant, rounded to the microsecond (half to even, as its rint). */
+    static TimestampTz toTimestamp(double seconds) {
+        if (Double.isNaN(seconds)) {
+            throw new EvalError("timestamp cannot be NaN");
+        }
+        if (Double.isInfinite(seconds)) {
+            throw new EvalError("not supported: an infinite timestamp");
+        }
+        double micros = Math.rint(seconds * 1_000_000d);
+        if (Math.abs(micros) > 9.2e18) {
+            throw new EvalError("timestamp out of range: \"" + seconds + "\"");
+        }
+        return new TimestampTz(checkedMicros((long) micros));
+    }
+
     /** The timestamp, or {@code 22008} when it is outside years 1 to 9999. */
     static long checkedMicros(long micros) {
         LocalDate d = LocalDate.ofEpochDay(Math.floorDiv(micros, MICROS_PER_DAY));

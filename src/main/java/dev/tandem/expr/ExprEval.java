@@ -116,6 +116,14 @@ final class ExprEval {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : jsonb(c.func(), v);
             }
+            case MAKE_DATE -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : Datetimes.makeDate((Long) v[0], (Long) v[1], (Long) v[2]);
+            }
+            case TO_TIMESTAMP -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : Datetimes.toTimestamp((Double) v[0]);
+            }
             case FIT_NUMERIC -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : Numerics.fit((java.math.BigDecimal) v[0], Math.toIntExact((Long) v[1]), Math.toIntExact((Long) v[2]));

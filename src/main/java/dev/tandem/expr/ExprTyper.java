@@ -52,6 +52,14 @@ final class ExprTyper {
                 all(f, t, 0, DatumType.INT64, path);
                 yield DatumType.INT64;
             }
+            case MAKE_DATE -> {
+                all(f, t, 0, DatumType.INT64, path);
+                yield DatumType.DATE;
+            }
+            case TO_TIMESTAMP -> {
+                all(f, t, 0, DatumType.FLOAT64, path);
+                yield DatumType.TIMESTAMPTZ;
+            }
             case FIT_NUMERIC -> {
                 all(f, t.subList(0, 1), 0, DatumType.NUMERIC, path);
                 all(f, t.subList(1, t.size()), 1, DatumType.INT64, path);

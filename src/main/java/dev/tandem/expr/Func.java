@@ -63,6 +63,9 @@ import java.util.Locale;
  *   <li>{@code fit_int4 fit_int2}(int64) → int64: the value when it is in the range of PostgreSQL's
  *       {@code integer} (32 bits) or {@code smallint} (16 bits), else an error ({@code integer out of range},
  *       {@code smallint out of range}): SQL's arithmetic and casts typed {@code integer} or {@code smallint}.</li>
+ *   <li>{@code make_date}(int64 year, int64 month, int64 day) → date, an error ({@code date field value out of range})
+ *       for a day that does not exist; {@code to_timestamp}(float64 seconds since the epoch) → timestamptz, rounded to the
+ *       microsecond, an error for NaN or a time out of range.</li>
  *   <li>{@code fit_numeric}(numeric, int64 precision, int64 scale) → numeric: the value rounded half away from zero
  *       to the scale, an error ({@code numeric field overflow}) when its integer digits do not fit: SQL's cast to
  *       {@code numeric(p, s)}.</li>
@@ -86,7 +89,8 @@ public enum Func {
     JSONB_FIELD(2, 2), JSONB_FIELD_TEXT(2, 2), JSONB_PATH(2, 2), JSONB_PATH_TEXT(2, 2), JSONB_CONTAINS(2, 2), JSONB_EXISTS(2, 2),
     JSONB_CONCAT(2, 2), JSONB_TYPEOF(1, 1), JSONB_ARRAY_LENGTH(1, 1), TO_JSONB(1, 1), JSONB_BUILD_ARRAY(0, Integer.MAX_VALUE),
     JSONB_BUILD_OBJECT(0, Integer.MAX_VALUE), JSONB_TO_NUMERIC(2, 2), JSONB_TO_BOOL(2, 2),
-    CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3);
+    CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
+    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1);
 
     final int minArgs;
     final int maxArgs;

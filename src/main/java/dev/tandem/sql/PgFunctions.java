@@ -115,6 +115,10 @@ final class PgFunctions {
                         ? binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6) : x;
                 return binding.getTypeFactory().createTypeWithNullability(t, x.isNullable() || binding.getOperandType(0).isNullable());
             }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+            function("MAKE_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(I, I, I)),
+            function("TO_TIMESTAMP", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(N)),
             function("NOW", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("PG_CURRENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("PG_LOCALTIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIMESTAMP, 6), OperandTypes.NILADIC),
@@ -314,6 +318,18 @@ final class PgFunctions {
                     checkPattern(args.get(1), args.size() > 3 ? args.get(3) instanceof Expr.Lit l ? (String) l.value() : null : "", true);
                 }
                 return new Expr.Call(f, args);
+            }
+            case "MAKE_DATE" -> {
+                List<Expr> args = new ArrayList<>();
+                for (RexNode op : ops) {
+                    Expr x = t.rex(op, in);
+                    args.add(RelTranslator.typeOf(x, in) == DatumType.INT64 ? x : Expr.cast(x, DatumType.INT64));
+                }
+                return Expr.call(Func.MAKE_DATE, args.toArray(Expr[]::new));
+            }
+            case "TO_TIMESTAMP" -> {
+                Expr x = t.rex(ops.get(0), in);
+                return Expr.call(Func.TO_TIMESTAMP, RelTranslator.typeOf(x, in) == DatumType.FLOAT64 ? x : Expr.cast(x, DatumType.FLOAT64));
             }
             case "PG_NUMERIC_FIT" -> {
                 Expr x = t.rex(ops.get(0), in);

@@ -93,6 +93,7 @@ final class SqlErrors {
                         || m.contains(": key must not be null") || m.startsWith("cannot cast jsonb ") ? SqlException.INVALID_PARAMETER
                 : m.startsWith("interval field value out of range") ? "22015"
                 : m.startsWith("date/time field value out of range") || m.startsWith("date out of range")
+                        || m.startsWith("date field value out of range") || m.startsWith("timestamp cannot be NaN")
                         || m.startsWith("timestamp out of range") || m.startsWith("interval out of range") ? "22008"
                 : m.startsWith("unit \"") && m.contains("not supported for type") ? SqlException.NOT_SUPPORTED
                 : m.startsWith("unit \"") || m.startsWith("time zone \"") ? SqlException.INVALID_PARAMETER

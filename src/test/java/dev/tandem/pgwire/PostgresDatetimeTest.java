@@ -88,7 +88,10 @@ class PostgresDatetimeTest {
                     + " transaction_timestamp() <= statement_timestamp(), now() > '2024-01-01 00:00:00+00', date_trunc('day', now()) <= now()",
             "SELECT now(), current_timestamp, current_date, localtimestamp, transaction_timestamp() FROM dx WHERE k < 0",
             "SELECT k FROM dx WHERE ts < now() AND d <= current_date AND t < localtimestamp ORDER BY k",
-            "SELECT k, ts > now() - interval '100 years', current_date - d > 0 FROM dx WHERE k = 1");
+            "SELECT k, ts > now() - interval '100 years', current_date - d > 0 FROM dx WHERE k = 1",
+            "SELECT make_date(2024, 2, 29), to_timestamp(1.5), to_timestamp(-1), to_timestamp(1700000000.25), to_timestamp(0.0000005)",
+            "SELECT make_date(2023, 2, 29)", "SELECT make_date(0, 1, 1)", "SELECT make_date(2024, 13, 1)", "SELECT to_timestamp('NaN'::float8)",
+            "SELECT k, make_date(extract(year FROM d)::int, 1, 1), to_timestamp(extract(epoch FROM ts)::float8) = ts FROM dx");
 
     /** What Tandem refuses (0A000) where PostgreSQL answers: values beyond years 1 to 9999, special values, a time zone but UTC, clock_timestamp(). */
     static final List<String> REFUSED = List.of(
@@ -98,6 +101,7 @@ class PostgresDatetimeTest {
             "SELECT 'Jan 2 2024'::date",
             "SELECT '0044-03-15 BC'::date",
             "SELECT clock_timestamp() > now()",
+            "SELECT make_date(-44, 3, 15)",
             "SET TimeZone = 'Europe/Paris'",
             "CREATE TABLE dp (ts timestamptz(3))");
 
