@@ -163,30 +163,18 @@ final class PgJsonbOperators {
             return i + 1;
         }
         if (s.isPunct("(")) {
-            return close(t, i);
+            return SqlLexer.afterClosing(t, i);
         }
         if (s.isName() && !(s.kind() == SqlLexer.Kind.WORD && PgCasts.KEYWORDS.contains(s.text()))) {
             int j = i + 1;
             while (t.get(j).isPunct(".") && t.get(j + 1).isName()) {
                 j += 2;
             }
-            return t.get(j).isPunct("(") ? close(t, j) : j;
+            return t.get(j).isPunct("(") ? SqlLexer.afterClosing(t, j) : j;
         }
         return -1;
     }
 
-    /** The index after the parenthesis closing the one at {@code open}, or -1. */
-    private static int close(List<SqlLexer.Token> t, int open) {
-        int depth = 0;
-        for (int j = open; j < t.size(); j++) {
-            if (t.get(j).isPunct("(")) {
-                depth++;
-            } else if (t.get(j).isPunct(")") && --depth == 0) {
-                return j + 1;
-            }
-        }
-        return -1;
-    }
 
     /** The index of the parenthesis opening the one closing at {@code close}, or -1. */
     private static int open(List<SqlLexer.Token> t, int close) {

@@ -78,27 +78,14 @@ final class PgRegexOperators {
             return i + 1;
         }
         if (s.isPunct("(")) {
-            return close(t, i);
+            return SqlLexer.afterClosing(t, i);
         }
         if (s.isName()) {
             int j = i + 1;
             while (t.get(j).isPunct(".") && t.get(j + 1).isName()) {
                 j += 2;
             }
-            return t.get(j).isPunct("(") ? close(t, j) : j;
-        }
-        return -1;
-    }
-
-    /** The index after the parenthesis closing the one at {@code open}, or -1. */
-    private static int close(List<SqlLexer.Token> t, int open) {
-        int depth = 0;
-        for (int j = open; j < t.size(); j++) {
-            if (t.get(j).isPunct("(")) {
-                depth++;
-            } else if (t.get(j).isPunct(")") && --depth == 0) {
-                return j + 1;
-            }
+            return t.get(j).isPunct("(") ? SqlLexer.afterClosing(t, j) : j;
         }
         return -1;
     }

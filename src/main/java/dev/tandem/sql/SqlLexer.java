@@ -175,6 +175,19 @@ final class SqlLexer {
         return tokens;
     }
 
+    /** In {@code tokens}, the index after the parenthesis that closes the one at {@code open}, or -1 when none does. */
+    static int afterClosing(List<Token> tokens, int open) {
+        int depth = 0;
+        for (int j = open; j < tokens.size(); j++) {
+            if (tokens.get(j).isPunct("(")) {
+                depth++;
+            } else if (tokens.get(j).isPunct(")") && --depth == 0) {
+                return j + 1;
+            }
+        }
+        return -1;
+    }
+
     Token peek() {
         lexTo(next);
         return tokens.get(next);

@@ -98,4 +98,50 @@ final class PgAnswers {
             }
         }
     }
+
+    /**
+     * A table and indexed views over it, made alike in PostgreSQL ({@code pg}) and Tandem ({@code td}; each view
+     * indexed on {@code indexKey} of its name), then {@code writes} writes ({@code write} makes the {@code w}th),
+     * each applied to both and followed by a comparison of every view; returns how many of PostgreSQL's view answers
+     * had rows, so that a test can tell it compared something. {@code table} is {@code name (columns)}, a view
+     * {@code name AS query}.
+     */
+    static int maintainedViews(Connection pg, Connection td, String table, List<String> views, java.util.function.UnaryOperator<String> indexKey,
+            int writes, java.util.function.IntFunction<String> write, List<String> mismatches) throws SQLException {
+        String name = table.substring(0, table.indexOf(' '));
+        try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+            for (String v : views) {
+                p.execute("DROP VIEW IF EXISTS " + v.substring(0, v.indexOf(' ')));
+            }
+            p.execute("DROP TABLE IF EXISTS " + name);
+            for (Statement s : List.of(p, t)) {
+                s.execute("CREATE TABLE " + table);
+                for (String v : views) {
+                    s.execute("CREATE VIEW " + v);
+                }
+            }
+            for (String v : views) {
+                String view = v.substring(0, v.indexOf(' '));
+                t.execute("CREATE INDEX " + view + "_idx ON " + view + " (" + indexKey.apply(view) + ")");
+            }
+        }
+        int withRows = 0;
+        for (int w = 0; w < writes; w++) {
+            String statement = write.apply(w);
+            try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                int expected = p.executeUpdate(statement);
+                int got = t.executeUpdate(statement);
+                if (expected != got) {
+                    mismatches.add(statement + ": PostgreSQL changed " + expected + " rows, Tandem " + got);
+                }
+            }
+            for (String v : views) {
+                String q = "SELECT * FROM " + v.substring(0, v.indexOf(' '));
+                String expected = answer(pg, q, false);
+                withRows += expected.endsWith("[]") ? 0 : 1;
+                compare("after " + statement + ": " + q, expected, answer(td, q, false), "view", mismatches);
+            }
+        }
+        return withRows;
+    }
 }
