@@ -77,14 +77,22 @@ final class PgUuidComparisons {
         return xs && (y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR) || ys && (x == SqlTypeName.CHAR || x == SqlTypeName.VARCHAR);
     }
 
-    /** {@code ||}, which also takes a jsonb on either side (PostgreSQL's {@code jsonb || jsonb}) and then answers a jsonb. */
+    /**
+     * {@code ||}, which also takes a jsonb on either side (PostgreSQL's {@code jsonb || jsonb}) and then answers a jsonb,
+     * and a string beside a value of another type (PostgreSQL's {@code text || anynonarray}), which is then written
+     * as text, as its cast to text writes it.
+     */
     private static SqlBinaryOperator concat() {
         SqlBinaryOperator standard = SqlStdOperatorTable.CONCAT;
         SqlOperandTypeChecker checker = WidenedOperands.of(standard, binding -> binding.getOperandType(0).getSqlTypeName() == SqlTypes.JSONB
-                || binding.getOperandType(1).getSqlTypeName() == SqlTypes.JSONB);
+                || binding.getOperandType(1).getSqlTypeName() == SqlTypes.JSONB || stringBesideOther(binding.getOperandType(0), binding.getOperandType(1)));
         org.apache.calcite.sql.type.SqlReturnTypeInference type = binding -> {
             RelDataType a = binding.getOperandType(0);
             RelDataType b = binding.getOperandType(1);
+            if (a.getSqlTypeName() != SqlTypes.JSONB && b.getSqlTypeName() != SqlTypes.JSONB && stringBesideOther(a, b)) {
+                return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR),
+                        a.isNullable() || b.isNullable());
+            }
             if (a.getSqlTypeName() != SqlTypes.JSONB && b.getSqlTypeName() != SqlTypes.JSONB) {
                 return standard.getReturnTypeInference().inferReturnType(binding);
             }
@@ -101,6 +109,20 @@ final class PgUuidComparisons {
                 return validateOperands(validator, scope, call);
             }
         };
+    }
+
+    /** Whether one side is a string and the other of a type that is neither a string, a jsonb nor unknown (a NULL). */
+    private static boolean stringBesideOther(RelDataType a, RelDataType b) {
+        return isString(a) != isString(b) && !isOpaque(a) && !isOpaque(b);
+    }
+
+    private static boolean isString(RelDataType t) {
+        return t.getSqlTypeName() == SqlTypeName.CHAR || t.getSqlTypeName() == SqlTypeName.VARCHAR;
+    }
+
+    private static boolean isOpaque(RelDataType t) {
+        return t.getSqlTypeName() == SqlTypes.JSONB || t.getSqlTypeName() == SqlTypeName.NULL || t.getSqlTypeName() == SqlTypeName.ANY
+                || t.getSqlTypeName() == SqlTypeName.ARRAY || t.getSqlTypeName() == SqlTypeName.BINARY || t.getSqlTypeName() == SqlTypeName.VARBINARY;
     }
 
     private static SqlBinaryOperator operator(SqlBinaryOperator standard) {

@@ -1066,9 +1066,8 @@ final class RelTranslator {
                 if (from == DatumType.JSONB && to != DatumType.JSONB && to != DatumType.STRING) {
                     return JsonbFunctions.castFrom(a, call.getType().getSqlTypeName(), to);
                 }
-                if (to == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
-                    // Tandem's cast writes these in its own notation (1.0, 2024-01-02T03:04:05Z), not PostgreSQL's
-                    throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to text");
+                if (to == DatumType.STRING) {
+                    return text(a, from);
                 }
                 if (to == DatumType.INT64 && (fromSql == SqlTypeName.DOUBLE || fromSql == SqlTypeName.FLOAT || fromSql == SqlTypeName.REAL)
                         && typeOf(a, in) == DatumType.FLOAT64) {
@@ -1098,7 +1097,27 @@ final class RelTranslator {
         if (f == Func.MOD) {
             args = unify(args, in, "mod");
         }
+        if (f == Func.CONCAT) {
+            // text || anynonarray: the other operand as its cast to text writes it
+            List<Expr> texts = new ArrayList<>();
+            for (Expr a : args) {
+                texts.add(text(a, typeOf(a, in)));
+            }
+            args = texts;
+        }
         return new Expr.Call(f, args);
+    }
+
+    /** {@code a}, of type {@code from}, as its cast to text writes it (a string as it is). */
+    private Expr text(Expr a, DatumType from) {
+        if (from == DatumType.STRING) {
+            return a;
+        }
+        if (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP) {
+            // Tandem's cast writes these in its own notation (1.0, 2024-01-02T03:04:05Z), not PostgreSQL's
+            throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to text");
+        }
+        return coerce(a, from, DatumType.STRING);
     }
 
     private static final java.util.Set<DatumType> DATETIMES = java.util.EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ,

@@ -90,6 +90,8 @@ class PostgresDatetimeTest {
             "SELECT k FROM dx WHERE ts < now() AND d <= current_date AND t < localtimestamp ORDER BY k",
             "SELECT k, ts > now() - interval '100 years', current_date - d > 0 FROM dx WHERE k = 1",
             "SELECT make_date(2024, 2, 29), to_timestamp(1.5), to_timestamp(-1), to_timestamp(1700000000.25), to_timestamp(0.0000005)",
+            // a string beside a value of another type: the value as its cast to text writes it
+            "SELECT k || ':' || d, 'at ' || ts, d || '', 'a' || 1 || true, 'x' || DATE '2024-01-02', 1 || 'y' FROM dx",
             "SELECT make_date(2023, 2, 29)", "SELECT make_date(0, 1, 1)", "SELECT make_date(2024, 13, 1)", "SELECT to_timestamp('NaN'::float8)",
             "SELECT k, make_date(extract(year FROM d)::int, 1, 1), to_timestamp(extract(epoch FROM ts)::float8) = ts FROM dx");
 

@@ -41,6 +41,7 @@ class PostgresNumericTest {
                     + " WHERE k <> 4 ORDER BY k",
             "SELECT k, a::numeric(3, 1) FROM nx ORDER BY k",
             "SELECT avg(d)::numeric(20, 3), sum(a)::numeric(40, 5) FROM nx",
+            "SELECT 'n=' || a, k || '/' || i, b || '' FROM nx",
             "SELECT 1.50, -0.5, 0.1 + 0.2, 1.5 * 2, 10.0 / 4, 1 / 3.0, 2.5 - 3",
             "SELECT 12345678901234567890123, 12345678901234567890123 * 10",
             "SELECT CAST(1e3 AS numeric), CAST(1.5e-3 AS numeric) * 2",
