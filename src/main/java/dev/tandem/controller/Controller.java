@@ -309,7 +309,7 @@ public final class Controller implements AutoCloseable {
                 throw ControllerException.invalid("check constraint \"" + c.name() + "\" for relation \"" + name + "\" already exists");
             }
             try {
-                List<DatumType> out = checkMfp(c, schema.arity()).bind(schema.types()).outputTypes();
+                List<DatumType> out = WrittenRows.checkMfp(c, schema.arity()).bind(schema.types()).outputTypes();
                 if (out.get(out.size() - 1) != DatumType.BOOL) {
                     throw ControllerException.invalid("the check constraint '" + c.name() + "' is not a condition (of type " + out.get(out.size() - 1) + ")");
                 }
@@ -761,74 +761,9 @@ public final class Controller implements AutoCloseable {
                 });
     }
 
-    /**
-     * {@code diffs} with their values fitted to {@code table}'s declared column types (a numeric rounded to
-     * its column's scale) and their added rows checked against its CHECK constraints; a value that does not
-     * fit or a row that fails a check refuses the write. Rows not of the table's schema are left as they are,
-     * for the storage to refuse.
-     */
+    /** {@code diffs} fitted to {@code table}'s declared types and checked against its CHECK constraints ({@link WrittenRows#fitted}). */
     public static List<RowDiff> fitted(CatalogEntry.Table table, List<RowDiff> diffs) {
-        if (table.declared().isEmpty() && table.checks().isEmpty()) {
-            return diffs;
-        }
-        List<dev.tandem.expr.MfpEvaluator> checks = new ArrayList<>();
-        for (CatalogEntry.Check c : table.checks()) {
-            checks.add(checkMfp(c, table.schema().arity()).bind(table.schema().types()));
-        }
-        Schema schema = table.schema();
-        DeclaredType[] declared = new DeclaredType[schema.arity()];
-        for (int c = 0; c < declared.length; c++) {
-            declared[c] = table.declaredType(c);
-        }
-        List<RowDiff> out = new ArrayList<>(diffs.size());
-        for (RowDiff d : diffs) {
-            if (d.row().arity() != declared.length) {
-                out.add(d);
-                continue;
-            }
-            Object[] values = d.row().unpack();
-            boolean changed = false;
-            for (int c = 0; c < declared.length; c++) {
-                DeclaredType type = declared[c];
-                if (type != null && values[c] != null && type.datumType().accepts(values[c])) {
-                    Object fit;
-                    try {
-                        fit = type.fit(values[c]);
-                    } catch (dev.tandem.expr.EvalError e) {
-                        throw ControllerException.invalid(e.getMessage() + " (column '" + schema.column(c).name() + "' of table '" + table.name() + "')");
-                    }
-                    if (!fit.equals(values[c])) {
-                        values[c] = fit;
-                        changed = true;
-                    }
-                }
-            }
-            if (d.diff() > 0) {
-                for (int i = 0; i < checks.size(); i++) {
-                    check(table, table.checks().get(i), checks.get(i), values);
-                }
-            }
-            out.add(changed ? new RowDiff(Row.pack(schema.types(), java.util.Arrays.asList(values)), d.diff()) : d);
-        }
-        return out;
-    }
-
-    /** The map that computes check {@code c} beside a row of {@code arity} columns, projecting only its value. */
-    private static dev.tandem.expr.Mfp checkMfp(CatalogEntry.Check c, int arity) {
-        return new dev.tandem.expr.Mfp(List.of(c.expr()), List.of(), List.of(arity));
-    }
-
-    /** Refuses ({@link CheckViolationException}) a row that makes the check false; true and NULL pass, as in PostgreSQL. */
-    private static void check(CatalogEntry.Table table, CatalogEntry.Check c, dev.tandem.expr.MfpEvaluator check, Object[] values) {
-        Object result;
-        try {
-            result = check.apply(values).unpack()[0];
-        } catch (dev.tandem.expr.EvalError e) {
-            throw ControllerException.invalid(e.getMessage() + " (check constraint '" + c.name() + "' of table '" + table.name() + "')");
-        }
-        if (Boolean.FALSE.equals(result)) {
-            throw new CheckViolationException(table.name(), c.name(), java.util.Arrays.asList(values.clone()));
-        }
+        return WrittenRows.fitted(table, diffs);
     }
 
     private static String kindOf(CatalogEntry e) {
