@@ -100,10 +100,32 @@ class PostgresByteaTest {
                 PgAnswers.compare(w, PgAnswers.update(pg, w), PgAnswers.update(td, w), "write", mismatches);
                 systems.compareAll(List.of("SELECT bx.k, bj.label, bj.b FROM bj LEFT JOIN bx ON bx.b = bj.b"), mismatches);
             }
+            PgAnswers.compare("COPY in", copyIn(pg), copyIn(td), "copy", mismatches);
+            PgAnswers.compare("COPY out", copyOut(pg), copyOut(td), "copy", mismatches);
             PgAnswers.compare("after writes", PgAnswers.answer(pg, "SELECT * FROM bj", false),
                     PgAnswers.answer(td, "SELECT * FROM bj", false), "text", mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    private static String copyIn(Connection c) {
+        try {
+            org.postgresql.copy.CopyManager copy = new org.postgresql.copy.CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class));
+            return "OK " + copy.copyIn("COPY bj FROM STDIN", new java.io.StringReader("\\\\x0d0E\tcopied\nab\\\\000\tescaped\n\\N\tnull\n"));
+        } catch (SQLException | java.io.IOException e) {
+            return "ERROR " + (e instanceof SQLException s ? s.getSQLState() : e.getMessage());
+        }
+    }
+
+    private static String copyOut(Connection c) {
+        try {
+            org.postgresql.copy.CopyManager copy = new org.postgresql.copy.CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class));
+            java.io.StringWriter out = new java.io.StringWriter();
+            copy.copyOut("COPY (SELECT b, label FROM bj ORDER BY b, label) TO STDOUT", out);
+            return out.toString();
+        } catch (SQLException | java.io.IOException e) {
+            return "ERROR " + (e instanceof SQLException s ? s.getSQLState() : e.getMessage());
+        }
     }
 
     private static String parameterized(Connection c, String q) {
