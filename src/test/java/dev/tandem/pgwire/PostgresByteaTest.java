@@ -61,6 +61,10 @@ class PostgresByteaTest {
             "SELECT k FROM bx WHERE b::text = '\\x0a0b' ORDER BY k",
             "SELECT 'abc'::text::bytea",
             "SELECT min(b) FROM bx",
+            "SELECT k, CASE WHEN k < 3 THEN b ELSE '\\x01'::bytea END, coalesce(b, '\\xee'::bytea) FROM bx",
+            "SELECT k FROM bx WHERE b IN ('\\x0a0b'::bytea, '\\xff'::bytea) ORDER BY k",
+            "SELECT k, b FROM bx ORDER BY b DESC LIMIT 3",
+            "SELECT b::bigint FROM bx",
             "SELECT column_name::text, data_type::text, udt_name::text FROM information_schema.columns WHERE table_name = 'bx' ORDER BY ordinal_position",
             "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.atttypid::bigint FROM pg_attribute a JOIN pg_class c ON a.attrelid = c.oid"
                     + " WHERE c.relname = 'bx' AND a.attnum > 0 ORDER BY a.attnum",
