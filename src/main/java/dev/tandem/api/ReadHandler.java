@@ -170,7 +170,7 @@ final class ReadHandler {
                 case "false" -> f.booleanNode(false);
                 default -> throw new ControllerException(ControllerException.Kind.INVALID, bad + " (use true or false)");
             };
-            case STRING, TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID, INTERVAL, JSONB -> f.stringNode(v);
+            case STRING, TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID, INTERVAL, JSONB, BYTEA -> f.stringNode(v);
         };
     }
 

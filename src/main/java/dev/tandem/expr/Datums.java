@@ -9,7 +9,7 @@ public final class Datums {
     /**
      * Compares two values of one type with NULL last: false before true, numbers numerically with
      * PostgreSQL's float8 order ({@code -0.0} equals {@code 0.0}; NaN equals NaN and is greater than every
-     * other number), strings by code point, timestamps and dates by time, uuids by their bytes unsigned, intervals by span and then by months, days and microseconds (as packed), numerics by value and then by display scale (as packed), jsonb in PostgreSQL's order and then by text (as packed).
+     * other number), strings by code point, timestamps and dates by time, uuids and byteas by their bytes unsigned, intervals by span and then by months, days and microseconds (as packed), numerics by value and then by display scale (as packed), jsonb in PostgreSQL's order and then by text (as packed).
      */
     public static final Comparator<Object> ORDER = Datums::compare;
 
@@ -29,6 +29,7 @@ public final class Datums {
         if (a instanceof dev.tandem.row.TimestampTz x && b instanceof dev.tandem.row.TimestampTz y) return Long.compare(x.micros(), y.micros());
         if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) return x.compareTo(y);
         if (a instanceof dev.tandem.row.Jsonb x && b instanceof dev.tandem.row.Jsonb y) return x.compareTo(y);
+        if (a instanceof dev.tandem.row.Bytea x && b instanceof dev.tandem.row.Bytea y) return x.compareTo(y);
         if (a instanceof java.util.UUID x && b instanceof java.util.UUID y) {
             int c = Long.compareUnsigned(x.getMostSignificantBits(), y.getMostSignificantBits());
             return c != 0 ? c : Long.compareUnsigned(x.getLeastSignificantBits(), y.getLeastSignificantBits());

@@ -340,6 +340,7 @@ final class ExprEval {
                 case TimestampTz t -> Datetimes.text(t);
                 case dev.tandem.row.Interval i -> Intervals.text(i);
                 case Jsonb j -> j.text();
+                case dev.tandem.row.Bytea b -> b.hex();
                 default -> v.toString();
             };
         }
@@ -374,7 +375,7 @@ final class ExprEval {
                 case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
-            case STRING, UUID, INTERVAL, JSONB -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
+            case STRING, UUID, INTERVAL, JSONB, BYTEA -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
 
@@ -409,6 +410,7 @@ final class ExprEval {
                 case UUID -> Uuids.parse(s);
                 case INTERVAL -> Intervals.parse(s);
                 case JSONB -> Jsonbs.parse(s);
+                case BYTEA -> Byteas.parse(s);
                 case STRING -> s;
             };
         } catch (IllegalArgumentException e) {

@@ -187,7 +187,7 @@ final class ExprTyper {
             case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
             case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
             case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
-            case UUID, INTERVAL, JSONB -> false;
+            case UUID, INTERVAL, JSONB, BYTEA -> false;
             case STRING -> true;
         };
     }

@@ -242,6 +242,11 @@ final class PgWriter {
                 buf.writeInt(8);
                 buf.writeLong(((dev.tandem.row.TimestampTz) v).micros() - PG_EPOCH_MICROS);
             }
+            case BYTEA -> {
+                byte[] b = ((dev.tandem.row.Bytea) v).bytes();
+                buf.writeInt(b.length);
+                buf.writeBytes(b);
+            }
             case JSONB -> {
                 // jsonb's binary format: a version byte (1), then the text
                 byte[] b = ((dev.tandem.row.Jsonb) v).text().getBytes(StandardCharsets.UTF_8);
@@ -310,7 +315,7 @@ final class PgWriter {
             case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
             case DATE -> 4;
             case UUID, INTERVAL -> 16;
-            case STRING, NUMERIC, JSONB -> -1;
+            case STRING, NUMERIC, JSONB, BYTEA -> -1;
         };
     }
 
@@ -325,6 +330,7 @@ final class PgWriter {
             case 701 -> b.length == 8 ? (Object) in.readDouble() : bad(oid);
             case 700 -> b.length == 4 ? (Object) (double) in.readFloat() : bad(oid);
             case 25, 1043, 705, 19, 1042, 0 -> PgReader.utf8(b);
+            case 17 -> new dev.tandem.row.Bytea(b);
             case 3802 -> b.length >= 1 && b[0] == 1 ? (Object) PgReader.utf8(java.util.Arrays.copyOfRange(b, 1, b.length)) : bad(oid);
             case 1700 -> PgNumeric.read(in, b.length);
             case 1114 -> b.length == 8 ? (Object) new Timestamp(in.readLong() + PG_EPOCH_MICROS) : bad(oid);

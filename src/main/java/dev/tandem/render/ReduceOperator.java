@@ -112,7 +112,7 @@ final class ReduceOperator extends Operator {
             if (reduce.aggregates().get(a).func() == AggregateFunc.STRING_AGG
                     || reduce.aggregates().get(a).func() == AggregateFunc.SUM && outTypes.get(keyArity + a) != DatumType.INT64
                     || outTypes.get(keyArity + a) == DatumType.NUMERIC || outTypes.get(keyArity + a) == DatumType.UUID
-                    || outTypes.get(keyArity + a) == DatumType.INTERVAL || outTypes.get(keyArity + a) == DatumType.JSONB) {
+                    || outTypes.get(keyArity + a) == DatumType.INTERVAL || outTypes.get(keyArity + a) == DatumType.JSONB || outTypes.get(keyArity + a) == DatumType.BYTEA) {
                 return false;
             }
         }
@@ -143,7 +143,7 @@ final class ReduceOperator extends Operator {
             case DATE -> ((java.time.LocalDate) value).toEpochDay();
             case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value == 0.0 ? 0.0 : (Double) value));
             case BOOL -> (Boolean) value ? 1 : 0;
-            case STRING, NUMERIC, UUID, INTERVAL, JSONB -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
+            case STRING, NUMERIC, UUID, INTERVAL, JSONB, BYTEA -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
         };
     }
 
@@ -156,7 +156,7 @@ final class ReduceOperator extends Operator {
             case DATE -> packer.pushDate(java.time.LocalDate.ofEpochDay(key));
             case FLOAT64 -> packer.pushFloat64(Double.longBitsToDouble(flipNegative(key)));
             case BOOL -> packer.pushBool(key != 0);
-            case STRING, NUMERIC, UUID, INTERVAL, JSONB -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
+            case STRING, NUMERIC, UUID, INTERVAL, JSONB, BYTEA -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
         }
     }
 

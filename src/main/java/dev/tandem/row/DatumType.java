@@ -20,7 +20,9 @@ public enum DatumType {
     /** PostgreSQL's {@code interval}: an {@link Interval} of months, days and microseconds. */
     INTERVAL(10),
     /** PostgreSQL's {@code jsonb}: a {@link Jsonb}, in PostgreSQL's normal form and order. */
-    JSONB(11);
+    JSONB(11),
+    /** PostgreSQL's {@code bytea}: a {@link Bytea}, ordered by its bytes unsigned. */
+    BYTEA(12);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
@@ -51,7 +53,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea");
     }
 
     static DatumType ofTag(byte tag) {
@@ -67,7 +69,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID or {@link Interval}. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb} or {@link Bytea}. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -81,6 +83,7 @@ public enum DatumType {
             case UUID -> value instanceof java.util.UUID;
             case INTERVAL -> value instanceof Interval;
             case JSONB -> value instanceof Jsonb;
+            case BYTEA -> value instanceof Bytea;
         };
     }
 }

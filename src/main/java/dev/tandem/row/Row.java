@@ -16,7 +16,7 @@ import java.util.List;
  * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp}, {@code timestamptz} (microseconds) and {@code date} (days since the epoch),
  * sign bit flipped; for {@code uuid} its sixteen bytes; for {@code interval} its span (128 bits, see {@link RowPacker#pushInterval}), then
  * its months, days and microseconds; for {@code jsonb} its order key (see {@link Jsonb#sortKey}) then its text, each
- * escaped and terminated as a string's; and
+ * escaped and terminated as a string's; for {@code bytea} its bytes escaped and terminated as a string's; and
  * for {@code float64} (IEEE bits made sortable); for {@code string} the UTF-8 bytes with {@code 0x00}
  * escaped as {@code 00 FF} and terminated by {@code 00 01}; for {@code numeric} sign, exponent and digits
  * in an order-preserving form, then the display scale (see {@link RowPacker#pushNumeric}). NULL has no payload and a larger tag, so it
@@ -126,6 +126,7 @@ public final class Row implements Comparable<Row> {
         if (v instanceof java.util.UUID) return DatumType.UUID;
         if (v instanceof Interval) return DatumType.INTERVAL;
         if (v instanceof Jsonb) return DatumType.JSONB;
+        if (v instanceof Bytea) return DatumType.BYTEA;
         throw new IllegalArgumentException("not a datum: " + (v == null ? "null (use Row.pack with types)" : v.getClass().getName()));
     }
 
@@ -153,7 +154,7 @@ public final class Row implements Comparable<Row> {
         return n;
     }
 
-    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb} or null. */
+    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea} or null. */
     public Object[] unpack() {
         Object[] out = new Object[arity()];
         int p = offset;
@@ -313,7 +314,7 @@ public final class Row implements Comparable<Row> {
             case 2, 3, 5, 7, 8 -> p + 9;
             case 9 -> p + 17;
             case 10 -> p + 33;
-            case 4 -> stringEnd(b, p + 1);
+            case 4, 12 -> stringEnd(b, p + 1);
             case 11 -> stringEnd(b, stringEnd(b, p + 1));
             case 6 -> numericEnd(b, p) + 2;
             default -> throw new IllegalStateException("corrupt row encoding: tag " + tag);
@@ -391,10 +392,22 @@ public final class Row implements Comparable<Row> {
                 yield Double.longBitsToDouble(bits < 0 ? bits ^ Long.MIN_VALUE : ~bits);
             }
             case 4 -> decodeString(b, p + 1);
+            case 12 -> new Bytea(decodeBytes(b, p + 1));
             case 11 -> Jsonb.parse(decodeString(b, stringEnd(b, p + 1)));
             case 6 -> decodeNumeric(b, p);
             default -> throw new IllegalStateException("corrupt row encoding: tag " + tag);
         };
+    }
+
+    private static byte[] decodeBytes(byte[] b, int start) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int q = start; !(b[q] == 0 && b[q + 1] == 1); q++) {
+            out.write(b[q]);
+            if (b[q] == 0) {
+                q++;
+            }
+        }
+        return out.toByteArray();
     }
 
     private static String decodeString(byte[] b, int start) {

@@ -80,6 +80,19 @@ public final class RowJson {
             case INTERVAL -> {
                 if (node.isString()) return Interval.parse(node.stringValue());
             }
+            case BYTEA -> {
+                if (node.isString()) {
+                    String t = node.stringValue();
+                    if (t.startsWith("\\x")) {
+                        try {
+                            return Bytea.parse(t);
+                        } catch (IllegalArgumentException e) {
+                            // falls through to the error
+                        }
+                    }
+                    throw new IllegalArgumentException("expected a bytea as a string of PostgreSQL's hex form \"\\x0a0b\", got string '" + t + "'");
+                }
+            }
             case JSONB -> {
                 if (node.isString()) {
                     try {
@@ -150,6 +163,7 @@ public final class RowJson {
         if (v instanceof java.util.UUID u) return NODES.stringNode(u.toString());
         if (v instanceof Interval i) return NODES.stringNode(i.toString());
         if (v instanceof Jsonb j) return NODES.stringNode(j.text());
+        if (v instanceof Bytea b) return NODES.stringNode(b.hex());
         throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
     }
 
@@ -227,6 +241,7 @@ public final class RowJson {
             case java.util.UUID u -> out.string(u.toString());
             case Interval i -> out.string(i.toString());
             case Jsonb j -> out.string(j.text());
+            case Bytea b -> out.string(b.hex());
             default -> throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
         }
     }

@@ -111,6 +111,13 @@ public final class RowPacker {
         return escaped(v.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Pushes a bytea: its bytes escaped as a string's (see {@link Row}), which keeps their unsigned order. */
+    public RowPacker pushBytea(Bytea v) {
+        ensure(1);
+        buf[len++] = DatumType.BYTEA.tag;
+        return escaped(v.bytes());
+    }
+
     /** Pushes a jsonb: its order key then its text, each escaped as a string's bytes (see {@link Row}). */
     public RowPacker pushJsonb(Jsonb v) {
         ensure(1);
@@ -166,7 +173,7 @@ public final class RowPacker {
         return this;
     }
 
-    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb} or null) of {@code type}. */
+    /** Pushes a Java value (Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea} or null) of {@code type}. */
     public RowPacker push(DatumType type, Object v) {
         if (v == null) {
             return pushNull(type);
@@ -186,6 +193,7 @@ public final class RowPacker {
             case UUID -> pushUuid((java.util.UUID) v);
             case INTERVAL -> pushInterval((Interval) v);
             case JSONB -> pushJsonb((Jsonb) v);
+            case BYTEA -> pushBytea((Bytea) v);
         };
     }
 

@@ -345,6 +345,12 @@ final class CalcitePlanner {
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.BYTEA) {
+            return SqlTypes.byteaLiteral(l, c.getParserPosition());
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral l
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.UUID) {
             // read as PostgreSQL reads it (22P02 when it does not), written in the one form Calcite's reading agrees with
             try {
@@ -495,6 +501,7 @@ final class CalcitePlanner {
         root.add("float8", f -> f.createSqlType(SqlTypeName.DOUBLE));
         root.add("float4", f -> f.createSqlType(SqlTypeName.REAL));
         root.add("bool", f -> f.createSqlType(SqlTypeName.BOOLEAN));
+        root.add("bytea", f -> f.createSqlType(SqlTypeName.VARBINARY));
         root.add("timestamptz", f -> f.createSqlType(SqlTypes.TIMESTAMPTZ, 6));
         return Frameworks.newConfigBuilder()
                 .parserConfig(PARSER)
@@ -609,6 +616,8 @@ final class CalcitePlanner {
             new Rewrite("Cast function cannot convert value of type (\\S+).* to type (\\S+).*", "42846", "cannot cast type $1 to $2"),
             new Rewrite("Illegal use of 'NULL'.*", SqlException.NOT_SUPPORTED,
                     "not supported: a NULL whose type cannot be inferred here (write CAST(NULL AS type))"),
+            new Rewrite("No match found for function signature (.*<(?:VAR)?BINARY>.*|(?i:decode|encode|sha224|sha256|sha384|sha512|get_byte|set_byte"
+                    + "|get_bit|set_bit|convert_to|convert_from|bit_count)\\(.*)", SqlException.NOT_SUPPORTED, "not supported: function $1 (bytea)"),
             new Rewrite("No match found for function signature (.*)", SqlException.UNDEFINED_FUNCTION, "not supported: function $1"),
             new Rewrite("Cannot apply '(IS (NOT )?DISTINCT FROM)' to arguments of type '(<VARIANT> .* <CHAR\\(\\d+\\)>|<CHAR\\(\\d+\\)> .* <VARIANT>)'.*",
                     SqlException.NOT_SUPPORTED, "not supported: $1 of a jsonb and a quoted literal (cast the literal: '...'::jsonb)"),

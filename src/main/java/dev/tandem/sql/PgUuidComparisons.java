@@ -72,8 +72,8 @@ final class PgUuidComparisons {
     private static boolean uuidWithString(RelDataType a, RelDataType b) {
         SqlTypeName x = a.getSqlTypeName();
         SqlTypeName y = b.getSqlTypeName();
-        boolean xs = x == SqlTypeName.UUID || x == SqlTypes.JSONB || SqlTypeName.INTERVAL_TYPES.contains(x);
-        boolean ys = y == SqlTypeName.UUID || y == SqlTypes.JSONB || SqlTypeName.INTERVAL_TYPES.contains(y);
+        boolean xs = x == SqlTypeName.UUID || x == SqlTypes.JSONB || x == SqlTypeName.VARBINARY || SqlTypeName.INTERVAL_TYPES.contains(x);
+        boolean ys = y == SqlTypeName.UUID || y == SqlTypes.JSONB || y == SqlTypeName.VARBINARY || SqlTypeName.INTERVAL_TYPES.contains(y);
         return xs && (y == SqlTypeName.CHAR || y == SqlTypeName.VARCHAR) || ys && (x == SqlTypeName.CHAR || x == SqlTypeName.VARCHAR);
     }
 

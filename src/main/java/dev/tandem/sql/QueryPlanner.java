@@ -190,6 +190,7 @@ final class QueryPlanner {
             case UUID -> new java.util.UUID(0, 0);
             case INTERVAL -> new dev.tandem.row.Interval(0, 0, 0);
             case JSONB -> dev.tandem.row.Jsonb.of(dev.tandem.row.Jsonb.NULL);
+            case BYTEA -> new dev.tandem.row.Bytea(new byte[0]);
         };
     }
 

@@ -588,7 +588,7 @@ final class RelTranslator {
                 }
                 case SUM, SUM0, MIN, MAX -> {
                     if ((kind == SqlKind.MIN || kind == SqlKind.MAX) && (argType == DatumType.BOOL || argType == DatumType.UUID
-                            || argType == DatumType.JSONB)) {
+                            || argType == DatumType.JSONB || argType == DatumType.BYTEA)) {
                         // PostgreSQL has no min/max of boolean (bool_and/bool_or are its aggregates) or of uuid
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
                                 "function " + kind.name().toLowerCase(Locale.ROOT) + "(" + SqlTypes.pgName(argType) + ") does not exist");
@@ -902,6 +902,7 @@ final class RelTranslator {
     }
 
     private Expr call(RexCall call, List<DatumType> in) {
+        byteaCall(call);
         boolean compares = switch (call.getKind()) {
             case SEARCH, EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL, IS_DISTINCT_FROM,
                     IS_NOT_DISTINCT_FROM -> true;
@@ -913,6 +914,23 @@ final class RelTranslator {
         } finally {
             comparing -= compares ? 1 : 0;
         }
+    }
+
+    /** Refuses a call of a {@code bytea} but a comparison, a test for NULL, a cast, CASE or coalesce: Tandem has no other bytea operators yet. */
+    private static void byteaCall(RexCall call) {
+        boolean bytea = isBinary(call.getType()) || call.getOperands().stream().anyMatch(o -> isBinary(o.getType()));
+        boolean allowed = switch (call.getKind()) {
+            case SEARCH, EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL, IS_DISTINCT_FROM,
+                    IS_NOT_DISTINCT_FROM, IS_NULL, IS_NOT_NULL, CAST, CASE, COALESCE -> true;
+            default -> false;
+        };
+        if (bytea && !allowed) {
+            throw SqlException.notSupported(call.getOperator().getName().toLowerCase(Locale.ROOT) + " of bytea");
+        }
+    }
+
+    private static boolean isBinary(org.apache.calcite.rel.type.RelDataType t) {
+        return t.getSqlTypeName() == SqlTypeName.BINARY || t.getSqlTypeName() == SqlTypeName.VARBINARY;
     }
 
     /**
@@ -1401,6 +1419,7 @@ final class RelTranslator {
                     SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString()).micros());
             case DATE -> java.time.LocalDate.parse(lit.getValueAs(org.apache.calcite.util.DateString.class).toString());
             case UUID -> lit.getValueAs(java.util.UUID.class);
+            case BINARY, VARBINARY -> new dev.tandem.row.Bytea(lit.getValueAs(org.apache.calcite.avatica.util.ByteString.class).getBytes());
             case INTERVAL_YEAR, INTERVAL_YEAR_MONTH, INTERVAL_MONTH -> new dev.tandem.row.Interval(lit.getValueAs(BigDecimal.class).intValueExact(), 0, 0);
             case INTERVAL_DAY, INTERVAL_DAY_HOUR, INTERVAL_DAY_MINUTE, INTERVAL_DAY_SECOND, INTERVAL_HOUR, INTERVAL_HOUR_MINUTE, INTERVAL_HOUR_SECOND,
                     INTERVAL_MINUTE, INTERVAL_MINUTE_SECOND, INTERVAL_SECOND -> {

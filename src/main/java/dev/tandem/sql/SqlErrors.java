@@ -87,7 +87,9 @@ final class SqlErrors {
                 : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
                         || m.startsWith("invalid input syntax for type interval") ? "22007"
                 : m.startsWith("invalid input syntax for type uuid") || m.startsWith("invalid input syntax for type json")
-                        || m.startsWith("malformed array literal") ? SqlException.INVALID_TEXT
+                        || m.startsWith("malformed array literal")
+                        || m.startsWith("invalid input syntax for type bytea") ? SqlException.INVALID_TEXT
+                : m.startsWith("invalid hexadecimal") ? SqlException.INVALID_PARAMETER
                 : m.startsWith("unsupported Unicode escape sequence") ? "22P05"
                 : m.startsWith("cannot get array length of") || m.startsWith("argument list must have even number")
                         || m.contains(": key must not be null") || m.startsWith("cannot cast jsonb ") ? SqlException.INVALID_PARAMETER

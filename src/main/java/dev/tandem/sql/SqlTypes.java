@@ -32,6 +32,7 @@ final class SqlTypes {
             case "uuid" -> DatumType.UUID;
             case "interval" -> DatumType.INTERVAL;
             case "jsonb" -> DatumType.JSONB;
+            case "bytea" -> DatumType.BYTEA;
             case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_with_local_time_zone" -> DatumType.TIMESTAMPTZ;
             default -> null;
         };
@@ -53,6 +54,7 @@ final class SqlTypes {
             case DATE -> DatumType.DATE;
             case UUID -> DatumType.UUID;
             case VARIANT -> DatumType.JSONB;
+            case BINARY, VARBINARY -> DatumType.BYTEA;
             case TIMESTAMP_TZ, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> DatumType.TIMESTAMPTZ;
             case NULL -> null;
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
@@ -92,8 +94,19 @@ final class SqlTypes {
             case UUID -> f.createSqlType(SqlTypeName.UUID);
             case INTERVAL -> interval(f);
             case JSONB -> f.createSqlType(JSONB);
+            case BYTEA -> f.createSqlType(SqlTypeName.VARBINARY);
         };
         return f.createTypeWithNullability(base, nullable);
+    }
+
+    /** The binary literal PostgreSQL reads the quoted literal {@code l} cast to {@code bytea} as (22P02 when it reads none). */
+    static org.apache.calcite.sql.SqlLiteral byteaLiteral(org.apache.calcite.sql.SqlCharStringLiteral l, org.apache.calcite.sql.parser.SqlParserPos pos) {
+        try {
+            return org.apache.calcite.sql.SqlLiteral.createBinaryString(dev.tandem.expr.Byteas.parse(l.getValueAs(String.class)).bytes(), pos);
+        } catch (dev.tandem.expr.EvalError e) {
+            SqlException x = SqlErrors.evaluation(e.getMessage());
+            throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
+        }
     }
 
     /** The PostgreSQL name of a datum type, as {@code SHOW COLUMNS} and errors spell it. */
@@ -110,6 +123,7 @@ final class SqlTypes {
             case UUID -> "uuid";
             case INTERVAL -> "interval";
             case JSONB -> "jsonb";
+            case BYTEA -> "bytea";
         };
     }
 
@@ -168,6 +182,7 @@ final class SqlTypes {
                     case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
                     case java.util.UUID u -> u.toString();
                     case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
+                    case dev.tandem.row.Bytea b -> b.hex();
                     case Boolean b -> b ? "true" : "false";
                     case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
                     default -> throw mismatch(v, t);
@@ -214,6 +229,11 @@ final class SqlTypes {
                 case UUID -> switch (v) {
                     case java.util.UUID u -> u;
                     case String s -> dev.tandem.expr.Uuids.parse(s);
+                    default -> throw mismatch(v, t);
+                };
+                case BYTEA -> switch (v) {
+                    case dev.tandem.row.Bytea b -> b;
+                    case String s -> dev.tandem.expr.Byteas.parse(s);
                     default -> throw mismatch(v, t);
                 };
                 case JSONB -> switch (v) {
@@ -299,6 +319,7 @@ final class SqlTypes {
             case java.util.UUID u -> "uuid";
             case dev.tandem.row.Interval i -> "interval";
             case dev.tandem.row.Jsonb j -> "jsonb";
+            case dev.tandem.row.Bytea b -> "bytea";
             default -> v.getClass().getSimpleName();
         };
     }

@@ -455,6 +455,9 @@ final class WritePlanner {
         if (to == DatumType.JSONB) {
             return PgFunctions.JSONB.createCall(e.getParserPosition(), value);
         }
+        if (to == DatumType.BYTEA && e instanceof SqlCharStringLiteral l) {
+            return SqlTypes.byteaLiteral(l, e.getParserPosition());
+        }
         SqlTypeName type = switch (to) {
             case INT64 -> SqlTypeName.BIGINT;
             case FLOAT64 -> SqlTypeName.DOUBLE;
@@ -465,6 +468,7 @@ final class WritePlanner {
             case DATE -> SqlTypeName.DATE;
             case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
             case UUID -> SqlTypeName.UUID;
+            case BYTEA -> SqlTypeName.VARBINARY;
             case INTERVAL -> throw new IllegalStateException("an interval is assigned by pg_interval");
             case JSONB -> throw new IllegalStateException("a jsonb is assigned by pg_jsonb");
         };

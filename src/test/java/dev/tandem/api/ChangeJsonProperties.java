@@ -116,6 +116,7 @@ class ChangeJsonProperties {
             case UUID -> new java.util.UUID(random.nextLong(), random.nextLong());
             case INTERVAL -> new dev.tandem.row.Interval(random.nextInt(), random.nextInt(), random.nextLong());
             case JSONB -> dev.tandem.row.Jsonb.of(java.util.Map.of(string(random), java.util.List.of(random.nextLong(), string(random))));
+            case BYTEA -> new dev.tandem.row.Bytea(string(random).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         };
     }
 

@@ -58,7 +58,8 @@ final class PgAnswers {
             List<String> row = new ArrayList<>();
             for (int i = 1; i <= md.getColumnCount(); i++) {
                 Object o = rs.getObject(i);
-                row.add(o == null ? "NULL" : o instanceof java.math.BigDecimal n ? n.toPlainString() : rs.getString(i));
+                row.add(o == null ? "NULL" : o instanceof java.math.BigDecimal n ? n.toPlainString()
+                        : o instanceof byte[] b ? "\\x" + java.util.HexFormat.of().formatHex(b) : rs.getString(i));
             }
             out.add(String.join("|", row));
         }

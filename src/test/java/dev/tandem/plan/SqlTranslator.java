@@ -74,6 +74,7 @@ public final class SqlTranslator {
             case UUID -> "UUID";
             case INTERVAL -> "INTERVAL";
             case JSONB -> throw new UnsupportedOperationException("jsonb has no translation (random plans have no jsonb columns)");
+            case BYTEA -> throw new UnsupportedOperationException("bytea has no translation (random plans have no bytea columns)");
         };
     }
 
@@ -300,6 +301,7 @@ public final class SqlTranslator {
             case UUID -> "CAST('" + v + "' AS UUID)";
             case INTERVAL -> "CAST('" + v + "' AS INTERVAL)";
             case JSONB -> throw new UnsupportedOperationException("jsonb has no translation");
+            case BYTEA -> throw new UnsupportedOperationException("bytea has no translation");
         };
     }
 
@@ -334,6 +336,7 @@ public final class SqlTranslator {
                                 case DATE -> java.sql.Types.DATE;
                                 case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
                                 case UUID, INTERVAL, JSONB -> java.sql.Types.OTHER;
+                                case BYTEA -> java.sql.Types.VARBINARY;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
@@ -375,6 +378,7 @@ public final class SqlTranslator {
                         case UUID -> rs.getObject(i + 1, java.util.UUID.class);
                         case INTERVAL -> throw new UnsupportedOperationException("intervals have no translation");
                         case JSONB -> throw new UnsupportedOperationException("jsonb has no translation");
+            case BYTEA -> throw new UnsupportedOperationException("bytea has no translation");
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

@@ -171,6 +171,7 @@ class ProtocolJsonProperties {
                     .as((m, d, u) -> (Object) new dev.tandem.row.Interval(m, d, u));
             case JSONB -> Arbitraries.of("null", "1.50", "\"a\\u0001\"", "[]", "{}", "[1, [2, {\"a\": true}]]", "{\"b\": null, \"aa\": -1e3}")
                     .map(s -> (Object) dev.tandem.row.Jsonb.parse(s));
+            case BYTEA -> Arbitraries.bytes().array(byte[].class).ofMaxSize(6).map(b -> (Object) new dev.tandem.row.Bytea(b));
         };
         return v.injectNull(0.15);
     }

@@ -41,6 +41,7 @@ class RowEncodingProperties {
                     Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, Interval.MICROS_PER_DAY, -Interval.MICROS_PER_DAY, Long.MIN_VALUE, Long.MAX_VALUE)))
                     .as((m, d, u) -> (Object) new Interval(m, d, u));
             case JSONB -> JsonbProperties.documents().map(j -> (Object) j);
+            case BYTEA -> Arbitraries.bytes().array(byte[].class).ofMaxSize(6).map(b -> (Object) new Bytea(b));
             case UUID -> Combinators.combine(Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)),
                     Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)))
                     .as((a, b) -> (Object) new java.util.UUID(a, b));

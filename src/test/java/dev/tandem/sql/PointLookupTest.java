@@ -59,6 +59,12 @@ class PointLookupTest {
             assertThat(lookupOf(stack, "SELECT name FROM p WHERE x = $1")).as("a float key").isNull();
             assertThat(lookupOf(stack, "SELECT name FROM p WHERE id = $1 ORDER BY name")).as("a sort").isNull();
             assertThat(lookupOf(stack, "SELECT g, count(*) FROM p WHERE id = $1 GROUP BY g")).as("an aggregate").isNull();
+
+            stack.run("CREATE TABLE pb (b bytea, k bigint)", session);
+            stack.run("CREATE INDEX pb_by_b ON pb (b)", session);
+            ReadRequest bytea = lookupOf(stack, "SELECT k FROM pb WHERE b = $1").request(List.of(new dev.tandem.row.Bytea(new byte[] {10, -1})), null, null);
+            assertThat(bytea.from()).as("a bytea key").isEqualTo("pb_by_b");
+            assertThat(bytea.keys()).containsExactly(Row.of(new dev.tandem.row.Bytea(new byte[] {10, -1})));
             session.close();
         }
     }

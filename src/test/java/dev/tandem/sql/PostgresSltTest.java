@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PostgresSltTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"11_keys.slt", "12_transactions.slt", "13_defaults.slt", "14_returning.slt", "15_create_table_as.slt", "18_window.slt", "21_jsonb.slt"})
+    @ValueSource(strings = {"11_keys.slt", "12_transactions.slt", "13_defaults.slt", "14_returning.slt", "15_create_table_as.slt", "18_window.slt", "21_jsonb.slt", "23_bytea.slt"})
     void postgresAnswersAsTheFileSays(String file) throws IOException, SQLException {
         String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         if (address == null || address.isBlank()) {

@@ -60,6 +60,7 @@ final class PgValues {
             case DATE, TIMESTAMPTZ, INTERVAL -> dev.tandem.sql.SqlValues.parse(text, type);
             case UUID -> java.util.UUID.fromString(text);
             case JSONB -> dev.tandem.row.Jsonb.parse(text);
+            case BYTEA -> dev.tandem.row.Bytea.parse(text);
         };
     }
 

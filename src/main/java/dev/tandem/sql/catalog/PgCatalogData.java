@@ -774,6 +774,7 @@ final class PgCatalogData {
             case 1114 -> "timestamp without time zone";
             case 1184 -> "timestamp with time zone";
             case 3802 -> "jsonb";
+            case 17 -> "bytea";
             default -> TYPE_BY_OID.containsKey(type) && TYPE_BY_OID.get(type).category().equals("A") ? "ARRAY" : "USER-DEFINED";
         };
         Long precision = switch ((int) type) {

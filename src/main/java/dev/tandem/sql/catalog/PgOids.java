@@ -38,6 +38,7 @@ public final class PgOids {
     public static final int INTERVAL = 1186;
     public static final int UUID = 2950;
     public static final int JSONB = 3802;
+    public static final int BYTEA = 17;
     public static final int NUMERIC = 1700;
 
     /** The database's OID ({@code pg_database.oid} of the one database, {@code tandem}). */
@@ -109,6 +110,7 @@ public final class PgOids {
             case UUID -> UUID;
             case INTERVAL -> INTERVAL;
             case JSONB -> JSONB;
+            case BYTEA -> BYTEA;
         };
     }
 }
