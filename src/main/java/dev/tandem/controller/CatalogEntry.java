@@ -76,6 +76,21 @@ public sealed interface CatalogEntry {
      * columns, typed boolean) true or NULL; {@code text} is the condition as written, for the catalog to show.
      */
     record Check(String name, String text, dev.tandem.expr.Expr expr) {
+
+        /** The columns (0-based, ascending, each once) the condition reads. */
+        public List<Integer> columns() {
+            java.util.TreeSet<Integer> read = new java.util.TreeSet<>();
+            java.util.ArrayDeque<dev.tandem.expr.Expr> todo = new java.util.ArrayDeque<>(List.of(expr));
+            while (!todo.isEmpty()) {
+                switch (todo.pop()) {
+                    case dev.tandem.expr.Expr.Col col -> read.add(col.index());
+                    case dev.tandem.expr.Expr.Call call -> todo.addAll(call.args());
+                    default -> {
+                    }
+                }
+            }
+            return List.copyOf(read);
+        }
     }
 
     /**

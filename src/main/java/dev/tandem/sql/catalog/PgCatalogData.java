@@ -721,17 +721,7 @@ final class PgCatalogData {
 
     /** The column numbers (1-based, ascending) a check's condition reads, as {@code pg_constraint.conkey} lists them. */
     private static List<Long> columnsRead(CheckRow c) {
-        java.util.TreeSet<Long> read = new java.util.TreeSet<>();
-        java.util.ArrayDeque<dev.tandem.expr.Expr> todo = new java.util.ArrayDeque<>(List.of(c.check().expr()));
-        while (!todo.isEmpty()) {
-            switch (todo.pop()) {
-                case dev.tandem.expr.Expr.Col col -> read.add((long) col.index() + 1);
-                case dev.tandem.expr.Expr.Call call -> todo.addAll(call.args());
-                default -> {
-                }
-            }
-        }
-        return List.copyOf(read);
+        return c.check().columns().stream().map(i -> (long) i + 1).toList();
     }
 
     private static Object[] attributeRow(long rel, String name, long type, int num, boolean notNull) {
