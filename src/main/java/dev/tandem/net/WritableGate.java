@@ -41,6 +41,9 @@ public final class WritableGate extends ChannelInboundHandlerAdapter {
                 return g;
             }
             WritableGate g = new WritableGate();
+            // known at once: handlerAdded may run later, on the event loop, and until then a gate without its
+            // channel would let a stream write as though the socket could always take more
+            g.channel = channel;
             channel.pipeline().addFirst(NAME, g);
             if (channel.isActive() || channel.isOpen()) {
                 OPEN.put(channel.id(), g);
