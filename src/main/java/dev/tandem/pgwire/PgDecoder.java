@@ -5,16 +5,16 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SslContext;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * Frames the frontend's byte stream into {@link PgMessage}s: untyped length-prefixed packets until
- * the start-up packet, then a type byte and a length per message. A message longer than the limit is
- * reported once as {@link PgMessage#TOO_LARGE} and the rest of the stream ignored (the session closes).
+ * Frames the frontend's byte stream and decodes each frame into a {@link FrontendMessage}: untyped
+ * length-prefixed packets until the start-up packet, then a type byte and a length per message. A message
+ * longer than the limit is reported once as {@link FrontendMessage.TooLarge} and the rest of the stream
+ * ignored (the session closes).
  * Before the start-up packet the limit is {@link #MAX_STARTUP_BYTES}, as in PostgreSQL: a start-up packet,
  * SSLRequest or GSSENCRequest declaring more is refused from its length alone, nothing of it buffered, as
- * {@link PgMessage#INVALID} "invalid length of startup packet".
+ * {@link FrontendMessage.Invalid} "invalid length of startup packet".
  *
  * <p>With TLS configured, an SSLRequest is answered here: {@code S}, then a TLS handler is put in front
  * of this decoder and the stream continues encrypted. Bytes sent after the SSLRequest before the
@@ -33,6 +33,8 @@ final class PgDecoder extends ByteToMessageDecoder {
 
     private final int maxMessageBytes;
     private final SslContext tls;
+    /** Reads the bodies of this connection's messages, one after the other (on its event loop). */
+    private final PgReader reader = new PgReader(new byte[0]);
     private boolean started;
     private boolean broken;
 
@@ -50,25 +52,25 @@ final class PgDecoder extends ByteToMessageDecoder {
             if (in.readableBytes() < header) {
                 return;
             }
-            char type = started ? (char) (in.getByte(at) & 0xff) : PgMessage.STARTUP;
+            char type = started ? (char) (in.getByte(at) & 0xff) : FrontendMessage.STARTUP;
             int len = in.getInt(started ? at + 1 : at);
             if (!started && (len < 8 || len - 4 > MAX_STARTUP_BYTES)) {
                 broken = true;
                 in.skipBytes(in.readableBytes());
-                out.add(new PgMessage(PgMessage.INVALID, "invalid length of startup packet".getBytes(StandardCharsets.UTF_8)));
+                out.add(new FrontendMessage.Invalid("invalid length of startup packet"));
                 return;
             }
             if (started && type < ' ') {
-                // no frontend message has a control character for its type; these are the pseudo-types of PgMessage
+                // no frontend message has a control character for its type; these are the pseudo-types of FrontendMessage
                 broken = true;
                 in.skipBytes(in.readableBytes());
-                out.add(new PgMessage(PgMessage.INVALID, ("invalid frontend message type " + (int) type).getBytes(StandardCharsets.UTF_8)));
+                out.add(new FrontendMessage.Invalid("invalid frontend message type " + (int) type));
                 return;
             }
             if (len < 4 || len > maxMessageBytes) {
                 broken = true;
                 in.skipBytes(in.readableBytes());
-                out.add(new PgMessage(PgMessage.TOO_LARGE, new byte[0]));
+                out.add(FrontendMessage.TooLarge.INSTANCE);
                 return;
             }
             if (in.readableBytes() < header + len - 4) {
@@ -83,7 +85,7 @@ final class PgDecoder extends ByteToMessageDecoder {
                     if (in.isReadable()) {
                         broken = true;
                         in.skipBytes(in.readableBytes());
-                        out.add(new PgMessage(PgMessage.INVALID, "received unencrypted data after SSL request".getBytes(StandardCharsets.UTF_8)));
+                        out.add(new FrontendMessage.Invalid("received unencrypted data after SSL request"));
                         return;
                     }
                     // 'S' is written (synchronously, on the event loop) before the TLS handler exists, so it goes out in the clear.
@@ -92,14 +94,16 @@ final class PgDecoder extends ByteToMessageDecoder {
                     return;
                 }
                 if (code == SSL_CODE) {
-                    type = PgMessage.SSL_REQUEST;
-                } else if (code == GSS_CODE) {
-                    type = PgMessage.GSS_REQUEST;
-                } else {
-                    started = true;
+                    out.add(FrontendMessage.SslRequest.INSTANCE);
+                    continue;
                 }
+                if (code == GSS_CODE) {
+                    out.add(FrontendMessage.GssEncRequest.INSTANCE);
+                    continue;
+                }
+                started = true;
             }
-            out.add(new PgMessage(type, body));
+            out.add(FrontendMessage.decode(type, body, reader));
         }
         in.skipBytes(in.readableBytes());
     }

@@ -25,11 +25,18 @@ final class PgReader {
         }
     }
 
-    private final byte[] b;
+    private byte[] b;
     private int at;
 
     PgReader(byte[] b) {
         this.b = b;
+    }
+
+    /** Reads {@code body} from its start (one reader serves a connection's messages, in turn). */
+    PgReader reset(byte[] body) {
+        this.b = body;
+        this.at = 0;
+        return this;
     }
 
     int remaining() {

@@ -182,7 +182,7 @@ public final class PgWireServer implements AutoCloseable {
                     }, guards.authenticationTimeout().toMillis(), TimeUnit.MILLISECONDS);
                     IdleGuard idle = new IdleGuard(guards, session, channel[0]);
                     return out.sendObject(in.receiveObject()
-                                    .cast(PgMessage.class)
+                                    .cast(FrontendMessage.class)
                                     .doOnNext(m -> idle.received())
                                     // A few messages are read ahead of the one being answered (a pipelined Bind,
                                     // Execute, Sync): with none, the connection stopped and started reading around

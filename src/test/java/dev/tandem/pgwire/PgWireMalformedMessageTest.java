@@ -96,6 +96,29 @@ class PgWireMalformedMessageTest {
     }
 
     @Test
+    void bindOfAnUnknownStatementIsRefusedBeforeItsTruncatedFieldsAreRead() throws IOException {
+        assertRefused("26000", "prepared statement \"nope\" does not exist", frame('B', concat(cstring(""), cstring("nope"), int16(3))));
+    }
+
+    @Test
+    void bindWithTheWrongNumberOfParametersIsRefusedBeforeItsTruncatedValuesAreRead() throws IOException {
+        assertRefused("08P01", "bind message supplies 2 parameters, but prepared statement \"one\" requires 1",
+                frame('B', concat(cstring(""), cstring("one"), int16(0), int16(2), int32(5))));
+    }
+
+    @Test
+    void aBadParameterFormatIsRefusedBeforeTheTruncatedValueAfterIt() throws IOException {
+        assertRefused("22023", "unsupported format code: 7",
+                frame('B', concat(cstring(""), cstring("three"), int16(3), int16(7), int16(0), int16(0), int16(3), int32(1), new byte[] {'1'}, int32(9))));
+    }
+
+    @Test
+    void aBadResultFormatIsRefusedBeforeBytesAfterTheLastField() throws IOException {
+        assertRefused("22023", "unsupported format code: 7",
+                frame('B', concat(cstring(""), cstring("columns"), int16(0), int16(0), int16(1), int16(7), new byte[] {1})));
+    }
+
+    @Test
     void bindWithAParameterLengthBelowMinusOne() throws IOException {
         assertRefused("08P01", "insufficient data left in message",
                 frame('B', concat(cstring(""), cstring("one"), int16(0), int16(1), int32(-2), int16(0))));
@@ -269,13 +292,13 @@ class PgWireMalformedMessageTest {
     @Test
     void aNameInUseIsRefusedAndASessionHoldsBoundedNamedStatementsAndPortals() throws IOException {
         assertRefused("42P05", "prepared statement \"one\" already exists", PgRawClient.frame('P', parse("one", "SELECT 1")));
-        for (int i = 3; i < PgSession.MAX_NAMED; i++) {
+        for (int i = 3; i < PgExtendedProtocol.MAX_NAMED; i++) {
             client.send('P', parse("s" + i, "SELECT 1"));
         }
         client.send('S', new byte[0]);
         List<Message> filled = client.untilReady();
-        assertThat(filled).hasSize(PgSession.MAX_NAMED - 3 + 1).allMatch(m -> m.type() == '1' || m.type() == 'Z');
-        assertRefused("54000", "a session may hold at most " + PgSession.MAX_NAMED + " named prepared statements; close (deallocate) some first",
+        assertThat(filled).hasSize(PgExtendedProtocol.MAX_NAMED - 3 + 1).allMatch(m -> m.type() == '1' || m.type() == 'Z');
+        assertRefused("54000", "a session may hold at most " + PgExtendedProtocol.MAX_NAMED + " named prepared statements; close (deallocate) some first",
                 PgRawClient.frame('P', parse("extra", "SELECT 1")));
         // a closed statement frees its place
         client.send('C', PgRawClient.concat(new byte[] {'S'}, cstring("s3")));
@@ -291,15 +314,15 @@ class PgWireMalformedMessageTest {
         assertThat(twice).extracting(Message::type).containsExactly('2', 'E', 'Z');
         assertThat(twice.get(1).sqlState()).isEqualTo("42P03");
         assertThat(twice.get(1).text()).isEqualTo("portal \"p\" already exists");
-        for (int i = 0; i <= PgSession.MAX_NAMED; i++) {
+        for (int i = 0; i <= PgExtendedProtocol.MAX_NAMED; i++) {
             client.send('B', bind("p" + i, "one", new int[0], new String[] {"1"}, new int[0]));
         }
         client.send('S', new byte[0]);
         List<Message> bound = client.untilReady();
-        assertThat(bound).hasSize(PgSession.MAX_NAMED + 2);
-        assertThat(bound.subList(0, PgSession.MAX_NAMED)).allMatch(m -> m.type() == '2');
-        assertThat(bound.get(PgSession.MAX_NAMED).sqlState()).isEqualTo("54000");
-        assertThat(bound.get(PgSession.MAX_NAMED).text()).isEqualTo("a session may hold at most " + PgSession.MAX_NAMED
+        assertThat(bound).hasSize(PgExtendedProtocol.MAX_NAMED + 2);
+        assertThat(bound.subList(0, PgExtendedProtocol.MAX_NAMED)).allMatch(m -> m.type() == '2');
+        assertThat(bound.get(PgExtendedProtocol.MAX_NAMED).sqlState()).isEqualTo("54000");
+        assertThat(bound.get(PgExtendedProtocol.MAX_NAMED).text()).isEqualTo("a session may hold at most " + PgExtendedProtocol.MAX_NAMED
                 + " named portals; close some first");
         assertUsable();
     }
