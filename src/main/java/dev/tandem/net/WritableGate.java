@@ -12,9 +12,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * Tells a connection's streams when its socket can take more: {@link #whenWritable} completes at once
- * while the channel's outbound buffer is under its high-water mark (or the channel is closed), else once
- * it has drained below the low-water mark. A stream that asks before each batch holds at most one batch
+ * Tells a connection's streams when its socket can take more: {@link #whenWritable} completes once
+ * the event loop has written what was handed to it before and the channel's outbound buffer is under
+ * its high-water mark (or the channel is closed), else once it has drained below the low-water mark. A stream that asks before each batch holds at most one batch
  * beyond what the socket buffers, however long its client stops reading; what it has not asked for waits
  * in the change stream's own bounded buffer.
  */
@@ -58,17 +58,30 @@ public final class WritableGate extends ChannelInboundHandlerAdapter {
         return OPEN.get(id);
     }
 
-    /** Completes when the connection can take more (at once when it can now). */
+    /**
+     * Completes when the connection can take more. It looks on the channel's event loop, after the tasks
+     * queued there before: what a stream handed to the transport reaches the channel's outbound buffer
+     * (and counts against its high-water mark) only when the event loop writes it, so a look from the
+     * stream's own thread would see a writable channel while a busy or stalled event loop still holds every
+     * message handed to it, and let the whole stream past its bound.
+     */
     public Mono<Void> whenWritable() {
         return Mono.defer(() -> {
-            if (open()) {
+            Channel c = channel;
+            if (c == null || !c.isActive()) {
                 return Mono.empty();
             }
             Sinks.Empty<Void> s = Sinks.empty();
-            waiting.add(s);
-            // the channel may have drained between the check and the registration: no wake-up is lost
-            if (open()) {
-                release();
+            try {
+                c.eventLoop().execute(() -> {
+                    if (open()) {
+                        s.tryEmitEmpty();
+                    } else {
+                        waiting.add(s); // released when the channel drains (or closes): on this loop, so no wake-up is lost
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                s.tryEmitEmpty(); // the event loop is shutting down: nothing more will be written
             }
             return s.asMono();
         });
@@ -76,7 +89,7 @@ public final class WritableGate extends ChannelInboundHandlerAdapter {
 
     private boolean open() {
         Channel c = channel;
-        return c == null || c.isWritable() || !c.isActive();
+        return c.isWritable() || !c.isActive();
     }
 
     private void release() {

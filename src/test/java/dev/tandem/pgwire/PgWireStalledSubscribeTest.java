@@ -2,6 +2,7 @@ package dev.tandem.pgwire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tandem.sql.SqlSession;
 import dev.tandem.sql.SqlTesting;
 import dev.tandem.stream.ChangeStreamLimits;
 import java.io.ByteArrayOutputStream;
@@ -13,8 +14,13 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import io.netty.util.concurrent.EventExecutor;
+import reactor.netty.tcp.TcpResources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +56,31 @@ class PgWireStalledSubscribeTest {
         }
     }
 
+    private record Subscriber(DataInputStream in, DataOutputStream out) {}
+
+    /** Logs {@code socket} in and sends {@code SUBSCRIBE big}, and waits (bounded) until the subscription has started. */
+    private static Subscriber subscribed(SqlTesting.Stack stack, PgWireServer server, Socket socket) throws Exception {
+        socket.setSoTimeout(60_000);
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        ByteArrayOutputStream startup = new ByteArrayOutputStream();
+        startup.write("user\0stalled\0database\0tandem\0\0".getBytes(StandardCharsets.UTF_8));
+        out.writeInt(startup.size() + 8);
+        out.writeInt(196608);
+        startup.writeTo(out);
+        out.flush();
+        untilReady(in);
+        send(out, 'Q', "SUBSCRIBE big");
+        assertThat((char) in.readByte()).as("CopyOutResponse").isEqualTo('H');
+        in.readFully(new byte[in.readInt() - 4]);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (stack.openStreams() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(stack.openStreams()).as("the subscription has started").isPositive();
+        return new Subscriber(in, out);
+    }
+
     @Test
     void aClientThatStopsReadingIsEndedAsLaggedWithinTheBoundAndItsSessionStillAnswers() throws Exception {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
@@ -57,24 +88,9 @@ class PgWireStalledSubscribeTest {
                 Connection writer = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=w");
                 Socket socket = new Socket("127.0.0.1", server.port())) {
             writer.createStatement().execute("CREATE TABLE big (id bigint NOT NULL, pad text)");
-            socket.setSoTimeout(60_000);
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            ByteArrayOutputStream startup = new ByteArrayOutputStream();
-            startup.write("user\0stalled\0database\0tandem\0\0".getBytes(StandardCharsets.UTF_8));
-            out.writeInt(startup.size() + 8);
-            out.writeInt(196608);
-            startup.writeTo(out);
-            out.flush();
-            untilReady(in);
-            send(out, 'Q', "SUBSCRIBE big");
-            assertThat((char) in.readByte()).as("CopyOutResponse").isEqualTo('H');
-            in.readFully(new byte[in.readInt() - 4]);
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (stack.openStreams() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertThat(stack.openStreams()).as("the subscription has started").isPositive();
+            Subscriber sub = subscribed(stack, server, socket);
+            DataInputStream in = sub.in();
+            DataOutputStream out = sub.out();
 
             // Not read while 60 writes of 100 rows of 8,000 bytes (48 MB) come: more than a subscription (16 MB) and the
             // sockets' buffers on both sides hold.
@@ -108,5 +124,55 @@ class PgWireStalledSubscribeTest {
             List<Object[]> one = untilReady(in);
             assertThat(one).extracting(m -> (char) m[0]).containsExactly('T', 'D', 'C', 'Z');
         }
+    }
+
+    /**
+     * The server's event loops fall behind (here: stop) while the changes come: what the stream hands to
+     * a connection waits on its event loop until written, so the stream takes no more until the event loop
+     * has written it and the socket can take more, and the changes wait in the subscription, bounded.
+     */
+    @Test
+    void eventLoopsThatFallBehindLeaveTheChangesInTheBoundedSubscription() throws Exception {
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Socket socket = new Socket("127.0.0.1", server.port())) {
+            SqlSession writer = new SqlSession();
+            run(stack, writer, "CREATE TABLE big (id bigint NOT NULL, pad text)");
+            Subscriber sub = subscribed(stack, server, socket);
+            CountDownLatch resume = new CountDownLatch(1);
+            long peak = 0;
+            try {
+                for (EventExecutor loop : TcpResources.get().onServer(true)) {
+                    loop.execute(() -> {
+                        try {
+                            resume.await(60, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                }
+                String pad = "'" + "x".repeat(8_000) + "'";
+                for (int w = 0; w < 60; w++) {
+                    StringBuilder insert = new StringBuilder("INSERT INTO big VALUES ");
+                    for (int i = 0; i < 100; i++) {
+                        insert.append(i == 0 ? "(" : ", (").append(w * 100 + i).append(", ").append(pad).append(')');
+                    }
+                    run(stack, writer, insert.toString());
+                    peak = Math.max(peak, stack.bufferedStreamBytes());
+                }
+            } finally {
+                resume.countDown();
+            }
+            List<Object[]> answer = untilReady(sub.in());
+            Object[] error = answer.get(answer.size() - 2);
+            assertThat((char) error[0]).isEqualTo('E');
+            assertThat(new String((byte[]) error[1], StandardCharsets.UTF_8)).contains("fell more than", "bytes (tandem.subscribe.buffer-bytes)");
+            assertThat(peak).isLessThanOrEqualTo(ChangeStreamLimits.BUFFER_BYTES + 100 * 8_100);
+            assertThat(stack.bufferedStreamBytes()).isZero();
+        }
+    }
+
+    private static void run(SqlTesting.Stack stack, SqlSession session, String sql) {
+        stack.engine().prepareAsync(sql, session).flatMap(s -> stack.engine().execute(s, List.of(), session)).block(Duration.ofSeconds(30));
     }
 }
