@@ -7,7 +7,6 @@ import dev.tandem.plan.Plan;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeParameters;
 import dev.tandem.protocol.ComputeResponse;
-import dev.tandem.protocol.Finishing;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
@@ -23,9 +22,7 @@ import dev.tandem.storage.UniqueViolationException;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,9 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.LongSupplier;
@@ -51,7 +46,8 @@ import reactor.core.scheduler.Scheduler;
  * The built-in controller of standalone mode: the durable catalog of tables, views and indexes, and the
  * facade through which the API, SQL, change streams and sources act on it and read, in front of the
  * compute replica (a {@link Multiplexer}). It takes typed requests (the API decodes JSON first) and
- * delegates each concern to a class of its own: {@link ReadPlanner} (index choice, plan expansion,
+ * delegates each concern to a class of its own: {@link TableDefinition} (a new table's checks),
+ * {@link Reads} (the read paths and the starts of change streams), {@link ReadPlanner} (index choice, plan expansion,
  * result schemas, dataflow descriptions), {@link ReadPolicy} (read times, holds, compaction, under one
  * lock), {@link PeekDispatch} (commands out, peek answers in), {@link IndexTracker} (index state,
  * frontiers, events) and {@link TransientStreams} (the dataflows change streams own).
@@ -92,7 +88,7 @@ public final class Controller implements AutoCloseable {
     /** Tables that only their feeder writes to (sources), by name, with why users may not write or drop them. */
     private final Map<String, String> fedTables = new ConcurrentHashMap<>();
     private final TransientStreams streams;
-    private final AtomicInteger pending = new AtomicInteger();
+    private final Reads reads;
     private final Disposable responses;
     private final Disposable ticker;
     private volatile List<String> recovering = List.of();
@@ -119,6 +115,7 @@ public final class Controller implements AutoCloseable {
         this.policy = new ReadPolicy(storage, clock, this.settings::get, indexes, dispatch);
         this.planner = new ReadPlanner(catalog, indexes, storage);
         this.streams = new TransientStreams(planner, policy, indexes, dispatch, catalog::allocateTransientId, timer);
+        this.reads = new Reads(catalog, system, indexes, planner, policy, dispatch, streams, this.settings::get, clock);
         this.responses = compute.responses().subscribe(this::receive);
         dispatch.send(new ComputeCommand.Hello(UUID.randomUUID().toString()));
         dispatch.send(new ComputeCommand.CreateInstance(Map.of(), new ComputeParameters(settings.maxResultRows())));
@@ -195,7 +192,7 @@ public final class Controller implements AutoCloseable {
     }
 
     public int pendingReads() {
-        return pending.get();
+        return reads.pending();
     }
 
     public boolean twoRuntimes() {
@@ -257,78 +254,11 @@ public final class Controller implements AutoCloseable {
 
     private CatalogEntry.Table createTableOnce(String name, List<Column> columns, List<CatalogEntry.Key> requested,
             Map<String, Object> givenDefaults, Map<String, DeclaredType> declared, List<CatalogEntry.Check> checks) {
-        Map<String, Object> defaults = new java.util.HashMap<>(givenDefaults);
-        checkName(name);
-        if (columns == null || columns.isEmpty()) {
-            throw ControllerException.invalid("a table needs at least one column");
-        }
-        Schema schema;
-        try {
-            schema = new Schema(columns);
-        } catch (IllegalArgumentException e) {
-            throw ControllerException.invalid(e.getMessage());
-        }
-        for (Column c : columns) {
-            checkName(c.name());
-        }
-        for (Map.Entry<String, Object> d : defaults.entrySet()) {
-            int c = schema.indexOf(d.getKey());
-            if (c < 0) {
-                throw ControllerException.invalid("a default for column '" + d.getKey() + "', which the table does not have");
-            }
-            DatumType type = schema.column(c).type();
-            if (d.getValue() == CatalogEntry.WriteTimeDefault.NOW
-                    && type != DatumType.TIMESTAMPTZ && type != DatumType.TIMESTAMP && type != DatumType.DATE) {
-                throw ControllerException.invalid("the statement's time as the default of column '" + d.getKey() + "' of type " + type.jsonName());
-            }
-            if (d.getValue() == CatalogEntry.WriteTimeDefault.SEQUENCE && type != DatumType.INT64) {
-                throw ControllerException.invalid("a sequence as the default of column '" + d.getKey() + "' of type " + type.jsonName());
-            }
-        }
-        for (Map.Entry<String, DeclaredType> d : declared.entrySet()) {
-            int c = schema.indexOf(d.getKey());
-            if (c < 0 || schema.column(c).type() != d.getValue().datumType()) {
-                throw ControllerException.invalid("a declared type " + d.getValue().sqlName() + " for column '" + d.getKey()
-                        + "', which the table does not have with type " + d.getValue().datumType().jsonName());
-            }
-            Object value = defaults.get(d.getKey());
-            if (value != null && !(value instanceof CatalogEntry.WriteTimeDefault)) {
-                try {
-                    defaults.put(d.getKey(), d.getValue().fit(value));
-                } catch (dev.tandem.expr.EvalError e) {
-                    throw ControllerException.invalid(e.getMessage());
-                }
-            }
-        }
-        if (checks.size() > 64) {
-            throw ControllerException.invalid("a table has at most 64 check constraints, not " + checks.size());
-        }
-        java.util.Set<String> checkNames = new java.util.HashSet<>();
-        for (CatalogEntry.Check c : checks) {
-            if (c.name() == null || !checkNames.add(c.name())) {
-                throw ControllerException.invalid("check constraint \"" + c.name() + "\" for relation \"" + name + "\" already exists");
-            }
-            try {
-                List<DatumType> out = WrittenRows.checkMfp(c, schema.arity()).bind(schema.types()).outputTypes();
-                if (out.get(out.size() - 1) != DatumType.BOOL) {
-                    throw ControllerException.invalid("the check constraint '" + c.name() + "' is not a condition (of type " + out.get(out.size() - 1) + ")");
-                }
-            } catch (dev.tandem.expr.ExprException e) {
-                throw ControllerException.invalid("the check constraint '" + c.name() + "': " + e.getMessage());
-            }
-        }
-        List<CatalogEntry.Key> keys = tableKeys(name, schema, requested);
-        CatalogEntry.Key primary = keys.isEmpty() || !keys.get(0).primary() ? null : keys.get(0);
-        if (primary != null) {
-            List<Column> cols = new ArrayList<>(columns);
-            for (String k : primary.columns()) {
-                Column c = schema.column(schema.indexOf(k));
-                cols.set(schema.indexOf(k), new Column(c.name(), c.type(), false));
-            }
-            schema = new Schema(cols);
-            checkName(primary.name());
-        }
-        Schema tableSchema = schema;
+        TableDefinition d = TableDefinition.of(name, columns, requested, givenDefaults, declared, checks, this::checkName);
+        Schema tableSchema = d.schema();
+        List<CatalogEntry.Key> keys = d.keys();
+        CatalogEntry.Key primary = d.primary();
+        Map<String, Object> defaults = d.defaults();
         List<UniqueKey> stored = new ArrayList<>();
         for (CatalogEntry.Key k : keys) {
             stored.add(new UniqueKey(k.name(), k.columns().stream().map(tableSchema::indexOf).toList(), k.primary()));
@@ -353,55 +283,6 @@ public final class Controller implements AutoCloseable {
             startIndex((CatalogEntry.Index) defined.get(1));
         }
         return t;
-    }
-
-    /**
-     * The keys of table {@code table} as requested, checked against its schema and named (the primary
-     * key first, which the storage arranges the table by); a unique key on the columns of an earlier
-     * key (or of the primary key) is redundant and dropped, as PostgreSQL drops it.
-     */
-    private static List<CatalogEntry.Key> tableKeys(String table, Schema schema, List<CatalogEntry.Key> requested) {
-        List<CatalogEntry.Key> out = new ArrayList<>();
-        Set<String> names = new HashSet<>();
-        List<CatalogEntry.Key> primaryFirst = new ArrayList<>(requested.stream().filter(CatalogEntry.Key::primary).toList());
-        primaryFirst.addAll(requested.stream().filter(k -> !k.primary()).toList());
-        for (CatalogEntry.Key k : primaryFirst) {
-            String what = k.primary() ? "primary key" : "unique key";
-            if (k.columns().isEmpty()) {
-                throw ControllerException.invalid("a " + what + " needs at least one column");
-            }
-            for (int i = 0; i < k.columns().size(); i++) {
-                String c = k.columns().get(i);
-                if (schema.indexOf(c) < 0) {
-                    throw ControllerException.invalid(what + ": the table has no column '" + c + "'");
-                }
-                if (k.columns().subList(0, i).contains(c)) {
-                    throw ControllerException.invalid(what + ": column '" + c + "' appears twice");
-                }
-            }
-            if (k.primary() && out.stream().anyMatch(CatalogEntry.Key::primary)) {
-                throw ControllerException.invalid("multiple primary keys for table '" + table + "' are not allowed");
-            }
-            if (!k.primary() && out.stream().anyMatch(o -> o.columns().equals(k.columns()))) {
-                continue;
-            }
-            String name = k.name() != null ? k.name() : keyName(table, k);
-            if (!names.add(name)) {
-                throw ControllerException.conflict("constraint '" + name + "' for table '" + table + "' already exists");
-            }
-            out.add(new CatalogEntry.Key(name, k.columns(), k.primary()));
-        }
-        return out;
-    }
-
-    /** PostgreSQL's name for a key: {@code <table>_pkey}, {@code <table>_<columns>_key}, at most 63 characters. */
-    private static String keyName(String table, CatalogEntry.Key k) {
-        String suffix = k.primary() ? "_pkey" : "_" + String.join("_", k.columns()) + "_key";
-        String name = table + suffix;
-        if (name.length() <= 63) {
-            return name;
-        }
-        return suffix.length() < 63 ? table.substring(0, 63 - suffix.length()) + suffix : name.substring(0, 63);
     }
 
     /** The table whose primary key index {@code index} is, or null. */
@@ -624,7 +505,7 @@ public final class Controller implements AutoCloseable {
 
     /** What a read or change stream {@code from} names: an introspection collection or a catalog object (else 404). */
     public CatalogEntry readable(String name) {
-        return system.containsKey(name) ? system.get(name) : catalog.require(name);
+        return reads.readable(name);
     }
 
     /**
@@ -702,12 +583,8 @@ public final class Controller implements AutoCloseable {
      */
     public Mono<Long> write(String table, List<RowDiff> diffs) {
         CatalogEntry.Table t = writableTable(table);
-        if (diffs.isEmpty()) {
-            throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
-        }
-        // the storage names tables by id; the user named it. A key violation names no id and stays typed.
-        return storage.write(t.id(), fitted(t, diffs)).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException), x -> ControllerException.invalid(
-                x.getMessage().replace("table '" + t.id() + "'", "table '" + t.name() + "'")));
+        requireRows(diffs);
+        return storage.write(t.id(), fitted(t, diffs)).onErrorMap(Controller::refusedByStorage, x -> named(x, Map.of(t.id(), t.name()), false));
     }
 
     /**
@@ -717,18 +594,9 @@ public final class Controller implements AutoCloseable {
      * violation with a {@link UniqueViolationException}, both naming the table by its name.
      */
     public Mono<Long> write(CatalogEntry.Table table, List<RowDiff> diffs) {
-        CatalogEntry.Table now = writableTable(table.name());
-        if (!now.id().equals(table.id())) {
-            throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
-        }
-        if (diffs.isEmpty()) {
-            throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
-        }
-        return storage.write(now.id(), fitted(now, diffs)).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
-                x -> {
-                    String message = x.getMessage().replace("table '" + now.id() + "'", "table '" + now.name() + "'");
-                    return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
-                });
+        CatalogEntry.Table now = stillWritable(table);
+        requireRows(diffs);
+        return storage.write(now.id(), fitted(now, diffs)).onErrorMap(Controller::refusedByStorage, x -> named(x, Map.of(now.id(), now.name()), true));
     }
 
     /**
@@ -740,25 +608,44 @@ public final class Controller implements AutoCloseable {
         Map<String, List<RowDiff>> byId = new LinkedHashMap<>();
         Map<String, String> names = new LinkedHashMap<>();
         for (Map.Entry<CatalogEntry.Table, List<RowDiff>> c : changes.entrySet()) {
-            CatalogEntry.Table table = c.getKey();
-            CatalogEntry.Table now = writableTable(table.name());
-            if (!now.id().equals(table.id())) {
-                throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
-            }
-            if (c.getValue().isEmpty()) {
-                throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
-            }
+            CatalogEntry.Table now = stillWritable(c.getKey());
+            requireRows(c.getValue());
             byId.put(now.id(), fitted(now, c.getValue()));
             names.put(now.id(), now.name());
         }
-        return storage.writeTables(byId, null).onErrorMap(x -> x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException),
-                x -> {
-                    String message = x.getMessage();
-                    for (Map.Entry<String, String> n : names.entrySet()) {
-                        message = message.replace("table '" + n.getKey() + "'", "table '" + n.getValue() + "'");
-                    }
-                    return x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
-                });
+        return storage.writeTables(byId, null).onErrorMap(Controller::refusedByStorage, x -> named(x, names, true));
+    }
+
+    /** {@code table} as it is now, if users may still write to it and it was not dropped since (409). */
+    private CatalogEntry.Table stillWritable(CatalogEntry.Table table) {
+        CatalogEntry.Table now = writableTable(table.name());
+        if (!now.id().equals(table.id())) {
+            throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
+        }
+        return now;
+    }
+
+    private static void requireRows(List<RowDiff> diffs) {
+        if (diffs.isEmpty()) {
+            throw ControllerException.invalid("a write needs rows in 'insert' or 'delete'");
+        }
+    }
+
+    /** A storage refusal whose message names tables by id (a key violation names none and stays as it is). */
+    private static boolean refusedByStorage(Throwable x) {
+        return x instanceof IllegalArgumentException && !(x instanceof UniqueViolationException);
+    }
+
+    /**
+     * A storage refusal reworded to name the tables (by id in {@code names}) by their names: a delete of
+     * rows gone since stays a {@link RowsGoneException} when {@code keepGone}, anything else is invalid (422).
+     */
+    private static Throwable named(Throwable x, Map<String, String> names, boolean keepGone) {
+        String message = x.getMessage();
+        for (Map.Entry<String, String> n : names.entrySet()) {
+            message = message.replace("table '" + n.getKey() + "'", "table '" + n.getValue() + "'");
+        }
+        return keepGone && x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
     }
 
     /** {@code diffs} fitted to {@code table}'s declared types and checked against its CHECK constraints ({@link WrittenRows#fitted}). */
@@ -818,7 +705,7 @@ public final class Controller implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ reads
+    // ------------------------------------------------------------------ reads and change streams
 
     /**
      * Answers a read: a fast-path peek of an index when it can, else a slow-path transient dataflow; each
@@ -826,63 +713,7 @@ public final class Controller implements AutoCloseable {
      * the server's limit of reads in flight.
      */
     public Mono<ReadResult> read(ReadRequest req) {
-        return Mono.deferContextual(context -> {
-            ReadAdmission admission = ReadAdmission.of(context);
-            Runnable admitted = admission.read();
-            if (pending.incrementAndGet() > settings.get().maxPendingPeeks()) {
-                pending.decrementAndGet();
-                admitted.run();
-                return Mono.error(new ControllerException(ControllerException.Kind.OVERLOADED,
-                        "too many reads in flight (" + settings.get().maxPendingPeeks() + "); retry shortly"));
-            }
-            Mono<ReadResult> r;
-            try {
-                r = plan(req, admission);
-            } catch (RuntimeException e) {
-                r = Mono.error(e);
-            }
-            return r.doFinally(s -> {
-                pending.decrementAndGet();
-                admitted.run();
-            });
-        });
-    }
-
-    private Mono<ReadResult> plan(ReadRequest req, ReadAdmission admission) {
-        if ((req.from() == null) == (req.plan() == null)) {
-            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
-        }
-        if (req.timeoutMs() != null && (req.timeoutMs() <= 0 || req.timeoutMs() > MAX_TIMEOUT_MS)) {
-            throw ControllerException.invalid("timeout_ms must be between 1 and " + MAX_TIMEOUT_MS + ", got " + req.timeoutMs());
-        }
-        Duration timeout = req.timeoutMs() != null ? Duration.ofMillis(req.timeoutMs()) : settings.get().defaultTimeout();
-        boolean strict = req.strict();
-        if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
-            throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS
-                    + " ms beyond the present; a read waits for its time to come, so pick a time at most that far ahead");
-        }
-        if (req.from() != null && system.containsKey(req.from())) {
-            return fastPath(system.get(req.from()), req, strict, timeout);
-        }
-        if (req.from() != null) {
-            CatalogEntry e = catalog.require(req.from());
-            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : planner.indexOn(e.name(), keyArity(req.keys()));
-            if (index != null) {
-                return fastPath(index, req, strict, timeout);
-            }
-            if (req.keys() != null) {
-                throw ControllerException.invalid("key: a key lookup needs an index; '" + req.from() + "' has none");
-            }
-            return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout,
-                    admission);
-        }
-        List<DatumType> types = planner.typeByName(req.plan(), "plan");
-        return slowPath(req.plan(), planner.defaultNames(req.plan(), types.size()), req, strict, timeout, admission);
-    }
-
-    /** The arity of the first key row, or -1 when there is none to go by. */
-    private static int keyArity(List<Row> keys) {
-        return keys != null && !keys.isEmpty() ? keys.get(0).arity() : -1;
+        return reads.read(req);
     }
 
     /**
@@ -918,94 +749,6 @@ public final class Controller implements AutoCloseable {
         return c;
     }
 
-    private Mono<ReadResult> fastPath(CatalogEntry.Index index, ReadRequest req, boolean strict, Duration timeout) {
-        String failure = catalog.failure(index.name());
-        if (failure != null) {
-            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure
-                    + "; drop it (and create it again, e.g. with a larger budget)");
-        }
-        IndexState s = indexes.get(index.id());
-        if (s == null) {
-            throw ControllerException.notFound("index '" + index.name() + "' is not running");
-        }
-        if (s.awaitingFirstFrontier()) {
-            // An introspection collection's read time is known only once compute first reports it (its
-            // logging dataflow starts at a time of its own): until then, wait for that report.
-            return s.firstFrontier.asMono().timeout(timeout).onErrorMap(TimeoutException.class,
-                            x -> new ControllerException(ControllerException.Kind.TIMEOUT, "'" + index.name()
-                                    + "' was not reported by compute within " + timeout.toMillis() + " ms"))
-                    .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
-        }
-        ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), index.schema());
-        List<Row> keys = req.keys() == null ? null
-                : req.keys().size() == 1 ? List.copyOf(req.keys()) : List.copyOf(new LinkedHashSet<>(req.keys()));
-        // No lock: a point read never waits for compaction, slow-path reads or other point reads.
-        ReadPolicy.Held held = policy.holdOne(s, strict, req.asOf());
-        long t = held.time();
-        ComputeCommand.Peek peek = new ComputeCommand.Peek(PeekDispatch.peekId(), index.id(), t, keys, shape.mfp(), shape.finishing(),
-                settings.get().maxResultRows());
-        return dispatch.await(peek, timeout, strict || req.asOf() != null)
-                .map(result -> toResult(result, shape.columns(), t, s.hydrated, "fast"))
-                .doFinally(x -> held.release().run());
-    }
-
-    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout,
-            ReadAdmission admission) {
-        ReadPlanner.Expansion x = planner.expand(byName, true, "plan");
-        Schema schema = planner.resultSchema(x, names);
-        ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), schema);
-        if (req.keys() != null) {
-            throw ControllerException.invalid("key: a key lookup needs 'from' naming an indexed collection");
-        }
-        List<IndexState> inputs = x.importedStates();
-        List<Runnable> releases = new ArrayList<>();
-        Runnable admitted = admission.dataflow();
-        long t;
-        try {
-            t = policy.hold(strict, req.asOf(), inputs, List.copyOf(x.sources.keySet()), releases, time -> { });
-        } catch (RuntimeException e) {
-            admitted.run();
-            throw e;
-        }
-        releases.add(admitted);
-        String tid = catalog.allocateTransientId();
-        Plan shaped = shape.mfp().isIdentity() ? x.plan : new Plan.MapFilterProject(x.plan, shape.mfp());
-        DataflowDescription desc = x.dataflow(tid, shaped, ReadPlanner.allColumns(shape.columns().size()), t, t + 1);
-        ComputeCommand.Peek peek = new ComputeCommand.Peek(PeekDispatch.peekId(), tid, t, null, Mfp.identity(), shape.finishing(),
-                settings.get().maxResultRows());
-        dispatch.expectOnTransient(peek, tid);
-        dispatch.send(new ComputeCommand.CreateDataflow(desc));
-        // The peek reaches compute before the dataflow may run, so a limit it can answer early is watched
-        // from the first row on (sent after the schedule, it raced the first round, which on a busy
-        // machine could produce the whole output and exceed the memory budget first).
-        Mono<ComputeResponse.PeekResult> answer = dispatch.await(peek, timeout, true);
-        dispatch.send(new ComputeCommand.Schedule(tid));
-        boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
-        return answer
-                .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? "slow_early" : "slow"))
-                .doFinally(sig -> {
-                    dispatch.forgetTransient(tid);
-                    dispatch.send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
-                    releases.forEach(Runnable::run);
-                });
-    }
-
-    /**
-     * Whether compute answered a slow-path read before its dataflow's output was complete (a limit
-     * without an order, met by rows certainly in the result): such an answer is not sealed past the read time.
-     */
-    private static boolean answeredEarly(ComputeResponse.PeekResult result, long t) {
-        return result instanceof ComputeResponse.Rows rows && !rows.info().upper().isPast(t);
-    }
-
-    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, String path) {
-        ComputeResponse.Rows rows = (ComputeResponse.Rows) result;
-        ComputeResponse.ReadInfo info = rows.info();
-        return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
-    }
-
-    // ------------------------------------------------------------------ change streams
-
     /**
      * Resolves a change stream of {@code name} (an index, or a table or view with an index): its keys,
      * filter and projection, checked as for a read, and its start time (an explicit {@code as_of}, at
@@ -1013,61 +756,16 @@ public final class Controller implements AutoCloseable {
      * the returned start is released.
      */
     public ChangeStreamStart startChangeStream(String name, List<Row> keys, Mfp filterProject, Long asOf) {
-        Mfp mfp = filterProject != null ? filterProject : Mfp.identity();
-        CatalogEntry e = readable(name);
-        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : planner.indexOn(e.name(), keyArity(keys));
-        if (index == null) {
-            if (keys != null) {
-                throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
-                        + (planner.indexOn(e.name(), -1) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
-            }
-            return streams.start(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
-                    mfp, asOf);
-        }
-        String failure = catalog.failure(index.name());
-        if (failure != null) {
-            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure);
-        }
-        IndexState s = indexes.get(index.id());
-        if (s == null) {
-            throw ControllerException.notFound("index '" + index.name() + "' is not running");
-        }
-        if (asOf != null && asOf > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
-            throw ControllerException.invalid("as_of " + asOf + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
-        }
-        ReadPlanner.Shaping shape = ReadPlanner.shaping(mfp, Finishing.NONE, index.schema());
-        List<Row> distinctKeys = keys != null ? List.copyOf(new LinkedHashSet<>(keys)) : null;
-        List<Runnable> release = new ArrayList<>();
-        long t = policy.hold(false, asOf, List.of(s), List.of(), release, time -> { });
-        return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), distinctKeys, shape.mfp(), shape.columns(), t,
-                release.get(0));
+        return reads.startChangeStream(name, keys, filterProject, asOf);
     }
 
     /**
      * Resolves a change stream of a query ({@code req.plan()}, a plan by names, or {@code req.from()}):
-     * a collection with an index is followed through it as by {@link #startChangeStream(String, List, Mfp,
-     * Long)}; anything else through a transient dataflow the stream owns. A change stream has no order:
-     * a finishing ({@code order_by}, {@code limit}, {@code offset}) is refused.
+     * a collection with an index is followed through it; anything else through a transient dataflow the
+     * stream owns. A finishing ({@code order_by}, {@code limit}, {@code offset}) is refused.
      */
     public ChangeStreamStart startChangeStream(ReadRequest req) {
-        if (!req.finishing().isTrivial()) {
-            throw ControllerException.invalid("a change stream has no order: order_by, limit and offset do not apply"
-                    + " (a top-k inside the query does)");
-        }
-        if (req.asOf() != null && req.asOf() > clock.getAsLong() + MAX_AS_OF_AHEAD_MS) {
-            throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + MAX_AS_OF_AHEAD_MS + " ms beyond the present");
-        }
-        if ((req.from() == null) == (req.plan() == null)) {
-            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
-        }
-        if (req.from() != null) {
-            return startChangeStream(req.from(), req.keys(), req.mfp(), req.asOf());
-        }
-        if (req.keys() != null) {
-            throw ControllerException.invalid("key: watching keys needs 'from' naming an indexed collection");
-        }
-        List<DatumType> types = planner.typeByName(req.plan(), "plan");
-        return streams.start(req.plan(), planner.defaultNames(req.plan(), types.size()), "(query)", req.mfp(), req.asOf());
+        return reads.startChangeStream(req);
     }
 
     /** The transient dataflows of change streams now running (for tests and introspection). */
