@@ -12,7 +12,6 @@ import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.stream.ChangeStreams;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -22,10 +21,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.web.cors.CorsConfiguration;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -52,32 +51,9 @@ public class ApiRoutes {
     /** Exchange attribute carrying the {@code Allow} header of a 405. */
     static final String ALLOW = ApiRoutes.class.getName() + ".allow";
 
-    /** Paths and the methods they serve, for 405 answers. */
-    static final Map<String, String> ALLOWED = new LinkedHashMap<>();
+    /** Paths and the methods they serve, for 405 answers (from the route table). */
+    static final Map<String, String> ALLOWED = ApiAccess.allowed();
 
-    static {
-        ALLOWED.put("/v1/tables", "GET, POST");
-        ALLOWED.put("/v1/tables/{name}", "GET, DELETE");
-        ALLOWED.put("/v1/tables/{name}/rows", "POST");
-        ALLOWED.put("/v1/tables/{name}/changes", "GET");
-        ALLOWED.put("/v1/views", "GET, POST");
-        ALLOWED.put("/v1/views/{name}", "GET, DELETE");
-        ALLOWED.put("/v1/views/{name}/changes", "GET");
-        ALLOWED.put("/v1/indexes", "GET, POST");
-        ALLOWED.put("/v1/indexes/{name}", "GET, DELETE");
-        ALLOWED.put("/v1/indexes/{name}/rows", "GET");
-        ALLOWED.put("/v1/indexes/{name}/changes", "GET");
-        ALLOWED.put("/v1/peek", "POST");
-        ALLOWED.put("/v1/introspection", "GET");
-        ALLOWED.put("/v1/introspection/{name}", "GET, POST");
-        ALLOWED.put("/v1/ping", "GET");
-        ALLOWED.put("/v1/sql", "POST");
-        ALLOWED.put("/v1/sources", "GET, POST");
-        ALLOWED.put("/v1/sources/{name}", "GET, DELETE");
-    }
-
-    /** The constant answer of {@code GET /v1/ping}: the HTTP stack's own ceiling, against which reads are measured. */
-    private static final String PING = "{\"ok\":true}";
     /**
      * The router functions' order: ahead of the actuator's endpoint mappings (order -100), which every
      * API request would otherwise walk first, for nothing (their paths are under {@code /actuator}).
@@ -115,35 +91,15 @@ public class ApiRoutes {
         ReadHandler read = new ReadHandler(controller, max, audit);
         ChangeStreamHandler changes = new ChangeStreamHandler(controller, changeStreams, limits);
         SqlHandler sql = new SqlHandler(sqlEngine, max, audit);
-        RouterFunctions.Builder routes = RouterFunctions.route()
-                .POST("/v1/tables", catalog::createTable)
-                .GET("/v1/tables", catalog::listTables)
-                .GET("/v1/tables/{name}", catalog::getTable)
-                .DELETE("/v1/tables/{name}", catalog::dropTable)
-                .POST("/v1/tables/{name}/rows", catalog::writeRows)
-                .GET("/v1/tables/{name}/changes", changes::streamCollection)
-                .POST("/v1/views", catalog::createView)
-                .GET("/v1/views", catalog::listViews)
-                .GET("/v1/views/{name}", catalog::getView)
-                .DELETE("/v1/views/{name}", catalog::dropView)
-                .GET("/v1/views/{name}/changes", changes::streamCollection)
-                .POST("/v1/indexes", catalog::createIndex)
-                .GET("/v1/indexes", catalog::listIndexes)
-                .GET("/v1/indexes/{name}", catalog::getIndex)
-                .DELETE("/v1/indexes/{name}", catalog::dropIndex)
-                .GET("/v1/indexes/{name}/rows", read::lookup)
-                .GET("/v1/indexes/{name}/changes", changes::stream)
-                .POST("/v1/peek", read::peek)
-                .POST("/v1/sql", sql::sql)
-                .POST("/v1/sources", sources::create)
-                .GET("/v1/sources", sources::list)
-                .GET("/v1/sources/{name}", sources::get)
-                .DELETE("/v1/sources/{name}", sources::drop)
-                .GET("/v1/introspection", read::listIntrospection)
-                .GET("/v1/introspection/{name}", read::readIntrospection)
-                .POST("/v1/introspection/{name}", read::peekIntrospection)
-                .GET("/v1/ping", r -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(PING))
-                .route(path("/v1/compute"), r -> Mono.error(new ApiException(HttpStatus.NOT_FOUND,
+        ApiAccess.Handlers handlers = new ApiAccess.Handlers(catalog, read, changes, sql, sources);
+        RouterFunctions.Builder routes = RouterFunctions.route();
+        for (ApiAccess.Route r : ApiAccess.ROUTES) {
+            if (r.handler() != null) {
+                routes.route(RequestPredicates.method(HttpMethod.valueOf(r.method())).and(RequestPredicates.path(r.pattern())),
+                        r.handler().apply(handlers));
+            }
+        }
+        routes                .route(path("/v1/compute"), r -> Mono.error(new ApiException(HttpStatus.NOT_FOUND,
                         "/v1/compute (the compute protocol) is served only in replica mode (tandem.mode=replica)")));
         ALLOWED.forEach((p, allow) -> routes.route(path(p), r -> {
             r.exchange().getAttributes().put(ALLOW, allow);

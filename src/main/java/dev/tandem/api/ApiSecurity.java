@@ -318,8 +318,8 @@ public class ApiSecurity {
 
     /**
      * Audits every catalog change, drop and settings change (the non-GET routes that need {@code admin})
-     * with its outcome, and gives each request that may read ({@code /v1/peek}, index lookups,
-     * introspection, {@code /v1/sql}) its caller's {@link PrincipalLimits#admission}, which the controller
+     * with its outcome, and gives each request of a route that reads ({@link ApiAccess.Route#reads}: {@code /v1/peek},
+     * index lookups, introspection, {@code /v1/sql}) its caller's {@link PrincipalLimits#admission}, which the controller
      * asks for each read and each slow-path dataflow, and its {@link PrincipalLimits#planning}, which the
      * SQL engine asks for each statement it plans (429 over a limit).
      */
@@ -329,8 +329,8 @@ public class ApiSecurity {
         List<AccessTable.Route> audited = ApiAccess.TABLE.routes().stream()
                 .filter(r -> r.role() == Role.ADMIN && !r.method().equals("GET")).toList();
         List<PathPattern> auditedPatterns = audited.stream().map(r -> parser.parse(r.pattern())).toList();
-        List<PathPattern> reads = List.of(parser.parse("/v1/peek"), parser.parse("/v1/sql"), parser.parse("/v1/indexes/{name}/rows"),
-                parser.parse("/v1/introspection/{name}"));
+        List<ApiAccess.Route> reading = ApiAccess.ROUTES.stream().filter(ApiAccess.Route::reads).toList();
+        List<PathPattern> reads = reading.stream().map(r -> parser.parse(r.pattern())).toList();
         return new OrderedFilter((exchange, chain) -> {
             var request = exchange.getRequest();
             var path = request.getPath().pathWithinApplication();
@@ -341,8 +341,10 @@ public class ApiSecurity {
                     break;
                 }
             }
-            boolean read = (request.getMethod() == HttpMethod.POST || request.getMethod() == HttpMethod.GET)
-                    && reads.stream().anyMatch(p -> p.matches(path));
+            boolean read = false;
+            for (int i = 0; i < reading.size() && !read; i++) {
+                read = request.getMethod().name().equals(reading.get(i).method()) && reads.get(i).matches(path);
+            }
             if (match < 0 && !read) {
                 return chain.filter(exchange);
             }
