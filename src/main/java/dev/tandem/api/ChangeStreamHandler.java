@@ -134,8 +134,7 @@ final class ChangeStreamHandler {
         }
         PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
         if (permit == null) {
-            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
-                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions); close one first");
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, limits.subscriptionsExhausted(who));
         }
         ChangeStreamStart start;
         ChangeSubscription sub;

@@ -234,8 +234,7 @@ final class SessionSocketHandler implements WebSocketHandler {
         PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
         if (permit == null) {
             subscriptions.remove(index);
-            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
-                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions)");
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, limits.subscriptionsExhausted(who));
         }
         ObjectNode ack = reply("subscribed", id);
         ack.put("index", index);
@@ -303,8 +302,7 @@ final class SessionSocketHandler implements WebSocketHandler {
         PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
         if (permit == null) {
             rowStreams.remove(id, stop);
-            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
-                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions)");
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, limits.subscriptionsExhausted(who));
         }
         ChangeSubscription sub;
         ChangeStreamStart start;

@@ -188,8 +188,7 @@ final class PgSession {
         String who = limitedAs();
         PrincipalLimits.Permit permit = limits.tryAcquire(who, PrincipalLimits.Kind.SUBSCRIPTIONS);
         if (permit == null) {
-            throw new SqlException(LIMIT_EXCEEDED, "'" + who + "' holds " + limits.limit(PrincipalLimits.Kind.SUBSCRIPTIONS)
-                    + " subscriptions, its limit (tandem.security.limits.max-subscriptions); close one first");
+            throw new SqlException(LIMIT_EXCEEDED, limits.subscriptionsExhausted(who));
         }
         return permit::close;
     }

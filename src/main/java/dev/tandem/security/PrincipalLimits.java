@@ -38,6 +38,12 @@ public final class PrincipalLimits {
         }
     }
 
+    /** The refusal of one more subscription to {@code who}, which holds as many as its limit allows. */
+    public String subscriptionsExhausted(String who) {
+        return "'" + who + "' holds " + limit(Kind.SUBSCRIPTIONS) + " subscriptions, its limit (" + Kind.SUBSCRIPTIONS.property()
+                + "); close one first";
+    }
+
     /** A held unit of work; closing it more than once releases it once. */
     public interface Permit extends AutoCloseable {
         @Override
