@@ -57,12 +57,12 @@ public class SourceConfiguration {
     /**
      * The PostgreSQL sources (standalone mode): resumed at start-up, created and dropped in SQL (the
      * engine's {@code CREATE SOURCE ... FROM POSTGRES} and {@code DROP SOURCE}); a password is read from
-     * {@code tandem.secrets.<name>} each time a source connects.
+     * {@code tandem.secrets.<name>} each time a source connects; their status feeds {@code tandem_pg_sources}.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     PgSourceManager pgSourceManager(Controller controller, TableStorage storage, SqlEngine engine, Environment environment,
-            ObjectProvider<MeterRegistry> meters) {
+            Multiplexer multiplexer, ObjectProvider<MeterRegistry> meters) {
         MeterRegistry registry = meters.getIfAvailable();
         PgSourceMeters pgMeters = registry == null ? null : new PgSourceMeters(registry);
         PgSourceManager sources = new PgSourceManager(controller, storage, name -> environment.getProperty(UnknownPropertyCheck.SECRETS + name),
@@ -71,6 +71,10 @@ public class SourceConfiguration {
             pgMeters.bind(sources);
         }
         engine.sources(sources);
+        multiplexer.maintenance().addIntrospectionSource(Introspection.PG_SOURCES.id(), () -> sources.list().stream()
+                .map(s -> Arrays.<Object>asList(s.name(), s.publication(), s.slot(), String.join(", ", s.tables()), s.state(), s.detail(),
+                        s.lsn(), s.rowsCopied(), s.transactions(), s.lagSeconds(), s.bytesBehind(), jsonText(s.tableErrors())))
+                .toList());
         return sources;
     }
 
@@ -79,5 +83,10 @@ public class SourceConfiguration {
         StringBuilder b = new StringBuilder("{");
         offsets.forEach((p, o) -> b.append(b.length() > 1 ? "," : "").append('"').append(p).append("\":").append(o));
         return b.append('}').toString();
+    }
+
+    /** A map as a JSON object. */
+    private static String jsonText(java.util.Map<String, String> map) {
+        return dev.tandem.json.StrictJson.MAPPER.writeValueAsString(map);
     }
 }

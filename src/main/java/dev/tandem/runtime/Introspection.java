@@ -80,8 +80,18 @@ public final class Introspection {
             new Schema(List.of(c("table", DatumType.STRING), c("row", DatumType.STRING), c("multiplicity", DatumType.INT64),
                     c("log_offset", DatumType.INT64), c("error", DatumType.STRING))));
 
+    /** Sampled from the PostgreSQL sources (see {@link ComputeRuntime#addIntrospectionSource}). */
+    public static final Collection PG_SOURCES = new Collection("s11", "tandem_pg_sources",
+            "each PostgreSQL source: its publication and replication slot, the upstream tables it replicates, state and the last"
+                    + " problem, the upstream LSN it has applied through, rows copied by its initial snapshot, transactions applied,"
+                    + " seconds and bytes behind upstream, and the tables it stopped replicating with why (JSON)",
+            new Schema(List.of(c("name", DatumType.STRING), c("publication", DatumType.STRING), c("slot", DatumType.STRING),
+                    c("tables", DatumType.STRING), c("state", DatumType.STRING), c("detail", DatumType.STRING), c("lsn", DatumType.STRING),
+                    c("rows_copied", DatumType.INT64), c("transactions", DatumType.INT64), c("lag_seconds", DatumType.FLOAT64),
+                    c("bytes_behind", DatumType.INT64), c("table_errors", DatumType.STRING))));
+
     public static final List<Collection> ALL = List.of(DATAFLOWS, FRONTIERS, ARRANGEMENT_SIZES, OPERATOR_ELAPSED, READ_HOLDS, HYDRATION_PROGRESS,
-            SUBSCRIPTIONS, SOURCES, SOURCE_ERRORS, STORAGE_ERRORS);
+            SUBSCRIPTIONS, SOURCES, SOURCE_ERRORS, STORAGE_ERRORS, PG_SOURCES);
 
     private Introspection() {
     }

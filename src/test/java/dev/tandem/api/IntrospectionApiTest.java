@@ -27,7 +27,7 @@ class IntrospectionApiTest {
             list.json().forEach(n -> names.add(n.get("name").asString()));
             assertThat(names).containsExactly("tandem_dataflows", "tandem_frontiers", "tandem_arrangement_sizes", "tandem_operator_elapsed",
                     "tandem_read_holds", "tandem_hydration_progress", "tandem_subscriptions", "tandem_sources", "tandem_source_errors",
-                    "tandem_storage_errors");
+                    "tandem_storage_errors", "tandem_pg_sources");
             assertThat(list.json().get(1).get("columns").get(0).get("name").asString()).isEqualTo("collection_id");
 
             assertThat(s.post("/v1/tables", "{\"name\":\"t\",\"columns\":[{\"name\":\"k\",\"type\":\"int64\"}]}").status()).isEqualTo(201);

@@ -132,12 +132,22 @@ class PostgresSourceCrashTest extends PostgresSourceTesting {
                         return got.get().equals(want);
                     });
                 } catch (AssertionError e) {
-                    assertThat(got.get()).as("table " + t + "; the child's sources: " + childRows(now, "tandem_sources")).isEqualTo(want);
+                    assertThat(got.get()).as("table " + t + "; the child's sources: " + childRows(now, "tandem_internal.pg_sources")).isEqualTo(want);
                 }
             }
             try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + child.pgPort() + "/tandem?user=me&sslmode=disable");
                     Statement s = c.createStatement()) {
+                // the source's status, as the catalog shows it
+                try (ResultSet r = s.executeQuery("SELECT name, publication, slot, tables, state, lag_seconds FROM tandem_internal.pg_sources")) {
+                    assertThat(r.next()).as("a row for the source").isTrue();
+                    assertThat(List.of(r.getString(1), r.getString(2), r.getString(4), r.getString(5))).containsExactly("m", "pub", "public.a AS a, public.b AS b, public.c AS c", "streaming");
+                    assertThat(r.getString(3)).isNotBlank();
+                    assertThat(r.getDouble(6)).isGreaterThanOrEqualTo(0);
+                    assertThat(r.next()).isFalse();
+                }
                 s.execute("DROP SOURCE m");
+                Child last = child;
+                waitFor("the dropped source to leave tandem_internal.pg_sources", () -> childRows(last, "tandem_internal.pg_sources").isEmpty());
             }
             assertThat(slots()).isZero();
         } finally {

@@ -282,6 +282,9 @@ final class PgCatalogData {
                 "source text, partition int8, offset int8, error text, value text");
         introspection("storage_errors", 13111, "tandem_storage_errors", "table", false,
                 "table text, row text, multiplicity int8, log_offset int8, error text");
+        introspection("pg_sources", 13112, "tandem_pg_sources", "name", false, "name text, publication text, slot text, tables text, "
+                + "state text, detail text, lsn text, rows_copied int8, transactions int8, lag_seconds float8, bytes_behind int8, "
+                + "table_errors text");
     }
 
     /**

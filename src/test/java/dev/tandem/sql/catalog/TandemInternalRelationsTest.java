@@ -35,6 +35,7 @@ class TandemInternalRelationsTest {
             case INT64 -> "int8";
             case STRING -> "text";
             case BOOL -> "bool";
+            case FLOAT64 -> "float8";
             default -> throw new AssertionError("an introspection column of type " + c.type() + ": map it in PgCatalogData");
         };
     }
