@@ -595,6 +595,10 @@ final class CalcitePlanner {
         }
     }
 
+    /** Calcite's message for a relation it does not know: the name, and the schema it was looked for in. */
+    private static final java.util.regex.Pattern MISSING_RELATION =
+            java.util.regex.Pattern.compile("(?s)(?:Object|Table) '([^']*)' not found(?: within '([^']*)')?.*");
+
     private static final List<Rewrite> REWRITES = List.of(
             new Rewrite("(?:Object|Table) '([^']*)' not found(?: within '[^']*')?(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_TABLE,
                     "relation \"$1\" does not exist$2"),
@@ -657,6 +661,13 @@ final class CalcitePlanner {
             innermost = t;
         }
         String msg = innermost.getMessage() == null ? e.toString() : innermost.getMessage();
+        java.util.regex.Matcher missing = MISSING_RELATION.matcher(msg);
+        if (missing.matches() && dev.tandem.sql.catalog.CatalogQuery.isCatalogRelation(missing.group(2), missing.group(1))) {
+            return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + (missing.group(2) == null ? "" : missing.group(2) + ".")
+                    + missing.group(1) + " here: the catalog's relations (pg_catalog, information_schema, tandem_internal) are read by"
+                    + " queries that read only them, not in views, SUBSCRIBE, writes or beside tables",
+                    ctx == null ? 0 : ctx.getPosLine(), ctx == null ? 0 : ctx.getPosColumn());
+        }
         String state = "42000";
         for (Rewrite r : REWRITES) {
             java.util.regex.Matcher m = r.pattern().matcher(msg);

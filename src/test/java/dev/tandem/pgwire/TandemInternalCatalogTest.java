@@ -94,6 +94,13 @@ class TandemInternalCatalogTest {
             // Tandem's own schema has no relations but its own; pg_catalog's unknown ones may be PostgreSQL's, refused
             assertThat(error(s, "SELECT * FROM tandem_internal.nosuch")).isEqualTo("42P01");
             assertThat(error(s, "SELECT * FROM pg_catalog.pg_stat_nosuch")).isEqualTo("0A000");
+            // the catalog is read by queries of the catalog alone: in a view, a SUBSCRIBE, a write or beside a table it is refused
+            for (String q : List.of("CREATE VIEW v AS SELECT relname FROM pg_class", "SUBSCRIBE (SELECT relname FROM pg_catalog.pg_class)",
+                    "CREATE VIEW v AS SELECT table_name FROM information_schema.tables", "INSERT INTO points SELECT oid, oid FROM pg_class",
+                    "SELECT c.relname FROM pg_class c JOIN points p ON c.oid = p.x")) {
+                assertThat(error(s, q)).as(q).isEqualTo("0A000");
+            }
+            assertThat(error(s, "CREATE VIEW v AS SELECT * FROM nosuch")).isEqualTo("42P01");
 
             // the introspection collections, by the objects they are about
             assertThat(column(s, "SELECT DISTINCT c.relname || ' ' || d.hydrated::text FROM tandem_internal.dataflows d"

@@ -87,6 +87,20 @@ public final class CatalogQuery {
     }
 
     /**
+     * Whether {@code name} (in {@code schema}, or unqualified when null) is one of the catalog's relations:
+     * {@code pg_catalog}'s (found unqualified too), {@code information_schema}'s or {@code tandem_internal}'s (or one
+     * of those schemas' names, unqualified).
+     */
+    public static boolean isCatalogRelation(String schema, String name) {
+        String s = schema == null ? null : schema.toLowerCase(Locale.ROOT);
+        String n = name.toLowerCase(Locale.ROOT);
+        if (s == null && (n.equals("pg_catalog") || n.equals("information_schema") || n.equals(PgCatalogData.TANDEM_INTERNAL))) {
+            return true; // a qualified name whose schema the planner took for the relation
+        }
+        return s == null ? PgCatalogData.RELATIONS.containsKey("pg_catalog." + n) : PgCatalogData.RELATIONS.containsKey(s + "." + n);
+    }
+
+    /**
      * Whether {@code sql} holds, as a word outside string literals, a name of {@link #CATALOG_NAMES} or a
      * call of a catalog function ({@link #CATALOG_FUNCTIONS}, {@code pg_get_*}, {@code has_*_privilege}):
      * one pass over the text, words looked up in a set, so a statement of any length (an IN list of 60,000
@@ -356,6 +370,10 @@ public final class CatalogQuery {
             if ("tandem_internal".equals(m.group(3))) {
                 // Tandem's own schema: what it does not hold does not exist
                 return new SqlException(SqlException.UNDEFINED_TABLE, "relation \"tandem_internal." + m.group(2) + "\" does not exist");
+            }
+            if (m.group(2) != null && !m.group(1).equals("Column") && m.group(3) == null) {
+                return SqlException.notSupported("relation " + m.group(2) + " in a query of the catalog: a query reads the catalog's"
+                        + " relations (pg_catalog, information_schema, tandem_internal) or Tandem's own tables and views, not both");
             }
             String what = m.group(2) != null ? m.group(1).toLowerCase(Locale.ROOT) + " " + m.group(2) : "the function " + m.group(4);
             return SqlException.notSupported(what + " in Tandem's catalog (pg_catalog and information_schema hold the relations, "
