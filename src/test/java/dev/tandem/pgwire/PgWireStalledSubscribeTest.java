@@ -44,16 +44,43 @@ class PgWireStalledSubscribeTest {
 
     /** The backend's messages up to and including the next ReadyForQuery, as (type, body) pairs. */
     private static List<Object[]> untilReady(DataInputStream in) throws Exception {
+        return untilReady(in, () -> "");
+    }
+
+    /**
+     * As above; when none comes within the socket's timeout, fails saying what was read and, from
+     * {@code state}, what the server held then.
+     */
+    private static List<Object[]> untilReady(DataInputStream in, java.util.function.Supplier<String> state) throws Exception {
         List<Object[]> messages = new ArrayList<>();
-        while (true) {
-            char type = (char) in.readByte();
-            byte[] body = new byte[in.readInt() - 4];
-            in.readFully(body);
-            messages.add(new Object[] {type, body});
-            if (type == 'Z') {
-                return messages;
+        long bytes = 0;
+        try {
+            while (true) {
+                char type = (char) in.readByte();
+                byte[] body = new byte[in.readInt() - 4];
+                in.readFully(body);
+                messages.add(new Object[] {type, body});
+                bytes += body.length + 5;
+                if (type == 'Z') {
+                    return messages;
+                }
             }
+        } catch (java.net.SocketTimeoutException e) {
+            java.util.Map<Character, Long> types = new java.util.TreeMap<>();
+            messages.forEach(m -> types.merge((Character) m[0], 1L, Long::sum));
+            throw new AssertionError("no ReadyForQuery within the socket's timeout; read " + types + " (" + bytes + " bytes); " + state.get(), e);
         }
+    }
+
+    /**
+     * A connection whose receive buffer is 64 KiB: fixed, so the kernel cannot grow it toward its
+     * maximum (32 MiB on some machines) and hold what the test means to leave waiting in the subscription.
+     */
+    private static Socket smallWindow(int port) throws Exception {
+        Socket socket = new Socket();
+        socket.setReceiveBufferSize(1 << 16);
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+        return socket;
     }
 
     private record Subscriber(DataInputStream in, DataOutputStream out) {}
@@ -86,7 +113,7 @@ class PgWireStalledSubscribeTest {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection writer = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=w");
-                Socket socket = new Socket("127.0.0.1", server.port())) {
+                Socket socket = smallWindow(server.port())) {
             writer.createStatement().execute("CREATE TABLE big (id bigint NOT NULL, pad text)");
             Subscriber sub = subscribed(stack, server, socket);
             DataInputStream in = sub.in();
@@ -110,7 +137,9 @@ class PgWireStalledSubscribeTest {
                     peak = Math.max(peak, stack.bufferedStreamBytes());
                 }
             }
-            List<Object[]> answer = untilReady(in);
+            long written = peak;
+            List<Object[]> answer = untilReady(in, () -> "the peak of bytes waiting in subscriptions while writing " + written + ", now "
+                    + stack.bufferedStreamBytes() + " in " + stack.openStreams() + " open streams");
             Object[] error = answer.get(answer.size() - 2);
             assertThat((char) error[0]).isEqualTo('E');
             assertThat(new String((byte[]) error[1], StandardCharsets.UTF_8)).contains("fell more than", "bytes (tandem.subscribe.buffer-bytes)",
@@ -135,7 +164,7 @@ class PgWireStalledSubscribeTest {
     void eventLoopsThatFallBehindLeaveTheChangesInTheBoundedSubscription() throws Exception {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Socket socket = new Socket("127.0.0.1", server.port())) {
+                Socket socket = smallWindow(server.port())) {
             SqlSession writer = new SqlSession();
             run(stack, writer, "CREATE TABLE big (id bigint NOT NULL, pad text)");
             Subscriber sub = subscribed(stack, server, socket);

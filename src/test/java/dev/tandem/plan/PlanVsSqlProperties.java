@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -45,7 +46,16 @@ class PlanVsSqlProperties {
         }
         PlanEvaluator.Result naive = PlanEvaluator.evaluate(s.plan(), s.types()::get, s.data());
         SqlTranslator translator = new SqlTranslator(s.types()::get);
-        Map<Row, Long> sql = translator.query(conn, s.plan());
+        Map<Row, Long> sql;
+        try {
+            sql = translator.query(conn, s.plan());
+        } catch (org.h2.jdbc.JdbcSQLSyntaxErrorException e) {
+            // H2 itself mistypes a few valid queries: inlining nested subqueries it takes a column for another of the same
+            // name at an inner level ("Values of types BOOLEAN and CHARACTER VARYING are not comparable" of a comparison of
+            // two booleans). Such a try has no oracle; jqwik fails the property if too many tries are set aside.
+            Assume.that(!e.getMessage().contains("are not comparable"));
+            throw e;
+        }
         Statistics.label("root").collect(s.plan().getClass().getSimpleName());
         Statistics.label("result").collect(sql.isEmpty() ? "empty" : sql.size() < 4 ? "1-3 rows" : "4+ rows");
         assertThat(naive.errors()).as("errors of %s", PlanJson.write(s.plan())).isEmpty();
