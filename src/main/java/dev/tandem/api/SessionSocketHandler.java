@@ -12,15 +12,11 @@ import dev.tandem.json.StrictJson;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.security.Role;
-import dev.tandem.stream.ChangeMessage;
 import dev.tandem.stream.ChangeStreamRequest;
 import dev.tandem.stream.ChangeStreams;
 import dev.tandem.stream.ChangeSubscription;
 import dev.tandem.stream.Envelope;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
 import org.springframework.web.reactive.socket.WebSocketMessage;
@@ -63,11 +59,6 @@ final class SessionSocketHandler implements WebSocketHandler {
     /** Peeks one connection may have in flight at once; more are refused (429) until some finish. */
     static final int MAX_PENDING_PEEKS = 128;
 
-    private static final Set<String> PEEK = Set.of("op", "id", "request");
-    private static final Set<String> SUBSCRIBE = Set.of("op", "id", "index");
-    private static final Set<String> SUBSCRIBE_ROWS = Set.of("op", "id", "from", "key", "filter", "project", "as_of", "snapshot", "envelope");
-    private static final Set<String> CANCEL_ROWS = Set.of("op", "id");
-    private static final Set<String> SQL = Set.of("op", "id", "sql", "params", "isolation");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Controller controller;
@@ -100,10 +91,7 @@ final class SessionSocketHandler implements WebSocketHandler {
     private Mono<Void> handle(WebSocketSession session, AccessPrincipal caller) {
         java.net.InetSocketAddress remote = session.getHandshakeInfo().getRemoteAddress();
         String address = remote == null ? "unknown" : remote.getAddress() == null ? remote.getHostString() : remote.getAddress().getHostAddress();
-        String who = caller == null ? ApiSecurity.anonymousAt(address) : caller.name();
-        Map<String, Sinks.Empty<Void>> subscriptions = new ConcurrentHashMap<>();
-        Map<JsonNode, Sinks.Empty<Void>> rowStreams = new ConcurrentHashMap<>();
-        AtomicInteger peeks = new AtomicInteger();
+        WsConnection conn = new WsConnection(caller, caller == null ? ApiSecurity.anonymousAt(address) : caller.name(), address);
         // When the socket closes, everything in flight is cancelled: its peeks stop and free their slots.
         Flux<byte[]> out = session.receive()
                 .flatMap(message -> {
@@ -112,110 +100,89 @@ final class SessionSocketHandler implements WebSocketHandler {
                         return Flux.just(bytes(error(null, Problem.of(new ApiException(HttpStatus.CONTENT_TOO_LARGE, "the message of " + size
                                 + " bytes exceeds the limit of " + maxMessageBytes + " bytes (tandem.api.max-body-bytes)")))));
                     }
-                    return serve(message.getPayloadAsText(), subscriptions, rowStreams, peeks, caller, who, address);
+                    return serve(message.getPayloadAsText(), conn);
                 }, MAX_SUBSCRIPTIONS + MAX_PENDING_PEEKS + streams.limits().maxPerConnection() + 64)
                 .takeUntilOther(session.closeStatus())
                 // Each peek and SQL query is admitted against the caller's own limits (reads in flight, slow-path dataflows,
                 // statements being planned).
-                .contextWrite(admissions(who, gate(session)));
+                .contextWrite(admissions(conn.who, gate(session)));
         return session.send(out.map(b -> new WebSocketMessage(WebSocketMessage.Type.TEXT, session.bufferFactory().wrap(b))))
-                .doFinally(s -> {
-                    subscriptions.values().forEach(Sinks.Empty::tryEmitEmpty);
-                    rowStreams.values().forEach(Sinks.Empty::tryEmitEmpty);
-                });
+                .doFinally(s -> conn.close());
     }
 
     /** Serves one message: its replies, already serialized as UTF-8 JSON (a change stream's bytes are counted as sent). */
-    private Flux<byte[]> serve(String text, Map<String, Sinks.Empty<Void>> subscriptions, Map<JsonNode, Sinks.Empty<Void>> rowStreams,
-            AtomicInteger peeks, AccessPrincipal caller, String who, String address) {
+    private Flux<byte[]> serve(String text, WsConnection conn) {
         JsonNode id = null;
         try {
             JsonNode message = StrictJson.MAPPER.readTree(text);
-            if (message == null || !message.isObject()) {
-                throw ApiException.badRequest("message: expected a JSON object with an 'op', got " + JsonBody.kind(message));
-            }
+            String op = WsOp.opOf(message);
             id = message.get("id");
-            JsonNode op = message.get("op");
-            if (op == null || !op.isString()) {
-                throw ApiException.badRequest("message: 'op' is required: one of peek, sql, subscribe, unsubscribe, subscribe_rows, cancel_rows");
-            }
-            JsonNode correlation = id;
-            authorize(caller, op.stringValue());
-            if (op.stringValue().equals("subscribe_rows")) {
-                return subscribeRows(JsonBody.of(message, "message", SUBSCRIBE_ROWS), correlation, rowStreams, caller, who);
-            }
-            Flux<ObjectNode> replies = switch (op.stringValue()) {
-                case "peek" -> {
-                    JsonBody m = JsonBody.of(message, "message", PEEK);
-                    JsonNode request = m.raw("request");
-                    if (request == null) {
-                        throw ApiException.badRequest("message: 'request' is required for op peek");
-                    }
-                    JsonBody body = JsonBody.of(request, "request", ApiJson.PEEK_FIELDS);
-                    ReadJson read = ObjectGrants.check(caller, ApiJson.readRequest(body));
-                    if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
-                        peeks.decrementAndGet();
-                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
-                                + " peeks may be in flight on one connection; wait for some to finish");
-                    }
-                    yield Mono.defer(() -> controller.read(decoder.read(read)))
-                            .doFinally(sig -> peeks.decrementAndGet())
-                            .map(r -> {
-                                ObjectNode n = reply("peek_result", correlation);
-                                n.set("result", ApiJson.result(r));
-                                return n;
-                            })
-                            .onErrorResume(e -> Mono.just(error(correlation, Problem.of(e))))
-                            .flux();
-                }
-                case "sql" -> {
-                    JsonBody m = JsonBody.of(message, "message", SQL);
-                    if (peeks.incrementAndGet() > MAX_PENDING_PEEKS) {
-                        peeks.decrementAndGet();
-                        throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS
-                                + " peeks and SQL statements may be in flight on one connection; wait for some to finish");
-                    }
-                    yield Mono.defer(() -> sql.run(m, caller, address))
-                            .doFinally(sig -> peeks.decrementAndGet())
-                            .map(r -> {
-                                ObjectNode n = reply("sql_result", correlation);
-                                n.set("result", r);
-                                return n;
-                            })
-                            .onErrorResume(e -> Mono.just(e instanceof dev.tandem.sql.SqlException x
-                                    ? sqlError(correlation, x) : error(correlation, Problem.of(e))))
-                            .flux();
-                }
-                case "subscribe" -> {
-                    String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
-                    yield subscribe(ObjectGrants.checkName(caller, index, index), correlation, subscriptions, who);
-                }
-                case "unsubscribe" -> {
-                    String index = JsonBody.of(message, "message", SUBSCRIBE).requiredString("index");
-                    Sinks.Empty<Void> s = subscriptions.remove(index);
+            authorize(conn.caller, op);
+            return switch (WsOp.decode(op, message)) {
+                case WsOp.Peek p -> peek(p, conn).map(SessionSocketHandler::bytes);
+                case WsOp.Sql q -> sql(q, conn).map(SessionSocketHandler::bytes);
+                case WsOp.Subscribe sub -> subscribe(ObjectGrants.checkName(conn.caller, sub.index(), sub.index()), sub.id(), conn)
+                        .map(SessionSocketHandler::bytes);
+                case WsOp.Unsubscribe u -> {
+                    Sinks.Empty<Void> s = conn.subscriptions.remove(u.index());
                     if (s == null) {
-                        throw ApiException.badRequest("not subscribed to '" + JsonBody.abbreviate(index) + "'");
+                        throw ApiException.badRequest("not subscribed to '" + JsonBody.abbreviate(u.index()) + "'");
                     }
                     s.tryEmitEmpty();
-                    ObjectNode n = reply("unsubscribed", correlation);
-                    n.put("index", index);
-                    yield Flux.just(n);
+                    ObjectNode n = reply("unsubscribed", u.id());
+                    n.put("index", u.index());
+                    yield Flux.just(bytes(n));
                 }
-                case "cancel_rows" -> {
-                    JsonBody.of(message, "message", CANCEL_ROWS);
-                    Sinks.Empty<Void> s = correlation == null ? null : rowStreams.remove(correlation);
+                case WsOp.SubscribeRows r -> subscribeRows(r.message(), r.id(), conn);
+                case WsOp.CancelRows c -> {
+                    Sinks.Empty<Void> s = c.id() == null ? null : conn.rowStreams.remove(c.id());
                     if (s == null) {
-                        throw ApiException.badRequest("no row subscription with id " + (correlation == null ? "(none given)" : JsonBody.abbreviate(correlation.toString())));
+                        throw ApiException.badRequest("no row subscription with id " + (c.id() == null ? "(none given)" : JsonBody.abbreviate(c.id().toString())));
                     }
                     s.tryEmitEmpty();
-                    yield Flux.just(reply("rows_canceled", correlation));
+                    yield Flux.just(bytes(reply("rows_canceled", c.id())));
                 }
-                default -> throw ApiException.badRequest("message: unknown op '" + JsonBody.abbreviate(op.stringValue())
-                        + "'; expected peek, sql, subscribe, unsubscribe, subscribe_rows or cancel_rows");
             };
-            return replies.map(SessionSocketHandler::bytes);
         } catch (RuntimeException e) {
             return Flux.just(bytes(error(id, Problem.of(e))));
+        }
+    }
+
+    /** A peek: admitted against the connection's limit of peeks in flight, answered with its result or its problem. */
+    private Flux<ObjectNode> peek(WsOp.Peek p, WsConnection conn) {
+        ReadJson read = ObjectGrants.check(conn.caller, ApiJson.readRequest(p.request()));
+        admit(conn, "peeks");
+        return Mono.defer(() -> controller.read(decoder.read(read)))
+                .doFinally(sig -> conn.inFlight.decrementAndGet())
+                .map(r -> {
+                    ObjectNode n = reply("peek_result", p.id());
+                    n.set("result", ApiJson.result(r));
+                    return n;
+                })
+                .onErrorResume(e -> Mono.just(error(p.id(), Problem.of(e))))
+                .flux();
+    }
+
+    /** A SQL statement: admitted as a peek is, answered with its result or its error (with its SQLSTATE). */
+    private Flux<ObjectNode> sql(WsOp.Sql q, WsConnection conn) {
+        admit(conn, "peeks and SQL statements");
+        return Mono.defer(() -> sql.run(q.message(), conn.caller, conn.address))
+                .doFinally(sig -> conn.inFlight.decrementAndGet())
+                .map(r -> {
+                    ObjectNode n = reply("sql_result", q.id());
+                    n.set("result", r);
+                    return n;
+                })
+                .onErrorResume(e -> Mono.just(e instanceof dev.tandem.sql.SqlException x ? sqlError(q.id(), x) : error(q.id(), Problem.of(e))))
+                .flux();
+    }
+
+    /** Takes one of the connection's slots for peeks and statements in flight, else refuses (429) naming {@code what}. */
+    private static void admit(WsConnection conn, String what) {
+        if (conn.inFlight.incrementAndGet() > MAX_PENDING_PEEKS) {
+            conn.inFlight.decrementAndGet();
+            throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, "at most " + MAX_PENDING_PEEKS + " " + what
+                    + " may be in flight on one connection; wait for some to finish");
         }
     }
 
@@ -223,7 +190,9 @@ final class SessionSocketHandler implements WebSocketHandler {
      * Streams the events of the index named {@code index}. The index need not exist yet (a client may
      * subscribe before creating it); the acknowledgement says whether it does, with its current state.
      */
-    private Flux<ObjectNode> subscribe(String index, JsonNode id, Map<String, Sinks.Empty<Void>> subscriptions, String who) {
+    private Flux<ObjectNode> subscribe(String index, JsonNode id, WsConnection conn) {
+        Map<String, Sinks.Empty<Void>> subscriptions = conn.subscriptions;
+        String who = conn.who;
         if (subscriptions.size() >= MAX_SUBSCRIPTIONS) {
             throw ApiException.badRequest("at most " + MAX_SUBSCRIPTIONS + " subscriptions per connection");
         }
@@ -261,7 +230,7 @@ final class SessionSocketHandler implements WebSocketHandler {
         Role need = ApiAccess.TABLE.op(op).orElse(null);
         if (need == null) {
             throw new ApiException(HttpStatus.FORBIDDEN, "op '" + JsonBody.abbreviate(op) + "' is not a declared op (ApiAccess);"
-                    + " expected peek, sql, subscribe, unsubscribe, subscribe_rows or cancel_rows");
+                    + " expected " + WsOp.OPS);
         }
         if (caller == null || !caller.has(need)) {
             throw new ApiException(HttpStatus.FORBIDDEN, "op " + op + " needs the role " + need.label()
@@ -273,8 +242,10 @@ final class SessionSocketHandler implements WebSocketHandler {
      * Opens a change stream of {@code from} with the client's {@code id}: the acknowledgement (its start
      * time and columns), then its messages, until it ends (with why) or the client cancels it.
      */
-    private Flux<byte[]> subscribeRows(JsonBody m, JsonNode id, Map<JsonNode, Sinks.Empty<Void>> rowStreams, AccessPrincipal caller,
-            String who) {
+    private Flux<byte[]> subscribeRows(JsonBody m, JsonNode id, WsConnection conn) {
+        Map<JsonNode, Sinks.Empty<Void>> rowStreams = conn.rowStreams;
+        AccessPrincipal caller = conn.caller;
+        String who = conn.who;
         if (id == null || !(id.isString() || id.isIntegralNumber())) {
             throw ApiException.badRequest("message: subscribe_rows needs an 'id' (a string or an integer) to name the subscription");
         }
