@@ -360,6 +360,9 @@ public final class FormatTemplates {
             if (node.keyword == null) {
                 continue;
             }
+            if (num.eeee && !node.keyword.equalsIgnoreCase("EEEE")) {
+                throw new EvalError("\"EEEE\" must be the last pattern used");
+            }
             switch (node.keyword.toUpperCase(java.util.Locale.ROOT)) {
                 case "9" -> {
                     if (num.decimal) {
@@ -538,6 +541,8 @@ public final class FormatTemplates {
         private boolean numIn;
         private boolean lsignPost;
         private int zeroStart;
+        /** Where PostgreSQL's output string ends: it writes a NUL for a digit past the number's last. */
+        private int cut = -1;
 
         NumberWriter(List<Node> nodes, NumberSpec num, String number, int outPreSpaces, char sign) {
             this.nodes = nodes;
@@ -610,7 +615,7 @@ public final class FormatTemplates {
                     }
                 }
             }
-            return out.toString();
+            return cut >= 0 ? out.substring(0, cut) : out.toString();
         }
 
         private int lastRelevantDecimal() {
@@ -632,6 +637,7 @@ public final class FormatTemplates {
         }
 
         private void digit(String id) {
+            numIn = false;
             if (!signWrote && (numCurr >= outPreSpaces || (num.zero && zeroStart == numCurr))
                     && (!predecSpace() || (lastRelevant >= 0 && at(lastRelevant) == '.'))) {
                 if (num.lsign) {
@@ -676,6 +682,8 @@ public final class FormatTemplates {
                         char c = at(numberP);
                         if (c != '\0') {
                             out.append(c);
+                        } else if (cut < 0) {
+                            cut = out.length();
                         }
                         numIn = true;
                     }

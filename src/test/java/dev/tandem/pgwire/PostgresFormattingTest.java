@@ -158,6 +158,7 @@ class PostgresFormattingTest {
                 }
             }
             systems.compareAll(queries, mismatches);
+            randomTemplates(systems, mismatches);
             for (String q : REFUSED) {
                 String got = update(systems.td(), q);
                 if (!got.equals("ERROR 0A000")) {
@@ -166,5 +167,40 @@ class PostgresFormattingTest {
             }
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    private static final List<String> DATETIME_PIECES = List.of("YYYY", "YYY", "YY", "Y", "Y,YYY", "IYYY", "IY", "MM", "Mon", "MON", "mon",
+            "Month", "MONTH", "month", "DD", "D", "ID", "DDD", "IDDD", "Day", "DAY", "day", "Dy", "DY", "dy", "HH", "HH12", "HH24", "hh24",
+            "MI", "SS", "MS", "US", "FF2", "FF5", "SSSS", "AM", "pm", "A.M.", "p.m.", "AD", "bc", "TZ", "tz", "OF", "TZH", "TZM", "Q", "W", "WW",
+            "IW", "J", "CC", "RM", "rm", "FM", "TH", "th", "-", "/", ":", " ", ".", ",", "\"x\"", "\"\"", "x", "T", "\\", "%", "é");
+
+    private static final List<String> NUMBER_PIECES = List.of("9", "9", "9", "0", "0", ".", "D", ",", "G", "S", "MI", "PL", "SG", "FM",
+            "EEEE", " ", "\"x\"", "-", "$", "é");
+
+    /**
+     * Seeded random templates of PostgreSQL's patterns, each applied to every row: where Tandem answers (anything but a refusal,
+     * {@code 0A000}), its answer is PostgreSQL's.
+     */
+    private static void randomTemplates(PgAnswers.Systems systems, List<String> mismatches) {
+        java.util.Random random = new java.util.Random(20261205);
+        int answered = 0;
+        for (int t = 0; t < 400; t++) {
+            boolean number = t % 2 == 1;
+            List<String> pieces = number ? NUMBER_PIECES : DATETIME_PIECES;
+            StringBuilder template = new StringBuilder();
+            for (int i = 0, n = 1 + random.nextInt(number ? 8 : 6); i < n; i++) {
+                template.append(pieces.get(random.nextInt(pieces.size())));
+            }
+            String q = "'" + template.toString().replace("'", "''") + "'";
+            String sql = number ? "SELECT k, to_char(i, " + q + "), to_char(n, " + q + "), to_char(f, " + q + ") FROM fn"
+                    : "SELECT k, to_char(ts, " + q + "), to_char(tz, " + q + "), to_char(d, " + q + ") FROM ft";
+            String expected = PgAnswers.answer(systems.pg(), sql, false);
+            String got = PgAnswers.answer(systems.td(), sql, false);
+            if (!got.equals("ERROR 0A000")) {
+                answered++;
+                PgAnswers.compare(sql, expected, got, "random", mismatches);
+            }
+        }
+        assertThat(answered).as("random templates Tandem answered").isGreaterThan(200);
     }
 }
