@@ -118,7 +118,9 @@ final class PgFunctions {
             function("MAKE_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
                     org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(I, I, I)),
             function("TO_TIMESTAMP", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6),
-                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(N)),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(List.of(SqlTypeFamily.ANY, S), i -> i == 1)),
+            function("TO_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(S, S)),
             function("TO_CHAR", ReturnTypes.cascade(ReturnTypes.VARCHAR, org.apache.calcite.sql.type.SqlTypeTransforms.FORCE_NULLABLE),
                     OperandTypes.family(SqlTypeFamily.ANY, S)),
             function("AGE", ReturnTypes.cascade(binding -> SqlTypes.interval(binding.getTypeFactory()),
@@ -334,8 +336,16 @@ final class PgFunctions {
                 }
                 return Expr.call(Func.MAKE_DATE, args.toArray(Expr[]::new));
             }
+            case "TO_DATE" -> throw SqlException.notSupported("to_date(text, text) (write the date in ISO form, '2024-01-02'::date)");
             case "TO_TIMESTAMP" -> {
+                if (ops.size() == 2) {
+                    throw SqlException.notSupported("to_timestamp(text, text) (write the time in ISO form, '2024-01-02 03:04:05+00'::timestamptz)");
+                }
                 Expr x = t.rex(ops.get(0), in);
+                DatumType xt = RelTranslator.typeOf(x, in);
+                if (xt != DatumType.INT64 && xt != DatumType.FLOAT64 && xt != DatumType.NUMERIC) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_timestamp(" + SqlTypes.pgName(xt) + ") does not exist");
+                }
                 return Expr.call(Func.TO_TIMESTAMP, RelTranslator.typeOf(x, in) == DatumType.FLOAT64 ? x : Expr.cast(x, DatumType.FLOAT64));
             }
             case "TO_CHAR" -> {

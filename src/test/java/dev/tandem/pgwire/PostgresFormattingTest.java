@@ -80,7 +80,8 @@ class PostgresFormattingTest {
             "SELECT to_char(0.125::float8, '9.99'), to_char(-0.0::float8, '9.9')", "SELECT to_char(10000000000::float8, '9.99EEEE'), to_char(-0.000123::float8, '9.99EEEE'), to_char(9.999::float8, '9.99EEEE')",
             "SELECT to_char(123456789012345678::bigint, '999999999999999999'), to_char(-9223372036854775808::bigint, 'FM9999999999999999999')",
             "SELECT to_char(1234.5::float8, 'FM999,999.00'), to_char(0.000123::float8, '9.99EEEE'), to_char(9.999::float8, '9.99EEEE')",
-            "SELECT to_char(now(), 'YYYY') = to_char(current_date, 'YYYY')");
+            "SELECT to_char(now(), 'YYYY') = to_char(current_date, 'YYYY')", "SELECT to_timestamp(1.5), to_timestamp(86400)",
+            "SELECT to_char(true, '999')", "SELECT age(1)", "SELECT to_char(DATE '2024-01-02', 5)");
 
     private static final List<String> REFUSED = List.of(
             "SELECT to_char(TIMESTAMP '2024-01-02 03:04:05', 'TMMonth')",
@@ -89,7 +90,8 @@ class PostgresFormattingTest {
             "SELECT to_char(interval '1 day', 'Q')",
             "SELECT to_char(12, 'RN')", "SELECT to_char(12, 'abc 99')", "SELECT to_char(12, '99V9')", "SELECT to_char(12, 'L99')", "SELECT to_char(-12, '99PR')",
             "SELECT to_char(12, '99th')", "SELECT to_char(12, 'FM9.9EEEE')", "SELECT to_char('NaN'::float8, '999')",
-            "SELECT format('%*s', 3, 'a')", "SELECT format('%s', true)", "SELECT format('%s', 1.5::float8)",
+            "SELECT format('%*s', 3, 'a')", "SELECT to_date('05 Dec 2000', 'DD Mon YYYY')",
+            "SELECT to_timestamp('2024-01-02 03:04', 'YYYY-MM-DD HH24:MI')", "SELECT format('%s', true)", "SELECT format('%s', 1.5::float8)",
             "CREATE VIEW fv_age AS SELECT age(a) FROM fa");
 
     @TempDir
