@@ -394,14 +394,14 @@ final class PgFunctions {
                     DatumType xt = RelTranslator.typeOf(x, in);
                     switch (xt) {
                         case STRING -> args.add(x);
-                        case INT64, NUMERIC, DATE, TIMESTAMP, TIMESTAMPTZ, UUID -> {
+                        case INT64, NUMERIC, DATE, TIMESTAMPTZ, UUID -> {
                             if (args.isEmpty()) {
                                 throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function format(" + SqlTypes.pgName(xt) + ") does not exist");
                             }
                             args.add(Expr.cast(x, DatumType.STRING));
                         }
                         default -> throw SqlException.notSupported("format() of " + SqlTypes.pgName(xt)
-                                + " (PostgreSQL writes it with its output function: cast it to text)");
+                                + " (PostgreSQL writes it with its output function: write it as text, to_char(x, '...'))");
                     }
                 }
                 return new Expr.Call(Func.FORMAT, args);

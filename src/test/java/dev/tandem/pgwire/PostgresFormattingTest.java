@@ -66,6 +66,8 @@ class PostgresFormattingTest {
             "SELECT format('|%10s|', 'abc'), format('|%-10s|', 'abc'), format('|%2s|', 'abcdef'), format('|%-5L|', 'x'), format('|%5s|', NULL)",
             "SELECT format('|%1$10s|%1$-10s|', 'é'), format('%s', 42), format('%s + %s', 1, 2), format('%L', 7), format('%s', 1.50)",
             "SELECT format('%s', DATE '2024-01-02'), format('%s', '2024-01-02 03:04:05+00'::timestamptz), format('%L', DATE '2024-01-02')",
+            "SELECT format('%s', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid),"
+                    + " format('%s', 12345678901234::bigint), format('%s', -0.00100::numeric)",
             "SELECT format(NULL, 'a'), format('%s', 'a', 'b'), format('%-s|', 'a'), format('%0s|', 'a'), format('%--3s|', 'a')",
             "SELECT format('%I', NULL)", "SELECT format('%s %s', 'a')", "SELECT format('%x', 'a')", "SELECT format('%', 'a')",
             "SELECT format('%0$s', 'a')", "SELECT format('%1$', 'a')", "SELECT format('%-', 'a')", "SELECT format('%5', 'a')",
@@ -91,7 +93,7 @@ class PostgresFormattingTest {
             "SELECT to_char(12, 'RN')", "SELECT to_char(12, 'abc 99')", "SELECT to_char(12, '99V9')", "SELECT to_char(12, 'L99')", "SELECT to_char(-12, '99PR')",
             "SELECT to_char(12, '99th')", "SELECT to_char(12, 'FM9.9EEEE')", "SELECT to_char('NaN'::float8, '999')",
             "SELECT format('%*s', 3, 'a')", "SELECT to_date('05 Dec 2000', 'DD Mon YYYY')",
-            "SELECT to_timestamp('2024-01-02 03:04', 'YYYY-MM-DD HH24:MI')", "SELECT format('%s', true)", "SELECT format('%s', 1.5::float8)",
+            "SELECT to_timestamp('2024-01-02 03:04', 'YYYY-MM-DD HH24:MI')", "SELECT format('%s', true)", "SELECT format('%s', TIMESTAMP '2024-01-02 03:04:05.5')", "SELECT format('%s', 1.5::float8)",
             "CREATE VIEW fv_age AS SELECT age(a) FROM fa");
 
     @TempDir
