@@ -124,6 +124,29 @@ final class ExprEval {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : Datetimes.toTimestamp((Double) v[0]);
             }
+            case TO_CHAR -> {
+                Object[] v = strictArgs(args, row);
+                if (v == null) {
+                    return null;
+                }
+                return v[0] instanceof Long || v[0] instanceof Double || v[0] instanceof java.math.BigDecimal
+                        ? FormatTemplates.number(v[0], (String) v[1]) : FormatTemplates.datetime(v[0], (String) v[1]);
+            }
+            case AGE -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : Intervals.age(((Timestamp) v[0]).micros(), ((Timestamp) v[1]).micros());
+            }
+            case FORMAT -> {
+                Object fmt = eval(args.get(0), row);
+                if (fmt == null) {
+                    return null;
+                }
+                String[] rest = new String[args.size() - 1];
+                for (int i = 0; i < rest.length; i++) {
+                    rest[i] = (String) eval(args.get(i + 1), row);
+                }
+                return TextFunctions.format((String) fmt, rest);
+            }
             case FIT_NUMERIC -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : Numerics.fit((java.math.BigDecimal) v[0], Math.toIntExact((Long) v[1]), Math.toIntExact((Long) v[2]));

@@ -60,6 +60,24 @@ final class ExprTyper {
                 all(f, t, 0, DatumType.FLOAT64, path);
                 yield DatumType.TIMESTAMPTZ;
             }
+            case TO_CHAR -> {
+                DatumType x = t.get(0);
+                if (x != DatumType.DATE && x != DatumType.TIMESTAMP && x != DatumType.TIMESTAMPTZ && x != DatumType.INTERVAL
+                        && x != DatumType.INT64 && x != DatumType.FLOAT64 && x != DatumType.NUMERIC) {
+                    throw new ExprException(args(path, 0), "function 'to_char' needs a date, timestamp, timestamptz, interval or number, got "
+                            + x.jsonName());
+                }
+                all(f, t.subList(1, 2), 1, DatumType.STRING, path);
+                yield DatumType.STRING;
+            }
+            case AGE -> {
+                all(f, t, 0, DatumType.TIMESTAMP, path);
+                yield DatumType.INTERVAL;
+            }
+            case FORMAT -> {
+                all(f, t, 0, DatumType.STRING, path);
+                yield DatumType.STRING;
+            }
             case FIT_NUMERIC -> {
                 all(f, t.subList(0, 1), 0, DatumType.NUMERIC, path);
                 all(f, t.subList(1, t.size()), 1, DatumType.INT64, path);

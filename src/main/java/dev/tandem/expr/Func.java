@@ -66,6 +66,10 @@ import java.util.Locale;
  *   <li>{@code make_date}(int64 year, int64 month, int64 day) → date, an error ({@code date field value out of range})
  *       for a day that does not exist; {@code to_timestamp}(float64 seconds since the epoch) → timestamptz, rounded to the
  *       microsecond, an error for NaN or a time out of range.</li>
+ *   <li>{@code to_char}(date | timestamp | timestamptz | interval | int64 | float64 | numeric, string template) → string:
+ *       PostgreSQL's {@code to_char} (see {@link FormatTemplates}); {@code age}(timestamp, timestamp) → interval, PostgreSQL's
+ *       symbolic difference in years, months, days and time; {@code format}(string, string...) → string, PostgreSQL's
+ *       {@code format} ({@code %s %I %L %%}, positions and widths), NULL only when the format is NULL.</li>
  *   <li>{@code fit_numeric}(numeric, int64 precision, int64 scale) → numeric: the value rounded half away from zero
  *       to the scale, an error ({@code numeric field overflow}) when its integer digits do not fit: SQL's cast to
  *       {@code numeric(p, s)}.</li>
@@ -90,7 +94,7 @@ public enum Func {
     JSONB_CONCAT(2, 2), JSONB_TYPEOF(1, 1), JSONB_ARRAY_LENGTH(1, 1), TO_JSONB(1, 1), JSONB_BUILD_ARRAY(0, Integer.MAX_VALUE),
     JSONB_BUILD_OBJECT(0, Integer.MAX_VALUE), JSONB_TO_NUMERIC(2, 2), JSONB_TO_BOOL(2, 2),
     CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
-    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1);
+    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1), TO_CHAR(2, 2), AGE(2, 2), FORMAT(1, Integer.MAX_VALUE);
 
     final int minArgs;
     final int maxArgs;

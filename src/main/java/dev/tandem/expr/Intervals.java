@@ -244,4 +244,50 @@ public final class Intervals {
             default -> throw new IllegalStateException("interval factor " + n.getClass());
         };
     }
+
+    /**
+     * PostgreSQL's {@code age(a, b)} of two timestamps (in UTC): the symbolic difference of their fields, years, months,
+     * days and time, each negative field borrowed from the next larger (a day from the month of the earlier timestamp).
+     */
+    static Interval age(long a, long b) {
+        java.time.LocalDateTime t1 = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(a, MICROS_PER_SECOND), 0, java.time.ZoneOffset.UTC);
+        java.time.LocalDateTime t2 = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(b, MICROS_PER_SECOND), 0, java.time.ZoneOffset.UTC);
+        boolean flip = a < b;
+        int s = flip ? -1 : 1;
+        long fsec = s * (Math.floorMod(a, MICROS_PER_SECOND) - Math.floorMod(b, MICROS_PER_SECOND));
+        long sec = s * (t1.getSecond() - t2.getSecond());
+        long min = s * (t1.getMinute() - t2.getMinute());
+        long hour = s * (t1.getHour() - t2.getHour());
+        long day = s * (t1.getDayOfMonth() - t2.getDayOfMonth());
+        long mon = s * (t1.getMonthValue() - t2.getMonthValue());
+        long year = s * ((long) t1.getYear() - t2.getYear());
+        while (fsec < 0) {
+            fsec += MICROS_PER_SECOND;
+            sec--;
+        }
+        while (sec < 0) {
+            sec += 60;
+            min--;
+        }
+        while (min < 0) {
+            min += 60;
+            hour--;
+        }
+        while (hour < 0) {
+            hour += 24;
+            day--;
+        }
+        java.time.LocalDateTime earlier = flip ? t1 : t2;
+        while (day < 0) {
+            day += earlier.toLocalDate().lengthOfMonth();
+            mon--;
+        }
+        while (mon < 0) {
+            mon += 12;
+            year--;
+        }
+        long months = s * (year * 12 + mon);
+        long micros = s * (((hour * 60 + min) * 60 + sec) * MICROS_PER_SECOND + fsec);
+        return new Interval(Math.toIntExact(months), Math.toIntExact(s * day), micros);
+    }
 }

@@ -200,4 +200,148 @@ final class TextFunctions {
         });
         return b.toString();
     }
+
+    /** PostgreSQL's keywords that {@code quote_ident} quotes: all but its unreserved ones. */
+    private static final java.util.Set<String> QUOTED_KEYWORDS = java.util.Set.of("all", "analyse", "analyze", "and", "any", "array", "as",
+            "asc", "asymmetric", "both", "case", "cast", "check", "collate", "column", "constraint", "create", "current_catalog",
+            "current_date", "current_role", "current_time", "current_timestamp", "current_user", "default", "deferrable", "desc",
+            "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign", "from", "grant", "group", "having", "in",
+            "initially", "intersect", "into", "lateral", "leading", "limit", "localtime", "localtimestamp", "not", "null", "offset", "on",
+            "only", "or", "order", "placing", "primary", "references", "returning", "select", "session_user", "some", "symmetric",
+            "table", "then", "to", "trailing", "true", "union", "unique", "user", "using", "variadic", "when", "where", "window", "with",
+            "between", "bigint", "bit", "boolean", "char", "character", "coalesce", "dec", "decimal", "exists", "extract", "float",
+            "greatest", "grouping", "inout", "int", "integer", "interval", "least", "national", "nchar", "none", "normalize", "nullif",
+            "numeric", "out", "overlay", "position", "precision", "real", "row", "setof", "smallint", "substring", "time", "timestamp",
+            "treat", "trim", "values", "varchar", "xmlattributes", "xmlconcat", "xmlelement", "xmlexists", "xmlforest",
+            "xmlnamespaces", "xmlparse", "xmlpi", "xmlroot", "xmlserialize", "xmltable", "authorization", "binary", "collation",
+            "concurrently", "cross", "current_schema", "freeze", "full", "ilike", "inner", "is", "isnull", "join", "left", "like",
+            "natural", "notnull", "outer", "overlaps", "right", "similar", "tablesample", "verbose");
+
+    /** PostgreSQL's {@code quote_ident}: bare when lower-case letters, digits and underscores (not first a digit) and no keyword. */
+    static String quoteIdent(String s) {
+        boolean safe = !s.isEmpty() && (s.charAt(0) >= 'a' && s.charAt(0) <= 'z' || s.charAt(0) == '_');
+        for (int i = 0; i < s.length() && safe; i++) {
+            char c = s.charAt(i);
+            safe = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_';
+        }
+        return safe && !QUOTED_KEYWORDS.contains(s) ? s : "\"" + s.replace("\"", "\"\"") + "\"";
+    }
+
+    /** PostgreSQL's {@code quote_literal}: quotes doubled, and {@code E'...'} with backslashes doubled when there is one. */
+    static String quoteLiteral(String s) {
+        String body = s.replace("'", "''");
+        return s.indexOf('\\') >= 0 ? "E'" + body.replace("\\", "\\\\") + "'" : "'" + body + "'";
+    }
+
+    /**
+     * PostgreSQL's {@code format(fmt, args...)}: {@code %s} (NULL as nothing), {@code %I} (an identifier, NULL an error),
+     * {@code %L} (a literal, NULL as {@code NULL}), {@code %%}; an argument position {@code %2$s} (the next one counts on from
+     * it), the {@code -} flag and a width in characters. A width taken from an argument ({@code *}) is refused.
+     */
+    static String format(String fmt, String[] args) {
+        StringBuilder out = new StringBuilder();
+        int arg = 0;
+        int n = fmt.length();
+        for (int i = 0; i < n; i++) {
+            char c = fmt.charAt(i);
+            if (c != '%') {
+                out.append(c);
+                continue;
+            }
+            if (++i >= n) {
+                throw new EvalError("unterminated format() type specifier");
+            }
+            if (fmt.charAt(i) == '%') {
+                out.append('%');
+                continue;
+            }
+            int argpos = 0;
+            int width = 0;
+            boolean left = false;
+            int start = i;
+            long digits = 0;
+            while (i < n && Character.isDigit(fmt.charAt(i))) {
+                digits = digits * 10 + (fmt.charAt(i) - '0');
+                if (digits > Integer.MAX_VALUE) {
+                    throw new EvalError("number is out of range");
+                }
+                i++;
+            }
+            if (i >= n) {
+                throw new EvalError("unterminated format() type specifier");
+            }
+            boolean done = false;
+            if (i > start) {
+                if (fmt.charAt(i) != '$') {
+                    width = (int) digits;
+                    done = true;
+                } else {
+                    if (digits == 0) {
+                        throw new EvalError("format specifies argument 0, but arguments are numbered from 1");
+                    }
+                    argpos = (int) digits;
+                    if (++i >= n) {
+                        throw new EvalError("unterminated format() type specifier");
+                    }
+                }
+            }
+            if (!done) {
+                while (fmt.charAt(i) == '-') {
+                    left = true;
+                    if (++i >= n) {
+                        throw new EvalError("unterminated format() type specifier");
+                    }
+                }
+                if (fmt.charAt(i) == '*') {
+                    throw new EvalError("not supported: a width taken from an argument (*) in format()");
+                }
+                digits = 0;
+                int from = i;
+                while (i < n && Character.isDigit(fmt.charAt(i))) {
+                    digits = digits * 10 + (fmt.charAt(i) - '0');
+                    if (digits > Integer.MAX_VALUE) {
+                        throw new EvalError("number is out of range");
+                    }
+                    i++;
+                }
+                if (i >= n) {
+                    throw new EvalError("unterminated format() type specifier");
+                }
+                if (i > from) {
+                    width = (int) digits;
+                }
+            }
+            char type = fmt.charAt(i);
+            if (type != 's' && type != 'I' && type != 'L') {
+                throw new EvalError("unrecognized format() type specifier \"" + new String(Character.toChars(fmt.codePointAt(i))) + "\"");
+            }
+            arg = argpos > 0 ? argpos : arg + 1;
+            if (arg > args.length) {
+                throw new EvalError("too few arguments for format()");
+            }
+            String v = args[arg - 1];
+            String s = switch (type) {
+                case 's' -> v == null ? "" : v;
+                case 'L' -> v == null ? "NULL" : quoteLiteral(v);
+                default -> {
+                    if (v == null) {
+                        throw new EvalError("null values cannot be formatted as an SQL identifier");
+                    }
+                    yield quoteIdent(v);
+                }
+            };
+            int pad = width - s.codePointCount(0, s.length());
+            if (pad > 0 && !left) {
+                out.append(" ".repeat(pad));
+            }
+            out.append(s);
+            if (pad > 0 && left) {
+                out.append(" ".repeat(pad));
+            }
+            if (out.length() > MAX_LENGTH) {
+                throw new EvalError("requested length too large");
+            }
+        }
+        return out.toString();
+    }
 }

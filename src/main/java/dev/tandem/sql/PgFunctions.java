@@ -118,7 +118,16 @@ final class PgFunctions {
             function("MAKE_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
                     org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(I, I, I)),
             function("TO_TIMESTAMP", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6),
-                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(N)),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(List.of(SqlTypeFamily.ANY, S), i -> i == 1)),
+            function("TO_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(S, S)),
+            function("TO_CHAR", ReturnTypes.cascade(ReturnTypes.VARCHAR, org.apache.calcite.sql.type.SqlTypeTransforms.FORCE_NULLABLE),
+                    OperandTypes.family(SqlTypeFamily.ANY, S)),
+            function("AGE", ReturnTypes.cascade(binding -> SqlTypes.interval(binding.getTypeFactory()),
+                    org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE),
+                    OperandTypes.family(List.of(SqlTypeFamily.DATETIME, SqlTypeFamily.DATETIME), i -> i == 1)),
+            function("FORMAT", ReturnTypes.cascade(ReturnTypes.VARCHAR, org.apache.calcite.sql.type.SqlTypeTransforms.FORCE_NULLABLE),
+                    OperandTypes.variadic(SqlOperandCountRanges.from(1))),
             function("NOW", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("PG_CURRENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("PG_LOCALTIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIMESTAMP, 6), OperandTypes.NILADIC),
@@ -327,9 +336,75 @@ final class PgFunctions {
                 }
                 return Expr.call(Func.MAKE_DATE, args.toArray(Expr[]::new));
             }
+            case "TO_DATE" -> throw SqlException.notSupported("to_date(text, text) (write the date in ISO form, '2024-01-02'::date)");
             case "TO_TIMESTAMP" -> {
+                if (ops.size() == 2) {
+                    throw SqlException.notSupported("to_timestamp(text, text) (write the time in ISO form, '2024-01-02 03:04:05+00'::timestamptz)");
+                }
                 Expr x = t.rex(ops.get(0), in);
+                DatumType xt = RelTranslator.typeOf(x, in);
+                if (xt != DatumType.INT64 && xt != DatumType.FLOAT64 && xt != DatumType.NUMERIC) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_timestamp(" + SqlTypes.pgName(xt) + ") does not exist");
+                }
                 return Expr.call(Func.TO_TIMESTAMP, RelTranslator.typeOf(x, in) == DatumType.FLOAT64 ? x : Expr.cast(x, DatumType.FLOAT64));
+            }
+            case "TO_CHAR" -> {
+                Expr x = t.rex(ops.get(0), in);
+                Expr template = t.rex(ops.get(1), in);
+                DatumType xt = RelTranslator.typeOf(x, in);
+                boolean number = xt == DatumType.INT64 || xt == DatumType.FLOAT64 || xt == DatumType.NUMERIC;
+                if (!number && xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ && xt != DatumType.INTERVAL) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_char(" + SqlTypes.pgName(xt) + ", text) does not exist");
+                }
+                if (RelTranslator.typeOf(template, in) != DatumType.STRING) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_char(" + SqlTypes.pgName(xt) + ", "
+                            + SqlTypes.pgName(RelTranslator.typeOf(template, in)) + ") does not exist");
+                }
+                if (template instanceof Expr.Lit l && l.value() instanceof String s) {
+                    String why = number ? dev.tandem.expr.FormatTemplates.unsupportedNumber(s)
+                            : dev.tandem.expr.FormatTemplates.unsupportedDatetime(s, xt == DatumType.INTERVAL);
+                    if (why != null) {
+                        throw SqlException.notSupported(why);
+                    }
+                }
+                return Expr.call(Func.TO_CHAR, x, template);
+            }
+            case "AGE" -> {
+                List<Expr> args = new ArrayList<>();
+                if (ops.size() == 1) {
+                    java.time.Instant now = t.statementTime("age(timestamp)").transaction();
+                    args.add(Expr.lit(new dev.tandem.row.Timestamp(micros(java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC)
+                            .atStartOfDay().toInstant(java.time.ZoneOffset.UTC))), DatumType.TIMESTAMP));
+                }
+                for (RexNode op : ops) {
+                    Expr x = t.rex(op, in);
+                    DatumType xt = RelTranslator.typeOf(x, in);
+                    if (xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ) {
+                        throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function age(" + SqlTypes.pgName(xt) + ") does not exist");
+                    }
+                    // in the session's time zone, UTC, a timestamptz's fields are its timestamp's
+                    args.add(xt == DatumType.TIMESTAMP ? x : Expr.cast(x, DatumType.TIMESTAMP));
+                }
+                return Expr.call(Func.AGE, args.toArray(Expr[]::new));
+            }
+            case "FORMAT" -> {
+                List<Expr> args = new ArrayList<>();
+                for (RexNode op : ops) {
+                    Expr x = t.rex(op, in);
+                    DatumType xt = RelTranslator.typeOf(x, in);
+                    switch (xt) {
+                        case STRING -> args.add(x);
+                        case INT64, NUMERIC, DATE, TIMESTAMPTZ, UUID -> {
+                            if (args.isEmpty()) {
+                                throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function format(" + SqlTypes.pgName(xt) + ") does not exist");
+                            }
+                            args.add(Expr.cast(x, DatumType.STRING));
+                        }
+                        default -> throw SqlException.notSupported("format() of " + SqlTypes.pgName(xt)
+                                + " (PostgreSQL writes it with its output function: write it as text, to_char(x, '...'))");
+                    }
+                }
+                return new Expr.Call(Func.FORMAT, args);
             }
             case "PG_NUMERIC_FIT" -> {
                 Expr x = t.rex(ops.get(0), in);

@@ -84,6 +84,12 @@ final class SqlErrors {
 
     private static String invalid(String m) {
         return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
+                : m.startsWith("invalid format specification for an interval value") ? "22007"
+                : m.startsWith("multiple decimal points") || m.startsWith("cannot use \"")
+                        || m.startsWith("\"EEEE\" must be the last pattern used") ? "42601"
+                : m.startsWith("unterminated format() type specifier") || m.startsWith("unrecognized format() type specifier")
+                        || m.startsWith("too few arguments for format()") || m.startsWith("format specifies argument 0") ? SqlException.INVALID_PARAMETER
+                : m.startsWith("null values cannot be formatted as an SQL identifier") ? "22004"
                 : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
                         || m.startsWith("invalid input syntax for type interval") ? "22007"
                 : m.startsWith("invalid input syntax for type uuid") || m.startsWith("invalid input syntax for type json")

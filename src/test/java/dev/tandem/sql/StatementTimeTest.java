@@ -145,11 +145,15 @@ class StatementTimeTest {
     void maintainedResultsHaveNoStatementTime() {
         try (SqlStack s = new SqlStack(dir)) {
             s.run("CREATE TABLE e (id bigint, ts timestamptz)", new SqlSession());
-            for (String sql : List.of("CREATE VIEW v AS SELECT id FROM e WHERE ts > now()", "CREATE VIEW v AS SELECT current_date AS d")) {
+            for (String sql : List.of("CREATE VIEW v AS SELECT id FROM e WHERE ts > now()", "CREATE VIEW v AS SELECT current_date AS d",
+                    "CREATE VIEW v AS SELECT id, age(ts) AS a FROM e")) {
                 refused(s, sql, "in a view");
             }
             SqlStatement subscribe = s.sql.prepare("SUBSCRIBE (SELECT id FROM e WHERE ts > now() - interval '1 hour')");
             assertThatThrownBy(() -> s.sql.subscribe(subscribe, List.of(), new SqlSession()).blockFirst(Duration.ofSeconds(30)))
+                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED));
+            SqlStatement age = s.sql.prepare("SUBSCRIBE (SELECT id FROM e WHERE age(ts) < interval '1 day')");
+            assertThatThrownBy(() -> s.sql.subscribe(age, List.of(), new SqlSession()).blockFirst(Duration.ofSeconds(30)))
                     .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED));
             refused(s, "SELECT clock_timestamp()", "clock_timestamp()");
             assertThat(s.run("SELECT count(*) FROM e", new SqlSession()).rows().get(0)[0]).as("no view was created").isEqualTo(0L);
