@@ -95,8 +95,10 @@ final class QueryPlanner {
         // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
         Set<String> deps = scanned(q.body());
         PointLookup lookup = PointLookup.of(q, controller.catalog());
-        return new Prepared(sql, Prepared.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
+        Prepared prepared = new Prepared(sql, Prepared.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
                 (values, session) -> runQuery(q, lookup, values, session), true);
+        prepared.parameterDeclared = q.paramDeclared();
+        return prepared;
     }
 
     private static String describeFast(ReadRequest r) {
@@ -132,7 +134,8 @@ final class QueryPlanner {
         }
         // parameter types: those Calcite inferred, by PostgreSQL number
         DatumType[] byNumber = new DatumType[params.count()];
-        collectParams(top, params, byNumber);
+        dev.tandem.controller.DeclaredType[] declaredByNumber = new dev.tandem.controller.DeclaredType[params.count()];
+        collectParams(top, params, byNumber, declaredByNumber);
         if (asOfParam != null) {
             int n = Integer.parseInt(asOfParam.substring(1));
             byNumber = java.util.Arrays.copyOf(byNumber, Math.max(byNumber.length, n));
@@ -147,13 +150,17 @@ final class QueryPlanner {
                 i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> SqlSession.Times.at(java.time.Instant.EPOCH)).translate(body).types();
         List<String> names = SqlNames.of(planned.validated(), root);
         List<SqlColumn> columns = new ArrayList<>();
+        List<org.apache.calcite.rel.type.RelDataTypeField> calciteTypes = body.getRowType().getFieldList();
         for (int i = 0; i < fields.size(); i++) {
-            columns.add(new SqlColumn(names.get(i), bodyTypes.get(fields.get(i))));
+            DatumType t = bodyTypes.get(fields.get(i));
+            columns.add(new SqlColumn(names.get(i), t, t == DatumType.INT64 ? SqlTypes.declared(calciteTypes.get(fields.get(i)).getType()) : null));
         }
-        return new SqlEngine.Query(body, sort, fields, columns, params, paramTypes, asOfParam, asOf);
+        List<dev.tandem.controller.DeclaredType> paramDeclared = java.util.Collections.unmodifiableList(java.util.Arrays.asList(
+                java.util.Arrays.copyOf(declaredByNumber, paramTypes.size())));
+        return new SqlEngine.Query(body, sort, fields, columns, params, paramTypes, paramDeclared, asOfParam, asOf);
     }
 
-    private static void collectParams(RelNode rel, SqlParams params, DatumType[] byNumber) {
+    private static void collectParams(RelNode rel, SqlParams params, DatumType[] byNumber, dev.tandem.controller.DeclaredType[] declared) {
         rel.accept(new RexShuttle() {
             @Override
             public RexNode visitDynamicParam(RexDynamicParam p) {
@@ -161,6 +168,7 @@ final class QueryPlanner {
                 if (byNumber[n - 1] == null) {
                     DatumType t = SqlTypes.of(p.getType());
                     byNumber[n - 1] = t;
+                    declared[n - 1] = t == DatumType.INT64 ? SqlTypes.declared(p.getType()) : null;
                 }
                 return p;
             }
@@ -173,7 +181,7 @@ final class QueryPlanner {
             }
         }
         for (RelNode in : rel.getInputs()) {
-            collectParams(in, params, byNumber);
+            collectParams(in, params, byNumber, declared);
         }
     }
 
