@@ -36,6 +36,8 @@ final class Prepared implements SqlStatement {
      * {@code smallint}), else null; empty when not known.
      */
     List<dev.tandem.controller.DeclaredType> parameterDeclared = List.of();
+    /** Whether each parameter is anything but an operand of a comparison (it computes a value); empty when not known. */
+    List<Boolean> parameterComputed = List.of();
     /** Whether planning it was heavy work (see {@link StatementCost#heavy}): its executions bind on the heavy lane too. */
     boolean heavy;
 
