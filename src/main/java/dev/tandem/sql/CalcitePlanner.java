@@ -538,8 +538,8 @@ final class CalcitePlanner {
     /**
      * Calcite's conversions, with {@link #MULTIPLY} for Calcite's {@code *}; and a cast to boolean from a number other than an {@code integer} is refused
      * as PostgreSQL refuses it ({@code 42846} "cannot cast type bigint to boolean"; PostgreSQL casts only
-     * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column (and an integer column, stored
-     * as a bigint) is refused; an integer literal that fits int4 is cast.
+     * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column is refused; an integer column
+     * and an integer literal that fits int4 are cast.
      */
     private static final org.apache.calcite.sql2rel.SqlRexConvertletTable CONVERTLETS = call -> {
         org.apache.calcite.sql2rel.SqlRexConvertlet datetime = PgDatetimeArithmetic.convertlet(call);
