@@ -341,6 +341,10 @@ final class Catalog {
             case CatalogEntry.View v -> {
                 n.put("kind", "view");
                 n.set("plan", PlanJson.write(v.plan()));
+                if (!v.declared().isEmpty()) {
+                    ObjectNode declared = n.putObject("declared");
+                    new java.util.TreeMap<>(v.declared()).forEach((column, type) -> declared.put(column, type.sqlName()));
+                }
             }
             case CatalogEntry.Index i -> {
                 n.put("kind", "index");
@@ -352,6 +356,17 @@ final class Catalog {
             }
         }
         return n;
+    }
+
+    /** An entry's declared column types, by column name. */
+    private static Map<String, DeclaredType> declared(JsonNode n) {
+        Map<String, DeclaredType> declared = new java.util.HashMap<>();
+        if (n.has("declared")) {
+            for (var d : n.get("declared").properties()) {
+                declared.put(d.getKey(), DeclaredType.parse(d.getValue().asString()));
+            }
+        }
+        return declared;
     }
 
     private static CatalogEntry decode(JsonNode n) {
@@ -376,12 +391,7 @@ final class Catalog {
                                 : RowJson.datum(d.getValue(), schema.column(schema.indexOf(d.getKey())).type()));
                     }
                 }
-                Map<String, DeclaredType> declared = new java.util.HashMap<>();
-                if (n.has("declared")) {
-                    for (var d : n.get("declared").properties()) {
-                        declared.put(d.getKey(), DeclaredType.parse(d.getValue().asString()));
-                    }
-                }
+                Map<String, DeclaredType> declared = declared(n);
                 List<CatalogEntry.Check> checks = new ArrayList<>();
                 if (n.has("checks")) {
                     for (JsonNode c : n.get("checks")) {
@@ -391,7 +401,7 @@ final class Catalog {
                 }
                 yield new CatalogEntry.Table(id, name, schema, keys, defaults, declared, checks);
             }
-            case "view" -> new CatalogEntry.View(id, name, PlanJson.parse(n.get("plan"), "plan"), schema);
+            case "view" -> new CatalogEntry.View(id, name, PlanJson.parse(n.get("plan"), "plan"), schema, declared(n));
             case "index" -> {
                 List<String> key = new ArrayList<>();
                 n.get("key").forEach(k -> key.add(k.asString()));

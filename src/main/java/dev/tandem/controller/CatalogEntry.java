@@ -104,8 +104,23 @@ public sealed interface CatalogEntry {
         }
     }
 
-    /** A named plan over tables and views, by name. */
-    record View(String id, String name, Plan plan, Schema schema) implements CatalogEntry {
+    /**
+     * A named plan over tables and views, by name, with the SQL types of the columns whose type says more than
+     * their datum type (by column name: an int64 column PostgreSQL types {@code integer} or {@code smallint}).
+     */
+    record View(String id, String name, Plan plan, Schema schema, Map<String, DeclaredType> declared) implements CatalogEntry {
+        public View {
+            declared = Map.copyOf(declared);
+        }
+
+        public View(String id, String name, Plan plan, Schema schema) {
+            this(id, name, plan, schema, Map.of());
+        }
+
+        /** The SQL type of column {@code c}, or null when it is its datum type's. */
+        public DeclaredType declaredType(int c) {
+            return declared.isEmpty() ? null : declared.get(schema.column(c).name());
+        }
     }
 
     /**

@@ -293,10 +293,18 @@ public final class Controller implements AutoCloseable {
 
     /** Creates a view of {@code plan} (by names); {@code columnNames} null names its columns after the plan's. */
     public synchronized CatalogEntry.View createView(String name, Plan plan, List<String> columnNames) {
-        return defining(() -> createViewOnce(name, plan, columnNames));
+        return createView(name, plan, columnNames, Map.of());
     }
 
-    private CatalogEntry.View createViewOnce(String name, Plan plan, List<String> columnNames) {
+    /**
+     * Creates a view whose columns named in {@code declared} have those SQL types (an int64 column typed
+     * {@code integer} or {@code smallint}, as the query defining it types it).
+     */
+    public synchronized CatalogEntry.View createView(String name, Plan plan, List<String> columnNames, Map<String, DeclaredType> declared) {
+        return defining(() -> createViewOnce(name, plan, columnNames, declared));
+    }
+
+    private CatalogEntry.View createViewOnce(String name, Plan plan, List<String> columnNames, Map<String, DeclaredType> declared) {
         checkName(name);
         if (plan == null) {
             throw ControllerException.invalid("plan: a plan is required");
@@ -317,7 +325,7 @@ public final class Controller implements AutoCloseable {
             throw ControllerException.invalid("columns: " + e.getMessage());
         }
         Schema viewSchema = schema;
-        CatalogEntry.View v = catalog.define(id -> new CatalogEntry.View(id, name, plan, viewSchema));
+        CatalogEntry.View v = catalog.define(id -> new CatalogEntry.View(id, name, plan, viewSchema, declared));
         catalog.serve(v);
         return v;
     }

@@ -134,8 +134,8 @@ final class PgWriter {
             cstring(c.name());
             buf.writeInt(0);
             buf.writeShort(0);
-            buf.writeInt(oid(c.type()));
-            buf.writeShort(typeLength(c.type()));
+            buf.writeInt(oid(c));
+            buf.writeShort(typeLength(c));
             buf.writeInt(-1);
             buf.writeShort(format.apply(i));
         }
@@ -143,6 +143,13 @@ final class PgWriter {
     }
 
     PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format) {
+        for (int i = 0; i < row.length; i++) {
+            int bytes = row[i] == null || format.apply(i) != 1 ? 0 : integerBytes(columns.get(i));
+            if (bytes > 0 && (bytes == 4 ? (Long) row[i] != ((Long) row[i]).intValue() : (Long) row[i] != ((Long) row[i]).shortValue())) {
+                // an expression typed integer whose value is not (PostgreSQL would have refused it computing it)
+                throw new SqlException(SqlException.OUT_OF_RANGE, (bytes == 4 ? "integer" : "smallint") + " out of range");
+            }
+        }
         begin('D');
         buf.writeShort(row.length);
         for (int i = 0; i < row.length; i++) {
@@ -152,7 +159,7 @@ final class PgWriter {
                 continue;
             }
             if (format.apply(i) == 1) {
-                binary(v, columns.get(i).type());
+                binary(v, columns.get(i));
             } else {
                 byte[] b = dev.tandem.sql.SqlValues.text(v).getBytes(StandardCharsets.UTF_8);
                 buf.writeInt(b.length);
@@ -198,8 +205,19 @@ final class PgWriter {
         return end();
     }
 
-    private void binary(Object v, DatumType t) {
-        switch (t) {
+    private void binary(Object v, SqlColumn c) {
+        int bytes = integerBytes(c);
+        if (bytes > 0) {
+            long l = (Long) v;
+            buf.writeInt(bytes);
+            if (bytes == 4) {
+                buf.writeInt((int) l);
+            } else {
+                buf.writeShort((short) l);
+            }
+            return;
+        }
+        switch (c.type()) {
             case BOOL -> {
                 buf.writeInt(1);
                 buf.writeByte((Boolean) v ? 1 : 0);
@@ -307,6 +325,28 @@ final class PgWriter {
 
     static int oid(DatumType t) {
         return PgOids.ofType(t);
+    }
+
+    /** PostgreSQL's type of a result column: its declared type's ({@code integer}: int4) or its datum type's. */
+    static int oid(SqlColumn c) {
+        return integerBytes(c) > 0 ? (int) c.declared().oid() : oid(c.type());
+    }
+
+    /** The width of an int64 column typed {@code integer} (4) or {@code smallint} (2), else 0. */
+    private static int integerBytes(SqlColumn c) {
+        if (c.type() != DatumType.INT64 || c.declared() == null) {
+            return 0;
+        }
+        return switch (c.declared().kind()) {
+            case INTEGER -> 4;
+            case SMALLINT -> 2;
+            case VARCHAR, NUMERIC -> 0;
+        };
+    }
+
+    private static int typeLength(SqlColumn c) {
+        int bytes = integerBytes(c);
+        return bytes > 0 ? bytes : typeLength(c.type());
     }
 
     private static int typeLength(DatumType t) {

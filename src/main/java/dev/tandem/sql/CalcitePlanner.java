@@ -90,6 +90,17 @@ final class CalcitePlanner {
             }
             return super.deriveAvgAggType(factory, argumentType);
         }
+
+        /** {@code sum} of an {@code integer} or {@code smallint} is a {@code bigint}, as in PostgreSQL (Calcite's: the argument's type). */
+        @Override
+        public org.apache.calcite.rel.type.RelDataType deriveSumType(org.apache.calcite.rel.type.RelDataTypeFactory factory,
+                org.apache.calcite.rel.type.RelDataType argumentType) {
+            SqlTypeName n = argumentType.getSqlTypeName();
+            if (n == SqlTypeName.INTEGER || n == SqlTypeName.SMALLINT || n == SqlTypeName.TINYINT) {
+                return factory.createTypeWithNullability(factory.createSqlType(SqlTypeName.BIGINT), argumentType.isNullable());
+            }
+            return super.deriveSumType(factory, argumentType);
+        }
     };
 
     static final SqlParser.Config PARSER = SqlParser.config()
@@ -490,7 +501,7 @@ final class CalcitePlanner {
         SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
         for (CatalogEntry e : catalog) {
             if (e instanceof CatalogEntry.Table || e instanceof CatalogEntry.View) {
-                root.add(e.name(), new CatalogTable(e.schema()));
+                root.add(e.name(), new CatalogTable(e));
             }
         }
         // PostgreSQL's type names that Calcite does not know, for CAST
@@ -527,8 +538,8 @@ final class CalcitePlanner {
     /**
      * Calcite's conversions, with {@link #MULTIPLY} for Calcite's {@code *}; and a cast to boolean from a number other than an {@code integer} is refused
      * as PostgreSQL refuses it ({@code 42846} "cannot cast type bigint to boolean"; PostgreSQL casts only
-     * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column (and an integer column, stored
-     * as a bigint) is refused; an integer literal that fits int4 is cast.
+     * int4 to boolean): Calcite would make it {@code x <> 0}. A bigint column is refused; an integer column
+     * and an integer literal that fits int4 are cast.
      */
     private static final org.apache.calcite.sql2rel.SqlRexConvertletTable CONVERTLETS = call -> {
         org.apache.calcite.sql2rel.SqlRexConvertlet datetime = PgDatetimeArithmetic.convertlet(call);
@@ -570,19 +581,26 @@ final class CalcitePlanner {
         };
     };
 
-    /** A catalog table or view as Calcite sees it: only its row type. */
+    /** A catalog table or view as Calcite sees it: only its row type, its integer columns typed as declared. */
     private static final class CatalogTable extends AbstractTable {
-        private final Schema schema;
+        private final CatalogEntry entry;
 
-        CatalogTable(Schema schema) {
-            this.schema = schema;
+        CatalogTable(CatalogEntry entry) {
+            this.entry = entry;
         }
 
         @Override
         public RelDataType getRowType(RelDataTypeFactory f) {
             RelDataTypeFactory.Builder b = f.builder();
-            for (Column c : schema.columns()) {
-                b.add(c.name(), SqlTypes.calcite(f, c.type(), c.nullable()));
+            List<Column> columns = entry.schema().columns();
+            for (int i = 0; i < columns.size(); i++) {
+                Column c = columns.get(i);
+                dev.tandem.controller.DeclaredType declared = switch (entry) {
+                    case CatalogEntry.Table t -> t.declaredType(i);
+                    case CatalogEntry.View v -> v.declaredType(i);
+                    default -> null;
+                };
+                b.add(c.name(), SqlTypes.calcite(f, c.type(), declared, c.nullable()));
             }
             return b.build();
         }

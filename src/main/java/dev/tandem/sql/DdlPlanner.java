@@ -358,13 +358,19 @@ final class DdlPlanner {
                 throw new SqlException("42701", "column \"" + columnNames.get(i) + "\" specified more than once");
             }
         }
+        java.util.Map<String, DeclaredType> declared = new java.util.HashMap<>();
+        for (int i = 0; i < columnNames.size(); i++) {
+            if (q.columns().get(i).declared() != null) {
+                declared.put(columnNames.get(i), q.columns().get(i).declared());
+            }
+        }
         String command = materialized ? "CREATE MATERIALIZED VIEW" : "CREATE VIEW";
         String first = columnNames.get(0);
         return Prepared.utility(sql, fingerprint, (values, session) -> engine.blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command(command);
             }
-            controller.createView(name, plan, columnNames);
+            controller.createView(name, plan, columnNames, declared);
             if (materialized) {
                 try {
                     controller.createIndex(materializedIndex(name), name, List.of(first), null);

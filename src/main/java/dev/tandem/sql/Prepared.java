@@ -31,6 +31,13 @@ final class Prepared implements SqlStatement {
     final Set<String> deps;
     /** A catalog version at which the plan was found to hold (-1: none yet); see {@link #fresh}. */
     volatile long checkedVersion = -1;
+    /**
+     * The SQL type of each parameter where it says more than its datum type (an int64 typed {@code integer} or
+     * {@code smallint}), else null; empty when not known.
+     */
+    List<dev.tandem.controller.DeclaredType> parameterDeclared = List.of();
+    /** Whether each parameter is anything but an operand of a comparison (it computes a value); empty when not known. */
+    List<Boolean> parameterComputed = List.of();
     /** Whether planning it was heavy work (see {@link StatementCost#heavy}): its executions bind on the heavy lane too. */
     boolean heavy;
 

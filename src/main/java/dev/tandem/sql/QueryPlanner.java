@@ -95,8 +95,11 @@ final class QueryPlanner {
         // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
         Set<String> deps = scanned(q.body());
         PointLookup lookup = PointLookup.of(q, controller.catalog());
-        return new Prepared(sql, Prepared.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
+        Prepared prepared = new Prepared(sql, Prepared.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
                 (values, session) -> runQuery(q, lookup, values, session), true);
+        prepared.parameterDeclared = q.paramDeclared();
+        prepared.parameterComputed = q.paramComputed();
+        return prepared;
     }
 
     private static String describeFast(ReadRequest r) {
@@ -132,7 +135,9 @@ final class QueryPlanner {
         }
         // parameter types: those Calcite inferred, by PostgreSQL number
         DatumType[] byNumber = new DatumType[params.count()];
-        collectParams(top, params, byNumber);
+        dev.tandem.controller.DeclaredType[] declaredByNumber = new dev.tandem.controller.DeclaredType[params.count()];
+        boolean[] computed = new boolean[params.count()];
+        collectParams(top, params, byNumber, declaredByNumber, computed);
         if (asOfParam != null) {
             int n = Integer.parseInt(asOfParam.substring(1));
             byNumber = java.util.Arrays.copyOf(byNumber, Math.max(byNumber.length, n));
@@ -147,22 +152,54 @@ final class QueryPlanner {
                 i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> SqlSession.Times.at(java.time.Instant.EPOCH)).translate(body).types();
         List<String> names = SqlNames.of(planned.validated(), root);
         List<SqlColumn> columns = new ArrayList<>();
+        List<org.apache.calcite.rel.type.RelDataTypeField> calciteTypes = body.getRowType().getFieldList();
         for (int i = 0; i < fields.size(); i++) {
-            columns.add(new SqlColumn(names.get(i), bodyTypes.get(fields.get(i))));
+            DatumType t = bodyTypes.get(fields.get(i));
+            columns.add(new SqlColumn(names.get(i), t, t == DatumType.INT64 ? SqlTypes.declared(calciteTypes.get(fields.get(i)).getType()) : null));
         }
-        return new SqlEngine.Query(body, sort, fields, columns, params, paramTypes, asOfParam, asOf);
+        List<dev.tandem.controller.DeclaredType> paramDeclared = java.util.Collections.unmodifiableList(java.util.Arrays.asList(
+                java.util.Arrays.copyOf(declaredByNumber, paramTypes.size())));
+        List<Boolean> paramComputed = new ArrayList<>();
+        for (int i = 0; i < paramTypes.size(); i++) {
+            paramComputed.add(i < computed.length && computed[i]);
+        }
+        return new SqlEngine.Query(body, sort, fields, columns, params, paramTypes, paramDeclared, paramComputed, asOfParam, asOf);
     }
 
-    private static void collectParams(RelNode rel, SqlParams params, DatumType[] byNumber) {
+    /**
+     * Collects each parameter's datum type and, for an int64 Calcite types {@code integer} or {@code smallint}, that
+     * type; {@code computed} marks those that are anything but an operand of a comparison ({@code s + $1}).
+     */
+    private static void collectParams(RelNode rel, SqlParams params, DatumType[] byNumber, dev.tandem.controller.DeclaredType[] declared,
+            boolean[] computed) {
         rel.accept(new RexShuttle() {
             @Override
+            public RexNode visitCall(org.apache.calcite.rex.RexCall call) {
+                boolean compares = call.getKind().belongsTo(org.apache.calcite.sql.SqlKind.COMPARISON);
+                for (RexNode o : call.getOperands()) {
+                    if (o instanceof RexDynamicParam p) {
+                        param(p, !compares);
+                    } else {
+                        o.accept(this);
+                    }
+                }
+                return call;
+            }
+
+            @Override
             public RexNode visitDynamicParam(RexDynamicParam p) {
+                param(p, true);
+                return p;
+            }
+
+            private void param(RexDynamicParam p, boolean computes) {
                 int n = params.number(p.getIndex());
                 if (byNumber[n - 1] == null) {
                     DatumType t = SqlTypes.of(p.getType());
                     byNumber[n - 1] = t;
+                    declared[n - 1] = t == DatumType.INT64 ? SqlTypes.declared(p.getType()) : null;
                 }
-                return p;
+                computed[n - 1] |= computes;
             }
         });
         if (rel instanceof Sort s) {
@@ -173,7 +210,7 @@ final class QueryPlanner {
             }
         }
         for (RelNode in : rel.getInputs()) {
-            collectParams(in, params, byNumber);
+            collectParams(in, params, byNumber, declared, computed);
         }
     }
 

@@ -315,11 +315,44 @@ public final class SqlEngine {
                 return null;
             }
         }
-        if (!shape.cacheable() || !shape.parameterTypes().equals(lifted.types())) {
+        if (!shape.cacheable() || !shape.parameterTypes().equals(lifted.types()) || narrowed(shape, lifted) == Narrowed.ALWAYS) {
             statements.unshape(lifted.shape(), now.version());
             return null;
         }
+        if (narrowed(shape, lifted) == Narrowed.THIS_VALUE) {
+            return null;
+        }
         return shape.bound(sql, lifted.values());
+    }
+
+    /** How a shape types a lifted integer literal narrower than the literal's own type. */
+    private enum Narrowed {
+        NO,
+        /** As a {@code smallint} it computes with ({@code s + 1}: PostgreSQL computes in {@code integer}), whatever its value. */
+        ALWAYS,
+        /**
+         * As an {@code integer} or a compared {@code smallint}, a literal beyond its range ({@code i = 3000000000}, a
+         * {@code bigint} literal; {@code s = 40000}).
+         */
+        THIS_VALUE
+    }
+
+    private static Narrowed narrowed(Prepared shape, SqlLiterals.Lifted lifted) {
+        Narrowed n = Narrowed.NO;
+        for (int i = 0; i < lifted.values().size() && i < shape.parameterDeclared.size() && i < shape.parameterComputed.size(); i++) {
+            dev.tandem.controller.DeclaredType d = shape.parameterDeclared.get(i);
+            if (d == null || !(lifted.values().get(i) instanceof Long l)) {
+                continue;
+            }
+            boolean smallint = d.kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT;
+            if (smallint && shape.parameterComputed.get(i)) {
+                return Narrowed.ALWAYS;
+            }
+            if (smallint ? l != l.shortValue() : l != l.intValue()) {
+                n = Narrowed.THIS_VALUE;
+            }
+        }
+        return n;
     }
 
     /**
@@ -591,7 +624,8 @@ public final class SqlEngine {
 
     /** A planned query: the body below the top-level sort, the sort, and which body columns are output. */
     record Query(RelNode body, Sort sort, List<Integer> fields, List<SqlColumn> columns, SqlParams params,
-            List<DatumType> paramTypes, String asOfParam, Long asOf) {
+            List<DatumType> paramTypes, List<dev.tandem.controller.DeclaredType> paramDeclared, List<Boolean> paramComputed, String asOfParam,
+            Long asOf) {
     }
 
     /** A read request for a query with its parameters bound, and how it will be answered. */

@@ -16,9 +16,10 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 
 /**
- * Refuses a division of a {@code sum} of integers: PostgreSQL's sum of a {@code bigint} is a {@code numeric}
- * (so {@code sum(a) / count(a)} has a fraction) and of an {@code integer} a {@code bigint} (so the fraction
- * is dropped), and Tandem stores both as a bigint. It is "not supported" with the cast that makes it plain.
+ * Refuses a division of a {@code sum} of {@code bigint}s: PostgreSQL's is a {@code numeric} (so
+ * {@code sum(a) / count(a)} has a fraction), Tandem's a {@code bigint}. It is "not supported" with the cast
+ * that makes it plain. (A sum of {@code integer}s or {@code smallint}s is a {@code bigint} in both, its
+ * quotient an integer's.)
  */
 final class SqlNumerics {
 
@@ -47,7 +48,7 @@ final class SqlNumerics {
         if (kind == SqlKind.PLUS || kind == SqlKind.MINUS || kind == SqlKind.TIMES || kind == SqlKind.DIVIDE || kind == SqlKind.MOD) {
             if (kind == SqlKind.DIVIDE && call.getOperands().stream().allMatch(o -> SqlTypeUtil.isIntType(o.getType()))
                     && call.getOperands().stream().anyMatch(o -> numericSum(o, inputs))) {
-                throw SqlException.notSupported("dividing a sum of integers (PostgreSQL's sum of a bigint is a numeric, so its quotient keeps"
+                throw SqlException.notSupported("dividing a sum of bigints (PostgreSQL's sum of a bigint is a numeric, so its quotient keeps"
                         + " the fraction: write CAST(sum(x) AS double precision) / ...)");
             }
         }
@@ -56,7 +57,7 @@ final class SqlNumerics {
         }
     }
 
-    /** Whether {@code e}, over the concatenated columns of {@code inputs}, is a sum of integers or computed from one. */
+    /** Whether {@code e}, over the concatenated columns of {@code inputs}, is a sum of bigints or computed from one. */
     private static boolean numericSum(RexNode e, List<RelNode> inputs) {
         return switch (e) {
             case RexInputRef ref -> {
@@ -79,7 +80,7 @@ final class SqlNumerics {
         };
     }
 
-    /** Whether output column {@code i} of {@code rel} is a sum of integers (or computed from one). */
+    /** Whether output column {@code i} of {@code rel} is a sum of bigints (or computed from one). */
     private static boolean column(RelNode rel, int i) {
         return switch (rel) {
             case Aggregate a -> {
@@ -94,7 +95,7 @@ final class SqlNumerics {
                 }
                 int arg = call.getArgList().get(0);
                 if (kind == SqlKind.SUM || kind == SqlKind.SUM0) {
-                    yield SqlTypeUtil.isIntType(a.getInput().getRowType().getFieldList().get(arg).getType());
+                    yield a.getInput().getRowType().getFieldList().get(arg).getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.BIGINT;
                 }
                 yield (kind == SqlKind.MIN || kind == SqlKind.MAX) && column(a.getInput(), arg);
             }

@@ -80,6 +80,32 @@ final class SqlTypes {
                 org.apache.calcite.avatica.util.TimeUnit.SECOND, org.apache.calcite.sql.parser.SqlParserPos.ZERO));
     }
 
+    /**
+     * The Calcite type of a column of datum type {@code t} declared {@code declared} (or null): an int64
+     * declared {@code integer} or {@code smallint} is Calcite's {@code INTEGER} or {@code SMALLINT}, so that
+     * arithmetic over it is held to its range and its results are typed as PostgreSQL types them.
+     */
+    static RelDataType calcite(RelDataTypeFactory f, DatumType t, dev.tandem.controller.DeclaredType declared, boolean nullable) {
+        if (t == DatumType.INT64 && declared != null && declared.kind() != dev.tandem.controller.DeclaredType.Kind.VARCHAR
+                && declared.kind() != dev.tandem.controller.DeclaredType.Kind.NUMERIC) {
+            SqlTypeName n = declared.kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER ? SqlTypeName.INTEGER : SqlTypeName.SMALLINT;
+            return f.createTypeWithNullability(f.createSqlType(n), nullable);
+        }
+        return calcite(f, t, nullable);
+    }
+
+    /**
+     * PostgreSQL's type of a value of Calcite type {@code type} where it says more than its datum type: an
+     * {@code INTEGER} is an {@code integer}, a {@code SMALLINT} (or {@code TINYINT}) a {@code smallint}; else null.
+     */
+    static dev.tandem.controller.DeclaredType declared(RelDataType type) {
+        return switch (type.getSqlTypeName()) {
+            case INTEGER -> dev.tandem.controller.DeclaredType.INTEGER;
+            case SMALLINT, TINYINT -> dev.tandem.controller.DeclaredType.SMALLINT;
+            default -> null;
+        };
+    }
+
     /** The Calcite type of a datum type. */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, boolean nullable) {
         RelDataType base = switch (t) {

@@ -112,6 +112,48 @@ class PostgresDeclaredTypesTest {
             "CREATE TABLE dtbad (a int CHECK (nope > 0))",
             "CREATE TABLE dtbad (a int, CONSTRAINT k CHECK (a > 0), CONSTRAINT k CHECK (a < 5))");
 
+    /**
+     * Queries over {@code integer} and {@code smallint} columns, compared with their result columns' types (pgjdbc's
+     * {@code getColumnTypeName} and {@code getColumnType}) and each value as pgjdbc reads it, in text and binary
+     * formats: arithmetic overflows at the column's range, mixed with a {@code bigint} computes in {@code bigint},
+     * aggregates take PostgreSQL's types, views keep their columns' types.
+     */
+    private static final List<String> TYPED = List.of(
+            "CREATE TABLE dtn (k int PRIMARY KEY, i integer, s smallint, b bigint, t text)",
+            "INSERT INTO dtn VALUES (1, 2147483647, 32767, 9223372036854775807, 'abc'), (2, -2147483648, -32768, 1, 'héllo'),"
+                    + " (3, 5, 7, 10, 'x'), (4, NULL, NULL, NULL, NULL)",
+            "SELECT k, i, s, b FROM dtn ORDER BY k",
+            "SELECT i + 1 FROM dtn WHERE k = 1", "SELECT i - 1 FROM dtn WHERE k = 2", "SELECT -i FROM dtn WHERE k = 2",
+            "SELECT i / -1 FROM dtn WHERE k = 2", "SELECT i * 2 FROM dtn WHERE k = 1", "SELECT i * 2 FROM dtn WHERE k = 3",
+            "SELECT i + 1, i - 1, i * i, i / 2, i % 3 FROM dtn WHERE k = 3", "SELECT 2147483642 + i FROM dtn WHERE k = 3",
+            "SELECT 2147483643 + i FROM dtn WHERE k = 3", "SELECT s + 1 FROM dtn WHERE k = 1", "SELECT s - 1 FROM dtn WHERE k = 2",
+            "SELECT s * s, s + s, -s FROM dtn WHERE k = 3", "SELECT s * 10000 FROM dtn WHERE k = 3", "SELECT s * 1000::smallint FROM dtn WHERE k = 3",
+            "SELECT s * 5000::smallint FROM dtn WHERE k = 3", "SELECT s + i FROM dtn WHERE k = 1", "SELECT s + i FROM dtn WHERE k = 3",
+            "SELECT i + b, i * b, s + b FROM dtn WHERE k = 3", "SELECT i + 1::bigint, i::bigint * 2, s + 2147483648 FROM dtn WHERE k = 1",
+            "SELECT i + 2.5, i * 2.5 FROM dtn WHERE k = 3", "SELECT i, s, b FROM dtn WHERE k = 4",
+            "SELECT sum(i), sum(s), count(i), count(*), min(i), max(i), min(s), max(s) FROM dtn",
+            "SELECT avg(i), avg(s) FROM dtn WHERE k = 3", "SELECT sum(i) / count(i), sum(s) / count(*) FROM dtn",
+            "SELECT sum(i) / count(i) FROM dtn WHERE k >= 3", "SELECT sum(i)::double precision / count(i) FROM dtn", "SELECT s, sum(i), count(*) FROM dtn GROUP BY s ORDER BY s",
+            "SELECT k, sum(i) OVER (ORDER BY k), max(s) OVER () FROM dtn ORDER BY k",
+            "SELECT k FROM dtn WHERE i = 5", "SELECT k FROM dtn WHERE i = 2147483648", "SELECT k FROM dtn WHERE i < 3000000000 ORDER BY k",
+            "SELECT k FROM dtn WHERE s = 7 AND i = 5", "SELECT k FROM dtn WHERE s = 40000", "SELECT k FROM dtn WHERE s < 40000 ORDER BY k",
+            "SELECT k FROM dtn WHERE s = 7", "SELECT s + 1 FROM dtn WHERE k = 3", "SELECT k FROM dtn WHERE i = b ORDER BY k", "SELECT k FROM dtn WHERE k = 3",
+            "SELECT a.k, c.k FROM dtn a JOIN dtn c ON a.i = c.b ORDER BY 1", "SELECT a.k, c.k FROM dtn a JOIN dtn c ON a.s = c.i ORDER BY 1",
+            "SELECT i FROM dtn UNION SELECT b FROM dtn ORDER BY 1", "SELECT i FROM dtn UNION SELECT s FROM dtn ORDER BY 1",
+            "SELECT CASE WHEN k = 3 THEN i ELSE s END FROM dtn ORDER BY k", "SELECT coalesce(i, s), coalesce(s, 0), greatest(i, s) FROM dtn ORDER BY k",
+            "SELECT 1, 2147483648, 1::smallint, 1::int2 + 1, 1 + 1", "SELECT length(t), strpos(t, 'l'), position('b' IN t) FROM dtn ORDER BY k",
+            "SELECT length(t) + 2147483647 FROM dtn WHERE k = 3", "SELECT lpad(t, s) FROM dtn WHERE k = 3",
+            "SELECT i::text, s::text, i::numeric, i::double precision FROM dtn WHERE k = 2", "SELECT count(*) FROM dtn",
+            "CREATE VIEW dtnv AS SELECT k, i, s, i + s AS si, i + b AS ib FROM dtn WHERE k >= 3",
+            "SELECT * FROM dtnv ORDER BY k", "SELECT si + 1 FROM dtnv WHERE k = 3", "SELECT si + 2147483636 FROM dtnv WHERE k = 3",
+            "SELECT sum(si), max(si) FROM dtnv",
+            "CREATE VIEW dtnagg AS SELECT s, sum(i) AS total, count(*) AS n, min(i) AS lo FROM dtn GROUP BY s",
+            "SELECT * FROM dtnagg ORDER BY s",
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'dtnv'::regclass AND attnum > 0 ORDER BY attnum",
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'dtnagg'::regclass AND attnum > 0 ORDER BY attnum",
+            "UPDATE dtn SET i = i + 1 WHERE k = 1", "UPDATE dtn SET i = i * 2, s = s + 1 WHERE k = 3", "SELECT k, i, s FROM dtn ORDER BY k",
+            "SELECT * FROM dtnv ORDER BY k", "SELECT * FROM dtnagg ORDER BY s");
+
     @TempDir
     Path dir;
 
@@ -125,7 +167,9 @@ class PostgresDeclaredTypesTest {
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
             try (Statement p = pg.createStatement()) {
-                for (String table : List.of("dtx", "dtbad", "dts", "dti", "dtd", "dtc")) {
+                p.execute("DROP VIEW IF EXISTS dtnv");
+                p.execute("DROP VIEW IF EXISTS dtnagg");
+                for (String table : List.of("dtx", "dtbad", "dts", "dti", "dtd", "dtc", "dtn")) {
                     p.execute("DROP TABLE IF EXISTS " + table);
                 }
             }
@@ -149,6 +193,37 @@ class PostgresDeclaredTypesTest {
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
 
+    @Test
+    void integerColumnsAreTypedAsPostgresTypesThem() throws Exception {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> mismatches = new ArrayList<>();
+        // prepareThreshold=-1: every statement is prepared and pgjdbc reads int2, int4 and int8 results in binary
+        String binary = "&prepareThreshold=-1&binaryTransfer=true";
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Connection pgBinary = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable" + binary);
+                Connection tdBinary = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable"
+                        + binary)) {
+            try (Statement p = pg.createStatement()) {
+                p.execute("DROP VIEW IF EXISTS dtnv");
+                p.execute("DROP VIEW IF EXISTS dtnagg");
+                p.execute("DROP TABLE IF EXISTS dtn");
+            }
+            for (String sql : TYPED) {
+                // (the catalog's name columns are text here: their rows alone are compared)
+                boolean catalog = sql.contains("pg_attribute");
+                compare(sql, catalog ? outcome(pg, sql) : typedOutcome(pg, sql), catalog ? outcome(td, sql) : typedOutcome(td, sql), mismatches);
+                if (sql.startsWith("SELECT") && !catalog) {
+                    compare(sql + " (binary)", typedOutcome(pgBinary, sql), typedOutcome(tdBinary, sql), mismatches);
+                }
+            }
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
     private static void compare(String what, String expected, String actual, List<String> mismatches) {
         if (!expected.equals(actual)) {
             mismatches.add(what + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + actual);
@@ -167,6 +242,32 @@ class PostgresDeclaredTypesTest {
             String constraint = e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
                     ? p.getServerErrorMessage().getConstraint() : null;
             return "ERROR " + e.getSQLState() + (constraint == null ? "" : " " + constraint);
+        }
+    }
+
+    /** {@link #outcome}, with the result columns' types and each value as {@code getObject} reads it (its class). */
+    private static String typedOutcome(Connection c, String sql) {
+        try (java.sql.PreparedStatement s = c.prepareStatement(sql)) {
+            if (!s.execute()) {
+                return "OK " + s.getUpdateCount();
+            }
+            ResultSet r = s.getResultSet();
+            java.sql.ResultSetMetaData md = r.getMetaData();
+            StringBuilder b = new StringBuilder();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                b.append(md.getColumnTypeName(i)).append('/').append(md.getColumnType(i)).append(' ');
+            }
+            while (r.next()) {
+                b.append('[');
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    Object v = r.getObject(i);
+                    b.append(i > 1 ? ", " : "").append(v == null ? "null" : v.getClass().getSimpleName() + " " + v);
+                }
+                b.append(']');
+            }
+            return b.toString();
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
         }
     }
 

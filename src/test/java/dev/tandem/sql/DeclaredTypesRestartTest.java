@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Columns declared {@code integer}, {@code smallint}, {@code varchar(n)} and {@code numeric(p, s)} keep their
- * declared types, and a table its CHECK constraints, across a restart: every write is still fitted to them (rounded, or refused with
+ * declared types, a view the integer types of its columns, and a table its CHECK constraints, across a restart: every write is still fitted to them (rounded, or refused with
  * PostgreSQL's SQLSTATE, writing nothing). {@code PostgresDeclaredTypesTest} compares them with PostgreSQL.
  */
 class DeclaredTypesRestartTest {
@@ -38,6 +38,7 @@ class DeclaredTypesRestartTest {
                     + " dv varchar(4) DEFAULT 'ab', dn numeric(4, 1) DEFAULT 1.25, CHECK (k < 1000), CONSTRAINT small CHECK (s < 100 OR s IS NULL))",
                     new SqlSession());
             s.run("INSERT INTO d (k, s, v, n, r, b) VALUES (1, 7, 'ab  ', 1.005, 1234, 9223372036854775807)", new SqlSession());
+            s.run("CREATE VIEW dv AS SELECT k, s, k + s AS ks, b FROM d", new SqlSession());
         }
         for (int round = 0; round < 2; round++) {
             try (SqlStack s = new SqlStack(dir)) {
@@ -56,6 +57,11 @@ class DeclaredTypesRestartTest {
                 s.run("INSERT INTO d (k, s, n) VALUES (" + (10 + round) + ", -32768, -999.994)", new SqlSession());
                 assertThat(rows(s, "SELECT s, n FROM d WHERE k = " + (10 + round))).containsExactly("[-32768, -999.99]");
                 s.run("DELETE FROM d WHERE k = " + (10 + round), new SqlSession());
+                // a view's columns keep the integer types its query gave them
+                SqlResult view = s.run("SELECT k, s, ks, b FROM dv", new SqlSession());
+                assertThat(view.columns().stream().map(c -> c.declared() == null ? "bigint" : c.declared().sqlName()).toList())
+                        .containsExactly("integer", "smallint", "integer", "bigint");
+                refused(s, "SELECT ks + 2147483647 FROM dv", "22003");
             }
         }
     }

@@ -69,6 +69,38 @@ class PointLookupTest {
         }
     }
 
+    @Test
+    void integerAndSmallintKeysArePinnedByParametersAndLiterals() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession(true);
+            stack.run("CREATE TABLE pi (id integer PRIMARY KEY, s smallint, name text)", session);
+            stack.run("CREATE INDEX pi_by_s ON pi (s)", session);
+            stack.run("INSERT INTO pi VALUES (42, 7, 'a'), (2147483647, 32767, 'b'), (-5, -32768, 'c')", session);
+
+            ReadRequest byId = lookupOf(stack, "SELECT name FROM pi WHERE id = $1").request(List.of(42L), null, null);
+            assertThat(byId.from()).as("an integer key").isEqualTo("pi_pkey");
+            assertThat(byId.keys()).containsExactly(Row.of(42L));
+            assertThat(lookupOf(stack, "SELECT name FROM pi WHERE s = $1").request(List.of(7L), null, null).from()).as("a smallint key")
+                    .isEqualTo("pi_by_s");
+
+            SqlSession reader = new SqlSession(true);
+            for (String sql : List.of("SELECT name FROM pi WHERE id = 42", "SELECT name FROM pi WHERE id = 2147483647",
+                    "SELECT name FROM pi WHERE s = 7", "SELECT name FROM pi WHERE s = -32768")) {
+                SqlResult r = stack.sql.execute(sql, List.of(), reader).block(java.time.Duration.ofSeconds(30));
+                assertThat(r.rows()).as(sql).hasSize(1);
+                assertThat(r.read().path()).as("a literal key of an integer column is a point lookup: " + sql).isEqualTo("fast");
+            }
+            for (String sql : List.of("SELECT name FROM pi WHERE id = 3000000000", "SELECT name FROM pi WHERE s = 40000")) {
+                SqlResult r = stack.sql.execute(sql, List.of(), reader).block(java.time.Duration.ofSeconds(30));
+                assertThat(r.rows()).as("a key beyond the column's range matches no row, as in PostgreSQL: " + sql).isEmpty();
+            }
+            SqlResult again = stack.sql.execute("SELECT name FROM pi WHERE id = 42", List.of(), reader).block(java.time.Duration.ofSeconds(30));
+            assertThat(again.read().path()).as("a key beyond the range leaves the shape to other keys").isEqualTo("fast");
+            session.close();
+            reader.close();
+        }
+    }
+
     private record P(long id, String name, Long g) {
     }
 

@@ -712,9 +712,16 @@ final class PgCatalogData {
                 0L, 0L, null, null, null);
     }
 
-    /** The declared type of column {@code c} of {@code entry}, or null: a table's column declared {@code integer}, {@code varchar(n)}, {@code numeric(p, s)}. */
+    /**
+     * The declared type of column {@code c} of {@code entry}, or null: a table's column declared {@code integer},
+     * {@code varchar(n)}, {@code numeric(p, s)}, a view's column its query types {@code integer} or {@code smallint}.
+     */
     private static DeclaredType declared(CatalogEntry entry, int c) {
-        return entry instanceof CatalogEntry.Table t ? t.declaredType(c) : null;
+        return switch (entry) {
+            case CatalogEntry.Table t -> t.declaredType(c);
+            case CatalogEntry.View v -> v.declaredType(c);
+            default -> null;
+        };
     }
 
     /** Where {@code pg_attribute.atthasdef} is in its row. */
