@@ -234,6 +234,24 @@ final class TextFunctions {
     }
 
     /**
+     * The number the digits of {@code fmt} from {@code at[0]} spell (0 when none), as format() reads a width or an
+     * argument position, past an int's range an {@link EvalError}; {@code at[0]} moves past them.
+     */
+    private static long digits(String fmt, int[] at) {
+        long digits = 0;
+        int i = at[0];
+        while (i < fmt.length() && Character.isDigit(fmt.charAt(i))) {
+            digits = digits * 10 + (fmt.charAt(i) - '0');
+            if (digits > Integer.MAX_VALUE) {
+                throw new EvalError("number is out of range");
+            }
+            i++;
+        }
+        at[0] = i;
+        return digits;
+    }
+
+    /**
      * PostgreSQL's {@code format(fmt, args...)}: {@code %s} (NULL as nothing), {@code %I} (an identifier, NULL an error),
      * {@code %L} (a literal, NULL as {@code NULL}), {@code %%}; an argument position {@code %2$s} (the next one counts on from
      * it), the {@code -} flag and a width in characters. A width taken from an argument ({@code *}) is refused.
@@ -259,14 +277,9 @@ final class TextFunctions {
             int width = 0;
             boolean left = false;
             int start = i;
-            long digits = 0;
-            while (i < n && Character.isDigit(fmt.charAt(i))) {
-                digits = digits * 10 + (fmt.charAt(i) - '0');
-                if (digits > Integer.MAX_VALUE) {
-                    throw new EvalError("number is out of range");
-                }
-                i++;
-            }
+            int[] end = {i};
+            long digits = digits(fmt, end);
+            i = end[0];
             if (i >= n) {
                 throw new EvalError("unterminated format() type specifier");
             }
@@ -295,15 +308,10 @@ final class TextFunctions {
                 if (fmt.charAt(i) == '*') {
                     throw new EvalError("not supported: a width taken from an argument (*) in format()");
                 }
-                digits = 0;
                 int from = i;
-                while (i < n && Character.isDigit(fmt.charAt(i))) {
-                    digits = digits * 10 + (fmt.charAt(i) - '0');
-                    if (digits > Integer.MAX_VALUE) {
-                        throw new EvalError("number is out of range");
-                    }
-                    i++;
-                }
+                end[0] = i;
+                digits = digits(fmt, end);
+                i = end[0];
                 if (i >= n) {
                     throw new EvalError("unterminated format() type specifier");
                 }
