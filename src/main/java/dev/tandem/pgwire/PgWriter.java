@@ -254,6 +254,29 @@ final class PgWriter {
                 buf.writeByte(1);
                 buf.writeBytes(b);
             }
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> {
+                // PostgreSQL's array_send: dimensions, a has-NULLs flag, the element type, each dimension's length and
+                // lower bound, then each element as its length and binary form (-1 for NULL)
+                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) v;
+                int lengthAt = buf.writerIndex();
+                buf.writeInt(0);
+                buf.writeInt(a.size() == 0 ? 0 : 1);
+                buf.writeInt(a.elements().contains(null) ? 1 : 0);
+                buf.writeInt(oid(t.element()));
+                if (a.size() > 0) {
+                    buf.writeInt(a.size());
+                    buf.writeInt(1);
+                }
+                for (Object e : a.elements()) {
+                    if (e == null) {
+                        buf.writeInt(-1);
+                    } else {
+                        binary(e, t.element());
+                    }
+                }
+                buf.setInt(lengthAt, buf.writerIndex() - lengthAt - 4);
+            }
         }
     }
 
@@ -315,7 +338,8 @@ final class PgWriter {
             case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
             case DATE -> 4;
             case UUID, INTERVAL -> 16;
-            case STRING, NUMERIC, JSONB, BYTEA -> -1;
+            case STRING, NUMERIC, JSONB, BYTEA, BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> -1;
         };
     }
 
