@@ -30,6 +30,7 @@ public final class Datums {
         if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) return x.compareTo(y);
         if (a instanceof dev.tandem.row.Jsonb x && b instanceof dev.tandem.row.Jsonb y) return x.compareTo(y);
         if (a instanceof dev.tandem.row.Bytea x && b instanceof dev.tandem.row.Bytea y) return x.compareTo(y);
+        if (a instanceof dev.tandem.row.DatumArray x && b instanceof dev.tandem.row.DatumArray y) return ArrayValues.compare(x, y, false);
         if (a instanceof java.util.UUID x && b instanceof java.util.UUID y) {
             int c = Long.compareUnsigned(x.getMostSignificantBits(), y.getMostSignificantBits());
             return c != 0 ? c : Long.compareUnsigned(x.getLeastSignificantBits(), y.getLeastSignificantBits());
@@ -55,6 +56,9 @@ public final class Datums {
         }
         if (a instanceof dev.tandem.row.Jsonb x && b instanceof dev.tandem.row.Jsonb y) {
             return x.compareValue(y);
+        }
+        if (a instanceof dev.tandem.row.DatumArray x && b instanceof dev.tandem.row.DatumArray y) {
+            return ArrayValues.compare(x, y, true);
         }
         return compare(a, b);
     }

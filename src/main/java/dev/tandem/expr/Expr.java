@@ -70,8 +70,8 @@ public sealed interface Expr {
     }
 
     /**
-     * A call of {@code func} on {@code args}. {@code type} is the target type of a {@link Func#CAST} and
-     * null for every other function.
+     * A call of {@code func} on {@code args}. {@code type} is the target type of a {@link Func#CAST}, the type an
+     * {@link Func#ERROR} stands for, the array type of an {@link Func#ARRAY}, and null for every other function.
      *
      * <p>Casts: every type casts to itself and to and from {@code string}; {@code bool <-> int64}
      * (true is 1, non-zero is true); {@code int64 <-> float64} (float to int rounds half away from
@@ -85,9 +85,9 @@ public sealed interface Expr {
         public Call {
             Objects.requireNonNull(func, "func");
             args = List.copyOf(args);
-            boolean typed = func == Func.CAST || func == Func.ERROR;
+            boolean typed = func == Func.CAST || func == Func.ERROR || func == Func.ARRAY;
             if (typed != (type != null)) {
-                throw new IllegalArgumentException(typed ? "a " + func.jsonName() + " needs a target type" : "only a cast or an error has a type");
+                throw new IllegalArgumentException(typed ? "a " + func.jsonName() + " needs a target type" : "only a cast, an error or an array has a type");
             }
         }
 

@@ -1,5 +1,6 @@
 package dev.tandem.expr;
 
+import dev.tandem.row.DatumArray;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Jsonb;
 import dev.tandem.row.Timestamp;
@@ -150,6 +151,47 @@ final class ExprEval {
             case FIT_NUMERIC -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : Numerics.fit((java.math.BigDecimal) v[0], Math.toIntExact((Long) v[1]), Math.toIntExact((Long) v[2]));
+            }
+            case ARRAY -> {
+                List<Object> v = new java.util.ArrayList<>(args.size());
+                for (Expr a : args) {
+                    v.add(eval(a, row));
+                }
+                return new DatumArray(c.type().element(), v);
+            }
+            case ANY, ALL -> {
+                DatumArray a = (DatumArray) eval(args.get(2), row);
+                return a == null ? null : ArrayValues.quantified(Func.fromJson((String) eval(args.get(0), row)), eval(args.get(1), row), a,
+                        c.func() == Func.ALL);
+            }
+            case ARRAY_TO_STRING -> {
+                Object a = eval(args.get(0), row);
+                Object sep = eval(args.get(1), row);
+                return a == null || sep == null ? null
+                        : ArrayValues.join((DatumArray) a, (String) sep, args.size() == 3 ? (String) eval(args.get(2), row) : null);
+            }
+            case ARRAY_CAT -> {
+                return ArrayValues.concat((DatumArray) eval(args.get(0), row), (DatumArray) eval(args.get(1), row));
+            }
+            case ARRAY_APPEND, ARRAY_PREPEND -> {
+                boolean first = c.func() == Func.ARRAY_PREPEND;
+                DatumArray a = (DatumArray) eval(args.get(first ? 1 : 0), row);
+                Object e = eval(args.get(first ? 0 : 1), row);
+                return ArrayValues.add(a, e, first);
+            }
+            case ARRAY_GET, ARRAY_LENGTH, CARDINALITY, ARRAY_CONTAINS, ARRAY_OVERLAP, JSONB_EXISTS_ANY, JSONB_EXISTS_ALL -> {
+                Object[] v = strictArgs(args, row);
+                if (v == null) {
+                    return null;
+                }
+                return switch (c.func()) {
+                    case ARRAY_GET -> ArrayValues.get((DatumArray) v[0], (Long) v[1]);
+                    case ARRAY_LENGTH -> ArrayValues.length((DatumArray) v[0], (Long) v[1]);
+                    case CARDINALITY -> (long) ((DatumArray) v[0]).size();
+                    case ARRAY_CONTAINS -> ArrayValues.contains((DatumArray) v[0], (DatumArray) v[1]);
+                    case ARRAY_OVERLAP -> ArrayValues.overlaps((DatumArray) v[0], (DatumArray) v[1]);
+                    default -> ArrayValues.jsonbExists((Jsonb) v[0], (DatumArray) v[1], c.func() == Func.JSONB_EXISTS_ALL);
+                };
             }
             case ROUND, ROUND_NUMERIC, TRUNC, FLOOR, CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER -> {
                 Object[] v = strictArgs(args, row);
@@ -357,6 +399,12 @@ final class ExprEval {
         if (to.accepts(v)) {
             return v;
         }
+        if (v instanceof DatumArray a) {
+            return to == DatumType.STRING ? ArrayValues.text(a) : ArrayValues.cast(a, to);
+        }
+        if (to.isArray()) {
+            return ArrayValues.parse((String) v, to.element());
+        }
         if (to == DatumType.STRING) {
             return switch (v) {
                 case java.math.BigDecimal d -> d.toPlainString();
@@ -398,7 +446,7 @@ final class ExprEval {
                 case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
-            case STRING, UUID, INTERVAL, JSONB, BYTEA -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
+            default -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
 
@@ -435,6 +483,7 @@ final class ExprEval {
                 case JSONB -> Jsonbs.parse(s);
                 case BYTEA -> Byteas.parse(s);
                 case STRING -> s;
+                default -> throw new IllegalStateException("parse of " + to);
             };
         } catch (IllegalArgumentException e) {
             throw new EvalError("cannot cast string '" + abbreviate(s) + "' to " + to.jsonName());

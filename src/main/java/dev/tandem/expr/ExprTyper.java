@@ -184,6 +184,54 @@ final class ExprTyper {
                 all(f, t, 0, DatumType.STRING, path);
                 yield c.type();
             }
+            case ARRAY -> {
+                if (!c.type().isArray()) {
+                    throw new ExprException(path, "an array's type must be an array type, got " + c.type().jsonName());
+                }
+                all(f, t, 0, c.type().element(), path);
+                yield c.type();
+            }
+            case ANY, ALL -> {
+                all(f, t.subList(0, 1), 0, DatumType.STRING, path);
+                if (!(c.args().get(0) instanceof Expr.Lit op && op.value() instanceof String name && Func.fromJson(name) != null
+                        && java.util.EnumSet.of(Func.EQ, Func.NEQ, Func.LT, Func.LTE, Func.GT, Func.GTE).contains(Func.fromJson(name)))) {
+                    throw new ExprException(args(path, 0), "function '" + f.jsonName() + "' needs a comparison's name (eq, neq, lt, lte, gt, gte)");
+                }
+                array(f, t, 2, path);
+                all(f, t.subList(1, 2), 1, t.get(2).element(), path);
+                yield DatumType.BOOL;
+            }
+            case ARRAY_GET -> {
+                array(f, t, 0, path);
+                all(f, t.subList(1, 2), 1, DatumType.INT64, path);
+                yield t.get(0).element();
+            }
+            case ARRAY_LENGTH, CARDINALITY -> {
+                array(f, t, 0, path);
+                all(f, t.subList(1, n), 1, DatumType.INT64, path);
+                yield DatumType.INT64;
+            }
+            case ARRAY_TO_STRING -> {
+                array(f, t, 0, path);
+                all(f, t.subList(1, n), 1, DatumType.STRING, path);
+                yield DatumType.STRING;
+            }
+            case ARRAY_CAT, ARRAY_CONTAINS, ARRAY_OVERLAP -> {
+                array(f, t, 0, path);
+                same(f, t, 0, 2, path);
+                yield f == Func.ARRAY_CAT ? t.get(0) : DatumType.BOOL;
+            }
+            case ARRAY_APPEND, ARRAY_PREPEND -> {
+                int at = f == Func.ARRAY_APPEND ? 0 : 1;
+                array(f, t, at, path);
+                all(f, t.subList(1 - at, 2 - at), 1 - at, t.get(at).element(), path);
+                yield t.get(at);
+            }
+            case JSONB_EXISTS_ANY, JSONB_EXISTS_ALL -> {
+                all(f, t.subList(0, 1), 0, DatumType.JSONB, path);
+                all(f, t.subList(1, 2), 1, DatumType.STRING_ARRAY, path);
+                yield DatumType.BOOL;
+            }
             case CAST -> {
                 if (!castable(t.get(0), c.type())) {
                     throw new ExprException(path, "cannot cast " + t.get(0).jsonName() + " to " + c.type().jsonName());
@@ -197,6 +245,9 @@ final class ExprTyper {
         if (from == to || from == DatumType.STRING || to == DatumType.STRING) {
             return true;
         }
+        if (from.isArray() || to.isArray()) {
+            return from.isArray() && to.isArray() && castable(from.element(), to.element());
+        }
         return switch (from) {
             case BOOL -> to == DatumType.INT64;
             case INT64 -> to == DatumType.BOOL || to == DatumType.FLOAT64 || to == DatumType.TIMESTAMP || to == DatumType.NUMERIC;
@@ -205,7 +256,8 @@ final class ExprTyper {
             case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
             case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
             case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
-            case UUID, INTERVAL, JSONB, BYTEA -> false;
+            case UUID, INTERVAL, JSONB, BYTEA, BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY,
+                    DATE_ARRAY, TIMESTAMPTZ_ARRAY, UUID_ARRAY -> false;
             case STRING -> true;
         };
     }
@@ -220,6 +272,12 @@ final class ExprTyper {
                 throw new ExprException(args(path, i), "function '" + f.jsonName() + "' needs arguments of one type: "
                         + t.get(i).jsonName() + " does not match " + t.get(from).jsonName());
             }
+        }
+    }
+
+    private static void array(Func f, List<DatumType> t, int i, String path) {
+        if (!t.get(i).isArray()) {
+            throw new ExprException(args(path, i), "function '" + f.jsonName() + "' needs an array, got " + t.get(i).jsonName());
         }
     }
 

@@ -59,6 +59,14 @@ import java.util.Locale;
  *       {@code jsonb_array_length}(jsonb) → int64; {@code to_jsonb}(T) → jsonb; {@code jsonb_build_array
  *       jsonb_build_object}(T, ...) → jsonb, a NULL argument JSON's null; {@code jsonb_to_numeric jsonb_to_bool}(jsonb, string
  *       type name) → numeric, bool: a jsonb number or boolean cast, an error naming the type for any other value.</li>
+ *   <li>Arrays, as PostgreSQL's one-dimensional arrays (see {@link ArrayValues}): {@code array}(T, ...) → the call's {@code type},
+ *       an array of T (NULL arguments are NULL elements); {@code any all}(string comparison, T, T[]) → bool ({@code x = ANY (a)},
+ *       the comparison named as its function: {@code "eq"}...), with PostgreSQL's NULLs; {@code array_get}(T[], int64) → T
+ *       ({@code a[i]}, 1-based, NULL out of range); {@code array_length}(T[], int64 dimension) → int64; {@code cardinality}(T[]) →
+ *       int64; {@code array_to_string}(T[], string[, string]) → string; {@code array_cat}(T[], T[]), {@code array_append}(T[], T)
+ *       and {@code array_prepend}(T, T[]) → T[] (a NULL array is an empty one); {@code array_contains array_overlap}(T[], T[])
+ *       → bool ({@code @>}, {@code &&}); {@code jsonb_exists_any jsonb_exists_all}(jsonb, string[]) → bool ({@code ?|}, {@code ?&}).
+ *       A cast reads and writes PostgreSQL's array text ({@code {1,"b c",NULL}}) and casts arrays element by element.</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
  *   <li>{@code fit_int4 fit_int2}(int64) → int64: the value when it is in the range of PostgreSQL's
  *       {@code integer} (32 bits) or {@code smallint} (16 bits), else an error ({@code integer out of range},
@@ -94,7 +102,10 @@ public enum Func {
     JSONB_CONCAT(2, 2), JSONB_TYPEOF(1, 1), JSONB_ARRAY_LENGTH(1, 1), TO_JSONB(1, 1), JSONB_BUILD_ARRAY(0, Integer.MAX_VALUE),
     JSONB_BUILD_OBJECT(0, Integer.MAX_VALUE), JSONB_TO_NUMERIC(2, 2), JSONB_TO_BOOL(2, 2),
     CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
-    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1), TO_CHAR(2, 2), AGE(2, 2), FORMAT(1, Integer.MAX_VALUE);
+    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1), TO_CHAR(2, 2), AGE(2, 2), FORMAT(1, Integer.MAX_VALUE),
+    ARRAY(0, Integer.MAX_VALUE), ANY(3, 3), ALL(3, 3), ARRAY_GET(2, 2), ARRAY_LENGTH(2, 2), CARDINALITY(1, 1), ARRAY_TO_STRING(2, 3),
+    ARRAY_CAT(2, 2), ARRAY_APPEND(2, 2), ARRAY_PREPEND(2, 2), ARRAY_CONTAINS(2, 2), ARRAY_OVERLAP(2, 2), JSONB_EXISTS_ANY(2, 2),
+    JSONB_EXISTS_ALL(2, 2);
 
     final int minArgs;
     final int maxArgs;

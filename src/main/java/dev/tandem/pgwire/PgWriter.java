@@ -217,7 +217,12 @@ final class PgWriter {
             }
             return;
         }
-        switch (c.type()) {
+        binary(v, c.type());
+    }
+
+    /** {@code v}, of type {@code t}, in PostgreSQL's binary format with its length first. */
+    private void binary(Object v, DatumType t) {
+        switch (t) {
             case BOOL -> {
                 buf.writeInt(1);
                 buf.writeByte((Boolean) v ? 1 : 0);
@@ -271,6 +276,29 @@ final class PgWriter {
                 buf.writeInt(b.length + 1);
                 buf.writeByte(1);
                 buf.writeBytes(b);
+            }
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> {
+                // PostgreSQL's array_send: dimensions, a has-NULLs flag, the element type, each dimension's length and
+                // lower bound, then each element as its length and binary form (-1 for NULL)
+                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) v;
+                int lengthAt = buf.writerIndex();
+                buf.writeInt(0);
+                buf.writeInt(a.size() == 0 ? 0 : 1);
+                buf.writeInt(a.elements().contains(null) ? 1 : 0);
+                buf.writeInt(oid(t.element()));
+                if (a.size() > 0) {
+                    buf.writeInt(a.size());
+                    buf.writeInt(1);
+                }
+                for (Object e : a.elements()) {
+                    if (e == null) {
+                        buf.writeInt(-1);
+                    } else {
+                        binary(e, t.element());
+                    }
+                }
+                buf.setInt(lengthAt, buf.writerIndex() - lengthAt - 4);
             }
         }
     }
@@ -355,7 +383,8 @@ final class PgWriter {
             case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
             case DATE -> 4;
             case UUID, INTERVAL -> 16;
-            case STRING, NUMERIC, JSONB, BYTEA -> -1;
+            case STRING, NUMERIC, JSONB, BYTEA, BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> -1;
         };
     }
 

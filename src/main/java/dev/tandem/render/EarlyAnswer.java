@@ -127,6 +127,9 @@ final class EarlyAnswer {
                 // a path a malformed array, a length a non-array, a builder a NULL key
                 case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
                         JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT, JSONB_TO_NUMERIC, JSONB_TO_BOOL -> false;
+                // (arrays are few and new: none is counted on)
+                case ARRAY, ANY, ALL, ARRAY_GET, ARRAY_LENGTH, CARDINALITY, ARRAY_TO_STRING, ARRAY_CAT, ARRAY_APPEND, ARRAY_PREPEND,
+                        ARRAY_CONTAINS, ARRAY_OVERLAP, JSONB_EXISTS_ANY, JSONB_EXISTS_ALL -> false;
             };
         };
     }

@@ -22,16 +22,52 @@ public enum DatumType {
     /** PostgreSQL's {@code jsonb}: a {@link Jsonb}, in PostgreSQL's normal form and order. */
     JSONB(11),
     /** PostgreSQL's {@code bytea}: a {@link Bytea}, ordered by its bytes unsigned. */
-    BYTEA(12);
+    BYTEA(12),
+    /** PostgreSQL's one-dimensional arrays of a scalar type: a {@link DatumArray} of that type's values (NULLs allowed). */
+    BOOL_ARRAY(0x21, BOOL),
+    INT64_ARRAY(0x22, INT64),
+    FLOAT64_ARRAY(0x23, FLOAT64),
+    STRING_ARRAY(0x24, STRING),
+    TIMESTAMP_ARRAY(0x25, TIMESTAMP),
+    NUMERIC_ARRAY(0x26, NUMERIC),
+    DATE_ARRAY(0x27, DATE),
+    TIMESTAMPTZ_ARRAY(0x28, TIMESTAMPTZ),
+    UUID_ARRAY(0x29, UUID);
 
     /**
      * Tag byte of a non-null datum of this type in the packed row encoding (an int64's tag also
      * carries its sign and length: see {@link Row}); with the NULL flag, the tag of a NULL.
      */
     final byte tag;
+    private final DatumType element;
 
     DatumType(int tag) {
+        this(tag, null);
+    }
+
+    DatumType(int tag, DatumType element) {
         this.tag = (byte) tag;
+        this.element = element;
+    }
+
+    /** The type of this array type's elements, or null when this is a scalar type. */
+    public DatumType element() {
+        return element;
+    }
+
+    /** Whether this is an array type. */
+    public boolean isArray() {
+        return element != null;
+    }
+
+    /** The array type of {@code element}'s values, or null when Tandem has none (arrays of intervals, jsonb, bytea, arrays). */
+    public static DatumType arrayOf(DatumType element) {
+        for (DatumType t : values()) {
+            if (t.element == element) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** Tag byte of a NULL of this type; it is greater than {@link #tag}, so NULL sorts last. */
@@ -53,7 +89,8 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea");
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea"
+                + " or an array of bool, int64, float64, string, timestamp, numeric, date, timestamptz or uuid (\"int64_array\")");
     }
 
     static DatumType ofTag(byte tag) {
@@ -69,7 +106,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb} or {@link Bytea}. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea} or {@link DatumArray}. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -84,6 +121,8 @@ public enum DatumType {
             case INTERVAL -> value instanceof Interval;
             case JSONB -> value instanceof Jsonb;
             case BYTEA -> value instanceof Bytea;
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> value instanceof DatumArray a && a.elementType() == element;
         };
     }
 }

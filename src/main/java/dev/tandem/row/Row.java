@@ -16,7 +16,8 @@ import java.util.List;
  * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp}, {@code timestamptz} (microseconds) and {@code date} (days since the epoch),
  * sign bit flipped; for {@code uuid} its sixteen bytes; for {@code interval} its span (128 bits, see {@link RowPacker#pushInterval}), then
  * its months, days and microseconds; for {@code jsonb} its order key (see {@link Jsonb#sortKey}) then its text, each
- * escaped and terminated as a string's; for {@code bytea} its bytes escaped and terminated as a string's; and
+ * escaped and terminated as a string's; for {@code bytea} its bytes escaped and terminated as a string's; for an array
+ * its elements packed as datums then a {@code 0x00} terminator (below every tag, so a shorter array sorts before one it begins); and
  * for {@code float64} (IEEE bits made sortable); for {@code string} the UTF-8 bytes with {@code 0x00}
  * escaped as {@code 00 FF} and terminated by {@code 00 01}; for {@code numeric} sign, exponent and digits
  * in an order-preserving form, then the display scale (see {@link RowPacker#pushNumeric}). NULL has no payload and a larger tag, so it
@@ -127,6 +128,7 @@ public final class Row implements Comparable<Row> {
         if (v instanceof Interval) return DatumType.INTERVAL;
         if (v instanceof Jsonb) return DatumType.JSONB;
         if (v instanceof Bytea) return DatumType.BYTEA;
+        if (v instanceof DatumArray a) return a.type();
         throw new IllegalArgumentException("not a datum: " + (v == null ? "null (use Row.pack with types)" : v.getClass().getName()));
     }
 
@@ -309,6 +311,13 @@ public final class Row implements Comparable<Row> {
         if (isInt64Tag(tag)) {
             return p + 1 + (tag >= INT64_ZERO_TAG ? tag - INT64_ZERO_TAG : INT64_ZERO_TAG - 1 - tag);
         }
+        if (tag > INT64_ZERO_TAG + 8) {
+            int q = p + 1;
+            while (b[q] != 0) {
+                q = skip(b, q);
+            }
+            return q + 1;
+        }
         return switch (tag) {
             case 1 -> p + 2;
             case 2, 3, 5, 7, 8 -> p + 9;
@@ -377,6 +386,14 @@ public final class Row implements Comparable<Row> {
                 v = (v << 8) | (b[p + i] & 0xffL);
             }
             return v;
+        }
+        if (tag > INT64_ZERO_TAG + 8) {
+            DatumType type = DatumType.ofTag(tag);
+            List<Object> elements = new java.util.ArrayList<>();
+            for (int q = p + 1; b[q] != 0; q = skip(b, q)) {
+                elements.add(decode(b, q));
+            }
+            return new DatumArray(type.element(), elements);
         }
         return switch (tag) {
             case 1 -> b[p + 1] != 0;

@@ -10,7 +10,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * The JSON mapping of datums: numbers, strings, booleans and null; int64 outside ±2^53 is written as a
  * string (and read from one), float64 NaN and infinities as the strings {@code "NaN"},
  * {@code "Infinity"}, {@code "-Infinity"}, timestamps (with or without time zone) as ISO-8601 strings in UTC, dates as {@code "2024-01-02"}, uuids as lower-case hyphenated strings, intervals as ISO-8601 strings of their three parts ({@code "P14M3DT5.5S"}), numerics as strings of their exact digits ({@code "1.50"}; read
- * from a string or an integer).
+ * from a string or an integer), arrays as JSON arrays of their elements' values.
  */
 public final class RowJson {
 
@@ -127,6 +127,20 @@ public final class RowJson {
                     throw new IllegalArgumentException("expected numeric, got string '" + node.stringValue() + "'");
                 }
             }
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> {
+                if (node.isArray()) {
+                    java.util.List<Object> elements = new java.util.ArrayList<>(node.size());
+                    for (int i = 0; i < node.size(); i++) {
+                        try {
+                            elements.add(datum(node.get(i), type.element()));
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException("element " + i + ": " + e.getMessage());
+                        }
+                    }
+                    return new DatumArray(type.element(), elements);
+                }
+            }
         }
         throw new IllegalArgumentException("expected " + type.jsonName() + ", got " + StrictJson.describe(node));
     }
@@ -164,6 +178,13 @@ public final class RowJson {
         if (v instanceof Interval i) return NODES.stringNode(i.toString());
         if (v instanceof Jsonb j) return NODES.stringNode(j.text());
         if (v instanceof Bytea b) return NODES.stringNode(b.hex());
+        if (v instanceof DatumArray a) {
+            ArrayNode out = NODES.arrayNode();
+            for (Object e : a.elements()) {
+                out.add(json(e));
+            }
+            return out;
+        }
         throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
     }
 
@@ -242,6 +263,16 @@ public final class RowJson {
             case Interval i -> out.string(i.toString());
             case Jsonb j -> out.string(j.text());
             case Bytea b -> out.string(b.hex());
+            case DatumArray a -> {
+                out.raw('[');
+                for (int i = 0; i < a.size(); i++) {
+                    if (i > 0) {
+                        out.raw(',');
+                    }
+                    write(a.get(i), out);
+                }
+                out.raw(']');
+            }
             default -> throw new IllegalArgumentException("not a datum: " + v.getClass().getName());
         }
     }

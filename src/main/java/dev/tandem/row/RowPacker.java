@@ -118,6 +118,18 @@ public final class RowPacker {
         return escaped(v.bytes());
     }
 
+    /** Pushes an array: its elements as datums, then a {@code 0x00} terminator (see {@link Row}). */
+    public RowPacker pushArray(DatumArray v) {
+        ensure(1);
+        buf[len++] = v.type().tag;
+        for (Object e : v.elements()) {
+            push(v.elementType(), e);
+        }
+        ensure(1);
+        buf[len++] = 0;
+        return this;
+    }
+
     /** Pushes a jsonb: its order key then its text, each escaped as a string's bytes (see {@link Row}). */
     public RowPacker pushJsonb(Jsonb v) {
         ensure(1);
@@ -194,6 +206,8 @@ public final class RowPacker {
             case INTERVAL -> pushInterval((Interval) v);
             case JSONB -> pushJsonb((Jsonb) v);
             case BYTEA -> pushBytea((Bytea) v);
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> pushArray((DatumArray) v);
         };
     }
 

@@ -138,6 +138,7 @@ final class CalcitePlanner {
             refuseLateral(parsed);
             refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
+            ArrayFunctions.arrayParameters(parsed);
             timestampLiterals(parsed);
             PgDatetimeArithmetic.rewrite(parsed);
             PgUuidComparisons.rewrite(parsed);
@@ -551,6 +552,19 @@ final class CalcitePlanner {
             return uuid;
         }
         org.apache.calcite.sql2rel.SqlRexConvertlet standard = org.apache.calcite.sql2rel.StandardConvertletTable.INSTANCE.get(call);
+        if ((call.getKind() == org.apache.calcite.sql.SqlKind.SOME || call.getKind() == org.apache.calcite.sql.SqlKind.ALL) && standard != null
+                && !call.operand(1).isA(org.apache.calcite.sql.SqlKind.QUERY)) {
+            // x op ANY/ALL (v) of a v that is no array (Calcite reads it as x op v): PostgreSQL wants an array there
+            return (cx, quantified) -> {
+                SqlNode right = quantified.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l && l.size() == 1 ? l.get(0) : quantified.operand(1);
+                if (right instanceof org.apache.calcite.sql.SqlNodeList || cx.getValidator().getValidatedNodeType(right).getSqlTypeName() != SqlTypeName.ARRAY) {
+                    SqlException e = new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                    org.apache.calcite.sql.parser.SqlParserPos pos = quantified.getParserPosition();
+                    throw pos == null || pos.getLineNum() == 0 ? e : e.at(pos.getLineNum(), pos.getColumnNum());
+                }
+                return standard.convertCall(cx, quantified);
+            };
+        }
         if (call.getKind() == org.apache.calcite.sql.SqlKind.TIMES && standard != null) {
             return (cx, times) -> {
                 org.apache.calcite.rex.RexNode product = standard.convertCall(cx, times);
@@ -628,6 +642,8 @@ final class CalcitePlanner {
             new Rewrite("Cannot apply '(SUM|AVG)' to arguments of type '[A-Z]*\\(<INTERVAL [^>]*>\\)'.*", SqlException.NOT_SUPPORTED,
                     "not supported: $1 of interval"),
             new Rewrite("Unknown identifier '([^']*)'.*", "42704", "type \"$1\" does not exist"),
+            new Rewrite("Cast function cannot convert value of type \\S+ ARRAY.* to type (\\S+).*", SqlException.NOT_SUPPORTED,
+                    "not supported: casting an array to $1 (array_to_string writes an array's elements as text)"),
             new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
             new Rewrite("Expression '(.*)' is not being grouped.*", "42803",
                     "column \"$1\" must appear in the GROUP BY clause or be used in an aggregate function"),
@@ -640,6 +656,9 @@ final class CalcitePlanner {
                     "not supported: a NULL whose type cannot be inferred here (write CAST(NULL AS type))"),
             new Rewrite("No match found for function signature (.*<(?:VAR)?BINARY>.*|(?i:decode|encode|sha224|sha256|sha384|sha512|get_byte|set_byte"
                     + "|get_bit|set_bit|convert_to|convert_from|bit_count)\\(.*)", SqlException.NOT_SUPPORTED, "not supported: function $1 (bytea)"),
+            new Rewrite("No match found for function signature ((?i:array_agg|array_position|array_positions|array_remove|array_replace|array_upper"
+                    + "|array_lower|array_dims|array_ndims|array_fill|string_to_array|unnest)\\(.*)", SqlException.NOT_SUPPORTED,
+                    "not supported: function $1 (arrays)"),
             new Rewrite("No match found for function signature (.*)", SqlException.UNDEFINED_FUNCTION, "not supported: function $1"),
             new Rewrite("Cannot apply '(IS (NOT )?DISTINCT FROM)' to arguments of type '(<VARIANT> .* <CHAR\\(\\d+\\)>|<CHAR\\(\\d+\\)> .* <VARIANT>)'.*",
                     SqlException.NOT_SUPPORTED, "not supported: $1 of a jsonb and a quoted literal (cast the literal: '...'::jsonb)"),

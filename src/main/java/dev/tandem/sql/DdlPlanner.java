@@ -158,6 +158,10 @@ final class DdlPlanner {
                 } while (lex.acceptPunct(","));
                 lex.expectPunct(")");
             }
+            if (lex.acceptPunct("[") || lex.accept("array")) {
+                int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
+                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns (arrays are values in queries only)", lc[0], lc[1]);
+            }
             DeclaredType declaredType = declaredType(sql, typeAt, type.toString(), modifiers);
             if (declaredType != null) {
                 declared.put(col, declaredType);

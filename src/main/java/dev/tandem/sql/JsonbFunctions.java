@@ -129,7 +129,7 @@ final class JsonbFunctions {
         boolean ok = switch (xt) {
             case BOOL, INT64, NUMERIC, STRING, UUID, DATE, JSONB -> true;
             case FLOAT64 -> !key;
-            case TIMESTAMP, TIMESTAMPTZ, INTERVAL, BYTEA -> false;
+            default -> false;
         };
         if (!ok) {
             throw SqlException.notSupported(function + " of " + SqlTypes.pgName(xt) + (key ? " as a key" : ""));

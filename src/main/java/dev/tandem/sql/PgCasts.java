@@ -28,9 +28,9 @@ final class PgCasts {
      * evaluated, as PostgreSQL refuses it), where Calcite's parser knows only its own fields.
      */
     static String rewrite(String sql) {
-        sql = extracts(sql);
+        sql = extracts(arrayTypes(sql));
         if (!sql.contains("::")) {
-            return sql;
+            return arrayCasts(sql);
         }
         String text = sql;
         while (true) {
@@ -43,7 +43,7 @@ final class PgCasts {
                 }
             }
             if (colon < 0) {
-                return text;
+                return arrayCasts(text);
             }
             if (colon == 0) {
                 throw error(text, t.get(colon));
@@ -56,6 +56,79 @@ final class PgCasts {
             text = interval ? text.substring(0, start) + "pg_interval(" + text.substring(start, t.get(colon).offset()) + ")" + text.substring(typeEnd)
                     : text.substring(0, start) + "CAST(" + text.substring(start, t.get(colon).offset()) + " AS "
                     + text.substring(typeStart, typeEnd) + ")" + text.substring(typeEnd);
+        }
+    }
+
+    /** PostgreSQL's array type names ({@code text[]}, {@code bigint[]}) written as SQL's ({@code text ARRAY}), which Calcite parses. */
+    static String arrayTypes(String sql) {
+        if (!sql.contains("[")) {
+            return sql;
+        }
+        List<SqlLexer.Token> t = new SqlLexer(sql).tokens();
+        StringBuilder out = new StringBuilder();
+        int copied = 0;
+        for (int i = 1; i + 1 < t.size(); i++) {
+            SqlLexer.Token before = t.get(i - 1);
+            if (t.get(i).isPunct("[") && t.get(i + 1).isPunct("]") && (before.isName() && !before.is("array") || before.isPunct(")"))) {
+                out.append(sql, copied, t.get(i).offset()).append(" ARRAY");
+                copied = t.get(i + 1).end();
+                i++;
+            }
+        }
+        return copied == 0 ? sql : out.append(sql.substring(copied)).toString();
+    }
+
+    /**
+     * {@code sql} with each {@code CAST(x AS type ARRAY)} written as {@code pg_array_cast(x, 'type')}: Calcite casts no
+     * string to an array, PostgreSQL reads its array text. An array of a type Tandem has no arrays of is refused.
+     */
+    static String arrayCasts(String sql) {
+        if (!sql.toLowerCase(java.util.Locale.ROOT).contains("array")) {
+            return sql;
+        }
+        String text = sql;
+        while (true) {
+            List<SqlLexer.Token> t = new SqlLexer(text).tokens();
+            String next = null;
+            for (int i = 0; i + 1 < t.size() && next == null; i++) {
+                if (!t.get(i).is("cast") || !t.get(i + 1).isPunct("(")) {
+                    continue;
+                }
+                int after = SqlLexer.afterClosing(t, i + 1);
+                int close = after - 1;
+                if (close < 3 || !t.get(close - 1).is("array")) {
+                    continue;
+                }
+                int as = -1;
+                int depth = 0;
+                for (int j = close - 1; j > i + 1; j--) {
+                    if (t.get(j).isPunct(")")) {
+                        depth++;
+                    } else if (t.get(j).isPunct("(")) {
+                        depth--;
+                    } else if (depth == 0 && t.get(j).is("as")) {
+                        as = j;
+                        break;
+                    }
+                }
+                if (as < 0) {
+                    continue;
+                }
+                String type = text.substring(t.get(as + 1).offset(), t.get(close - 2).end());
+                String base = type.replaceAll("\\(.*\\)", "").strip();
+                dev.tandem.row.DatumType element = SqlTypes.ofName(base);
+                if (element == null || dev.tandem.row.DatumType.arrayOf(element) == null) {
+                    throw SqlException.notSupported("arrays of " + type.toLowerCase(java.util.Locale.ROOT)
+                            + " (Tandem has arrays of boolean, bigint, integer, double precision, numeric, text, date, timestamp, timestamptz and uuid)");
+                }
+                next = text.substring(0, t.get(i).offset()) + ArrayFunctions.CAST.toLowerCase(java.util.Locale.ROOT) + "("
+                        + text.substring(t.get(i + 1).end(), t.get(as).offset()) + ", '" + base.toLowerCase(java.util.Locale.ROOT) + "')"
+                        + text.substring(t.get(close).end());
+            }
+            if (next == null) {
+                return text;
+            }
+            text = next;
         }
     }
 
@@ -132,6 +205,11 @@ final class PgCasts {
             if (j < 0) {
                 throw error(sql, last);
             }
+        } else if (last.isPunct("]")) {
+            j = match(t, k, "[", "]", -1);
+            if (j > 0 && t.get(j - 1).isName() && !(t.get(j - 1).kind() == SqlLexer.Kind.WORD && KEYWORDS.contains(t.get(j - 1).text()))) {
+                j--;
+            }
         } else if (last.kind() == SqlLexer.Kind.WORD && KEYWORDS.contains(last.text())) {
             throw error(sql, t.get(k + 1));
         } else if (last.isName() || last.kind() == SqlLexer.Kind.NUMBER || last.kind() == SqlLexer.Kind.STRING
@@ -164,8 +242,8 @@ final class PgCasts {
         if (t.get(last + 1).isPunct("(")) {
             last = match(t, last + 1, ")", "(", 1);
         }
-        while (t.get(last + 1).isPunct("[") && t.get(last + 2).isPunct("]")) {
-            last += 2;
+        while (t.get(last + 1).is("array")) {
+            last++;
         }
         return t.get(last).end();
     }

@@ -54,7 +54,7 @@ final class PgFunctions {
     /** PostgreSQL's cast to {@code jsonb} ({@code 'x'::jsonb}, {@code CAST(x AS jsonb)}), as {@link PgJsonbOperators} writes it. */
     static final SqlFunction JSONB = jsonb("PG_JSONB", binding -> jsonbType(binding, true), OperandTypes.ANY);
 
-    static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.of(
+    static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.chain(SqlOperatorTables.of(ArrayFunctions.FUNCTIONS), SqlOperatorTables.of(
             JSONB,
             jsonb(PgJsonbOperators.FIELD, binding -> jsonbType(binding, true), OperandTypes.ANY_ANY),
             jsonb(PgJsonbOperators.FIELD_TEXT, ReturnTypes.VARCHAR_NULLABLE, OperandTypes.ANY_ANY),
@@ -139,7 +139,7 @@ final class PgFunctions {
             NUMERIC_FIT,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
-            SqlLibraryOperators.STRING_AGG));
+            SqlLibraryOperators.STRING_AGG)));
 
     /** The function {@code extract(field FROM x)} is written as ({@link PgCasts#rewrite}): {@code pg_extract('field', x)}. */
     static final String PG_EXTRACT = "PG_EXTRACT";

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * PostgreSQL's jsonb operators {@code -> ->> #> #>> @> <@ ?} and its casts to {@code jsonb}, which Calcite does not
+ * PostgreSQL's jsonb operators {@code -> ->> #> #>> @> <@ ? ?| ?&}, the array operator {@code &&}, and its casts to {@code jsonb}, which Calcite does not
  * parse, rewritten as calls of functions ({@link PgFunctions}) that {@link JsonbFunctions} translates. The operators
  * bind as PostgreSQL's "other" operators do: tighter than comparisons, looser than arithmetic, left to right; each
  * operand must be a primary (a name, a literal, a parameter, a call, a parenthesized expression, a negative number on
@@ -44,7 +44,7 @@ final class PgJsonbOperators {
     static String rewrite(String sql) {
         String lower = sql.toLowerCase(Locale.ROOT);
         if (!lower.contains("json") && !sql.contains("->") && !sql.contains("#>") && !sql.contains("@>") && !sql.contains("<@")
-                && sql.indexOf('?') < 0) {
+                && !sql.contains("&&") && sql.indexOf('?') < 0) {
             return sql;
         }
         String text = sql;
@@ -100,11 +100,8 @@ final class PgJsonbOperators {
                 // a parameter, not the operator
                 continue;
             }
-            if (op.equals("?|") || op.equals("?&")) {
-                throw SqlException.notSupported("the jsonb operator " + op + " (Tandem has no arrays)");
-            }
             int width = switch (op) {
-                case FIELD, PATH, CONTAINS, CONTAINED -> 2;
+                case FIELD, PATH, CONTAINS, CONTAINED, ArrayFunctions.OVERLAP, ArrayFunctions.EXISTS_ANY, ArrayFunctions.EXISTS_ALL -> 2;
                 case EXISTS -> 1;
                 default -> 3;
             };
@@ -136,7 +133,7 @@ final class PgJsonbOperators {
         return null;
     }
 
-    /** The function of the jsonb operator starting at punctuation {@code i} ({@code ?|}, {@code ?&} as themselves), or null. */
+    /** The function of the jsonb (or array) operator starting at punctuation {@code i}, or null. */
     private static String operator(List<SqlLexer.Token> t, int i) {
         SqlLexer.Token a = t.get(i);
         SqlLexer.Token b = i + 1 < t.size() && t.get(i + 1).offset() == a.end() ? t.get(i + 1) : null;
@@ -148,7 +145,8 @@ final class PgJsonbOperators {
             case "#" -> gtgt ? PATH_TEXT : gt ? PATH : null;
             case "@" -> gt ? CONTAINS : null;
             case "<" -> b != null && b.isPunct("@") ? CONTAINED : null;
-            case "?" -> b != null && b.isPunct("|") ? "?|" : b != null && b.isPunct("&") ? "?&" : EXISTS;
+            case "?" -> b != null && b.isPunct("|") ? ArrayFunctions.EXISTS_ANY : b != null && b.isPunct("&") ? ArrayFunctions.EXISTS_ALL : EXISTS;
+            case "&" -> b != null && b.isPunct("&") ? ArrayFunctions.OVERLAP : null;
             default -> null;
         };
     }
@@ -164,6 +162,17 @@ final class PgJsonbOperators {
         }
         if (s.isPunct("(")) {
             return SqlLexer.afterClosing(t, i);
+        }
+        if (s.is("array") && t.get(i + 1).isPunct("[")) {
+            int depth = 0;
+            for (int j = i + 1; j < t.size(); j++) {
+                if (t.get(j).isPunct("[")) {
+                    depth++;
+                } else if (t.get(j).isPunct("]") && --depth == 0) {
+                    return j + 1;
+                }
+            }
+            return -1;
         }
         if (s.isName() && !(s.kind() == SqlLexer.Kind.WORD && PgCasts.KEYWORDS.contains(s.text()))) {
             int j = i + 1;

@@ -17,9 +17,8 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
 /**
  * The statements PostgreSQL rejects that Calcite accepts, rejected before validation with PostgreSQL's
  * SQLSTATE: a {@code USING} or {@code NATURAL} join whose common column appears more than once on one
- * side ({@code 42702}), an {@code ORDER BY} expression over a set operation ({@code 0A000}: only result
- * column names and positions), and {@code x op ANY/SOME/ALL (v)} whose right side is not a subquery
- * ({@code 42809}: PostgreSQL wants an array there).
+ * side ({@code 42702}) and an {@code ORDER BY} expression over a set operation ({@code 0A000}: only result
+ * column names and positions).
  */
 final class PgRejections {
 
@@ -35,21 +34,11 @@ final class PgRejections {
                     case SqlJoin join -> commonColumns(join, catalog);
                     case SqlOrderBy orderBy -> setOperationOrder(orderBy);
                     default -> {
-                        if (call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) {
-                            quantifiedOverArray(call);
-                        }
                     }
                 }
                 return super.visit(call);
             }
         });
-    }
-
-    private static void quantifiedOverArray(SqlCall call) {
-        SqlNode right = call.operand(1);
-        if (!right.isA(SqlKind.QUERY) && !(right instanceof SqlNodeList list && list.size() == 1 && list.get(0).isA(SqlKind.QUERY))) {
-            throw at(new SqlException("42809", "op ANY/ALL (array) requires array on right side"), call);
-        }
     }
 
     private static void setOperationOrder(SqlOrderBy orderBy) {

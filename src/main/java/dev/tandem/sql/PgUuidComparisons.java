@@ -80,15 +80,20 @@ final class PgUuidComparisons {
     /**
      * {@code ||}, which also takes a jsonb on either side (PostgreSQL's {@code jsonb || jsonb}) and then answers a jsonb,
      * and a string beside a value of another type (PostgreSQL's {@code text || anynonarray}), which is then written
-     * as text, as its cast to text writes it.
+     * as text, as its cast to text writes it, and an array on either side (PostgreSQL's array concatenation).
      */
     private static SqlBinaryOperator concat() {
         SqlBinaryOperator standard = SqlStdOperatorTable.CONCAT;
         SqlOperandTypeChecker checker = WidenedOperands.of(standard, binding -> binding.getOperandType(0).getSqlTypeName() == SqlTypes.JSONB
-                || binding.getOperandType(1).getSqlTypeName() == SqlTypes.JSONB || stringBesideOther(binding.getOperandType(0), binding.getOperandType(1)));
+                || binding.getOperandType(1).getSqlTypeName() == SqlTypes.JSONB || stringBesideOther(binding.getOperandType(0), binding.getOperandType(1))
+                || binding.getOperandType(0).getSqlTypeName() == SqlTypeName.ARRAY || binding.getOperandType(1).getSqlTypeName() == SqlTypeName.ARRAY);
         org.apache.calcite.sql.type.SqlReturnTypeInference type = binding -> {
             RelDataType a = binding.getOperandType(0);
             RelDataType b = binding.getOperandType(1);
+            if (a.getSqlTypeName() == SqlTypeName.ARRAY || b.getSqlTypeName() == SqlTypeName.ARRAY) {
+                // an array's || (array_cat, array_append, array_prepend) answers the array's type; operands are checked when translated
+                return binding.getTypeFactory().createTypeWithNullability(a.getSqlTypeName() == SqlTypeName.ARRAY ? a : b, true);
+            }
             if (a.getSqlTypeName() != SqlTypes.JSONB && b.getSqlTypeName() != SqlTypes.JSONB && stringBesideOther(a, b)) {
                 return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR),
                         a.isNullable() || b.isNullable());

@@ -593,6 +593,9 @@ final class RelTranslator {
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION,
                                 "function " + kind.name().toLowerCase(Locale.ROOT) + "(" + SqlTypes.pgName(argType) + ") does not exist");
                     }
+                    if (argType.isArray()) {
+                        throw SqlException.notSupported(kind.name().toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(argType));
+                    }
                     if (kind != SqlKind.MIN && kind != SqlKind.MAX && argType != DatumType.INT64 && argType != DatumType.FLOAT64
                             && argType != DatumType.NUMERIC) {
                         throw SqlException.notSupported(kind.name().toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(argType));
@@ -885,7 +888,7 @@ final class RelTranslator {
      * Refuses a numeric literal Calcite cast to the common type of its CASE, COALESCE, VALUES or set operation,
      * adding places PostgreSQL would not print (1 beside 2.5 is 1 there, 1.0 here).
      */
-    private static void refuseCastLiteral(RexLiteral lit) {
+    static void refuseCastLiteral(RexLiteral lit) {
         if (castLiteral(lit)) {
             throw SqlException.notSupported("the number " + lit.getValueAs(BigDecimal.class).stripTrailingZeros().toPlainString()
                     + " beside numbers of another scale in one column (CASE, COALESCE, VALUES, UNION): write each with the same"
@@ -1095,6 +1098,10 @@ final class RelTranslator {
             }
             default -> {
             }
+        }
+        Expr array = ArrayFunctions.translate(this, call, in);
+        if (array != null) {
+            return array;
         }
         Expr pg = PgFunctions.translate(this, call, in);
         if (pg != null) {

@@ -57,6 +57,15 @@ final class SqlTypes {
             case BINARY, VARBINARY -> DatumType.BYTEA;
             case TIMESTAMP_TZ, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> DatumType.TIMESTAMPTZ;
             case NULL -> null;
+            case ARRAY -> {
+                DatumType element = type.getComponentType() == null ? null : of(type.getComponentType());
+                DatumType array = element == null ? null : DatumType.arrayOf(element);
+                if (array == null) {
+                    throw SqlException.notSupported(element == null ? "arrays of unknown type (cast the array or an element)"
+                            : "arrays of " + pgName(element) + (element.isArray() ? " (multidimensional arrays)" : ""));
+                }
+                yield array;
+            }
             default -> throw SqlException.notSupported("type " + n.getName().toLowerCase(Locale.ROOT));
         };
     }
@@ -121,6 +130,8 @@ final class SqlTypes {
             case INTERVAL -> interval(f);
             case JSONB -> f.createSqlType(JSONB);
             case BYTEA -> f.createSqlType(SqlTypeName.VARBINARY);
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> f.createArrayType(calcite(f, t.element(), true), -1);
         };
         return f.createTypeWithNullability(base, nullable);
     }
@@ -150,6 +161,8 @@ final class SqlTypes {
             case INTERVAL -> "interval";
             case JSONB -> "jsonb";
             case BYTEA -> "bytea";
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> pgName(t.element()) + "[]";
         };
     }
 
@@ -267,6 +280,20 @@ final class SqlTypes {
                     case String s -> dev.tandem.expr.Jsonbs.parse(s);
                     default -> throw mismatch(v, t);
                 };
+                case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> switch (v) {
+                    case dev.tandem.row.DatumArray a when a.elementType() == t.element() -> a;
+                    case dev.tandem.row.DatumArray a -> {
+                        java.util.List<Object> out = new java.util.ArrayList<>(a.size());
+                        for (Object e : a.elements()) {
+                            out.add(convert(e, t.element()));
+                        }
+                        yield new dev.tandem.row.DatumArray(t.element(), out);
+                    }
+                    case String s -> dev.tandem.expr.ArrayValues.parse(s, t.element());
+                    // (a value where an array must be: x = ANY($1) of a scalar)
+                    default -> throw new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                };
             };
         } catch (dev.tandem.expr.EvalError e) {
             throw SqlErrors.evaluation(e.getMessage());
@@ -346,6 +373,7 @@ final class SqlTypes {
             case dev.tandem.row.Interval i -> "interval";
             case dev.tandem.row.Jsonb j -> "jsonb";
             case dev.tandem.row.Bytea b -> "bytea";
+            case dev.tandem.row.DatumArray a -> pgName(a.type());
             default -> v.getClass().getSimpleName();
         };
     }
@@ -360,6 +388,7 @@ final class SqlTypes {
             case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
             case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
             case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
+            case dev.tandem.row.DatumArray a -> dev.tandem.expr.ArrayValues.text(a);
             case Timestamp ts -> {
                 LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
                 String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));

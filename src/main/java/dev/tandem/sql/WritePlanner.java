@@ -471,6 +471,8 @@ final class WritePlanner {
             case BYTEA -> SqlTypeName.VARBINARY;
             case INTERVAL -> throw new IllegalStateException("an interval is assigned by pg_interval");
             case JSONB -> throw new IllegalStateException("a jsonb is assigned by pg_jsonb");
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> throw SqlException.notSupported("array columns");
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));

@@ -75,6 +75,7 @@ public final class SqlTranslator {
             case INTERVAL -> "INTERVAL";
             case JSONB -> throw new UnsupportedOperationException("jsonb has no translation (random plans have no jsonb columns)");
             case BYTEA -> throw new UnsupportedOperationException("bytea has no translation (random plans have no bytea columns)");
+            default -> throw new UnsupportedOperationException("arrays have no translation");
         };
     }
 
@@ -248,6 +249,9 @@ public final class SqlTranslator {
                     case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,
                             JSONB_ARRAY_LENGTH, TO_JSONB, JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT, JSONB_TO_NUMERIC, JSONB_TO_BOOL ->
                             throw new UnsupportedOperationException("jsonb functions have no translation");
+                    case ARRAY, ANY, ALL, ARRAY_GET, ARRAY_LENGTH, CARDINALITY, ARRAY_TO_STRING, ARRAY_CAT, ARRAY_APPEND, ARRAY_PREPEND,
+                            ARRAY_CONTAINS, ARRAY_OVERLAP, JSONB_EXISTS_ANY, JSONB_EXISTS_ALL ->
+                            throw new UnsupportedOperationException("array functions have no translation");
                     case EQ -> bin(a, "=");
                     case NEQ -> bin(a, "<>");
                     case LT -> bin(a, "<");
@@ -302,6 +306,7 @@ public final class SqlTranslator {
             case INTERVAL -> "CAST('" + v + "' AS INTERVAL)";
             case JSONB -> throw new UnsupportedOperationException("jsonb has no translation");
             case BYTEA -> throw new UnsupportedOperationException("bytea has no translation");
+            default -> throw new UnsupportedOperationException("arrays have no translation");
         };
     }
 
@@ -337,6 +342,7 @@ public final class SqlTranslator {
                                 case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
                                 case UUID, INTERVAL, JSONB -> java.sql.Types.OTHER;
                                 case BYTEA -> java.sql.Types.VARBINARY;
+                                default -> java.sql.Types.ARRAY;
                             });
                         } else if (v[i] instanceof dev.tandem.row.Timestamp ts) {
                             ps.setObject(i + 1, ts.toInstant().atOffset(java.time.ZoneOffset.UTC));
@@ -379,6 +385,7 @@ public final class SqlTranslator {
                         case INTERVAL -> throw new UnsupportedOperationException("intervals have no translation");
                         case JSONB -> throw new UnsupportedOperationException("jsonb has no translation");
             case BYTEA -> throw new UnsupportedOperationException("bytea has no translation");
+                        default -> throw new UnsupportedOperationException("arrays have no translation");
                     };
                     values.add(rs.wasNull() ? null : v);
                 }

@@ -42,6 +42,7 @@ class RowEncodingProperties {
                     .as((m, d, u) -> (Object) new Interval(m, d, u));
             case JSONB -> JsonbProperties.documents().map(j -> (Object) j);
             case BYTEA -> Arbitraries.bytes().array(byte[].class).ofMaxSize(6).map(b -> (Object) new Bytea(b));
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY, UUID_ARRAY -> valuesOf(type.element()).list().ofMaxSize(4).map(l -> (Object) new DatumArray(type.element(), l));
             case UUID -> Combinators.combine(Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)),
                     Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)))
                     .as((a, b) -> (Object) new java.util.UUID(a, b));
@@ -278,6 +279,9 @@ class RowEncodingProperties {
     }
 
     static Object asFloat8(Object v) {
+        if (v instanceof DatumArray a) {
+            return new DatumArray(a.elementType(), asFloat8(a.elements()));
+        }
         return v instanceof Double d && d == 0.0 ? (Object) 0.0 : v;
     }
 
@@ -312,6 +316,12 @@ class RowEncodingProperties {
                 java.math.BigInteger q = java.math.BigInteger.valueOf(jv.months() * 30L + jv.days()).multiply(day).add(java.math.BigInteger.valueOf(jv.micros()));
                 c = p.compareTo(q) != 0 ? p.compareTo(q) : java.util.Comparator.comparingInt(Interval::months).thenComparingInt(Interval::days)
                         .thenComparingLong(Interval::micros).compare(iv, jv);
+            } else if (x instanceof DatumArray xa) {
+                // PostgreSQL's order of arrays: element by element (NULL last), then the shorter first
+                DatumArray ya = (DatumArray) y;
+                int n = Math.min(xa.size(), ya.size());
+                c = compareValues(xa.elements().subList(0, n), ya.elements().subList(0, n));
+                c = c != 0 ? c : Integer.compare(xa.size(), ya.size());
             } else if (x instanceof java.util.UUID u) {
                 // PostgreSQL's order of uuids: their bytes unsigned, which is the order of their lower-case text
                 c = u.toString().compareTo(y.toString());

@@ -61,6 +61,8 @@ final class PgValues {
             case UUID -> java.util.UUID.fromString(text);
             case JSONB -> dev.tandem.row.Jsonb.parse(text);
             case BYTEA -> dev.tandem.row.Bytea.parse(text);
+            case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
+                    UUID_ARRAY -> throw new IllegalArgumentException("arrays are not read from a PostgreSQL source");
         };
     }
 

@@ -49,7 +49,7 @@ public final class CatalogQuery {
     /** The catalog functions (lower case) that make a statement a read of the catalog when called. */
     private static final java.util.Set<String> CATALOG_FUNCTIONS = java.util.Set.of("version", "current_schemas", "current_schema",
             "current_database", "format_type", "pg_table_is_visible", "pg_type_is_visible", "obj_description", "col_description",
-            "pg_encoding_to_char", "current_setting", "pg_size_pretty", "pg_backend_pid", "quote_ident", "array_to_string");
+            "pg_encoding_to_char", "current_setting", "pg_size_pretty", "pg_backend_pid", "quote_ident");
 
     static {
         java.util.Set<String> names = new java.util.HashSet<>(List.of("pg_catalog", "information_schema", "current_catalog", "current_schema",

@@ -111,6 +111,31 @@ public final class PgOids {
             case INTERVAL -> INTERVAL;
             case JSONB -> JSONB;
             case BYTEA -> BYTEA;
+            case BOOL_ARRAY -> 1000;
+            case INT64_ARRAY -> 1016;
+            case FLOAT64_ARRAY -> 1022;
+            case STRING_ARRAY -> 1009;
+            case TIMESTAMP_ARRAY -> 1115;
+            case NUMERIC_ARRAY -> 1231;
+            case DATE_ARRAY -> 1182;
+            case TIMESTAMPTZ_ARRAY -> 1185;
+            case UUID_ARRAY -> 2951;
+        };
+    }
+
+    /** The datum type of the array type {@code oid} ({@code int8[]}, {@code int4[]}, {@code text[]}...), or null when it is none Tandem has. */
+    public static DatumType arrayType(int oid) {
+        return switch (oid) {
+            case 1000 -> DatumType.BOOL_ARRAY;
+            case 1016, 1007, 1005 -> DatumType.INT64_ARRAY;
+            case 1022, 1021 -> DatumType.FLOAT64_ARRAY;
+            case 1009, 1015 -> DatumType.STRING_ARRAY;
+            case 1115 -> DatumType.TIMESTAMP_ARRAY;
+            case 1231 -> DatumType.NUMERIC_ARRAY;
+            case 1182 -> DatumType.DATE_ARRAY;
+            case 1185 -> DatumType.TIMESTAMPTZ_ARRAY;
+            case 2951 -> DatumType.UUID_ARRAY;
+            default -> null;
         };
     }
 }

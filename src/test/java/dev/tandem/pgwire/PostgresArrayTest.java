@@ -1,0 +1,226 @@
+package dev.tandem.pgwire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.sql.SqlTesting;
+import java.nio.file.Path;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PostgreSQL's one-dimensional arrays as values: constructors, text input and its errors, text output and its quoting,
+ * {@code ANY}/{@code ALL} with NULLs, subscripts, the array functions and operators, jsonb's {@code ?|}/{@code ?&}, and
+ * pgjdbc's {@code getArray}/{@code setArray}, answered by Tandem and by a real PostgreSQL 15 alike over the text and
+ * binary formats. Skipped without {@code POSTGRES_ORACLE_ADDRESS}, as {@link PostgresDifferentialTest} is.
+ */
+class PostgresArrayTest {
+
+    private static final List<String> SETUP = List.of(
+            "CREATE TABLE ax (k bigint PRIMARY KEY, n bigint, s text, j jsonb)",
+            "INSERT INTO ax VALUES (1, 10, 'a', '{\"a\": 1, \"b\": 2}'), (2, 20, 'b c', '{\"c\": 3}'), (3, NULL, NULL, '[\"a\", \"x\"]'),"
+                    + " (4, 40, '', NULL), (5, 10, 'NULL', '\"a\"')");
+
+    static final List<String> QUERIES = List.of(
+            // constructors and output
+            "SELECT ARRAY[1::bigint, 2, 3]",
+            "SELECT ARRAY['a', 'b c', NULL, '', 'NULL', 'null', 'x,y', 'q\"r', 'back\\slash', '{}', ' lead', 'tab\t']::text[]",
+            "SELECT ARRAY[true, false, NULL]",
+            "SELECT ARRAY[1.5::float8, 1e20, 0.0001], ARRAY[2.25]",
+            "SELECT ARRAY[DATE '2024-01-02'], ARRAY['2024-01-02 03:04:05.5'::timestamp], ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid]",
+            "SELECT ARRAY[n, k] FROM ax ORDER BY k",
+            "SELECT ARRAY[s] FROM ax ORDER BY k",
+            // text input
+            "SELECT '{a,\"b c\",NULL}'::text[]",
+            "SELECT '{1,2,NULL}'::bigint[], '{}'::bigint[], array_to_string(' { 1 , 2 } '::integer[], ',')",
+            "SELECT '{\"NULL\",null,\"\",\"a\\\\\"b\"}'::text[]",
+            "SELECT '{t,f,true,NULL}'::boolean[]",
+            "SELECT '{1.50,2}'::numeric[], '{1.5,NaN}'::float8[]",
+            "SELECT '{a,b'::text[]",
+            "SELECT '{3000000000}'::integer[]",
+            "SELECT '{1,x}'::bigint[]",
+            "SELECT 'a'::text[]",
+            "SELECT '{a,{b}}'::text[]",
+            "SELECT '{\"a\"b}'::text[]",
+            // ANY / ALL and their NULLs
+            "SELECT k FROM ax WHERE n = ANY(ARRAY[10::bigint, 40]) ORDER BY k",
+            "SELECT k FROM ax WHERE n = ANY('{10,40}'::bigint[]) ORDER BY k",
+            "SELECT k FROM ax WHERE s = ANY('{a,\"b c\"}'::text[]) ORDER BY k",
+            "SELECT k, n = ANY('{10,NULL}'::bigint[]), n <> ALL('{10,NULL}'::bigint[]), n <> ALL('{10,20}'::bigint[]) FROM ax ORDER BY k",
+            "SELECT k, n = ANY('{}'::bigint[]), n <> ALL('{}'::bigint[]), n > ALL('{5,15}'::bigint[]), n < SOME('{15,25}'::bigint[]) FROM ax ORDER BY k",
+            "SELECT k FROM ax WHERE NOT (n = ANY('{10,NULL}'::bigint[])) ORDER BY k",
+            "SELECT k FROM ax WHERE n <> ALL('{10,NULL}'::bigint[]) ORDER BY k",
+            "SELECT 1::bigint = ANY(NULL::bigint[]), NULL::bigint = ANY('{1}'::bigint[]), 2::bigint >= ALL('{1,2}'::bigint[])",
+            // subscripts and functions
+            "SELECT ('{a,b,c}'::text[])[1], ('{a,b,c}'::text[])[3], ('{a,b,c}'::text[])[4], ('{a,b,c}'::text[])[0]",
+            "SELECT k, (ARRAY[n, k, 7::bigint])[2] FROM ax ORDER BY k",
+            "SELECT array_length('{1,2,3}'::bigint[], 1)::bigint, array_length('{}'::bigint[], 1)::bigint, array_length('{1}'::bigint[], 2)::bigint",
+            "SELECT cardinality('{1,2,3}'::bigint[])::bigint, cardinality('{}'::text[])::bigint",
+            "SELECT array_to_string('{a,NULL,b c}'::text[], ','), array_to_string('{a,NULL,b}'::text[], '-', '*'), array_to_string('{1,2}'::bigint[], '')",
+            "SELECT array_to_string('{t,f}'::boolean[], ',')",
+            // concatenation, containment
+            "SELECT '{1,2}'::bigint[] || '{3}'::bigint[], '{1,2}'::bigint[] || 3::bigint, 0::bigint || '{1,2}'::bigint[]",
+            "SELECT '{a}'::text[] || '{b,NULL}'::text[]",
+            "SELECT array_cat('{1}'::bigint[], '{2}'::bigint[]), array_append('{1}'::bigint[], 2::bigint), array_prepend(0::bigint, '{1}'::bigint[])",
+            "SELECT '{1,2,3}'::bigint[] @> '{1,3}'::bigint[], '{1,2}'::bigint[] @> '{4}'::bigint[], '{1}'::bigint[] <@ '{1,2}'::bigint[]",
+            "SELECT '{1,2}'::bigint[] && '{2,3}'::bigint[], '{1,2}'::bigint[] && '{3}'::bigint[], '{1,NULL}'::bigint[] @> '{NULL}'::bigint[]",
+            // comparisons, order, grouping
+            "SELECT '{1,2}'::bigint[] = '{1,2}'::bigint[], '{1,2}'::bigint[] < '{1,3}'::bigint[], '{1}'::bigint[] < '{1,0}'::bigint[],"
+                    + " '{1,NULL}'::bigint[] = '{1,NULL}'::bigint[], '{NULL}'::bigint[] > '{5}'::bigint[]",
+            "SELECT ARRAY[n] AS a, count(*) FROM ax GROUP BY ARRAY[n] ORDER BY a",
+            "SELECT DISTINCT ARRAY[n] FROM ax ORDER BY 1",
+            // casts
+            "SELECT '{1,2}'::text[]::bigint[], '{1,2}'::bigint[]::text[], '{1.5}'::numeric[]::bigint[]",
+            "SELECT CAST('{1,2}' AS bigint[]), CAST(ARRAY['3'] AS bigint[])",
+            // refusals PostgreSQL shares
+            "SELECT k FROM ax WHERE n = ANY(5)",
+            "SELECT ARRAY[1::bigint] = ARRAY['a']");
+
+    /** jsonb's {@code ?|} and {@code ?&}, compared as simple statements only (a prepared statement's {@code ?} is pgjdbc's parameter). */
+    static final List<String> SIMPLE = List.of(
+            "SELECT k, j ?| '{a,c}'::text[], j ?& '{a,b}'::text[], j ?| '{}'::text[], j ?& '{}'::text[] FROM ax ORDER BY k",
+            "SELECT k FROM ax WHERE j ?| ARRAY['a', 'z'] ORDER BY k",
+            "SELECT k FROM ax WHERE j ?& ARRAY['a', 'x'] ORDER BY k",
+            "SELECT k FROM ax WHERE j ?| '{a,NULL}'::text[] ORDER BY k");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void arraysAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> mismatches = new ArrayList<>();
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1000,1016,1007,1009,1022,1231,1182,1115,2951")) {
+            Connection pg = systems.pg();
+            Connection td = systems.td();
+            try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
+                p.execute("DROP TABLE IF EXISTS ax");
+                for (String sql : SETUP) {
+                    p.execute(sql);
+                    t.execute(sql);
+                }
+            }
+            systems.compareAll(QUERIES, mismatches);
+            for (String q : SIMPLE) {
+                PgAnswers.compare(q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "text", mismatches);
+            }
+            for (String q : SIMPLE) {
+                PgAnswers.compare(q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "text", mismatches);
+            }
+            for (String q : QUERIES) {
+                try (Statement s = td.createStatement(); ResultSet rs = s.executeQuery(q)) {
+                    rs.next();
+                } catch (SQLException e) {
+                    System.out.println("DEBUG " + q + " -> " + e.getSQLState() + " " + e.getMessage());
+                }
+            }
+            for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
+                String format = pair[0] == pg ? "text" : "binary";
+                PgAnswers.compare("getArray", getArray(pair[0]), getArray(pair[1]), format, mismatches);
+                PgAnswers.compare("setArray bigint", setArray(pair[0], "bigint", new Object[] {10L, 40L, null}), setArray(pair[1], "bigint",
+                        new Object[] {10L, 40L, null}), format, mismatches);
+                PgAnswers.compare("setArray int8", setArray(pair[0], "int8", new Object[] {}), setArray(pair[1], "int8", new Object[] {}), format,
+                        mismatches);
+                PgAnswers.compare("setArray text", textParameter(pair[0]), textParameter(pair[1]), format, mismatches);
+            }
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    /** What Tandem does not do with arrays is refused with its SQLSTATE, never answered otherwise (no PostgreSQL needed). */
+    @Test
+    void refusesWhatItDoesNotDo() throws SQLException {
+        List<String[]> cases = List.of(
+                new String[] {"SELECT array_agg(n) FROM ax", "0A000"},
+                new String[] {"SELECT max(ARRAY[n]) FROM ax", "0A000"},
+                new String[] {"CREATE TABLE at (tags text[])", "0A000"},
+                new String[] {"SELECT ARRAY[1.5, 2.25]", "0A000"},
+                new String[] {"SELECT '{{1,2}}'::bigint[]", "0A000"},
+                new String[] {"SELECT ARRAY[n]::text FROM ax", "0A000"},
+                new String[] {"SELECT k FROM ax WHERE n = ANY('{1}')", "0A000"},
+                new String[] {"SELECT '{1}'::interval[]", "0A000"},
+                new String[] {"SELECT ARRAY[1.5::float8]::text[]", "0A000"},
+                new String[] {"SELECT k FROM ax WHERE n = ANY(5)", "42809"},
+                new String[] {"SELECT '{1,x}'::bigint[]", "22P02"});
+        List<String> wrong = new ArrayList<>();
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection td = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Statement s = td.createStatement()) {
+            for (String sql : SETUP) {
+                s.execute(sql);
+            }
+            for (String[] c : cases) {
+                try {
+                    s.execute(c[0]);
+                    wrong.add(c[0] + ": answered");
+                } catch (SQLException e) {
+                    if (!c[1].equals(e.getSQLState())) {
+                        wrong.add(c[0] + ": " + e.getSQLState() + " " + e.getMessage());
+                    }
+                }
+            }
+        }
+        assertThat(wrong).isEmpty();
+    }
+
+    /** pgjdbc's {@code getArray} of arrays of several types, as Java arrays. */
+    private static String getArray(Connection c) {
+        String q = "SELECT '{1,NULL,3}'::bigint[], '{a,\"b c\",NULL}'::text[], '{t,f}'::boolean[], '{1.50}'::numeric[], '{}'::bigint[]";
+        try (PreparedStatement ps = c.prepareStatement(q); ResultSet rs = ps.executeQuery()) {
+            List<String> out = new ArrayList<>();
+            while (rs.next()) {
+                for (int i = 1; i <= 5; i++) {
+                    Array a = rs.getArray(i);
+                    out.add(a.getBaseTypeName() + Arrays.deepToString((Object[]) a.getArray()));
+                }
+            }
+            return out.toString();
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        } catch (RuntimeException e) {
+            return "FAILED " + e;
+        }
+    }
+
+    /** {@code WHERE n = ANY(?)} with an array parameter from pgjdbc's {@code createArrayOf}. */
+    private static String setArray(Connection c, String type, Object[] values) {
+        String q = "SELECT k FROM ax WHERE n = ANY(?) ORDER BY k";
+        try (PreparedStatement ps = c.prepareStatement(q)) {
+            ps.setArray(1, c.createArrayOf(type, values));
+            try (ResultSet rs = ps.executeQuery()) {
+                return PgAnswers.rows(rs, false);
+            }
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        } catch (RuntimeException e) {
+            return "FAILED " + e;
+        }
+    }
+
+    private static String textParameter(Connection c) {
+        String q = "SELECT k, s = ANY(?) FROM ax ORDER BY k";
+        try (PreparedStatement ps = c.prepareStatement(q)) {
+            ps.setArray(1, c.createArrayOf("text", new Object[] {"a", "b c", null}));
+            try (ResultSet rs = ps.executeQuery()) {
+                return PgAnswers.rows(rs, false);
+            }
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        } catch (RuntimeException e) {
+            return "FAILED " + e;
+        }
+    }
+}
