@@ -49,7 +49,10 @@ class PgJsonbOperatorsTest {
         assertThatThrownBy(() -> PgJsonbOperators.rewrite("SELECT j -> 0 + 1")).isInstanceOf(SqlException.class)
                 .hasMessageContaining("parenthesize");
         assertThat(rewrite("SELECT j -> (0 + 1)")).isEqualTo("SELECT pg_jsonb_field(j, (0 + 1))");
-        for (String refused : new String[] {"SELECT '{}'::json", "SELECT CAST(x AS json)", "SELECT jsonb_agg(j) FROM t", "SELECT j ?| '{a}'"}) {
+        // ?| and ?& take a text[] (arrays are values)
+        assertThat(rewrite("SELECT j ?| '{a}'")).isEqualTo("SELECT pg_jsonb_exists_any(j, '{a}')");
+        assertThat(rewrite("SELECT j ?& '{a}'")).isEqualTo("SELECT pg_jsonb_exists_all(j, '{a}')");
+        for (String refused : new String[] {"SELECT '{}'::json", "SELECT CAST(x AS json)", "SELECT jsonb_agg(j) FROM t"}) {
             assertThatThrownBy(() -> PgJsonbOperators.rewrite(PgCasts.rewrite(refused))).as(refused).isInstanceOf(SqlException.class)
                     .extracting(e -> ((SqlException) e).sqlState()).isEqualTo(SqlException.NOT_SUPPORTED);
         }
