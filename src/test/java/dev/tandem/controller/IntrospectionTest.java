@@ -45,7 +45,7 @@ class IntrospectionTest {
             Controller c = s.controller;
             assertThat(c.introspection()).extracting(IndexStatus::name).containsExactly("tandem_dataflows", "tandem_frontiers",
                     "tandem_arrangement_sizes", "tandem_operator_elapsed", "tandem_read_holds", "tandem_hydration_progress",
-                    "tandem_subscriptions", "tandem_sources", "tandem_source_errors", "tandem_storage_errors");
+                    "tandem_subscriptions", "tandem_sources", "tandem_source_errors", "tandem_storage_errors", "tandem_pg_sources");
             c.createTable("t", List.of(new Column("k", DatumType.INT64, false), new Column("v", DatumType.INT64, false)));
             JsonRequests.write(c, "t", JSON.readTree("[[1,1],[2,2],[3,3],[4,4],[5,5]]"), null).block();
             JsonRequests.write(c, "t", null, JSON.readTree("[[5,5]]")).block();
