@@ -405,23 +405,6 @@ final class SqlTypes {
      * {@code 1.5e-07}, {@code 1e+20} (at least two exponent digits).
      */
     static String floatText(double d) {
-        if (Double.isNaN(d)) {
-            return "NaN";
-        }
-        if (Double.isInfinite(d)) {
-            return d > 0 ? "Infinity" : "-Infinity";
-        }
-        if (d == 0) {
-            return 1 / d < 0 ? "-0" : "0";
-        }
-        BigDecimal shortest = new BigDecimal(Double.toString(d)).stripTrailingZeros();
-        int exponent = shortest.precision() - shortest.scale() - 1;
-        if (exponent >= -4 && exponent < 15) {
-            return shortest.toPlainString();
-        }
-        String digits = shortest.unscaledValue().abs().toString();
-        String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
-        String exp = String.format(Locale.ROOT, "%02d", Math.abs(exponent));
-        return (d < 0 ? "-" : "") + mantissa + "e" + (exponent < 0 ? "-" : "+") + exp;
+        return dev.tandem.expr.ArrayValues.floatText(d);
     }
 }

@@ -197,23 +197,17 @@ class PostgresArrayTest {
 
     /** {@code WHERE n = ANY(?)} with an array parameter from pgjdbc's {@code createArrayOf}. */
     private static String setArray(Connection c, String type, Object[] values) {
-        String q = "SELECT k FROM ax WHERE n = ANY(?) ORDER BY k";
-        try (PreparedStatement ps = c.prepareStatement(q)) {
-            ps.setArray(1, c.createArrayOf(type, values));
-            try (ResultSet rs = ps.executeQuery()) {
-                return PgAnswers.rows(rs, false);
-            }
-        } catch (SQLException e) {
-            return "ERROR " + e.getSQLState();
-        } catch (RuntimeException e) {
-            return "FAILED " + e;
-        }
+        return arrayParameter(c, "SELECT k FROM ax WHERE n = ANY(?) ORDER BY k", type, values);
     }
 
     private static String textParameter(Connection c) {
-        String q = "SELECT k, s = ANY(?) FROM ax ORDER BY k";
+        return arrayParameter(c, "SELECT k, s = ANY(?) FROM ax ORDER BY k", "text", new Object[] {"a", "b c", null});
+    }
+
+    /** The rows of {@code q} with its one parameter an array of {@code type} from pgjdbc's {@code createArrayOf}. */
+    private static String arrayParameter(Connection c, String q, String type, Object[] values) {
         try (PreparedStatement ps = c.prepareStatement(q)) {
-            ps.setArray(1, c.createArrayOf("text", new Object[] {"a", "b c", null}));
+            ps.setArray(1, c.createArrayOf(type, values));
             try (ResultSet rs = ps.executeQuery()) {
                 return PgAnswers.rows(rs, false);
             }
