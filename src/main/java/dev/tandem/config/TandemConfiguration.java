@@ -72,9 +72,15 @@ public class TandemConfiguration {
     @Bean(destroyMethod = "close")
     Multiplexer multiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
             ObjectProvider<RuntimeObserver> observer) {
+        return startMultiplexer(props, storage, registry, fatal, observer.getIfAvailable(() -> RuntimeObserver.NONE));
+    }
+
+    /** The compute runtimes as the properties configure them (also the read path's warm-up's, on its scratch storage). */
+    static Multiplexer startMultiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
+            RuntimeObserver observer) {
         TandemProperties.Compute c = props.compute();
         Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
-                storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
+                storage, registry, fatal, System::currentTimeMillis, observer);
         m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
         m.setMaintenanceNice(c.maintenanceNice(), c.hydrationNice());
         m.setHydrationLanes(c.hydrationLanes());
