@@ -3,7 +3,7 @@ package dev.tandem.config;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
-import dev.tandem.kafka.KafkaSharedLog;
+import dev.tandem.storage.kafka.KafkaSharedLog;
 import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.FatalErrorHandler;
