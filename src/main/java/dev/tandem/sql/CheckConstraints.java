@@ -111,10 +111,10 @@ final class CheckConstraints {
             throw at(sql, p, new SqlException(SqlException.NOT_SUPPORTED,
                     "not supported: a CHECK condition with a subquery, an aggregate or a window function (it must read the row alone)"));
         }
-        RexTranslator rex = new RexTranslator(i -> null, i -> null).cluster(scan);
+        RexTranslator tr = new RexTranslator(i -> null, i -> null).cluster(scan);
         Expr expr;
         try {
-            expr = rex.rex(project.getProjects().get(0), schema.types());
+            expr = tr.rex(project.getProjects().get(0), schema.types());
         } catch (SqlException e) {
             throw at(sql, p, e);
         }

@@ -111,19 +111,19 @@ final class PointLookup {
             }
         }
         // the rest of the query may hold no parameter: it is translated once, for every run
-        RexTranslator rex = new RexTranslator(i -> {
+        RexTranslator tr = new RexTranslator(i -> {
             throw new ParameterElsewhere();
         }, i -> q.paramTypes().get(q.params().number(i) - 1)).statementTime(() -> {
             // the statement's time differs from run to run, so it is no lookup translated once
             throw new ParameterElsewhere();
         });
         try {
-            rex.cluster(scan);
+            tr.cluster(scan);
             List<Expr> conjuncts = new ArrayList<>();
             for (RexNode c : rest) {
-                conjuncts.addAll(RelTranslator.conjuncts(rex.rex(c, types)));
+                conjuncts.addAll(RelTranslator.conjuncts(tr.rex(c, types)));
             }
-            return new PointLookup(best.name(), keyParams, mfp(rex, project, types, conjuncts));
+            return new PointLookup(best.name(), keyParams, mfp(tr, project, types, conjuncts));
         } catch (ParameterElsewhere e) {
             return null;
         }
@@ -134,13 +134,13 @@ final class PointLookup {
      * {@code project} (null: every column), a column as itself, any other expression computed into a
      * column of the map; {@code filter}, the conjuncts every row passes.
      */
-    static Mfp mfp(RexTranslator rex, Project project, List<DatumType> types, List<Expr> filter) {
+    static Mfp mfp(RexTranslator tr, Project project, List<DatumType> types, List<Expr> filter) {
         List<Expr> map = new ArrayList<>();
         List<Integer> projection = null;
         if (project != null) {
             projection = new ArrayList<>();
             for (RexNode e : project.getProjects()) {
-                Expr x = rex.rex(e, types);
+                Expr x = tr.rex(e, types);
                 if (x instanceof Expr.Col c) {
                     projection.add(c.index());
                 } else {

@@ -243,7 +243,7 @@ final class QueryPlanner {
      * ({@code now()}); else a read that is maintained (a subscription), which has no statement time.
      */
     SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session, boolean timed) {
-        RexTranslator rex = new RexTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
+        RexTranslator tr = new RexTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
                 .statementTime(!timed ? null : new java.util.function.Supplier<>() {
                     private SqlSession.Times times;
 
@@ -267,17 +267,17 @@ final class QueryPlanner {
         }
         Finishing finishing = null;
         if (q.sort() != null) {
-            Long limit = q.sort().fetch == null ? null : rex.count(q.sort().fetch, "LIMIT");
-            Long offset = q.sort().offset == null ? null : rex.count(q.sort().offset, "OFFSET");
+            Long limit = q.sort().fetch == null ? null : tr.count(q.sort().fetch, "LIMIT");
+            Long offset = q.sort().offset == null ? null : tr.count(q.sort().offset, "OFFSET");
             finishing = new Finishing(RelTranslator.orderings(q.sort().getCollation()), limit, offset == null ? 0 : offset);
         }
         TransactionBlock block = session.writes();
         boolean pending = block != null && block.wrote();
-        SqlEngine.Read simple = pending ? null : simpleRead(q.body(), rex, finishing, isolation, asOf);
+        SqlEngine.Read simple = pending ? null : simpleRead(q.body(), tr, finishing, isolation, asOf);
         if (simple != null) {
             return simple;
         }
-        Plan plan = new RelTranslator(rex).translate(q.body()).plan();
+        Plan plan = new RelTranslator(tr).translate(q.body()).plan();
         if (pending) {
             plan = block.overlay(plan, controller, asOf);
         }
@@ -289,7 +289,7 @@ final class QueryPlanner {
      * that: a key lookup when an index's key is pinned by the filter, else a read the controller
      * answers from an index if there is one. Null when the query is anything else.
      */
-    private SqlEngine.Read simpleRead(RelNode body, RexTranslator rex, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
+    private SqlEngine.Read simpleRead(RelNode body, RexTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
         RelNode rel = body;
         // a projection with window functions reads its whole input, never a key or a row at a time
         Project project = rel instanceof Project p && !org.apache.calcite.rex.RexOver.containsOver(p.getProjects(), null) ? p : null;
@@ -299,7 +299,7 @@ final class QueryPlanner {
         if (!(rel instanceof TableScan scan)) {
             return null;
         }
-        rex.cluster(scan);
+        tr.cluster(scan);
         List<String> qn = scan.getTable().getQualifiedName();
         String target = qn.get(qn.size() - 1);
         CatalogEntry entry = controller.catalog().stream().filter(e -> e.name().equals(target)).findFirst().orElse(null);
@@ -307,7 +307,7 @@ final class QueryPlanner {
             return null;
         }
         List<DatumType> types = entry.schema().types();
-        List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(rex.rex(filter.getCondition(), types));
+        List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
         Map<Integer, Expr> pinning = new HashMap<>();
         Map<Integer, List<Object>> pinned = pinned(conjuncts, pinning);
         List<String> lookupKey = null;
@@ -362,7 +362,7 @@ final class QueryPlanner {
                 }
             }
         }
-        Mfp mfp = PointLookup.mfp(rex, project, types, rest);
+        Mfp mfp = PointLookup.mfp(tr, project, types, rest);
         return new SqlEngine.Read(new ReadRequest(from, null, keys, mfp, finishing, isolation, asOf, null),
                 describe);
     }
