@@ -204,15 +204,20 @@ final class RelTranslator {
     static List<Plan.Ordering> orderings(RelCollation collation) {
         List<Plan.Ordering> out = new ArrayList<>();
         for (RelFieldCollation f : collation.getFieldCollations()) {
-            boolean desc = f.getDirection().isDescending();
-            boolean nullsLast = switch (f.nullDirection) {
-                case LAST -> true;
-                case FIRST -> false;
-                default -> !desc;
-            };
-            out.add(new Plan.Ordering(f.getFieldIndex(), desc, nullsLast));
+            out.add(ordering(f.getFieldIndex(), f.getDirection(), f.nullDirection));
         }
         return out;
+    }
+
+    /** The ordering of {@code column} in {@code direction}: NULLs where {@code nulls} says, else last ascending and first descending. */
+    static Plan.Ordering ordering(int column, RelFieldCollation.Direction direction, RelFieldCollation.NullDirection nulls) {
+        boolean desc = direction.isDescending();
+        boolean nullsLast = switch (nulls) {
+            case LAST -> true;
+            case FIRST -> false;
+            default -> !desc;
+        };
+        return new Plan.Ordering(column, desc, nullsLast);
     }
 
     // ------------------------------------------------------------------ helpers

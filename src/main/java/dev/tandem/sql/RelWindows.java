@@ -68,13 +68,7 @@ final class RelWindows {
             }
             List<Plan.Ordering> order = new ArrayList<>();
             for (RexFieldCollation fc : w.orderKeys) {
-                boolean desc = fc.getDirection().isDescending();
-                boolean nullsLast = switch (fc.getNullDirection()) {
-                    case LAST -> true;
-                    case FIRST -> false;
-                    default -> !desc;
-                };
-                order.add(new Plan.Ordering(columnOf.apply(fc.left), desc, nullsLast));
+                order.add(RelTranslator.ordering(columnOf.apply(fc.left), fc.getDirection(), fc.getNullDirection()));
             }
             String spec = partition + " " + order;
             partitions.put(spec, partition);
