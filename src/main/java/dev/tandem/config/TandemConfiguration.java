@@ -73,14 +73,10 @@ public class TandemConfiguration {
     Multiplexer multiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
             ObjectProvider<RuntimeObserver> observer) {
         TandemProperties.Compute c = props.compute();
-        Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
-                storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
-        m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
-        m.setMaintenanceNice(c.maintenanceNice(), c.hydrationNice());
-        m.setHydrationLanes(c.hydrationLanes());
-        m.setFreshRoundUpdates(c.freshRoundUpdates());
-        m.setMaintenanceReserve(c.maintenanceReserve());
-        return m;
+        Multiplexer.Tuning tuning = new Multiplexer.Tuning(c.dataflowMemoryBudgetBytes(), c.maintenanceNice(), c.hydrationNice(),
+                c.hydrationLanes(), c.freshRoundUpdates(), c.maintenanceReserve());
+        return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
+                storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE), tuning);
     }
 
     @Bean(destroyMethod = "close")
