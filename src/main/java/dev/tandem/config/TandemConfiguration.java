@@ -79,14 +79,10 @@ public class TandemConfiguration {
     static Multiplexer startMultiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
             RuntimeObserver observer) {
         TandemProperties.Compute c = props.compute();
-        Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
-                storage, registry, fatal, System::currentTimeMillis, observer);
-        m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
-        m.setMaintenanceNice(c.maintenanceNice(), c.hydrationNice());
-        m.setHydrationLanes(c.hydrationLanes());
-        m.setFreshRoundUpdates(c.freshRoundUpdates());
-        m.setMaintenanceReserve(c.maintenanceReserve());
-        return m;
+        Multiplexer.Tuning tuning = new Multiplexer.Tuning(c.dataflowMemoryBudgetBytes(), c.maintenanceNice(), c.hydrationNice(),
+                c.hydrationLanes(), c.freshRoundUpdates(), c.maintenanceReserve());
+        return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
+                storage, registry, fatal, System::currentTimeMillis, observer, tuning);
     }
 
     @Bean(destroyMethod = "close")

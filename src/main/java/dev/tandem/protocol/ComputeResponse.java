@@ -26,10 +26,32 @@ public sealed interface ComputeResponse {
         }
     }
 
-    /** Advisory status, e.g. a dataflow hydrated. */
-    record Status(String kind, String id, String detail) implements ComputeResponse {
+    /** Advisory status, e.g. a dataflow hydrated; {@code kind} says which, {@code id} and {@code detail} what of. */
+    record Status(StatusKind kind, String id, String detail) implements ComputeResponse {
         public Status {
             Objects.requireNonNull(kind, "kind");
+        }
+    }
+
+    /** What a {@link Status} reports; its JSON name is the lower-case constant name. */
+    enum StatusKind {
+        /** Dataflow {@code id} hydrated; {@code detail} is the milliseconds it took after it was scheduled. */
+        HYDRATED,
+        /** The replica refused to build dataflow {@code id} (invalid, or an export that exists); {@code detail} says why. */
+        DATAFLOW_REJECTED,
+        /** Dataflow {@code id} failed while it ran; {@code detail} says why. */
+        DATAFLOW_FAILED,
+        /** A second peek with uuid {@code id} came while the first was pending, and was ignored. */
+        DUPLICATE_PEEK,
+        /** The replica refused the connection: it serves one controller at a time. */
+        REFUSED,
+        /** A command frame could not be decoded; {@code detail} says why. */
+        PROTOCOL_ERROR;
+
+        private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
+
+        public String jsonName() {
+            return jsonName;
         }
     }
 

@@ -119,7 +119,7 @@ public final class ProtocolJson {
             }
             case "Status" -> {
                 StrictJson.Obj o = JSON.fields(frame, ROOT, "type", "kind", "id", "detail");
-                yield new ComputeResponse.Status(o.string("kind"), o.optionalString("id"), o.optionalString("detail"));
+                yield new ComputeResponse.Status(statusKind(o), o.optionalString("id"), o.optionalString("detail"));
             }
             default -> throw new IllegalStateException(type);
         };
@@ -179,7 +179,7 @@ public final class ProtocolJson {
                 o.set("result", writeResult(p.result()));
             }
             case ComputeResponse.Status s -> {
-                o.put("kind", s.kind());
+                o.put("kind", s.kind().jsonName());
                 if (s.id() != null) {
                     o.put("id", s.id());
                 }
@@ -448,6 +448,13 @@ public final class ProtocolJson {
 
     private static long nonNegativeLong(JsonNode node, String path) {
         return JSON.nonNegativeLong(node, path);
+    }
+
+    private static ComputeResponse.StatusKind statusKind(StrictJson.Obj o) {
+        String kind = o.string("kind");
+        return java.util.Arrays.stream(ComputeResponse.StatusKind.values()).filter(k -> k.jsonName().equals(kind)).findFirst()
+                .orElseThrow(() -> new ProtocolException(o.at("kind"), "unknown status kind '" + kind + "'; expected one of "
+                        + java.util.Arrays.stream(ComputeResponse.StatusKind.values()).map(ComputeResponse.StatusKind::jsonName).toList()));
     }
 
     private static UUID uuid(StrictJson.Obj o, String field) {

@@ -107,7 +107,8 @@ class ProtocolJsonProperties {
                 Combinators.combine(uuids(), Arbitraries.of(ComputeResponse.ErrorKind.class), texts())
                         .as((u, k, m) -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Error(k, m))),
                 uuids().map(u -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Canceled())),
-                Combinators.combine(texts(), texts().injectNull(0.3), texts().injectNull(0.3)).as(ComputeResponse.Status::new));
+                Combinators.combine(Arbitraries.of(ComputeResponse.StatusKind.class), texts().injectNull(0.3), texts().injectNull(0.3))
+                        .as(ComputeResponse.Status::new));
     }
 
     @Provide

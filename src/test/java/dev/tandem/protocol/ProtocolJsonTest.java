@@ -105,8 +105,11 @@ class ProtocolJsonTest {
         assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Canceled'}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Canceled()));
         assertResponseForm("{'type':'Status','kind':'hydrated','id':'u9','detail':'in 3 ms'}",
-                new ComputeResponse.Status("hydrated", "u9", "in 3 ms"));
-        assertResponseForm("{'type':'Status','kind':'hydrated'}", new ComputeResponse.Status("hydrated", null, null));
+                new ComputeResponse.Status(ComputeResponse.StatusKind.HYDRATED, "u9", "in 3 ms"));
+        assertResponseForm("{'type':'Status','kind':'hydrated'}", new ComputeResponse.Status(ComputeResponse.StatusKind.HYDRATED, null, null));
+        assertResponseForm("{'type':'Status','kind':'dataflow_rejected','id':'t3','detail':'export id t3 already exists'}",
+                new ComputeResponse.Status(ComputeResponse.StatusKind.DATAFLOW_REJECTED, "t3", "export id t3 already exists"));
+        assertResponseForm("{'type':'Status','kind':'protocol_error'}", new ComputeResponse.Status(ComputeResponse.StatusKind.PROTOCOL_ERROR, null, null));
     }
 
     @Test
@@ -120,8 +123,8 @@ class ProtocolJsonTest {
         ComputeCommand.Peek noKeys = (ComputeCommand.Peek) ProtocolJson.parseCommand(
                 json("{'type':'Peek','uuid':'" + U + "','target':'u9','timestamp':7,'literal_keys':{'types':['int64'],'rows':[]}}"));
         assertThat(noKeys.literalKeys()).isEmpty();
-        assertThat(ProtocolJson.parseResponse(json("{'type':'Status','kind':'k','id':null,'detail':null}")))
-                .isEqualTo(new ComputeResponse.Status("k", null, null));
+        assertThat(ProtocolJson.parseResponse(json("{'type':'Status','kind':'dataflow_failed','id':null,'detail':null}")))
+                .isEqualTo(new ComputeResponse.Status(ComputeResponse.StatusKind.DATAFLOW_FAILED, null, null));
         assertThat(ProtocolJson.parseResponse(json("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','message':'m'}}")))
                 .as("an error without a kind (an older replica) is a failure").isEqualTo(new ComputeResponse.PeekResponse(UUID_U,
                         new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "m")));
@@ -158,6 +161,8 @@ class ProtocolJsonTest {
                 "$.result: expected a peek result object with a \"type\", got string \"Canceled\"");
         assertResponseError("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'oops','message':'m'}}",
                 "$.result.kind: unknown error kind 'oops'; expected one of [before_since, too_large, invalid, unknown_collection, failed]");
+        assertResponseError("{'type':'Status','kind':'k'}", "$.kind: unknown status kind 'k'; expected one of "
+                + "[hydrated, dataflow_rejected, dataflow_failed, duplicate_peek, refused, protocol_error]");
     }
 
     @Test
