@@ -93,7 +93,7 @@ final class PeekDispatch {
             // Cancel first, so the replica stops before our hold on the read time goes away.
             if (peeks.remove(uuid, sink)) {
                 send(new ComputeCommand.CancelPeek(uuid));
-                sink.tryEmitError(new ControllerException(ControllerException.Kind.TIMEOUT, "the read at " + peek.timestamp()
+                sink.tryEmitError(new ControllerException(ControllerException.Reason.TIMEOUT, "the read at " + peek.timestamp()
                         + " could not be answered within " + timeout.toMillis() + " ms"
                         + (waitsForSeal ? " (the inputs were not sealed at that time)" : "")));
             }
@@ -110,7 +110,7 @@ final class PeekDispatch {
                 .handle((result, out) -> {
                     switch (result) {
                         case ComputeResponse.Error err -> out.error(mapPeekError(err));
-                        case ComputeResponse.Canceled c -> out.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
+                        case ComputeResponse.Canceled c -> out.error(new ControllerException(ControllerException.Reason.TIMEOUT, "the read was canceled"));
                         case ComputeResponse.Rows rows -> out.next(result);
                     }
                 });
@@ -134,11 +134,11 @@ final class PeekDispatch {
     }
 
     private static ControllerException mapPeekError(ComputeResponse.Error error) {
-        ControllerException.Kind kind = switch (error.kind()) {
-            case BEFORE_SINCE -> ControllerException.Kind.BEFORE_SINCE;
-            case TOO_LARGE -> ControllerException.Kind.TOO_LARGE;
-            case INVALID, UNKNOWN_COLLECTION, FAILED -> ControllerException.Kind.INVALID;
+        return switch (error.kind()) {
+            case BEFORE_SINCE -> new ControllerException(ControllerException.Reason.BEFORE_SINCE, error.message());
+            case TOO_LARGE -> new ControllerException(ControllerException.Reason.TOO_LARGE, error.message());
+            case INVALID, UNKNOWN_COLLECTION -> new ControllerException(ControllerException.Reason.INVALID, error.message());
+            case FAILED -> ControllerException.evaluation(ComputeErrorText.code(error.message()), error.message());
         };
-        return new ControllerException(kind, error.message());
     }
 }

@@ -27,9 +27,9 @@ class SerialColumnsTest {
         return s.run(sql, strict).rows().stream().map(r -> r[0]).toList();
     }
 
-    private static void refused(SqlStack s, String sql, String state) {
+    private static void refused(SqlStack s, String sql, SqlState state) {
         assertThatThrownBy(() -> s.run(sql, new SqlSession())).as(sql)
-                .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(state));
+                .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(state));
     }
 
     @Test

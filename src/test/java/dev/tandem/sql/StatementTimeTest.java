@@ -31,7 +31,7 @@ class StatementTimeTest {
 
     private static void refused(SqlStack s, String sql, String message) {
         assertThatThrownBy(() -> s.run(sql, new SqlSession())).as(sql).isInstanceOfSatisfying(SqlException.class, e -> {
-            assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED);
+            assertThat(e.state()).isEqualTo(SqlException.NOT_SUPPORTED);
             assertThat(e.getMessage()).contains(message);
         });
     }

@@ -1,5 +1,6 @@
 package dev.tandem.sql.catalog;
 
+import dev.tandem.sql.SqlState;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
@@ -242,7 +243,7 @@ public final class CatalogQuery {
     /** Runs the query against what {@code access} shows of {@code snapshot}, with {@code params}. */
     public SqlResult execute(CatalogSnapshot snapshot, List<Object> params, CatalogAccess access) {
         if (params.size() != rewritten.parameterCount()) {
-            throw new SqlException("08P01", "the catalog query takes " + rewritten.parameterCount() + " parameters, not " + params.size());
+            throw new SqlException(SqlState.PROTOCOL_VIOLATION, "the catalog query takes " + rewritten.parameterCount() + " parameters, not " + params.size());
         }
         if (rewritten.empty()) {
             return new SqlResult("SELECT", columns, List.of(), 0, null, null);

@@ -1,5 +1,6 @@
 package dev.tandem.sql.catalog;
 
+import dev.tandem.sql.SqlState;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
@@ -481,7 +482,7 @@ public final class PgCatalogFunctions {
             return Pattern.compile(pattern, Boolean.TRUE.equals(insensitive) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)
                     .matcher(text).find();
         } catch (PatternSyntaxException e) {
-            throw new SqlException("2201B", "invalid regular expression: " + e.getDescription());
+            throw new SqlException(SqlState.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + e.getDescription());
         }
     }
 
@@ -592,7 +593,7 @@ public final class PgCatalogFunctions {
                 return t.oid();
             }
         }
-        throw new SqlException("42704", "type \"" + name + "\" does not exist");
+        throw new SqlException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist");
     }
 
     public static Long regnamespaceIn(String name) {
@@ -602,7 +603,7 @@ public final class PgCatalogFunctions {
             case "information_schema" -> (long) PgOids.INFORMATION_SCHEMA_NAMESPACE;
             case "tandem_internal" -> (long) PgOids.TANDEM_INTERNAL_NAMESPACE;
             case "" -> null;
-            default -> throw new SqlException("3F000", "schema \"" + name + "\" does not exist");
+            default -> throw new SqlException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist");
         };
     }
 
@@ -622,7 +623,7 @@ public final class PgCatalogFunctions {
         if (name.equals(PgCatalogData.OWNER)) {
             return PgCatalogData.OWNER_OID;
         }
-        throw new SqlException("42704", "role \"" + name + "\" does not exist");
+        throw new SqlException(SqlState.UNDEFINED_OBJECT, "role \"" + name + "\" does not exist");
     }
 
     public static String regprocOut(Long oid) {
