@@ -29,8 +29,9 @@ final class ExprEval {
     private static Object call(Expr.Call c, Object[] row) {
         List<Expr> args = c.args();
         switch (c.func()) {
-            case ERROR -> throw new EvalError(args.size() > 1 ? EvalError.Code.fromJson(String.valueOf(eval(args.get(1), row))) : EvalError.Code.CARDINALITY_VIOLATION,
-                    String.valueOf(eval(args.get(0), row)));
+            case ERROR -> throw new EvalError(args.size() > 1
+                    ? java.util.Objects.requireNonNullElse(EvalError.Code.fromJson(String.valueOf(eval(args.get(1), row))), EvalError.Code.DATA_EXCEPTION)
+                    : EvalError.Code.CARDINALITY_VIOLATION, String.valueOf(eval(args.get(0), row)));
             case AND, OR -> {
                 boolean decider = c.func() == Func.OR;
                 boolean sawNull = false;

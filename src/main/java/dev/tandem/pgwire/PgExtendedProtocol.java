@@ -1,12 +1,12 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.row.DatumType;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlStatement;
 import dev.tandem.sql.catalog.CatalogQuery;
 import io.netty.buffer.ByteBuf;

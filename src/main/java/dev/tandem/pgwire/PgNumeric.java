@@ -1,7 +1,7 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import io.netty.buffer.ByteBuf;
 import java.math.BigDecimal;
 import java.math.BigInteger;

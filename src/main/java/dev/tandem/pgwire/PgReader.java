@@ -1,7 +1,7 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;

@@ -1,6 +1,5 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.controller.ReadAdmission;
 import dev.tandem.net.WritableGate;
 import dev.tandem.security.AccessPrincipal;
@@ -13,6 +12,7 @@ import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlStatement;
 import dev.tandem.sql.catalog.CatalogAccess;
 import io.netty.buffer.ByteBuf;

@@ -1,10 +1,10 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.ScramVerifier;
 import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlState;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.Map;

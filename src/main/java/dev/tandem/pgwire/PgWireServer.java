@@ -1,11 +1,11 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.net.WritableGate;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlState;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package dev.tandem.pgwire;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.row.DatumType;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.catalog.PgOids;
 import dev.tandem.row.Timestamp;
 import dev.tandem.sql.SqlColumn;

@@ -1,10 +1,10 @@
 package dev.tandem.security;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadAdmission;
 import dev.tandem.sql.PlanningAdmission;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;

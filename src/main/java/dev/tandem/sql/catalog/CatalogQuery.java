@@ -1,6 +1,5 @@
 package dev.tandem.sql.catalog;
 
-import dev.tandem.sql.SqlState;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
@@ -9,6 +8,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
+import dev.tandem.sql.SqlState;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;

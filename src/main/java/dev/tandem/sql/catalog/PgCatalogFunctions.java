@@ -1,9 +1,9 @@
 package dev.tandem.sql.catalog;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;

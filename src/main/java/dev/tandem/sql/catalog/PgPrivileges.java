@@ -1,7 +1,7 @@
 package dev.tandem.sql.catalog;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.Locale;
 
 /**

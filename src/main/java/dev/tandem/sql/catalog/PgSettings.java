@@ -1,8 +1,8 @@
 package dev.tandem.sql.catalog;
 
-import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.Locale;
 
