@@ -262,7 +262,7 @@ final class PgSession {
             return Flux.error(c);
         } catch (SqlException e) {
             if (!started()) {
-                return Flux.error(new Close(new PgWriter().error("FATAL", e.sqlState(), e.getMessage(), 0).buffer()));
+                return Flux.error(new Close(new PgWriter().error("FATAL", e.state(), e.getMessage(), 0).buffer()));
             }
             return Flux.just(refused(m, e));
         } catch (PgReader.Malformed e) {
