@@ -90,6 +90,8 @@ class ComputeErrorTextTest {
         String budget = "the query could not run: dataflow t3 exceeded its memory budget of 1 MB (it held 2 MB)";
         assertThat(ComputeErrorText.code(budget)).isEqualTo(EvalError.Code.MEMORY_BUDGET);
         seen.add(EvalError.Code.MEMORY_BUDGET);
+        assertThat(ComputeErrorText.code("interval field value out of range: \"99999999999 years\"")).isEqualTo(EvalError.Code.INTERVAL_FIELD_OVERFLOW);
+        seen.add(EvalError.Code.INTERVAL_FIELD_OVERFLOW);
         assertThat(seen).as("every code has a case").containsExactlyInAnyOrder(EvalError.Code.values());
     }
 

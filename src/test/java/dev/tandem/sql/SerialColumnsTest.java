@@ -69,7 +69,7 @@ class SerialColumnsTest {
             s.run("INSERT INTO b (v) VALUES ('z')", new SqlSession());
             assertThat(column(s, "SELECT id FROM b WHERE v = 'z'")).containsExactly(42L);
             assertThatThrownBy(() -> s.run("INSERT INTO b (id, v) VALUES (NULL, 'z')", new SqlSession()))
-                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_NULL_VIOLATION));
+                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(SqlException.NOT_NULL_VIOLATION));
         }
     }
 

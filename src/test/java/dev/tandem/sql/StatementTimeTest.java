@@ -151,7 +151,7 @@ class StatementTimeTest {
             }
             SqlStatement subscribe = s.sql.prepare("SUBSCRIBE (SELECT id FROM e WHERE ts > now() - interval '1 hour')");
             assertThatThrownBy(() -> s.sql.subscribe(subscribe, List.of(), new SqlSession()).blockFirst(Duration.ofSeconds(30)))
-                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED));
+                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(SqlException.NOT_SUPPORTED));
             SqlStatement age = s.sql.prepare("SUBSCRIBE (SELECT id FROM e WHERE age(ts) < interval '1 day')");
             assertThatThrownBy(() -> s.sql.subscribe(age, List.of(), new SqlSession()).blockFirst(Duration.ofSeconds(30)))
                     .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED));
