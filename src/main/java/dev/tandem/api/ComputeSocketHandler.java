@@ -33,7 +33,7 @@ final class ComputeSocketHandler implements WebSocketHandler {
     @Override
     public Mono<Void> handle(WebSocketSession session) {
         if (!connected.compareAndSet(false, true)) {
-            String frame = ProtocolJson.write(new ComputeResponse.Status("refused", null, REFUSED));
+            String frame = ProtocolJson.write(new ComputeResponse.Status(ComputeResponse.StatusKind.REFUSED, null, REFUSED));
             return session.send(Mono.just(session.textMessage(frame)))
                     .then(session.close(CloseStatus.POLICY_VIOLATION.withReason("one controller at a time")));
         }
@@ -45,7 +45,7 @@ final class ComputeSocketHandler implements WebSocketHandler {
                     try {
                         compute.send(ProtocolJson.parseCommand(text));
                     } catch (RuntimeException e) {
-                        local.tryEmitNext(new ComputeResponse.Status("protocol_error", null, String.valueOf(e.getMessage())));
+                        local.tryEmitNext(new ComputeResponse.Status(ComputeResponse.StatusKind.PROTOCOL_ERROR, null, String.valueOf(e.getMessage())));
                     }
                 })
                 .doFinally(s -> closed.tryEmitEmpty())

@@ -57,6 +57,7 @@ public final class BenchMain {
             case "subscribe-fanout" -> SubscribeFanoutScenario.run(o);
             case "pg-compare" -> PgCompareScenario.run(o);
             case "pg-source" -> PgSourceScenario.run(o);
+            case "startup" -> StartupScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };
         ObjectNode settings = report.settings();

@@ -26,13 +26,14 @@ import java.util.Locale;
  * @param settle how long a child server is left idle before it is measured at rest after loading
  * @param arms the arms to run, of {@link BenchReport#TWO_RUNTIME} and {@link BenchReport#SOLO}, in that order
  * @param pg the sweep and the PostgreSQL of {@code pg-compare}
+ * @param runs the fresh servers of {@code startup}, per query mode
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
-        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms, PgCompare pg) {
+        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms, PgCompare pg, int runs) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare", "pg-source");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare", "pg-source", "startup");
 
     /** The systems {@code pg-compare} can measure, and the name of each in its report. */
     static final String TANDEM = "tandem";
@@ -64,7 +65,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare | pg-source
+                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare | pg-source | startup
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase;
                                 pg-compare: of each pgbench run, in whole seconds)
               --seconds N       the same as --duration Ns
@@ -108,6 +109,9 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
               --rates LIST      upstream TPC-B-like write rates (pgbench -R), and 'capacity' for the upstream
                                 saturated (1000,capacity); --duration is each arm's window (30s),
                                 --churn-warmup the time before it (30s); --pg-bin, --pg-setting as above
+            startup (the first seconds of fresh servers, read by pgbench the moment points is loaded and indexed):
+              --runs N          fresh servers per query mode (3); --rate (5000), --duration (30s), --modes
+                                (simple,prepared), --point-rows, --jvm-arg and --server-arg as above
             durations: 500ms, 3s, 2m or plain seconds""";
 
     static BenchOptions parse(String... args) {
@@ -139,6 +143,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         List<String> systems = pg.systems();
         Path pgBin = null;
         List<String> pgSettings = new ArrayList<>();
+        int runs = 3;
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -180,6 +185,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                     }
                     pgSettings.add(value);
                 }
+                case "--runs" -> runs = (int) positive(name, Integer.parseInt(value));
                 case "--rate" -> rate = positive(name, Double.parseDouble(value));
                 case "--rows" -> rows = (long) positive(name, Long.parseLong(value));
                 case "--point-rows" -> pointRows = (long) positive(name, Long.parseLong(value));
@@ -224,7 +230,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         }
         pg = new PgCompare(rates, capacity, modes, systems, pgBin, List.copyOf(settings));
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms, pg);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms, pg, runs);
     }
 
     /** The comma-separated items of {@code value}, at least one. */

@@ -281,10 +281,28 @@ final class ChildServer implements AutoCloseable {
      */
     static List<String> launchTarget() {
         Path jar = jarOf(ChildServer.class);
+        Path aot = aotDir();
+        if (aot != null) {
+            // bin/aot-cache's extracted jar and the JDK's ahead-of-time cache made from it (bin/dev bench passes the directory)
+            return List.of("-XX:AOTCache=" + aot.resolve("tandem.aot"), "-jar", aot.resolve("app").resolve("tandem.jar").toString());
+        }
         if (jar != null) {
             return List.of("-jar", jar.toString());
         }
         return List.of("-cp", System.getProperty("java.class.path"), "dev.tandem.TandemApplication");
+    }
+
+    /**
+     * The directory of {@code bin/aot-cache}'s output ({@code tandem.bench.aot-dir}) when it holds a cache and
+     * its extracted jar, else null: the child servers then start from the cache, as {@code bin/dev server} does.
+     */
+    static Path aotDir() {
+        String dir = System.getProperty("tandem.bench.aot-dir");
+        if (dir == null || dir.isBlank()) {
+            return null;
+        }
+        Path d = Path.of(dir).toAbsolutePath();
+        return Files.isRegularFile(d.resolve("tandem.aot")) && Files.isRegularFile(d.resolve("app").resolve("tandem.jar")) ? d : null;
     }
 
     /** The jar file holding {@code type}, also through Spring Boot's nested-jar URLs, or null when not from a jar. */

@@ -6,6 +6,7 @@ import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireClient;
 import dev.tandem.pgwire.PgWireServer;
+import dev.tandem.runtime.FatalErrorHandler;
 import dev.tandem.runtime.RuntimeObserver;
 import dev.tandem.sharing.ArrangementSharingRegistry;
 import dev.tandem.sql.SqlEngine;
@@ -15,8 +16,11 @@ import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.TableStorages;
 import dev.tandem.stream.ChangeStreamLimits;
 import dev.tandem.stream.ChangeStreams;
+import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,30 +57,89 @@ final class ReadPathWarmup {
     private ReadPathWarmup() {
     }
 
-    /** Runs {@code reads} point reads or more (0: nothing) on a scratch server; returns how many were answered with their row. A failure is logged, never thrown. */
-    static long run(long reads) {
-        return run(reads, BOUND);
+    /**
+     * How the scratch server is built. The server's own start-up passes {@link #like the parts it runs
+     * with}: the same kinds of storage, runtimes, observer, engine and listener, so that what the JIT
+     * compiles against the scratch server is what the first clients run (compiled code is specialized to
+     * the classes and branches it saw; a scratch server of other kinds has its compiled read path thrown
+     * away, "made not entrant", by the first real reads, which then run interpreted while it compiles again).
+     */
+    interface Parts {
+        /** A table storage in {@code dir}, which the warm-up deletes afterwards. */
+        TableStorage storage(Path dir, Scheduler timer);
+
+        Multiplexer multiplexer(TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal);
+
+        Controller controller(TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry, Scheduler timer);
+
+        SqlEngine engine(Controller controller, ChangeStreams streams);
+
+        /** A wire-protocol listener on a free loopback port that trusts its clients. */
+        PgWireServer listen(SqlEngine engine);
+
+        /** Scratch parts of the simplest kinds: in memory, no metrics, default settings (for tests). */
+        Parts PLAIN = new Parts() {
+            @Override
+            public TableStorage storage(Path dir, Scheduler timer) {
+                return TableStorages.inMemory(StorageOptions.defaults(timer));
+            }
+
+            @Override
+            public Multiplexer multiplexer(TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal) {
+                return Multiplexer.start(true, 1, 1, storage, registry, fatal, System::currentTimeMillis, RuntimeObserver.NONE);
+            }
+
+            @Override
+            public Controller controller(TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry, Scheduler timer) {
+                return new Controller(storage, multiplexer, registry, ControllerSettings.DEFAULTS, System::currentTimeMillis, timer);
+            }
+
+            @Override
+            public SqlEngine engine(Controller controller, ChangeStreams streams) {
+                return new SqlEngine(controller, Schedulers.boundedElastic(), streams);
+            }
+
+            @Override
+            public PgWireServer listen(SqlEngine engine) {
+                return PgWireServer.start(engine, PgAuthenticator.TRUST, "127.0.0.1", 0);
+            }
+        };
     }
 
-    /** {@link #run(long)}, for at most {@code bound}. */
-    static long run(long reads, Duration bound) {
+    /** Runs {@code reads} point reads or more (0: nothing) on a scratch server of {@code parts}; returns how many were answered with their row. A failure is logged, never thrown. */
+    static long run(long reads, Parts parts) {
+        return run(reads, BOUND, parts);
+    }
+
+    /** {@link #run(long, Parts)}, for at most {@code bound}. */
+    static long run(long reads, Duration bound, Parts parts) {
         if (reads <= 0) {
             return 0;
         }
         long start = System.nanoTime();
         Scheduler timer = Schedulers.newSingle("tandem-warmup-timer", true);
-        Scheduler blocking = Schedulers.newBoundedElastic(2, 100, "tandem-warmup-sql", 60, true);
-        TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(timer));
-        ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        AtomicReference<Throwable> fatal = new AtomicReference<>();
-        Multiplexer mux = Multiplexer.start(true, 1, 1, storage, registry, (w, e) -> fatal.compareAndSet(null, e), System::currentTimeMillis,
-                RuntimeObserver.NONE);
-        Controller controller = new Controller(storage, mux, registry, ControllerSettings.DEFAULTS, System::currentTimeMillis, timer);
-        ChangeStreams streams = new ChangeStreams(registry, Schedulers.fromExecutor(mux.reader()::execute), new ChangeStreamLimits(1, 1, 1000, 0));
-        SqlEngine engine = new SqlEngine(controller, blocking, streams);
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("tandem-warmup-");
+        } catch (IOException e) {
+            LOG.warn("the read path's warm-up did not run: {}", e.toString());
+            timer.dispose();
+            return 0;
+        }
+        TableStorage storage = null;
+        Multiplexer mux = null;
+        Controller controller = null;
+        ChangeStreams streams = null;
         PgWireServer server = null;
+        AtomicReference<Throwable> fatal = new AtomicReference<>();
         long answered = 0;
         try {
+            storage = parts.storage(dir, timer);
+            ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
+            mux = parts.multiplexer(storage, registry, (w, e) -> fatal.compareAndSet(null, e));
+            controller = parts.controller(storage, mux, registry, timer);
+            streams = new ChangeStreams(registry, Schedulers.fromExecutor(mux.reader()::execute), new ChangeStreamLimits(1, 1, 1000, 0));
+            SqlEngine engine = parts.engine(controller, streams);
             SqlSession session = new SqlSession(true);
             StringBuilder insert = new StringBuilder("INSERT INTO points VALUES ");
             for (int i = 0; i < ROWS; i++) {
@@ -88,7 +151,7 @@ final class ReadPathWarmup {
             }
             session.close();
             int planned = plan(engine, start + bound.toNanos() / 4);
-            server = PgWireServer.start(engine, PgAuthenticator.TRUST, "127.0.0.1", 0);
+            server = parts.listen(engine);
             answered = read(server.port(), reads, start + bound.toNanos());
             LOG.info("warmed the read path: {} statements planned, {} point reads over the wire protocol in {} ms (tandem.pgwire.warm-up-reads)",
                     planned, answered, (System.nanoTime() - start) / 1_000_000);
@@ -98,15 +161,11 @@ final class ReadPathWarmup {
                 Thread.currentThread().interrupt();
             }
         } finally {
-            if (server != null) {
-                server.close();
+            for (AutoCloseable part : new AutoCloseable[] {server, streams, controller, mux, storage}) {
+                closeQuietly(part);
             }
-            streams.close();
-            controller.close();
-            mux.close();
-            storage.close();
-            blocking.dispose();
             timer.dispose();
+            deleteTree(dir);
         }
         if (fatal.get() != null) {
             LOG.warn("the read path's warm-up saw an error on a runtime thread", fatal.get());
@@ -154,6 +213,7 @@ final class ReadPathWarmup {
                     ThreadLocalRandom random = ThreadLocalRandom.current();
                     for (long i = 0; !stop.get() && System.nanoTime() < deadline; i++) {
                         int key = random.nextInt(ROWS);
+                        client.libpqStyle(i % 6 < 3);
                         int rows = switch ((int) (i % 3)) {
                             case 0 -> client.executePrepared("lookup", Integer.toString(key));
                             case 1 -> client.extendedQuery("SELECT id, v FROM points WHERE id = $1", Integer.toString(key));
@@ -186,6 +246,25 @@ final class ReadPathWarmup {
             t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 1000));
         }
         return done.get();
+    }
+
+    private static void closeQuietly(AutoCloseable part) {
+        if (part == null) {
+            return;
+        }
+        try {
+            part.close();
+        } catch (Exception e) {
+            LOG.warn("closing the warm-up's {}: {}", part.getClass().getSimpleName(), e.toString());
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            LOG.warn("the warm-up's scratch directory {} was not deleted: {}", dir, e.toString());
+        }
     }
 
     /** Compilation time in a second of reads below which the JIT counts as done with the read path. */

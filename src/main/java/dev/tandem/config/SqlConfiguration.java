@@ -1,6 +1,15 @@
 package dev.tandem.config;
 
 import dev.tandem.controller.Controller;
+import dev.tandem.metrics.TandemMeters;
+import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.FatalErrorHandler;
+import dev.tandem.runtime.RuntimeObserver;
+import dev.tandem.sharing.ArrangementSharingRegistry;
+import dev.tandem.storage.StorageOptions;
+import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.TableStorages;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.tandem.pgwire.PgAuthenticator;
 import dev.tandem.pgwire.PgWireServer;
 import dev.tandem.pgwire.TokenAuthenticator;
@@ -98,24 +107,69 @@ public class SqlConfiguration {
     @Bean(destroyMethod = "close")
     PgWireHolder tandemPgWire(SqlEngine engine, ObjectProvider<PgAuthenticator> authenticator, TandemProperties props, AuditLog audit,
             ObjectProvider<PrincipalLimits> limits, ObjectProvider<LoginThrottle> throttle, ObjectProvider<ServerProperties> server,
-            ObjectProvider<SslBundles> bundles) {
+            ObjectProvider<SslBundles> bundles, ObjectProvider<MeterRegistry> meters, Scheduler tandemSqlBlocking, Scheduler tandemSqlPlanning,
+            Scheduler tandemSqlHeavyPlanning, Scheduler tandemSqlTimer) {
         TandemProperties.Pgwire pg = props.pgwire();
         if (pg.port() < 0) {
             return new PgWireHolder(null);
         }
+        PrincipalLimits principals = limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0));
+        PgWireServer.Guards guards = new PgWireServer.Guards(pg.maxConnections(), pg.reservedAdminConnections(), pg.authenticationTimeout(),
+                throttle.getIfAvailable(LoginThrottle::none)).withIdleTimeouts(pg.idleSessionTimeout(), pg.idleInTransactionSessionTimeout());
         return new PgWireHolder(() -> {
-            // before the first client can connect: the read path is compiled by then
-            ReadPathWarmup.run(pg.warmUpReads());
-            PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit,
-                    limits.getIfAvailable(() -> new PrincipalLimits(0, 0, 0)),
-                    new PgWireServer.Guards(pg.maxConnections(), pg.reservedAdminConnections(), pg.authenticationTimeout(),
-                            throttle.getIfAvailable(LoginThrottle::none)).withIdleTimeouts(pg.idleSessionTimeout(), pg.idleInTransactionSessionTimeout()),
-                    tls(server.getIfAvailable(), bundles.getIfAvailable()),
-                    pg.host(), pg.port());
+            // before the first client can connect: the read path is compiled by then, against parts of the kinds it runs on
+            ReadPathWarmup.run(pg.warmUpReads(), new WarmupParts(props, meters.getIfAvailable() != null, audit, principals, guards,
+                    new Scheduler[] {tandemSqlBlocking, tandemSqlPlanning, tandemSqlHeavyPlanning, tandemSqlTimer}));
+            PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit, principals, guards,
+                    tls(server.getIfAvailable(), bundles.getIfAvailable()), pg.host(), pg.port());
             // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)
             LOG.info("PostgreSQL wire protocol listening on {}:{}", pg.host(), wire.port());
             return wire;
         });
+    }
+
+    /**
+     * The read path's warm-up's scratch server, made as this server is: durable storage in a scratch
+     * directory, metered (to a registry of the same kind as the server's, never scraped) when the server is,
+     * runtimes and controller as the properties configure them, an engine on the server's planning lanes,
+     * a listener with its audit, per-principal limits and guards (trusting: the warm-up's own client has no
+     * credentials).
+     */
+    record WarmupParts(TandemProperties props, boolean metered, AuditLog audit, PrincipalLimits principals, PgWireServer.Guards guards,
+            Scheduler[] sql) implements ReadPathWarmup.Parts {
+
+        private MeterRegistry registry() {
+            return new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        }
+
+        @Override
+        public TableStorage storage(java.nio.file.Path dir, Scheduler timer) {
+            TandemProperties.Storage s = props.storage();
+            TableStorage storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withTickInterval(s.tickInterval()).withFsync(s.fsync()),
+                    false);
+            return metered ? TandemMeters.countingIngest(storage, registry()) : storage;
+        }
+
+        @Override
+        public Multiplexer multiplexer(TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal) {
+            return TandemConfiguration.startMultiplexer(props, storage, registry, fatal,
+                    metered ? TandemMeters.observer(registry(), props.compute().interactiveRuntime().enabled()) : RuntimeObserver.NONE);
+        }
+
+        @Override
+        public Controller controller(TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry, Scheduler timer) {
+            return new Controller(storage, multiplexer, registry, TandemConfiguration.settings(props), System::currentTimeMillis, timer);
+        }
+
+        @Override
+        public SqlEngine engine(Controller controller, ChangeStreams streams) {
+            return new SqlEngine(controller, sql[0], streams, props.sql().limits(), sql[1], sql[2], sql[3]);
+        }
+
+        @Override
+        public PgWireServer listen(SqlEngine engine) {
+            return PgWireServer.start(engine, PgAuthenticator.TRUST, audit, principals, guards, null, "127.0.0.1", 0);
+        }
     }
 
     /** The HTTP server's TLS key material ({@code server.ssl.*}) as a server context for the wire protocol, or null without TLS. */

@@ -3,7 +3,7 @@ package dev.tandem.config;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ControllerSettings;
-import dev.tandem.kafka.KafkaSharedLog;
+import dev.tandem.storage.kafka.KafkaSharedLog;
 import dev.tandem.metrics.TandemMeters;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.runtime.FatalErrorHandler;
@@ -72,15 +72,17 @@ public class TandemConfiguration {
     @Bean(destroyMethod = "close")
     Multiplexer multiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
             ObjectProvider<RuntimeObserver> observer) {
+        return startMultiplexer(props, storage, registry, fatal, observer.getIfAvailable(() -> RuntimeObserver.NONE));
+    }
+
+    /** The compute runtimes as the properties configure them (also the read path's warm-up's, on its scratch storage). */
+    static Multiplexer startMultiplexer(TandemProperties props, TableStorage storage, ArrangementSharingRegistry registry, FatalErrorHandler fatal,
+            RuntimeObserver observer) {
         TandemProperties.Compute c = props.compute();
-        Multiplexer m = Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
-                storage, registry, fatal, System::currentTimeMillis, observer.getIfAvailable(() -> RuntimeObserver.NONE));
-        m.setDataflowMemoryBudget(c.dataflowMemoryBudgetBytes());
-        m.setMaintenanceNice(c.maintenanceNice(), c.hydrationNice());
-        m.setHydrationLanes(c.hydrationLanes());
-        m.setFreshRoundUpdates(c.freshRoundUpdates());
-        m.setMaintenanceReserve(c.maintenanceReserve());
-        return m;
+        Multiplexer.Tuning tuning = new Multiplexer.Tuning(c.dataflowMemoryBudgetBytes(), c.maintenanceNice(), c.hydrationNice(),
+                c.hydrationLanes(), c.freshRoundUpdates(), c.maintenanceReserve());
+        return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
+                storage, registry, fatal, System::currentTimeMillis, observer, tuning);
     }
 
     @Bean(destroyMethod = "close")

@@ -1,5 +1,6 @@
 package dev.tandem.controller;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Mfp;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.plan.DataflowDescription;
@@ -705,13 +706,18 @@ public final class Controller implements AutoCloseable {
             }
             case ComputeResponse.PeekResponse p -> dispatch.answer(p);
             case ComputeResponse.Status s -> {
-                if ("dataflow_failed".equals(s.kind()) || "dataflow_rejected".equals(s.kind())) {
+                boolean dataflowEnded = switch (s.kind()) {
+                    case DATAFLOW_FAILED, DATAFLOW_OVER_BUDGET, DATAFLOW_REJECTED -> true;
+                    case HYDRATED, DUPLICATE_PEEK, REFUSED, PROTOCOL_ERROR -> false;
+                };
+                if (dataflowEnded) {
                     // A slow-path query whose transient dataflow the replica refused or abandoned fails at once.
-                    dispatch.dataflowFailed(s.id(), s.detail());
+                    dispatch.dataflowFailed(s.id(), s.kind() == ComputeResponse.StatusKind.DATAFLOW_OVER_BUDGET
+                            ? EvalError.Code.MEMORY_BUDGET : EvalError.Code.DATA_EXCEPTION, s.detail());
                     streams.failed(s.id(), s.detail());
-                    indexes.publish(new ControllerEvent(s.kind(), null, s.id(), null, false, s.detail()));
+                    indexes.publish(new ControllerEvent(s.kind().jsonName(), null, s.id(), null, false, s.detail()));
                     IndexState failed = s.id() == null ? null : indexes.get(s.id());
-                    if (failed != null && "dataflow_failed".equals(s.kind()) && !system.containsKey(failed.index.name())) {
+                    if (failed != null && s.kind() != ComputeResponse.StatusKind.DATAFLOW_REJECTED && !system.containsKey(failed.index.name())) {
                         indexFailed(failed.index, s.detail());
                     }
                 }

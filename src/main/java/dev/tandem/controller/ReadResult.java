@@ -1,6 +1,7 @@
 package dev.tandem.controller;
 
 import dev.tandem.row.Row;
+import dev.tandem.runtime.ReadPath;
 import dev.tandem.time.Frontier;
 import java.util.List;
 
@@ -10,5 +11,10 @@ import java.util.List;
  * wall clock, hydration — plus which path and runtime answered it.
  */
 public record ReadResult(List<String> columns, List<Row> rows, long asOf, Frontier upper, Frontier since, long lagMs,
-        boolean hydrated, String path, String runtime) {
+        boolean hydrated, ReadPath readPath, String runtime) {
+
+    /** The name of the path that answered, as the API shows it: {@code fast}, {@code slow} or {@code slow_early}. */
+    public String path() {
+        return readPath.tag();
+    }
 }

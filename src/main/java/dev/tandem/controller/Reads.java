@@ -10,6 +10,7 @@ import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
+import dev.tandem.runtime.ReadPath;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -156,7 +157,7 @@ final class Reads {
         ComputeCommand.Peek peek = new ComputeCommand.Peek(PeekDispatch.peekId(), index.id(), t, keys, shape.mfp(), shape.finishing(),
                 settings.get().maxResultRows());
         return dispatch.await(peek, timeout, strict || req.asOf() != null)
-                .map(result -> toResult(result, shape.columns(), t, s.hydrated, "fast"))
+                .map(result -> toResult(result, shape.columns(), t, s.hydrated, ReadPath.FAST))
                 .doFinally(x -> held.release().run());
     }
 
@@ -193,7 +194,7 @@ final class Reads {
         dispatch.send(new ComputeCommand.Schedule(tid));
         boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
         return answer
-                .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? "slow_early" : "slow"))
+                .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? ReadPath.SLOW_EARLY : ReadPath.SLOW))
                 .doFinally(sig -> {
                     dispatch.forgetTransient(tid);
                     dispatch.send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
@@ -209,7 +210,7 @@ final class Reads {
         return result instanceof ComputeResponse.Rows rows && !rows.info().upper().isPast(t);
     }
 
-    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, String path) {
+    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, ReadPath path) {
         ComputeResponse.Rows rows = (ComputeResponse.Rows) result;
         ComputeResponse.ReadInfo info = rows.info();
         return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());

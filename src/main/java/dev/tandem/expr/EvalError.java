@@ -81,4 +81,9 @@ public final class EvalError extends RuntimeException {
     public Code code() {
         return code;
     }
+
+    /** This error as an error collection holds it. */
+    public DataError error() {
+        return new DataError(getMessage(), code);
+    }
 }

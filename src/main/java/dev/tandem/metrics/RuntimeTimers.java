@@ -1,5 +1,6 @@
 package dev.tandem.metrics;
 
+import dev.tandem.runtime.ReadPath;
 import dev.tandem.runtime.Role;
 import dev.tandem.runtime.RuntimeObserver;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,7 +27,7 @@ final class RuntimeTimers implements RuntimeObserver {
             hydrationTimer(role);
         }
         Role reader = roles.getLast();
-        for (String path : TandemMeters.PATHS) {
+        for (ReadPath path : TandemMeters.PATHS) {
             for (String outcome : TandemMeters.OUTCOMES) {
                 peekTimer(reader, path, outcome);
             }
@@ -54,16 +55,16 @@ final class RuntimeTimers implements RuntimeObserver {
     }
 
     /** A peek timer's tags (no text is built on a read's way out). */
-    private record PeekKey(Role role, String path, String outcome) {
+    private record PeekKey(Role role, ReadPath path, String outcome) {
     }
 
-    private Timer peekTimer(Role role, String path, String outcome) {
+    private Timer peekTimer(Role role, ReadPath path, String outcome) {
         PeekKey key = new PeekKey(role, path, outcome);
         Timer timer = peeks.get(key);
         return timer != null ? timer : peeks.computeIfAbsent(key, k -> Timer.builder(TandemMeters.PEEK_DURATION)
                 .description("Time from a peek's arrival at the runtime to its answer")
                 .tag("role", role.tag())
-                .tag("path", path)
+                .tag("path", path.tag())
                 .tag("outcome", outcome)
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(1_000))
@@ -72,7 +73,7 @@ final class RuntimeTimers implements RuntimeObserver {
     }
 
     @Override
-    public void peekCompleted(Role role, String path, String outcome, long nanos) {
+    public void peekCompleted(Role role, ReadPath path, String outcome, long nanos) {
         peekTimer(role, path, outcome).record(nanos, TimeUnit.NANOSECONDS);
     }
 

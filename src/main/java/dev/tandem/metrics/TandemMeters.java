@@ -1,6 +1,7 @@
 package dev.tandem.metrics;
 
 import dev.tandem.multiplex.Multiplexer;
+import dev.tandem.runtime.ReadPath;
 import dev.tandem.runtime.Role;
 import dev.tandem.runtime.RuntimeObserver;
 import dev.tandem.sharing.ArrangementSharingRegistry;
@@ -54,8 +55,8 @@ public final class TandemMeters {
     /** Counter: index events dropped for a subscriber too slow to take them. */
     public static final String EVENTS_DROPPED = "tandem.events.dropped";
 
-    /** The {@code path} tag values of {@link #PEEK_DURATION}. */
-    public static final List<String> PATHS = List.of("fast", "slow");
+    /** The paths a runtime's peeks take, whose tags are the {@code path} tag values of {@link #PEEK_DURATION}. */
+    public static final List<ReadPath> PATHS = List.of(ReadPath.FAST, ReadPath.SLOW);
     /** The {@code outcome} tag values of {@link #PEEK_DURATION}. */
     public static final List<String> OUTCOMES = List.of("rows", "error", "canceled");
 

@@ -10,7 +10,10 @@ import dev.tandem.protocol.ComputeResponse.Frontiers;
 import dev.tandem.protocol.ComputeResponse.PeekResponse;
 import dev.tandem.runtime.ComputeInstance;
 import dev.tandem.runtime.ComputeRuntime;
+import dev.tandem.runtime.ComputeRuntimeBuilder;
+import dev.tandem.runtime.MaintenanceReserve;
 import dev.tandem.runtime.Role;
+import dev.tandem.runtime.SchedulerWorkerPool;
 import dev.tandem.runtime.SerialEmitter;
 import java.util.Map;
 import java.util.Set;
@@ -54,31 +57,90 @@ public final class Multiplexer implements ComputeInstance {
     private final Sinks.Many<ComputeResponse> out = Sinks.many().multicast().onBackpressureBuffer(1 << 20, false);
     private final SerialEmitter<ComputeResponse> emitter = new SerialEmitter<>(out);
     private final Disposable.Composite subscriptions = Disposables.composite();
-    private volatile dev.tandem.runtime.MaintenanceReserve reserve;
+    private final MaintenanceReserve reserve;
     private final AtomicLong suppressedFrontiers = new AtomicLong();
 
     /**
-     * Starts the compute side: with {@code twoRuntimes}, a maintenance runtime of
-     * {@code maintenanceWorkers} and an interactive runtime of {@code interactiveWorkers} sharing one
+     * How the runtimes behind a multiplexer are tuned. The OS priorities, hydration lanes, fresh rounds and
+     * maintenance reserve apply in two-runtime mode only: a solo runtime answers reads on its workers and is
+     * left alone.
+     *
+     * @param dataflowMemoryBudget the memory budget of each dataflow, in both runtimes (bytes)
+     * @param maintenanceNice the OS priority of maintenance's threads that keep hydrated indexes fresh (0: normal)
+     * @param hydrationNice the OS priority of maintenance's hydrations and of the command thread that sets them up
+     * @param hydrationLanes whether maintenance runs hydration rounds on lanes of their own
+     * @param freshRoundUpdates the largest round (in table updates) of a hydrated, table-only dataflow that
+     *     maintenance runs at normal priority (0: none)
+     * @param maintenanceReserve the share of the CPU time maintenance wants that it keeps against reads when
+     *     they saturate the machine, by holding back new peeks ({@link MaintenanceReserve}); 0 leaves reads
+     *     first in every case. Needs Linux's per-thread scheduler statistics.
+     */
+    public record Tuning(long dataflowMemoryBudget, int maintenanceNice, int hydrationNice, boolean hydrationLanes,
+                         long freshRoundUpdates, double maintenanceReserve) {
+
+        /** Every setting at the runtimes' default: no budget, normal priority, lanes on, no reserve. */
+        public static final Tuning DEFAULTS = new Tuning(ComputeRuntimeBuilder.UNLIMITED_MEMORY, 0, 0, true,
+                SchedulerWorkerPool.DEFAULT_FRESH_ROUND_UPDATES, 0);
+
+        public Tuning withDataflowMemoryBudget(long bytes) {
+            return new Tuning(bytes, maintenanceNice, hydrationNice, hydrationLanes, freshRoundUpdates, maintenanceReserve);
+        }
+    }
+
+    /**
+     * Starts the compute side with {@link Tuning#DEFAULTS}: with {@code twoRuntimes}, a maintenance runtime
+     * of {@code maintenanceWorkers} and an interactive runtime of {@code interactiveWorkers} sharing one
      * registry; otherwise one {@code SOLO} runtime.
      */
     public static Multiplexer start(boolean twoRuntimes, int maintenanceWorkers, int interactiveWorkers,
             dev.tandem.storage.TableStorage storage, dev.tandem.sharing.ArrangementSharingRegistry registry,
             dev.tandem.runtime.FatalErrorHandler fatal, java.util.function.LongSupplier clock, dev.tandem.runtime.RuntimeObserver observer) {
+        return start(twoRuntimes, maintenanceWorkers, interactiveWorkers, storage, registry, fatal, clock, observer, Tuning.DEFAULTS);
+    }
+
+    /** Starts the compute side as the other {@code start} does, its runtimes tuned by {@code tuning}. */
+    public static Multiplexer start(boolean twoRuntimes, int maintenanceWorkers, int interactiveWorkers,
+            dev.tandem.storage.TableStorage storage, dev.tandem.sharing.ArrangementSharingRegistry registry,
+            dev.tandem.runtime.FatalErrorHandler fatal, java.util.function.LongSupplier clock, dev.tandem.runtime.RuntimeObserver observer,
+            Tuning tuning) {
+        java.util.function.BiFunction<Role, Integer, ComputeRuntimeBuilder> runtime = (role, workers) -> ComputeRuntime.builder()
+                .role(role).workers(workers).storage(storage).registry(registry).fatalErrorHandler(fatal).clock(clock).observer(observer)
+                .dataflowMemoryBudget(tuning.dataflowMemoryBudget());
         if (!twoRuntimes) {
-            return new Multiplexer(ComputeRuntime.create(Role.SOLO, maintenanceWorkers, storage, registry, false, fatal, clock, observer), null);
+            return new Multiplexer(runtime.apply(Role.SOLO, maintenanceWorkers).build(), null, null);
         }
         // Reactor's shared timer threads (timeouts) start now, at normal priority, not from a lowered maintenance thread.
         dev.tandem.runtime.ThreadNice.startThreads(reactor.core.scheduler.Schedulers.parallel(), reactor.core.scheduler.Schedulers.DEFAULT_POOL_SIZE);
-        ComputeRuntime m = ComputeRuntime.create(Role.MAINTENANCE, maintenanceWorkers, storage, registry, true, fatal, clock, observer);
-        ComputeRuntime i = ComputeRuntime.create(Role.INTERACTIVE, interactiveWorkers, storage, registry, false, fatal, clock, observer);
-        return new Multiplexer(m, i);
+        ComputeRuntime m = runtime.apply(Role.MAINTENANCE, maintenanceWorkers).shareWithReader(true)
+                .workerNice(tuning.maintenanceNice(), tuning.hydrationNice())
+                .hydrationLanes(tuning.hydrationLanes())
+                .freshRoundUpdates(tuning.freshRoundUpdates())
+                .build();
+        MaintenanceReserve reserve = reserve(tuning.maintenanceReserve());
+        ComputeRuntime i = runtime.apply(Role.INTERACTIVE, interactiveWorkers).maintenanceReserve(reserve).build();
+        return new Multiplexer(m, i, reserve);
     }
 
-    /** A multiplexer over a {@code SOLO} runtime ({@code interactive} null) or over two runtimes. */
-    public Multiplexer(ComputeRuntime maintenance, ComputeRuntime interactive) {
+    /** The maintenance reserve of {@code share}, or null: off, or this platform has no per-thread scheduler statistics. */
+    private static MaintenanceReserve reserve(double share) {
+        if (share == 0) {
+            return null;
+        }
+        if (!dev.tandem.runtime.KernelCpuTimes.available()) {
+            LOG.warn("tandem.compute.maintenance-reserve={} has no effect: this platform has no per-thread scheduler statistics", share);
+            return null;
+        }
+        return new MaintenanceReserve(share, new dev.tandem.runtime.KernelCpuTimes(), Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * A multiplexer over a {@code SOLO} runtime ({@code interactive} null) or over two runtimes, the
+     * interactive one admitting its peeks through {@code reserve} (null: none), which it then ticks.
+     */
+    private Multiplexer(ComputeRuntime maintenance, ComputeRuntime interactive, MaintenanceReserve reserve) {
         this.maintenance = maintenance;
         this.interactive = interactive;
+        this.reserve = reserve;
         for (dev.tandem.runtime.Introspection.Collection c : dev.tandem.runtime.Introspection.ALL) {
             owners.put(c.id(), maintenance);
         }
@@ -86,73 +148,19 @@ public final class Multiplexer implements ComputeInstance {
         if (interactive != null) {
             subscriptions.add(interactive.responses().subscribe(r -> receive(interactive, r)));
         }
-    }
-
-    /** Sets the memory budget of each dataflow created from now on, in both runtimes (bytes). */
-    /**
-     * In two-runtime mode, lowers the OS priority of maintenance's threads, so a saturated CPU serves reads
-     * first: to {@code nice} for the rounds that keep hydrated indexes fresh, to {@code hydrationNice} for
-     * hydrations and the command thread that sets them up. A solo runtime answers reads on its workers and
-     * is left alone.
-     */
-    public void setMaintenanceNice(int nice, int hydrationNice) {
-        if (interactive != null) {
-            maintenance.setWorkerNice(nice, hydrationNice);
+        if (reserve != null) {
+            // Its own thread (it reads /proc, which a non-blocking thread must not), started at normal priority: it admits reads.
+            reactor.core.scheduler.Scheduler timer = reactor.core.scheduler.Schedulers.newSingle("tandem-maintenance-reserve", true);
+            long tick = MaintenanceReserve.TICK.toNanos();
+            subscriptions.add(dev.tandem.runtime.ThreadNice.atNormalPriority(
+                    () -> timer.schedulePeriodically(reserve::tick, tick, tick, java.util.concurrent.TimeUnit.NANOSECONDS)));
+            subscriptions.add(timer);
         }
-    }
-
-    /**
-     * In two-runtime mode, keeps maintenance {@code reserve} of the CPU time it wants against reads when they
-     * saturate the machine, by holding back new peeks ({@link dev.tandem.runtime.MaintenanceReserve}); 0 leaves
-     * reads first in every case. Needs Linux's per-thread scheduler statistics.
-     */
-    public void setMaintenanceReserve(double reserve) {
-        if (interactive == null || reserve == 0) {
-            return;
-        }
-        if (!dev.tandem.runtime.KernelCpuTimes.available()) {
-            LOG.warn("tandem.compute.maintenance-reserve={} has no effect: this platform has no per-thread scheduler statistics", reserve);
-            return;
-        }
-        var r = new dev.tandem.runtime.MaintenanceReserve(reserve, new dev.tandem.runtime.KernelCpuTimes(),
-                Runtime.getRuntime().availableProcessors());
-        interactive.setMaintenanceReserve(r);
-        this.reserve = r;
-        // Its own thread (it reads /proc, which a non-blocking thread must not), started at normal priority: it admits reads.
-        reactor.core.scheduler.Scheduler timer = reactor.core.scheduler.Schedulers.newSingle("tandem-maintenance-reserve", true);
-        long tick = dev.tandem.runtime.MaintenanceReserve.TICK.toNanos();
-        subscriptions.add(dev.tandem.runtime.ThreadNice.atNormalPriority(
-                () -> timer.schedulePeriodically(r::tick, tick, tick, java.util.concurrent.TimeUnit.NANOSECONDS)));
-        subscriptions.add(timer);
     }
 
     /** The maintenance reserve in force, or null (off, or a single runtime). */
-    public dev.tandem.runtime.MaintenanceReserve maintenanceReserve() {
+    public MaintenanceReserve maintenanceReserve() {
         return reserve;
-    }
-
-    /** In two-runtime mode, whether maintenance runs hydration rounds on lanes of their own (before any dataflow). */
-    public void setHydrationLanes(boolean lanes) {
-        if (interactive != null) {
-            maintenance.setHydrationLanes(lanes);
-        }
-    }
-
-    /**
-     * In two-runtime mode, the largest round (in table updates) of a hydrated, table-only dataflow that
-     * maintenance runs at normal priority (0: none); before any dataflow.
-     */
-    public void setFreshRoundUpdates(long updates) {
-        if (interactive != null) {
-            maintenance.setFreshRoundUpdates(updates);
-        }
-    }
-
-    public void setDataflowMemoryBudget(long bytes) {
-        maintenance.setDataflowMemoryBudget(bytes);
-        if (interactive != null) {
-            interactive.setDataflowMemoryBudget(bytes);
-        }
     }
 
     public boolean twoRuntimes() {
@@ -213,7 +221,7 @@ public final class Multiplexer implements ComputeInstance {
                     return;
                 }
                 if (!outstanding.add(p.uuid())) {
-                    emit(new ComputeResponse.Status("duplicate_peek", p.uuid().toString(), "a peek with this uuid is already pending"));
+                    emit(new ComputeResponse.Status(ComputeResponse.StatusKind.DUPLICATE_PEEK, p.uuid().toString(), "a peek with this uuid is already pending"));
                     return;
                 }
                 reader().send(command);
@@ -247,7 +255,7 @@ public final class Multiplexer implements ComputeInstance {
                 }
             }
             case ComputeResponse.Status s -> {
-                if ("dataflow_rejected".equals(s.kind()) && s.id() != null && owners.get(s.id()) == from) {
+                if (s.kind() == ComputeResponse.StatusKind.DATAFLOW_REJECTED && s.id() != null && owners.get(s.id()) == from) {
                     owners.remove(s.id());
                 }
                 emit(s);

@@ -67,9 +67,24 @@ public final class PgWireClient implements AutoCloseable {
         untilReady();
     }
 
-    /** Runs the named statement with text parameters (Bind, Execute, Sync); returns the DataRows answered. */
+    /**
+     * Sends Bind messages as libpq does ({@code true}: one result-format code, and a Describe of the portal
+     * before each Execute of a named statement) or with no result-format codes and no Describe ({@code false}),
+     * so that the warm-up's reads take both branches real clients take.
+     */
+    public PgWireClient libpqStyle(boolean libpq) {
+        this.libpq = libpq;
+        return this;
+    }
+
+    private boolean libpq;
+
+    /** Runs the named statement with text parameters (Bind, [Describe,] Execute, Sync); returns the DataRows answered. */
     public int executePrepared(String name, String... params) throws IOException {
         bind(name, params);
+        if (libpq) {
+            begin('D').int8('P').cstring("").end();
+        }
         begin('E').cstring("").int32(0).end();
         begin('S').end();
         out.flush();
@@ -94,7 +109,11 @@ public final class PgWireClient implements AutoCloseable {
             int32(v.length);
             message.write(v);
         }
-        int16(0).end();
+        if (libpq) {
+            int16(1).int16(0).end();
+        } else {
+            int16(0).end();
+        }
     }
 
     /** Reads messages up to ReadyForQuery: the DataRows among them, or the first ErrorResponse's message as an exception. */

@@ -69,7 +69,8 @@ final class IntrospectionLogger implements AutoCloseable {
         LongSupplier clock = resources.clockMillis();
         this.timer = resources.schedulers().newSingle("tandem-maintenance-logging-timer");
         // It retracts only rows it inserted (the previous sample), so its deletes need no check.
-        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTickInterval(resources.introspectionTick())
+        this.log = TableStorages.inMemory(StorageOptions.defaults(timer).withClock(clock).withTicker(resources.tickerNanos())
+                .withTickInterval(resources.introspectionTick())
                 .withDeleteChecks(false));
         this.pool = new SchedulerWorkerPool("tandem-maintenance-logging", resources.schedulers().newBoundedElastic("tandem-maintenance-logging", 1),
                 1, fatal);

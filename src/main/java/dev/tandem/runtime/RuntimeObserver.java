@@ -3,8 +3,8 @@ package dev.tandem.runtime;
 /** Receives what a runtime measures (for metrics and introspection); every method is optional. */
 public interface RuntimeObserver {
 
-    /** A peek was answered: {@code path} is {@code fast} or {@code slow}, {@code outcome} {@code rows}, {@code error} or {@code canceled}. */
-    default void peekCompleted(Role role, String path, String outcome, long nanos) {
+    /** A peek was answered: {@code path} is {@code FAST} or {@code SLOW}, {@code outcome} {@code rows}, {@code error} or {@code canceled}. */
+    default void peekCompleted(Role role, ReadPath path, String outcome, long nanos) {
     }
 
     /** One operator shard ran one step. */

@@ -105,7 +105,7 @@ final class ArrayFunctions {
     }
 
     /** The translation of an array call, or null when {@code call} is none. */
-    static Expr translate(RelTranslator t, RexCall call, List<DatumType> in) {
+    static Expr translate(RexTranslator t, RexCall call, List<DatumType> in) {
         List<RexNode> ops = call.getOperands();
         switch (call.getKind()) {
             case ARRAY_VALUE_CONSTRUCTOR -> {
@@ -122,14 +122,14 @@ final class ArrayFunctions {
                     }
                     RexNode e = widened ? ((RexCall) o).getOperands().get(0) : o;
                     if (e instanceof org.apache.calcite.rex.RexLiteral l && type.element() == DatumType.NUMERIC) {
-                        RelTranslator.refuseCastLiteral(l);
+                        PgCoercion.refuseCastLiteral(l);
                     }
                     args.add(t.rex(e, in));
                 }
-                args = args.isEmpty() ? args : RelTranslator.unify(args, in, "ARRAY");
+                args = args.isEmpty() ? args : PgCoercion.unify(args, in, "ARRAY");
                 List<Expr> elements = new ArrayList<>();
                 for (Expr a : args) {
-                    DatumType at = RelTranslator.typeOf(a, in);
+                    DatumType at = PgCoercion.typeOf(a, in);
                     elements.add(at == type.element() ? a : Expr.cast(a, type.element()));
                 }
                 return new Expr.Call(Func.ARRAY, elements, type);
@@ -137,7 +137,7 @@ final class ArrayFunctions {
             case ITEM -> {
                 Expr a = array(t, ops.get(0), in, "[]");
                 Expr i = t.rex(ops.get(1), in);
-                if (RelTranslator.typeOf(i, in) != DatumType.INT64) {
+                if (PgCoercion.typeOf(i, in) != DatumType.INT64) {
                     throw new SqlException(SqlException.DATATYPE_MISMATCH, "array subscript must have type integer");
                 }
                 return Expr.call(Func.ARRAY_GET, a, i);
@@ -153,7 +153,7 @@ final class ArrayFunctions {
                     default -> "gte";
                 };
                 Expr a = array(t, ops.get(1), in, "ANY/ALL");
-                DatumType element = RelTranslator.typeOf(a, in).element();
+                DatumType element = PgCoercion.typeOf(a, in).element();
                 Expr x = t.rex(ops.get(0), in);
                 x = element(x, element, in, comparison.sql);
                 return Expr.call(call.getKind() == SqlKind.SOME ? Func.ANY : Func.ALL, Expr.lit(op, DatumType.STRING), x, a);
@@ -175,7 +175,7 @@ final class ArrayFunctions {
             case CAST -> {
                 DatumType to = SqlTypes.of(call.getType());
                 Expr x = t.rex(ops.get(0), in);
-                DatumType from = RelTranslator.typeOf(x, in);
+                DatumType from = PgCoercion.typeOf(x, in);
                 String named = ops.get(1) instanceof org.apache.calcite.rex.RexLiteral n ? n.getValueAs(String.class) : "";
                 boolean int4 = java.util.Set.of("integer", "int", "int4").contains(named);
                 boolean int2 = java.util.Set.of("smallint", "int2").contains(named);
@@ -215,8 +215,8 @@ final class ArrayFunctions {
                 }
                 Expr a = t.rex(ops.get(0), in);
                 Expr b = t.rex(ops.get(1), in);
-                DatumType at = RelTranslator.typeOf(a, in);
-                DatumType bt = RelTranslator.typeOf(b, in);
+                DatumType at = PgCoercion.typeOf(a, in);
+                DatumType bt = PgCoercion.typeOf(b, in);
                 if (at.isArray() && bt.isArray()) {
                     return concat(a, b, in);
                 }
@@ -238,7 +238,7 @@ final class ArrayFunctions {
                 for (RexNode o : ops.subList(1, ops.size())) {
                     Expr s = t.rex(o, in);
                     args.add(s instanceof Expr.Lit l && l.value() == null ? Expr.lit(null, DatumType.STRING) : s);
-                    if (RelTranslator.typeOf(args.getLast(), in) != DatumType.STRING) {
+                    if (PgCoercion.typeOf(args.getLast(), in) != DatumType.STRING) {
                         throw undefined("array_to_string", ops, in, t);
                     }
                 }
@@ -251,16 +251,16 @@ final class ArrayFunctions {
             case "ARRAY_APPEND" -> {
                 arity(name, ops, 2, 2);
                 Expr a = array(t, ops.get(0), in, "array_append");
-                return Expr.call(Func.ARRAY_APPEND, a, element(t.rex(ops.get(1), in), RelTranslator.typeOf(a, in).element(), in, "array_append"));
+                return Expr.call(Func.ARRAY_APPEND, a, element(t.rex(ops.get(1), in), PgCoercion.typeOf(a, in).element(), in, "array_append"));
             }
             case "ARRAY_PREPEND" -> {
                 arity(name, ops, 2, 2);
                 Expr a = array(t, ops.get(1), in, "array_prepend");
-                return Expr.call(Func.ARRAY_PREPEND, element(t.rex(ops.get(0), in), RelTranslator.typeOf(a, in).element(), in, "array_prepend"), a);
+                return Expr.call(Func.ARRAY_PREPEND, element(t.rex(ops.get(0), in), PgCoercion.typeOf(a, in).element(), in, "array_prepend"), a);
             }
             case CONTAINS, CONTAINED, OVERLAP -> {
                 String op = name.equals(CONTAINS) ? "@>" : name.equals(CONTAINED) ? "<@" : "&&";
-                List<Expr> ab = RelTranslator.unify(List.of(array(t, ops.get(0), in, op), array(t, ops.get(1), in, op)), in, op);
+                List<Expr> ab = PgCoercion.unify(List.of(array(t, ops.get(0), in, op), array(t, ops.get(1), in, op)), in, op);
                 return name.equals(CONTAINED) ? Expr.call(Func.ARRAY_CONTAINS, ab.get(1), ab.get(0))
                         : Expr.call(name.equals(CONTAINS) ? Func.ARRAY_CONTAINS : Func.ARRAY_OVERLAP, ab.get(0), ab.get(1));
             }
@@ -271,9 +271,9 @@ final class ArrayFunctions {
                 if (keys instanceof Expr.Lit l && l.type() == DatumType.STRING) {
                     keys = Expr.lit(SqlTypes.convert(l.value(), DatumType.STRING_ARRAY), DatumType.STRING_ARRAY);
                 }
-                if (RelTranslator.typeOf(j, in) != DatumType.JSONB || RelTranslator.typeOf(keys, in) != DatumType.STRING_ARRAY) {
-                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(RelTranslator.typeOf(j, in))
-                            + " " + op + " " + SqlTypes.pgName(RelTranslator.typeOf(keys, in)));
+                if (PgCoercion.typeOf(j, in) != DatumType.JSONB || PgCoercion.typeOf(keys, in) != DatumType.STRING_ARRAY) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(PgCoercion.typeOf(j, in))
+                            + " " + op + " " + SqlTypes.pgName(PgCoercion.typeOf(keys, in)));
                 }
                 return Expr.call(name.equals(EXISTS_ANY) ? Func.JSONB_EXISTS_ANY : Func.JSONB_EXISTS_ALL, j, keys);
             }
@@ -291,14 +291,14 @@ final class ArrayFunctions {
     }
 
     private static Expr concat(Expr a, Expr b, List<DatumType> in) {
-        List<Expr> ab = RelTranslator.unify(List.of(a, b), in, "||");
+        List<Expr> ab = PgCoercion.unify(List.of(a, b), in, "||");
         return Expr.call(Func.ARRAY_CAT, ab.get(0), ab.get(1));
     }
 
     /** An operand that must be an array: a quoted literal is read as one only where its type follows from elsewhere, else 42804... */
-    private static Expr array(RelTranslator t, RexNode o, List<DatumType> in, String op) {
+    private static Expr array(RexTranslator t, RexNode o, List<DatumType> in, String op) {
         Expr a = t.rex(o, in);
-        DatumType at = RelTranslator.typeOf(a, in);
+        DatumType at = PgCoercion.typeOf(a, in);
         if (!at.isArray()) {
             if (a instanceof Expr.Lit l && l.value() == null && o.getType().getSqlTypeName() == SqlTypeName.ARRAY) {
                 return Expr.lit(null, SqlTypes.of(o.getType()));
@@ -311,7 +311,7 @@ final class ArrayFunctions {
 
     /** {@code x} as an element of an array of {@code element}: a quoted literal or NULL takes that type, a number widens; else 42883. */
     private static Expr element(Expr x, DatumType element, List<DatumType> in, String op) {
-        DatumType xt = RelTranslator.typeOf(x, in);
+        DatumType xt = PgCoercion.typeOf(x, in);
         if (xt == element) {
             return x;
         }
@@ -327,10 +327,10 @@ final class ArrayFunctions {
                 + SqlTypes.pgName(DatumType.arrayOf(element)));
     }
 
-    private static Expr integer(RelTranslator t, RexNode o, List<DatumType> in) {
+    private static Expr integer(RexTranslator t, RexNode o, List<DatumType> in) {
         Expr i = t.rex(o, in);
-        if (RelTranslator.typeOf(i, in) != DatumType.INT64) {
-            throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function needs an integer, got " + SqlTypes.pgName(RelTranslator.typeOf(i, in)));
+        if (PgCoercion.typeOf(i, in) != DatumType.INT64) {
+            throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function needs an integer, got " + SqlTypes.pgName(PgCoercion.typeOf(i, in)));
         }
         return i;
     }
@@ -342,7 +342,7 @@ final class ArrayFunctions {
         }
     }
 
-    private static SqlException undefined(String name, List<RexNode> ops, List<DatumType> in, RelTranslator t) {
+    private static SqlException undefined(String name, List<RexNode> ops, List<DatumType> in, RexTranslator t) {
         return new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name + " does not exist for these argument types");
     }
 }

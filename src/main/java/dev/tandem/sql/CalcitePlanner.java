@@ -78,7 +78,7 @@ final class CalcitePlanner {
         }
 
         /**
-         * {@code avg} of integers is a fraction, a numeric ({@link RelTranslator}); Calcite's own
+         * {@code avg} of integers is a fraction, a numeric ({@link RelAggregates}); Calcite's own
          * type (the argument's) would have it drop a cast back to an integer as a no-op.
          */
         @Override

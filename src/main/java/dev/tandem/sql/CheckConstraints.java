@@ -111,15 +111,14 @@ final class CheckConstraints {
             throw at(sql, p, new SqlException(SqlException.NOT_SUPPORTED,
                     "not supported: a CHECK condition with a subquery, an aggregate or a window function (it must read the row alone)"));
         }
-        RelTranslator tr = new RelTranslator(i -> null, i -> null);
-        tr.translate(scan);
+        RexTranslator tr = new RexTranslator(i -> null, i -> null).cluster(scan);
         Expr expr;
         try {
             expr = tr.rex(project.getProjects().get(0), schema.types());
         } catch (SqlException e) {
             throw at(sql, p, e);
         }
-        DatumType type = RelTranslator.typeOf(expr, schema.types());
+        DatumType type = PgCoercion.typeOf(expr, schema.types());
         if (type != DatumType.BOOL) {
             throw at(sql, p, new SqlException(SqlState.DATATYPE_MISMATCH, "argument of CHECK must be type boolean, not type " + SqlTypes.pgName(type)));
         }

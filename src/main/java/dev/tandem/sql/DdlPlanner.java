@@ -346,7 +346,7 @@ final class DdlPlanner {
         }
         SqlEngine.Query q = engine.planQuery(parsed, params, null, null);
         RelNode whole = q.sort() == null ? q.body() : q.sort();
-        RelTranslator.Translated t = new RelTranslator(i -> null, i -> DatumType.STRING).translate(whole);
+        RelTranslator.Translated t = new RelTranslator(new RexTranslator(i -> null, i -> DatumType.STRING)).translate(whole);
         List<Integer> fields = q.fields();
         List<Integer> ids = new ArrayList<>();
         for (int i = 0; i < t.types().size(); i++) {

@@ -1,5 +1,7 @@
 package dev.tandem.sql;
 
+import static dev.tandem.sql.PgCoercion.untyped;
+
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
 import dev.tandem.expr.Func;
@@ -20,7 +22,7 @@ final class JsonbFunctions {
     private JsonbFunctions() {
     }
 
-    static Expr translate(RelTranslator t, String name, List<RexNode> ops, List<DatumType> in) {
+    static Expr translate(RexTranslator t, String name, List<RexNode> ops, List<DatumType> in) {
         List<Expr> args = new ArrayList<>();
         // a parameter's value is not known when planning (a placeholder stands for it): it is read as jsonb when evaluated
         java.util.Set<Expr> params = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -40,7 +42,7 @@ final class JsonbFunctions {
             case PgJsonbOperators.FIELD, PgJsonbOperators.FIELD_TEXT -> {
                 Expr j = jsonb(args.get(0), in, operator(name), args.get(1), params);
                 Expr k = args.get(1);
-                DatumType kt = RelTranslator.typeOf(k, in);
+                DatumType kt = PgCoercion.typeOf(k, in);
                 if (kt != DatumType.STRING && kt != DatumType.INT64) {
                     throw undefined(operator(name), j, k, in);
                 }
@@ -49,7 +51,7 @@ final class JsonbFunctions {
             case PgJsonbOperators.PATH, PgJsonbOperators.PATH_TEXT, PgJsonbOperators.EXISTS -> {
                 Expr j = jsonb(args.get(0), in, operator(name), args.get(1), params);
                 Expr k = args.get(1);
-                if (RelTranslator.typeOf(k, in) != DatumType.STRING) {
+                if (PgCoercion.typeOf(k, in) != DatumType.STRING) {
                     throw undefined(operator(name), j, k, in);
                 }
                 Func f = switch (name) {
@@ -73,9 +75,9 @@ final class JsonbFunctions {
             }
             case "JSONB_TYPEOF", "JSONB_ARRAY_LENGTH" -> {
                 Expr j = args.get(0);
-                if (!untyped(j) && RelTranslator.typeOf(j, in) != DatumType.JSONB) {
+                if (!untyped(j) && PgCoercion.typeOf(j, in) != DatumType.JSONB) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name.toLowerCase(Locale.ROOT) + "("
-                            + SqlTypes.pgName(RelTranslator.typeOf(j, in)) + ") does not exist");
+                            + SqlTypes.pgName(PgCoercion.typeOf(j, in)) + ") does not exist");
                 }
                 j = literal(j, params);
                 yield Expr.call(name.equals("JSONB_TYPEOF") ? Func.JSONB_TYPEOF : Func.JSONB_ARRAY_LENGTH, j);
@@ -125,7 +127,7 @@ final class JsonbFunctions {
 
     /** Refuses a value {@code to_jsonb} and the builders would write otherwise than PostgreSQL does. */
     private static void convertible(Expr x, List<DatumType> in, String function, boolean key) {
-        DatumType xt = RelTranslator.typeOf(x, in);
+        DatumType xt = PgCoercion.typeOf(x, in);
         boolean ok = switch (xt) {
             case BOOL, INT64, NUMERIC, STRING, UUID, DATE, JSONB -> true;
             case FLOAT64 -> !key;
@@ -149,20 +151,16 @@ final class JsonbFunctions {
         };
     }
 
-    private static boolean untyped(Expr e) {
-        return e instanceof Expr.Lit l && (l.value() == null || l.type() == DatumType.STRING);
-    }
-
     /** The jsonb operand of an operator: a jsonb, or a quoted literal read as one. */
     private static Expr jsonb(Expr e, List<DatumType> in, String op, Expr other, java.util.Set<Expr> params) {
         if (untyped(e)) {
             return literal(e, params);
         }
-        if (op.equals("||") && RelTranslator.typeOf(e, in) == DatumType.STRING) {
+        if (op.equals("||") && PgCoercion.typeOf(e, in) == DatumType.STRING) {
             // PostgreSQL's jsonb || text is text's concatenation of jsonb's output
             throw SqlException.notSupported("jsonb || text (cast the jsonb to text, or the text to jsonb)");
         }
-        if (RelTranslator.typeOf(e, in) != DatumType.JSONB) {
+        if (PgCoercion.typeOf(e, in) != DatumType.JSONB) {
             throw undefined(op, e, other, in);
         }
         return e;
@@ -186,8 +184,8 @@ final class JsonbFunctions {
     }
 
     private static SqlException undefined(String op, Expr a, Expr b, List<DatumType> in) {
-        return new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(RelTranslator.typeOf(a, in))
-                + " " + op + " " + (untyped(b) ? "unknown" : SqlTypes.pgName(RelTranslator.typeOf(b, in))));
+        return new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(PgCoercion.typeOf(a, in))
+                + " " + op + " " + (untyped(b) ? "unknown" : SqlTypes.pgName(PgCoercion.typeOf(b, in))));
     }
 
     /** A cast to jsonb: of a quoted literal, its value; of text, parsed when evaluated; 42846 from other types. */
@@ -195,7 +193,7 @@ final class JsonbFunctions {
         if (untyped(x)) {
             return literal(x, params);
         }
-        DatumType xt = RelTranslator.typeOf(x, in);
+        DatumType xt = PgCoercion.typeOf(x, in);
         if (xt == DatumType.JSONB) {
             return x;
         }

@@ -25,7 +25,7 @@ import org.apache.calcite.sql2rel.StandardConvertletTable;
  * {@code +} and {@code -} of a query is made one of these operators before validation ({@link #rewrite}), and the
  * validator, which looks operators up again by name, finds them ahead of Calcite's own;
  * they type as Calcite's own except on dates, and each converts back to Calcite's own unless it is on dates
- * ({@link #convertlet}), so arithmetic on numbers is planned exactly as before. {@link RelTranslator} translates
+ * ({@link #convertlet}), so arithmetic on numbers is planned exactly as before. {@link PgCoercion} types
  * the date arithmetic.
  */
 final class PgDatetimeArithmetic {

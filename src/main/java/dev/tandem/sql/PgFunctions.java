@@ -258,7 +258,7 @@ final class PgFunctions {
      * The expression of a call of one of PostgreSQL's functions or regular-expression operators, or null
      * when {@code call} is none of them.
      */
-    static Expr translate(RelTranslator t, RexCall call, List<DatumType> in) {
+    static Expr translate(RexTranslator t, RexCall call, List<DatumType> in) {
         List<RexNode> ops = call.getOperands();
         SqlKind kind = call.getKind();
         switch (kind) {
@@ -300,7 +300,7 @@ final class PgFunctions {
                 List<Expr> args = new ArrayList<>();
                 for (RexNode o : ops) {
                     Expr a = t.rex(o, in);
-                    DatumType at = RelTranslator.typeOf(a, in);
+                    DatumType at = PgCoercion.typeOf(a, in);
                     if (at == DatumType.INT64) {
                         a = Expr.cast(a, DatumType.STRING);
                     } else if (at != DatumType.STRING) {
@@ -332,7 +332,7 @@ final class PgFunctions {
                 List<Expr> args = new ArrayList<>();
                 for (RexNode op : ops) {
                     Expr x = t.rex(op, in);
-                    args.add(RelTranslator.typeOf(x, in) == DatumType.INT64 ? x : Expr.cast(x, DatumType.INT64));
+                    args.add(PgCoercion.typeOf(x, in) == DatumType.INT64 ? x : Expr.cast(x, DatumType.INT64));
                 }
                 return Expr.call(Func.MAKE_DATE, args.toArray(Expr[]::new));
             }
@@ -342,23 +342,23 @@ final class PgFunctions {
                     throw SqlException.notSupported("to_timestamp(text, text) (write the time in ISO form, '2024-01-02 03:04:05+00'::timestamptz)");
                 }
                 Expr x = t.rex(ops.get(0), in);
-                DatumType xt = RelTranslator.typeOf(x, in);
+                DatumType xt = PgCoercion.typeOf(x, in);
                 if (xt != DatumType.INT64 && xt != DatumType.FLOAT64 && xt != DatumType.NUMERIC) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_timestamp(" + SqlTypes.pgName(xt) + ") does not exist");
                 }
-                return Expr.call(Func.TO_TIMESTAMP, RelTranslator.typeOf(x, in) == DatumType.FLOAT64 ? x : Expr.cast(x, DatumType.FLOAT64));
+                return Expr.call(Func.TO_TIMESTAMP, PgCoercion.typeOf(x, in) == DatumType.FLOAT64 ? x : Expr.cast(x, DatumType.FLOAT64));
             }
             case "TO_CHAR" -> {
                 Expr x = t.rex(ops.get(0), in);
                 Expr template = t.rex(ops.get(1), in);
-                DatumType xt = RelTranslator.typeOf(x, in);
+                DatumType xt = PgCoercion.typeOf(x, in);
                 boolean number = xt == DatumType.INT64 || xt == DatumType.FLOAT64 || xt == DatumType.NUMERIC;
                 if (!number && xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ && xt != DatumType.INTERVAL) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_char(" + SqlTypes.pgName(xt) + ", text) does not exist");
                 }
-                if (RelTranslator.typeOf(template, in) != DatumType.STRING) {
+                if (PgCoercion.typeOf(template, in) != DatumType.STRING) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_char(" + SqlTypes.pgName(xt) + ", "
-                            + SqlTypes.pgName(RelTranslator.typeOf(template, in)) + ") does not exist");
+                            + SqlTypes.pgName(PgCoercion.typeOf(template, in)) + ") does not exist");
                 }
                 if (template instanceof Expr.Lit l && l.value() instanceof String s) {
                     String why = number ? dev.tandem.expr.FormatTemplates.unsupportedNumber(s)
@@ -378,7 +378,7 @@ final class PgFunctions {
                 }
                 for (RexNode op : ops) {
                     Expr x = t.rex(op, in);
-                    DatumType xt = RelTranslator.typeOf(x, in);
+                    DatumType xt = PgCoercion.typeOf(x, in);
                     if (xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ) {
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function age(" + SqlTypes.pgName(xt) + ") does not exist");
                     }
@@ -391,7 +391,7 @@ final class PgFunctions {
                 List<Expr> args = new ArrayList<>();
                 for (RexNode op : ops) {
                     Expr x = t.rex(op, in);
-                    DatumType xt = RelTranslator.typeOf(x, in);
+                    DatumType xt = PgCoercion.typeOf(x, in);
                     switch (xt) {
                         case STRING -> args.add(x);
                         case INT64, NUMERIC, DATE, TIMESTAMPTZ, UUID -> {
@@ -412,7 +412,7 @@ final class PgFunctions {
             }
             case "PG_INTERVAL" -> {
                 Expr x = t.rex(ops.get(0), in);
-                DatumType xt = RelTranslator.typeOf(x, in);
+                DatumType xt = PgCoercion.typeOf(x, in);
                 if (x instanceof Expr.Lit l && l.value() instanceof String s) {
                     try {
                         return Expr.lit(dev.tandem.expr.Intervals.parse(s), DatumType.INTERVAL);
@@ -454,7 +454,7 @@ final class PgFunctions {
             case PG_EXTRACT, "DATE_PART", "PG_DATE_TRUNC" -> {
                 Expr field = t.rex(ops.get(0), in);
                 Expr x = t.rex(ops.get(1), in);
-                DatumType xt = RelTranslator.typeOf(x, in);
+                DatumType xt = PgCoercion.typeOf(x, in);
                 if (name.equals("PG_DATE_TRUNC")) {
                     return Expr.call(Func.DATE_TRUNC, field, xt == DatumType.DATE ? Expr.cast(x, DatumType.TIMESTAMPTZ) : x);
                 }
@@ -467,7 +467,7 @@ final class PgFunctions {
             case "ROUND", "TRUNC" -> {
                 Expr x = t.rex(ops.get(0), in);
                 SqlTypeName xt = ops.get(0).getType().getSqlTypeName();
-                if (RelTranslator.typeOf(x, in) == DatumType.NUMERIC) {
+                if (PgCoercion.typeOf(x, in) == DatumType.NUMERIC) {
                     return ops.size() == 1 ? Expr.call(name.equals("TRUNC") ? Func.TRUNC : Func.ROUND_NUMERIC, x)
                             : Expr.call(name.equals("TRUNC") ? Func.TRUNC : Func.ROUND_NUMERIC, x, t.rex(ops.get(1), in));
                 }
@@ -497,7 +497,7 @@ final class PgFunctions {
                 for (RexNode o : ops) {
                     args.add(t.rex(o, in));
                 }
-                if (args.stream().anyMatch(a -> RelTranslator.typeOf(a, in) == DatumType.NUMERIC)) {
+                if (args.stream().anyMatch(a -> PgCoercion.typeOf(a, in) == DatumType.NUMERIC)) {
                     if (f == Func.FLOOR || f == Func.CEIL || f == Func.SIGN) {
                         return new Expr.Call(f, args);
                     }
@@ -515,7 +515,7 @@ final class PgFunctions {
                 for (RexNode o : ops) {
                     args.add(t.rex(o, in));
                 }
-                return new Expr.Call(Func.valueOf(name), RelTranslator.unify(args, in, name));
+                return new Expr.Call(Func.valueOf(name), PgCoercion.unify(args, in, name));
             }
             default -> {
                 return null;
@@ -539,13 +539,13 @@ final class PgFunctions {
         }
     }
 
-    private static List<Expr> strings(RelTranslator t, List<RexNode> ops, List<DatumType> in, String op) {
+    private static List<Expr> strings(RexTranslator t, List<RexNode> ops, List<DatumType> in, String op) {
         List<Expr> args = new ArrayList<>();
         for (RexNode o : ops) {
             Expr a = t.rex(o, in);
-            if (RelTranslator.typeOf(a, in) != DatumType.STRING) {
+            if (PgCoercion.typeOf(a, in) != DatumType.STRING) {
                 throw new SqlException(SqlException.UNDEFINED_FUNCTION, (op.contains("~") ? "operator" : "function") + " does not exist: "
-                        + op + " of " + SqlTypes.pgName(RelTranslator.typeOf(a, in)));
+                        + op + " of " + SqlTypes.pgName(PgCoercion.typeOf(a, in)));
             }
             args.add(a);
         }
@@ -563,7 +563,7 @@ final class PgFunctions {
     }
 
     private static Expr toFloat(Expr e, List<DatumType> in) {
-        DatumType t = RelTranslator.typeOf(e, in);
+        DatumType t = PgCoercion.typeOf(e, in);
         if (t == DatumType.FLOAT64) {
             return e;
         }

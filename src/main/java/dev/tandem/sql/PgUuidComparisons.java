@@ -24,7 +24,7 @@ import org.apache.calcite.sql2rel.StandardConvertletTable;
  * {@code iv < '1 day'}), and {@code ||} of a jsonb, which Calcite's operators refuse: a
  * comparison with a quoted operand is made one of these operators before validation ({@link #rewrite}); each types as
  * Calcite's own and also takes a uuid with a string, and converts back to Calcite's own ({@link #convertlet}), so that
- * {@link RelTranslator} reads the literal as a uuid, as it reads one compared with any other type.
+ * {@link PgCoercion} reads the literal as a uuid, as it reads one compared with any other type.
  */
 final class PgUuidComparisons {
 

@@ -34,6 +34,14 @@ final class PlanningLanes {
     }
 
     /**
+     * Waits for another session's planning to end ({@code ended}), on no lane and within the planning timeout;
+     * completes empty however it ends (the waiter then looks for the plan and plans itself if there is none).
+     */
+    Mono<Void> awaitOther(java.util.concurrent.CompletableFuture<?> ended) {
+        return Mono.fromFuture(ended, true).timeout(limits.planningTimeout(), timer).onErrorResume(e -> Mono.empty()).then();
+    }
+
+    /**
      * Runs {@code work}, the planning of {@code sql}, on its lane: refused first when the statement is over
      * a bound or its caller at its limit of planning; answered {@code 54000} when the planning timeout
      * passes (the work then finishes unused, and its caller's admission is given back only then).

@@ -111,14 +111,14 @@ final class PointLookup {
             }
         }
         // the rest of the query may hold no parameter: it is translated once, for every run
-        RelTranslator tr = new RelTranslator(i -> {
+        RexTranslator tr = new RexTranslator(i -> {
             throw new ParameterElsewhere();
         }, i -> q.paramTypes().get(q.params().number(i) - 1)).statementTime(() -> {
             // the statement's time differs from run to run, so it is no lookup translated once
             throw new ParameterElsewhere();
         });
         try {
-            tr.translate(scan);
+            tr.cluster(scan);
             List<Expr> conjuncts = new ArrayList<>();
             for (RexNode c : rest) {
                 conjuncts.addAll(RelTranslator.conjuncts(tr.rex(c, types)));
@@ -134,7 +134,7 @@ final class PointLookup {
      * {@code project} (null: every column), a column as itself, any other expression computed into a
      * column of the map; {@code filter}, the conjuncts every row passes.
      */
-    static Mfp mfp(RelTranslator tr, Project project, List<DatumType> types, List<Expr> filter) {
+    static Mfp mfp(RexTranslator tr, Project project, List<DatumType> types, List<Expr> filter) {
         List<Expr> map = new ArrayList<>();
         List<Integer> projection = null;
         if (project != null) {

@@ -148,8 +148,8 @@ final class QueryPlanner {
             paramTypes.add(t == null ? DatumType.STRING : t);
         }
         // the result's types, from a translation with placeholder values
-        List<DatumType> bodyTypes = new RelTranslator(i -> placeholder(paramTypes.get(params.number(i) - 1)),
-                i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> SqlSession.Times.at(java.time.Instant.EPOCH)).translate(body).types();
+        List<DatumType> bodyTypes = new RelTranslator(new RexTranslator(i -> placeholder(paramTypes.get(params.number(i) - 1)),
+                i -> paramTypes.get(params.number(i) - 1)).statementTime(() -> SqlSession.Times.at(java.time.Instant.EPOCH))).translate(body).types();
         List<String> names = SqlNames.of(planned.validated(), root);
         List<SqlColumn> columns = new ArrayList<>();
         List<org.apache.calcite.rel.type.RelDataTypeField> calciteTypes = body.getRowType().getFieldList();
@@ -243,7 +243,7 @@ final class QueryPlanner {
      * ({@code now()}); else a read that is maintained (a subscription), which has no statement time.
      */
     SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session, boolean timed) {
-        RelTranslator tr = new RelTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
+        RexTranslator tr = new RexTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
                 .statementTime(!timed ? null : new java.util.function.Supplier<>() {
                     private SqlSession.Times times;
 
@@ -277,7 +277,7 @@ final class QueryPlanner {
         if (simple != null) {
             return simple;
         }
-        Plan plan = tr.translate(q.body()).plan();
+        Plan plan = new RelTranslator(tr).translate(q.body()).plan();
         if (pending) {
             plan = block.overlay(plan, controller, asOf);
         }
@@ -289,7 +289,7 @@ final class QueryPlanner {
      * that: a key lookup when an index's key is pinned by the filter, else a read the controller
      * answers from an index if there is one. Null when the query is anything else.
      */
-    private SqlEngine.Read simpleRead(RelNode body, RelTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
+    private SqlEngine.Read simpleRead(RelNode body, RexTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
         RelNode rel = body;
         // a projection with window functions reads its whole input, never a key or a row at a time
         Project project = rel instanceof Project p && !org.apache.calcite.rex.RexOver.containsOver(p.getProjects(), null) ? p : null;
@@ -299,7 +299,7 @@ final class QueryPlanner {
         if (!(rel instanceof TableScan scan)) {
             return null;
         }
-        tr.translate(scan);
+        tr.cluster(scan);
         List<String> qn = scan.getTable().getQualifiedName();
         String target = qn.get(qn.size() - 1);
         CatalogEntry entry = controller.catalog().stream().filter(e -> e.name().equals(target)).findFirst().orElse(null);

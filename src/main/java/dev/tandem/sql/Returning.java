@@ -68,7 +68,7 @@ final class Returning {
         String body = list.substring(0, split.offset()) + "SELECT   " + list.substring(split.offset() + "returning".length()).replaceFirst(";\\s*$", "");
         String text = body + " FROM " + quoted(table.name()) + (alias == null ? "" : " AS " + quoted(alias));
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse(text), SqlParams.of(text), null, null);
-        Plan plan = new RelTranslator(i -> null, i -> null).translate(q.body()).plan();
+        Plan plan = new RelTranslator(new RexTranslator(i -> null, i -> null)).translate(q.body()).plan();
         Mfp mfp = switch (plan) {
             case Plan.Get g -> Mfp.identity();
             case Plan.MapFilterProject m when m.input() instanceof Plan.Get && m.mfp().filter().isEmpty() -> m.mfp();

@@ -385,8 +385,30 @@ public final class SqlEngine {
             if (!plans(sql)) {
                 return Mono.fromSupplier(() -> prepare(sql, session));
             }
-            return lanes.planned(sql, context, () -> prepare(sql, session)).doOnError(e -> session.fail());
+            return plannedOnce(sql, session, now, context);
         }).onErrorMap(SqlErrors::map);
+    }
+
+    /**
+     * Plans {@code sql} on a planning lane once for the sessions that prepare it, or another statement of its
+     * shape, at the same time: the first plans, admitted as any planning; the others wait for it (within the
+     * planning timeout) without an admission of their own, then take the plan from the cache. Eight pgbench
+     * clients' first statements arrive together; each planning its own would make every one eight times as
+     * slow on two cores, and take the principal past its concurrent plannings (refused, 53400). A session whose
+     * wait ends without a cached plan (the first failed, or its plan is not cacheable) plans for itself.
+     */
+    private Mono<SqlStatement> plannedOnce(String sql, SqlSession session, CatalogSnapshot now, reactor.util.context.ContextView context) {
+        SqlLiterals.Lifted lifted = SqlLiterals.lift(sql);
+        StatementCache.Planning queued = statements.queue(lifted == null ? sql : lifted.shape(), now.version());
+        Mono<SqlStatement> own = Mono.defer(() -> lanes.planned(sql, context, () -> prepare(sql, session))).doOnError(e -> session.fail());
+        if (queued.mine()) {
+            return own.doFinally(signal -> statements.dequeue(queued));
+        }
+        return lanes.awaitOther(queued.ended()).then(Mono.fromSupplier(() -> {
+            CatalogSnapshot later = controller.catalogSnapshot();
+            Prepared p = statements.plan(sql, later);
+            return p != null || lifted == null || session.block() == SqlSession.Block.FAILED ? p : shaped(sql, later, false);
+        })).cast(SqlStatement.class).switchIfEmpty(own);
     }
 
     /**

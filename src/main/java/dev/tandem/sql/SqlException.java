@@ -73,12 +73,6 @@ public final class SqlException extends RuntimeException {
         this(sqlState, message, 0, 0);
     }
 
-    /** An error with the state spelled as its five characters; {@link #SqlException(SqlState, String)} names it. */
-    @Deprecated
-    public SqlException(String sqlState, String message) {
-        this(SqlState.of(sqlState), message, 0, 0);
-    }
-
     /** The "not supported: construct" error every construct outside the dialect gets. */
     public static SqlException notSupported(String construct) {
         return new SqlException(NOT_SUPPORTED, "not supported: " + construct);

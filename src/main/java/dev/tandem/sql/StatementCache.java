@@ -26,6 +26,12 @@ final class StatementCache {
     private final Cache<String, Long> unshaped;
     /** The plannings running now, by text and catalog version. */
     private final ConcurrentHashMap<Planning, Planning> inFlight = new ConcurrentHashMap<>();
+    /**
+     * The plannings sent to a planning lane and not ended, by the text whose plan answers them (the
+     * statement's, or its literal-lifted shape's) and catalog version: what {@code SqlEngine.prepareAsync}
+     * lets other sessions wait for instead of queueing a planning of their own.
+     */
+    private final ConcurrentHashMap<Planning, Planning> onLanes = new ConcurrentHashMap<>();
 
     StatementCache(long bytes) {
         this.plans = Caffeine.newBuilder().maximumWeight(bytes).weigher((String text, Prepared p) -> weight(text, 0)).executor(Runnable::run).build();
@@ -87,15 +93,36 @@ final class StatementCache {
      * the caller must {@link #finish}, or the one another session started first, whose plan it may await.
      */
     Planning join(String text, long version) {
-        Planning mine = new Planning(text, version, true);
-        Planning first = inFlight.putIfAbsent(mine, mine);
-        return first == null ? mine : new Planning(text, version, false, first.done);
+        return join(inFlight, text, version);
     }
 
     /** Ends the caller's own planning: those waiting on it get {@code plan} (null: none to share). */
     void finish(Planning mine, Prepared plan) {
+        finish(inFlight, mine, plan);
+    }
+
+    /**
+     * The lane planning that answers {@code text} (a statement or a shape) against catalog {@code version}: a
+     * new one, {@link Planning#mine}, which the caller sends to a lane and must {@link #dequeue} when it ends,
+     * or the one another session sent first, whose {@link Planning#ended end} it may wait for.
+     */
+    Planning queue(String text, long version) {
+        return join(onLanes, text, version);
+    }
+
+    void dequeue(Planning mine) {
+        finish(onLanes, mine, null);
+    }
+
+    private static Planning join(ConcurrentHashMap<Planning, Planning> running, String text, long version) {
+        Planning mine = new Planning(text, version, true);
+        Planning first = running.putIfAbsent(mine, mine);
+        return first == null ? mine : new Planning(text, version, false, first.done);
+    }
+
+    private static void finish(ConcurrentHashMap<Planning, Planning> running, Planning mine, Prepared plan) {
         mine.done.complete(plan);
-        inFlight.remove(mine, mine);
+        running.remove(mine, mine);
     }
 
     /** The objects a statement names, as of a catalog version: cached by the statement's text as plans are, so authorizing it plans nothing. */
@@ -129,6 +156,11 @@ final class StatementCache {
         /** Whether the caller started this planning (and must finish it) rather than joined another's. */
         boolean mine() {
             return mine;
+        }
+
+        /** Completes when the first planner's planning ends, however it ends. */
+        CompletableFuture<?> ended() {
+            return done;
         }
 
         /** The first planner's plan, or null when it has none to share or did not finish within {@code nanos}. */

@@ -53,7 +53,7 @@ final class GroupCommit {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong syncs = new AtomicLong();
 
-    /** Monotonic nanoseconds (the storage scheduler's clock), for spacing the probes of an unavailable log. */
+    /** Monotonic nanoseconds (the storage options' ticker), for spacing the probes of an unavailable log. */
     private final java.util.function.LongSupplier nanos;
 
     GroupCommit(Journal journal, AppliedTables applied, TableSubscriptions subscriptions, WriteAdmission admission,

@@ -62,8 +62,7 @@ final class LogTableStorage implements TableStorage {
         }
         this.admission = new WriteAdmission(applied, health, options.checkDeletes());
         this.compaction = new LogCompaction(applied, journal, health, admission);
-        this.commit = new GroupCommit(journal, applied, subscriptions, admission, compaction, health,
-                () -> options.scheduler().now(TimeUnit.NANOSECONDS));
+        this.commit = new GroupCommit(journal, applied, subscriptions, admission, compaction, health, options.tickerNanos());
         commit.start();
         errors = repair(applied.negatives);
         long tick = options.tickInterval().toNanos();

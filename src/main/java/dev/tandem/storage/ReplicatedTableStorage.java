@@ -80,11 +80,11 @@ final class ReplicatedTableStorage implements TableStorage {
     private final AtomicLong appliedEntries = new AtomicLong();
     private final AtomicLong rejectedEntries = new AtomicLong();
 
-    /** Monotonic nanoseconds (the storage scheduler's clock), for asking the log's end when nothing comes. */
+    /** Monotonic nanoseconds (the options' ticker), for asking the log's end when nothing comes. */
     private final java.util.function.LongSupplier nanos;
 
     ReplicatedTableStorage(SharedLog log, StorageOptions options) {
-        this.nanos = () -> options.scheduler().now(java.util.concurrent.TimeUnit.NANOSECONDS);
+        this.nanos = options.tickerNanos();
         this.log = log;
         this.applied = new LogTableStorage(new MemoryJournal(), options.withClock(derivedClock::get));
         try {

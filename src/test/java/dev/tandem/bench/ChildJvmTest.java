@@ -58,4 +58,27 @@ class ChildJvmTest {
         assertThat(m.heapBytes()).isEqualTo(3.2442968E7 + 1000.0);
         assertThat(m.cpuSeconds()).isEqualTo(15.96);
     }
+
+    /** With bin/aot-cache's directory ({@code bin/dev bench} passes it), children start from its cache and extracted jar; without it, as before. */
+    @Test
+    void childrenStartFromTheAheadOfTimeCacheWhenOneIsGiven(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        String before = System.getProperty("tandem.bench.aot-dir");
+        try {
+            System.setProperty("tandem.bench.aot-dir", dir.toString());
+            assertThat(ChildServer.aotDir()).as("no cache there yet").isNull();
+            java.nio.file.Files.createDirectories(dir.resolve("app"));
+            java.nio.file.Files.writeString(dir.resolve("app/tandem.jar"), "jar");
+            java.nio.file.Files.writeString(dir.resolve("tandem.aot"), "cache");
+            assertThat(ChildServer.launchTarget()).containsExactly("-XX:AOTCache=" + dir.toAbsolutePath().resolve("tandem.aot"), "-jar",
+                    dir.toAbsolutePath().resolve("app/tandem.jar").toString());
+            System.clearProperty("tandem.bench.aot-dir");
+            assertThat(ChildServer.launchTarget()).doesNotContain("-XX:AOTCache=" + dir.toAbsolutePath().resolve("tandem.aot"));
+        } finally {
+            if (before == null) {
+                System.clearProperty("tandem.bench.aot-dir");
+            } else {
+                System.setProperty("tandem.bench.aot-dir", before);
+            }
+        }
+    }
 }

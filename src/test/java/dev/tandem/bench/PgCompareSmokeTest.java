@@ -26,15 +26,7 @@ class PgCompareSmokeTest {
     @Test
     @Timeout(180)
     void bothSystemsAreMeasuredSideBySide(@TempDir Path dir) throws Exception {
-        Optional<Path> bin = PostgresServer.binaries(null);
-        boolean present = bin.isPresent() && PostgresServer.pgbench(bin.get()) != null;
-        if (!present) {
-            Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
-                    "no PostgreSQL binaries or pgbench on CI (apt-get install postgresql): bench pg-compare needs them");
-            System.err.println("!!! PgCompareSmokeTest SKIPPED: no PostgreSQL binaries (initdb, pg_ctl, postgres, psql) or pgbench"
-                    + " on the PATH or under /usr/lib/postgresql/*/bin (apt-get install postgresql)");
-        }
-        Assumptions.assumeTrue(present, "no PostgreSQL binaries or pgbench");
+        assumePgbench();
 
         Path out = dir.resolve("pg-compare.json");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
@@ -70,5 +62,44 @@ class PgCompareSmokeTest {
         assertThat(json.path("ratios").has("tandem_over_postgresql_p99_prepared_300")).isTrue();
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("| rate | mode | system | churn builds/min |", "| 300/s | prepared | Tandem |",
                 "| 300/s | prepared | PostgreSQL |");
+    }
+
+    /** {@code bench startup}: one fresh server per mode, read by pgbench at once; its runs and table. */
+    @Test
+    @Timeout(180)
+    void startupRunsReadAFreshServer(@TempDir Path dir) throws Exception {
+        assumePgbench();
+        Path out = dir.resolve("startup.json");
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        JsonNode json = BenchMain.run(new PrintStream(printed, true, StandardCharsets.UTF_8), "startup",
+                "--point-rows", "2000", "--seconds", "2", "--rate", "300", "--runs", "1", "--modes", "simple,prepared", "--heap-mb", "384",
+                "--jvm-arg", "-XX:TieredStopAtLevel=1", "--jvm-arg", "-XX:+UseSerialGC", "--server-arg", "tandem.pgwire.warm-up-reads=0",
+                "--out", out.toString());
+
+        assertThat(BenchHttp.JSON.readTree(Files.readString(out)).toString()).isEqualTo(json.toString());
+        for (String key : new String[] {"simple_1", "prepared_1"}) {
+            JsonNode run = json.path("arms").path("tandem").path("runs").path(key);
+            assertThat(run.path("count").asLong()).as("%s transactions in %s", key, run).isPositive();
+            assertThat(run.path("pgbench_exit").asInt(-1)).as("%s pgbench exit", key).isZero();
+            assertThat(run.path("start_seconds").asDouble()).isPositive();
+            assertThat(run.path("load_seconds").asDouble()).isPositive();
+            assertThat(run.path("max_ms").isNumber()).as("%s max_ms", key).isTrue();
+            assertThat(run.path("reads_over_20_ms").isNumber()).isTrue();
+            assertThat(run.path("gc").path("collector").asString()).isEqualTo("Serial");
+        }
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("| mode | run | start-up s |", "| simple | 1 |", "| prepared | 1 |");
+    }
+
+    /** Skips (loudly) without PostgreSQL's binaries and pgbench; fails on CI, which installs them. */
+    private static void assumePgbench() {
+        Optional<Path> bin = PostgresServer.binaries(null);
+        boolean present = bin.isPresent() && PostgresServer.pgbench(bin.get()) != null;
+        if (!present) {
+            Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
+                    "no PostgreSQL binaries or pgbench on CI (apt-get install postgresql): bench pg-compare needs them");
+            System.err.println("!!! PgCompareSmokeTest SKIPPED: no PostgreSQL binaries (initdb, pg_ctl, postgres, psql) or pgbench"
+                    + " on the PATH or under /usr/lib/postgresql/*/bin (apt-get install postgresql)");
+        }
+        Assumptions.assumeTrue(present, "no PostgreSQL binaries or pgbench");
     }
 }

@@ -26,8 +26,14 @@ final class ControllerStack implements AutoCloseable {
     final List<Throwable> fatal = new CopyOnWriteArrayList<>();
 
     ControllerStack(Path dir, boolean twoRuntimes, int maintenanceWorkers, ControllerSettings settings) {
+        this(dir, twoRuntimes, maintenanceWorkers, settings, Multiplexer.Tuning.DEFAULTS);
+    }
+
+    /** As above, the runtimes tuned by {@code tuning}. */
+    ControllerStack(Path dir, boolean twoRuntimes, int maintenanceWorkers, ControllerSettings settings, Multiplexer.Tuning tuning) {
         storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
-        mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> fatal.add(new AssertionError("fatal error in " + w, e)), System::currentTimeMillis, RuntimeObserver.NONE);
+        mux = Multiplexer.start(twoRuntimes, maintenanceWorkers, 1, storage, registry, (w, e) -> fatal.add(new AssertionError("fatal error in " + w, e)),
+                System::currentTimeMillis, RuntimeObserver.NONE, tuning);
         controller = new Controller(storage, mux, registry, settings, System::currentTimeMillis, timer);
     }
 

@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
+import dev.tandem.runtime.ReadPath;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -46,7 +47,7 @@ class ControllerTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> c.indexStatus("orders_by_id").hydrated() && c.indexStatus("customers_by_id").hydrated());
 
             ReadResult point = JsonRequests.read(c, new ReadJson("orders_by_id", null, json("[[2]]"), null, null, null, null, null, null, null, null)).block();
-            assertThat(point.path()).isEqualTo("fast");
+            assertThat(point.readPath()).isEqualTo(ReadPath.FAST);
             assertThat(point.rows()).containsExactly(Row.of(2L, 10L, 250L));
             assertThat(point.columns()).containsExactly("id", "customer", "amount");
 
@@ -60,7 +61,7 @@ class ControllerTest {
             JsonNode join = json("{\"op\":\"mfp\",\"input\":{\"op\":\"join\",\"inputs\":[{\"op\":\"get\",\"name\":\"orders\"},{\"op\":\"get\",\"name\":\"customers\"}],"
                     + "\"on\":[[[0,1],[1,0]]]},\"project\":[0,4,2]}");
             ReadResult joined = JsonRequests.read(c, new ReadJson(null, join, null, null, null, json("[{\"col\":0}]"), null, null, "strict", null, null)).block();
-            assertThat(joined.path()).isEqualTo("slow");
+            assertThat(joined.readPath()).isEqualTo(ReadPath.SLOW);
             assertThat(joined.rows()).containsExactly(Row.of(1L, "ada", 100L), Row.of(2L, "ada", 250L), Row.of(3L, "bob", 75L),
                     Row.of(4L, "bob", 5L));
 

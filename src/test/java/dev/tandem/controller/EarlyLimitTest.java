@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
+import dev.tandem.runtime.ReadPath;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,10 +77,10 @@ class EarlyLimitTest {
     @ParameterizedTest(name = "two runtimes: {0}")
     @ValueSource(booleans = {false, true})
     void aCrossJoinWithALimitAnswersEarlyUnderABudgetTheWholeJoinExceeds(boolean twoRuntimes) {
-        try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 2, ControllerSettings.DEFAULTS)) {
+        try (ControllerStack s = new ControllerStack(dir, twoRuntimes, 2, ControllerSettings.DEFAULTS,
+                Multiplexer.Tuning.DEFAULTS.withDataflowMemoryBudget(24L << 20))) {
             Controller c = s.controller;
             bigTables(c);
-            s.mux.setDataflowMemoryBudget(24L << 20);
 
             // Run to completion (an order makes it wait for every row), the join exceeds the budget.
             assertThatThrownBy(() -> JsonRequests.read(c, plan(CROSS, "[{\"col\":0}]", 10L, null)).block())
@@ -86,19 +88,19 @@ class EarlyLimitTest {
             noTransientDataflows(s);
 
             ReadResult first = JsonRequests.read(c, plan(CROSS, null, 10L, null)).block();
-            assertThat(first.path()).isEqualTo("slow_early");
+            assertThat(first.readPath()).isEqualTo(ReadPath.SLOW_EARLY);
             assertThat(first.rows()).hasSize(10).allMatch(EarlyLimitTest::inCrossJoin).doesNotHaveDuplicates();
             assertThat(first.upper().time()).isEqualTo(first.asOf());
 
             ReadResult offset = JsonRequests.read(c, plan(CROSS, null, 10L, 25L)).block();
             assertThat(offset.rows()).hasSize(10).allMatch(EarlyLimitTest::inCrossJoin).doesNotHaveDuplicates();
-            assertThat(offset.path()).isEqualTo("slow_early");
+            assertThat(offset.readPath()).isEqualTo(ReadPath.SLOW_EARLY);
 
             // A filter and a projection on top still stop early; each row satisfies the filter.
             String filtered = "{\"op\":\"mfp\",\"input\":" + CROSS + ",\"filter\":[{\"call\":\"lt\",\"args\":[{\"col\":0},{\"col\":2}]}],"
                     + "\"project\":[2,0,3]}";
             ReadResult f = JsonRequests.read(c, plan(filtered, null, 7L, 3L)).block();
-            assertThat(f.path()).isEqualTo("slow_early");
+            assertThat(f.readPath()).isEqualTo(ReadPath.SLOW_EARLY);
             assertThat(f.rows()).hasSize(7).doesNotHaveDuplicates().allSatisfy(r -> {
                 assertThat((Long) r.get(1)).isLessThan((Long) r.get(0)).isGreaterThanOrEqualTo(0L);
                 assertThat((Long) r.get(0)).isLessThan(ROWS);
@@ -109,7 +111,7 @@ class EarlyLimitTest {
             noTransientDataflows(s);
             ReadResult small = JsonRequests.read(c, plan("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"name\":\"a\"},\"filter\":[{\"call\":\"lt\","
                     + "\"args\":[{\"col\":0},{\"lit\":3}]}]}", "[{\"col\":0}]", null, null)).block();
-            assertThat(small.path()).isEqualTo("slow");
+            assertThat(small.readPath()).isEqualTo(ReadPath.SLOW);
             assertThat(small.rows()).containsExactly(Row.of(0L, "a0"), Row.of(1L, "a1"), Row.of(2L, "a2"));
             // An expression that may fail on some row (here: overflow) keeps the whole read: over the budget.
             String mayFail = "{\"op\":\"mfp\",\"input\":" + CROSS + ",\"map\":[{\"call\":\"mul\",\"args\":[{\"col\":0},{\"col\":2}]}],\"project\":[4]}";
@@ -146,7 +148,7 @@ class EarlyLimitTest {
             List<Row> model = counts.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> Row.of(e.getKey(), e.getValue())).toList();
             ReadResult grouped = JsonRequests.read(c, plan("{\"op\":\"reduce\",\"input\":{\"op\":\"get\",\"name\":\"c\"},\"group_key\":[0],"
                     + "\"aggregates\":[{\"func\":\"count\"}]}", null, 5L, 2L)).block();
-            assertThat(grouped.path()).isEqualTo("slow");
+            assertThat(grouped.readPath()).isEqualTo(ReadPath.SLOW);
             assertThat(grouped.rows()).containsExactlyElementsOf(model.subList(2, 7));
 
             // c EXCEPT d (distinct values of c not in d), as SQL spells it: threshold(c - d) over distinct values.
@@ -157,17 +159,17 @@ class EarlyLimitTest {
             String exceptPlan = "{\"op\":\"threshold\",\"input\":{\"op\":\"union\",\"inputs\":[" + distinctC + ",{\"op\":\"negate\",\"input\":"
                     + distinctD + "}]}}";
             ReadResult r = JsonRequests.read(c, plan(exceptPlan, null, 3L, null)).block();
-            assertThat(r.path()).isEqualTo("slow");
+            assertThat(r.readPath()).isEqualTo(ReadPath.SLOW);
             assertThat(r.rows()).containsExactlyElementsOf(except.subList(0, 3));
             // A negation alone (no threshold) is not monotone either: the union of c and -c is empty.
             ReadResult cancelled = JsonRequests.read(c, plan("{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"name\":\"c\"},{\"op\":\"negate\","
                     + "\"input\":{\"op\":\"get\",\"name\":\"c\"}}]}", null, 3L, null)).block();
             assertThat(cancelled.rows()).isEmpty();
-            assertThat(cancelled.path()).isEqualTo("slow");
+            assertThat(cancelled.readPath()).isEqualTo(ReadPath.SLOW);
             // A result smaller than the limit is the whole result, complete.
             ReadResult few = JsonRequests.read(c, plan("{\"op\":\"mfp\",\"input\":{\"op\":\"get\",\"name\":\"c\"},\"filter\":[{\"call\":\"eq\","
                     + "\"args\":[{\"col\":0},{\"lit\":0}]}]}", null, 1000L, null)).block();
-            assertThat(few.path()).isEqualTo("slow");
+            assertThat(few.readPath()).isEqualTo(ReadPath.SLOW);
             assertThat(few.rows()).hasSize((int) cs.stream().filter(x -> x == 0).count()).allMatch(row -> row.equals(Row.of(0L)));
             noTransientDataflows(s);
         }

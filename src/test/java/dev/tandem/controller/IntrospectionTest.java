@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
+import dev.tandem.runtime.ReadPath;
 import dev.tandem.storage.RowDiff;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +80,7 @@ class IntrospectionTest {
                     .noneMatch(r -> ((String) r[1]).startsWith("peek ")));
 
             ReadResult r = c.readIntrospection("tandem_frontiers", ReadRequest.of("tandem_frontiers")).block();
-            assertThat(r.path()).isEqualTo("fast");
+            assertThat(r.readPath()).isEqualTo(ReadPath.FAST);
             assertThat(r.runtime()).isEqualTo(twoRuntimes ? "interactive" : "solo");
         }
     }

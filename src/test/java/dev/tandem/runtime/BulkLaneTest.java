@@ -60,8 +60,8 @@ class BulkLaneTest {
         Scheduler ticks = Schedulers.newSingle("bulk-ticks");
         TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
         ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
-        ComputeRuntime interactive = ComputeRuntime.create(Role.INTERACTIVE, 1, storage, registry, false, (where, t) -> { },
-                RuntimeResources.of(System::currentTimeMillis).withSchedulers(schedulers), RuntimeObserver.NONE);
+        ComputeRuntime interactive = ComputeRuntime.builder().role(Role.INTERACTIVE).storage(storage).registry(registry)
+                .fatalErrorHandler((where, t) -> { }).resources(RuntimeResources.of(System::currentTimeMillis).withSchedulers(schedulers)).build();
         Map<UUID, ComputeResponse.PeekResult> answers = new ConcurrentHashMap<>();
         Disposable subscribed = interactive.responses().subscribe(r -> {
             if (r instanceof ComputeResponse.PeekResponse p) {
@@ -81,7 +81,7 @@ class BulkLaneTest {
                     Frontier.at(5), false);
 
             List<Row> many = new ArrayList<>();
-            for (long k = 0; k <= ComputeRuntime.BULK_KEYS; k++) {
+            for (long k = 0; k <= RuntimeLanes.BULK_KEYS; k++) {
                 many.add(Row.of(k));
             }
             UUID bulky = peek(interactive, many);

@@ -97,7 +97,8 @@ class RuntimeResourcesTest {
         Solo(VirtualTimeScheduler time, AtomicLong clock, RuntimeResources resources) {
             this.time = time;
             this.storage = TableStorages.inMemory(StorageOptions.defaults(ticks).withClock(clock::get));
-            this.runtime = ComputeRuntime.create(Role.SOLO, 1, storage, registry, false, (w, e) -> fatal.add(e), resources, RuntimeObserver.NONE);
+            this.runtime = ComputeRuntime.builder().role(Role.SOLO).storage(storage).registry(registry).fatalErrorHandler((w, e) -> fatal.add(e))
+                    .resources(resources).build();
         }
 
         /** Brings the runtime up as the controller would, and waits until its introspection indexes are published. */

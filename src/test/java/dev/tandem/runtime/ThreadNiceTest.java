@@ -74,8 +74,7 @@ class ThreadNiceTest {
     void maintenanceCommandsRunAtTheHydrationNiceValue() {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        try (RuntimeStack stack = new RuntimeStack(Role.MAINTENANCE)) {
-            stack.runtime.setWorkerNice(before + 2, before + 5);
+        try (RuntimeStack stack = new RuntimeStack(Role.MAINTENANCE, before + 2, before + 5)) {
             CompletableFuture<Optional<Integer>> onCommandThread = new CompletableFuture<>();
             stack.runtime.runAfterCommands(() -> onCommandThread.complete(ThreadNice.current()));
             assertThat(onCommandThread.orTimeout(30, TimeUnit.SECONDS).join()).contains(before + 5);
@@ -140,7 +139,7 @@ class ThreadNiceTest {
     void maintenanceResponsesKeepNormalPriorityAndLoggingTakesTheWorkersNice() throws InterruptedException {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        try (RuntimeStack stack = new RuntimeStack(Role.MAINTENANCE)) {
+        try (RuntimeStack stack = new RuntimeStack(Role.MAINTENANCE, before + 2, before + 5)) {
             ComputeRuntime runtime = stack.runtime;
             Set<Optional<Integer>> deliveredAt = ConcurrentHashMap.newKeySet();
             CountDownLatch responses = new CountDownLatch(5);
@@ -148,7 +147,6 @@ class ThreadNiceTest {
                 deliveredAt.add(ThreadNice.current());
                 responses.countDown();
             });
-            runtime.setWorkerNice(before + 2, before + 5);
             CompletableFuture<Optional<Integer>> sampled = new CompletableFuture<>();
             runtime.addIntrospectionSource(Introspection.SUBSCRIPTIONS.id(), () -> {
                 sampled.complete(ThreadNice.current());
@@ -170,7 +168,7 @@ class ThreadNiceTest {
     void interactiveResponsesBroughtAboutByALoweredThreadAreDeliveredAtNormalPriority() throws Exception {
         assumeTrue(ThreadNice.current().isPresent(), "per-thread nice values are readable only on Linux");
         int before = ThreadNice.current().orElseThrow();
-        try (RuntimeStack stack = new RuntimeStack(Role.INTERACTIVE)) {
+        try (RuntimeStack stack = new RuntimeStack(Role.INTERACTIVE, 0, 0)) {
             ComputeRuntime interactive = stack.runtime;
             ArrangementSharingRegistry registry = stack.registry;
             CompletableFuture<Optional<Integer>> deliveredAt = new CompletableFuture<>();
@@ -192,7 +190,10 @@ class ThreadNiceTest {
         }
     }
 
-    /** A runtime of one role over an in-memory storage (maintenance shares with a reader), closed with it. */
+    /**
+     * A runtime of one role over an in-memory storage (maintenance shares with a reader), its workers at
+     * {@code nice} and its hydrations and commands at {@code hydrationNice}, closed with it.
+     */
     private static final class RuntimeStack implements AutoCloseable {
         final Scheduler ticks = Schedulers.newSingle("nice-ticks");
         final TableStorage storage = TableStorages.inMemory(StorageOptions.defaults(ticks));
@@ -201,9 +202,9 @@ class ThreadNiceTest {
         /** A subscription to the runtime's responses, ended first. */
         Disposable subscribed;
 
-        RuntimeStack(Role role) {
-            runtime = ComputeRuntime.create(role, 1, storage, registry, role == Role.MAINTENANCE, (where, t) -> { },
-                    System::currentTimeMillis, RuntimeObserver.NONE);
+        RuntimeStack(Role role, int nice, int hydrationNice) {
+            runtime = ComputeRuntime.builder().role(role).storage(storage).registry(registry).shareWithReader(role == Role.MAINTENANCE)
+                    .fatalErrorHandler((where, t) -> { }).workerNice(nice, hydrationNice).build();
         }
 
         @Override

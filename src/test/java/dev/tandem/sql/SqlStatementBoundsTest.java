@@ -22,7 +22,8 @@ import reactor.util.context.Context;
  * What one statement may cost before it runs: over its text's length, its literals or its planning time
  * it is refused with {@code 54000} naming the bound's property, and nothing changes (no table made, no
  * row written, nothing cached); a principal's planning counts against its limit ({@code 53400}) while
- * cached statements still answer; the plan cache holds no more than its bytes.
+ * cached statements still answer, and statements of a shape being planned wait for that planning instead;
+ * the plan cache holds no more than its bytes.
  */
 class SqlStatementBoundsTest {
 
@@ -134,20 +135,27 @@ class SqlStatementBoundsTest {
 
             CompletableFuture<SqlResult> first = stack.sql.execute("SELECT id FROM t WHERE s = 'a'", List.of(), session).contextWrite(ada).toFuture();
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> gate.held() == 1);
-            assertThatThrownBy(() -> stack.sql.execute("SELECT id FROM t WHERE s = 'b'", List.of(), session).contextWrite(ada)
+            assertThatThrownBy(() -> stack.sql.execute("SELECT count(*) FROM t WHERE s = 'b'", List.of(), session).contextWrite(ada)
                     .block(Duration.ofSeconds(30))).isInstanceOfSatisfying(SqlException.class, e -> {
                         assertThat(e.sqlState()).isEqualTo("53400");
                         assertThat(e.getMessage()).contains("'ada' has 1 statements being planned", "tandem.security.limits.max-concurrent-plans");
                     });
             assertThat(stack.sql.execute(cached, List.of(1L), session).contextWrite(ada).block(Duration.ofSeconds(30)).rows())
                     .as("a cached statement plans nothing").hasSize(1);
-            CompletableFuture<SqlResult> other = stack.sql.execute("SELECT id FROM t WHERE s = 'c'", List.of(), session).contextWrite(bob).toFuture();
+            CompletableFuture<SqlResult> other = stack.sql.execute("SELECT s, id FROM t WHERE s = 'c'", List.of(), session).contextWrite(bob).toFuture();
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> gate.held() == 2);
             assertThat(principals.held("bob", PrincipalLimits.Kind.PLANS)).as("another principal's planning is admitted").isEqualTo(1);
+            // the first statement's shape, with another literal: it waits for that planning instead of planning (or being refused)
+            CompletableFuture<SqlResult> sameShape = stack.sql.execute("SELECT id FROM t WHERE s = 'z'", List.of(), new SqlSession()).contextWrite(ada)
+                    .toFuture();
+            assertThat(sameShape).as("not refused at the principal's limit").isNotDone();
+            assertThat(gate.held()).as("nothing more sent to a planning lane").isEqualTo(2);
+            assertThat(principals.held("ada", PrincipalLimits.Kind.PLANS)).isEqualTo(1);
 
             gate.open();
             assertThat(first.get(30, TimeUnit.SECONDS).rows()).hasSize(1);
             assertThat(other.get(30, TimeUnit.SECONDS).rows()).isEmpty();
+            assertThat(sameShape.get(30, TimeUnit.SECONDS).rows()).as("answered from the shape the first planned").isEmpty();
             assertThat(principals.held("ada", PrincipalLimits.Kind.PLANS)).isZero();
             assertThat(principals.holders()).isZero();
         } finally {

@@ -1,8 +1,5 @@
 package dev.tandem.sql.catalog;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.row.DatumType;
 import dev.tandem.sql.SqlColumn;
@@ -10,7 +7,6 @@ import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlState;
 import java.sql.Array;
-import java.sql.Connection;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,27 +17,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.calcite.DataContext;
-import org.apache.calcite.jdbc.CalciteConnection;
-import org.apache.calcite.linq4j.Enumerable;
-import org.apache.calcite.linq4j.Linq4j;
-import org.apache.calcite.rel.type.RelDataType;
-import org.apache.calcite.rel.type.RelDataTypeFactory;
-import org.apache.calcite.schema.ScannableTable;
-import org.apache.calcite.schema.SchemaPlus;
-import org.apache.calcite.schema.impl.AbstractTable;
-import org.apache.calcite.schema.impl.ScalarFunctionImpl;
-import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * A read of {@code pg_catalog} or {@code information_schema}, prepared: the client's SQL rewritten for
  * Calcite ({@link PgCatalogRewriter}), its result columns and parameter count. It runs on Calcite's own
  * Enumerable engine over the relations of a catalog snapshot ({@link PgCatalogData}), one-shot, apart
- * from the maintained dataflows that answer reads of Tandem's tables and views.
+ * from the maintained dataflows that answer reads of Tandem's tables and views; its compilation is kept
+ * between runs ({@link CompiledCatalogQuery}).
  */
 public final class CatalogQuery {
 
@@ -60,7 +44,7 @@ public final class CatalogQuery {
                 names.add(r.name().toLowerCase(Locale.ROOT));
             }
         }
-        PgCatalogRewriter.EMPTY_RELATIONS.forEach(n -> names.add(n.toLowerCase(Locale.ROOT)));
+        EmptyRelationReads.EMPTY_RELATIONS.forEach(n -> names.add(n.toLowerCase(Locale.ROOT)));
         CATALOG_NAMES = java.util.Set.copyOf(names);
     }
 
@@ -161,7 +145,7 @@ public final class CatalogQuery {
         return columns;
     }
 
-    private static final Pattern SIZE_FUNCTION = Pattern.compile("(?i)\\bpg_(relation|table|indexes|total_relation)_size\\s*\\(");
+    private static final Pattern SIZE_FUNCTION = Pattern.compile("(?i)\\b(?:" + String.join("|", PgCatalogRewriter.SIZE_FUNCTIONS) + ")\\s*\\(");
     /** A string literal, for the reads of a query already known to read the catalog. */
     private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^']|'')*+'");
     private static final Pattern INTERNAL_RELATION = Pattern.compile("(?i)\\btandem_internal\\s*\\.\\s*\"?(\\w+)");
@@ -173,7 +157,7 @@ public final class CatalogQuery {
      */
     public java.util.Set<String> introspectionReads() {
         java.util.Set<String> out = new java.util.TreeSet<>();
-        String sql = STRING_LITERAL.matcher(text).replaceAll("''");
+        String sql = textWithoutLiterals();
         if (SIZE_FUNCTION.matcher(sql).find()) {
             out.add("tandem_arrangement_sizes");
         }
@@ -192,8 +176,13 @@ public final class CatalogQuery {
 
     /** Whether a run of the query lists index statuses ({@code tandem_internal.indexes}). */
     public boolean readsIndexStatuses() {
-        return INTERNAL_RELATION.matcher(STRING_LITERAL.matcher(text).replaceAll("''")).results()
+        return INTERNAL_RELATION.matcher(textWithoutLiterals()).results()
                 .anyMatch(m -> m.group(1).equalsIgnoreCase("indexes"));
+    }
+
+    /** The query's text with each string literal emptied, so that what it reads is found only where it names it. */
+    private String textWithoutLiterals() {
+        return STRING_LITERAL.matcher(text).replaceAll("''");
     }
 
     /** How many parameters ({@code $1}…) the query takes; each is text. */
@@ -220,19 +209,8 @@ public final class CatalogQuery {
             List<SqlColumn> cols = r.emptyColumns().stream().map(n -> new SqlColumn(n, DatumType.STRING)).toList();
             return new CatalogQuery(sql, r, cols);
         }
-        Compiled compiled = null;
-        PgCatalogFunctions.CURRENT.set(new PgCatalogData(snapshot, access));
-        try {
-            compiled = Compiled.take(r.sql());
-            CatalogQuery q = new CatalogQuery(sql, r, columns(compiled.statement().getMetaData(), pgNames(sql)));
-            compiled = compiled.release();
-            return q;
-        } catch (SQLException | RuntimeException | LinkageError e) {
-            throw refusal(e, r.sql());
-        } finally {
-            PgCatalogFunctions.CURRENT.remove();
-            Compiled.close(compiled);
-        }
+        return withCompiled(r.sql(), new PgCatalogData(snapshot, access),
+                compiled -> new CatalogQuery(sql, r, columns(compiled.statement().getMetaData(), pgNames(sql))));
     }
 
     /** Runs the query against {@code snapshot} with {@code params} (text, or values decoded from binary). */
@@ -249,37 +227,57 @@ public final class CatalogQuery {
             return new SqlResult("SELECT", columns, List.of(), 0, null, null);
         }
         PgCatalogData data = new PgCatalogData(snapshot, access);
-        PgCatalogFunctions.CURRENT.set(data);
-        Compiled compiled = null;
-        try {
-            compiled = Compiled.take(rewritten.sql());
-            compiled.data().set(data);
-            PreparedStatement ps = compiled.statement();
-            ParameterMetaData pm = ps.getParameterMetaData();
-            for (int i = 0; i < rewritten.parameters().size(); i++) {
-                Object v = params.get(rewritten.parameters().get(i) - 1);
-                ps.setObject(i + 1, parameter(v, pm.getParameterType(i + 1)));
-            }
-            List<Object[]> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                ResultSetMetaData md = rs.getMetaData();
-                int n = md.getColumnCount();
-                while (rs.next()) {
-                    Object[] row = new Object[n];
-                    for (int i = 0; i < n; i++) {
-                        row[i] = value(rs, i + 1, md.getColumnType(i + 1));
-                    }
-                    rows.add(row);
+        List<Object[]> rows = withCompiled(rewritten.sql(), data, compiled -> rows(compiled, data, params));
+        return new SqlResult("SELECT", columns, rows, rows.size(), null, null);
+    }
+
+    /** The rows a run of {@code compiled} over {@code data} with {@code params} answers. */
+    private List<Object[]> rows(CompiledCatalogQuery compiled, PgCatalogData data, List<Object> params) throws SQLException {
+        compiled.data().set(data);
+        PreparedStatement ps = compiled.statement();
+        ParameterMetaData pm = ps.getParameterMetaData();
+        for (int i = 0; i < rewritten.parameters().size(); i++) {
+            Object v = params.get(rewritten.parameters().get(i) - 1);
+            ps.setObject(i + 1, parameter(v, pm.getParameterType(i + 1)));
+        }
+        List<Object[]> rows = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            ResultSetMetaData md = rs.getMetaData();
+            int n = md.getColumnCount();
+            while (rs.next()) {
+                Object[] row = new Object[n];
+                for (int i = 0; i < n; i++) {
+                    row[i] = value(rs, i + 1, md.getColumnType(i + 1));
                 }
+                rows.add(row);
             }
-            compiled.data().set(null);
+        }
+        compiled.data().set(null);
+        return rows;
+    }
+
+    /** What a run does with the compiled query it has taken. */
+    private interface CompiledUse<T> {
+        T apply(CompiledCatalogQuery compiled) throws SQLException;
+    }
+
+    /**
+     * Applies {@code use} to the compiled {@code sql}, taken for it, while the catalog functions read {@code data};
+     * then returns the compiled query to the idle ones, or on a failure closes it and throws the failure's {@link #refusal}.
+     */
+    private static <T> T withCompiled(String sql, PgCatalogData data, CompiledUse<T> use) {
+        PgCatalogFunctions.CURRENT.set(data);
+        CompiledCatalogQuery compiled = null;
+        try {
+            compiled = CompiledCatalogQuery.take(sql);
+            T out = use.apply(compiled);
             compiled = compiled.release();
-            return new SqlResult("SELECT", columns, rows, rows.size(), null, null);
+            return out;
         } catch (SQLException | RuntimeException | LinkageError e) {
-            throw refusal(e, rewritten.sql());
+            throw refusal(e, sql);
         } finally {
             PgCatalogFunctions.CURRENT.remove();
-            Compiled.close(compiled);
+            CompiledCatalogQuery.close(compiled);
         }
     }
 
@@ -290,11 +288,7 @@ public final class CatalogQuery {
         try {
             return switch (type) {
                 case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> Long.parseLong(s.trim());
-                case Types.BOOLEAN -> switch (s.trim().toLowerCase(Locale.ROOT)) {
-                    case "t", "true", "on", "yes", "y", "1" -> true;
-                    case "f", "false", "off", "no", "n", "0" -> false;
-                    default -> throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type boolean: \"" + s + "\"");
-                };
+                case Types.BOOLEAN -> PgCatalogFunctions.parseBool(s);
                 case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL -> Double.parseDouble(s.trim());
                 default -> s;
             };
@@ -305,9 +299,6 @@ public final class CatalogQuery {
 
     private static Object value(ResultSet rs, int i, int type) throws SQLException {
         Object v = switch (type) {
-            case Types.BOOLEAN -> rs.getBoolean(i);
-            case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> rs.getLong(i);
-            case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL, Types.NUMERIC -> rs.getDouble(i);
             case Types.ARRAY -> {
                 Array a = rs.getArray(i);
                 yield a == null ? null : PgCatalogFunctions.text(Arrays.asList((Object[]) a.getArray()));
@@ -316,10 +307,15 @@ public final class CatalogQuery {
                 String s = rs.getString(i);
                 yield s == null ? null : s.stripTrailing();
             }
-            default -> {
-                Object o = rs.getObject(i);
-                yield o == null ? null : PgCatalogFunctions.text(o instanceof Object[] arr ? Arrays.asList(arr) : o);
-            }
+            default -> switch (datumType(type)) {
+                case BOOL -> rs.getBoolean(i);
+                case INT64 -> rs.getLong(i);
+                case FLOAT64 -> rs.getDouble(i);
+                default -> {
+                    Object o = rs.getObject(i);
+                    yield o == null ? null : PgCatalogFunctions.text(o instanceof Object[] arr ? Arrays.asList(arr) : o);
+                }
+            };
         };
         return rs.wasNull() ? null : v;
     }
@@ -332,15 +328,19 @@ public final class CatalogQuery {
             if (name.matches("EXPR\\$\\d+")) {
                 name = pgNames != null && pgNames.size() == n ? pgNames.get(i - 1) : "?column?";
             }
-            DatumType type = switch (md.getColumnType(i)) {
-                case Types.BOOLEAN -> DatumType.BOOL;
-                case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> DatumType.INT64;
-                case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL, Types.NUMERIC -> DatumType.FLOAT64;
-                default -> DatumType.STRING;
-            };
-            out.add(new SqlColumn(name, type));
+            out.add(new SqlColumn(name, datumType(md.getColumnType(i))));
         }
         return out;
+    }
+
+    /** The type Tandem answers a result column of JDBC type {@code jdbcType} as. */
+    private static DatumType datumType(int jdbcType) {
+        return switch (jdbcType) {
+            case Types.BOOLEAN -> DatumType.BOOL;
+            case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT -> DatumType.INT64;
+            case Types.DOUBLE, Types.FLOAT, Types.REAL, Types.DECIMAL, Types.NUMERIC -> DatumType.FLOAT64;
+            default -> DatumType.STRING;
+        };
     }
 
     /** The column names PostgreSQL gives the statement's select list, or null when it cannot tell. */
@@ -386,147 +386,5 @@ public final class CatalogQuery {
         }
         String first = String.valueOf(root.getMessage()).lines().filter(l -> !l.isBlank()).findFirst().orElse(root.getClass().getSimpleName());
         return SqlException.notSupported("this catalog query (" + first + ")");
-    }
-
-    // ------------------------------------------------------------------ Calcite
-
-    /**
-     * A catalog query compiled by Calcite (its connection, prepared statement and the slot its relations
-     * read their rows from), kept idle between runs: planning and code generation cost far more than a
-     * run, and a client sends the same few queries again and again. One run uses it at a time.
-     */
-    private record Compiled(String sql, Connection connection, PreparedStatement statement, AtomicReference<PgCatalogData> data) {
-
-        private static final Cache<String, Compiled> IDLE = Caffeine.newBuilder()
-                .maximumSize(128)
-                .removalListener((String key, Compiled c, RemovalCause cause) -> {
-                    if (c != null && cause != RemovalCause.EXPLICIT) {
-                        close(c);
-                    }
-                })
-                .build();
-
-        /** The idle compiled query for {@code sql}, taken for one run, or a new one. */
-        static Compiled take(String sql) throws SQLException {
-            Compiled idle = IDLE.asMap().remove(sql);
-            if (idle != null) {
-                return idle;
-            }
-            AtomicReference<PgCatalogData> data = new AtomicReference<>();
-            Connection c = connect(data);
-            try {
-                return new Compiled(sql, c, c.prepareStatement(sql), data);
-            } catch (SQLException | RuntimeException | LinkageError e) {
-                c.close();
-                throw e;
-            }
-        }
-
-        /** Returns this to the idle ones (or closes it when another is idle already); null, for the caller's variable. */
-        Compiled release() {
-            data.set(null);
-            if (IDLE.asMap().putIfAbsent(sql, this) != null) {
-                close(this);
-            }
-            return null;
-        }
-
-        static void close(Compiled c) {
-            if (c != null) {
-                try {
-                    c.connection().close();
-                } catch (SQLException e) {
-                    // a Calcite connection in memory: nothing to release beyond it
-                }
-            }
-        }
-    }
-
-    private static Connection connect(AtomicReference<PgCatalogData> data) throws SQLException {
-        Properties info = new Properties();
-        info.setProperty("quoting", "DOUBLE_QUOTE");
-        info.setProperty("unquotedCasing", "TO_LOWER");
-        info.setProperty("quotedCasing", "UNCHANGED");
-        info.setProperty("caseSensitive", "true");
-        info.setProperty("conformance", "BABEL");
-        info.setProperty("fun", "standard,postgresql");
-        info.setProperty("timeZone", "UTC");
-        Connection c = new org.apache.calcite.jdbc.Driver().connect("jdbc:calcite:", info);
-        CalciteConnection cc = c.unwrap(CalciteConnection.class);
-        SchemaPlus root = cc.getRootSchema();
-        SchemaPlus pgCatalog = root.add("pg_catalog", new org.apache.calcite.schema.impl.AbstractSchema());
-        SchemaPlus informationSchema = root.add("information_schema", new org.apache.calcite.schema.impl.AbstractSchema());
-        SchemaPlus tandemInternal = root.add(PgCatalogData.TANDEM_INTERNAL, new org.apache.calcite.schema.impl.AbstractSchema());
-        for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
-            SchemaPlus schema = switch (r.schema()) {
-                case "pg_catalog" -> pgCatalog;
-                case PgCatalogData.TANDEM_INTERNAL -> tandemInternal;
-                default -> informationSchema;
-            };
-            schema.add(r.name(), new RelationTable(r, data));
-        }
-        for (String[] f : PgCatalogFunctions.FUNCTIONS) {
-            for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {
-                if (m.getName().equals(f[1])) {
-                    pgCatalog.add(f[0], ScalarFunctionImpl.create(m));
-                }
-            }
-        }
-        for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {
-            if (m.getName().equals("generateSeries")) {
-                pgCatalog.add("generate_series", org.apache.calcite.schema.impl.TableFunctionImpl.create(m));
-            }
-        }
-        cc.setSchema("pg_catalog");
-        return c;
-    }
-
-    /** A catalog relation as Calcite scans it. */
-    private static final class RelationTable extends AbstractTable implements ScannableTable {
-        private final PgCatalogData.Relation relation;
-        private final AtomicReference<PgCatalogData> data;
-
-        RelationTable(PgCatalogData.Relation relation, AtomicReference<PgCatalogData> data) {
-            this.relation = relation;
-            this.data = data;
-        }
-
-        @Override
-        public RelDataType getRowType(RelDataTypeFactory types) {
-            RelDataTypeFactory.Builder b = types.builder();
-            for (PgCatalogData.Col c : relation.columns()) {
-                b.add(c.name(), types.createTypeWithNullability(sqlType(types, c.type()), true));
-            }
-            return b.build();
-        }
-
-        @Override
-        public Enumerable<Object[]> scan(DataContext root) {
-            PgCatalogData now = data.get();
-            if (now == null) {
-                throw new IllegalStateException("a catalog relation scanned outside a run");
-            }
-            List<Object[]> rows = now.rows(relation);
-            for (Object[] r : rows) {
-                if (r.length != relation.columns().size()) {
-                    throw new IllegalStateException(relation.name() + " has " + relation.columns().size() + " columns, a row " + r.length);
-                }
-            }
-            return Linq4j.asEnumerable(rows);
-        }
-
-        private static RelDataType sqlType(RelDataTypeFactory types, String pgType) {
-            return switch (pgType) {
-                case "oid", "int8", "int4", "int2", "information_schema.cardinal_number" -> types.createSqlType(SqlTypeName.BIGINT);
-                case "bool" -> types.createSqlType(SqlTypeName.BOOLEAN);
-                case "float4", "float8" -> types.createSqlType(SqlTypeName.DOUBLE);
-                case "timestamptz" -> types.createSqlType(SqlTypeName.VARCHAR);
-                case "int2vector", "oidvector", "int2[]", "oid[]" -> types.createArrayType(
-                        types.createTypeWithNullability(types.createSqlType(SqlTypeName.BIGINT), true), -1);
-                case "text[]", "aclitem[]" -> types.createArrayType(
-                        types.createTypeWithNullability(types.createSqlType(SqlTypeName.VARCHAR), true), -1);
-                default -> types.createSqlType(SqlTypeName.VARCHAR);
-            };
-        }
     }
 }

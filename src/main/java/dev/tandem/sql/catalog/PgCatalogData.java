@@ -30,6 +30,8 @@ final class PgCatalogData {
     static final long HEAP_AM = 2;
     static final long BTREE_AM = 403;
     static final long DEFAULT_COLLATION = 100;
+    /** The schemas by name, with their OIDs, in the order {@code pg_namespace} lists them. */
+    static final Map<String, Long> NAMESPACES = namespaces();
 
     /** A column of a catalog relation: its name and PostgreSQL type name. */
     record Col(String name, String type) {
@@ -399,12 +401,7 @@ final class PgCatalogData {
     List<Object[]> rows(Relation relation) {
         List<Object[]> out = new ArrayList<>();
         switch (relation.schema() + "." + relation.name()) {
-            case "pg_catalog.pg_namespace" -> {
-                out.add(row(PgOids.PG_CATALOG_NAMESPACE, "pg_catalog", OWNER_OID, null));
-                out.add(row(PgOids.PUBLIC_NAMESPACE, "public", OWNER_OID, null));
-                out.add(row(PgOids.INFORMATION_SCHEMA_NAMESPACE, "information_schema", OWNER_OID, null));
-                out.add(row(PgOids.TANDEM_INTERNAL_NAMESPACE, TANDEM_INTERNAL, OWNER_OID, null));
-            }
+            case "pg_catalog.pg_namespace" -> NAMESPACES.forEach((name, oid) -> out.add(row(oid, name, OWNER_OID, null)));
             case "pg_catalog.pg_class" -> {
                 for (Relation c : RELATIONS.values()) {
                     out.add(classRow(c.oid(), c.name(), c.namespace(), c.kind(), c.columns().size(), false, c.kind().equals("r") ? HEAP_AM : 0));
@@ -694,6 +691,15 @@ final class PgCatalogData {
             }
         }
         return sum;
+    }
+
+    private static Map<String, Long> namespaces() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        out.put("pg_catalog", (long) PgOids.PG_CATALOG_NAMESPACE);
+        out.put("public", (long) PgOids.PUBLIC_NAMESPACE);
+        out.put("information_schema", (long) PgOids.INFORMATION_SCHEMA_NAMESPACE);
+        out.put(TANDEM_INTERNAL, (long) PgOids.TANDEM_INTERNAL_NAMESPACE);
+        return java.util.Collections.unmodifiableMap(out);
     }
 
     private static Object[] row(Object... values) {

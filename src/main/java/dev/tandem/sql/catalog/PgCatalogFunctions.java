@@ -6,6 +6,7 @@ import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.regex.Pattern;
@@ -450,6 +451,15 @@ public final class PgCatalogFunctions {
         };
     }
 
+    /** A boolean's PostgreSQL text form read ({@code t}, {@code yes}, {@code on}, {@code 1}…, in any case, blanks around it ignored). */
+    static boolean parseBool(String s) {
+        return switch (s.trim().toLowerCase(Locale.ROOT)) {
+            case "t", "true", "y", "yes", "on", "1" -> true;
+            case "f", "false", "n", "no", "off", "0" -> false;
+            default -> throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type boolean: \"" + s + "\"");
+        };
+    }
+
     /** An {@code int2vector} or {@code oidvector}'s text form: its elements separated by spaces. */
     public static String int2vectorOut(List<?> vector) {
         if (vector == null) {
@@ -596,24 +606,25 @@ public final class PgCatalogFunctions {
         throw new SqlException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist");
     }
 
+    /** {@code 'name'::regnamespace}: the schema's OID; an unknown name is {@code 3F000} as in PostgreSQL. */
     public static Long regnamespaceIn(String name) {
-        return switch (name == null ? "" : name) {
-            case "pg_catalog" -> (long) PgOids.PG_CATALOG_NAMESPACE;
-            case "public" -> (long) PgOids.PUBLIC_NAMESPACE;
-            case "information_schema" -> (long) PgOids.INFORMATION_SCHEMA_NAMESPACE;
-            case "tandem_internal" -> (long) PgOids.TANDEM_INTERNAL_NAMESPACE;
-            case "" -> null;
-            default -> throw new SqlException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist");
-        };
+        if (name == null || name.isEmpty()) {
+            return null;
+        }
+        Long oid = PgCatalogData.NAMESPACES.get(name);
+        if (oid == null) {
+            throw new SqlException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist");
+        }
+        return oid;
     }
 
+    /** {@code oid::regnamespace}: the schema's name, or the OID's digits when no schema has it. */
     public static String regnamespaceOut(Long oid) {
         if (oid == null) {
             return null;
         }
-        return oid == PgOids.PG_CATALOG_NAMESPACE ? "pg_catalog" : oid == PgOids.PUBLIC_NAMESPACE ? "public"
-                : oid == PgOids.INFORMATION_SCHEMA_NAMESPACE ? "information_schema"
-                : oid == PgOids.TANDEM_INTERNAL_NAMESPACE ? "tandem_internal" : oid.toString();
+        return PgCatalogData.NAMESPACES.entrySet().stream().filter(e -> e.getValue().equals(oid)).map(Map.Entry::getKey).findFirst()
+                .orElse(oid.toString());
     }
 
     public static Long regroleIn(String name) {

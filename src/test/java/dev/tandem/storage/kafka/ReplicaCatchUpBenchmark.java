@@ -1,4 +1,4 @@
-package dev.tandem.kafka;
+package dev.tandem.storage.kafka;
 
 import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
@@ -32,7 +32,7 @@ import reactor.core.scheduler.Schedulers;
  * source bin/jdk.sh &amp;&amp; mvn -B -o -q test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test \
  *   &amp;&amp; java -Xmx2g -cp target/classes:target/test-classes:$(cat target/test-classpath.txt) \
- *     dev.tandem.kafka.ReplicaCatchUpBenchmark 1000000 1000 target/bench-results-catchup.json
+ *     dev.tandem.storage.kafka.ReplicaCatchUpBenchmark 1000000 1000 target/bench-results-catchup.json
  * </pre>
  */
 public final class ReplicaCatchUpBenchmark {

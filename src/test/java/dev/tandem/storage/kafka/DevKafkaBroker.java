@@ -1,4 +1,4 @@
-package dev.tandem.kafka;
+package dev.tandem.storage.kafka;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.tandem.kafka;
+package dev.tandem.storage.kafka;
 
 import dev.tandem.storage.SharedLog;
 import dev.tandem.storage.StorageException;

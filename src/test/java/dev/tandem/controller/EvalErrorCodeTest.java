@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tandem.expr.Byteas;
+import dev.tandem.expr.DataError;
 import dev.tandem.expr.Datetimes;
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
@@ -13,19 +14,23 @@ import dev.tandem.expr.Func;
 import dev.tandem.expr.Intervals;
 import dev.tandem.expr.Jsonbs;
 import dev.tandem.expr.Uuids;
+import dev.tandem.protocol.ComputeResponse;
+import dev.tandem.protocol.ProtocolJson;
 import dev.tandem.row.DatumType;
+import dev.tandem.row.Row;
 import java.math.BigDecimal;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * An evaluation error answers the same code whether it is caught in process (its {@link EvalError#code()}) or
- * read back from the text of a peek compute failed ({@link ComputeErrorText}): each case is a real failing
- * evaluation, so this pins the code every throw site gives too.
+ * Every evaluation error keeps its code on the way to a client: each case is a real failing evaluation (so this
+ * pins the code every throw site gives), and its error travels as a dataflow's error collection holds it (its
+ * row) and as a replica answers a peek with it (the compute protocol's JSON), and answers the same code.
  */
-class ComputeErrorTextTest {
+class EvalErrorCodeTest {
 
     private record Case(EvalError.Code code, Runnable failing) {
     }
@@ -78,21 +83,32 @@ class ComputeErrorTextTest {
             new Case(EvalError.Code.DATA_EXCEPTION, eval(call(Func.SUBSTR, s("abc"), i(1), i(-1)))));
 
     @Test
-    void theTextOfEveryEvaluationErrorReadsBackAsItsCode() {
+    void everyEvaluationErrorKeepsItsCodeInItsErrorRowAndOnTheWire() {
         Set<EvalError.Code> seen = EnumSet.noneOf(EvalError.Code.class);
         for (Case c : CASES) {
             EvalError e = catchThrowableOfType(EvalError.class, c.failing()::run);
             assertThat(e).as("a case of %s fails", c.code()).isNotNull();
             assertThat(e.code()).as(e.getMessage()).isEqualTo(c.code());
-            assertThat(ComputeErrorText.code(e.getMessage())).as(e.getMessage()).isEqualTo(c.code());
+            assertCarried(e.error(), c.code());
             seen.add(c.code());
         }
-        String budget = "the query could not run: dataflow t3 exceeded its memory budget of 1 MB (it held 2 MB)";
-        assertThat(ComputeErrorText.code(budget)).isEqualTo(EvalError.Code.MEMORY_BUDGET);
+        // the two codes no expression raises: a dataflow over its memory budget, and an interval's field
+        assertCarried(new DataError("the query could not run: dataflow t3 exceeded its memory budget", EvalError.Code.MEMORY_BUDGET),
+                EvalError.Code.MEMORY_BUDGET);
         seen.add(EvalError.Code.MEMORY_BUDGET);
-        assertThat(ComputeErrorText.code("interval field value out of range: \"99999999999 years\"")).isEqualTo(EvalError.Code.INTERVAL_FIELD_OVERFLOW);
+        assertCarried(new DataError("interval field value out of range: \"99999999999 years\"", EvalError.Code.INTERVAL_FIELD_OVERFLOW),
+                EvalError.Code.INTERVAL_FIELD_OVERFLOW);
         seen.add(EvalError.Code.INTERVAL_FIELD_OVERFLOW);
         assertThat(seen).as("every code has a case").containsExactlyInAnyOrder(EvalError.Code.values());
+    }
+
+    /** The error read back from its error row, and from a replica's peek answer, has {@code code} and its message. */
+    private static void assertCarried(DataError error, EvalError.Code code) {
+        assertThat(DataError.of(error.row().concat(Row.of(7L)))).as(error.message()).isEqualTo(new DataError(error.message(), code));
+        String json = ProtocolJson.write(new ComputeResponse.PeekResponse(UUID.randomUUID(), ComputeResponse.Error.failed(error)));
+        ComputeResponse.PeekResponse read = (ComputeResponse.PeekResponse) ProtocolJson.parseResponse(json);
+        assertThat(read.result()).as(json).isEqualTo(ComputeResponse.Error.failed(code, error.message()));
+        assertThat(PeekDispatch.mapPeekError((ComputeResponse.Error) read.result()).evalCode()).as(json).isEqualTo(code);
     }
 
     @Test

@@ -1,9 +1,9 @@
-package dev.tandem.kafka;
+package dev.tandem.storage.kafka;
 
-import static dev.tandem.kafka.KafkaTesting.ok;
-import static dev.tandem.kafka.KafkaTesting.records;
-import static dev.tandem.kafka.KafkaTesting.sql;
-import static dev.tandem.kafka.KafkaTesting.status;
+import static dev.tandem.storage.kafka.KafkaTesting.ok;
+import static dev.tandem.storage.kafka.KafkaTesting.records;
+import static dev.tandem.storage.kafka.KafkaTesting.sql;
+import static dev.tandem.storage.kafka.KafkaTesting.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,4 +1,4 @@
-package dev.tandem.kafka;
+package dev.tandem.storage.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -3,4 +3,4 @@
  *
  * <p>May import: storage.
  */
-package dev.tandem.kafka;
+package dev.tandem.storage.kafka;
