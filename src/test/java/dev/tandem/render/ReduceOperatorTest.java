@@ -363,7 +363,7 @@ class ReduceOperatorTest {
         var outs = script(r, List.of(
                 List.of(up(bad, 0, 3), up(good, 1, 1)),
                 List.of(up(bad, 10, -3))));
-        Row addOverflow = Row.of("int64 overflow in add");
+        Row addOverflow = Row.of("int64 overflow in add", "numeric_out_of_range");
         assertThat(outs.get(0)).isEqualTo(expect("error", addOverflow, 0L, 3L, "row", Row.pack(types, List.of(1L, 1L, 2L)), 1L, 1L));
         assertThat(outs.get(1)).isEqualTo(expect("error", addOverflow, 10L, -3L));
     }
