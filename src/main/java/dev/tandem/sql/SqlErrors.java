@@ -91,7 +91,8 @@ final class SqlErrors {
                         || m.startsWith("too few arguments for format()") || m.startsWith("format specifies argument 0") ? SqlException.INVALID_PARAMETER
                 : m.startsWith("null values cannot be formatted as an SQL identifier") ? "22004"
                 : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
-                        || m.startsWith("invalid input syntax for type interval") ? "22007"
+                        || m.startsWith("invalid input syntax for type interval")
+                        || m.startsWith("invalid input syntax for type time:") ? "22007"
                 : m.startsWith("invalid input syntax for type uuid") || m.startsWith("invalid input syntax for type json")
                         || m.startsWith("malformed array literal")
                         || m.startsWith("invalid input syntax for type bytea") ? SqlException.INVALID_TEXT
