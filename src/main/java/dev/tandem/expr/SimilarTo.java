@@ -21,7 +21,7 @@ public final class SimilarTo {
         if (escape != null) {
             int n = escape.codePointCount(0, escape.length());
             if (n > 1) {
-                throw new EvalError("invalid escape string: an ESCAPE string must be empty or one character");
+                throw new EvalError(EvalError.Code.INVALID_ESCAPE_SEQUENCE, "invalid escape string: an ESCAPE string must be empty or one character");
             }
             esc = n == 0 ? -1 : escape.codePointAt(0);
         }
@@ -35,7 +35,7 @@ public final class SimilarTo {
             if (afterEscape) {
                 if (c == '"' && !inClass) {
                     if (quotes >= 2) {
-                        throw new EvalError("not supported: more than two escape-double-quote separators in a SIMILAR TO pattern"
+                        throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: more than two escape-double-quote separators in a SIMILAR TO pattern"
                                 + " (PostgreSQL refuses them with 2200C)");
                     }
                     r.append(quotes == 0 ? "){1,1}?(" : "){1,1}(?:");

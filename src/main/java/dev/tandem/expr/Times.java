@@ -37,10 +37,10 @@ public final class Times {
         Matcher m = INPUT.matcher(t);
         if (!m.matches()) {
             if (OTHER_FORMS.matcher(t.toLowerCase(Locale.ROOT)).matches()) {
-                throw new EvalError("not supported: the time input '" + t + "' (write hh:mm[:ss[.ffffff]]; zones, AM/PM, compact digits,"
+                throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the time input '" + t + "' (write hh:mm[:ss[.ffffff]]; zones, AM/PM, compact digits,"
                         + " names and special values are not read)");
             }
-            throw new EvalError("invalid input syntax for type time: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.INVALID_DATETIME_FORMAT, "invalid input syntax for type time: \"" + s + "\"");
         }
         try {
             long hour = Long.parseLong(m.group(1));
@@ -57,7 +57,7 @@ public final class Times {
             }
             return new TimeOfDay(micros);
         } catch (NumberFormatException e) {
-            throw new EvalError("date/time field value out of range: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"" + s + "\"");
         }
     }
 
@@ -96,8 +96,8 @@ public final class Times {
             case "day", "days", "d", "month", "months", "mon", "mons", "year", "years", "y", "yr", "yrs", "quarter", "qtr", "decade",
                     "decades", "century", "centuries", "millennium", "millennia", "dow", "isodow", "doy", "week", "weeks", "w", "isoyear",
                     "julian", "timezone", "timezone_hour", "timezone_minute" ->
-                    throw new EvalError("unit \"" + field + "\" not supported for type time without time zone");
-            default -> throw new EvalError("unit \"" + field + "\" not recognized for type time without time zone");
+                    throw new EvalError(EvalError.Code.NOT_SUPPORTED, "unit \"" + field + "\" not supported for type time without time zone");
+            default -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unit \"" + field + "\" not recognized for type time without time zone");
         };
     }
 }

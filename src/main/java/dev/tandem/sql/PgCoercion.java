@@ -160,7 +160,7 @@ final class PgCoercion {
             if (from == DatumType.INTERVAL || to == DatumType.INTERVAL) {
                 throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
             }
-            throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
+            throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
         }
         if (to == DatumType.INT64 && (fromSql == SqlTypeName.DOUBLE || fromSql == SqlTypeName.FLOAT || fromSql == SqlTypeName.REAL)
                 && from == DatumType.FLOAT64) {
@@ -254,7 +254,7 @@ final class PgCoercion {
         DatumType result = Datetimes.arithmeticType(f, a, b);
         if (result == null && f == Func.ADD && a == DatumType.TIME && b == DatumType.TIME) {
             // PostgreSQL reads either side as an interval (an implicit cast), so two operators fit
-            throw new SqlException("42725", "operator is not unique: time without time zone + time without time zone");
+            throw new SqlException(SqlState.AMBIGUOUS_FUNCTION, "operator is not unique: time without time zone + time without time zone");
         }
         if (result == null) {
             if (f == Func.SUB && a == b || (f == Func.ADD || f == Func.SUB) && (b == DatumType.INT64 || a == DatumType.INT64)) {

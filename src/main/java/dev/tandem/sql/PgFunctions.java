@@ -426,7 +426,7 @@ final class PgFunctions {
                     try {
                         return Expr.lit(dev.tandem.expr.Intervals.parse(s), DatumType.INTERVAL);
                     } catch (dev.tandem.expr.EvalError e) {
-                        throw SqlErrors.evaluation(e.getMessage());
+                        throw SqlErrors.evaluation(e);
                     }
                 }
                 if (x instanceof Expr.Lit l && l.value() == null) {
@@ -439,7 +439,7 @@ final class PgFunctions {
                     throw SqlException.notSupported("casting time without time zone to interval");
                 }
                 if (xt != DatumType.STRING) {
-                    throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
+                    throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
                 }
                 return Expr.cast(x, DatumType.INTERVAL);
             }
@@ -450,7 +450,7 @@ final class PgFunctions {
                     try {
                         return Expr.lit(dev.tandem.expr.Times.parse(s), DatumType.TIME);
                     } catch (dev.tandem.expr.EvalError e) {
-                        throw SqlErrors.evaluation(e.getMessage());
+                        throw SqlErrors.evaluation(e);
                     }
                 }
                 if (x instanceof Expr.Lit l && l.value() == null) {
@@ -460,7 +460,7 @@ final class PgFunctions {
                     case TIME -> x;
                     case STRING, TIMESTAMP, TIMESTAMPTZ -> Expr.cast(x, DatumType.TIME);
                     case INTERVAL -> throw SqlException.notSupported("casting interval to time without time zone");
-                    default -> throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to time without time zone");
+                    default -> throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(xt) + " to time without time zone");
                 };
             }
             case "NOW", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP", PG_CURRENT_TIMESTAMP -> {
@@ -605,7 +605,7 @@ final class PgFunctions {
             try {
                 regex = Expr.lit(dev.tandem.expr.SimilarTo.toRegex((String) p.value(), (String) e.value()), DatumType.STRING);
             } catch (dev.tandem.expr.EvalError x) {
-                throw SqlErrors.evaluation(x.getMessage());
+                throw SqlErrors.evaluation(x);
             }
             checkPattern(regex, "", false);
         } else {
