@@ -16,6 +16,8 @@ import java.util.TreeMap;
  *
  * <p>Its tree is made of {@link #NULL}, {@link String}, {@link BigDecimal} (of non-negative scale),
  * {@link Boolean}, an unmodifiable {@link List} (an array) and an unmodifiable {@link Map} in key order (an object).
+ * {@link JsonbParser} reads a text into such a tree, {@link JsonbWriter} prints one, and {@link JsonbSortKey} encodes
+ * one for the row encoding.
  */
 public final class Jsonb implements Comparable<Jsonb> {
 
