@@ -1,5 +1,6 @@
 package dev.tandem.controller;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Mfp;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.plan.DataflowDescription;
@@ -19,6 +20,7 @@ import dev.tandem.storage.RowsGoneException;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.UniqueKey;
 import dev.tandem.storage.UniqueViolationException;
+import dev.tandem.storage.WriteRefusal;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -379,14 +381,14 @@ public final class Controller implements AutoCloseable {
     private void dropOnce(String name, Class<? extends CatalogEntry> kind, boolean withIndexes) {
         CatalogEntry e = catalog.require(name);
         if (!kind.isInstance(e)) {
-            throw ControllerException.notFound("'" + name + "' is not a " + kind.getSimpleName().toLowerCase());
+            throw new ControllerException(ControllerException.Reason.WRONG_KIND, "'" + name + "' is not a " + kind.getSimpleName().toLowerCase());
         }
         String fed = e instanceof CatalogEntry.Table ? fedTables.get(name) : null;
         if (fed != null) {
-            throw ControllerException.conflict(fed);
+            throw new ControllerException(ControllerException.Reason.FED_BY_SOURCE, fed);
         }
         if (e instanceof CatalogEntry.Index i && keyedBy(i) != null) {
-            throw ControllerException.conflict("cannot drop index " + name + " because constraint " + name + " on table " + i.on() + " requires it");
+            throw new ControllerException(ControllerException.Reason.DEPENDENT, "cannot drop index " + name + " because constraint " + name + " on table " + i.on() + " requires it");
         }
         // a table's primary key index goes with it, and so do the other indexes on it where asked; what else
         // reads it (a view) must be dropped first
@@ -403,7 +405,7 @@ public final class Controller implements AutoCloseable {
             }
         }
         if (!dependents.isEmpty()) {
-            throw ControllerException.conflict("'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
+            throw new ControllerException(ControllerException.Reason.DEPENDENT, "'" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
         List<CatalogEntry> removed = new ArrayList<>(indexes);
         removed.add(e);
@@ -428,7 +430,7 @@ public final class Controller implements AutoCloseable {
                 return change.get();
             } catch (Catalog.Moved moved) {
                 if (attempt == DEFINE_ATTEMPTS) {
-                    throw ControllerException.conflict("the catalog kept changing through other replicas (" + moved.getMessage()
+                    throw new ControllerException(ControllerException.Reason.CATALOG_CONTENDED, "the catalog kept changing through other replicas (" + moved.getMessage()
                             + "); nothing was changed, retry");
                 }
                 learn();
@@ -531,7 +533,7 @@ public final class Controller implements AutoCloseable {
     public IndexStatus indexStatus(String name) {
         CatalogEntry e = system.containsKey(name) ? system.get(name) : catalog.require(name);
         if (!(e instanceof CatalogEntry.Index i)) {
-            throw ControllerException.notFound("'" + name + "' is not an index");
+            throw new ControllerException(ControllerException.Reason.WRONG_KIND, "'" + name + "' is not an index");
         }
         IndexState s = indexes.get(i.id());
         Publication p = registry.current(i.id());
@@ -560,10 +562,10 @@ public final class Controller implements AutoCloseable {
 
     private void checkName(String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw ControllerException.invalid("name '" + name + "' is not valid: use letters, digits and _, starting with a letter or _ (at most 63)");
+            throw new ControllerException(ControllerException.Reason.INVALID_NAME, "name '" + name + "' is not valid: use letters, digits and _, starting with a letter or _ (at most 63)");
         }
         if (catalog.taken(name) || system.containsKey(name)) {
-            throw ControllerException.conflict("'" + name + "' already exists");
+            throw new ControllerException(ControllerException.Reason.DUPLICATE, "'" + name + "' already exists");
         }
     }
 
@@ -580,7 +582,7 @@ public final class Controller implements AutoCloseable {
         }
         String fed = fedTables.get(table);
         if (fed != null) {
-            throw ControllerException.conflict(fed);
+            throw new ControllerException(ControllerException.Reason.FED_BY_SOURCE, fed);
         }
         return t;
     }
@@ -628,7 +630,7 @@ public final class Controller implements AutoCloseable {
     private CatalogEntry.Table stillWritable(CatalogEntry.Table table) {
         CatalogEntry.Table now = writableTable(table.name());
         if (!now.id().equals(table.id())) {
-            throw ControllerException.conflict("table '" + table.name() + "' was dropped since the rows were written");
+            throw new ControllerException(ControllerException.Reason.DROPPED_SINCE, "table '" + table.name() + "' was dropped since the rows were written");
         }
         return now;
     }
@@ -646,14 +648,19 @@ public final class Controller implements AutoCloseable {
 
     /**
      * A storage refusal reworded to name the tables (by id in {@code names}) by their names: a delete of
-     * rows gone since stays a {@link RowsGoneException} when {@code keepGone}, anything else is invalid (422).
+     * rows gone since stays a {@link RowsGoneException} when {@code keepGone}, a NULL in a NOT NULL column is
+     * {@link ControllerException.Reason#NOT_NULL}, anything else is invalid (422).
      */
     private static Throwable named(Throwable x, Map<String, String> names, boolean keepGone) {
         String message = x.getMessage();
         for (Map.Entry<String, String> n : names.entrySet()) {
             message = message.replace("table '" + n.getKey() + "'", "table '" + n.getValue() + "'");
         }
-        return keepGone && x instanceof RowsGoneException gone ? gone.reworded(message) : ControllerException.invalid(message);
+        if (keepGone && x instanceof RowsGoneException gone) {
+            return gone.reworded(message);
+        }
+        boolean notNull = x instanceof WriteRefusal r && r.reason() == WriteRefusal.Reason.NOT_NULLABLE;
+        return new ControllerException(notNull ? ControllerException.Reason.NOT_NULL : ControllerException.Reason.INVALID, message);
     }
 
     /** {@code diffs} fitted to {@code table}'s declared types and checked against its CHECK constraints ({@link WrittenRows#fitted}). */
@@ -700,16 +707,17 @@ public final class Controller implements AutoCloseable {
             case ComputeResponse.PeekResponse p -> dispatch.answer(p);
             case ComputeResponse.Status s -> {
                 boolean dataflowEnded = switch (s.kind()) {
-                    case DATAFLOW_FAILED, DATAFLOW_REJECTED -> true;
+                    case DATAFLOW_FAILED, DATAFLOW_OVER_BUDGET, DATAFLOW_REJECTED -> true;
                     case HYDRATED, DUPLICATE_PEEK, REFUSED, PROTOCOL_ERROR -> false;
                 };
                 if (dataflowEnded) {
                     // A slow-path query whose transient dataflow the replica refused or abandoned fails at once.
-                    dispatch.dataflowFailed(s.id(), s.detail());
+                    dispatch.dataflowFailed(s.id(), s.kind() == ComputeResponse.StatusKind.DATAFLOW_OVER_BUDGET
+                            ? EvalError.Code.MEMORY_BUDGET : EvalError.Code.DATA_EXCEPTION, s.detail());
                     streams.failed(s.id(), s.detail());
                     indexes.publish(new ControllerEvent(s.kind().jsonName(), null, s.id(), null, false, s.detail()));
                     IndexState failed = s.id() == null ? null : indexes.get(s.id());
-                    if (failed != null && s.kind() == ComputeResponse.StatusKind.DATAFLOW_FAILED && !system.containsKey(failed.index.name())) {
+                    if (failed != null && s.kind() != ComputeResponse.StatusKind.DATAFLOW_REJECTED && !system.containsKey(failed.index.name())) {
                         indexFailed(failed.index, s.detail());
                     }
                 }

@@ -66,7 +66,7 @@ final class DatetimeTemplates {
             }
             String why = unsupportedKeyword(node.keyword(), f.interval);
             if (why != null) {
-                throw new EvalError("not supported: " + why);
+                throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: " + why);
             }
             String s = field(node, f);
             if (node.th() != null && numeric(node.keyword())) {
@@ -101,7 +101,7 @@ final class DatetimeTemplates {
                     Math.floorMod(t.micros(), 1_000_000L), "");
             case TimestampTz t -> timestampFields(LocalDateTime.ofEpochSecond(Math.floorDiv(t.micros(), 1_000_000L), 0, ZoneOffset.UTC),
                     Math.floorMod(t.micros(), 1_000_000L), "UTC");
-            default -> throw new EvalError("to_char of " + value.getClass().getSimpleName());
+            default -> throw new EvalError(EvalError.Code.DATA_EXCEPTION, "to_char of " + value.getClass().getSimpleName());
         };
     }
 
@@ -141,7 +141,7 @@ final class DatetimeTemplates {
             case "A.D.", "B.C.", "AD", "BC", "a.d.", "b.c.", "ad", "bc", "TZ", "tz", "TZH", "tzh", "TZM", "tzm", "OF", "of",
                     "MONTH", "Month", "month", "MON", "Mon", "mon", "DAY", "Day", "day", "DY", "Dy", "dy" -> {
                 if (f.interval) {
-                    throw new EvalError("invalid format specification for an interval value");
+                    throw new EvalError(EvalError.Code.INVALID_DATETIME_FORMAT, "invalid format specification for an interval value");
                 }
                 yield switch (k) {
                     case "A.D.", "B.C." -> "A.D.";
@@ -205,7 +205,7 @@ final class DatetimeTemplates {
                 int width = k.length();
                 yield pad(width == 4 ? y : y % (long) Math.pow(10, width), fm ? 0 : width);
             }
-            default -> throw new EvalError("not supported: \"" + k + "\" in a to_char template");
+            default -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: \"" + k + "\" in a to_char template");
         };
     }
 

@@ -50,7 +50,7 @@ public final class FormatTemplates {
                 fm = true;
                 i += 2;
             } else if (datetime && (template.startsWith("TM", i) || template.startsWith("tm", i))) {
-                throw new EvalError("not supported: the TM prefix in a to_char template (localized names)");
+                throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the TM prefix in a to_char template (localized names)");
             }
             String keyword = null;
             if (i < n) {

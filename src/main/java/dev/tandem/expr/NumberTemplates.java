@@ -36,7 +36,7 @@ final class NumberTemplates {
             spec(FormatTemplates.parse(template, false));
             return null;
         } catch (EvalError e) {
-            return e.getMessage().startsWith("not supported: ") ? e.getMessage().substring("not supported: ".length()) : null;
+            return e.code() == EvalError.Code.NOT_SUPPORTED ? e.getMessage().replaceFirst("^not supported: ", "") : null;
         }
     }
 
@@ -47,7 +47,7 @@ final class NumberTemplates {
                 continue;
             }
             if (num.eeee && !node.keyword().equalsIgnoreCase("EEEE")) {
-                throw new EvalError("\"EEEE\" must be the last pattern used");
+                throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "\"EEEE\" must be the last pattern used");
             }
             switch (node.keyword().toUpperCase(java.util.Locale.ROOT)) {
                 case "9" -> {
@@ -71,17 +71,17 @@ final class NumberTemplates {
                 }
                 case "D", "." -> {
                     if (num.decimal) {
-                        throw new EvalError("multiple decimal points");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "multiple decimal points");
                     }
                     num.decimal = true;
                 }
                 case "FM" -> num.fill = true;
                 case "S" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" twice");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" twice");
                     }
                     if (num.plus || num.minus) {
-                        throw new EvalError("cannot use \"S\" and \"PL\"/\"MI\"/\"SG\"/\"PR\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"PL\"/\"MI\"/\"SG\"/\"PR\" together");
                     }
                     if (!num.decimal) {
                         num.lsign = true;
@@ -93,26 +93,26 @@ final class NumberTemplates {
                 }
                 case "MI" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" and \"MI\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"MI\" together");
                     }
                     num.minus = true;
                 }
                 case "PL" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" and \"PL\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"PL\" together");
                     }
                     num.plus = true;
                 }
                 case "SG" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" and \"SG\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"SG\" together");
                     }
                     num.minus = true;
                     num.plus = true;
                 }
                 case "EEEE" -> {
                     if (num.eeee) {
-                        throw new EvalError("cannot use \"EEEE\" twice");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"EEEE\" twice");
                     }
                     num.eeee = true;
                 }
@@ -120,12 +120,12 @@ final class NumberTemplates {
                 }
                 case "G" -> {
                 }
-                default -> throw new EvalError("not supported: \"" + node.keyword() + "\" in a to_char number template");
+                default -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: \"" + node.keyword() + "\" in a to_char number template");
             }
         }
         if (num.eeee && (num.fill || num.lsign || num.minus || num.plus || nodes.stream().anyMatch(
                 n -> n.keyword() != null && (n.keyword().equals(",") || n.keyword().equalsIgnoreCase("G"))))) {
-            throw new EvalError("not supported: \"EEEE\" with other patterns than digits and a decimal point in a to_char template");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: \"EEEE\" with other patterns than digits and a decimal point in a to_char template");
         }
         return num;
     }
@@ -167,7 +167,7 @@ final class NumberTemplates {
             }
             case Double d -> {
                 if (d.isNaN() || d.isInfinite()) {
-                    throw new EvalError("not supported: to_char of a NaN or infinite double precision");
+                    throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: to_char of a NaN or infinite double precision");
                 }
                 int post = num.post;
                 String whole = new BigDecimal(Math.abs(d)).setScale(0, RoundingMode.HALF_EVEN).toPlainString();
@@ -182,7 +182,7 @@ final class NumberTemplates {
                 negative = d < 0 || (d == 0 && 1 / d < 0);
                 plain = r.abs().toPlainString();
             }
-            default -> throw new EvalError("to_char of " + value.getClass().getSimpleName());
+            default -> throw new EvalError(EvalError.Code.DATA_EXCEPTION, "to_char of " + value.getClass().getSimpleName());
         }
         sign = negative ? '-' : '+';
         int point = plain.indexOf('.');

@@ -29,10 +29,12 @@ public final class Jsonb implements Comparable<Jsonb> {
         }
     };
 
-    /** Why a text is no jsonb: PostgreSQL's two SQLSTATEs for it. */
+    /** Why a text is no jsonb: PostgreSQL's three SQLSTATEs for it. */
     public enum Problem {
         /** 22P02: invalid input syntax for type json. */
         SYNTAX,
+        /** 22003: a number too large for a numeric. */
+        NUMERIC_OVERFLOW,
         /** 22P05: a {@code \u0000} escape, which PostgreSQL's text cannot hold. */
         UNSUPPORTED_ESCAPE
     }

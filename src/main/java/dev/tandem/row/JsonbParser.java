@@ -114,7 +114,7 @@ final class JsonbParser {
             throw error();
         }
         if (d.scale() > 16383 || d.precision() - d.scale() > 131072) {
-            throw new Jsonb.SyntaxError(Jsonb.Problem.SYNTAX, "value overflows numeric format");
+            throw new Jsonb.SyntaxError(Jsonb.Problem.NUMERIC_OVERFLOW, "value overflows numeric format");
         }
         return d.scale() < 0 ? d.setScale(0) : d;
     }

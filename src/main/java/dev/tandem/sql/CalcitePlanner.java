@@ -370,7 +370,7 @@ final class CalcitePlanner {
                         dev.tandem.expr.Uuids.parse(l.getValueAs(String.class)).toString(), l.getParserPosition()));
             } catch (dev.tandem.expr.EvalError e) {
                 org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
-                SqlException x = SqlErrors.evaluation(e.getMessage());
+                SqlException x = SqlErrors.evaluation(e);
                 throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
             }
             return null;
@@ -410,7 +410,7 @@ final class CalcitePlanner {
                         t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
                 return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypes.TIMESTAMPTZ, s, 6, pos);
             } catch (dev.tandem.expr.EvalError e) {
-                SqlException x = SqlErrors.evaluation(e.getMessage());
+                SqlException x = SqlErrors.evaluation(e);
                 throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
             }
         }
@@ -558,7 +558,7 @@ final class CalcitePlanner {
             return (cx, quantified) -> {
                 SqlNode right = quantified.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l && l.size() == 1 ? l.get(0) : quantified.operand(1);
                 if (right instanceof org.apache.calcite.sql.SqlNodeList || cx.getValidator().getValidatedNodeType(right).getSqlTypeName() != SqlTypeName.ARRAY) {
-                    SqlException e = new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                    SqlException e = new SqlException(SqlState.WRONG_OBJECT_TYPE, "op ANY/ALL (array) requires array on right side");
                     org.apache.calcite.sql.parser.SqlParserPos pos = quantified.getParserPosition();
                     throw pos == null || pos.getLineNum() == 0 ? e : e.at(pos.getLineNum(), pos.getColumnNum());
                 }
@@ -587,7 +587,7 @@ final class CalcitePlanner {
                 default -> null;
             } : null;
             if (name != null) {
-                SqlException e = new SqlException("42846", "cannot cast type " + name + " to boolean");
+                SqlException e = new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + name + " to boolean");
                 throw cast.getParserPosition() == null || cast.getParserPosition().getLineNum() == 0 ? e
                         : e.at(cast.getParserPosition().getLineNum(), cast.getParserPosition().getColumnNum());
             }
@@ -621,8 +621,8 @@ final class CalcitePlanner {
     }
 
     /** A Calcite validation message, its SQLSTATE and, when PostgreSQL words it otherwise, PostgreSQL's words ($1... from the pattern). */
-    private record Rewrite(java.util.regex.Pattern pattern, String state, String message) {
-        Rewrite(String regex, String state, String message) {
+    private record Rewrite(java.util.regex.Pattern pattern, SqlState state, String message) {
+        Rewrite(String regex, SqlState state, String message) {
             this(java.util.regex.Pattern.compile("(?s)" + regex), state, message);
         }
     }
@@ -641,17 +641,17 @@ final class CalcitePlanner {
             new Rewrite("Unknown field '([^']*)'.*", SqlException.UNDEFINED_COLUMN, "column \"$1\" does not exist"),
             new Rewrite("Cannot apply '(SUM|AVG)' to arguments of type '[A-Z]*\\(<INTERVAL [^>]*>\\)'.*", SqlException.NOT_SUPPORTED,
                     "not supported: $1 of interval"),
-            new Rewrite("Unknown identifier '([^']*)'.*", "42704", "type \"$1\" does not exist"),
+            new Rewrite("Unknown identifier '([^']*)'.*", SqlState.UNDEFINED_OBJECT, "type \"$1\" does not exist"),
             new Rewrite("Cast function cannot convert value of type \\S+ ARRAY.* to type (\\S+).*", SqlException.NOT_SUPPORTED,
                     "not supported: casting an array to $1 (array_to_string writes an array's elements as text)"),
-            new Rewrite("Column '([^']*)' is ambiguous.*", "42702", "column reference \"$1\" is ambiguous"),
-            new Rewrite("Expression '(.*)' is not being grouped.*", "42803",
+            new Rewrite("Column '([^']*)' is ambiguous.*", SqlState.AMBIGUOUS_COLUMN, "column reference \"$1\" is ambiguous"),
+            new Rewrite("Expression '(.*)' is not being grouped.*", SqlState.GROUPING_ERROR,
                     "column \"$1\" must appear in the GROUP BY clause or be used in an aggregate function"),
-            new Rewrite("Aggregate expression is illegal in (.*)", "42803", "aggregate functions are not allowed in $1"),
+            new Rewrite("Aggregate expression is illegal in (.*)", SqlState.GROUPING_ERROR, "aggregate functions are not allowed in $1"),
             new Rewrite("Column count mismatch in (UNION|EXCEPT|INTERSECT).*", SqlException.SYNTAX,
                     "each $1 query must have the same number of columns"),
-            new Rewrite("Ordinal out of range.*", "42P10", "ORDER BY or GROUP BY position is not in select list"),
-            new Rewrite("Cast function cannot convert value of type (\\S+).* to type (\\S+).*", "42846", "cannot cast type $1 to $2"),
+            new Rewrite("Ordinal out of range.*", SqlState.INVALID_COLUMN_REFERENCE, "ORDER BY or GROUP BY position is not in select list"),
+            new Rewrite("Cast function cannot convert value of type (\\S+).* to type (\\S+).*", SqlState.CANNOT_COERCE, "cannot cast type $1 to $2"),
             new Rewrite("Illegal use of 'NULL'.*", SqlException.NOT_SUPPORTED,
                     "not supported: a NULL whose type cannot be inferred here (write CAST(NULL AS type))"),
             new Rewrite("No match found for function signature (.*<(?:VAR)?BINARY>.*|(?i:decode|encode|sha224|sha256|sha384|sha512|get_byte|set_byte"
@@ -705,7 +705,7 @@ final class CalcitePlanner {
                     + " queries that read only them, not in views, SUBSCRIBE, writes or beside tables",
                     ctx == null ? 0 : ctx.getPosLine(), ctx == null ? 0 : ctx.getPosColumn());
         }
-        String state = "42000";
+        SqlState state = SqlState.SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION;
         for (Rewrite r : REWRITES) {
             java.util.regex.Matcher m = r.pattern().matcher(msg);
             if (m.matches()) {

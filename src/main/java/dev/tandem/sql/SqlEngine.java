@@ -563,7 +563,7 @@ public final class SqlEngine {
             throw SqlCursors.aborted();
         }
         if (block == SqlSession.Block.OPEN && p.kind == SqlStatement.Kind.DDL && !new SqlLexer(p.text).peek().is("truncate")) {
-            throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
+            throw new SqlException(SqlState.READ_ONLY_SQL_TRANSACTION, "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
                     + " in a transaction block; Tandem applies each catalog change on its own, run it outside BEGIN ... COMMIT");
         }
     }

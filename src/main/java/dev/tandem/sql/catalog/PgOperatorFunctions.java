@@ -1,6 +1,7 @@
 package dev.tandem.sql.catalog;
 
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -36,7 +37,7 @@ public final class PgOperatorFunctions {
             return Pattern.compile(pattern, Boolean.TRUE.equals(insensitive) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)
                     .matcher(text).find();
         } catch (PatternSyntaxException e) {
-            throw new SqlException("2201B", "invalid regular expression: " + e.getDescription());
+            throw new SqlException(SqlState.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + e.getDescription());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.tandem.sql.catalog;
 import static dev.tandem.sql.catalog.PgCatalogFunctions.data;
 
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.Locale;
 import java.util.Map;
 
@@ -47,7 +48,7 @@ public final class PgRegCasts {
                 return t.oid();
             }
         }
-        throw new SqlException("42704", "type \"" + name + "\" does not exist");
+        throw new SqlException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist");
     }
 
     /** {@code 'name'::regnamespace}: the schema's OID; an unknown name is {@code 3F000} as in PostgreSQL. */
@@ -57,7 +58,7 @@ public final class PgRegCasts {
         }
         Long oid = PgCatalogData.NAMESPACES.get(name);
         if (oid == null) {
-            throw new SqlException("3F000", "schema \"" + name + "\" does not exist");
+            throw new SqlException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist");
         }
         return oid;
     }
@@ -78,7 +79,7 @@ public final class PgRegCasts {
         if (name.equals(PgCatalogData.OWNER)) {
             return PgCatalogData.OWNER_OID;
         }
-        throw new SqlException("42704", "role \"" + name + "\" does not exist");
+        throw new SqlException(SqlState.UNDEFINED_OBJECT, "role \"" + name + "\" does not exist");
     }
 
     public static String regprocOut(Long oid) {
