@@ -1,6 +1,5 @@
 package dev.tandem.row;
 
-import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,6 +16,8 @@ import java.util.TreeMap;
  *
  * <p>Its tree is made of {@link #NULL}, {@link String}, {@link BigDecimal} (of non-negative scale),
  * {@link Boolean}, an unmodifiable {@link List} (an array) and an unmodifiable {@link Map} in key order (an object).
+ * {@link JsonbParser} reads a text into such a tree, {@link JsonbWriter} prints one, and {@link JsonbSortKey} encodes
+ * one for the row encoding.
  */
 public final class Jsonb implements Comparable<Jsonb> {
 
@@ -60,16 +61,9 @@ public final class Jsonb implements Comparable<Jsonb> {
         this.root = root;
     }
 
-    /** The jsonb PostgreSQL's {@code jsonb_in} reads from {@code s}; a {@link SyntaxError} when it reads none. */
+    /** The jsonb PostgreSQL's {@code jsonb_in} reads from {@code s} (see {@link JsonbParser}); a {@link SyntaxError} when it reads none. */
     public static Jsonb parse(String s) {
-        Parser p = new Parser(s);
-        p.space();
-        Object v = p.value(0);
-        p.space();
-        if (p.i < s.length()) {
-            throw p.error();
-        }
-        return new Jsonb(v);
+        return new Jsonb(JsonbParser.parse(s));
     }
 
     /**
@@ -128,9 +122,7 @@ public final class Jsonb implements Comparable<Jsonb> {
     public String text() {
         String t = text;
         if (t == null) {
-            StringBuilder out = new StringBuilder();
-            write(out, root);
-            text = t = out.toString();
+            text = t = JsonbWriter.text(root);
         }
         return t;
     }
@@ -138,64 +130,6 @@ public final class Jsonb implements Comparable<Jsonb> {
     @Override
     public String toString() {
         return text();
-    }
-
-    private static void write(StringBuilder out, Object v) {
-        switch (v) {
-            case String s -> quote(out, s);
-            case BigDecimal d -> out.append(d.toPlainString());
-            case Boolean b -> out.append(b ? "true" : "false");
-            case List<?> list -> {
-                out.append('[');
-                for (int i = 0; i < list.size(); i++) {
-                    if (i > 0) {
-                        out.append(", ");
-                    }
-                    write(out, list.get(i));
-                }
-                out.append(']');
-            }
-            case Map<?, ?> map -> {
-                out.append('{');
-                boolean first = true;
-                for (Map.Entry<?, ?> e : map.entrySet()) {
-                    if (!first) {
-                        out.append(", ");
-                    }
-                    first = false;
-                    quote(out, (String) e.getKey());
-                    out.append(": ");
-                    write(out, e.getValue());
-                }
-                out.append('}');
-            }
-            default -> out.append("null");
-        }
-    }
-
-    /** Appends {@code s} as a JSON string, escaped as PostgreSQL's {@code escape_json} escapes it. */
-    private static void quote(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 
     /**
@@ -335,96 +269,9 @@ public final class Jsonb implements Comparable<Jsonb> {
     byte[] sortKey() {
         byte[] k = sortKey;
         if (k == null) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            if (root instanceof Map) {
-                key(out, root);
-            } else if (root instanceof List<?> l) {
-                out.write(5);
-                count(out, l.size());
-                out.write(1);
-                for (Object e : l) {
-                    key(out, e);
-                }
-            } else {
-                out.write(5);
-                count(out, 1);
-                out.write(0);
-                key(out, root);
-            }
-            sortKey = k = out.toByteArray();
+            sortKey = k = JsonbSortKey.of(root);
         }
         return k;
-    }
-
-    private static void key(ByteArrayOutputStream out, Object v) {
-        switch (v) {
-            case String s -> {
-                out.write(2);
-                string(out, s);
-            }
-            case BigDecimal d -> {
-                out.write(3);
-                number(out, d);
-            }
-            case Boolean b -> {
-                out.write(4);
-                out.write(b ? 1 : 0);
-            }
-            case List<?> l -> {
-                out.write(5);
-                count(out, l.size());
-                for (Object e : l) {
-                    key(out, e);
-                }
-            }
-            case Map<?, ?> m -> {
-                out.write(6);
-                count(out, m.size());
-                for (Map.Entry<?, ?> e : m.entrySet()) {
-                    string(out, (String) e.getKey());
-                    key(out, e.getValue());
-                }
-            }
-            default -> out.write(1);
-        }
-    }
-
-    private static void count(ByteArrayOutputStream out, int n) {
-        out.write(n >>> 24);
-        out.write(n >>> 16);
-        out.write(n >>> 8);
-        out.write(n);
-    }
-
-    private static void string(ByteArrayOutputStream out, String s) {
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-            out.write(b);
-            if (b == 0) {
-                out.write(0xFF);
-            }
-        }
-        out.write(0);
-        out.write(1);
-    }
-
-    /** A number by value as {@link RowPacker#pushNumeric} orders it, without the display scale. */
-    private static void number(ByteArrayOutputStream out, BigDecimal v) {
-        int signum = v.signum();
-        out.write(signum + 1);
-        if (signum == 0) {
-            return;
-        }
-        String digits = v.unscaledValue().abs().toString().replaceFirst("0+$", "");
-        int exponent = v.precision() - v.scale();
-        int flip = signum < 0 ? 0xFF : 0;
-        int e = exponent ^ Integer.MIN_VALUE;
-        for (int shift = 24; shift >= 0; shift -= 8) {
-            out.write((e >>> shift) ^ flip);
-        }
-        for (int i = 0; i < digits.length(); i++) {
-            out.write(digits.charAt(i) ^ flip);
-        }
-        out.write(flip);
     }
 
     @Override
@@ -435,244 +282,5 @@ public final class Jsonb implements Comparable<Jsonb> {
     @Override
     public int hashCode() {
         return text().hashCode();
-    }
-
-    /** PostgreSQL's JSON lexer and parser (RFC 8259, with its errors). */
-    private static final class Parser {
-        private static final int MAX_DEPTH = 6400;
-        private final String s;
-        private int i;
-
-        Parser(String s) {
-            this.s = s;
-        }
-
-        SyntaxError error() {
-            return new SyntaxError(Problem.SYNTAX, "invalid input syntax for type json");
-        }
-
-        void space() {
-            while (i < s.length()) {
-                char c = s.charAt(i);
-                if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-                    i++;
-                } else {
-                    break;
-                }
-            }
-        }
-
-        Object value(int depth) {
-            if (depth > MAX_DEPTH || i >= s.length()) {
-                throw error();
-            }
-            char c = s.charAt(i);
-            return switch (c) {
-                case '{' -> object(depth);
-                case '[' -> array(depth);
-                case '"' -> string();
-                case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' -> number();
-                default -> word();
-            };
-        }
-
-        Object word() {
-            int start = i;
-            while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_')) {
-                i++;
-            }
-            return switch (s.substring(start, i)) {
-                case "true" -> Boolean.TRUE;
-                case "false" -> Boolean.FALSE;
-                case "null" -> NULL;
-                default -> throw error();
-            };
-        }
-
-        Object number() {
-            int start = i;
-            if (s.charAt(i) == '-') {
-                i++;
-            }
-            if (i >= s.length() || !digit(s.charAt(i))) {
-                throw error();
-            }
-            if (s.charAt(i) == '0') {
-                i++;
-            } else {
-                digits();
-            }
-            if (i < s.length() && s.charAt(i) == '.') {
-                i++;
-                if (i >= s.length() || !digit(s.charAt(i))) {
-                    throw error();
-                }
-                digits();
-            }
-            if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
-                i++;
-                if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-                    i++;
-                }
-                if (i >= s.length() || !digit(s.charAt(i))) {
-                    throw error();
-                }
-                digits();
-            }
-            if (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_' || s.charAt(i) == '.')) {
-                throw error();
-            }
-            BigDecimal d;
-            try {
-                d = new BigDecimal(s.substring(start, i));
-            } catch (NumberFormatException | ArithmeticException e) {
-                throw error();
-            }
-            if (d.scale() > 16383 || d.precision() - d.scale() > 131072) {
-                throw new SyntaxError(Problem.NUMERIC_OVERFLOW, "value overflows numeric format");
-            }
-            return d.scale() < 0 ? d.setScale(0) : d;
-        }
-
-        private void digits() {
-            while (i < s.length() && digit(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        private static boolean digit(char c) {
-            return c >= '0' && c <= '9';
-        }
-
-        String string() {
-            i++;
-            StringBuilder out = new StringBuilder();
-            while (true) {
-                if (i >= s.length()) {
-                    throw error();
-                }
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return out.toString();
-                }
-                if (c < 0x20) {
-                    throw error();
-                }
-                if (c != '\\') {
-                    out.append(c);
-                    continue;
-                }
-                if (i >= s.length()) {
-                    throw error();
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case '"', '\\', '/' -> out.append(e);
-                    case 'b' -> out.append('\b');
-                    case 'f' -> out.append('\f');
-                    case 'n' -> out.append('\n');
-                    case 'r' -> out.append('\r');
-                    case 't' -> out.append('\t');
-                    case 'u' -> {
-                        int u = hex4();
-                        if (u == 0) {
-                            throw new SyntaxError(Problem.UNSUPPORTED_ESCAPE, "unsupported Unicode escape sequence");
-                        }
-                        if (Character.isHighSurrogate((char) u)) {
-                            if (i + 1 < s.length() && s.charAt(i) == '\\' && s.charAt(i + 1) == 'u') {
-                                i += 2;
-                                int low = hex4();
-                                if (!Character.isLowSurrogate((char) low)) {
-                                    throw error();
-                                }
-                                out.append((char) u).append((char) low);
-                            } else {
-                                throw error();
-                            }
-                        } else if (Character.isLowSurrogate((char) u)) {
-                            throw error();
-                        } else {
-                            out.append((char) u);
-                        }
-                    }
-                    default -> throw error();
-                }
-            }
-        }
-
-        private int hex4() {
-            if (i + 4 > s.length()) {
-                throw error();
-            }
-            int v = 0;
-            for (int k = 0; k < 4; k++) {
-                int d = Character.digit(s.charAt(i + k), 16);
-                if (d < 0 || s.charAt(i + k) > 'f') {
-                    throw error();
-                }
-                v = v << 4 | d;
-            }
-            i += 4;
-            return v;
-        }
-
-        Object array(int depth) {
-            i++;
-            List<Object> out = new ArrayList<>();
-            space();
-            if (i < s.length() && s.charAt(i) == ']') {
-                i++;
-                return Collections.unmodifiableList(out);
-            }
-            while (true) {
-                space();
-                out.add(value(depth + 1));
-                space();
-                if (i >= s.length()) {
-                    throw error();
-                }
-                char c = s.charAt(i++);
-                if (c == ']') {
-                    return Collections.unmodifiableList(out);
-                }
-                if (c != ',') {
-                    throw error();
-                }
-            }
-        }
-
-        Object object(int depth) {
-            i++;
-            TreeMap<String, Object> out = new TreeMap<>(Jsonb::compareKeys);
-            space();
-            if (i < s.length() && s.charAt(i) == '}') {
-                i++;
-                return Collections.unmodifiableMap(new LinkedHashMap<>(out));
-            }
-            while (true) {
-                space();
-                if (i >= s.length() || s.charAt(i) != '"') {
-                    throw error();
-                }
-                String k = string();
-                space();
-                if (i >= s.length() || s.charAt(i++) != ':') {
-                    throw error();
-                }
-                space();
-                out.put(k, value(depth + 1));
-                space();
-                if (i >= s.length()) {
-                    throw error();
-                }
-                char c = s.charAt(i++);
-                if (c == '}') {
-                    return Collections.unmodifiableMap(new LinkedHashMap<>(out));
-                }
-                if (c != ',') {
-                    throw error();
-                }
-            }
-        }
     }
 }

@@ -39,7 +39,7 @@ public final class CatalogQuery {
     static {
         java.util.Set<String> names = new java.util.HashSet<>(List.of("pg_catalog", "information_schema", "current_catalog", "current_schema",
                 PgCatalogData.TANDEM_INTERNAL.toLowerCase(Locale.ROOT)));
-        for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
+        for (CatalogRelations.Relation r : CatalogRelations.ALL.values()) {
             if (r.schema().equals("pg_catalog")) {
                 names.add(r.name().toLowerCase(Locale.ROOT));
             }
@@ -82,7 +82,7 @@ public final class CatalogQuery {
         if (s == null && (n.equals("pg_catalog") || n.equals("information_schema") || n.equals(PgCatalogData.TANDEM_INTERNAL))) {
             return true; // a qualified name whose schema the planner took for the relation
         }
-        return s == null ? PgCatalogData.RELATIONS.containsKey("pg_catalog." + n) : PgCatalogData.RELATIONS.containsKey(s + "." + n);
+        return s == null ? CatalogRelations.ALL.containsKey("pg_catalog." + n) : CatalogRelations.ALL.containsKey(s + "." + n);
     }
 
     /**
@@ -164,7 +164,7 @@ public final class CatalogQuery {
         Matcher m = INTERNAL_RELATION.matcher(sql);
         while (m.find()) {
             String name = m.group(1).toLowerCase(Locale.ROOT);
-            PgCatalogData.IntrospectionView v = PgCatalogData.INTROSPECTION_VIEWS.get(name);
+            CatalogRelations.IntrospectionView v = CatalogRelations.INTROSPECTION_VIEWS.get(name);
             if (v != null) {
                 out.add(v.collection());
             } else if (name.equals("indexes")) {

@@ -74,7 +74,7 @@ record CompiledCatalogQuery(String sql, Connection connection, PreparedStatement
 
     /**
      * A Calcite connection whose schemas hold the catalog's relations, each reading its rows from what
-     * {@code data} holds during a run, and whose functions are {@link PgCatalogFunctions}'.
+     * {@code data} holds during a run, and whose functions are those {@link PgCatalogFunctions#FUNCTIONS} lists.
      */
     private static Connection connect(AtomicReference<PgCatalogData> data) throws SQLException {
         Properties info = new Properties();
@@ -91,7 +91,7 @@ record CompiledCatalogQuery(String sql, Connection connection, PreparedStatement
         SchemaPlus pgCatalog = root.add("pg_catalog", new org.apache.calcite.schema.impl.AbstractSchema());
         SchemaPlus informationSchema = root.add("information_schema", new org.apache.calcite.schema.impl.AbstractSchema());
         SchemaPlus tandemInternal = root.add(PgCatalogData.TANDEM_INTERNAL, new org.apache.calcite.schema.impl.AbstractSchema());
-        for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
+        for (CatalogRelations.Relation r : CatalogRelations.ALL.values()) {
             SchemaPlus schema = switch (r.schema()) {
                 case "pg_catalog" -> pgCatalog;
                 case PgCatalogData.TANDEM_INTERNAL -> tandemInternal;
@@ -99,14 +99,14 @@ record CompiledCatalogQuery(String sql, Connection connection, PreparedStatement
             };
             schema.add(r.name(), new RelationTable(r, data));
         }
-        for (String[] f : PgCatalogFunctions.FUNCTIONS) {
-            for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {
-                if (m.getName().equals(f[1])) {
-                    pgCatalog.add(f[0], ScalarFunctionImpl.create(m));
+        for (PgCatalogFunctions.CatalogFunction f : PgCatalogFunctions.FUNCTIONS) {
+            for (java.lang.reflect.Method m : f.owner().getMethods()) {
+                if (m.getName().equals(f.method())) {
+                    pgCatalog.add(f.name(), ScalarFunctionImpl.create(m));
                 }
             }
         }
-        for (java.lang.reflect.Method m : PgCatalogFunctions.class.getMethods()) {
+        for (java.lang.reflect.Method m : PgArrayFunctions.class.getMethods()) {
             if (m.getName().equals("generateSeries")) {
                 pgCatalog.add("generate_series", org.apache.calcite.schema.impl.TableFunctionImpl.create(m));
             }
@@ -117,10 +117,10 @@ record CompiledCatalogQuery(String sql, Connection connection, PreparedStatement
 
     /** A catalog relation as Calcite scans it. */
     private static final class RelationTable extends AbstractTable implements ScannableTable {
-        private final PgCatalogData.Relation relation;
+        private final CatalogRelations.Relation relation;
         private final AtomicReference<PgCatalogData> data;
 
-        RelationTable(PgCatalogData.Relation relation, AtomicReference<PgCatalogData> data) {
+        RelationTable(CatalogRelations.Relation relation, AtomicReference<PgCatalogData> data) {
             this.relation = relation;
             this.data = data;
         }
@@ -128,7 +128,7 @@ record CompiledCatalogQuery(String sql, Connection connection, PreparedStatement
         @Override
         public RelDataType getRowType(RelDataTypeFactory types) {
             RelDataTypeFactory.Builder b = types.builder();
-            for (PgCatalogData.Col c : relation.columns()) {
+            for (CatalogRelations.Col c : relation.columns()) {
                 b.add(c.name(), types.createTypeWithNullability(sqlType(types, c.type()), true));
             }
             return b.build();

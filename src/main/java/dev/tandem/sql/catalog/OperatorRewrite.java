@@ -30,8 +30,8 @@ final class OperatorRewrite {
     private static final Set<String> OTHER_COLUMNS = new HashSet<>();
 
     static {
-        for (PgCatalogData.Relation r : PgCatalogData.RELATIONS.values()) {
-            for (PgCatalogData.Col c : r.columns()) {
+        for (CatalogRelations.Relation r : CatalogRelations.ALL.values()) {
+            for (CatalogRelations.Col c : r.columns()) {
                 (c.type().equals("bool") ? BOOLEAN_COLUMNS : OTHER_COLUMNS).add(c.name());
             }
         }

@@ -3,20 +3,20 @@ package dev.tandem.sql.catalog;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
-import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * PostgreSQL's catalog functions ({@code format_type}, {@code pg_get_indexdef}, {@code pg_table_is_visible}…)
  * and the helpers the rewritten client SQL calls ({@code tandem_regex}, {@code tandem_regclass_in}…),
  * as static methods Calcite's generated code calls. Those that read the catalog read the snapshot of
  * the query running on this thread, so none is folded into a plan as a constant.
+ *
+ * <p>This class lists them all ({@link #FUNCTIONS}) and computes the ones about types, relations, keys,
+ * privileges and the server; {@link PgSizeFunctions}, {@link PgRegCasts}, {@link PgOperatorFunctions} and
+ * {@link PgArrayFunctions} compute the others.
  */
 @org.apache.calcite.linq4j.function.NonDeterministic
 public final class PgCatalogFunctions {
@@ -27,7 +27,8 @@ public final class PgCatalogFunctions {
     private PgCatalogFunctions() {
     }
 
-    private static PgCatalogData data() {
+    /** The catalog data of the query running on this thread. */
+    static PgCatalogData data() {
         PgCatalogData d = CURRENT.get();
         if (d == null) {
             throw new IllegalStateException("no catalog query is running on this thread");
@@ -35,54 +36,58 @@ public final class PgCatalogFunctions {
         return d;
     }
 
-    /** The functions Calcite may call, by SQL name: the Java method names (overloaded by argument count). */
-    static final List<String[]> FUNCTIONS = List.of(
-            new String[] {"format_type", "formatType"},
-            new String[] {"pg_get_userbyid", "getUserById"},
-            new String[] {"pg_table_is_visible", "tableIsVisible"},
-            new String[] {"pg_type_is_visible", "typeIsVisible"},
-            new String[] {"pg_get_indexdef", "getIndexDef"},
-            new String[] {"pg_get_constraintdef", "getConstraintDef"},
-            new String[] {"pg_get_expr", "getExpr"},
-            new String[] {"pg_get_viewdef", "getViewDef"},
-            new String[] {"pg_get_serial_sequence", "getSerialSequence"},
-            new String[] {"obj_description", "objDescription"},
-            new String[] {"col_description", "colDescription"},
-            new String[] {"shobj_description", "objDescription"},
-            new String[] {"has_table_privilege", "tablePrivilege"},
-            new String[] {"has_schema_privilege", "hasPrivilege"},
-            new String[] {"has_database_privilege", "hasPrivilege"},
-            new String[] {"has_column_privilege", "columnPrivilege"},
-            new String[] {"pg_has_role", "hasPrivilege"},
-            new String[] {"pg_encoding_to_char", "encodingToChar"},
-            new String[] {"version", "version"},
-            new String[] {"current_database", "currentDatabase"},
-            new String[] {"quote_ident", "quoteIdent"},
-            new String[] {"current_setting", "currentSetting"},
-            new String[] {"pg_size_pretty", "sizePretty"},
-            new String[] {"pg_relation_size", "relationSize"},
-            new String[] {"pg_table_size", "relationSize"},
-            new String[] {"pg_indexes_size", "indexesSize"},
-            new String[] {"pg_total_relation_size", "totalRelationSize"},
-            new String[] {"array_to_string", "arrayToString"},
-            new String[] {"array_upper", "arrayUpper"},
-            new String[] {"array_lower", "arrayLower"},
-            new String[] {"array_length", "arrayUpper"},
-            new String[] {"tandem_regex", "regex"},
-            new String[] {"tandem_any", "anyOf"},
-            new String[] {"tandem_like", "like"},
-            new String[] {"tandem_bitand", "bitAnd"},
-            new String[] {"tandem_bitor", "bitOr"},
-            new String[] {"tandem_text", "text"},
-            new String[] {"tandem_int2vector_out", "int2vectorOut"},
-            new String[] {"tandem_regclass_in", "regclassIn"},
-            new String[] {"tandem_regclass_out", "regclassOut"},
-            new String[] {"tandem_regtype_in", "regtypeIn"},
-            new String[] {"tandem_regtype_out", "formatType"},
-            new String[] {"tandem_regnamespace_in", "regnamespaceIn"},
-            new String[] {"tandem_regnamespace_out", "regnamespaceOut"},
-            new String[] {"tandem_regrole_in", "regroleIn"},
-            new String[] {"tandem_regproc_out", "regprocOut"});
+    /** A function Calcite may call: its SQL name, and the class and name of the Java methods computing it (overloaded by argument count). */
+    record CatalogFunction(String name, Class<?> owner, String method) {
+    }
+
+    /** The functions Calcite may call. */
+    static final List<CatalogFunction> FUNCTIONS = List.of(
+            new CatalogFunction("format_type", PgCatalogFunctions.class, "formatType"),
+            new CatalogFunction("pg_get_userbyid", PgCatalogFunctions.class, "getUserById"),
+            new CatalogFunction("pg_table_is_visible", PgCatalogFunctions.class, "tableIsVisible"),
+            new CatalogFunction("pg_type_is_visible", PgCatalogFunctions.class, "typeIsVisible"),
+            new CatalogFunction("pg_get_indexdef", PgCatalogFunctions.class, "getIndexDef"),
+            new CatalogFunction("pg_get_constraintdef", PgCatalogFunctions.class, "getConstraintDef"),
+            new CatalogFunction("pg_get_expr", PgCatalogFunctions.class, "getExpr"),
+            new CatalogFunction("pg_get_viewdef", PgCatalogFunctions.class, "getViewDef"),
+            new CatalogFunction("pg_get_serial_sequence", PgCatalogFunctions.class, "getSerialSequence"),
+            new CatalogFunction("obj_description", PgCatalogFunctions.class, "objDescription"),
+            new CatalogFunction("col_description", PgCatalogFunctions.class, "colDescription"),
+            new CatalogFunction("shobj_description", PgCatalogFunctions.class, "objDescription"),
+            new CatalogFunction("has_table_privilege", PgCatalogFunctions.class, "tablePrivilege"),
+            new CatalogFunction("has_schema_privilege", PgCatalogFunctions.class, "hasPrivilege"),
+            new CatalogFunction("has_database_privilege", PgCatalogFunctions.class, "hasPrivilege"),
+            new CatalogFunction("has_column_privilege", PgCatalogFunctions.class, "columnPrivilege"),
+            new CatalogFunction("pg_has_role", PgCatalogFunctions.class, "hasPrivilege"),
+            new CatalogFunction("pg_encoding_to_char", PgCatalogFunctions.class, "encodingToChar"),
+            new CatalogFunction("version", PgCatalogFunctions.class, "version"),
+            new CatalogFunction("current_database", PgCatalogFunctions.class, "currentDatabase"),
+            new CatalogFunction("quote_ident", PgCatalogFunctions.class, "quoteIdent"),
+            new CatalogFunction("current_setting", PgCatalogFunctions.class, "currentSetting"),
+            new CatalogFunction("pg_size_pretty", PgSizeFunctions.class, "sizePretty"),
+            new CatalogFunction("pg_relation_size", PgSizeFunctions.class, "relationSize"),
+            new CatalogFunction("pg_table_size", PgSizeFunctions.class, "relationSize"),
+            new CatalogFunction("pg_indexes_size", PgSizeFunctions.class, "indexesSize"),
+            new CatalogFunction("pg_total_relation_size", PgSizeFunctions.class, "totalRelationSize"),
+            new CatalogFunction("array_to_string", PgArrayFunctions.class, "arrayToString"),
+            new CatalogFunction("array_upper", PgArrayFunctions.class, "arrayUpper"),
+            new CatalogFunction("array_lower", PgArrayFunctions.class, "arrayLower"),
+            new CatalogFunction("array_length", PgArrayFunctions.class, "arrayUpper"),
+            new CatalogFunction("tandem_regex", PgOperatorFunctions.class, "regex"),
+            new CatalogFunction("tandem_any", PgOperatorFunctions.class, "anyOf"),
+            new CatalogFunction("tandem_like", PgOperatorFunctions.class, "like"),
+            new CatalogFunction("tandem_bitand", PgOperatorFunctions.class, "bitAnd"),
+            new CatalogFunction("tandem_bitor", PgOperatorFunctions.class, "bitOr"),
+            new CatalogFunction("tandem_text", PgCatalogFunctions.class, "text"),
+            new CatalogFunction("tandem_int2vector_out", PgArrayFunctions.class, "int2vectorOut"),
+            new CatalogFunction("tandem_regclass_in", PgRegCasts.class, "regclassIn"),
+            new CatalogFunction("tandem_regclass_out", PgRegCasts.class, "regclassOut"),
+            new CatalogFunction("tandem_regtype_in", PgRegCasts.class, "regtypeIn"),
+            new CatalogFunction("tandem_regtype_out", PgCatalogFunctions.class, "formatType"),
+            new CatalogFunction("tandem_regnamespace_in", PgRegCasts.class, "regnamespaceIn"),
+            new CatalogFunction("tandem_regnamespace_out", PgRegCasts.class, "regnamespaceOut"),
+            new CatalogFunction("tandem_regrole_in", PgRegCasts.class, "regroleIn"),
+            new CatalogFunction("tandem_regproc_out", PgRegCasts.class, "regprocOut"));
 
     // ------------------------------------------------------------------ types
 
@@ -92,39 +97,11 @@ public final class PgCatalogFunctions {
 
     /** {@code format_type(type, typmod)}: the type's SQL name ({@code bigint}, {@code timestamp without time zone}, {@code text[]}). */
     public static String formatType(Long oid, Long typmod) {
-        if (oid == null) {
-            return null;
-        }
-        PgCatalogData.PgType t = PgCatalogData.TYPE_BY_OID.get(oid);
-        if (t == null) {
-            return "???";
-        }
-        if (t.category().equals("A") && t.elem() != 0 && t.name().startsWith("_")) {
-            return formatType(t.elem(), typmod) + "[]";
-        }
-        String mod = typmod == null || typmod < 4 ? ""
-                : oid == 1043 || oid == 1042 ? "(" + (typmod - 4) + ")"
-                : oid == 1700 ? "(" + ((typmod - 4) >> 16) + "," + ((((typmod - 4) & 0x7ff) ^ 0x400) - 0x400) + ")" : "";
-        return switch (t.name()) {
-            case "bool" -> "boolean";
-            case "int8" -> "bigint";
-            case "int4" -> "integer";
-            case "int2" -> "smallint";
-            case "float8" -> "double precision";
-            case "float4" -> "real";
-            case "varchar" -> "character varying" + mod;
-            case "bpchar" -> "character" + (mod.isEmpty() ? "(1)" : mod);
-            case "char" -> "\"char\"";
-            case "timestamp" -> "timestamp without time zone";
-            case "time" -> "time without time zone";
-            case "timestamptz" -> "timestamp with time zone";
-            case "numeric" -> "numeric" + mod;
-            default -> t.name();
-        };
+        return PgTypes.formatType(oid, typmod);
     }
 
     public static Boolean typeIsVisible(Long oid) {
-        return oid == null ? null : PgCatalogData.TYPE_BY_OID.containsKey(oid);
+        return oid == null ? null : PgTypes.BY_OID.containsKey(oid);
     }
 
     // ------------------------------------------------------------------ relations, indexes, keys
@@ -284,94 +261,6 @@ public final class PgCatalogFunctions {
         return PgSettings.currentSetting(name, missingOk);
     }
 
-    /**
-     * {@code pg_size_pretty(bigint)}: bytes below 10240 as bytes, else halved-and-rounded steps of 1024
-     * into kB, MB, GB, TB and PB, each unit taken while the value stays below 20480 of it.
-     */
-    public static String sizePretty(Long size) {
-        if (size == null) {
-            return null;
-        }
-        long limit = 10 * 1024;
-        long limit2 = limit * 2 - 1;
-        if (Math.abs(size) < limit) {
-            return size + " bytes";
-        }
-        // one extra bit is kept for the rounding (a division, rounding toward zero, as PostgreSQL's)
-        long v = size / (1L << 9);
-        for (String unit : List.of("kB", "MB", "GB", "TB")) {
-            if (Math.abs(v) < limit2) {
-                return halfRounded(v) + " " + unit;
-            }
-            v /= 1L << 10;
-        }
-        return halfRounded(v) + " PB";
-    }
-
-    /**
-     * {@code pg_relation_size(regclass)} and {@code pg_table_size}: the bytes of the arrangements Tandem
-     * keeps under the relation's own id (an index's; a table's or view's own arrangement where it has one,
-     * else 0), summed over workers. A name that is no relation the caller sees is {@code 42P01}, an OID
-     * that is none is NULL, as in PostgreSQL.
-     */
-    public static Long relationSize(String relation) {
-        Long oid = relationOid(relation);
-        if (oid == null) {
-            return null;
-        }
-        PgCatalogData d = data();
-        PgCatalogData.Rel r = d.rels.get(oid);
-        if (r != null) {
-            return d.bytes(r.entry().id());
-        }
-        // a relation of the catalog itself, computed per query, keeps nothing; another OID is none
-        return PgCatalogData.RELATIONS.values().stream().anyMatch(c -> c.oid() == oid) ? 0L : null;
-    }
-
-    /** {@code pg_relation_size(regclass, fork)}: the main fork's size; the other forks are empty. */
-    public static Long relationSize(String relation, String fork) {
-        Long main = relationSize(relation);
-        return main == null || fork == null ? null : fork.equals("main") ? main : 0L;
-    }
-
-    /** {@code pg_indexes_size(regclass)}: the bytes of the indexes on the relation the caller sees (0 for an index). */
-    public static Long indexesSize(String relation) {
-        Long own = relationSize(relation);
-        if (own == null) {
-            return null;
-        }
-        PgCatalogData d = data();
-        PgCatalogData.Rel r = d.rels.get(relationOid(relation));
-        long sum = 0;
-        for (PgCatalogData.Rel x : d.rels.values()) {
-            if (r != null && x.entry() instanceof dev.tandem.controller.CatalogEntry.Index i && i.on().equals(r.name())) {
-                sum += d.bytes(i.id());
-            }
-        }
-        return sum;
-    }
-
-    /** {@code pg_total_relation_size(regclass)}: the relation's own size and its indexes'. */
-    public static Long totalRelationSize(String relation) {
-        Long own = relationSize(relation);
-        return own == null ? null : own + indexesSize(relation);
-    }
-
-    /**
-     * The OID an argument of type {@code regclass} gives: an OID (Calcite passes it as its digits), or a name
-     * read as {@code 'name'::regclass} reads it (unknown: 42P01).
-     */
-    private static Long relationOid(String relation) {
-        if (relation == null) {
-            return null;
-        }
-        return regclassIn(relation); // an OID's digits are the OID, as regclass reads them
-    }
-
-    private static long halfRounded(long x) {
-        return (x + (x < 0 ? -1 : 1)) / 2;
-    }
-
     private static final Set<String> RESERVED = Set.of("all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "both",
             "case", "cast", "check", "collate", "column", "constraint", "create", "current_catalog", "current_date", "current_role",
             "current_time", "current_timestamp", "current_user", "default", "deferrable", "desc", "distinct", "do", "else", "end", "except",
@@ -391,50 +280,7 @@ public final class PgCatalogFunctions {
         return "\"" + name.replace("\"", "\"\"") + "\"";
     }
 
-    // ------------------------------------------------------------------ arrays
-
-    public static String arrayToString(List<?> array, String separator) {
-        if (array == null || separator == null) {
-            return null;
-        }
-        StringJoiner j = new StringJoiner(separator);
-        for (Object o : array) {
-            if (o != null) {
-                j.add(text(o));
-            }
-        }
-        return j.toString();
-    }
-
-    /**
-     * {@code value = ANY(array)} for an array bound as a parameter in PostgreSQL's text form
-     * ({@code {a,b,"c d",NULL}}): true when an element equals the value's text, else NULL when the value
-     * or an element is NULL, else false.
-     */
-    public static Boolean anyOf(Object value, String array) {
-        if (value == null || array == null) {
-            return null;
-        }
-        List<String> elements = PgArrays.parse(array);
-        String v = text(value);
-        boolean unknown = false;
-        for (String e : elements) {
-            if (e == null) {
-                unknown = true;
-            } else if (e.equals(v)) {
-                return true;
-            }
-        }
-        return unknown ? null : false;
-    }
-
-    public static Long arrayUpper(List<?> array, Long dimension) {
-        return array == null || array.isEmpty() || dimension == null || dimension != 1 ? null : (long) array.size();
-    }
-
-    public static Long arrayLower(List<?> array, Long dimension) {
-        return array == null || array.isEmpty() || dimension == null || dimension != 1 ? null : 1L;
-    }
+    // ------------------------------------------------------------------ text forms
 
     /** A value's PostgreSQL text form: {@code true}/{@code false}, arrays as {@code {a,b}}. */
     public static String text(Object value) {
@@ -459,186 +305,5 @@ public final class PgCatalogFunctions {
             case "f", "false", "n", "no", "off", "0" -> false;
             default -> throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type boolean: \"" + s + "\"");
         };
-    }
-
-    /** An {@code int2vector} or {@code oidvector}'s text form: its elements separated by spaces. */
-    public static String int2vectorOut(List<?> vector) {
-        if (vector == null) {
-            return null;
-        }
-        StringJoiner j = new StringJoiner(" ");
-        vector.forEach(o -> j.add(String.valueOf(o)));
-        return j.toString();
-    }
-
-    // ------------------------------------------------------------------ operators
-
-    /** What PostgreSQL's regular expressions (ARE) mean and Java's do not, or mean otherwise. */
-    private static final Pattern ARE_ONLY = Pattern.compile("\\[[:.=]|\\\\[mMyYZ]|^\\*\\*\\*|\\(\\?[^:=!]");
-
-    /**
-     * {@code text ~ pattern} (and {@code ~*} when {@code insensitive}), with Java's regular expressions for
-     * PostgreSQL's where they agree (what psql, drivers and ORMs send: anchors, groups, classes,
-     * quantifiers); the constructs only PostgreSQL's have are refused.
-     */
-    public static Boolean regex(String text, String pattern, Boolean insensitive) {
-        if (text == null || pattern == null) {
-            return null;
-        }
-        if (ARE_ONLY.matcher(pattern).find()) {
-            throw SqlException.notSupported("this regular expression in a catalog query (POSIX classes, collating elements, "
-                    + "and \\m \\M \\y \\Y \\Z escapes are PostgreSQL's alone): " + pattern);
-        }
-        try {
-            return Pattern.compile(pattern, Boolean.TRUE.equals(insensitive) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)
-                    .matcher(text).find();
-        } catch (PatternSyntaxException e) {
-            throw new SqlException(SqlState.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + e.getDescription());
-        }
-    }
-
-    /** {@code text ~~ pattern}: LIKE, with {@code \} escaping. */
-    public static Boolean like(String text, String pattern, Boolean insensitive) {
-        if (text == null || pattern == null) {
-            return null;
-        }
-        StringBuilder re = new StringBuilder();
-        for (int i = 0; i < pattern.length(); i++) {
-            char c = pattern.charAt(i);
-            if (c == '\\' && i + 1 < pattern.length()) {
-                re.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
-            } else if (c == '%') {
-                re.append(".*");
-            } else if (c == '_') {
-                re.append('.');
-            } else {
-                re.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        return Pattern.compile(re.toString(), Pattern.DOTALL | (Boolean.TRUE.equals(insensitive) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0))
-                .matcher(text).matches();
-    }
-
-    public static Long bitAnd(Long a, Long b) {
-        return a == null || b == null ? null : a & b;
-    }
-
-    public static Long bitOr(Long a, Long b) {
-        return a == null || b == null ? null : a | b;
-    }
-
-    /** {@code generate_series(a, b)}: the integers from a to b, as a one-column table. */
-    public static org.apache.calcite.schema.ScannableTable generateSeries(Long from, Long to) {
-        return new org.apache.calcite.schema.ScannableTable() {
-            @Override
-            public org.apache.calcite.linq4j.Enumerable<Object[]> scan(org.apache.calcite.DataContext root) {
-                java.util.List<Object[]> rows = new java.util.ArrayList<>();
-                if (from != null && to != null) {
-                    if (to - from > 1_000_000) {
-                        throw SqlException.notSupported("generate_series of more than a million rows in a catalog query");
-                    }
-                    for (long v = from; v <= to; v++) {
-                        rows.add(new Object[] {v});
-                    }
-                }
-                return org.apache.calcite.linq4j.Linq4j.asEnumerable(rows);
-            }
-
-            @Override
-            public org.apache.calcite.rel.type.RelDataType getRowType(org.apache.calcite.rel.type.RelDataTypeFactory types) {
-                return types.builder().add("generate_series", org.apache.calcite.sql.type.SqlTypeName.BIGINT).build();
-            }
-
-            @Override
-            public org.apache.calcite.schema.Statistic getStatistic() {
-                return org.apache.calcite.schema.Statistics.UNKNOWN;
-            }
-
-            @Override
-            public org.apache.calcite.schema.Schema.TableType getJdbcTableType() {
-                return org.apache.calcite.schema.Schema.TableType.TABLE;
-            }
-
-            @Override
-            public boolean isRolledUp(String column) {
-                return false;
-            }
-
-            @Override
-            public boolean rolledUpColumnValidInsideAgg(String column, org.apache.calcite.sql.SqlCall call, org.apache.calcite.sql.SqlNode parent,
-                    org.apache.calcite.config.CalciteConnectionConfig config) {
-                return false;
-            }
-        };
-    }
-
-    // ------------------------------------------------------------------ reg* casts
-
-    /** {@code 'name'::regclass}: the relation's OID; an unknown name is {@code 42P01} as in PostgreSQL. */
-    public static Long regclassIn(String name) {
-        if (name == null) {
-            return null;
-        }
-        if (name.matches("\\d+")) {
-            return Long.parseLong(name);
-        }
-        String n = name.startsWith("\"") && name.endsWith("\"") && name.length() > 1 ? name.substring(1, name.length() - 1) : name.toLowerCase(Locale.ROOT);
-        Long oid = data().relationOid(n);
-        if (oid == null) {
-            throw new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist");
-        }
-        return oid;
-    }
-
-    public static String regclassOut(Long oid) {
-        return oid == null ? null : oid == 0 ? "-" : data().relationName(oid);
-    }
-
-    public static Long regtypeIn(String name) {
-        if (name == null) {
-            return null;
-        }
-        String n = name.toLowerCase(Locale.ROOT).replaceFirst("^pg_catalog\\.", "");
-        for (PgCatalogData.PgType t : PgCatalogData.TYPES) {
-            if (t.name().equals(n) || formatType(t.oid(), -1L).equals(n)) {
-                return t.oid();
-            }
-        }
-        throw new SqlException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist");
-    }
-
-    /** {@code 'name'::regnamespace}: the schema's OID; an unknown name is {@code 3F000} as in PostgreSQL. */
-    public static Long regnamespaceIn(String name) {
-        if (name == null || name.isEmpty()) {
-            return null;
-        }
-        Long oid = PgCatalogData.NAMESPACES.get(name);
-        if (oid == null) {
-            throw new SqlException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist");
-        }
-        return oid;
-    }
-
-    /** {@code oid::regnamespace}: the schema's name, or the OID's digits when no schema has it. */
-    public static String regnamespaceOut(Long oid) {
-        if (oid == null) {
-            return null;
-        }
-        return PgCatalogData.NAMESPACES.entrySet().stream().filter(e -> e.getValue().equals(oid)).map(Map.Entry::getKey).findFirst()
-                .orElse(oid.toString());
-    }
-
-    public static Long regroleIn(String name) {
-        if (name == null) {
-            return null;
-        }
-        if (name.equals(PgCatalogData.OWNER)) {
-            return PgCatalogData.OWNER_OID;
-        }
-        throw new SqlException(SqlState.UNDEFINED_OBJECT, "role \"" + name + "\" does not exist");
-    }
-
-    public static String regprocOut(Long oid) {
-        return oid == null ? null : oid == 0 ? "-" : oid.toString();
     }
 }

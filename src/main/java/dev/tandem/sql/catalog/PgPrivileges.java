@@ -26,7 +26,7 @@ final class PgPrivileges {
             PgCatalogData.Rel r = data.rels.get(n.longValue());
             if (r != null) {
                 kind = r.kind();
-            } else if (PgCatalogData.RELATIONS.values().stream().anyMatch(c -> c.oid() == n.longValue())) {
+            } else if (CatalogRelations.ALL.values().stream().anyMatch(c -> c.oid() == n.longValue())) {
                 kind = "system";
             } else {
                 // PostgreSQL answers NULL for an OID no relation has

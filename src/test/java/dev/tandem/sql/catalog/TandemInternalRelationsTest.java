@@ -18,16 +18,16 @@ class TandemInternalRelationsTest {
     void everyIntrospectionCollectionIsARelationWithItsColumns() {
         for (Introspection.Collection c : Introspection.ALL) {
             String name = c.name().substring("tandem_".length());
-            PgCatalogData.Relation r = PgCatalogData.RELATIONS.get(PgCatalogData.TANDEM_INTERNAL + "." + name);
+            CatalogRelations.Relation r = CatalogRelations.ALL.get(PgCatalogData.TANDEM_INTERNAL + "." + name);
             assertThat(r).as(c.name()).isNotNull();
-            assertThat(PgCatalogData.INTROSPECTION_VIEWS.get(name).collection()).isEqualTo(c.name());
+            assertThat(CatalogRelations.INTROSPECTION_VIEWS.get(name).collection()).isEqualTo(c.name());
             List<String> expected = c.schema().columns().stream().map(TandemInternalRelationsTest::pg).toList();
             assertThat(r.columns().stream().map(x -> x.name() + " " + x.type()).toList()).as(c.name()).isEqualTo(expected);
             assertThat(r.namespace()).isEqualTo(PgOids.TANDEM_INTERNAL_NAMESPACE);
-            PgCatalogData.IntrospectionView v = PgCatalogData.INTROSPECTION_VIEWS.get(name);
-            assertThat(r.columns().stream().map(PgCatalogData.Col::name)).as(c.name() + "'s grant column").contains(v.about());
+            CatalogRelations.IntrospectionView v = CatalogRelations.INTROSPECTION_VIEWS.get(name);
+            assertThat(r.columns().stream().map(CatalogRelations.Col::name)).as(c.name() + "'s grant column").contains(v.about());
         }
-        assertThat(PgCatalogData.INTROSPECTION_VIEWS).hasSize(Introspection.ALL.size());
+        assertThat(CatalogRelations.INTROSPECTION_VIEWS).hasSize(Introspection.ALL.size());
     }
 
     private static String pg(Column c) {
@@ -36,7 +36,7 @@ class TandemInternalRelationsTest {
             case STRING -> "text";
             case BOOL -> "bool";
             case FLOAT64 -> "float8";
-            default -> throw new AssertionError("an introspection column of type " + c.type() + ": map it in PgCatalogData");
+            default -> throw new AssertionError("an introspection column of type " + c.type() + ": map it in CatalogRelations");
         };
     }
 }
