@@ -67,8 +67,8 @@ final class ArrayFunctions {
                     SqlFunction param = FUNCTIONS.stream().filter(f -> f.getName().equals(PARAM)).findFirst().orElseThrow();
                     l.set(0, param.createCall(p.getParserPosition(), call.operand(0), p));
                 } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l
-                        && (l.size() != 1 || l.get(0) instanceof org.apache.calcite.sql.SqlLiteral || l.get(0) instanceof org.apache.calcite.sql.SqlIdentifier)) {
-                    // (Calcite reads x = ANY (v) of a scalar v as x = v; Tandem has no array columns)
+                        && (l.size() != 1 || l.get(0) instanceof org.apache.calcite.sql.SqlLiteral)) {
+                    // (Calcite reads x = ANY (v) of a scalar v as x = v; a column's type is checked once validated, by CalcitePlanner's convertlet)
                     if (l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral) {
                         throw SqlException.notSupported("x op ANY/ALL ('...') of an array's text: cast it ('{1,2}'::bigint[])");
                     }
@@ -80,6 +80,13 @@ final class ArrayFunctions {
     }
 
     private ArrayFunctions() {
+    }
+
+    /** {@code pg_array_cast(value, 'element')}: {@code value} (an array's text, a parameter, NULL) read as an array of {@code element}. */
+    static org.apache.calcite.sql.SqlNode castCall(org.apache.calcite.sql.SqlNode value, DatumType element) {
+        SqlFunction cast = FUNCTIONS.stream().filter(f -> f.getName().equals(CAST)).findFirst().orElseThrow();
+        return cast.createCall(value.getParserPosition(), value,
+                org.apache.calcite.sql.SqlLiteral.createCharString(SqlTypes.pgName(element), value.getParserPosition()));
     }
 
     private static SqlFunction function(String name, SqlReturnTypeInference type) {
