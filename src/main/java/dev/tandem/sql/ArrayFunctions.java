@@ -36,6 +36,8 @@ final class ArrayFunctions {
     static final String CAST = "PG_ARRAY_CAST";
     /** {@code x op ANY($1)}'s parameter, {@code pg_array_param(x, $1)}: an array of {@code x}'s type, as PostgreSQL infers it. */
     static final String PARAM = "PG_ARRAY_PARAM";
+    /** {@code x op ANY/ALL (c)} of a column (or other name) {@code c}: {@code c} itself, which must be an array ({@code 42809} otherwise). */
+    static final String OPERAND = "PG_ARRAY_OPERAND";
 
     static final List<SqlFunction> FUNCTIONS = List.of(
             function("ARRAY_LENGTH", ReturnTypes.INTEGER_NULLABLE),
@@ -50,6 +52,7 @@ final class ArrayFunctions {
             function(EXISTS_ANY, ReturnTypes.BOOLEAN_NULLABLE),
             function(EXISTS_ALL, ReturnTypes.BOOLEAN_NULLABLE),
             function(CAST, ArrayFunctions::castType),
+            function(OPERAND, ArrayFunctions::arrayOperand),
             new SqlFunction(PARAM, SqlKind.OTHER_FUNCTION, binding -> binding.getTypeFactory().createTypeWithNullability(
                     binding.getTypeFactory().createArrayType(binding.getOperandType(0), -1), true),
                     (binding, returnType, types) -> {
@@ -66,6 +69,11 @@ final class ArrayFunctions {
                         && l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlDynamicParam p) {
                     SqlFunction param = FUNCTIONS.stream().filter(f -> f.getName().equals(PARAM)).findFirst().orElseThrow();
                     l.set(0, param.createCall(p.getParserPosition(), call.operand(0), p));
+                } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l
+                        && l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlIdentifier c) {
+                    // (Calcite reads x = ANY (c) of a scalar c as x = c: the name is checked to be an array once typed)
+                    SqlFunction operand = FUNCTIONS.stream().filter(f -> f.getName().equals(OPERAND)).findFirst().orElseThrow();
+                    l.set(0, operand.createCall(c.getParserPosition(), c));
                 } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l
                         && (l.size() != 1 || l.get(0) instanceof org.apache.calcite.sql.SqlLiteral)) {
                     // (Calcite reads x = ANY (v) of a scalar v as x = v; a column's type is checked once validated, by CalcitePlanner's convertlet)
@@ -98,6 +106,11 @@ final class ArrayFunctions {
     private static RelDataType castType(SqlOperatorBinding binding) {
         DatumType element = SqlTypes.ofName(binding.getStringLiteralOperand(1));
         return SqlTypes.calcite(binding.getTypeFactory(), DatumType.arrayOf(element), true);
+    }
+
+    /** The type of {@link #OPERAND}'s operand (one that is no array is refused when translated). */
+    private static RelDataType arrayOperand(SqlOperatorBinding binding) {
+        return binding.getOperandType(0);
     }
 
     /** The type of the first array operand (the operands' own types are checked when translated). */
@@ -178,6 +191,12 @@ final class ArrayFunctions {
         switch (name) {
             case PARAM -> {
                 return t.rex(ops.get(1), in);
+            }
+            case OPERAND -> {
+                if (ops.get(0).getType().getSqlTypeName() != SqlTypeName.ARRAY) {
+                    throw new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                }
+                return t.rex(ops.get(0), in);
             }
             case CAST -> {
                 DatumType to = SqlTypes.of(call.getType());

@@ -52,7 +52,7 @@ class ArrayColumnsApiTest {
             }
             TandemServer.Response w = s.post("/v1/tables/tagged/rows", "{\"insert\":[[4,[],[7],[\"-2\"]]]}");
             assertThat(w.status()).as(w.text()).isEqualTo(200);
-            assertThat(s.post("/v1/tables/tagged/rows", "{\"insert\":[[5,\"{a}\",null,null]]}").status()).isEqualTo(400);
+            assertThat(s.post("/v1/tables/tagged/rows", "{\"insert\":[[5,\"{a}\",null,null]]}").status()).isEqualTo(422);
             check(s);
         }
         try (TandemServer s = new TandemServer(dir, Map.of("tandem.pgwire.port", 0))) {
@@ -66,7 +66,7 @@ class ArrayColumnsApiTest {
         assertThat(all.json().get("rows")).isEqualTo(json(ROWS));
         TandemServer.Response table = s.get("/v1/tables/tagged");
         assertThat(table.json().get("columns").get(1)).isEqualTo(json("{\"name\":\"tags\",\"type\":\"string_array\",\"nullable\":true}"));
-        TandemServer.Response sql = s.post("/v1/sql", "{\"sql\":\"SELECT id, tags FROM tagged WHERE 'x' = ANY(tags) OR 5 = ANY(ns) ORDER BY id\"}");
+        TandemServer.Response sql = s.post("/v1/sql", "{\"sql\":\"SELECT id, tags FROM tagged WHERE 'x'::text = ANY(tags) OR 5::bigint = ANY(ns) ORDER BY id\"}");
         assertThat(sql.status()).as(sql.text()).isEqualTo(200);
         assertThat(sql.text()).contains("[\"x\"]", "[\"p q\",null]");
         for (boolean binary : new boolean[] {false, true}) {
