@@ -102,7 +102,7 @@ class ArrayColumnsApiTest {
 
     private static Connection connect(TandemServer s, boolean binary) throws SQLException {
         int port = s.context.getBean(SqlConfiguration.PgWireHolder.class).port();
-        String suffix = binary ? "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=1009,1016,1231" : "";
+        String suffix = binary ? "&prepareThreshold=-1&binaryTransfer=true&binaryTransferEnable=1009,1016" : "";
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/tandem?user=me&sslmode=disable" + suffix);
     }
 }
