@@ -246,7 +246,7 @@ final class CatalogHandler {
     private <T extends CatalogEntry> T require(String name, Class<T> kind) {
         CatalogEntry e = controller.entry(name);
         if (!kind.isInstance(e)) {
-            throw new ControllerException(ControllerException.Kind.NOT_FOUND,
+            throw new ControllerException(ControllerException.Reason.WRONG_KIND,
                     "'" + name + "' is a " + kindName(e.getClass()) + ", not a " + kindName(kind));
         }
         return kind.cast(e);

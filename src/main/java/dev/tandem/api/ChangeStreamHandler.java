@@ -89,7 +89,7 @@ final class ChangeStreamHandler {
         }
         CatalogEntry e = controller.entry(name);
         if (!kind.isInstance(e)) {
-            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass())
+            throw new ControllerException(ControllerException.Reason.WRONG_KIND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass())
                     + ", not a " + CatalogHandler.kindName(kind));
         }
         JsonNode keys = null;
@@ -98,10 +98,10 @@ final class ChangeStreamHandler {
             CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : controller.catalog().stream()
                     .filter(c -> c instanceof CatalogEntry.Index i && i.on().equals(name)).map(c -> (CatalogEntry.Index) c)
                     .filter(i -> i.key().size() == 1).findFirst()
-                    .orElseThrow(() -> new ControllerException(ControllerException.Kind.INVALID, "key: watching keys needs an index with a"
+                    .orElseThrow(() -> new ControllerException(ControllerException.Reason.INVALID, "key: watching keys needs an index with a"
                             + " one-column key on '" + name + "', and it has none; create one, or watch it whole"));
             if (index.key().size() != 1) {
-                throw new ControllerException(ControllerException.Kind.INVALID, "index '" + name + "' has a " + index.key().size()
+                throw new ControllerException(ControllerException.Reason.INVALID, "index '" + name + "' has a " + index.key().size()
                         + "-column key " + index.key() + "; ?key= watches single-column keys, use the WebSocket's subscribe_rows with \"key\": [[...]]");
             }
             DatumType type = index.schema().type(index.schema().indexOf(index.key().get(0)));

@@ -44,11 +44,13 @@ public record Problem(int status, String type, String title, String detail, long
         };
     }
 
-    private static Problem ofController(ControllerException c) {
-        return switch (c.kind()) {
-            case NOT_FOUND -> of(HttpStatus.NOT_FOUND, "not-found", c.getMessage());
-            case CONFLICT -> of(HttpStatus.CONFLICT, "conflict", c.getMessage());
-            case INVALID -> of(HttpStatus.UNPROCESSABLE_CONTENT, "invalid", c.getMessage());
+    /** The problem of a controller's refusal, by its reason: an exhaustive switch, so a new reason must be given its status. */
+    static Problem ofController(ControllerException c) {
+        return switch (c.reason()) {
+            case UNKNOWN_OBJECT, WRONG_KIND, NOT_RUNNING -> of(HttpStatus.NOT_FOUND, "not-found", c.getMessage());
+            case DUPLICATE, DEPENDENT, FED_BY_SOURCE, INDEX_FAILED, DROPPED_SINCE, CATALOG_CONTENDED, STATE_CONFLICT ->
+                    of(HttpStatus.CONFLICT, "conflict", c.getMessage());
+            case INVALID, INVALID_NAME, NOT_NULL, EVALUATION -> of(HttpStatus.UNPROCESSABLE_CONTENT, "invalid", c.getMessage());
             case BEFORE_SINCE -> of(HttpStatus.CONFLICT, "before-since", c.getMessage());
             case TOO_LARGE -> of(HttpStatus.CONTENT_TOO_LARGE, "result-too-large", c.getMessage());
             case OVERLOADED -> new Problem(503, TYPE_PREFIX + "overloaded", "Service Unavailable", c.getMessage(), 1);

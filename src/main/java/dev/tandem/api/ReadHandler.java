@@ -122,13 +122,13 @@ final class ReadHandler {
         }
         CatalogEntry e = controller.entry(name);
         if (!(e instanceof CatalogEntry.Index index)) {
-            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass()) + ", not an index");
+            throw new ControllerException(ControllerException.Reason.WRONG_KIND, "'" + name + "' is a " + CatalogHandler.kindName(e.getClass()) + ", not an index");
         }
         JsonNode keys = null;
         List<String> values = params.getOrDefault("key", List.of());
         if (!values.isEmpty()) {
             if (index.key().size() != 1) {
-                throw new ControllerException(ControllerException.Kind.INVALID, "index '" + name + "' has a " + index.key().size()
+                throw new ControllerException(ControllerException.Reason.INVALID, "index '" + name + "' has a " + index.key().size()
                         + "-column key " + index.key() + "; ?key= looks up single-column keys, use POST /v1/peek with \"key\": [[...]]");
             }
             DatumType type = index.schema().type(index.schema().indexOf(index.key().get(0)));
@@ -152,7 +152,7 @@ final class ReadHandler {
                 try {
                     yield f.numberNode(Long.parseLong(v));
                 } catch (NumberFormatException x) {
-                    throw new ControllerException(ControllerException.Kind.INVALID, bad);
+                    throw new ControllerException(ControllerException.Reason.INVALID, bad);
                 }
             }
             case FLOAT64 -> {
@@ -162,17 +162,17 @@ final class ReadHandler {
                         default -> f.numberNode(Double.parseDouble(v));
                     };
                 } catch (NumberFormatException x) {
-                    throw new ControllerException(ControllerException.Kind.INVALID, bad);
+                    throw new ControllerException(ControllerException.Reason.INVALID, bad);
                 }
             }
             case BOOL -> switch (v) {
                 case "true" -> f.booleanNode(true);
                 case "false" -> f.booleanNode(false);
-                default -> throw new ControllerException(ControllerException.Kind.INVALID, bad + " (use true or false)");
+                default -> throw new ControllerException(ControllerException.Reason.INVALID, bad + " (use true or false)");
             };
             case STRING, TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID, INTERVAL, JSONB, BYTEA -> f.stringNode(v);
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
-                    UUID_ARRAY -> throw new ControllerException(ControllerException.Kind.INVALID, bad + " (an array key is read in a JSON body)");
+                    UUID_ARRAY -> throw new ControllerException(ControllerException.Reason.INVALID, bad + " (an array key is read in a JSON body)");
         };
     }
 

@@ -289,6 +289,6 @@ public final class RequestDecoder {
     }
 
     private static ControllerException invalid(String message) {
-        return new ControllerException(ControllerException.Kind.INVALID, message);
+        return new ControllerException(ControllerException.Reason.INVALID, message);
     }
 }

@@ -9,6 +9,7 @@ import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlStatement;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,20 +183,33 @@ final class SqlHandler {
         return n;
     }
 
-    /** The HTTP status of a SQL error, by its SQLSTATE class. */
+    /**
+     * The HTTP status of a SQL error, by its SQLSTATE: an exhaustive switch, so a new state must be given
+     * its status; data exceptions and integrity violations (classes 22 and 23) are 422, other refusals 400.
+     */
     static int status(SqlException e) {
-        String s = e.sqlState();
-        return switch (s) {
-            case SqlException.UNDEFINED_TABLE, "42704" -> 404;
-            case SqlException.DUPLICATE_OBJECT, SqlException.DEPENDENT_OBJECTS, "55000", SqlException.SNAPSHOT_TOO_OLD,
-                 SqlException.UNIQUE_VIOLATION -> 409;
-            case SqlException.CANCELED -> 504;
-            case SqlException.TOO_MANY_READS, SqlException.OUT_OF_MEMORY -> 503;
-            case "53400" -> 429;
-            case "53100" -> 507;
-            case SqlException.PROGRAM_LIMIT, SqlException.STACK_DEPTH -> 413;
-            case SqlException.INTERNAL -> 500;
-            default -> s.startsWith("22") || s.startsWith("23") ? 422 : 400;
+        return switch (e.state()) {
+            case UNDEFINED_OBJECT, UNDEFINED_TABLE -> 404;
+            case UNIQUE_VIOLATION, DEPENDENT_OBJECTS_STILL_EXIST, DUPLICATE_TABLE, OBJECT_NOT_IN_PREREQUISITE_STATE, SNAPSHOT_TOO_OLD -> 409;
+            case QUERY_CANCELED -> 504;
+            case INSUFFICIENT_RESOURCES, OUT_OF_MEMORY -> 503;
+            case CONFIGURATION_LIMIT_EXCEEDED -> 429;
+            case DISK_FULL -> 507;
+            case PROGRAM_LIMIT_EXCEEDED, STATEMENT_TOO_COMPLEX -> 413;
+            case INTERNAL_ERROR -> 500;
+            case DATA_EXCEPTION, STRING_DATA_RIGHT_TRUNCATION, NUMERIC_VALUE_OUT_OF_RANGE, NULL_VALUE_NOT_ALLOWED, INVALID_DATETIME_FORMAT,
+                 DATETIME_FIELD_OVERFLOW, DIVISION_BY_ZERO, INTERVAL_FIELD_OVERFLOW, INVALID_REGULAR_EXPRESSION,
+                 INVALID_ARGUMENT_FOR_LOGARITHM, INVALID_ARGUMENT_FOR_POWER_FUNCTION, INVALID_ROW_COUNT_IN_LIMIT_CLAUSE,
+                 CHARACTER_NOT_IN_REPERTOIRE, INVALID_PARAMETER_VALUE, INVALID_ESCAPE_SEQUENCE, INVALID_TEXT_REPRESENTATION,
+                 INVALID_BINARY_REPRESENTATION, BAD_COPY_FILE_FORMAT, UNTRANSLATABLE_CHARACTER, NOT_NULL_VIOLATION, CHECK_VIOLATION -> 422;
+            case PROTOCOL_VIOLATION, FEATURE_NOT_SUPPORTED, CARDINALITY_VIOLATION, READ_ONLY_SQL_TRANSACTION, NO_ACTIVE_SQL_TRANSACTION,
+                 IN_FAILED_SQL_TRANSACTION, IDLE_IN_TRANSACTION_SESSION_TIMEOUT, INVALID_SQL_STATEMENT_NAME,
+                 INVALID_AUTHORIZATION_SPECIFICATION, INVALID_PASSWORD, INVALID_CURSOR_NAME, INVALID_SCHEMA_NAME, SERIALIZATION_FAILURE,
+                 SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION, INSUFFICIENT_PRIVILEGE, SYNTAX_ERROR, INVALID_NAME, DUPLICATE_COLUMN,
+                 AMBIGUOUS_COLUMN, UNDEFINED_COLUMN, DUPLICATE_OBJECT, AMBIGUOUS_FUNCTION, GROUPING_ERROR, DATATYPE_MISMATCH,
+                 WRONG_OBJECT_TYPE, CANNOT_COERCE, UNDEFINED_FUNCTION, UNDEFINED_PARAMETER, DUPLICATE_CURSOR, DUPLICATE_PREPARED_STATEMENT,
+                 INVALID_COLUMN_REFERENCE, INVALID_TABLE_DEFINITION, TOO_MANY_CONNECTIONS, CANT_CHANGE_RUNTIME_PARAM, ADMIN_SHUTDOWN,
+                 IDLE_SESSION_TIMEOUT -> 400;
         };
     }
 

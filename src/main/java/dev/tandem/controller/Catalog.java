@@ -5,6 +5,7 @@ import dev.tandem.plan.PlanJson;
 import dev.tandem.row.RowJson;
 import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.TableStorage;
+import dev.tandem.storage.WriteRefusal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -57,7 +58,7 @@ final class Catalog {
 
     /** A guarded change was refused: another replica changed the catalog first. Learn it and check again. */
     static final class Moved extends RuntimeException {
-        Moved(IllegalArgumentException cause) {
+        Moved(WriteRefusal cause) {
             super(cause.getMessage(), cause, false, false);
         }
     }
@@ -218,7 +219,10 @@ final class Catalog {
         all.put(NEXT_ID, next);
         try {
             storage.changeCatalog(new CatalogSwap(NEXT_ID, version, all, removes));
-        } catch (IllegalArgumentException e) {
+        } catch (WriteRefusal e) {
+            if (e.reason() != WriteRefusal.Reason.GUARD_MOVED) {
+                throw e;
+            }
             throw new Moved(e);
         }
         nextUserId += ids;

@@ -128,14 +128,14 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case SMALLINT -> {
                 long v = (Long) value;
                 if (v < Short.MIN_VALUE || v > Short.MAX_VALUE) {
-                    throw new EvalError("smallint out of range");
+                    throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "smallint out of range");
                 }
                 yield value;
             }
             case INTEGER -> {
                 long v = (Long) value;
                 if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-                    throw new EvalError("integer out of range");
+                    throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "integer out of range");
                 }
                 yield value;
             }
@@ -150,7 +150,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 if (s.substring(cut).chars().allMatch(c -> c == ' ')) {
                     yield s.substring(0, cut);
                 }
-                throw new EvalError("value too long for type character varying(" + length + ")");
+                throw new EvalError(EvalError.Code.STRING_DATA_RIGHT_TRUNCATION, "value too long for type character varying(" + length + ")");
             }
             case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
         };

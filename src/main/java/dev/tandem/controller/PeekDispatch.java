@@ -1,5 +1,6 @@
 package dev.tandem.controller;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.multiplex.Multiplexer;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeResponse;
@@ -93,7 +94,7 @@ final class PeekDispatch {
             // Cancel first, so the replica stops before our hold on the read time goes away.
             if (peeks.remove(uuid, sink)) {
                 send(new ComputeCommand.CancelPeek(uuid));
-                sink.tryEmitError(new ControllerException(ControllerException.Kind.TIMEOUT, "the read at " + peek.timestamp()
+                sink.tryEmitError(new ControllerException(ControllerException.Reason.TIMEOUT, "the read at " + peek.timestamp()
                         + " could not be answered within " + timeout.toMillis() + " ms"
                         + (waitsForSeal ? " (the inputs were not sealed at that time)" : "")));
             }
@@ -110,7 +111,7 @@ final class PeekDispatch {
                 .handle((result, out) -> {
                     switch (result) {
                         case ComputeResponse.Error err -> out.error(mapPeekError(err));
-                        case ComputeResponse.Canceled c -> out.error(new ControllerException(ControllerException.Kind.TIMEOUT, "the read was canceled"));
+                        case ComputeResponse.Canceled c -> out.error(new ControllerException(ControllerException.Reason.TIMEOUT, "the read was canceled"));
                         case ComputeResponse.Rows rows -> out.next(result);
                     }
                 });
@@ -124,21 +125,24 @@ final class PeekDispatch {
         }
     }
 
-    /** Compute refused or abandoned dataflow {@code id}: a slow-path read waiting on it fails at once. */
-    void dataflowFailed(String id, String detail) {
+    /**
+     * Compute refused or abandoned dataflow {@code id} (with {@code code}: a data exception, or the memory
+     * budget's): a slow-path read waiting on it fails at once.
+     */
+    void dataflowFailed(String id, EvalError.Code code, String detail) {
         UUID waiting = id == null ? null : transientPeeks.remove(id);
         Sinks.One<ComputeResponse.PeekResult> sink = waiting == null ? null : peeks.remove(waiting);
         if (sink != null) {
-            sink.tryEmitValue(new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "the query could not run: " + detail));
+            sink.tryEmitValue(ComputeResponse.Error.failed(code, "the query could not run: " + detail));
         }
     }
 
-    private static ControllerException mapPeekError(ComputeResponse.Error error) {
-        ControllerException.Kind kind = switch (error.kind()) {
-            case BEFORE_SINCE -> ControllerException.Kind.BEFORE_SINCE;
-            case TOO_LARGE -> ControllerException.Kind.TOO_LARGE;
-            case INVALID, UNKNOWN_COLLECTION, FAILED -> ControllerException.Kind.INVALID;
+    static ControllerException mapPeekError(ComputeResponse.Error error) {
+        return switch (error.kind()) {
+            case BEFORE_SINCE -> new ControllerException(ControllerException.Reason.BEFORE_SINCE, error.message());
+            case TOO_LARGE -> new ControllerException(ControllerException.Reason.TOO_LARGE, error.message());
+            case INVALID, UNKNOWN_COLLECTION -> new ControllerException(ControllerException.Reason.INVALID, error.message());
+            case FAILED -> ControllerException.evaluation(error.code(), error.message());
         };
-        return new ControllerException(kind, error.message());
     }
 }

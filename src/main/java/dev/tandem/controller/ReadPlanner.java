@@ -220,7 +220,7 @@ final class ReadPlanner {
 
         private Plan importIndex(CatalogEntry.Index i) {
             if (!indexes.running(i.id())) {
-                throw ControllerException.notFound("index '" + i.name() + "' is not running");
+                throw new ControllerException(ControllerException.Reason.NOT_RUNNING, "index '" + i.name() + "' is not running");
             }
             names.add(i.name());
             names.add(i.on());

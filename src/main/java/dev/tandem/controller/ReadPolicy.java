@@ -62,7 +62,7 @@ final class ReadPolicy {
         }
         if (asOf != null) {
             if (asOf < since) {
-                throw new ControllerException(ControllerException.Kind.BEFORE_SINCE,
+                throw new ControllerException(ControllerException.Reason.BEFORE_SINCE,
                         "as_of " + asOf + " is before the compaction frontier " + since + "; read at " + since + " or later");
             }
             return asOf;

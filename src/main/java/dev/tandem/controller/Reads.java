@@ -77,7 +77,7 @@ final class Reads {
             if (pending.incrementAndGet() > settings.get().maxPendingPeeks()) {
                 pending.decrementAndGet();
                 admitted.run();
-                return Mono.error(new ControllerException(ControllerException.Kind.OVERLOADED,
+                return Mono.error(new ControllerException(ControllerException.Reason.OVERLOADED,
                         "too many reads in flight (" + settings.get().maxPendingPeeks() + "); retry shortly"));
             }
             Mono<ReadResult> r;
@@ -133,18 +133,18 @@ final class Reads {
     private Mono<ReadResult> fastPath(CatalogEntry.Index index, ReadRequest req, boolean strict, Duration timeout) {
         String failure = catalog.failure(index.name());
         if (failure != null) {
-            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure
+            throw new ControllerException(ControllerException.Reason.INDEX_FAILED, "index '" + index.name() + "' failed and is not maintained: " + failure
                     + "; drop it (and create it again, e.g. with a larger budget)");
         }
         IndexState s = indexes.get(index.id());
         if (s == null) {
-            throw ControllerException.notFound("index '" + index.name() + "' is not running");
+            throw new ControllerException(ControllerException.Reason.NOT_RUNNING, "index '" + index.name() + "' is not running");
         }
         if (s.awaitingFirstFrontier()) {
             // An introspection collection's read time is known only once compute first reports it (its
             // logging dataflow starts at a time of its own): until then, wait for that report.
             return s.firstFrontier.asMono().timeout(timeout).onErrorMap(TimeoutException.class,
-                            x -> new ControllerException(ControllerException.Kind.TIMEOUT, "'" + index.name()
+                            x -> new ControllerException(ControllerException.Reason.TIMEOUT, "'" + index.name()
                                     + "' was not reported by compute within " + timeout.toMillis() + " ms"))
                     .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
         }
@@ -236,11 +236,11 @@ final class Reads {
         }
         String failure = catalog.failure(index.name());
         if (failure != null) {
-            throw ControllerException.conflict("index '" + index.name() + "' failed and is not maintained: " + failure);
+            throw new ControllerException(ControllerException.Reason.INDEX_FAILED, "index '" + index.name() + "' failed and is not maintained: " + failure);
         }
         IndexState s = indexes.get(index.id());
         if (s == null) {
-            throw ControllerException.notFound("index '" + index.name() + "' is not running");
+            throw new ControllerException(ControllerException.Reason.NOT_RUNNING, "index '" + index.name() + "' is not running");
         }
         if (asOf != null && asOf > clock.getAsLong() + Controller.MAX_AS_OF_AHEAD_MS) {
             throw ControllerException.invalid("as_of " + asOf + " is more than " + Controller.MAX_AS_OF_AHEAD_MS + " ms beyond the present");

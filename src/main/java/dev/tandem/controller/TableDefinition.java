@@ -67,7 +67,7 @@ record TableDefinition(Schema schema, List<CatalogEntry.Key> keys, CatalogEntry.
                 try {
                     defaults.put(d.getKey(), d.getValue().fit(value));
                 } catch (dev.tandem.expr.EvalError e) {
-                    throw ControllerException.invalid(e.getMessage());
+                    throw ControllerException.evaluation(e.code(), e.getMessage());
                 }
             }
         }
@@ -134,7 +134,7 @@ record TableDefinition(Schema schema, List<CatalogEntry.Key> keys, CatalogEntry.
             }
             String name = k.name() != null ? k.name() : keyName(table, k);
             if (!names.add(name)) {
-                throw ControllerException.conflict("constraint '" + name + "' for table '" + table + "' already exists");
+                throw new ControllerException(ControllerException.Reason.DUPLICATE, "constraint '" + name + "' for table '" + table + "' already exists");
             }
             out.add(new CatalogEntry.Key(name, k.columns(), k.primary()));
         }

@@ -51,7 +51,7 @@ final class WrittenRows {
                     try {
                         fit = type.fit(values[c]);
                     } catch (dev.tandem.expr.EvalError e) {
-                        throw ControllerException.invalid(e.getMessage() + " (column '" + schema.column(c).name() + "' of table '" + table.name() + "')");
+                        throw ControllerException.evaluation(e.code(), e.getMessage() + " (column '" + schema.column(c).name() + "' of table '" + table.name() + "')");
                     }
                     if (!fit.equals(values[c])) {
                         values[c] = fit;
@@ -80,7 +80,7 @@ final class WrittenRows {
         try {
             result = check.apply(values).unpack()[0];
         } catch (dev.tandem.expr.EvalError e) {
-            throw ControllerException.invalid(e.getMessage() + " (check constraint '" + c.name() + "' of table '" + table.name() + "')");
+            throw ControllerException.evaluation(e.code(), e.getMessage() + " (check constraint '" + c.name() + "' of table '" + table.name() + "')");
         }
         if (Boolean.FALSE.equals(result)) {
             throw new CheckViolationException(table.name(), c.name(), java.util.Arrays.asList(values.clone()));

@@ -23,7 +23,7 @@ public final class ArrayValues {
     public static DatumArray parse(String text, DatumType element) {
         String s = text.strip();
         if (s.startsWith("[") || s.startsWith("{") && s.substring(1).strip().startsWith("{")) {
-            throw new EvalError("not supported: multidimensional arrays and arrays with explicit bounds (\"" + text + "\")");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: multidimensional arrays and arrays with explicit bounds (\"" + text + "\")");
         }
         List<String> parts = TextArrays.parse(text);
         List<Object> values = new ArrayList<>(parts.size());

@@ -2,7 +2,7 @@ package dev.tandem.expr;
 
 import dev.tandem.row.Bytea;
 
-/** PostgreSQL's {@code bytea} input, as {@code byteain} reads text, with its errors as {@link EvalError}s (22P02). */
+/** PostgreSQL's {@code bytea} input, as {@code byteain} reads text, with its errors as {@link EvalError}s (22P02, 22023 for bad hexadecimal). */
 public final class Byteas {
 
     private Byteas() {
@@ -12,8 +12,8 @@ public final class Byteas {
     public static Bytea parse(String s) {
         try {
             return Bytea.parse(s);
-        } catch (IllegalArgumentException e) {
-            throw new EvalError(e.getMessage());
+        } catch (Bytea.SyntaxError e) {
+            throw new EvalError(e.hex() ? EvalError.Code.INVALID_PARAMETER_VALUE : EvalError.Code.INVALID_TEXT_REPRESENTATION, e.getMessage());
         }
     }
 }

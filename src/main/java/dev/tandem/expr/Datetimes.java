@@ -40,7 +40,7 @@ public final class Datetimes {
         try {
             return checked(LocalDate.of(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))));
         } catch (DateTimeException | NumberFormatException e) {
-            throw new EvalError("date/time field value out of range: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"" + s + "\"");
         }
     }
 
@@ -51,7 +51,7 @@ public final class Datetimes {
         try {
             local = localDateTime(m);
         } catch (DateTimeException | NumberFormatException e) {
-            throw new EvalError("date/time field value out of range: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"" + s + "\"");
         }
         ZoneId zone = ZoneOffset.UTC;
         if (m.group(8) != null) {
@@ -60,7 +60,7 @@ public final class Datetimes {
             try {
                 zone = ZoneId.of(m.group(9));
             } catch (DateTimeException e) {
-                throw new EvalError("time zone \"" + m.group(9) + "\" not recognized");
+                throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "time zone \"" + m.group(9) + "\" not recognized");
             }
         }
         return new TimestampTz(checkedMicros(micros(local, local.atZone(zone).getOffset())));
@@ -72,7 +72,7 @@ public final class Datetimes {
         try {
             return new dev.tandem.row.Timestamp(checkedMicros(micros(localDateTime(m), ZoneOffset.UTC)));
         } catch (DateTimeException | NumberFormatException e) {
-            throw new EvalError("date/time field value out of range: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"" + s + "\"");
         }
     }
 
@@ -83,16 +83,16 @@ public final class Datetimes {
             return match("1970-01-01 00:00:00+00", type);
         }
         if (lower.matches("[-+]?infinity|now|today|tomorrow|yesterday|allballs") || lower.matches(".*\\bbc$")) {
-            throw new EvalError("not supported: the " + type + " input '" + t + "' (Tandem's are finite, of years 1 to 9999, without special values)");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the " + type + " input '" + t + "' (Tandem's are finite, of years 1 to 9999, without special values)");
         }
         Matcher m = INPUT.matcher(t);
         if (m.matches()) {
             return m;
         }
         if (lower.matches(".*\\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\\b.*")) {
-            throw new EvalError("not supported: the " + type + " input '" + t + "' (write an ISO date, 2024-01-02)");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the " + type + " input '" + t + "' (write an ISO date, 2024-01-02)");
         }
-        throw new EvalError("invalid input syntax for type " + type + ": \"" + s + "\"");
+        throw new EvalError(EvalError.Code.INVALID_DATETIME_FORMAT, "invalid input syntax for type " + type + ": \"" + s + "\"");
     }
 
     private static LocalDateTime localDateTime(Matcher m) {
@@ -124,7 +124,7 @@ public final class Datetimes {
             int sign = z.charAt(0) == '-' ? -1 : 1;
             return ZoneOffset.ofHoursMinutesSeconds(sign * h, sign * min, sign * sec);
         } catch (DateTimeException | NumberFormatException | StringIndexOutOfBoundsException e) {
-            throw new EvalError("invalid input syntax for type timestamp with time zone: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.INVALID_DATETIME_FORMAT, "invalid input syntax for type timestamp with time zone: \"" + s + "\"");
         }
     }
 
@@ -135,7 +135,7 @@ public final class Datetimes {
     /** The date, or {@code 22008} when it is outside years 1 to 9999. */
     public static LocalDate checked(LocalDate d) {
         if (d.isBefore(MIN_DATE) || d.isAfter(MAX_DATE)) {
-            throw new EvalError("not supported: the date " + d + " (Tandem's dates are of years 1 to 9999)");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the date " + d + " (Tandem's dates are of years 1 to 9999)");
         }
         return d;
     }
@@ -143,7 +143,7 @@ public final class Datetimes {
     /** PostgreSQL's {@code make_date}: {@code 22008} for a day that does not exist (or year 0), refused before year 1. */
     static LocalDate makeDate(long year, long month, long day) {
         if (year < 0) {
-            throw new EvalError("not supported: the date of year " + -year + " BC (Tandem's dates are of years 1 to 9999)");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the date of year " + -year + " BC (Tandem's dates are of years 1 to 9999)");
         }
         try {
             if (year == 0) {
@@ -151,7 +151,7 @@ public final class Datetimes {
             }
             return checked(LocalDate.of(Math.toIntExact(year), Math.toIntExact(month), Math.toIntExact(day)));
         } catch (java.time.DateTimeException | ArithmeticException e) {
-            throw new EvalError("date field value out of range: " + year + "-" + (month < 10 && month >= 0 ? "0" : "") + month + "-"
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date field value out of range: " + year + "-" + (month < 10 && month >= 0 ? "0" : "") + month + "-"
                     + (day < 10 && day >= 0 ? "0" : "") + day);
         }
     }
@@ -159,14 +159,14 @@ public final class Datetimes {
     /** PostgreSQL's {@code to_timestamp(seconds)}: the instant, rounded to the microsecond (half to even, as its rint). */
     static TimestampTz toTimestamp(double seconds) {
         if (Double.isNaN(seconds)) {
-            throw new EvalError("timestamp cannot be NaN");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "timestamp cannot be NaN");
         }
         if (Double.isInfinite(seconds)) {
-            throw new EvalError("not supported: an infinite timestamp");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: an infinite timestamp");
         }
         double micros = Math.rint(seconds * 1_000_000d);
         if (Math.abs(micros) > 9.2e18) {
-            throw new EvalError("timestamp out of range: \"" + seconds + "\"");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"" + seconds + "\"");
         }
         return new TimestampTz(checkedMicros((long) micros));
     }
@@ -175,7 +175,7 @@ public final class Datetimes {
     static long checkedMicros(long micros) {
         LocalDate d = LocalDate.ofEpochDay(Math.floorDiv(micros, MICROS_PER_DAY));
         if (d.isBefore(MIN_DATE) || d.isAfter(MAX_DATE)) {
-            throw new EvalError("not supported: a timestamp outside years 1 to 9999");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: a timestamp outside years 1 to 9999");
         }
         return micros;
     }
@@ -212,7 +212,7 @@ public final class Datetimes {
     /** {@code date + days}: 22008 when outside the range. */
     static LocalDate plusDays(LocalDate d, long days) {
         if (Math.abs(days) > 5_000_000L) {
-            throw new EvalError("not supported: a date outside years 1 to 9999");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: a date outside years 1 to 9999");
         }
         return checked(d.plusDays(days));
     }
@@ -252,7 +252,7 @@ public final class Datetimes {
             case "hour", "hours", "minute", "minutes", "min", "mins", "second", "seconds", "sec", "secs",
                     "millisecond", "milliseconds", "ms", "microsecond", "microseconds", "us", "timezone", "timezone_hour", "timezone_minute" -> {
                 if (date) {
-                    throw new EvalError("unit \"" + field + "\" not supported for type date");
+                    throw new EvalError(EvalError.Code.NOT_SUPPORTED, "unit \"" + field + "\" not supported for type date");
                 }
                 yield switch (f) {
                     case "hour", "hours" -> BigDecimal.valueOf(t.getHour());
@@ -262,13 +262,13 @@ public final class Datetimes {
                     case "microsecond", "microseconds", "us" -> BigDecimal.valueOf(t.getSecond() * 1_000_000L + fraction);
                     default -> {
                         if (v instanceof Timestamp) {
-                            throw new EvalError("unit \"" + field + "\" not supported for type timestamp without time zone");
+                            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "unit \"" + field + "\" not supported for type timestamp without time zone");
                         }
                         yield BigDecimal.ZERO;
                     }
                 };
             }
-            default -> throw new EvalError("unit \"" + field + "\" not recognized for type " + type);
+            default -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unit \"" + field + "\" not recognized for type " + type);
         };
     }
 
@@ -290,7 +290,7 @@ public final class Datetimes {
             case "decade", "decades" -> LocalDate.of(Math.floorDiv(t.getYear(), 10) * 10, 1, 1).atStartOfDay();
             case "century", "centuries" -> LocalDate.of((t.getYear() - 1) / 100 * 100 + 1, 1, 1).atStartOfDay();
             case "millennium", "millennia" -> LocalDate.of((t.getYear() - 1) / 1000 * 1000 + 1, 1, 1).atStartOfDay();
-            default -> throw new EvalError("unit \"" + field + "\" not recognized for type " + type);
+            default -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unit \"" + field + "\" not recognized for type " + type);
         };
         return micros(r, ZoneOffset.UTC);
     }

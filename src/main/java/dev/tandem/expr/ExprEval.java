@@ -29,7 +29,9 @@ final class ExprEval {
     private static Object call(Expr.Call c, Object[] row) {
         List<Expr> args = c.args();
         switch (c.func()) {
-            case ERROR -> throw new EvalError(String.valueOf(eval(args.get(0), row)));
+            case ERROR -> throw new EvalError(args.size() > 1
+                    ? java.util.Objects.requireNonNullElse(EvalError.Code.fromJson(String.valueOf(eval(args.get(1), row))), EvalError.Code.DATA_EXCEPTION)
+                    : EvalError.Code.CARDINALITY_VIOLATION, String.valueOf(eval(args.get(0), row)));
             case AND, OR -> {
                 boolean decider = c.func() == Func.OR;
                 boolean sawNull = false;
@@ -277,14 +279,14 @@ final class ExprEval {
             case FIT_INT4 -> {
                 long v = (Long) a;
                 if (v != (int) v) {
-                    throw new EvalError("integer out of range");
+                    throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "integer out of range");
                 }
                 yield a;
             }
             case FIT_INT2 -> {
                 long v = (Long) a;
                 if (v != (short) v) {
-                    throw new EvalError("smallint out of range");
+                    throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "smallint out of range");
                 }
                 yield a;
             }
@@ -342,7 +344,7 @@ final class ExprEval {
         try {
             return op.apply();
         } catch (ArithmeticException e) {
-            throw new EvalError("int64 overflow in " + what);
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "int64 overflow in " + what);
         }
     }
 
@@ -352,11 +354,11 @@ final class ExprEval {
             case SUB -> exact(() -> Math.subtractExact(x, y), "sub");
             case MUL -> exact(() -> Math.multiplyExact(x, y), "mul");
             case DIV -> {
-                if (y == 0) throw new EvalError("division by zero");
+                if (y == 0) throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero");
                 yield exact(() -> Math.divideExact(x, y), "div");
             }
             case MOD -> {
-                if (y == 0) throw new EvalError("division by zero in mod");
+                if (y == 0) throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero in mod");
                 yield x % y;
             }
             default -> throw new IllegalStateException();
@@ -369,11 +371,11 @@ final class ExprEval {
             case SUB -> x - y;
             case MUL -> x * y;
             case DIV -> {
-                if (y == 0.0) throw new EvalError("division by zero");
+                if (y == 0.0) throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero");
                 yield x / y;
             }
             case MOD -> {
-                if (y == 0.0) throw new EvalError("division by zero in mod");
+                if (y == 0.0) throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero in mod");
                 yield x % y;
             }
             default -> throw new IllegalStateException();
@@ -382,7 +384,7 @@ final class ExprEval {
 
     private static String substr(String s, long start, Long len) {
         if (len != null && len < 0) {
-            throw new EvalError("negative substring length " + len);
+            throw new EvalError(EvalError.Code.DATA_EXCEPTION, "negative substring length " + len);
         }
         long n = s.codePointCount(0, s.length());
         long from = Math.max(start, 1);
@@ -453,7 +455,7 @@ final class ExprEval {
     private static long roundToLong(double d) {
         double r = d < 0 ? -Math.floor(-d + 0.5) : Math.floor(d + 0.5);
         if (Double.isNaN(r) || r >= TWO_63 || r < -TWO_63) {
-            throw new EvalError("float64 " + d + " out of range for int64");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "float64 " + d + " out of range for int64");
         }
         return (long) r;
     }
@@ -486,7 +488,7 @@ final class ExprEval {
                 default -> throw new IllegalStateException("parse of " + to);
             };
         } catch (IllegalArgumentException e) {
-            throw new EvalError("cannot cast string '" + abbreviate(s) + "' to " + to.jsonName());
+            throw new EvalError(EvalError.Code.INVALID_TEXT_REPRESENTATION, "cannot cast string '" + abbreviate(s) + "' to " + to.jsonName());
         }
     }
 

@@ -182,6 +182,10 @@ final class ExprTyper {
             }
             case ERROR -> {
                 all(f, t, 0, DatumType.STRING, path);
+                if (t.size() > 1 && !(c.args().get(1) instanceof Expr.Lit code && code.value() instanceof String name && EvalError.Code.fromJson(name) != null)) {
+                    throw new ExprException(args(path, 1), "function '" + f.jsonName() + "' needs an error code's name, one of "
+                            + java.util.Arrays.stream(EvalError.Code.values()).map(EvalError.Code::jsonName).toList());
+                }
                 yield c.type();
             }
             case ARRAY -> {

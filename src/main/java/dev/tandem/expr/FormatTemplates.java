@@ -61,7 +61,7 @@ public final class FormatTemplates {
                 fm = true;
                 i += 2;
             } else if (datetime && (template.startsWith("TM", i) || template.startsWith("tm", i))) {
-                throw new EvalError("not supported: the TM prefix in a to_char template (localized names)");
+                throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the TM prefix in a to_char template (localized names)");
             }
             String keyword = null;
             if (i < n) {
@@ -158,7 +158,7 @@ public final class FormatTemplates {
             }
             String why = unsupported(node.keyword, f.interval);
             if (why != null) {
-                throw new EvalError("not supported: " + why);
+                throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: " + why);
             }
             String s = field(node, f);
             if (node.th != null && numeric(node.keyword)) {
@@ -193,7 +193,7 @@ public final class FormatTemplates {
                     Math.floorMod(t.micros(), 1_000_000L), "");
             case TimestampTz t -> timestampFields(LocalDateTime.ofEpochSecond(Math.floorDiv(t.micros(), 1_000_000L), 0, ZoneOffset.UTC),
                     Math.floorMod(t.micros(), 1_000_000L), "UTC");
-            default -> throw new EvalError("to_char of " + value.getClass().getSimpleName());
+            default -> throw new EvalError(EvalError.Code.DATA_EXCEPTION, "to_char of " + value.getClass().getSimpleName());
         };
     }
 
@@ -233,7 +233,7 @@ public final class FormatTemplates {
             case "A.D.", "B.C.", "AD", "BC", "a.d.", "b.c.", "ad", "bc", "TZ", "tz", "TZH", "tzh", "TZM", "tzm", "OF", "of",
                     "MONTH", "Month", "month", "MON", "Mon", "mon", "DAY", "Day", "day", "DY", "Dy", "dy" -> {
                 if (f.interval) {
-                    throw new EvalError("invalid format specification for an interval value");
+                    throw new EvalError(EvalError.Code.INVALID_DATETIME_FORMAT, "invalid format specification for an interval value");
                 }
                 yield switch (k) {
                     case "A.D.", "B.C." -> "A.D.";
@@ -297,7 +297,7 @@ public final class FormatTemplates {
                 int width = k.length();
                 yield pad(width == 4 ? y : y % (long) Math.pow(10, width), fm ? 0 : width);
             }
-            default -> throw new EvalError("not supported: \"" + k + "\" in a to_char template");
+            default -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: \"" + k + "\" in a to_char template");
         };
     }
 
@@ -350,7 +350,7 @@ public final class FormatTemplates {
             spec(parse(template, false));
             return null;
         } catch (EvalError e) {
-            return e.getMessage().startsWith("not supported: ") ? e.getMessage().substring("not supported: ".length()) : null;
+            return e.code() == EvalError.Code.NOT_SUPPORTED ? e.getMessage().replaceFirst("^not supported: ", "") : null;
         }
     }
 
@@ -361,7 +361,7 @@ public final class FormatTemplates {
                 continue;
             }
             if (num.eeee && !node.keyword.equalsIgnoreCase("EEEE")) {
-                throw new EvalError("\"EEEE\" must be the last pattern used");
+                throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "\"EEEE\" must be the last pattern used");
             }
             switch (node.keyword.toUpperCase(java.util.Locale.ROOT)) {
                 case "9" -> {
@@ -385,17 +385,17 @@ public final class FormatTemplates {
                 }
                 case "D", "." -> {
                     if (num.decimal) {
-                        throw new EvalError("multiple decimal points");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "multiple decimal points");
                     }
                     num.decimal = true;
                 }
                 case "FM" -> num.fill = true;
                 case "S" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" twice");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" twice");
                     }
                     if (num.plus || num.minus) {
-                        throw new EvalError("cannot use \"S\" and \"PL\"/\"MI\"/\"SG\"/\"PR\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"PL\"/\"MI\"/\"SG\"/\"PR\" together");
                     }
                     if (!num.decimal) {
                         num.lsign = true;
@@ -407,26 +407,26 @@ public final class FormatTemplates {
                 }
                 case "MI" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" and \"MI\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"MI\" together");
                     }
                     num.minus = true;
                 }
                 case "PL" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" and \"PL\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"PL\" together");
                     }
                     num.plus = true;
                 }
                 case "SG" -> {
                     if (num.lsign) {
-                        throw new EvalError("cannot use \"S\" and \"SG\" together");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"S\" and \"SG\" together");
                     }
                     num.minus = true;
                     num.plus = true;
                 }
                 case "EEEE" -> {
                     if (num.eeee) {
-                        throw new EvalError("cannot use \"EEEE\" twice");
+                        throw new EvalError(EvalError.Code.TEMPLATE_SYNTAX_ERROR, "cannot use \"EEEE\" twice");
                     }
                     num.eeee = true;
                 }
@@ -434,12 +434,12 @@ public final class FormatTemplates {
                 }
                 case "G" -> {
                 }
-                default -> throw new EvalError("not supported: \"" + node.keyword + "\" in a to_char number template");
+                default -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: \"" + node.keyword + "\" in a to_char number template");
             }
         }
         if (num.eeee && (num.fill || num.lsign || num.minus || num.plus || nodes.stream().anyMatch(
                 n -> n.keyword != null && (n.keyword.equals(",") || n.keyword.equalsIgnoreCase("G"))))) {
-            throw new EvalError("not supported: \"EEEE\" with other patterns than digits and a decimal point in a to_char template");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: \"EEEE\" with other patterns than digits and a decimal point in a to_char template");
         }
         return num;
     }
@@ -481,7 +481,7 @@ public final class FormatTemplates {
             }
             case Double d -> {
                 if (d.isNaN() || d.isInfinite()) {
-                    throw new EvalError("not supported: to_char of a NaN or infinite double precision");
+                    throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: to_char of a NaN or infinite double precision");
                 }
                 int post = num.post;
                 String whole = new BigDecimal(Math.abs(d)).setScale(0, RoundingMode.HALF_EVEN).toPlainString();
@@ -496,7 +496,7 @@ public final class FormatTemplates {
                 negative = d < 0 || (d == 0 && 1 / d < 0);
                 plain = r.abs().toPlainString();
             }
-            default -> throw new EvalError("to_char of " + value.getClass().getSimpleName());
+            default -> throw new EvalError(EvalError.Code.DATA_EXCEPTION, "to_char of " + value.getClass().getSimpleName());
         }
         sign = negative ? '-' : '+';
         int point = plain.indexOf('.');

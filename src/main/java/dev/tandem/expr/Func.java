@@ -68,6 +68,9 @@ import java.util.Locale;
  *       → bool ({@code @>}, {@code &&}); {@code jsonb_exists_any jsonb_exists_all}(jsonb, string[]) → bool ({@code ?|}, {@code ?&}).
  *       A cast reads and writes PostgreSQL's array text ({@code {1,"b c",NULL}}) and casts arrays element by element.</li>
  *   <li>{@code cast}(T) → the call's {@code type}: see {@link Expr.Call}.</li>
+ *   <li>{@code error}(string message[, string code]) → the call's {@code type}: raises an {@link EvalError} with the
+ *       message and the {@link EvalError.Code} named by the literal {@code code} ({@code cardinality_violation},
+ *       a scalar subquery's error, when absent).</li>
  *   <li>{@code fit_int4 fit_int2}(int64) → int64: the value when it is in the range of PostgreSQL's
  *       {@code integer} (32 bits) or {@code smallint} (16 bits), else an error ({@code integer out of range},
  *       {@code smallint out of range}): SQL's arithmetic and casts typed {@code integer} or {@code smallint}.</li>
@@ -101,7 +104,7 @@ public enum Func {
     JSONB_FIELD(2, 2), JSONB_FIELD_TEXT(2, 2), JSONB_PATH(2, 2), JSONB_PATH_TEXT(2, 2), JSONB_CONTAINS(2, 2), JSONB_EXISTS(2, 2),
     JSONB_CONCAT(2, 2), JSONB_TYPEOF(1, 1), JSONB_ARRAY_LENGTH(1, 1), TO_JSONB(1, 1), JSONB_BUILD_ARRAY(0, Integer.MAX_VALUE),
     JSONB_BUILD_OBJECT(0, Integer.MAX_VALUE), JSONB_TO_NUMERIC(2, 2), JSONB_TO_BOOL(2, 2),
-    CAST(1, 1), ERROR(1, 1), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
+    CAST(1, 1), ERROR(1, 2), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
     MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1), TO_CHAR(2, 2), AGE(2, 2), FORMAT(1, Integer.MAX_VALUE),
     ARRAY(0, Integer.MAX_VALUE), ANY(3, 3), ALL(3, 3), ARRAY_GET(2, 2), ARRAY_LENGTH(2, 2), CARDINALITY(1, 1), ARRAY_TO_STRING(2, 3),
     ARRAY_CAT(2, 2), ARRAY_APPEND(2, 2), ARRAY_PREPEND(2, 2), ARRAY_CONTAINS(2, 2), ARRAY_OVERLAP(2, 2), JSONB_EXISTS_ANY(2, 2),

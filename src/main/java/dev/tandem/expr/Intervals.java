@@ -34,7 +34,7 @@ public final class Intervals {
             t = t.substring(1).trim();
         }
         if (t.startsWith("p") || t.matches("[+-]?\\d+-\\d+.*") || t.equals("infinity") || t.equals("-infinity")) {
-            throw new EvalError("not supported: the interval input '" + s.trim() + "' (write quantities and units, '1 year 2 mons 3 days 04:05:06')");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the interval input '" + s.trim() + "' (write quantities and units, '1 year 2 mons 3 days 04:05:06')");
         }
         if (t.isEmpty()) {
             throw invalid(s);
@@ -58,7 +58,7 @@ public final class Intervals {
                         .add(new BigDecimal(m.group("m")).multiply(BigDecimal.valueOf(60)))
                         .add(m.group("s") == null ? BigDecimal.ZERO : new BigDecimal(m.group("s")));
                 if (Integer.parseInt(m.group("m")) > 59 || m.group("s") != null && new BigDecimal(m.group("s")).compareTo(BigDecimal.valueOf(60)) >= 0) {
-                    throw new EvalError("interval field value out of range: \"" + s + "\"");
+                    throw new EvalError(EvalError.Code.INTERVAL_FIELD_OVERFLOW, "interval field value out of range: \"" + s + "\"");
                 }
                 micros = micros.add(time.movePointRight(6).multiply(BigDecimal.valueOf(negative ? -1 : 1)));
             } else {
@@ -92,12 +92,12 @@ public final class Intervals {
             Interval v = new Interval(wholeMonths.intValueExact(), wholeDays.intValueExact(), micros.setScale(0, RoundingMode.HALF_EVEN).longValueExact());
             return ago ? negate(v) : v;
         } catch (ArithmeticException e) {
-            throw new EvalError("interval field value out of range: \"" + s + "\"");
+            throw new EvalError(EvalError.Code.INTERVAL_FIELD_OVERFLOW, "interval field value out of range: \"" + s + "\"");
         }
     }
 
     private static EvalError invalid(String s) {
-        return new EvalError("invalid input syntax for type interval: \"" + s + "\"");
+        return new EvalError(EvalError.Code.INVALID_DATETIME_FORMAT, "invalid input syntax for type interval: \"" + s + "\"");
     }
 
     /** An interval in PostgreSQL's {@code postgres} IntervalStyle ({@code 1 year 2 mons -3 days +04:05:06.5}). */
@@ -137,7 +137,7 @@ public final class Intervals {
         try {
             return new Interval(Math.negateExact(v.months()), Math.negateExact(v.days()), Math.negateExact(v.micros()));
         } catch (ArithmeticException e) {
-            throw new EvalError("interval out of range");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "interval out of range");
         }
     }
 
@@ -145,7 +145,7 @@ public final class Intervals {
         try {
             return new Interval(Math.addExact(a.months(), b.months()), Math.addExact(a.days(), b.days()), Math.addExact(a.micros(), b.micros()));
         } catch (ArithmeticException e) {
-            throw new EvalError("interval out of range");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "interval out of range");
         }
     }
 
@@ -158,7 +158,7 @@ public final class Intervals {
             long base = Math.addExact(Math.multiplyExact(r.toEpochSecond(ZoneOffset.UTC), MICROS_PER_SECOND), r.getNano() / 1000);
             return Datetimes.checkedMicros(Math.addExact(base, v.micros()));
         } catch (ArithmeticException | java.time.DateTimeException e) {
-            throw new EvalError("not supported: a timestamp outside years 1 to 9999");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: a timestamp outside years 1 to 9999");
         }
     }
 
@@ -168,7 +168,7 @@ public final class Intervals {
         try {
             d = Math.subtractExact(a, b);
         } catch (ArithmeticException e) {
-            throw new EvalError("interval out of range");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "interval out of range");
         }
         return new Interval(0, (int) (d / Interval.MICROS_PER_DAY), d % Interval.MICROS_PER_DAY);
     }
@@ -176,12 +176,12 @@ public final class Intervals {
     /** PostgreSQL's {@code interval * float8} (and {@code /}, with the reciprocal computed as PostgreSQL does). */
     static Interval multiply(Interval v, double factor, boolean divide) {
         if (divide && factor == 0) {
-            throw new EvalError("division by zero");
+            throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero");
         }
         double monthsD = divide ? v.months() / factor : v.months() * factor;
         double daysD = divide ? v.days() / factor : v.days() * factor;
         if (Double.isNaN(monthsD) || Double.isNaN(daysD) || Math.abs(monthsD) > Integer.MAX_VALUE || Math.abs(daysD) > Integer.MAX_VALUE) {
-            throw new EvalError("interval out of range");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "interval out of range");
         }
         int months = (int) monthsD;
         int days = (int) daysD;
@@ -194,7 +194,7 @@ public final class Intervals {
         days += (int) monthRemainderDays;
         double time = Math.rint((divide ? v.micros() / factor : v.micros() * factor) + secRemainder * MICROS_PER_SECOND);
         if (Double.isNaN(time) || Math.abs(time) >= 0x1p63) {
-            throw new EvalError("interval out of range");
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "interval out of range");
         }
         return new Interval(months, days, (long) time);
     }

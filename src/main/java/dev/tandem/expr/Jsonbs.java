@@ -18,10 +18,11 @@ public final class Jsonbs {
         try {
             return Jsonb.parse(s);
         } catch (Jsonb.SyntaxError e) {
-            throw new EvalError(switch (e.problem()) {
-                case SYNTAX -> e.getMessage().equals("value overflows numeric format") ? e.getMessage() : "invalid input syntax for type json";
-                case UNSUPPORTED_ESCAPE -> "unsupported Unicode escape sequence";
-            });
+            throw switch (e.problem()) {
+                case SYNTAX -> new EvalError(EvalError.Code.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type json");
+                case NUMERIC_OVERFLOW -> new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, e.getMessage());
+                case UNSUPPORTED_ESCAPE -> new EvalError(EvalError.Code.UNTRANSLATABLE_CHARACTER, "unsupported Unicode escape sequence");
+            };
         }
     }
 
@@ -202,8 +203,8 @@ public final class Jsonbs {
     static long arrayLength(Jsonb j) {
         return switch (j.tree()) {
             case List<?> l -> l.size();
-            case Map<?, ?> m -> throw new EvalError("cannot get array length of a non-array");
-            default -> throw new EvalError("cannot get array length of a scalar");
+            case Map<?, ?> m -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "cannot get array length of a non-array");
+            default -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "cannot get array length of a scalar");
         };
     }
 
@@ -219,7 +220,7 @@ public final class Jsonbs {
             case String s -> s;
             case java.util.UUID u -> u.toString();
             case java.time.LocalDate d -> Datetimes.text(d);
-            default -> throw new EvalError("not supported: to_jsonb of " + v.getClass().getSimpleName());
+            default -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: to_jsonb of " + v.getClass().getSimpleName());
         };
     }
 
@@ -245,13 +246,13 @@ public final class Jsonbs {
     /** PostgreSQL's {@code jsonb_build_object}: keys the text of their values; 22004 for a NULL key, 22023 for an odd count. */
     static Jsonb buildObject(List<Object> args) {
         if (args.size() % 2 != 0) {
-            throw new EvalError("argument list must have even number of elements");
+            throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "argument list must have even number of elements");
         }
         Map<String, Object> out = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i += 2) {
             Object k = args.get(i);
             if (k == null) {
-                throw new EvalError("argument " + (i + 1) + ": key must not be null");
+                throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "argument " + (i + 1) + ": key must not be null");
             }
             String key = switch (k) {
                 case String s -> s;
@@ -261,7 +262,7 @@ public final class Jsonbs {
                 case java.util.UUID u -> u.toString();
                 case java.time.LocalDate d -> Datetimes.text(d);
                 case Jsonb j -> j.text();
-                default -> throw new EvalError("not supported: a jsonb_build_object key of " + k.getClass().getSimpleName());
+                default -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: a jsonb_build_object key of " + k.getClass().getSimpleName());
             };
             out.remove(key);
             out.put(key, node(args.get(i + 1)));
@@ -276,6 +277,6 @@ public final class Jsonbs {
             return v;
         }
         String kind = v instanceof BigDecimal ? "numeric" : Jsonb.typeName(v);
-        throw new EvalError("cannot cast jsonb " + kind + " to type " + type);
+        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "cannot cast jsonb " + kind + " to type " + type);
     }
 }

@@ -31,7 +31,7 @@ final class Like {
     private static String withBackslash(String pattern, String escape) {
         int n = escape.codePointCount(0, escape.length());
         if (n > 1) {
-            throw new EvalError("invalid escape string: an ESCAPE string must be empty or one character");
+            throw new EvalError(EvalError.Code.INVALID_ESCAPE_SEQUENCE, "invalid escape string: an ESCAPE string must be empty or one character");
         }
         int e = n == 0 ? -1 : escape.codePointAt(0);
         StringBuilder b = new StringBuilder(pattern.length() + 4);
@@ -127,6 +127,6 @@ final class Like {
     }
 
     private static EvalError trailingEscape() {
-        return new EvalError("LIKE pattern must not end with escape character");
+        return new EvalError(EvalError.Code.INVALID_ESCAPE_SEQUENCE, "LIKE pattern must not end with escape character");
     }
 }

@@ -25,17 +25,17 @@ final class MathFunctions {
             case SIGN -> x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
             case SQRT -> {
                 if (x < 0) {
-                    throw new EvalError("cannot take square root of a negative number");
+                    throw new EvalError(EvalError.Code.INVALID_ARGUMENT_FOR_POWER_FUNCTION, "cannot take square root of a negative number");
                 }
                 yield Math.sqrt(x);
             }
             case EXP -> exp(x);
             case LN, LOG10 -> {
                 if (x == 0) {
-                    throw new EvalError("cannot take logarithm of zero");
+                    throw new EvalError(EvalError.Code.INVALID_ARGUMENT_FOR_LOGARITHM, "cannot take logarithm of zero");
                 }
                 if (x < 0) {
-                    throw new EvalError("cannot take logarithm of a negative number");
+                    throw new EvalError(EvalError.Code.INVALID_ARGUMENT_FOR_LOGARITHM, "cannot take logarithm of a negative number");
                 }
                 yield f == Func.LN ? Math.log(x) : Math.log10(x);
             }
@@ -67,10 +67,10 @@ final class MathFunctions {
         }
         double r = Math.exp(x);
         if (Double.isInfinite(r)) {
-            throw new EvalError("value out of range: overflow");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
         }
         if (r == 0.0) {
-            throw new EvalError("value out of range: underflow");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
         }
         return r;
     }
@@ -84,10 +84,10 @@ final class MathFunctions {
             return x != 1.0 ? Double.NaN : 1.0;
         }
         if (x == 0 && y < 0) {
-            throw new EvalError("zero raised to a negative power is undefined");
+            throw new EvalError(EvalError.Code.INVALID_ARGUMENT_FOR_POWER_FUNCTION, "zero raised to a negative power is undefined");
         }
         if (x < 0 && Math.floor(y) != y) {
-            throw new EvalError("a negative number raised to a non-integer power yields a complex result");
+            throw new EvalError(EvalError.Code.INVALID_ARGUMENT_FOR_POWER_FUNCTION, "a negative number raised to a non-integer power yields a complex result");
         }
         if (Double.isInfinite(y) && Math.abs(x) == 1.0) {
             return 1.0;
@@ -97,10 +97,10 @@ final class MathFunctions {
         }
         double r = Math.pow(x, y);
         if (Double.isInfinite(r)) {
-            throw new EvalError("value out of range: overflow");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
         }
         if (r == 0.0 && x != 0.0) {
-            throw new EvalError("value out of range: underflow");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
         }
         return r;
     }

@@ -29,13 +29,13 @@ public final class Numerics {
             case MUL -> x.multiply(y);
             case DIV -> {
                 if (y.signum() == 0) {
-                    throw new EvalError("division by zero");
+                    throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero");
                 }
                 yield x.divide(y, divScale(x, y), RoundingMode.HALF_UP);
             }
             case MOD -> {
                 if (y.signum() == 0) {
-                    throw new EvalError("division by zero in mod");
+                    throw new EvalError(EvalError.Code.DIVISION_BY_ZERO, "division by zero in mod");
                 }
                 yield x.remainder(y).setScale(Math.max(x.scale(), y.scale()));
             }
@@ -93,7 +93,7 @@ public final class Numerics {
     /** {@code v} unless it is beyond PostgreSQL's numeric range ({@code 22003}). */
     public static BigDecimal checked(BigDecimal v) {
         if (v.scale() > MAX_SCALE || v.signum() != 0 && v.precision() - v.scale() > MAX_WEIGHT_DIGITS) {
-            throw new EvalError("value overflows numeric format");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "value overflows numeric format");
         }
         return v.scale() < 0 ? v.setScale(0) : v;
     }
@@ -105,7 +105,7 @@ public final class Numerics {
     public static BigDecimal fit(BigDecimal v, int precision, int scale) {
         BigDecimal r = v.setScale(scale, RoundingMode.HALF_UP);
         if (r.signum() != 0 && r.precision() - r.scale() > precision - scale) {
-            throw new EvalError("numeric field overflow: a field with precision " + precision + ", scale " + scale
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "numeric field overflow: a field with precision " + precision + ", scale " + scale
                     + " must round to an absolute value less than " + (precision == scale ? "1" : "10^" + (precision - scale)));
         }
         // a negative scale rounds left of the point; the value keeps no negative scale
@@ -116,7 +116,7 @@ public final class Numerics {
     static long toLong(BigDecimal v) {
         BigInteger i = v.setScale(0, RoundingMode.HALF_UP).toBigInteger();
         if (i.bitLength() >= 64) {
-            throw new EvalError("bigint out of range");
+            throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "bigint out of range");
         }
         return i.longValue();
     }
@@ -124,7 +124,7 @@ public final class Numerics {
     /** A double as PostgreSQL casts it to numeric: its 15 significant digits ({@code DBL_DIG}), trailing zeros dropped. */
     public static BigDecimal ofDouble(double d) {
         if (!Double.isFinite(d)) {
-            throw new EvalError("not supported: " + (Double.isNaN(d) ? "NaN" : "Infinity") + " as a numeric");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: " + (Double.isNaN(d) ? "NaN" : "Infinity") + " as a numeric");
         }
         if (d == 0) {
             return BigDecimal.ZERO;
@@ -137,7 +137,7 @@ public final class Numerics {
     public static BigDecimal parse(String s) {
         String t = s.trim();
         if (t.equalsIgnoreCase("nan") || t.toLowerCase(Locale.ROOT).contains("inf")) {
-            throw new EvalError("not supported: " + t + " as a numeric");
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: " + t + " as a numeric");
         }
         if (t.isEmpty() || !Character.isDigit(t.charAt(t.length() - 1)) && t.charAt(t.length() - 1) != '.') {
             throw new NumberFormatException(s);

@@ -36,7 +36,7 @@ public final class Regex {
             compile(pattern, flags, replace);
             return null;
         } catch (EvalError e) {
-            return e.getMessage().startsWith("not supported: ") ? e.getMessage().substring("not supported: ".length()) : null;
+            return e.code() == EvalError.Code.NOT_SUPPORTED ? e.getMessage().replaceFirst("^not supported: ", "") : null;
         }
     }
 
@@ -48,17 +48,17 @@ public final class Regex {
             try {
                 cached = Pattern.compile(translate(pattern, replace), Pattern.DOTALL | (insensitive(flags, replace) ? Pattern.CASE_INSENSITIVE : 0));
             } catch (EvalError e) {
-                cached = e.getMessage();
+                cached = e;
             } catch (java.util.regex.PatternSyntaxException e) {
-                cached = "invalid regular expression: " + e.getDescription();
+                cached = new EvalError(EvalError.Code.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + e.getDescription());
             }
             if (COMPILED.size() >= CACHE) {
                 COMPILED.clear();
             }
             COMPILED.put(key, cached);
         }
-        if (cached instanceof String error) {
-            throw new EvalError(error);
+        if (cached instanceof EvalError error) {
+            throw error;
         }
         return (Pattern) cached;
     }
@@ -116,22 +116,22 @@ public final class Regex {
                 case 'c' -> insensitive = false;
                 case 'g' -> {
                     if (!replace) {
-                        throw new EvalError("invalid regular expression option: regexp_like() does not support the \"global\" option");
+                        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "invalid regular expression option: regexp_like() does not support the \"global\" option");
                     }
                 }
-                case 'b', 'e', 'm', 'n', 'p', 'q', 's', 't', 'w', 'x' -> throw new EvalError("not supported: the regular-expression option \"" + f + "\"");
-                default -> throw new EvalError("invalid regular expression option: \"" + f + "\"");
+                case 'b', 'e', 'm', 'n', 'p', 'q', 's', 't', 'w', 'x' -> throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the regular-expression option \"" + f + "\"");
+                default -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "invalid regular expression option: \"" + f + "\"");
             }
         }
         return insensitive;
     }
 
     private static EvalError notSupported(String what) {
-        return new EvalError("not supported: " + what + " in a regular expression");
+        return new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: " + what + " in a regular expression");
     }
 
     private static EvalError invalid(String why) {
-        return new EvalError("invalid regular expression: " + why);
+        return new EvalError(EvalError.Code.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + why);
     }
 
     /** What may come next: nothing to quantify, an atom, a greedy quantifier, a non-greedy one. */

@@ -105,6 +105,6 @@ final class TextArrays {
     }
 
     private static EvalError malformed(String s) {
-        return new EvalError("malformed array literal: \"" + s + "\"");
+        return new EvalError(EvalError.Code.INVALID_TEXT_REPRESENTATION, "malformed array literal: \"" + s + "\"");
     }
 }

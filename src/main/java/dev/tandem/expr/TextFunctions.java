@@ -68,7 +68,7 @@ final class TextFunctions {
     /** The {@code n}th field (from the end when negative) of {@code s} split at {@code delim}. */
     private static String splitPart(String s, String delim, long n) {
         if (n == 0) {
-            throw new EvalError("field position must not be zero");
+            throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "field position must not be zero");
         }
         if (s.isEmpty()) {
             return "";
@@ -111,7 +111,7 @@ final class TextFunctions {
 
     private static void checkLength(long n) {
         if (n > MAX_LENGTH) {
-            throw new EvalError("requested length too large");
+            throw new EvalError(EvalError.Code.PROGRAM_LIMIT_EXCEEDED, "requested length too large");
         }
     }
 
@@ -243,7 +243,7 @@ final class TextFunctions {
         while (i < fmt.length() && Character.isDigit(fmt.charAt(i))) {
             digits = digits * 10 + (fmt.charAt(i) - '0');
             if (digits > Integer.MAX_VALUE) {
-                throw new EvalError("number is out of range");
+                throw new EvalError(EvalError.Code.NUMERIC_OUT_OF_RANGE, "number is out of range");
             }
             i++;
         }
@@ -267,7 +267,7 @@ final class TextFunctions {
                 continue;
             }
             if (++i >= n) {
-                throw new EvalError("unterminated format() type specifier");
+                throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unterminated format() type specifier");
             }
             if (fmt.charAt(i) == '%') {
                 out.append('%');
@@ -281,7 +281,7 @@ final class TextFunctions {
             long digits = digits(fmt, end);
             i = end[0];
             if (i >= n) {
-                throw new EvalError("unterminated format() type specifier");
+                throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unterminated format() type specifier");
             }
             boolean done = false;
             if (i > start) {
@@ -290,11 +290,11 @@ final class TextFunctions {
                     done = true;
                 } else {
                     if (digits == 0) {
-                        throw new EvalError("format specifies argument 0, but arguments are numbered from 1");
+                        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "format specifies argument 0, but arguments are numbered from 1");
                     }
                     argpos = (int) digits;
                     if (++i >= n) {
-                        throw new EvalError("unterminated format() type specifier");
+                        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unterminated format() type specifier");
                     }
                 }
             }
@@ -302,18 +302,18 @@ final class TextFunctions {
                 while (fmt.charAt(i) == '-') {
                     left = true;
                     if (++i >= n) {
-                        throw new EvalError("unterminated format() type specifier");
+                        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unterminated format() type specifier");
                     }
                 }
                 if (fmt.charAt(i) == '*') {
-                    throw new EvalError("not supported: a width taken from an argument (*) in format()");
+                    throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: a width taken from an argument (*) in format()");
                 }
                 int from = i;
                 end[0] = i;
                 digits = digits(fmt, end);
                 i = end[0];
                 if (i >= n) {
-                    throw new EvalError("unterminated format() type specifier");
+                    throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unterminated format() type specifier");
                 }
                 if (i > from) {
                     width = (int) digits;
@@ -321,11 +321,11 @@ final class TextFunctions {
             }
             char type = fmt.charAt(i);
             if (type != 's' && type != 'I' && type != 'L') {
-                throw new EvalError("unrecognized format() type specifier \"" + new String(Character.toChars(fmt.codePointAt(i))) + "\"");
+                throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unrecognized format() type specifier \"" + new String(Character.toChars(fmt.codePointAt(i))) + "\"");
             }
             arg = argpos > 0 ? argpos : arg + 1;
             if (arg > args.length) {
-                throw new EvalError("too few arguments for format()");
+                throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "too few arguments for format()");
             }
             String v = args[arg - 1];
             String s = switch (type) {
@@ -333,7 +333,7 @@ final class TextFunctions {
                 case 'L' -> v == null ? "NULL" : quoteLiteral(v);
                 default -> {
                     if (v == null) {
-                        throw new EvalError("null values cannot be formatted as an SQL identifier");
+                        throw new EvalError(EvalError.Code.NULL_VALUE_NOT_ALLOWED, "null values cannot be formatted as an SQL identifier");
                     }
                     yield quoteIdent(v);
                 }
@@ -347,7 +347,7 @@ final class TextFunctions {
                 out.append(" ".repeat(pad));
             }
             if (out.length() > MAX_LENGTH) {
-                throw new EvalError("requested length too large");
+                throw new EvalError(EvalError.Code.PROGRAM_LIMIT_EXCEEDED, "requested length too large");
             }
         }
         return out.toString();

@@ -40,6 +40,6 @@ public final class Uuids {
     }
 
     private static EvalError invalid(String s) {
-        return new EvalError("invalid input syntax for type uuid: \"" + s + "\"");
+        return new EvalError(EvalError.Code.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type uuid: \"" + s + "\"");
     }
 }

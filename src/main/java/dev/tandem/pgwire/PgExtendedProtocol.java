@@ -6,6 +6,7 @@ import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlStatement;
 import dev.tandem.sql.catalog.CatalogQuery;
 import io.netty.buffer.ByteBuf;
@@ -188,7 +189,7 @@ final class PgExtendedProtocol {
         int[] oids = m.parameterOids();
         if (!name.isEmpty()) {
             if (statements.containsKey(name)) {
-                throw new SqlException("42P05", "prepared statement \"" + name + "\" already exists");
+                throw new SqlException(SqlState.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + name + "\" already exists");
             }
             if (statements.size() - (statements.containsKey("") ? 1 : 0) >= MAX_NAMED) {
                 throw new SqlException(SqlException.PROGRAM_LIMIT, "a session may hold at most " + MAX_NAMED
@@ -227,7 +228,7 @@ final class PgExtendedProtocol {
         String name = m.statement();
         Prepared p = statements.get(name);
         if (p == null) {
-            throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
+            throw new SqlException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name + "\" does not exist");
         }
         short[] formats = m.parameterFormats();
         if (formats == null) {
@@ -282,7 +283,7 @@ final class PgExtendedProtocol {
         }
         if (!portal.isEmpty()) {
             if (portals.containsKey(portal)) {
-                throw new SqlException("42P03", "portal \"" + portal + "\" already exists");
+                throw new SqlException(SqlState.DUPLICATE_CURSOR, "portal \"" + portal + "\" already exists");
             }
             if (portals.size() - (portals.containsKey("") ? 1 : 0) >= MAX_NAMED) {
                 throw new SqlException(SqlException.PROGRAM_LIMIT, "a session may hold at most " + MAX_NAMED + " named portals; close some first");
@@ -302,14 +303,14 @@ final class PgExtendedProtocol {
         if (kind == 'S') {
             Prepared p = statements.get(name);
             if (p == null) {
-                throw new SqlException("26000", "prepared statement \"" + name + "\" does not exist");
+                throw new SqlException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name + "\" does not exist");
             }
             w.parameterDescription(p.describedOids());
             return (p.columns() == null ? w.simple('n') : w.rowDescription(p.columns(), i -> 0)).buffer();
         }
         Portal portal = portals.get(name);
         if (portal == null) {
-            throw new SqlException("34000", "portal \"" + name + "\" does not exist");
+            throw new SqlException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
         }
         List<SqlColumn> cols = portal.prepared.columns();
         return (cols == null ? w.simple('n') : w.rowDescription(cols, portal::format)).buffer();
@@ -321,7 +322,7 @@ final class PgExtendedProtocol {
         Portal portal = portals.get(name);
         if (portal == null) {
             return guarded(() -> {
-                throw new SqlException("34000", "portal \"" + name + "\" does not exist");
+                throw new SqlException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
             });
         }
         session.noteQuery(portal.prepared.text());

@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import io.netty.buffer.ByteBuf;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -52,7 +53,7 @@ final class PgNumeric {
     /** Reads a binary numeric parameter. */
     static BigDecimal read(ByteBuf in, int length) {
         if (length < 8) {
-            throw new SqlException("22P03", "invalid binary parameter for type numeric");
+            throw new SqlException(SqlState.INVALID_BINARY_REPRESENTATION, "invalid binary parameter for type numeric");
         }
         int n = in.readShort();
         int weight = in.readShort();
@@ -62,13 +63,13 @@ final class PgNumeric {
             throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: numeric NaN and infinities");
         }
         if (n < 0 || length != 8 + 2 * n || scale > 0x3FFF) {
-            throw new SqlException("22P03", "invalid binary parameter for type numeric");
+            throw new SqlException(SqlState.INVALID_BINARY_REPRESENTATION, "invalid binary parameter for type numeric");
         }
         BigInteger u = BigInteger.ZERO;
         for (int i = 0; i < n; i++) {
             int d = in.readShort();
             if (d < 0 || d >= 10_000) {
-                throw new SqlException("22P03", "invalid binary parameter for type numeric");
+                throw new SqlException(SqlState.INVALID_BINARY_REPRESENTATION, "invalid binary parameter for type numeric");
             }
             u = u.multiply(NBASE).add(BigInteger.valueOf(d));
         }

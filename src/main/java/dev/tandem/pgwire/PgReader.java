@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -16,7 +17,7 @@ import java.nio.charset.StandardCharsets;
 final class PgReader {
 
     /** SQLSTATE character_not_in_repertoire: text that is not valid UTF-8. */
-    static final String NOT_IN_REPERTOIRE = "22021";
+    static final SqlState NOT_IN_REPERTOIRE = SqlState.CHARACTER_NOT_IN_REPERTOIRE;
 
     /** A message body that does not hold the fields its type needs, as PostgreSQL words it. */
     static final class Malformed extends RuntimeException {

@@ -12,6 +12,7 @@ import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
 import dev.tandem.sql.SqlSession;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.SqlStatement;
 import dev.tandem.sql.catalog.CatalogAccess;
 import io.netty.buffer.ByteBuf;
@@ -95,11 +96,11 @@ final class PgSession {
     private static final Logger LOG = LoggerFactory.getLogger(PgSession.class);
     static final String ANONYMOUS = "anonymous";
     /** SQLSTATE configuration_limit_exceeded: a principal at its limit of subscriptions. */
-    static final String LIMIT_EXCEEDED = "53400";
+    static final SqlState LIMIT_EXCEEDED = SqlState.CONFIGURATION_LIMIT_EXCEEDED;
     /** SQLSTATE too_many_connections. */
-    static final String TOO_MANY_CONNECTIONS = "53300";
+    static final SqlState TOO_MANY_CONNECTIONS = SqlState.TOO_MANY_CONNECTIONS;
     /** SQLSTATE insufficient_privilege. */
-    static final String INSUFFICIENT_PRIVILEGE = "42501";
+    static final SqlState INSUFFICIENT_PRIVILEGE = SqlState.INSUFFICIENT_PRIVILEGE;
 
     private final SqlEngine engine;
     private final AuditLog audit;
@@ -261,7 +262,7 @@ final class PgSession {
             return Flux.error(c);
         } catch (SqlException e) {
             if (!started()) {
-                return Flux.error(new Close(new PgWriter().error("FATAL", e.sqlState(), e.getMessage(), 0).buffer()));
+                return Flux.error(new Close(new PgWriter().error("FATAL", e.state(), e.getMessage(), 0).buffer()));
             }
             return Flux.just(refused(m, e));
         } catch (PgReader.Malformed e) {
@@ -271,7 +272,7 @@ final class PgSession {
             return Flux.just(refused(m, new SqlException(PROTOCOL_VIOLATION, e.getMessage())));
         } catch (RuntimeException e) {
             if (!started()) {
-                return Flux.error(new Close(new PgWriter().error("FATAL", "08P01", "protocol violation: " + e, 0).buffer()));
+                return Flux.error(new Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, "protocol violation: " + e, 0).buffer()));
             }
             return Flux.just(unexpected(m, e));
         }
@@ -321,9 +322,9 @@ final class PgSession {
     /** The extended-protocol messages after whose error the session skips to Sync. */
     private static final String EXTENDED_STEPS = "PBDECH";
     /** SQLSTATE protocol_violation. */
-    static final String PROTOCOL_VIOLATION = "08P01";
+    static final SqlState PROTOCOL_VIOLATION = SqlState.PROTOCOL_VIOLATION;
     /** SQLSTATE invalid_parameter_value: a format code other than text (0) or binary (1). */
-    static final String INVALID_PARAMETER_VALUE = "22023";
+    static final SqlState INVALID_PARAMETER_VALUE = SqlState.INVALID_PARAMETER_VALUE;
 
     /** A failure that is no SQL error, logged with its stack, as the {@code XX000} error a client gets. */
     static SqlException internal(Throwable e) {
@@ -358,8 +359,8 @@ final class PgSession {
             // the pseudo-types of the start-up packets and of a broken stream (no message after start-up has a control-character type)
             switch (m) {
                 case FrontendMessage.TooLarge t ->
-                    throw new Close(new PgWriter().error("FATAL", "08P01", "invalid message length (messages are limited)", 0).buffer());
-                case FrontendMessage.Invalid i -> throw new Close(new PgWriter().error("FATAL", "08P01", i.reason(), 0).buffer());
+                    throw new Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, "invalid message length (messages are limited)", 0).buffer());
+                case FrontendMessage.Invalid i -> throw new Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, i.reason(), 0).buffer());
                 case FrontendMessage.SslRequest r -> {
                     return Mono.just(Unpooled.wrappedBuffer(new byte[] {'N'}));
                 }
@@ -391,7 +392,7 @@ final class PgSession {
             case FrontendMessage.Flush f -> Mono.empty();
             case FrontendMessage.Terminate x -> Mono.error(new Close(null));
             case FrontendMessage.CopyData _, FrontendMessage.CopyDone _, FrontendMessage.CopyFail _ -> extended.refuseCopy();
-            default -> throw new Close(new PgWriter().error("FATAL", "08P01", "unknown message type '" + PgStartup.printable(type) + "'", 0).buffer());
+            default -> throw new Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, "unknown message type '" + PgStartup.printable(type) + "'", 0).buffer());
         };
     }
 
@@ -498,7 +499,7 @@ final class PgSession {
     /** Refuses a catalog query (answered here, not by the engine) in a failed transaction block, as the engine refuses statements. */
     void failedBlock() {
         if (sql.block() == SqlSession.Block.FAILED) {
-            throw new SqlException("25P02", "current transaction is aborted, commands ignored until end of transaction block");
+            throw new SqlException(SqlState.IN_FAILED_SQL_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block");
         }
     }
 

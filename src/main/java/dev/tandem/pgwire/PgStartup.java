@@ -4,6 +4,7 @@ import dev.tandem.security.AccessPrincipal;
 import dev.tandem.security.AuditLog;
 import dev.tandem.security.ScramVerifier;
 import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlState;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.Map;
@@ -87,11 +88,11 @@ final class PgStartup {
                     yield Mono.error(new PgSession.Close(null));
                 }
                 case FrontendMessage.Malformed bad when bad.type() == FrontendMessage.STARTUP -> throw bad.error();
-                default -> throw new PgSession.Close(new PgWriter().error("FATAL", "08P01", "expected a start-up message", 0).buffer());
+                default -> throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, "expected a start-up message", 0).buffer());
             };
         }
         if (!(m instanceof FrontendMessage.PasswordMessage p)) {
-            throw new PgSession.Close(new PgWriter().error("FATAL", "08P01", "expected a "
+            throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, "expected a "
                     + (state == State.AWAITING_PASSWORD ? "password message" : "SASL response") + ", got '" + printable(m.type()) + "'", 0).buffer());
         }
         if (state == State.AWAITING_SASL_INITIAL_RESPONSE) {
@@ -108,13 +109,13 @@ final class PgStartup {
     private Mono<ByteBuf> startup(FrontendMessage.StartupMessage m) {
         int code = m.protocol();
         if (code >> 16 != 3) {
-            throw new PgSession.Close(new PgWriter().error("FATAL", "0A000", "unsupported frontend protocol " + (code >> 16) + "." + (code & 0xffff)
+            throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol " + (code >> 16) + "." + (code & 0xffff)
                     + ": Tandem speaks protocol 3.0", 0).buffer());
         }
         Map<String, String> params = m.parameters();
         String user = params.getOrDefault("user", "");
         if (user.isEmpty()) {
-            throw new PgSession.Close(new PgWriter().error("FATAL", "28000", "no user name given in the start-up packet", 0).buffer());
+            throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no user name given in the start-up packet", 0).buffer());
         }
         if (!authenticator.asksPassword()) {
             // open (trust) mode: every session may do what an admin may, so it may take any slot
@@ -132,7 +133,7 @@ final class PgStartup {
             String why = peer.tlsOffered() ? "connect with TLS (sslmode=require)"
                     : "this server offers no TLS on the wire protocol (configure server.ssl.*), so connect from loopback";
             audit.record(PgSession.ANONYMOUS, peer.address(), "authenticate", "pgwire user " + PgSession.abbreviate(user), "refused: unencrypted connection");
-            throw new PgSession.Close(new PgWriter().error("FATAL", "28000", "password authentication for user \"" + user
+            throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "password authentication for user \"" + user
                     + "\" needs an encrypted connection from " + peer.address() + ": " + why, 0).buffer());
         }
         awaiting = params;
@@ -180,7 +181,7 @@ final class PgStartup {
         } catch (ScramServer.Violation | IllegalStateException e) {
             audit.record(PgSession.ANONYMOUS, peer.address(), "authenticate", "pgwire user " + PgSession.abbreviate(user), "refused: malformed SASL message");
             owed = guards.throttle().failed("pgwire", "malformed", peer.address(), user);
-            throw new PgSession.Close(new PgWriter().error("FATAL", "08P01", e.getMessage(), 0).buffer());
+            throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.PROTOCOL_VIOLATION, e.getMessage(), 0).buffer());
         }
     }
 
@@ -193,7 +194,7 @@ final class PgStartup {
         if (who.isEmpty()) {
             audit.record(PgSession.ANONYMOUS, peer.address(), "authenticate", "pgwire user " + PgSession.abbreviate(user), "refused: password authentication failed");
             owed = guards.throttle().failed("pgwire", "password", peer.address(), user);
-            throw new PgSession.Close(new PgWriter().error("FATAL", "28P01", "password authentication failed for user \"" + user + "\"", 0).buffer());
+            throw new PgSession.Close(new PgWriter().error("FATAL", SqlState.INVALID_PASSWORD, "password authentication failed for user \"" + user + "\"", 0).buffer());
         }
         if (!who.get().has(dev.tandem.security.Role.READER)) {
             audit.record(who.get().name(), peer.address(), "authenticate", "pgwire user " + PgSession.abbreviate(user), "forbidden: no SQL role");

@@ -5,6 +5,7 @@ import dev.tandem.security.AuditLog;
 import dev.tandem.security.LoginThrottle;
 import dev.tandem.security.PrincipalLimits;
 import dev.tandem.sql.SqlEngine;
+import dev.tandem.sql.SqlState;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
@@ -176,7 +177,7 @@ public final class PgWireServer implements AutoCloseable {
                     sessions.byPid.put(pid, session);
                     Disposable authTimeout = timer.schedule(() -> {
                         if (!session.started()) {
-                            channel[0].writeAndFlush(new PgWriter().error("FATAL", "57014", "canceling authentication due to timeout", 0).buffer())
+                            channel[0].writeAndFlush(new PgWriter().error("FATAL", SqlState.QUERY_CANCELED, "canceling authentication due to timeout", 0).buffer())
                                     .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
                         }
                     }, guards.authenticationTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -249,9 +250,10 @@ public final class PgWireServer implements AutoCloseable {
             long seen = arrivals.get();
             Disposable armed = guards.timer().schedule(() -> {
                 if (pending.get() == 0 && arrivals.get() == seen) {
-                    String[] why = inBlock ? new String[] {"25P03", "terminating connection due to idle-in-transaction timeout"}
-                            : new String[] {"57P05", "terminating connection due to idle-session timeout"};
-                    channel.writeAndFlush(new PgWriter().error("FATAL", why[0], why[1], 0).buffer())
+                    PgWriter why = inBlock
+                            ? new PgWriter().error("FATAL", SqlState.IDLE_IN_TRANSACTION_SESSION_TIMEOUT, "terminating connection due to idle-in-transaction timeout", 0)
+                            : new PgWriter().error("FATAL", SqlState.IDLE_SESSION_TIMEOUT, "terminating connection due to idle-session timeout", 0);
+                    channel.writeAndFlush(why.buffer())
                             .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
                 }
             }, after.toMillis(), TimeUnit.MILLISECONDS);

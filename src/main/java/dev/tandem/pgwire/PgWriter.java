@@ -1,6 +1,7 @@
 package dev.tandem.pgwire;
 
 import dev.tandem.row.DatumType;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.catalog.PgOids;
 import dev.tandem.row.Timestamp;
 import dev.tandem.sql.SqlColumn;
@@ -304,14 +305,14 @@ final class PgWriter {
     }
 
     /** An ErrorResponse: severity, SQLSTATE, message and, when known, the 1-based character position. */
-    PgWriter error(String severity, String sqlState, String message, int position) {
+    PgWriter error(String severity, SqlState sqlState, String message, int position) {
         begin('E');
         buf.writeByte('S');
         cstring(severity);
         buf.writeByte('V');
         cstring(severity);
         buf.writeByte('C');
-        cstring(sqlState);
+        cstring(sqlState.code());
         buf.writeByte('M');
         cstring(message == null ? "error" : message);
         if (position > 0) {
@@ -324,7 +325,7 @@ final class PgWriter {
 
     PgWriter error(SqlException e, int position) {
         if (e.detail() == null && e.constraint() == null) {
-            return error("ERROR", e.sqlState(), e.getMessage(), position);
+            return error("ERROR", e.state(), e.getMessage(), position);
         }
         begin('E');
         buf.writeByte('S');
@@ -418,6 +419,6 @@ final class PgWriter {
     }
 
     private static Object bad(int oid) {
-        throw new SqlException("22P03", "invalid binary parameter for type oid " + oid);
+        throw new SqlException(SqlState.INVALID_BINARY_REPRESENTATION, "invalid binary parameter for type oid " + oid);
     }
 }

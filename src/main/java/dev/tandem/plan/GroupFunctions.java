@@ -1,6 +1,8 @@
 package dev.tandem.plan;
 
+import dev.tandem.expr.DataError;
 import dev.tandem.expr.Datums;
+import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
 import dev.tandem.row.DatumArray;
 import dev.tandem.row.DatumType;
@@ -21,16 +23,18 @@ import java.util.Map;
 public final class GroupFunctions {
 
     /** The error of a reduce group holding a row of negative multiplicity. */
-    public static final String NEGATIVE_REDUCE = PlanEvaluator.NEGATIVE_REDUCE;
+    public static final DataError NEGATIVE_REDUCE = new DataError(PlanEvaluator.NEGATIVE_REDUCE, EvalError.Code.DATA_EXCEPTION);
     /** The error of a reduce group whose int64 sum is out of range. */
-    public static final String SUM_OVERFLOW = PlanEvaluator.SUM_OVERFLOW;
+    public static final DataError SUM_OVERFLOW = new DataError(PlanEvaluator.SUM_OVERFLOW, EvalError.Code.NUMERIC_OUT_OF_RANGE);
+    /** The error of a top-k group holding a row of negative multiplicity. */
+    public static final DataError NEGATIVE_TOP_K = new DataError(PlanEvaluator.NEGATIVE_TOP_K, EvalError.Code.DATA_EXCEPTION);
 
     /** One member row of a group with its multiplicity. */
     public record Member(Row row, long mult) {
     }
 
     /** A group's output: rows with multiplicities, or a single error. */
-    public record Output(Map<Row, Long> rows, String error) {
+    public record Output(Map<Row, Long> rows, DataError error) {
         public static final Output EMPTY = new Output(Map.of(), null);
     }
 
@@ -47,7 +51,7 @@ public final class GroupFunctions {
         }
         for (Member m : members) {
             if (m.mult() < 0) {
-                return new Output(Map.of(), PlanEvaluator.NEGATIVE_REDUCE);
+                return new Output(Map.of(), NEGATIVE_REDUCE);
             }
         }
         int keyArity = r.groupKey().size();
@@ -73,7 +77,7 @@ public final class GroupFunctions {
             DatumType type = outTypes.get(keyArity + a);
             Object value = aggregate(r.aggregates().get(a).func(), a, type, members, args);
             if (value == PlanEvaluator.SUM_OVERFLOW) {
-                return new Output(Map.of(), PlanEvaluator.SUM_OVERFLOW);
+                return new Output(Map.of(), SUM_OVERFLOW);
             }
             out.push(type, value);
         }
@@ -189,7 +193,7 @@ public final class GroupFunctions {
     public static Output topK(Plan.TopK k, List<Member> members) {
         for (Member m : members) {
             if (m.mult() < 0) {
-                return new Output(Map.of(), PlanEvaluator.NEGATIVE_TOP_K);
+                return new Output(Map.of(), NEGATIVE_TOP_K);
             }
         }
         List<Member> sorted = new ArrayList<>(members);
@@ -215,7 +219,7 @@ public final class GroupFunctions {
     }
 
     /** The error of a window partition holding a row of negative multiplicity. */
-    public static final String NEGATIVE_WINDOW = PlanEvaluator.NEGATIVE_WINDOW;
+    public static final DataError NEGATIVE_WINDOW = new DataError(PlanEvaluator.NEGATIVE_WINDOW, EvalError.Code.DATA_EXCEPTION);
 
     /**
      * The output of one window partition: its rows sorted once, peer groups found in one pass, and
@@ -225,7 +229,7 @@ public final class GroupFunctions {
     public static Output window(Plan.Window w, List<DatumType> outTypes, List<Member> members) {
         for (Member m : members) {
             if (m.mult() < 0) {
-                return new Output(Map.of(), PlanEvaluator.NEGATIVE_WINDOW);
+                return new Output(Map.of(), NEGATIVE_WINDOW);
             }
         }
         List<Member> sorted = new ArrayList<>(members);
@@ -310,7 +314,7 @@ public final class GroupFunctions {
                                 default -> acc;
                             };
                             if (acc == PlanEvaluator.SUM_OVERFLOW) {
-                                return new Output(Map.of(), PlanEvaluator.SUM_OVERFLOW);
+                                return new Output(Map.of(), SUM_OVERFLOW);
                             }
                         }
                         r[i] = fn.kind() == Plan.WindowKind.COUNT ? (Object) count : acc;

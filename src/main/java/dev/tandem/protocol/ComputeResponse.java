@@ -1,5 +1,7 @@
 package dev.tandem.protocol;
 
+import dev.tandem.expr.DataError;
+import dev.tandem.expr.EvalError;
 import dev.tandem.row.Row;
 import dev.tandem.time.Frontier;
 import java.util.List;
@@ -41,6 +43,8 @@ public sealed interface ComputeResponse {
         DATAFLOW_REJECTED,
         /** Dataflow {@code id} failed while it ran; {@code detail} says why. */
         DATAFLOW_FAILED,
+        /** Dataflow {@code id} stopped: it went over its memory budget; {@code detail} says by how much. */
+        DATAFLOW_OVER_BUDGET,
         /** A second peek with uuid {@code id} came while the first was pending, and was ignored. */
         DUPLICATE_PEEK,
         /** The replica refused the connection: it serves one controller at a time. */
@@ -79,16 +83,33 @@ public sealed interface ComputeResponse {
         }
     }
 
-    /** The peek failed with {@code message}; {@code kind} says why, so a controller need not parse the message. */
-    record Error(ErrorKind kind, String message) implements PeekResult {
+    /**
+     * The peek failed with {@code message}; {@code kind} says why, so a controller need not parse the message.
+     * A {@link ErrorKind#FAILED failed} peek, and only that, has the {@code code} of its data error, which
+     * chooses the SQLSTATE a client is answered.
+     */
+    record Error(ErrorKind kind, String message, EvalError.Code code) implements PeekResult {
         public Error {
             Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(message, "message");
+            if ((kind == ErrorKind.FAILED) != (code != null)) {
+                throw new IllegalArgumentException("a peek error has a code if and only if it is of kind failed: " + kind + ", " + code);
+            }
         }
 
-        /** An error of kind {@link ErrorKind#FAILED}. */
-        public Error(String message) {
-            this(ErrorKind.FAILED, message);
+        /** An error of a kind other than {@link ErrorKind#FAILED}. */
+        public Error(ErrorKind kind, String message) {
+            this(kind, message, null);
+        }
+
+        /** An error of kind {@link ErrorKind#FAILED}: the peek met a data error of {@code code}. */
+        public static Error failed(EvalError.Code code, String message) {
+            return new Error(ErrorKind.FAILED, message, code);
+        }
+
+        /** An error of kind {@link ErrorKind#FAILED}: the peek met {@code error}. */
+        public static Error failed(DataError error) {
+            return failed(error.code(), error.message());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.tandem.protocol;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.expr.ExprException;
 import dev.tandem.expr.ExprJson;
 import dev.tandem.expr.Mfp;
@@ -222,7 +223,7 @@ public final class ProtocolJson {
                         info.optionalString("runtime")));
             }
             case "Error" -> {
-                StrictJson.Obj o = JSON.fields(node, path, "type", "kind", "message");
+                StrictJson.Obj o = JSON.fields(node, path, "type", "kind", "message", "code");
                 String kind = o.optionalString("kind");
                 ComputeResponse.ErrorKind k = ComputeResponse.ErrorKind.FAILED;
                 if (kind != null) {
@@ -230,7 +231,19 @@ public final class ProtocolJson {
                             .orElseThrow(() -> new ProtocolException(o.at("kind"), "unknown error kind '" + kind + "'; expected one of "
                                     + java.util.Arrays.stream(ComputeResponse.ErrorKind.values()).map(ComputeResponse.ErrorKind::jsonName).toList()));
                 }
-                yield new ComputeResponse.Error(k, o.string("message"));
+                String code = o.optionalString("code");
+                if (k != ComputeResponse.ErrorKind.FAILED) {
+                    if (code != null) {
+                        throw new ProtocolException(o.at("code"), "only an error of kind 'failed' has a code");
+                    }
+                    yield new ComputeResponse.Error(k, o.string("message"));
+                }
+                EvalError.Code c = code == null ? EvalError.Code.DATA_EXCEPTION : EvalError.Code.fromJson(code);
+                if (c == null) {
+                    throw new ProtocolException(o.at("code"), "unknown error code '" + code + "'; expected one of "
+                            + java.util.Arrays.stream(EvalError.Code.values()).map(EvalError.Code::jsonName).toList());
+                }
+                yield ComputeResponse.Error.failed(c, o.string("message"));
             }
             case "Canceled" -> {
                 JSON.fields(node, path, "type");
@@ -259,6 +272,9 @@ public final class ProtocolJson {
             case ComputeResponse.Error e -> {
                 o.put("kind", e.kind().jsonName());
                 o.put("message", e.message());
+                if (e.code() != null) {
+                    o.put("code", e.code().jsonName());
+                }
             }
             case ComputeResponse.Canceled c -> {
             }

@@ -228,8 +228,8 @@ public final class Dataflow {
     /** Ends the dataflow's work after its budget was exceeded or it was stopped; reports a failure once. */
     private void abort(String why) {
         budget.stop(why);
-        if (!answeredEarly && failed.compareAndSet(false, true)) {
-            fail(why);
+        if (!answeredEarly && failed.compareAndSet(false, true) && !dropped) {
+            listener.overBudget(this, why);
         }
     }
 

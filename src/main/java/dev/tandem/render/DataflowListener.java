@@ -14,6 +14,11 @@ public interface DataflowListener {
     /** The dataflow cannot go on (an import was dropped under it); its exports stay as they are. */
     void failed(Dataflow dataflow, String message);
 
+    /** The dataflow stopped: it went over its memory budget; its exports stay as they are. A failure unless told otherwise. */
+    default void overBudget(Dataflow dataflow, String message) {
+        failed(dataflow, message);
+    }
+
     DataflowListener NONE = new DataflowListener() {
         @Override
         public void frontier(String id, Frontier upper) {

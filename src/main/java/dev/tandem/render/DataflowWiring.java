@@ -32,6 +32,9 @@ import java.util.function.Supplier;
  */
 final class DataflowWiring {
 
+    /** Columns of an error before its key columns: {@code (message, code)} ({@link dev.tandem.expr.DataError#row}). */
+    private static final int ERROR_ARITY = 2;
+
     private final String id;
     private final int workers;
     private final MemoryBudget budget;
@@ -249,13 +252,14 @@ final class DataflowWiring {
         for (int x = 0; x < exports.size(); x++) {
             Updates e = exportErrs[x][w];
             for (int i = 0; i < e.size; i++) {
-                // An error is (message) or, keyed by the export's key, (message, key...): stored as message -> key.
+                // An error is (message, code) or, keyed by the export's key, (message, code, key...): stored as
+                // (message, code) -> key.
                 Row error = e.row(i);
-                if (error.arity() == 1) {
+                if (error.arity() == ERROR_ARITY) {
                     b.add(error, Row.EMPTY, e.times[i], e.diffs[i]);
                 } else {
-                    int[] key = java.util.stream.IntStream.range(1, error.arity()).toArray();
-                    b.add(error.project(new int[] {0}), error.project(key), e.times[i], e.diffs[i]);
+                    int[] key = java.util.stream.IntStream.range(ERROR_ARITY, error.arity()).toArray();
+                    b.add(error.project(new int[] {0, 1}), error.project(key), e.times[i], e.diffs[i]);
                 }
             }
             e.clear();

@@ -131,7 +131,7 @@ final class GroupOperator extends Operator {
                 }
                 return true;
             } catch (EvalError err) {
-                errs.add(Row.of(err.getMessage()), time, diff);
+                errs.add(err.error().row(), time, diff);
                 return false;
             }
         }
@@ -153,10 +153,10 @@ final class GroupOperator extends Operator {
             }
         });
         if (prev.error() != null && !prev.error().equals(next.error())) {
-            errs.add(Row.of(prev.error()), t, -1);
+            errs.add(prev.error().row(), t, -1);
         }
         if (next.error() != null && !next.error().equals(prev.error())) {
-            errs.add(Row.of(next.error()), t, 1);
+            errs.add(next.error().row(), t, 1);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.render;
 
+import dev.tandem.expr.DataError;
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Mfp;
 import dev.tandem.expr.MfpEvaluator;
@@ -46,17 +47,17 @@ final class MfpOperator extends Operator {
                         out.add(r, u.times[i], u.diffs[i]);
                     }
                 } catch (EvalError e) {
-                    errs.add(keys == null ? Row.of(e.getMessage()) : keyed(e.getMessage(), row, keys), u.times[i], u.diffs[i]);
+                    errs.add(keys == null ? e.error().row() : keyed(e.error(), row, keys), u.times[i], u.diffs[i]);
                 }
             }
         };
     }
 
-    private static Row keyed(String message, Row row, MfpEvaluator keys) {
+    private static Row keyed(DataError error, Row row, MfpEvaluator keys) {
         try {
-            return Row.of(message).concat(keys.apply(row));
+            return error.row().concat(keys.apply(row));
         } catch (EvalError e) {
-            return Row.of(message);
+            return error.row();
         }
     }
 }

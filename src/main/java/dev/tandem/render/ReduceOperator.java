@@ -1,6 +1,7 @@
 package dev.tandem.render;
 
 import dev.tandem.expr.Datums;
+import dev.tandem.expr.DataError;
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
 import dev.tandem.plan.AggregateFunc;
@@ -229,7 +230,7 @@ final class ReduceOperator extends Operator {
         /** Whether the group key's datums have the output's key types, so its encoding is the output's. */
         private boolean[] keyIsOutput = new boolean[0];
         private Row[] outRow = new Row[0];
-        private String[] outError = new String[0];
+        private DataError[] outError = new DataError[0];
         private int[] touchedIn = new int[0];
         /** Per group slot × aggregate. */
         private long[] nonNull = new long[0];
@@ -332,7 +333,7 @@ final class ReduceOperator extends Operator {
                         args[a] = exprs[a] == null ? Boolean.TRUE : exprs[a].eval(decoded);
                     }
                 } catch (EvalError err) {
-                    errs.add(Row.of(err.getMessage()), u.times[i], diff);
+                    errs.add(err.error().row(), u.times[i], diff);
                     return;
                 }
             }
@@ -471,7 +472,7 @@ final class ReduceOperator extends Operator {
 
         private void emit(int g, long t, Updates out, Updates errs) {
             Row nextRow = null;
-            String nextError = null;
+            DataError nextError = null;
             if (members[g] != 0) {
                 if (negatives[g] != 0) {
                     nextError = GroupFunctions.NEGATIVE_REDUCE;
@@ -492,13 +493,13 @@ final class ReduceOperator extends Operator {
                 }
                 outRow[g] = nextRow;
             }
-            String prevError = outError[g];
+            DataError prevError = outError[g];
             if (!Objects.equals(prevError, nextError)) {
                 if (prevError != null) {
-                    errs.add(Row.of(prevError), t, -1);
+                    errs.add(prevError.row(), t, -1);
                 }
                 if (nextError != null) {
-                    errs.add(Row.of(nextError), t, 1);
+                    errs.add(nextError.row(), t, 1);
                 }
                 outError[g] = nextError;
             }

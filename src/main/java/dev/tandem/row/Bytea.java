@@ -40,9 +40,23 @@ public record Bytea(byte[] bytes) implements Comparable<Bytea> {
         return new String(out);
     }
 
+    /** A text that is no bytea, with PostgreSQL's message; {@code hex} when a hexadecimal digit or pair is wrong (22023), else 22P02. */
+    public static final class SyntaxError extends IllegalArgumentException {
+        private final boolean hex;
+
+        SyntaxError(boolean hex, String message) {
+            super(message);
+            this.hex = hex;
+        }
+
+        public boolean hex() {
+            return hex;
+        }
+    }
+
     /**
      * The bytea PostgreSQL's {@code byteain} reads from {@code s}: the hex form ({@code \x} then pairs of hex digits,
-     * whitespace between pairs) or the escape form (octal {@code \nnn} and {@code \\}); an {@link IllegalArgumentException}
+     * whitespace between pairs) or the escape form (octal {@code \nnn} and {@code \\}); a {@link SyntaxError}
      * with PostgreSQL's message otherwise.
      */
     public static Bytea parse(String s) {
@@ -58,7 +72,7 @@ public record Bytea(byte[] bytes) implements Comparable<Bytea> {
                 }
                 int hi = hexDigit(c);
                 if (i + 1 >= s.length()) {
-                    throw new IllegalArgumentException("invalid hexadecimal data: odd number of digits");
+                    throw new SyntaxError(true, "invalid hexadecimal data: odd number of digits");
                 }
                 int lo = hexDigit(s.charAt(i + 1));
                 out[n++] = (byte) (hi << 4 | lo);
@@ -80,7 +94,7 @@ public record Bytea(byte[] bytes) implements Comparable<Bytea> {
                 out.write(octal(utf8[i + 1]) << 6 | octal(utf8[i + 2]) << 3 | octal(utf8[i + 3]));
                 i += 3;
             } else {
-                throw new IllegalArgumentException("invalid input syntax for type bytea");
+                throw new SyntaxError(false, "invalid input syntax for type bytea");
             }
         }
         return new Bytea(out.toByteArray());
@@ -93,7 +107,7 @@ public record Bytea(byte[] bytes) implements Comparable<Bytea> {
     private static int hexDigit(char c) {
         int v = Character.digit(c, 16);
         if (v < 0 || c > 'f') {
-            throw new IllegalArgumentException("invalid hexadecimal digit: \"" + c + "\"");
+            throw new SyntaxError(true, "invalid hexadecimal digit: \"" + c + "\"");
         }
         return v;
     }

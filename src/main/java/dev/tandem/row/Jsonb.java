@@ -28,10 +28,12 @@ public final class Jsonb implements Comparable<Jsonb> {
         }
     };
 
-    /** Why a text is no jsonb: PostgreSQL's two SQLSTATEs for it. */
+    /** Why a text is no jsonb: PostgreSQL's three SQLSTATEs for it. */
     public enum Problem {
         /** 22P02: invalid input syntax for type json. */
         SYNTAX,
+        /** 22003: a number too large for a numeric. */
+        NUMERIC_OVERFLOW,
         /** 22P05: a {@code \u0000} escape, which PostgreSQL's text cannot hold. */
         UNSUPPORTED_ESCAPE
     }
@@ -527,7 +529,7 @@ public final class Jsonb implements Comparable<Jsonb> {
                 throw error();
             }
             if (d.scale() > 16383 || d.precision() - d.scale() > 131072) {
-                throw new SyntaxError(Problem.SYNTAX, "value overflows numeric format");
+                throw new SyntaxError(Problem.NUMERIC_OVERFLOW, "value overflows numeric format");
             }
             return d.scale() < 0 ? d.setScale(0) : d;
         }

@@ -371,8 +371,17 @@ public final class ComputeRuntime implements ComputeInstance {
 
         @Override
         public void failed(Dataflow dataflow, String message) {
+            ended(dataflow, StatusKind.DATAFLOW_FAILED, message);
+        }
+
+        @Override
+        public void overBudget(Dataflow dataflow, String message) {
+            ended(dataflow, StatusKind.DATAFLOW_OVER_BUDGET, message);
+        }
+
+        private void ended(Dataflow dataflow, StatusKind kind, String message) {
             hosted.failed(dataflow, message);
-            emit(new Status(StatusKind.DATAFLOW_FAILED, dataflow.id(), message));
+            emit(new Status(kind, dataflow.id(), message));
             lanes.onCommandThread(() -> {
                 for (String e : dataflow.exportIds()) {
                     if (hosted.get(e) == dataflow) {

@@ -1,5 +1,6 @@
 package dev.tandem.runtime;
 
+import dev.tandem.expr.DataError;
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.MfpEvaluator;
 import dev.tandem.plan.GroupFunctions;
@@ -44,14 +45,14 @@ final class PeekServer {
         long t = peek.timestamp();
         SharedArrangement.Snapshot snap = arr.snapshot();
         if (!snap.upper().isPast(t)) {
-            return new Error("index " + arr.id() + " is not sealed at " + t + " (upper " + snap.upper() + ")");
+            return Error.failed(EvalError.Code.DATA_EXCEPTION, "index " + arr.id() + " is not sealed at " + t + " (upper " + snap.upper() + ")");
         }
         if (snap.since().compareTo(dev.tandem.time.Frontier.at(t)) > 0) {
             return new Error(ErrorKind.BEFORE_SINCE, "compaction frontier of " + arr.id() + " is " + snap.since() + ", beyond the read time " + t);
         }
-        String err = snap.firstError(t, peek.literalKeys());
+        Row err = snap.firstErrorRow(t, peek.literalKeys());
         if (err != null) {
-            return new Error(err);
+            return Error.failed(DataError.of(err));
         }
         MfpEvaluator mfp;
         try {
@@ -82,7 +83,7 @@ final class PeekServer {
         } catch (PeekFailure f) {
             return new Error(f.kind, f.getMessage());
         } catch (EvalError e) {
-            return new Error(e.getMessage());
+            return Error.failed(e.error());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.tandem.runtime;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.protocol.ComputeCommand.Peek;
 import dev.tandem.protocol.ComputeResponse;
 import dev.tandem.protocol.ComputeResponse.PeekResponse;
@@ -65,9 +66,15 @@ final class PendingPeeks {
         }
     }
 
-    /** The answer to a peek whose work failed with {@code e}: its message, or its name when it has none. */
+    /**
+     * The answer to a peek whose work failed with {@code e}: an evaluation error as itself, anything else as a
+     * data exception with its message, or its name when it has none.
+     */
     static ComputeResponse.Error failure(Throwable e) {
-        return new ComputeResponse.Error(e.getMessage() == null ? e.toString() : e.getMessage());
+        if (e instanceof EvalError x) {
+            return ComputeResponse.Error.failed(x.error());
+        }
+        return ComputeResponse.Error.failed(EvalError.Code.DATA_EXCEPTION, e.getMessage() == null ? e.toString() : e.getMessage());
     }
 
     /** Stops peek {@code uuid} and answers it {@code Canceled}, unless it was answered already. */

@@ -4,6 +4,7 @@ import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadAdmission;
 import dev.tandem.sql.PlanningAdmission;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
@@ -149,7 +150,7 @@ public final class PrincipalLimits {
         return () -> {
             Permit permit = tryAcquire(principal, Kind.PLANS);
             if (permit == null) {
-                throw new SqlException("53400", "'" + principal + "' has " + limit(Kind.PLANS) + " statements being planned, its limit ("
+                throw new SqlException(SqlState.CONFIGURATION_LIMIT_EXCEEDED, "'" + principal + "' has " + limit(Kind.PLANS) + " statements being planned, its limit ("
                         + Kind.PLANS.property() + "); retry when some finish");
             }
             return permit::close;
@@ -159,7 +160,7 @@ public final class PrincipalLimits {
     private Runnable acquire(String principal, Kind kind, String what) {
         Permit permit = tryAcquire(principal, kind);
         if (permit == null) {
-            throw new ControllerException(ControllerException.Kind.LIMITED, "'" + principal + "' has " + limit(kind) + " " + what
+            throw new ControllerException(ControllerException.Reason.LIMITED, "'" + principal + "' has " + limit(kind) + " " + what
                     + ", its limit (" + kind.property() + "); retry when some finish");
         }
         return permit::close;

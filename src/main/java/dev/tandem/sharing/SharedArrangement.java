@@ -91,12 +91,18 @@ public record SharedArrangement(String id, Schema schema, List<Integer> keyColum
             return firstError(t, null);
         }
 
-        /**
-         * The first error message (in message order) at {@code t} that a read of {@code keys} meets, or null:
-         * an error not keyed by the index's key meets every read; one keyed by it meets reads of its key.
-         * Null {@code keys} reads every key.
-         */
+        /** The message of {@link #firstErrorRow(long, java.util.Collection)}, or null. */
         public String firstError(long t, java.util.Collection<Row> keys) {
+            Row error = firstErrorRow(t, keys);
+            return error == null ? null : (String) error.get(0);
+        }
+
+        /**
+         * The first error (in message order) at {@code t} that a read of {@code keys} meets, as its row
+         * {@code (message, code)}, or null: an error not keyed by the index's key meets every read; one keyed by
+         * it meets reads of its key. Null {@code keys} reads every key.
+         */
+        public Row firstErrorRow(long t, java.util.Collection<Row> keys) {
             boolean none = true;
             for (TraceSnapshot s : errs) {
                 none &= s.records() == 0;
@@ -107,15 +113,15 @@ public record SharedArrangement(String id, Schema schema, List<Integer> keyColum
             java.util.Set<Row> wanted = keys == null ? null : new java.util.HashSet<>(keys);
             java.util.Map<Row, Long> counts = new java.util.TreeMap<>();
             for (TraceSnapshot s : errs) {
-                s.scan(t, (message, key, d) -> {
+                s.scan(t, (error, key, d) -> {
                     if (wanted == null || key.arity() == 0 || wanted.contains(key)) {
-                        counts.merge(message, d, Long::sum);
+                        counts.merge(error, d, Long::sum);
                     }
                 });
             }
             for (java.util.Map.Entry<Row, Long> e : counts.entrySet()) {
                 if (e.getValue() > 0) {
-                    return (String) e.getKey().get(0);
+                    return e.getKey();
                 }
             }
             return null;

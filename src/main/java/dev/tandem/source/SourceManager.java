@@ -174,10 +174,10 @@ public final class SourceManager implements AutoCloseable {
     public synchronized SourceStatus create(SourceDefinition def) {
         String violation = def.violation();
         if (violation != null) {
-            throw new ControllerException(ControllerException.Kind.INVALID, violation);
+            throw new ControllerException(ControllerException.Reason.INVALID, violation);
         }
         if (sources.containsKey(def.name())) {
-            throw new ControllerException(ControllerException.Kind.CONFLICT, "source '" + def.name() + "' already exists");
+            throw new ControllerException(ControllerException.Reason.DUPLICATE, "source '" + def.name() + "' already exists");
         }
         // Marked before it exists, so no user write can reach the new table first.
         controller.feedTable(def.name(), fedReason(def));
@@ -207,7 +207,7 @@ public final class SourceManager implements AutoCloseable {
         Running r = require(name);
         List<String> dependents = controller.dependents(name);
         if (!dependents.isEmpty()) {
-            throw new ControllerException(ControllerException.Kind.CONFLICT,
+            throw new ControllerException(ControllerException.Reason.DEPENDENT,
                     "source '" + name + "' is used by " + String.join(", ", dependents) + "; drop them first");
         }
         if (r.ingester() != null) {
@@ -278,7 +278,7 @@ public final class SourceManager implements AutoCloseable {
     public SourceStatus status(String name) {
         SourceStatus s = statusOrNull(name);
         if (s == null) {
-            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "no source named '" + name + "'");
+            throw new ControllerException(ControllerException.Reason.UNKNOWN_OBJECT, "no source named '" + name + "'");
         }
         return s;
     }
@@ -308,7 +308,7 @@ public final class SourceManager implements AutoCloseable {
     private Running require(String name) {
         Running r = sources.get(name);
         if (r == null) {
-            throw new ControllerException(ControllerException.Kind.NOT_FOUND, "no source named '" + name + "'");
+            throw new ControllerException(ControllerException.Reason.UNKNOWN_OBJECT, "no source named '" + name + "'");
         }
         return r;
     }

@@ -80,7 +80,7 @@ final class ArrayFunctions {
                     if (l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral) {
                         throw SqlException.notSupported("x op ANY/ALL ('...') of an array's text: cast it ('{1,2}'::bigint[])");
                     }
-                    throw new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                    throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "op ANY/ALL (array) requires array on right side");
                 }
                 return super.visit(call);
             }
@@ -194,7 +194,7 @@ final class ArrayFunctions {
             }
             case OPERAND -> {
                 if (ops.get(0).getType().getSqlTypeName() != SqlTypeName.ARRAY) {
-                    throw new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                    throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "op ANY/ALL (array) requires array on right side");
                 }
                 return t.rex(ops.get(0), in);
             }
@@ -233,7 +233,7 @@ final class ArrayFunctions {
                 if (from.isArray()) {
                     throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
                 }
-                throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
+                throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
             }
             case "||" -> {
                 if (!anyArray) {
@@ -329,7 +329,7 @@ final class ArrayFunctions {
             if (a instanceof Expr.Lit l && l.value() == null && o.getType().getSqlTypeName() == SqlTypeName.ARRAY) {
                 return Expr.lit(null, SqlTypes.of(o.getType()));
             }
-            throw new SqlException(op.equals("ANY/ALL") ? "42809" : SqlException.UNDEFINED_FUNCTION,
+            throw new SqlException(op.equals("ANY/ALL") ? SqlState.WRONG_OBJECT_TYPE : SqlException.UNDEFINED_FUNCTION,
                     op.equals("ANY/ALL") ? "op ANY/ALL (array) requires array on right side" : op + " needs an array, got " + SqlTypes.pgName(at));
         }
         return a;

@@ -71,7 +71,7 @@ final class CheckConstraints {
         Set<String> taken = new HashSet<>();
         for (Pending p : pending) {
             if (p.name() != null && !taken.add(p.name())) {
-                throw at(sql, p, new SqlException("42710", "constraint \"" + p.name() + "\" for relation \"" + table
+                throw at(sql, p, new SqlException(SqlState.DUPLICATE_OBJECT, "constraint \"" + p.name() + "\" for relation \"" + table
                         + "\" already exists"));
             }
         }
@@ -120,7 +120,7 @@ final class CheckConstraints {
         }
         DatumType type = PgCoercion.typeOf(expr, schema.types());
         if (type != DatumType.BOOL) {
-            throw at(sql, p, new SqlException("42804", "argument of CHECK must be type boolean, not type " + SqlTypes.pgName(type)));
+            throw at(sql, p, new SqlException(SqlState.DATATYPE_MISMATCH, "argument of CHECK must be type boolean, not type " + SqlTypes.pgName(type)));
         }
         return expr;
     }
@@ -141,6 +141,6 @@ final class CheckConstraints {
 
     private static SqlException at(String sql, Pending p, SqlException e) {
         int[] lc = SqlLexer.lineColumn(sql, p.offset());
-        return e.line() > 0 ? e : new SqlException(e.sqlState(), e.getMessage(), lc[0], lc[1]);
+        return e.line() > 0 ? e : new SqlException(e.state(), e.getMessage(), lc[0], lc[1]);
     }
 }

@@ -80,7 +80,7 @@ final class ColumnDefaults {
             return SqlTypes.convert(value instanceof BigDecimal d && type == DatumType.STRING ? d.toPlainString() : value, type);
         } catch (SqlException e) {
             int[] lc = SqlLexer.lineColumn(sql, start.offset());
-            throw new SqlException(e.sqlState(), e.getMessage(), lc[0], lc[1]);
+            throw new SqlException(e.state(), e.getMessage(), lc[0], lc[1]);
         }
     }
 

@@ -80,7 +80,7 @@ final class CopyIn implements SqlCopyIn {
             return new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist", lc[0], lc[1]);
         });
         if (!(e instanceof CatalogEntry.Table table)) {
-            throw new SqlException("42809", "cannot copy to \"" + name + "\": it is not a table");
+            throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "cannot copy to \"" + name + "\": it is not a table");
         }
         controller.writableTable(name);
         int[] targets;
@@ -93,7 +93,7 @@ final class CopyIn implements SqlCopyIn {
                     throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + c + "\" of relation \"" + name + "\" does not exist");
                 }
                 if (cols.contains(i)) {
-                    throw new SqlException("42701", "column \"" + c + "\" specified more than once");
+                    throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + c + "\" specified more than once");
                 }
                 cols.add(i);
             } while (lex.acceptPunct(","));
@@ -140,7 +140,7 @@ final class CopyIn implements SqlCopyIn {
                 List<String> fields = lines.get(n);
                 String where = "COPY " + table.name() + ", line " + (n + 1);
                 if (fields.size() != targets.length) {
-                    throw new SqlException("22P04", (fields.size() < targets.length ? "missing data for column \""
+                    throw new SqlException(SqlState.BAD_COPY_FILE_FORMAT, (fields.size() < targets.length ? "missing data for column \""
                             + cols.get(targets[fields.size()]).name() + "\"" : "extra data after last expected column") + " (" + where + ")");
                 }
                 Object[] row = ColumnDefaults.initial(table, w, targets);
@@ -149,7 +149,7 @@ final class CopyIn implements SqlCopyIn {
                     try {
                         row[targets[i]] = SqlTypes.convert(fields.get(i), c.type());
                     } catch (SqlException e) {
-                        throw new SqlException(e.sqlState(), e.getMessage() + " (" + where + ", column " + c.name() + ")");
+                        throw new SqlException(e.state(), e.getMessage() + " (" + where + ", column " + c.name() + ")");
                     }
                 }
                 for (int c = 0; c < row.length; c++) {
@@ -301,7 +301,7 @@ final class CopyIn implements SqlCopyIn {
             i++;
         }
         if (quoted) {
-            throw new SqlException("22P04", "unterminated CSV quoted field");
+            throw new SqlException(SqlState.BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
         }
         if (!lineStart) {
             fields.add(wasQuoted || !field.isEmpty() ? field.toString() : null);

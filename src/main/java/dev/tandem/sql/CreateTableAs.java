@@ -42,7 +42,7 @@ final class CreateTableAs {
         Set<String> seen = new HashSet<>();
         for (SqlColumn c : q.columns()) {
             if (!seen.add(c.name())) {
-                throw new SqlException("42701", "column \"" + c.name() + "\" specified more than once");
+                throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than once");
             }
             columns.add(new Column(c.name(), c.type(), true));
         }

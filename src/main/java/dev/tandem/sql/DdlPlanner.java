@@ -359,7 +359,7 @@ final class DdlPlanner {
         for (CatalogEntry.Key k : keys) {
             String what = k.primary() ? "primary key" : "unique";
             if (k.primary() && primary) {
-                throw new SqlException("42P16", "multiple primary keys for table \"" + table + "\" are not allowed");
+                throw new SqlException(SqlState.INVALID_TABLE_DEFINITION, "multiple primary keys for table \"" + table + "\" are not allowed");
             }
             primary |= k.primary();
             for (int i = 0; i < k.columns().size(); i++) {
@@ -371,7 +371,7 @@ final class DdlPlanner {
                     throw SqlException.notSupported("the array column \"" + c + "\" in a " + what + " constraint");
                 }
                 if (k.columns().subList(0, i).contains(c)) {
-                    throw new SqlException("42701", "column \"" + c + "\" appears twice in " + what + " constraint");
+                    throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + c + "\" appears twice in " + what + " constraint");
                 }
             }
         }
@@ -413,7 +413,7 @@ final class DdlPlanner {
         }
         for (int i = 0; i < columnNames.size(); i++) {
             if (columnNames.subList(0, i).contains(columnNames.get(i))) {
-                throw new SqlException("42701", "column \"" + columnNames.get(i) + "\" specified more than once");
+                throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + columnNames.get(i) + "\" specified more than once");
             }
         }
         java.util.Map<String, DeclaredType> declared = new java.util.HashMap<>();
@@ -532,11 +532,11 @@ final class DdlPlanner {
                     if (ifx) {
                         continue;
                     }
-                    throw new SqlException(kind == CatalogEntry.Index.class ? "42704" : SqlException.UNDEFINED_TABLE,
+                    throw new SqlException(kind == CatalogEntry.Index.class ? SqlState.UNDEFINED_OBJECT : SqlException.UNDEFINED_TABLE,
                             what.toLowerCase(Locale.ROOT) + " \"" + n + "\" does not exist");
                 }
                 if (!kind.isInstance(e)) {
-                    throw new SqlException("42809", "\"" + n + "\" is not a " + what.toLowerCase(Locale.ROOT));
+                    throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "\"" + n + "\" is not a " + what.toLowerCase(Locale.ROOT));
                 }
                 if (mat && exists(materializedIndex(n))) {
                     controller.drop(materializedIndex(n), CatalogEntry.Index.class);
@@ -622,7 +622,7 @@ final class DdlPlanner {
         boolean ifx = ifExists;
         return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
             if (!requireSources().drop(name) && !ifx) {
-                throw new SqlException("42704", "source \"" + name + "\" does not exist");
+                throw new SqlException(SqlState.UNDEFINED_OBJECT, "source \"" + name + "\" does not exist");
             }
             return SqlResult.command("DROP SOURCE");
         }));

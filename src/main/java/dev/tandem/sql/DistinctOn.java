@@ -148,7 +148,7 @@ final class DistinctOn {
                 leading.add(p.getProjects().get(order.get(k).getFieldIndex()).toString());
             }
             if (order.size() < on.size() || !leading.equals(onExprs)) {
-                throw new SqlException("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
+                throw new SqlException(SqlState.INVALID_COLUMN_REFERENCE, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
             }
         }
         RelBuilder b = RelFactories.LOGICAL_BUILDER.create(input.getCluster(), null);

@@ -63,7 +63,7 @@ final class JsonbFunctions {
             }
             case PgJsonbOperators.CONTAINS, PgJsonbOperators.CONTAINED, PgJsonbOperators.CONCAT -> {
                 if (untyped(args.get(0)) && untyped(args.get(1))) {
-                    throw new SqlException("42725", "operator is not unique: unknown " + operator(name) + " unknown");
+                    throw new SqlException(SqlState.AMBIGUOUS_FUNCTION, "operator is not unique: unknown " + operator(name) + " unknown");
                 }
                 Expr a = jsonb(args.get(0), in, operator(name), args.get(1), params);
                 Expr b = jsonb(args.get(1), in, operator(name), args.get(0), params);
@@ -177,7 +177,7 @@ final class JsonbFunctions {
             try {
                 return Expr.lit(Jsonbs.parse(s), DatumType.JSONB);
             } catch (EvalError x) {
-                throw SqlErrors.evaluation(x.getMessage());
+                throw SqlErrors.evaluation(x);
             }
         }
         return e;
@@ -198,7 +198,7 @@ final class JsonbFunctions {
             return x;
         }
         if (xt != DatumType.STRING) {
-            throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to jsonb");
+            throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(xt) + " to jsonb");
         }
         return Expr.cast(x, DatumType.JSONB);
     }

@@ -418,7 +418,7 @@ final class PgFunctions {
                     try {
                         return Expr.lit(dev.tandem.expr.Intervals.parse(s), DatumType.INTERVAL);
                     } catch (dev.tandem.expr.EvalError e) {
-                        throw SqlErrors.evaluation(e.getMessage());
+                        throw SqlErrors.evaluation(e);
                     }
                 }
                 if (x instanceof Expr.Lit l && l.value() == null) {
@@ -428,7 +428,7 @@ final class PgFunctions {
                     return x;
                 }
                 if (xt != DatumType.STRING) {
-                    throw new SqlException("42846", "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
+                    throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
                 }
                 return Expr.cast(x, DatumType.INTERVAL);
             }

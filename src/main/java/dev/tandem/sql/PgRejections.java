@@ -82,7 +82,7 @@ final class PgRejections {
             for (int side = 0; side < 2; side++) {
                 List<String> cols = side == 0 ? left : right;
                 if (cols != null && cols.stream().filter(c::equals).count() > 1) {
-                    throw at(new SqlException("42702", "common column name \"" + c + "\" appears more than once in "
+                    throw at(new SqlException(SqlState.AMBIGUOUS_COLUMN, "common column name \"" + c + "\" appears more than once in "
                             + (side == 0 ? "left" : "right") + " table"), side == 0 ? join.getLeft() : join.getRight());
                 }
             }

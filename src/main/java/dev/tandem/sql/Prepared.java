@@ -117,14 +117,14 @@ final class Prepared implements SqlStatement {
     static List<Object> bind(Prepared p, List<Object> params) {
         List<Object> given = params == null ? List.of() : params;
         if (given.size() < p.parameterTypes.size()) {
-            throw new SqlException("08P01", "the statement has " + p.parameterTypes.size() + " parameters, " + given.size() + " given");
+            throw new SqlException(SqlState.PROTOCOL_VIOLATION, "the statement has " + p.parameterTypes.size() + " parameters, " + given.size() + " given");
         }
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < p.parameterTypes.size(); i++) {
             try {
                 out.add(SqlTypes.convert(given.get(i), p.parameterTypes.get(i)));
             } catch (SqlException e) {
-                throw new SqlException(e.sqlState(), "parameter $" + (i + 1) + ": " + e.getMessage());
+                throw new SqlException(e.state(), "parameter $" + (i + 1) + ": " + e.getMessage());
             }
         }
         return out;

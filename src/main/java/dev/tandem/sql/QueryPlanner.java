@@ -475,7 +475,7 @@ final class QueryPlanner {
         try {
             return RowJson.row(k, index.keySchema());
         } catch (IllegalArgumentException e) {
-            throw new ControllerException(ControllerException.Kind.INVALID, "key[0]: " + e.getMessage() + " (index '" + index.name()
+            throw new ControllerException(ControllerException.Reason.INVALID, "key[0]: " + e.getMessage() + " (index '" + index.name()
                     + "' is keyed by " + index.key() + ")");
         }
     }

@@ -92,7 +92,7 @@ final class Returning {
             try {
                 r = mfp.apply(d.row());
             } catch (EvalError e) {
-                throw SqlErrors.evaluation(e.getMessage());
+                throw SqlErrors.evaluation(e);
             }
             Object[] all = r.unpack();
             Object[] row = new Object[fields.size()];

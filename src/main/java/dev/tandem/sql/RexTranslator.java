@@ -115,7 +115,7 @@ final class RexTranslator {
         }
         long c = ((Number) SqlTypes.convert(v, DatumType.INT64)).longValue();
         if (c < 0) {
-            throw new SqlException("2201W", what + " must not be negative");
+            throw new SqlException(SqlState.INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, what + " must not be negative");
         }
         return c;
     }

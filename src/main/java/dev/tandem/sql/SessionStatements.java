@@ -173,7 +173,7 @@ final class SessionStatements {
                     throw PgSettings.unrecognized(name);
                 }
                 if (!setting.settable()) {
-                    throw new SqlException("55P02", "parameter \"" + name + "\" cannot be changed");
+                    throw new SqlException(SqlState.CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name + "\" cannot be changed");
                 }
                 // Tandem has one value of each (DateStyle, IntervalStyle, bytea_output...): SET to it is accepted, another is refused
                 String want = setting.value().toLowerCase(Locale.ROOT).replace(" ", "");

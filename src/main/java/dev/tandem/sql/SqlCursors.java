@@ -18,10 +18,10 @@ import reactor.core.scheduler.Scheduler;
  */
 final class SqlCursors {
 
-    static final String NO_TRANSACTION_BLOCK = "25P01";
-    static final String IN_FAILED_TRANSACTION = "25P02";
-    static final String INVALID_CURSOR = "34000";
-    static final String DUPLICATE_CURSOR = "42P03";
+    static final SqlState NO_TRANSACTION_BLOCK = SqlState.NO_ACTIVE_SQL_TRANSACTION;
+    static final SqlState IN_FAILED_TRANSACTION = SqlState.IN_FAILED_SQL_TRANSACTION;
+    static final SqlState INVALID_CURSOR = SqlState.INVALID_CURSOR_NAME;
+    static final SqlState DUPLICATE_CURSOR = SqlState.DUPLICATE_CURSOR;
 
     private static final Pattern INTERVAL = Pattern.compile(
             "(?i)\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|msec|milliseconds?|s|sec|secs|seconds?|m|min|mins|minutes?)?\\s*");

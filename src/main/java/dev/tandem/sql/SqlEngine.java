@@ -1,20 +1,12 @@
 package dev.tandem.sql;
 
-import dev.tandem.controller.CatalogEntry;
-import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.controller.Controller;
-import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
-import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
-import dev.tandem.row.Row;
 import dev.tandem.stream.ChangeStreams;
 import dev.tandem.sql.catalog.CatalogQuery;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Sort;
@@ -39,8 +31,9 @@ import reactor.core.scheduler.Scheduler;
  * <p><b>Parts.</b> This class is the facade: it classifies a statement by its first word and hands it to
  * the part that plans it — {@link QueryPlanner} (queries, EXPLAIN), {@link WritePlanner} (INSERT, UPDATE,
  * DELETE, TRUNCATE), {@link DdlPlanner} (CREATE, DROP), {@link SessionStatements} (SHOW, SET),
- * {@link SqlCursors} (transaction blocks and cursors), {@link SqlSubscribe} — keeps what planning found in
- * the {@link StatementCache}, and plans on the {@link PlanningLanes}.
+ * {@link SqlCursors} (transaction blocks and cursors), {@link SqlSubscribe}. The {@link StatementPreparer}
+ * prepares each statement through the {@link StatementCache} and the {@link PlanningLanes}; {@link CatalogReads}
+ * answers reads of the catalog's relations.
  *
  * <p><b>Plan cache.</b> Calcite's parsing and validation are kept off the read path: a statement's
  * planned form is cached by its text (and the part of the catalog it was planned against), and a prepared
@@ -66,7 +59,6 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class SqlEngine {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlEngine.class);
     private final Controller controller;
     private final Scheduler blocking;
     private final SqlSubscribe subscribe;
@@ -82,6 +74,8 @@ public final class SqlEngine {
     private final QueryPlanner queries;
     private final SessionStatements session;
     private final Sequences sequences = new Sequences(this);
+    private final StatementPreparer preparer;
+    private final CatalogReads catalogReads;
 
     public SqlEngine(Controller controller, Scheduler blocking) {
         this(controller, blocking, null);
@@ -110,6 +104,8 @@ public final class SqlEngine {
         this.ddl = new DdlPlanner(this, controller);
         this.queries = new QueryPlanner(this, controller);
         this.session = new SessionStatements(controller);
+        this.preparer = new StatementPreparer(controller, statements, lanes, cursors, this::compile);
+        this.catalogReads = new CatalogReads(controller, heavyPlanning);
     }
 
     /** Lets {@code CREATE SOURCE ... FROM POSTGRES} and {@code DROP SOURCE} reach the sources' manager. */
@@ -212,147 +208,21 @@ public final class SqlEngine {
      * own name, not what it reads), a write's table, what a DDL statement creates, drops or reads. A
      * statement that does not parse or plan fails as {@link #prepare} would.
      */
-    public java.util.Set<String> objects(String sql) {
-        CatalogSnapshot now = controller.catalogSnapshot();
-        java.util.Set<String> cached = statements.objects(sql, now.version());
-        if (cached != null) {
-            return cached;
-        }
-        lanes.bounded(sql);
-        java.util.Set<String> objects = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
-                SqlErrors.guarded(() -> SqlClassifier.objects(sql, now.entries()))));
-        if (!lanes.pastDeadline()) {
-            statements.putObjects(sql, now.version(), objects);
-        }
-        return objects;
+    public Set<String> objects(String sql) {
+        return preparer.objects(sql);
     }
 
     /**
      * The objects the statement {@code sql} names, as {@link #objects}, found off the caller's thread when
      * the statement must be planned for it (as {@link #prepareAsync} plans).
      */
-    public Mono<java.util.Set<String>> objectsAsync(String sql) {
-        return Mono.deferContextual(context -> {
-            java.util.Set<String> cached = statements.objects(sql, controller.catalogSnapshot().version());
-            if (cached != null) {
-                return Mono.just(cached);
-            }
-            lanes.bounded(sql);
-            if (!plans(sql)) {
-                return Mono.fromSupplier(() -> objects(sql));
-            }
-            return lanes.planned(sql, context, () -> objects(sql));
-        }).onErrorMap(SqlErrors::map);
+    public Mono<Set<String>> objectsAsync(String sql) {
+        return preparer.objectsAsync(sql);
     }
 
     /** Prepares one statement: parsed, validated and planned (from the plan cache when it was seen before). */
     public SqlStatement prepare(String sql) {
-        CatalogSnapshot now = controller.catalogSnapshot();
-        Prepared p = statements.plan(sql, now);
-        if (p != null) {
-            return p;
-        }
-        StatementCost cost = lanes.bounded(sql);
-        Prepared shaped = shaped(sql, now, true);
-        if (shaped != null) {
-            return shaped;
-        }
-        String fingerprint = Prepared.fingerprint(now.entries(), null);
-        StatementCache.Planning planning = statements.join(sql, now.version());
-        if (!planning.mine()) {
-            Prepared theirs = planning.await(lanes.remainingNanos());
-            if (theirs != null) {
-                return theirs;
-            }
-            lanes.checkDeadline();
-        }
-        Prepared shared = null;
-        try {
-            long began = System.nanoTime();
-            p = SqlErrors.guarded(() -> compile(sql, fingerprint));
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("planned in {} µs: {}", (System.nanoTime() - began) / 1000, sql.length() > 200 ? sql.substring(0, 200) + "…" : sql);
-            }
-            p.heavy = cost.heavy();
-            lanes.checkDeadline();
-            if (p.cacheable()) {
-                statements.put(sql, p);
-                shared = p;
-            }
-            return p;
-        } finally {
-            if (planning.mine()) {
-                statements.finish(planning, shared);
-            }
-        }
-    }
-
-    /**
-     * {@code sql} bound to the plan of its shape ({@link SqlLiterals}: its literals lifted into parameters),
-     * so that queries differing only in their constants are planned once; null when its literals cannot
-     * be lifted, when its shape was found not to keep their meaning (the shape failed to plan, or typed a
-     * lifted parameter otherwise than its literal), or when the shape is not planned and {@code plan} is
-     * false. A shape is planned, and cached, as a statement of its own.
-     */
-    private Prepared shaped(String sql, CatalogSnapshot now, boolean plan) {
-        SqlLiterals.Lifted lifted = SqlLiterals.lift(sql);
-        if (lifted == null) {
-            return null;
-        }
-        if (statements.unshaped(lifted.shape(), now.version())) {
-            return null;
-        }
-        Prepared shape = statements.plan(lifted.shape(), now);
-        if (shape == null) {
-            if (!plan) {
-                return null;
-            }
-            try {
-                shape = (Prepared) prepare(lifted.shape());
-            } catch (SqlException e) {
-                // planned as written, which answers with the statement's own error if it has one
-                statements.unshape(lifted.shape(), now.version());
-                return null;
-            }
-        }
-        if (!shape.cacheable() || !shape.parameterTypes().equals(lifted.types()) || narrowed(shape, lifted) == Narrowed.ALWAYS) {
-            statements.unshape(lifted.shape(), now.version());
-            return null;
-        }
-        if (narrowed(shape, lifted) == Narrowed.THIS_VALUE) {
-            return null;
-        }
-        return shape.bound(sql, lifted.values());
-    }
-
-    /** How a shape types a lifted integer literal narrower than the literal's own type. */
-    private enum Narrowed {
-        NO,
-        /** As a {@code smallint} it computes with ({@code s + 1}: PostgreSQL computes in {@code integer}), whatever its value. */
-        ALWAYS,
-        /**
-         * As an {@code integer} or a compared {@code smallint}, a literal beyond its range ({@code i = 3000000000}, a
-         * {@code bigint} literal; {@code s = 40000}).
-         */
-        THIS_VALUE
-    }
-
-    private static Narrowed narrowed(Prepared shape, SqlLiterals.Lifted lifted) {
-        Narrowed n = Narrowed.NO;
-        for (int i = 0; i < lifted.values().size() && i < shape.parameterDeclared.size() && i < shape.parameterComputed.size(); i++) {
-            dev.tandem.controller.DeclaredType d = shape.parameterDeclared.get(i);
-            if (d == null || !(lifted.values().get(i) instanceof Long l)) {
-                continue;
-            }
-            boolean smallint = d.kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT;
-            if (smallint && shape.parameterComputed.get(i)) {
-                return Narrowed.ALWAYS;
-            }
-            if (smallint ? l != l.shortValue() : l != l.intValue()) {
-                n = Narrowed.THIS_VALUE;
-            }
-        }
-        return n;
+        return preparer.prepare(sql);
     }
 
     /**
@@ -362,53 +232,7 @@ public final class SqlEngine {
      * {@link PlanningAdmission} and planned on the light or the heavy lane, within the planning timeout.
      */
     public Mono<SqlStatement> prepareAsync(String sql, SqlSession session) {
-        return Mono.deferContextual(context -> {
-            if (session.block() == SqlSession.Block.FAILED && !SqlCursors.endsBlock(sql)) {
-                session.fail();
-                return Mono.error(SqlCursors.aborted());
-            }
-            CatalogSnapshot now = controller.catalogSnapshot();
-            Prepared hit = statements.plan(sql, now);
-            if (hit != null) {
-                return Mono.just(hit);
-            }
-            try {
-                lanes.bounded(sql);
-            } catch (SqlException e) {
-                session.fail();
-                throw e;
-            }
-            Prepared shaped = session.block() == SqlSession.Block.FAILED ? null : shaped(sql, now, false);
-            if (shaped != null) {
-                return Mono.just(shaped);
-            }
-            if (!plans(sql)) {
-                return Mono.fromSupplier(() -> prepare(sql, session));
-            }
-            return plannedOnce(sql, session, now, context);
-        }).onErrorMap(SqlErrors::map);
-    }
-
-    /**
-     * Plans {@code sql} on a planning lane once for the sessions that prepare it, or another statement of its
-     * shape, at the same time: the first plans, admitted as any planning; the others wait for it (within the
-     * planning timeout) without an admission of their own, then take the plan from the cache. Eight pgbench
-     * clients' first statements arrive together; each planning its own would make every one eight times as
-     * slow on two cores, and take the principal past its concurrent plannings (refused, 53400). A session whose
-     * wait ends without a cached plan (the first failed, or its plan is not cacheable) plans for itself.
-     */
-    private Mono<SqlStatement> plannedOnce(String sql, SqlSession session, CatalogSnapshot now, reactor.util.context.ContextView context) {
-        SqlLiterals.Lifted lifted = SqlLiterals.lift(sql);
-        StatementCache.Planning queued = statements.queue(lifted == null ? sql : lifted.shape(), now.version());
-        Mono<SqlStatement> own = Mono.defer(() -> lanes.planned(sql, context, () -> prepare(sql, session))).doOnError(e -> session.fail());
-        if (queued.mine()) {
-            return own.doFinally(signal -> statements.dequeue(queued));
-        }
-        return lanes.awaitOther(queued.ended()).then(Mono.fromSupplier(() -> {
-            CatalogSnapshot later = controller.catalogSnapshot();
-            Prepared p = statements.plan(sql, later);
-            return p != null || lifted == null || session.block() == SqlSession.Block.FAILED ? p : shaped(sql, later, false);
-        })).cast(SqlStatement.class).switchIfEmpty(own);
+        return preparer.prepareAsync(sql, session);
     }
 
     /**
@@ -416,67 +240,12 @@ public final class SqlEngine {
      * against the catalog as it is now, on the heavy planning lane: Calcite's own engine answers it.
      */
     public Mono<CatalogQuery> prepareCatalog(String sql, String user, int pid, dev.tandem.sql.catalog.CatalogAccess access) {
-        return Mono.fromCallable(() -> CatalogQuery.prepare(sql, controller.catalogSnapshot(), user, pid, access)).subscribeOn(heavyPlanning);
+        return catalogReads.prepareCatalog(sql, user, pid, access);
     }
 
     /** Runs a prepared catalog read against what {@code access} shows of the catalog as it is now, on the heavy planning lane. */
     public Mono<SqlResult> executeCatalog(CatalogQuery query, List<Object> params, dev.tandem.sql.catalog.CatalogAccess access) {
-        return introspected(query, access)
-                .flatMap(a -> Mono.fromCallable(() -> query.execute(controller.catalogSnapshot(), params, a)).subscribeOn(heavyPlanning));
-    }
-
-    /** How long a catalog query waits for each introspection collection it reads to be readable. */
-    private static final long INTROSPECTION_READ_TIMEOUT_MS = 5_000;
-
-    /**
-     * {@code access} with what the catalog query reads of Tandem's introspection ({@code tandem_internal},
-     * the size functions): the statuses of the indexes, and the introspection collections it names, each read
-     * as a plain serializable read (bounded by {@link #INTROSPECTION_READ_TIMEOUT_MS}).
-     */
-    private Mono<dev.tandem.sql.catalog.CatalogAccess> introspected(CatalogQuery query, dev.tandem.sql.catalog.CatalogAccess access) {
-        java.util.Set<String> reads = query.introspectionReads();
-        boolean statuses = query.readsIndexStatuses();
-        if (reads.isEmpty() && !statuses) {
-            return Mono.just(access);
-        }
-        return reactor.core.publisher.Flux.fromIterable(reads)
-                .concatMap(name -> controller.readIntrospection(name,
-                                new ReadRequest(name, null, null, null, null, null, null, INTROSPECTION_READ_TIMEOUT_MS))
-                        .map(r -> java.util.Map.entry(name, r.rows().stream().map(dev.tandem.row.Row::unpack).toList())))
-                .collectMap(java.util.Map.Entry::getKey, java.util.Map.Entry::getValue)
-                // the statuses of every index are built on the planning lane, not on the thread that answered the last read
-                .publishOn(heavyPlanning)
-                .map(rows -> {
-                    List<dev.tandem.controller.IndexStatus> indexes = new java.util.ArrayList<>();
-                    if (statuses) {
-                        for (CatalogEntry e : controller.catalogSnapshot().entries()) {
-                            if (e instanceof CatalogEntry.Index && access.mayAccess().test(e.name())) {
-                                try {
-                                    indexes.add(controller.indexStatus(e.name()));
-                                } catch (ControllerException gone) {
-                                    // dropped since the snapshot: not listed, as a moment later
-                                }
-                            }
-                        }
-                    }
-                    return access.withIntrospected(new dev.tandem.sql.catalog.CatalogAccess.Introspected(indexes, controller.introspection(),
-                            java.util.Map.copyOf(rows)));
-                });
-    }
-
-    /** Statements Tandem reads with its own lexer alone (one pass over the text, no Calcite), by their first word. */
-    private static final java.util.Set<String> LEXED = java.util.Set.of("begin", "start", "commit", "rollback", "end", "abort", "set",
-            "reset", "show", "fetch", "close", "drop", "savepoint", "release", "move", "alter", "truncate", "grant", "revoke", "prepare",
-            "execute", "deallocate", "listen", "notify", "vacuum", "analyze");
-
-    /**
-     * Whether preparing {@code sql} may plan it with Calcite (a query, a write, a view, a SUBSCRIBE...): only
-     * those go to a planning lane; transaction, session and cursor statements ({@code BEGIN}, {@code SET},
-     * {@code FETCH}...) are prepared on the caller's thread, as a cached statement is.
-     */
-    static boolean plans(String sql) {
-        SqlLexer.Token first = new SqlLexer(sql).peek();
-        return first.kind() != SqlLexer.Kind.END && !(first.kind() == SqlLexer.Kind.WORD && LEXED.contains(first.text()));
+        return catalogReads.executeCatalog(query, params, access);
     }
 
     /** Stops ({@code 54000}) the planning on this thread once past its deadline; nothing planned is kept. */
@@ -490,18 +259,7 @@ public final class SqlEngine {
      * ({@code 25P02}). An error fails the session's block.
      */
     public SqlStatement prepare(String sql, SqlSession session) {
-        try {
-            if (session.block() == SqlSession.Block.FAILED && !SqlCursors.endsBlock(sql)) {
-                throw SqlCursors.aborted();
-            }
-            if (new SqlLexer(sql).peek().is("fetch")) {
-                return cursors.fetch(sql, Prepared.fingerprint(controller.catalog(), null), session);
-            }
-            return prepare(sql);
-        } catch (RuntimeException e) {
-            session.fail();
-            throw e;
-        }
+        return preparer.prepare(sql, session);
     }
 
     /** Prepares and executes one statement. */
@@ -563,7 +321,7 @@ public final class SqlEngine {
             throw SqlCursors.aborted();
         }
         if (block == SqlSession.Block.OPEN && p.kind == SqlStatement.Kind.DDL && !new SqlLexer(p.text).peek().is("truncate")) {
-            throw new SqlException("25006", "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
+            throw new SqlException(SqlState.READ_ONLY_SQL_TRANSACTION, "not supported: " + new SqlLexer(p.text).peek().text().toUpperCase(Locale.ROOT)
                     + " in a transaction block; Tandem applies each catalog change on its own, run it outside BEGIN ... COMMIT");
         }
     }
@@ -607,6 +365,7 @@ public final class SqlEngine {
         }).onErrorMap(SqlErrors::map).doOnError(e -> session.fail());
     }
 
+    /** Plans a statement the plan cache does not hold with the part its first word chooses. */
     private Prepared compile(String sql, String fingerprint) {
         SqlLexer lex = new SqlLexer(sql);
         SqlLexer.Token first = lex.peek();

@@ -2,6 +2,7 @@ package dev.tandem.sql;
 
 import dev.tandem.controller.CheckViolationException;
 import dev.tandem.controller.ControllerException;
+import dev.tandem.expr.EvalError;
 import dev.tandem.storage.StorageFullException;
 import dev.tandem.storage.UniqueViolationException;
 
@@ -23,9 +24,9 @@ final class SqlErrors {
             case RuntimeException e when nestedTooDeep(e) -> new SqlException(SqlException.STACK_DEPTH,
                     "stack depth limit exceeded: the statement's plan nests deeper than the catalog stores (500 levels)");
             case ControllerException c -> new SqlException(state(c), c.getMessage());
-            case StorageFullException f -> new SqlException("53100", f.getMessage());
+            case StorageFullException f -> new SqlException(SqlState.DISK_FULL, f.getMessage());
             case UniqueViolationException u -> SqlException.violation(SqlException.UNIQUE_VIOLATION, u.getMessage(), u.detail(SqlTypes::text), u.constraint());
-            case CheckViolationException c -> SqlException.violation("23514", c.getMessage(),
+            case CheckViolationException c -> SqlException.violation(SqlState.CHECK_VIOLATION, c.getMessage(),
                     "Failing row contains (" + String.join(", ", c.row().stream().map(v -> v == null ? "null" : SqlTypes.text(v)).toList()) + ").",
                     c.constraint());
             case java.util.concurrent.RejectedExecutionException r -> new SqlException(SqlException.TOO_MANY_READS,
@@ -78,62 +79,53 @@ final class SqlErrors {
     }
 
     /** The SQL error for an expression's evaluation error on a row ({@code 1 / 0}), as the dataflows report it. */
-    static SqlException evaluation(String message) {
-        return new SqlException(invalid(message), message);
+    static SqlException evaluation(EvalError e) {
+        return new SqlException(state(e.code()), e.getMessage());
     }
 
-    private static String invalid(String m) {
-        return m.contains("division by zero") ? SqlException.DIVISION_BY_ZERO
-                : m.startsWith("invalid format specification for an interval value") ? "22007"
-                : m.startsWith("multiple decimal points") || m.startsWith("cannot use \"")
-                        || m.startsWith("\"EEEE\" must be the last pattern used") ? "42601"
-                : m.startsWith("unterminated format() type specifier") || m.startsWith("unrecognized format() type specifier")
-                        || m.startsWith("too few arguments for format()") || m.startsWith("format specifies argument 0") ? SqlException.INVALID_PARAMETER
-                : m.startsWith("null values cannot be formatted as an SQL identifier") ? "22004"
-                : m.startsWith("invalid input syntax for type date") || m.startsWith("invalid input syntax for type timestamp with time zone")
-                        || m.startsWith("invalid input syntax for type interval") ? "22007"
-                : m.startsWith("invalid input syntax for type uuid") || m.startsWith("invalid input syntax for type json")
-                        || m.startsWith("malformed array literal")
-                        || m.startsWith("invalid input syntax for type bytea") ? SqlException.INVALID_TEXT
-                : m.startsWith("invalid hexadecimal") ? SqlException.INVALID_PARAMETER
-                : m.startsWith("unsupported Unicode escape sequence") ? "22P05"
-                : m.startsWith("cannot get array length of") || m.startsWith("argument list must have even number")
-                        || m.contains(": key must not be null") || m.startsWith("cannot cast jsonb ") ? SqlException.INVALID_PARAMETER
-                : m.startsWith("interval field value out of range") ? "22015"
-                : m.startsWith("date/time field value out of range") || m.startsWith("date out of range")
-                        || m.startsWith("date field value out of range") || m.startsWith("timestamp cannot be NaN")
-                        || m.startsWith("timestamp out of range") || m.startsWith("interval out of range") ? "22008"
-                : m.startsWith("unit \"") && m.contains("not supported for type") ? SqlException.NOT_SUPPORTED
-                : m.startsWith("unit \"") || m.startsWith("time zone \"") ? SqlException.INVALID_PARAMETER
-                : m.contains("exceeded its memory budget") ? SqlException.OUT_OF_MEMORY
-                : m.startsWith(RelTranslator.TWO_ROWS) ? "21000"
-                : m.contains("escape string") || m.contains("escape character") ? "22025"
-                : m.contains("square root of a negative") || m.contains("raised to a negative power") || m.contains("non-integer power") ? "2201F"
-                : m.contains("cannot take logarithm") ? "2201E"
-                : m.contains("invalid regular expression option") || m.contains("field position must not be zero") ? SqlException.INVALID_PARAMETER
-                : m.contains("invalid regular expression") ? "2201B"
-                : m.contains("requested length too large") ? SqlException.PROGRAM_LIMIT
-                : m.contains("not supported: ") ? SqlException.NOT_SUPPORTED
-                : m.contains("overflow") || m.contains("out of range") ? SqlException.OUT_OF_RANGE
-                : m.startsWith("value too long for type") ? "22001"
-                : m.contains("not nullable") ? SqlException.NOT_NULL_VIOLATION
-                : m.contains("cannot cast") ? SqlException.INVALID_TEXT
-                : m.contains("name '") && m.contains("is not valid") ? SqlException.INVALID_NAME
-                : SqlException.DATA_EXCEPTION;
+    /** The SQLSTATE of an evaluation error's code. */
+    static SqlState state(EvalError.Code code) {
+        return switch (code) {
+            case DIVISION_BY_ZERO -> SqlState.DIVISION_BY_ZERO;
+            case NUMERIC_OUT_OF_RANGE -> SqlState.NUMERIC_VALUE_OUT_OF_RANGE;
+            case INVALID_TEXT_REPRESENTATION -> SqlState.INVALID_TEXT_REPRESENTATION;
+            case INVALID_DATETIME_FORMAT -> SqlState.INVALID_DATETIME_FORMAT;
+            case DATETIME_FIELD_OVERFLOW -> SqlState.DATETIME_FIELD_OVERFLOW;
+            case INTERVAL_FIELD_OVERFLOW -> SqlState.INTERVAL_FIELD_OVERFLOW;
+            case INVALID_PARAMETER_VALUE -> SqlState.INVALID_PARAMETER_VALUE;
+            case NULL_VALUE_NOT_ALLOWED -> SqlState.NULL_VALUE_NOT_ALLOWED;
+            case UNTRANSLATABLE_CHARACTER -> SqlState.UNTRANSLATABLE_CHARACTER;
+            case INVALID_ESCAPE_SEQUENCE -> SqlState.INVALID_ESCAPE_SEQUENCE;
+            case INVALID_ARGUMENT_FOR_POWER_FUNCTION -> SqlState.INVALID_ARGUMENT_FOR_POWER_FUNCTION;
+            case INVALID_ARGUMENT_FOR_LOGARITHM -> SqlState.INVALID_ARGUMENT_FOR_LOGARITHM;
+            case INVALID_REGULAR_EXPRESSION -> SqlState.INVALID_REGULAR_EXPRESSION;
+            case STRING_DATA_RIGHT_TRUNCATION -> SqlState.STRING_DATA_RIGHT_TRUNCATION;
+            case CARDINALITY_VIOLATION -> SqlState.CARDINALITY_VIOLATION;
+            case TEMPLATE_SYNTAX_ERROR -> SqlState.SYNTAX_ERROR;
+            case PROGRAM_LIMIT_EXCEEDED -> SqlState.PROGRAM_LIMIT_EXCEEDED;
+            case MEMORY_BUDGET -> SqlState.OUT_OF_MEMORY;
+            case NOT_SUPPORTED -> SqlState.FEATURE_NOT_SUPPORTED;
+            case DATA_EXCEPTION -> SqlState.DATA_EXCEPTION;
+        };
     }
 
-    private static String state(ControllerException c) {
-        String m = c.getMessage() == null ? "" : c.getMessage();
-        return switch (c.kind()) {
-            case NOT_FOUND -> m.contains("not an index") || m.contains("not a view") || m.contains("not a table") ? "42809" : SqlException.UNDEFINED_TABLE;
-            case CONFLICT -> m.contains("already exists") ? SqlException.DUPLICATE_OBJECT
-                    : m.contains("is used by") || m.contains("requires it") ? SqlException.DEPENDENT_OBJECTS : "55000";
-            case INVALID -> invalid(m);
-            case BEFORE_SINCE -> SqlException.SNAPSHOT_TOO_OLD;
-            case TOO_LARGE -> SqlException.PROGRAM_LIMIT;
-            case OVERLOADED -> SqlException.TOO_MANY_READS;
-            case LIMITED -> "53400";
-            case TIMEOUT -> SqlException.CANCELED;
+    /** The SQLSTATE of a controller's refusal, by its reason. */
+    static SqlState state(ControllerException c) {
+        return switch (c.reason()) {
+            case UNKNOWN_OBJECT, NOT_RUNNING -> SqlState.UNDEFINED_TABLE;
+            case WRONG_KIND -> SqlState.WRONG_OBJECT_TYPE;
+            case DUPLICATE -> SqlState.DUPLICATE_TABLE;
+            case DEPENDENT -> SqlState.DEPENDENT_OBJECTS_STILL_EXIST;
+            case FED_BY_SOURCE, INDEX_FAILED, DROPPED_SINCE, CATALOG_CONTENDED, STATE_CONFLICT -> SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE;
+            case INVALID -> SqlState.DATA_EXCEPTION;
+            case INVALID_NAME -> SqlState.INVALID_NAME;
+            case NOT_NULL -> SqlState.NOT_NULL_VIOLATION;
+            case EVALUATION -> state(c.evalCode());
+            case BEFORE_SINCE -> SqlState.SNAPSHOT_TOO_OLD;
+            case TOO_LARGE -> SqlState.PROGRAM_LIMIT_EXCEEDED;
+            case OVERLOADED -> SqlState.INSUFFICIENT_RESOURCES;
+            case LIMITED -> SqlState.CONFIGURATION_LIMIT_EXCEEDED;
+            case TIMEOUT -> SqlState.QUERY_CANCELED;
         };
     }
 }

@@ -1,7 +1,7 @@
 package dev.tandem.sql;
 
 /**
- * A SQL statement Tandem refuses or could not run, with the PostgreSQL SQLSTATE a client recognises
+ * A SQL statement Tandem refuses or could not run, with the PostgreSQL {@link SqlState} a client recognises
  * ({@code 42601} syntax, {@code 42P01} undefined table, {@code 42703} undefined column, {@code 0A000}
  * not supported, {@code 22xxx} data errors, {@code 57014} cancelled, {@code 54000} statement too complex,
  * {@code 53200} out of memory) and, when known, the 1-based
@@ -9,44 +9,45 @@ package dev.tandem.sql;
  */
 public final class SqlException extends RuntimeException {
 
-    public static final String SYNTAX = "42601";
-    public static final String UNDEFINED_TABLE = "42P01";
-    public static final String UNDEFINED_COLUMN = "42703";
-    public static final String UNDEFINED_FUNCTION = "42883";
-    public static final String DUPLICATE_OBJECT = "42P07";
-    public static final String DATATYPE_MISMATCH = "42804";
-    public static final String INVALID_NAME = "42602";
-    public static final String DEPENDENT_OBJECTS = "2BP01";
-    public static final String NOT_SUPPORTED = "0A000";
-    public static final String DATA_EXCEPTION = "22000";
-    public static final String DIVISION_BY_ZERO = "22012";
-    public static final String OUT_OF_RANGE = "22003";
-    public static final String INVALID_TEXT = "22P02";
-    public static final String NOT_NULL_VIOLATION = "23502";
-    public static final String UNIQUE_VIOLATION = "23505";
-    public static final String INVALID_PARAMETER = "22023";
-    public static final String CANCELED = "57014";
-    public static final String TOO_MANY_READS = "53000";
-    public static final String SNAPSHOT_TOO_OLD = "72000";
-    public static final String PROGRAM_LIMIT = "54000";
-    public static final String STACK_DEPTH = "54001";
-    public static final String OUT_OF_MEMORY = "53200";
-    public static final String UNDEFINED_PARAMETER = "42P02";
-    public static final String INTERNAL = "XX000";
+    /* Short names of the states most statements answer. */
+    public static final SqlState SYNTAX = SqlState.SYNTAX_ERROR;
+    public static final SqlState UNDEFINED_TABLE = SqlState.UNDEFINED_TABLE;
+    public static final SqlState UNDEFINED_COLUMN = SqlState.UNDEFINED_COLUMN;
+    public static final SqlState UNDEFINED_FUNCTION = SqlState.UNDEFINED_FUNCTION;
+    public static final SqlState DUPLICATE_OBJECT = SqlState.DUPLICATE_TABLE;
+    public static final SqlState DATATYPE_MISMATCH = SqlState.DATATYPE_MISMATCH;
+    public static final SqlState INVALID_NAME = SqlState.INVALID_NAME;
+    public static final SqlState DEPENDENT_OBJECTS = SqlState.DEPENDENT_OBJECTS_STILL_EXIST;
+    public static final SqlState NOT_SUPPORTED = SqlState.FEATURE_NOT_SUPPORTED;
+    public static final SqlState DATA_EXCEPTION = SqlState.DATA_EXCEPTION;
+    public static final SqlState DIVISION_BY_ZERO = SqlState.DIVISION_BY_ZERO;
+    public static final SqlState OUT_OF_RANGE = SqlState.NUMERIC_VALUE_OUT_OF_RANGE;
+    public static final SqlState INVALID_TEXT = SqlState.INVALID_TEXT_REPRESENTATION;
+    public static final SqlState NOT_NULL_VIOLATION = SqlState.NOT_NULL_VIOLATION;
+    public static final SqlState UNIQUE_VIOLATION = SqlState.UNIQUE_VIOLATION;
+    public static final SqlState INVALID_PARAMETER = SqlState.INVALID_PARAMETER_VALUE;
+    public static final SqlState CANCELED = SqlState.QUERY_CANCELED;
+    public static final SqlState TOO_MANY_READS = SqlState.INSUFFICIENT_RESOURCES;
+    public static final SqlState SNAPSHOT_TOO_OLD = SqlState.SNAPSHOT_TOO_OLD;
+    public static final SqlState PROGRAM_LIMIT = SqlState.PROGRAM_LIMIT_EXCEEDED;
+    public static final SqlState STACK_DEPTH = SqlState.STATEMENT_TOO_COMPLEX;
+    public static final SqlState OUT_OF_MEMORY = SqlState.OUT_OF_MEMORY;
+    public static final SqlState UNDEFINED_PARAMETER = SqlState.UNDEFINED_PARAMETER;
+    public static final SqlState INTERNAL = SqlState.INTERNAL_ERROR;
 
-    private final String sqlState;
+    private final SqlState sqlState;
     private final int line;
     private final int column;
     private final String detail;
     private final String constraint;
 
-    public SqlException(String sqlState, String message, int line, int column) {
+    public SqlException(SqlState sqlState, String message, int line, int column) {
         this(sqlState, message, line, column, null, null);
     }
 
-    private SqlException(String sqlState, String message, int line, int column, String detail, String constraint) {
+    private SqlException(SqlState sqlState, String message, int line, int column, String detail, String constraint) {
         super(message, null, false, false);
-        this.sqlState = sqlState;
+        this.sqlState = java.util.Objects.requireNonNull(sqlState, "sqlState");
         this.line = line;
         this.column = column;
         this.detail = detail;
@@ -54,7 +55,7 @@ public final class SqlException extends RuntimeException {
     }
 
     /** An error with PostgreSQL's detail line and the name of the constraint it violates (as a unique violation has). */
-    public static SqlException violation(String sqlState, String message, String detail, String constraint) {
+    public static SqlException violation(SqlState sqlState, String message, String detail, String constraint) {
         return new SqlException(sqlState, message, 0, 0, detail, constraint);
     }
 
@@ -68,7 +69,7 @@ public final class SqlException extends RuntimeException {
         return constraint;
     }
 
-    public SqlException(String sqlState, String message) {
+    public SqlException(SqlState sqlState, String message) {
         this(sqlState, message, 0, 0);
     }
 
@@ -86,7 +87,12 @@ public final class SqlException extends RuntimeException {
                 + bound.property() + ")");
     }
 
+    /** The SQLSTATE's five characters, as the wire and the HTTP answer carry them. */
     public String sqlState() {
+        return sqlState.code();
+    }
+
+    public SqlState state() {
         return sqlState;
     }
 

@@ -141,12 +141,12 @@ final class SqlSubscribe {
     }
 
     private static SqlException error(ChangeStreamException e) {
-        String state = switch (e.kind()) {
+        SqlState state = switch (e.kind()) {
             case LAGGED, LIMIT -> SqlException.TOO_MANY_READS;
             case DROPPED -> SqlException.UNDEFINED_TABLE;
             case BEFORE_SINCE -> SqlException.SNAPSHOT_TOO_OLD;
             case FAILED -> SqlException.DATA_EXCEPTION;
-            case CLOSED -> "57P01";
+            case CLOSED -> SqlState.ADMIN_SHUTDOWN;
             case INVALID -> SqlException.NOT_SUPPORTED;
         };
         return new SqlException(state, e.getMessage() + (e.lastTimestamp() == null ? "" : " (last complete timestamp " + e.lastTimestamp() + ")"));
@@ -286,7 +286,7 @@ final class SqlSubscribe {
                 new Streaming(index, query, snapshot, progress, asOf, upTo), false);
     }
 
-    private static SqlException located(String state, String message, String text, SqlLexer.Token at) {
+    private static SqlException located(SqlState state, String message, String text, SqlLexer.Token at) {
         int[] lc = SqlLexer.lineColumn(text, at.offset());
         return new SqlException(state, message, lc[0], lc[1]);
     }

@@ -141,7 +141,7 @@ final class SqlTypes {
         try {
             return org.apache.calcite.sql.SqlLiteral.createBinaryString(dev.tandem.expr.Byteas.parse(l.getValueAs(String.class)).bytes(), pos);
         } catch (dev.tandem.expr.EvalError e) {
-            SqlException x = SqlErrors.evaluation(e.getMessage());
+            SqlException x = SqlErrors.evaluation(e);
             throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
         }
     }
@@ -292,11 +292,11 @@ final class SqlTypes {
                     }
                     case String s -> dev.tandem.expr.ArrayValues.parse(s, t.element());
                     // (a value where an array must be: x = ANY($1) of a scalar)
-                    default -> throw new SqlException("42809", "op ANY/ALL (array) requires array on right side");
+                    default -> throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "op ANY/ALL (array) requires array on right side");
                 };
             };
         } catch (dev.tandem.expr.EvalError e) {
-            throw SqlErrors.evaluation(e.getMessage());
+            throw SqlErrors.evaluation(e);
         } catch (NumberFormatException | ArithmeticException e) {
             throw new SqlException(SqlException.INVALID_TEXT, "invalid input syntax for type " + pgName(t) + ": \"" + v + "\"");
         }

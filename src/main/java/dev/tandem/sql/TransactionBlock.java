@@ -35,7 +35,7 @@ import reactor.core.publisher.Mono;
 final class TransactionBlock {
 
     /** PostgreSQL's serialization_failure: the block read rows another write changed since. */
-    static final String SERIALIZATION_FAILURE = "40001";
+    static final SqlState SERIALIZATION_FAILURE = SqlState.SERIALIZATION_FAILURE;
 
     /** The most distinct rows a block's writes may change before COMMIT (each held in memory until then). */
     static final int MAX_ROWS = 1_000_000;

@@ -175,7 +175,7 @@ final class WritePlanner {
             int c = column(table, id);
             for (int j = 0; j < i; j++) {
                 if (targets[j] == c) {
-                    throw SqlEngine.at(new SqlException("42701", "column \"" + id.getSimple() + "\" specified more than once"), id);
+                    throw SqlEngine.at(new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + id.getSimple() + "\" specified more than once"), id);
                 }
             }
             targets[i] = c;
@@ -389,7 +389,7 @@ final class WritePlanner {
         CatalogEntry e = controller.catalog().stream().filter(x -> x.name().equals(target)).findFirst()
                 .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + target + "\" does not exist", lc[0], lc[1]));
         if (!(e instanceof CatalogEntry.Table table)) {
-            throw new SqlException("42809", "\"" + target + "\" is not a table", lc[0], lc[1]);
+            throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "\"" + target + "\" is not a table", lc[0], lc[1]);
         }
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse("SELECT * FROM " + quoted(table.name())), SqlParams.of(""), null, null);
         return new Prepared(sql, fingerprint, null, List.of(), (values, session) -> engine.runQuery(q, values, session.strictReader())
@@ -573,10 +573,10 @@ final class WritePlanner {
                 .orElseThrow(() -> SqlEngine.at(new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist"), target));
         if (e instanceof CatalogEntry.View) {
             // as PostgreSQL refuses a write to a view without INSTEAD OF triggers
-            throw SqlEngine.at(new SqlException("55000", "cannot " + verb + " view \"" + name + "\"; only tables accept writes"), target);
+            throw SqlEngine.at(new SqlException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot " + verb + " view \"" + name + "\"; only tables accept writes"), target);
         }
         if (!(e instanceof CatalogEntry.Table t)) {
-            throw SqlEngine.at(new SqlException("42809", "\"" + name + "\" is not a table; only tables accept writes"), target);
+            throw SqlEngine.at(new SqlException(SqlState.WRONG_OBJECT_TYPE, "\"" + name + "\" is not a table; only tables accept writes"), target);
         }
         return t;
     }

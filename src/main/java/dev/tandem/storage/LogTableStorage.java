@@ -281,8 +281,8 @@ final class LogTableStorage implements TableStorage {
         }
     }
 
-    static IllegalArgumentException unknownTable(String id) {
-        return new IllegalArgumentException("unknown table '" + id + "'");
+    static WriteRefusal unknownTable(String id) {
+        return new WriteRefusal(WriteRefusal.Reason.UNKNOWN_TABLE, "unknown table '" + id + "'");
     }
 
     static IllegalStateException closedError() {

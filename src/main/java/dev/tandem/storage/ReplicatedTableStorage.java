@@ -305,9 +305,9 @@ final class ReplicatedTableStorage implements TableStorage {
         } catch (IllegalArgumentException e) {
             return Mono.error(e);
         }
-        String violation = WriteAdmission.violation(schema, updates);
+        WriteRefusal violation = WriteAdmission.violation(id, schema, updates);
         if (violation != null) {
-            return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
+            return Mono.error(violation);
         }
         CompletableFuture<Long> done = submit(new LogRecord.Write(id, -1, List.copyOf(updates), swap));
         return Mono.fromFuture(done, true);
@@ -318,7 +318,7 @@ final class ReplicatedTableStorage implements TableStorage {
     public Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
         if (updates.isEmpty()) {
-            return Mono.error(new IllegalArgumentException("a write to several tables names at least one table"));
+            return Mono.error(new WriteRefusal(WriteRefusal.Reason.NO_TABLES, "a write to several tables names at least one table"));
         }
         List<LogRecord.Write> parts = new java.util.ArrayList<>();
         for (Map.Entry<String, List<RowDiff>> e : new java.util.TreeMap<>(updates).entrySet()) {
@@ -328,9 +328,9 @@ final class ReplicatedTableStorage implements TableStorage {
             } catch (IllegalArgumentException ex) {
                 return Mono.error(ex);
             }
-            String violation = WriteAdmission.violation(schema, e.getValue());
+            WriteRefusal violation = WriteAdmission.violation(e.getKey(), schema, e.getValue());
             if (violation != null) {
-                return Mono.error(new IllegalArgumentException("write to table '" + e.getKey() + "' rejected: " + violation));
+                return Mono.error(violation);
             }
             parts.add(new LogRecord.Write(e.getKey(), -1, List.copyOf(e.getValue())));
         }

@@ -55,8 +55,8 @@ public interface TableStorage extends AutoCloseable {
      * Writes {@code updates} to a table at one new timestamp, and completes with that timestamp once the
      * write is durable. The write is submitted when this method is called (not on subscription); the
      * Mono only reports its outcome. A write that fails validation (unknown table, wrong arity, a datum
-     * of the wrong type, NULL in a non-nullable column, diff 0) errors with an
-     * {@link IllegalArgumentException} naming the row and column, and nothing is written; so does a
+     * of the wrong type, NULL in a non-nullable column, diff 0) errors with a {@link WriteRefusal} (an
+     * {@link IllegalArgumentException}) of that reason naming the row and column, and nothing is written; so does a
      * write that would leave two rows with one value of a unique key, with a {@link UniqueViolationException}. An empty list
      * is a write of nothing that still gets a timestamp. Completion runs on the commit thread.
      */
@@ -64,8 +64,8 @@ public interface TableStorage extends AutoCloseable {
 
     /**
      * Like {@link #write(String, List)}, and makes the catalog changes of {@code swap} in the same log
-     * record, so both are durable together or not at all; the write is refused whole (an
-     * {@link IllegalArgumentException}) if the swap's guard entry does not hold its expected value.
+     * record, so both are durable together or not at all; the write is refused whole (a {@link WriteRefusal}
+     * of reason {@link WriteRefusal.Reason#GUARD_MOVED}) if the swap's guard entry does not hold its expected value.
      */
     Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap);
 
@@ -123,8 +123,8 @@ public interface TableStorage extends AutoCloseable {
 
     /**
      * Makes the catalog changes of {@code swap} together, durably, if its guard entry holds its expected
-     * value where the change takes its place in the log; else throws {@link IllegalArgumentException} and
-     * changes nothing. Replicas over a shared log define tables, views and indexes this way, so of two
+     * value where the change takes its place in the log; else throws a {@link WriteRefusal} of reason
+     * {@link WriteRefusal.Reason#GUARD_MOVED} and changes nothing. Replicas over a shared log define tables, views and indexes this way, so of two
      * racing definitions the log's order decides which one holds, alike on every replica.
      */
     void changeCatalog(CatalogSwap swap);

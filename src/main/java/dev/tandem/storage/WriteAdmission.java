@@ -83,7 +83,7 @@ final class WriteAdmission {
         synchronized (admitLock) {
             ensureOpen();
             if (admitted.containsKey(id)) {
-                throw new IllegalArgumentException("table '" + id + "' already exists");
+                throw new WriteRefusal(WriteRefusal.Reason.TABLE_EXISTS, "table '" + id + "' already exists");
             }
             admitted.put(id, schema);
             admittedKeys.put(id, List.copyOf(keys));
@@ -98,20 +98,20 @@ final class WriteAdmission {
         boolean primary = false;
         for (UniqueKey k : keys) {
             if (!names.add(k.name())) {
-                throw new IllegalArgumentException("two keys are named '" + k.name() + "'");
+                throw new WriteRefusal(WriteRefusal.Reason.INVALID_KEYS, "two keys are named '" + k.name() + "'");
             }
             if (k.primary()) {
                 if (primary) {
-                    throw new IllegalArgumentException("a table has at most one primary key");
+                    throw new WriteRefusal(WriteRefusal.Reason.INVALID_KEYS, "a table has at most one primary key");
                 }
                 primary = true;
             }
             for (int c : k.columns()) {
                 if (c >= schema.arity()) {
-                    throw new IllegalArgumentException("key '" + k.name() + "': the table has no column " + c);
+                    throw new WriteRefusal(WriteRefusal.Reason.INVALID_KEYS, "key '" + k.name() + "': the table has no column " + c);
                 }
                 if (k.primary() && schema.column(c).nullable()) {
-                    throw new IllegalArgumentException("key '" + k.name() + "': primary key column '" + schema.column(c).name() + "' must be NOT NULL");
+                    throw new WriteRefusal(WriteRefusal.Reason.INVALID_KEYS, "key '" + k.name() + "': primary key column '" + schema.column(c).name() + "' must be NOT NULL");
                 }
             }
         }
@@ -158,7 +158,7 @@ final class WriteAdmission {
             ensureOpen();
             String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
             if (!Objects.equals(current, swap.guardValue())) {
-                throw new IllegalArgumentException("catalog change rejected: catalog entry '" + swap.guardKey()
+                throw new WriteRefusal(WriteRefusal.Reason.GUARD_MOVED, "catalog change rejected: catalog entry '" + swap.guardKey()
                         + "' does not hold the value the change expects (another writer moved it); nothing was changed");
             }
             admittedCatalog.putAll(swap.puts());
@@ -211,7 +211,7 @@ final class WriteAdmission {
     Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
         if (updates.isEmpty()) {
-            return Mono.error(new IllegalArgumentException("a write to several tables names at least one table"));
+            return Mono.error(new WriteRefusal(WriteRefusal.Reason.NO_TABLES, "a write to several tables names at least one table"));
         }
         return admit(updates, swap, true);
     }
@@ -237,9 +237,9 @@ final class WriteAdmission {
             if (schema == null) {
                 return Mono.error(LogTableStorage.unknownTable(id));
             }
-            String violation = violation(schema, rows);
+            WriteRefusal violation = violation(id, schema, rows);
             if (violation != null) {
-                return Mono.error(new IllegalArgumentException("write to table '" + id + "' rejected: " + violation));
+                return Mono.error(violation);
             }
             // the key values the write adds rows with, projected outside the lock
             parts.add(new Part(id, List.copyOf(rows), schema, keys, keys.isEmpty() ? null : keyInserts(keys, rows)));
@@ -265,7 +265,7 @@ final class WriteAdmission {
             if (swap != null) {
                 String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
                 if (!Objects.equals(current, swap.guardValue())) {
-                    return Mono.error(new IllegalArgumentException(what + " rejected: catalog entry '" + swap.guardKey()
+                    return Mono.error(new WriteRefusal(WriteRefusal.Reason.GUARD_MOVED, what + " rejected: catalog entry '" + swap.guardKey()
                             + "' does not hold the value the write expects (another writer moved it); nothing was written"));
                 }
             }
@@ -567,35 +567,37 @@ final class WriteAdmission {
         return null;
     }
 
-    /** Why {@code updates} do not fit {@code schema}, naming the row and column; null if they fit. */
-    static String violation(Schema schema, List<RowDiff> updates) {
+    /** The refusal of {@code updates} to table {@code id} when they do not fit {@code schema}, naming the row and column; null if they fit. */
+    static WriteRefusal violation(String id, Schema schema, List<RowDiff> updates) {
+        String rejected = "write to table '" + id + "' rejected: ";
         for (int i = 0; i < updates.size(); i++) {
             RowDiff u = updates.get(i);
             if (u == null) {
-                return "row " + i + " is null";
+                return new WriteRefusal(WriteRefusal.Reason.SCHEMA_MISMATCH, rejected + "row " + i + " is null");
             }
             if (u.diff() == 0) {
-                return "row " + i + " has diff 0";
+                return new WriteRefusal(WriteRefusal.Reason.SCHEMA_MISMATCH, rejected + "row " + i + " has diff 0");
             }
             Row row = u.row();
             int arity;
             try {
                 arity = row.arity();
             } catch (RuntimeException e) {
-                return "row " + i + " has a corrupt encoding";
+                return new WriteRefusal(WriteRefusal.Reason.SCHEMA_MISMATCH, rejected + "row " + i + " has a corrupt encoding");
             }
             if (arity != schema.arity()) {
-                return "row " + i + " has " + arity + " columns, the table has " + schema.arity();
+                return new WriteRefusal(WriteRefusal.Reason.SCHEMA_MISMATCH, rejected + "row " + i + " has " + arity + " columns, the table has " + schema.arity());
             }
             for (int c = 0; c < arity; c++) {
                 Column column = schema.column(c);
                 DatumType type = row.typeAt(c);
                 if (type != column.type()) {
-                    return "row " + i + ", column '" + column.name() + "' (#" + c + "): expected "
-                            + column.type().jsonName() + ", got " + type.jsonName();
+                    return new WriteRefusal(WriteRefusal.Reason.SCHEMA_MISMATCH, rejected + "row " + i + ", column '" + column.name() + "' (#" + c + "): expected "
+                            + column.type().jsonName() + ", got " + type.jsonName());
                 }
                 if (!column.nullable() && row.get(c) == null) {
-                    return "row " + i + ", column '" + column.name() + "' (#" + c + ") is not nullable but is NULL";
+                    return new WriteRefusal(WriteRefusal.Reason.NOT_NULLABLE, rejected + "row " + i + ", column '" + column.name() + "' (#" + c
+                            + ") is not nullable but is NULL");
                 }
             }
         }

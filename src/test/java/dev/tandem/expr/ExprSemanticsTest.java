@@ -116,7 +116,7 @@ class ExprSemanticsTest {
         assertThatThrownBy(() -> eval(call(Func.DIV, i(Long.MIN_VALUE), i(-1)))).isInstanceOf(EvalError.class);
         assertThatThrownBy(() -> eval(call(Func.NEG, i(Long.MIN_VALUE)))).isInstanceOf(EvalError.class);
         assertThatThrownBy(() -> eval(call(Func.ABS, i(Long.MIN_VALUE)))).isInstanceOf(EvalError.class);
-        assertThat(new EvalError("x").getStackTrace()).isEmpty();
+        assertThat(new EvalError(EvalError.Code.DATA_EXCEPTION, "x").getStackTrace()).isEmpty();
     }
 
     @Test

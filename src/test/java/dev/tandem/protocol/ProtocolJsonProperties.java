@@ -2,6 +2,7 @@ package dev.tandem.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
 import dev.tandem.expr.Func;
 import dev.tandem.expr.Mfp;
@@ -104,8 +105,9 @@ class ProtocolJsonProperties {
         return Arbitraries.oneOf(
                 Combinators.combine(texts(), frontiers(), frontiers()).as(ComputeResponse.Frontiers::new),
                 rowResults().map(r -> r),
-                Combinators.combine(uuids(), Arbitraries.of(ComputeResponse.ErrorKind.class), texts())
-                        .as((u, k, m) -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Error(k, m))),
+                Combinators.combine(uuids(), Arbitraries.of(ComputeResponse.ErrorKind.class), texts(), Arbitraries.of(EvalError.Code.class))
+                        .as((u, k, m, c) -> new ComputeResponse.PeekResponse(u, k == ComputeResponse.ErrorKind.FAILED
+                                ? ComputeResponse.Error.failed(c, m) : new ComputeResponse.Error(k, m))),
                 uuids().map(u -> new ComputeResponse.PeekResponse(u, new ComputeResponse.Canceled())),
                 Combinators.combine(Arbitraries.of(ComputeResponse.StatusKind.class), texts().injectNull(0.3), texts().injectNull(0.3))
                         .as(ComputeResponse.Status::new));

@@ -3,6 +3,7 @@ package dev.tandem.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
 import dev.tandem.expr.Func;
 import dev.tandem.expr.Mfp;
@@ -98,8 +99,9 @@ class ProtocolJsonTest {
                         + "'info':{'timestamp':7,'upper':[8],'since':[0],'hydrated':false}}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Rows(List.of(),
                         new ComputeResponse.ReadInfo(7, Frontier.at(8), Frontier.at(0), false, null))));
-        assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'failed','message':'since 5 is beyond 3'}}",
-                new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Error("since 5 is beyond 3")));
+        assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'failed','message':'division by zero',"
+                        + "'code':'division_by_zero'}}",
+                new ComputeResponse.PeekResponse(UUID_U, ComputeResponse.Error.failed(EvalError.Code.DIVISION_BY_ZERO, "division by zero")));
         assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'before_since','message':'since 5'}}",
                 new ComputeResponse.PeekResponse(UUID_U, new ComputeResponse.Error(ComputeResponse.ErrorKind.BEFORE_SINCE, "since 5")));
         assertResponseForm("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Canceled'}}",
@@ -126,8 +128,8 @@ class ProtocolJsonTest {
         assertThat(ProtocolJson.parseResponse(json("{'type':'Status','kind':'dataflow_failed','id':null,'detail':null}")))
                 .isEqualTo(new ComputeResponse.Status(ComputeResponse.StatusKind.DATAFLOW_FAILED, null, null));
         assertThat(ProtocolJson.parseResponse(json("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','message':'m'}}")))
-                .as("an error without a kind (an older replica) is a failure").isEqualTo(new ComputeResponse.PeekResponse(UUID_U,
-                        new ComputeResponse.Error(ComputeResponse.ErrorKind.FAILED, "m")));
+                .as("an error without a kind or a code (an older replica) is a data exception").isEqualTo(new ComputeResponse.PeekResponse(UUID_U,
+                        ComputeResponse.Error.failed(EvalError.Code.DATA_EXCEPTION, "m")));
     }
 
     // ---- errors
@@ -161,8 +163,12 @@ class ProtocolJsonTest {
                 "$.result: expected a peek result object with a \"type\", got string \"Canceled\"");
         assertResponseError("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'oops','message':'m'}}",
                 "$.result.kind: unknown error kind 'oops'; expected one of [before_since, too_large, invalid, unknown_collection, failed]");
+        assertResponseError("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'failed','message':'m','code':'oops'}}",
+                "$.result.code: unknown error code 'oops'; expected one of " + java.util.Arrays.stream(EvalError.Code.values()).map(EvalError.Code::jsonName).toList());
+        assertResponseError("{'type':'PeekResponse','uuid':'" + U + "','result':{'type':'Error','kind':'too_large','message':'m','code':'data_exception'}}",
+                "$.result.code: only an error of kind 'failed' has a code");
         assertResponseError("{'type':'Status','kind':'k'}", "$.kind: unknown status kind 'k'; expected one of "
-                + "[hydrated, dataflow_rejected, dataflow_failed, duplicate_peek, refused, protocol_error]");
+                + "[hydrated, dataflow_rejected, dataflow_failed, dataflow_over_budget, duplicate_peek, refused, protocol_error]");
     }
 
     @Test

@@ -308,7 +308,7 @@ class ReduceOperatorTest {
                 List.of(up(max, 30, -1), up(minusTwo, 30, 1)),
                 List.of(up(one, 40, -1))));
         Row atMax = out(1, 1L, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
-        Row overflow = Row.of(GroupFunctions.SUM_OVERFLOW);
+        Row overflow = GroupFunctions.SUM_OVERFLOW.row();
         assertThat(outs.get(1)).isEqualTo(expect("row", atMax, 10L, -1L, "error", overflow, 10L, 1L));
         assertThat(outs.get(2)).isEqualTo(Map.of());
         assertThat(outs.get(3)).isEqualTo(expect(
@@ -363,7 +363,7 @@ class ReduceOperatorTest {
         var outs = script(r, List.of(
                 List.of(up(bad, 0, 3), up(good, 1, 1)),
                 List.of(up(bad, 10, -3))));
-        Row addOverflow = Row.of("int64 overflow in add");
+        Row addOverflow = Row.of("int64 overflow in add", "numeric_out_of_range");
         assertThat(outs.get(0)).isEqualTo(expect("error", addOverflow, 0L, 3L, "row", Row.pack(types, List.of(1L, 1L, 2L)), 1L, 1L));
         assertThat(outs.get(1)).isEqualTo(expect("error", addOverflow, 10L, -3L));
     }
@@ -377,7 +377,7 @@ class ReduceOperatorTest {
                 List.of(up(b, 10, -1)),
                 List.of(up(a, 20, -1)),
                 List.of(up(b, 30, 1))));
-        Row negative = Row.of(GroupFunctions.NEGATIVE_REDUCE);
+        Row negative = GroupFunctions.NEGATIVE_REDUCE.row();
         assertThat(outs.get(1)).isEqualTo(expect("row", out(1, 1L, 5L, 5L, 5L), 10L, -1L, "error", negative, 10L, 1L));
         assertThat(outs.get(2)).isEqualTo(Map.of());
         assertThat(outs.get(3)).isEqualTo(expect("error", negative, 30L, -1L));

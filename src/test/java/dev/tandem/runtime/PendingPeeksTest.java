@@ -2,6 +2,7 @@ package dev.tandem.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tandem.expr.EvalError;
 import dev.tandem.protocol.ComputeResponse;
 import dev.tandem.protocol.ComputeResponse.PeekResponse;
 import dev.tandem.time.Frontier;
@@ -68,7 +69,7 @@ class PendingPeeksTest {
         UUID uuid = UUID.randomUUID();
         peeks.register(uuid, ReadPath.FAST);
         peeks.respond(uuid, PendingPeeks.failure(new IllegalStateException()));
-        assertThat(emitted).containsExactly(new PeekResponse(uuid, new ComputeResponse.Error("java.lang.IllegalStateException")));
+        assertThat(emitted).containsExactly(new PeekResponse(uuid, ComputeResponse.Error.failed(EvalError.Code.DATA_EXCEPTION, "java.lang.IllegalStateException")));
         assertThat(observed).containsExactly("interactive fast error 0");
         assertThat(PendingPeeks.failure(new IllegalArgumentException("bad key")).message()).isEqualTo("bad key");
     }

@@ -40,7 +40,7 @@ class PgCastsTest {
     @Test
     void aCastWithoutOperandOrTypeIsASyntaxError() {
         assertThatThrownBy(() -> PgCasts.rewrite("SELECT ::int")).isInstanceOfSatisfying(SqlException.class,
-                e -> assertThat(e.sqlState()).isEqualTo(SqlException.SYNTAX));
+                e -> assertThat(e.state()).isEqualTo(SqlException.SYNTAX));
         assertThatThrownBy(() -> PgCasts.rewrite("SELECT k:: FROM t")).isInstanceOfSatisfying(SqlException.class,
                 e -> assertThat(e.getMessage()).isEqualTo("syntax error at or near \"FROM\""));
         assertThatThrownBy(() -> PgCasts.rewrite("SELECT k::")).isInstanceOfSatisfying(SqlException.class,

@@ -54,7 +54,7 @@ class PgJsonbOperatorsTest {
         assertThat(rewrite("SELECT j ?& '{a}'")).isEqualTo("SELECT pg_jsonb_exists_all(j, '{a}')");
         for (String refused : new String[] {"SELECT '{}'::json", "SELECT CAST(x AS json)", "SELECT jsonb_agg(j) FROM t"}) {
             assertThatThrownBy(() -> PgJsonbOperators.rewrite(PgCasts.rewrite(refused))).as(refused).isInstanceOf(SqlException.class)
-                    .extracting(e -> ((SqlException) e).sqlState()).isEqualTo(SqlException.NOT_SUPPORTED);
+                    .extracting(e -> ((SqlException) e).state()).isEqualTo(SqlException.NOT_SUPPORTED);
         }
     }
 }

@@ -68,7 +68,7 @@ class PostgresSltTest {
             }
             return rows;
         } catch (SQLException e) {
-            throw new SqlException(e.getSQLState(), e.getMessage());
+            throw new SqlException(SqlState.of(e.getSQLState()), e.getMessage());
         }
     }
 }

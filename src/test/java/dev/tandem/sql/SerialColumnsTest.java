@@ -27,9 +27,9 @@ class SerialColumnsTest {
         return s.run(sql, strict).rows().stream().map(r -> r[0]).toList();
     }
 
-    private static void refused(SqlStack s, String sql, String state) {
+    private static void refused(SqlStack s, String sql, SqlState state) {
         assertThatThrownBy(() -> s.run(sql, new SqlSession())).as(sql)
-                .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(state));
+                .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(state));
     }
 
     @Test
@@ -69,7 +69,7 @@ class SerialColumnsTest {
             s.run("INSERT INTO b (v) VALUES ('z')", new SqlSession());
             assertThat(column(s, "SELECT id FROM b WHERE v = 'z'")).containsExactly(42L);
             assertThatThrownBy(() -> s.run("INSERT INTO b (id, v) VALUES (NULL, 'z')", new SqlSession()))
-                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_NULL_VIOLATION));
+                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(SqlException.NOT_NULL_VIOLATION));
         }
     }
 

@@ -91,7 +91,7 @@ class SqlClassifierTest {
                     Map.entry("SET transaction_isolation = 'serializable'", List.of()));
             objects.forEach((sql, names) -> assertThat(e.objects(sql)).as(sql).containsExactlyInAnyOrderElementsOf(names));
             assertThatThrownBy(() -> e.objects("SELECT * FROM nowhere")).isInstanceOfSatisfying(SqlException.class,
-                    x -> assertThat(x.sqlState()).isEqualTo(SqlException.UNDEFINED_TABLE));
+                    x -> assertThat(x.state()).isEqualTo(SqlException.UNDEFINED_TABLE));
         }
     }
 }

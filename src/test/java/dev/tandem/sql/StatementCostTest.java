@@ -136,10 +136,10 @@ class StatementCostTest {
     void heapExhaustionWhileParsingIsOutOfMemoryNotASyntaxError() {
         // Calcite's parser reports any failure, heap exhaustion too, as a parse error with the failure as its cause
         SqlParseException parse = new SqlParseException("Java heap space", null, null, null, new OutOfMemoryError("Java heap space"));
-        SqlException e = CalcitePlanner.parseError(parse);
-        assertThat(e.sqlState()).isEqualTo(SqlException.OUT_OF_MEMORY);
+        SqlException e = CalciteErrors.parseError(parse);
+        assertThat(e.state()).isEqualTo(SqlException.OUT_OF_MEMORY);
         assertThat(e.getMessage()).startsWith("out of memory");
-        assertThat(CalcitePlanner.parseError(new SqlParseException("Encountered \"x\"", null, null, null, null)).sqlState())
+        assertThat(CalciteErrors.parseError(new SqlParseException("Encountered \"x\"", null, null, null, null)).state())
                 .isEqualTo(SqlException.SYNTAX);
     }
 

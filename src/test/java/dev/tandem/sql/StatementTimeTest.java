@@ -31,7 +31,7 @@ class StatementTimeTest {
 
     private static void refused(SqlStack s, String sql, String message) {
         assertThatThrownBy(() -> s.run(sql, new SqlSession())).as(sql).isInstanceOfSatisfying(SqlException.class, e -> {
-            assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED);
+            assertThat(e.state()).isEqualTo(SqlException.NOT_SUPPORTED);
             assertThat(e.getMessage()).contains(message);
         });
     }
@@ -151,10 +151,10 @@ class StatementTimeTest {
             }
             SqlStatement subscribe = s.sql.prepare("SUBSCRIBE (SELECT id FROM e WHERE ts > now() - interval '1 hour')");
             assertThatThrownBy(() -> s.sql.subscribe(subscribe, List.of(), new SqlSession()).blockFirst(Duration.ofSeconds(30)))
-                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED));
+                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(SqlException.NOT_SUPPORTED));
             SqlStatement age = s.sql.prepare("SUBSCRIBE (SELECT id FROM e WHERE age(ts) < interval '1 day')");
             assertThatThrownBy(() -> s.sql.subscribe(age, List.of(), new SqlSession()).blockFirst(Duration.ofSeconds(30)))
-                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlException.NOT_SUPPORTED));
+                    .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.state()).isEqualTo(SqlException.NOT_SUPPORTED));
             refused(s, "SELECT clock_timestamp()", "clock_timestamp()");
             assertThat(s.run("SELECT count(*) FROM e", new SqlSession()).rows().get(0)[0]).as("no view was created").isEqualTo(0L);
             assertThat(s.controller.catalog()).noneMatch(e -> e.name().equals("v"));

@@ -319,7 +319,7 @@ final class PgSourceIngester {
         }
         state = "streaming";
         detail = null;
-        Txn txn = null;
+        PgTransaction txn = null;
         while (running) {
             ByteBuffer buf = stream.readPending();
             LogSequenceNumber received = stream.getLastReceiveLSN();
@@ -336,20 +336,20 @@ final class PgSourceIngester {
                 continue;
             }
             PgOutput.Message m = PgOutput.decode(buf);
-            Txn open = txn;
+            PgTransaction open = txn;
             switch (m) {
                 // A transaction whose commit lies before the durable position was applied before a restart.
-                case PgOutput.Begin b -> txn = new Txn(b.finalLsn() < progress.lsn());
+                case PgOutput.Begin b -> txn = new PgTransaction(b.finalLsn() < progress.lsn());
                 case PgOutput.Relation r -> {
                     flush(stream);
                     relation(r, open);
                 }
-                case PgOutput.Insert ins -> change(open, ins.oid(), t -> insert(open, t, ins));
-                case PgOutput.Update up -> change(open, up.oid(), t -> update(open, t, up));
-                case PgOutput.Delete del -> change(open, del.oid(), t -> delete(open, t, del));
+                case PgOutput.Insert ins -> change(open, ins.oid(), t -> open.insert(t, ins));
+                case PgOutput.Update up -> change(open, up.oid(), t -> open.update(t, up));
+                case PgOutput.Delete del -> change(open, del.oid(), t -> open.delete(t, del));
                 case PgOutput.Truncate tr -> {
                     for (int oid : tr.oids()) {
-                        change(open, oid, t -> truncate(open, t));
+                        change(open, oid, t -> open.truncate(t));
                     }
                 }
                 case PgOutput.Commit cm -> {
@@ -372,7 +372,7 @@ final class PgSourceIngester {
         stream.close();
     }
 
-    private static Txn txn(Txn txn) {
+    private static PgTransaction txn(PgTransaction txn) {
         if (txn == null) {
             throw new IllegalStateException("pgoutput: a change outside a transaction");
         }
@@ -407,7 +407,7 @@ final class PgSourceIngester {
         }
     }
 
-    private void relation(PgOutput.Relation r, Txn txn) {
+    private void relation(PgOutput.Relation r, PgTransaction txn) {
         PgTableState t = byName.get(r.schema() + "." + r.name());
         if (t == null) {
             return;
@@ -434,7 +434,7 @@ final class PgSourceIngester {
         void apply(PgTableState t);
     }
 
-    private void change(Txn txn, int oid, TableChange c) {
+    private void change(PgTransaction txn, int oid, TableChange c) {
         PgTableState t = byOid.get(oid);
         if (t == null || t.error != null || txn(txn).skip) {
             return;
@@ -447,51 +447,6 @@ final class PgSourceIngester {
             txn(txn).errors.put(t.def.local(), why);
             txn.forget(t);
         }
-    }
-
-    private void insert(Txn txn, PgTableState t, PgOutput.Insert ins) {
-        txn.add(t, t.row(ins.row(), null), 1);
-    }
-
-    private void update(Txn txn, PgTableState t, PgOutput.Update up) {
-        Row old;
-        if (up.old() == null || up.oldIsKeyOnly()) {
-            Object[] keyValues = up.old() != null ? up.old() : up.row();
-            old = txn.current(t, t.keyOfKeyTuple(keyValues));
-        } else {
-            Row previous = t.keyed() ? txn.current(t, t.keyOfKeyTuple(up.old())) : null;
-            old = t.row(up.old(), previous);
-        }
-        if (old == null) {
-            throw new IllegalStateException("an UPDATE of a row Tandem does not hold");
-        }
-        Row row = t.row(up.row(), old);
-        txn.add(t, old, -1);
-        txn.add(t, row, 1);
-    }
-
-    private void delete(Txn txn, PgTableState t, PgOutput.Delete del) {
-        Row old;
-        if (del.oldIsKeyOnly()) {
-            old = txn.current(t, t.keyOfKeyTuple(del.old()));
-        } else {
-            Row previous = t.keyed() ? txn.current(t, t.keyOfKeyTuple(del.old())) : null;
-            old = t.row(del.old(), previous);
-        }
-        if (old == null) {
-            throw new IllegalStateException("a DELETE of a row Tandem does not hold");
-        }
-        txn.add(t, old, -1);
-    }
-
-    private void truncate(Txn txn, PgTableState t) {
-        Map<Row, Long> rows = t.rows();
-        txn.net.getOrDefault(t, Map.of()).forEach((row, n) -> rows.merge(row, n, Long::sum));
-        rows.forEach((row, n) -> {
-            if (n != 0) {
-                txn.add(t, row, -n);
-            }
-        });
     }
 
     /** Tells PostgreSQL that everything through {@code lsn} is durable here ({@code flush_lsn}). */
@@ -538,7 +493,7 @@ final class PgSourceIngester {
      * transactions after it see them). One committed before the durable position was applied before a
      * restart: it is skipped, never applied twice.
      */
-    private void commit(Txn txn, PgOutput.Commit cm) {
+    private void commit(PgTransaction txn, PgOutput.Commit cm) {
         PgProgress base = batchProgress != null ? batchProgress : progress;
         if (txn.skip || cm.endLsn() <= base.lsn()) {
             return; // applied before a restart: confirmed upstream again, not applied twice
@@ -581,48 +536,6 @@ final class PgSourceIngester {
 
     /** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01). */
     private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
-
-    /** One upstream transaction being received: the net change per table, its rows by key so far, and tables it put in error. */
-    private static final class Txn {
-        private static final Row NONE = Row.of();
-        /** Applied before a restart: its changes are skipped. */
-        final boolean skip;
-        final Map<PgTableState, Map<Row, Long>> net = new LinkedHashMap<>();
-        private final Map<PgTableState, Map<Row, Row>> byKey = new HashMap<>();
-        final Map<String, String> errors = new LinkedHashMap<>();
-
-        Txn(boolean skip) {
-            this.skip = skip;
-        }
-
-        void add(PgTableState t, Row row, long diff) {
-            net.computeIfAbsent(t, k -> new LinkedHashMap<>()).merge(row, diff, Long::sum);
-            if (t.keyed()) {
-                Map<Row, Row> mine = byKey.computeIfAbsent(t, k -> new HashMap<>());
-                Row key = t.keyOf(row);
-                if (diff > 0) {
-                    mine.put(key, row);
-                } else if (row.equals(current(t, key))) {
-                    mine.put(key, NONE);
-                }
-            }
-        }
-
-        /** The row with {@code key} as this transaction leaves it so far: its own changes over the applied rows. */
-        Row current(PgTableState t, Row key) {
-            Map<Row, Row> mine = byKey.get(t);
-            Row r = mine == null ? null : mine.get(key);
-            if (r != null) {
-                return r == NONE ? null : r;
-            }
-            return t.committed(key);
-        }
-
-        void forget(PgTableState t) {
-            net.remove(t);
-            byKey.remove(t);
-        }
-    }
 
     /** A failure retrying cannot mend. */
     private static final class Permanent extends RuntimeException {

@@ -115,14 +115,14 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
     }
 
     private static ControllerException invalid(String message) {
-        return new ControllerException(ControllerException.Kind.INVALID, message);
+        return new ControllerException(ControllerException.Reason.INVALID, message);
     }
 
     /** Creates a PostgreSQL source: every check upstream, its slot, its tables, its definition; then the copy starts. */
     @Override
     public synchronized void createPostgres(CreatePostgres s) {
         if (sources.containsKey(s.name()) || storage.catalogEntries().containsKey(PgSourceDefinition.definitionKey(s.name()))) {
-            throw new ControllerException(ControllerException.Kind.CONFLICT, "source '" + s.name() + "' already exists");
+            throw new ControllerException(ControllerException.Reason.DUPLICATE, "source '" + s.name() + "' already exists");
         }
         PgConnect connect;
         try {
@@ -146,7 +146,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
                 throw invalid("two upstream tables would both become '" + t.local() + "'; rename one with AS");
             }
             if (controller.catalog().stream().anyMatch(e -> e.name().equals(t.local()))) {
-                throw new ControllerException(ControllerException.Kind.CONFLICT, "'" + t.local() + "' already exists in Tandem; rename the upstream table "
+                throw new ControllerException(ControllerException.Reason.DUPLICATE, "'" + t.local() + "' already exists in Tandem; rename the upstream table "
                         + t.qualified() + " with FOR TABLES (" + t.name() + " AS other_name)");
             }
         }
@@ -214,7 +214,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
             return reactor.core.publisher.Mono.empty();
         }
         return reactor.core.publisher.Flux.interval(java.time.Duration.ofMillis(2)).filter(t -> reached(target)).next().then()
-                .timeout(timeout, reactor.core.publisher.Mono.error(() -> new ControllerException(ControllerException.Kind.TIMEOUT,
+                .timeout(timeout, reactor.core.publisher.Mono.error(() -> new ControllerException(ControllerException.Reason.TIMEOUT,
                         "the PostgreSQL sources have not applied the upstream through " + lsn + " within " + timeout.toMillis() + " ms (now at "
                                 + sources.values().stream().filter(r -> r.ingester() != null).map(r -> r.def().name() + " "
                                         + lsn(r.ingester().appliedThrough())).toList() + ")")));
@@ -250,7 +250,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
             }
         }
         if (!views.isEmpty()) {
-            throw new ControllerException(ControllerException.Kind.CONFLICT,
+            throw new ControllerException(ControllerException.Reason.DEPENDENT,
                     "source '" + name + "' is used by " + String.join(", ", views) + "; drop them first");
         }
         if (r.ingester() != null) {

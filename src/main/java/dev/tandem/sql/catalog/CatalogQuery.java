@@ -5,6 +5,7 @@ import dev.tandem.row.DatumType;
 import dev.tandem.sql.SqlColumn;
 import dev.tandem.sql.SqlException;
 import dev.tandem.sql.SqlResult;
+import dev.tandem.sql.SqlState;
 import java.sql.Array;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
@@ -220,7 +221,7 @@ public final class CatalogQuery {
     /** Runs the query against what {@code access} shows of {@code snapshot}, with {@code params}. */
     public SqlResult execute(CatalogSnapshot snapshot, List<Object> params, CatalogAccess access) {
         if (params.size() != rewritten.parameterCount()) {
-            throw new SqlException("08P01", "the catalog query takes " + rewritten.parameterCount() + " parameters, not " + params.size());
+            throw new SqlException(SqlState.PROTOCOL_VIOLATION, "the catalog query takes " + rewritten.parameterCount() + " parameters, not " + params.size());
         }
         if (rewritten.empty()) {
             return new SqlResult("SELECT", columns, List.of(), 0, null, null);

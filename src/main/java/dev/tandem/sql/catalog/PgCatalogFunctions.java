@@ -3,6 +3,7 @@ package dev.tandem.sql.catalog;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -491,7 +492,7 @@ public final class PgCatalogFunctions {
             return Pattern.compile(pattern, Boolean.TRUE.equals(insensitive) ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0)
                     .matcher(text).find();
         } catch (PatternSyntaxException e) {
-            throw new SqlException("2201B", "invalid regular expression: " + e.getDescription());
+            throw new SqlException(SqlState.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + e.getDescription());
         }
     }
 
@@ -602,7 +603,7 @@ public final class PgCatalogFunctions {
                 return t.oid();
             }
         }
-        throw new SqlException("42704", "type \"" + name + "\" does not exist");
+        throw new SqlException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist");
     }
 
     /** {@code 'name'::regnamespace}: the schema's OID; an unknown name is {@code 3F000} as in PostgreSQL. */
@@ -612,7 +613,7 @@ public final class PgCatalogFunctions {
         }
         Long oid = PgCatalogData.NAMESPACES.get(name);
         if (oid == null) {
-            throw new SqlException("3F000", "schema \"" + name + "\" does not exist");
+            throw new SqlException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist");
         }
         return oid;
     }
@@ -633,7 +634,7 @@ public final class PgCatalogFunctions {
         if (name.equals(PgCatalogData.OWNER)) {
             return PgCatalogData.OWNER_OID;
         }
-        throw new SqlException("42704", "role \"" + name + "\" does not exist");
+        throw new SqlException(SqlState.UNDEFINED_OBJECT, "role \"" + name + "\" does not exist");
     }
 
     public static String regprocOut(Long oid) {

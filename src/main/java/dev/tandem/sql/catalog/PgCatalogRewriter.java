@@ -1,6 +1,7 @@
 package dev.tandem.sql.catalog;
 
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import dev.tandem.sql.catalog.CatalogToken.Kind;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +70,7 @@ final class PgCatalogRewriter {
             if (t.kind() == Kind.PARAM) {
                 int k = Integer.parseInt(t.text());
                 if (k < 1 || k > 65535) {
-                    throw new SqlException("42P02", "there is no parameter $" + t.text());
+                    throw new SqlException(SqlState.UNDEFINED_PARAMETER, "there is no parameter $" + t.text());
                 }
                 params.add(k);
                 count = Math.max(count, k);

@@ -1,6 +1,7 @@
 package dev.tandem.sql.catalog;
 
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.Locale;
 
 /**
@@ -62,10 +63,10 @@ final class PgPrivileges {
     static void checkUser(PgCatalogData data, Object user) {
         if (user instanceof Number n) {
             if (n.longValue() != PgCatalogData.OWNER_OID) {
-                throw new SqlException("42704", "role with OID " + n + " does not exist");
+                throw new SqlException(SqlState.UNDEFINED_OBJECT, "role with OID " + n + " does not exist");
             }
         } else if (user != null && !user.toString().equals(data.access.user()) && !user.toString().equals(PgCatalogData.OWNER)) {
-            throw new SqlException("42704", "role \"" + user + "\" does not exist");
+            throw new SqlException(SqlState.UNDEFINED_OBJECT, "role \"" + user + "\" does not exist");
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.sql.catalog;
 
 import dev.tandem.sql.SqlEngine;
 import dev.tandem.sql.SqlException;
+import dev.tandem.sql.SqlState;
 import java.util.List;
 import java.util.Locale;
 
@@ -78,7 +79,7 @@ public final class PgSettings {
 
     /** The error PostgreSQL gives for a parameter it does not know. */
     public static SqlException unrecognized(String name) {
-        return new SqlException("42704", "unrecognized configuration parameter \"" + name.toLowerCase(Locale.ROOT) + "\"");
+        return new SqlException(SqlState.UNDEFINED_OBJECT, "unrecognized configuration parameter \"" + name.toLowerCase(Locale.ROOT) + "\"");
     }
 
     /** {@code current_setting(name)}: the value; an unknown name is {@code 42704}. */

@@ -1,0 +1,106 @@
+package dev.tandem.sql;
+
+/**
+ * A PostgreSQL SQLSTATE Tandem answers, named as PostgreSQL's {@code errcodes.txt} names its condition;
+ * {@link #code()} is the five characters a client sees.
+ */
+public enum SqlState {
+    PROTOCOL_VIOLATION("08P01"),
+    FEATURE_NOT_SUPPORTED("0A000"),
+    CARDINALITY_VIOLATION("21000"),
+    DATA_EXCEPTION("22000"),
+    STRING_DATA_RIGHT_TRUNCATION("22001"),
+    NUMERIC_VALUE_OUT_OF_RANGE("22003"),
+    NULL_VALUE_NOT_ALLOWED("22004"),
+    INVALID_DATETIME_FORMAT("22007"),
+    DATETIME_FIELD_OVERFLOW("22008"),
+    DIVISION_BY_ZERO("22012"),
+    INTERVAL_FIELD_OVERFLOW("22015"),
+    INVALID_REGULAR_EXPRESSION("2201B"),
+    INVALID_ARGUMENT_FOR_LOGARITHM("2201E"),
+    INVALID_ARGUMENT_FOR_POWER_FUNCTION("2201F"),
+    INVALID_ROW_COUNT_IN_LIMIT_CLAUSE("2201W"),
+    CHARACTER_NOT_IN_REPERTOIRE("22021"),
+    INVALID_PARAMETER_VALUE("22023"),
+    INVALID_ESCAPE_SEQUENCE("22025"),
+    INVALID_TEXT_REPRESENTATION("22P02"),
+    INVALID_BINARY_REPRESENTATION("22P03"),
+    BAD_COPY_FILE_FORMAT("22P04"),
+    UNTRANSLATABLE_CHARACTER("22P05"),
+    NOT_NULL_VIOLATION("23502"),
+    UNIQUE_VIOLATION("23505"),
+    CHECK_VIOLATION("23514"),
+    READ_ONLY_SQL_TRANSACTION("25006"),
+    NO_ACTIVE_SQL_TRANSACTION("25P01"),
+    IN_FAILED_SQL_TRANSACTION("25P02"),
+    IDLE_IN_TRANSACTION_SESSION_TIMEOUT("25P03"),
+    INVALID_SQL_STATEMENT_NAME("26000"),
+    INVALID_AUTHORIZATION_SPECIFICATION("28000"),
+    INVALID_PASSWORD("28P01"),
+    DEPENDENT_OBJECTS_STILL_EXIST("2BP01"),
+    INVALID_CURSOR_NAME("34000"),
+    INVALID_SCHEMA_NAME("3F000"),
+    SERIALIZATION_FAILURE("40001"),
+    SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION("42000"),
+    INSUFFICIENT_PRIVILEGE("42501"),
+    SYNTAX_ERROR("42601"),
+    INVALID_NAME("42602"),
+    DUPLICATE_COLUMN("42701"),
+    AMBIGUOUS_COLUMN("42702"),
+    UNDEFINED_COLUMN("42703"),
+    UNDEFINED_OBJECT("42704"),
+    DUPLICATE_OBJECT("42710"),
+    AMBIGUOUS_FUNCTION("42725"),
+    GROUPING_ERROR("42803"),
+    DATATYPE_MISMATCH("42804"),
+    WRONG_OBJECT_TYPE("42809"),
+    CANNOT_COERCE("42846"),
+    UNDEFINED_FUNCTION("42883"),
+    UNDEFINED_TABLE("42P01"),
+    UNDEFINED_PARAMETER("42P02"),
+    DUPLICATE_CURSOR("42P03"),
+    DUPLICATE_PREPARED_STATEMENT("42P05"),
+    DUPLICATE_TABLE("42P07"),
+    INVALID_COLUMN_REFERENCE("42P10"),
+    INVALID_TABLE_DEFINITION("42P16"),
+    INSUFFICIENT_RESOURCES("53000"),
+    DISK_FULL("53100"),
+    OUT_OF_MEMORY("53200"),
+    TOO_MANY_CONNECTIONS("53300"),
+    CONFIGURATION_LIMIT_EXCEEDED("53400"),
+    PROGRAM_LIMIT_EXCEEDED("54000"),
+    STATEMENT_TOO_COMPLEX("54001"),
+    OBJECT_NOT_IN_PREREQUISITE_STATE("55000"),
+    CANT_CHANGE_RUNTIME_PARAM("55P02"),
+    QUERY_CANCELED("57014"),
+    ADMIN_SHUTDOWN("57P01"),
+    IDLE_SESSION_TIMEOUT("57P05"),
+    SNAPSHOT_TOO_OLD("72000"),
+    INTERNAL_ERROR("XX000");
+
+    private final String code;
+
+    SqlState(String code) {
+        this.code = code;
+    }
+
+    /** The five-character SQLSTATE. */
+    public String code() {
+        return code;
+    }
+
+    /** The SQLSTATE's class: its first two characters ({@code 22} data exception, {@code 42} syntax error or access rule violation). */
+    public String sqlClass() {
+        return code.substring(0, 2);
+    }
+
+    /** The state whose code is {@code code}; an {@link IllegalArgumentException} for a code Tandem does not answer. */
+    public static SqlState of(String code) {
+        for (SqlState s : values()) {
+            if (s.code.equals(code)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no SQLSTATE " + code + " among Tandem's");
+    }
+}
