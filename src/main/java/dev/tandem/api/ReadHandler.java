@@ -170,7 +170,7 @@ final class ReadHandler {
                 case "false" -> f.booleanNode(false);
                 default -> throw new ControllerException(ControllerException.Reason.INVALID, bad + " (use true or false)");
             };
-            case STRING, TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID, INTERVAL, JSONB, BYTEA -> f.stringNode(v);
+            case STRING, TIMESTAMP, NUMERIC, DATE, TIMESTAMPTZ, UUID, INTERVAL, JSONB, BYTEA, TIME -> f.stringNode(v);
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> throw new ControllerException(ControllerException.Reason.INVALID, bad + " (an array key is read in a JSON body)");
         };

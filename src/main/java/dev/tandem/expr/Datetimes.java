@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * PostgreSQL's {@code date} and {@code timestamp with time zone} as Tandem computes them: input in ISO form
+ * PostgreSQL's {@code date} and {@code timestamp with time zone} as Tandem computes them ({@code time} in {@link Times}): input in ISO form
  * ({@code 2024-01-02}, {@code 2024-01-02 03:04:05.5+02}), output in PostgreSQL's ISO DateStyle, arithmetic,
  * {@code extract} and {@code date_trunc}. The session time zone is UTC. Errors are {@link EvalError}s whose
  * messages are PostgreSQL's.
@@ -219,6 +219,9 @@ public final class Datetimes {
 
     /** PostgreSQL's {@code extract(field FROM v)} of a date, timestamp or timestamp with time zone: a numeric. */
     static BigDecimal extract(String field, Object v) {
+        if (v instanceof dev.tandem.row.TimeOfDay time) {
+            return Times.extract(field, time);
+        }
         String f = field.toLowerCase(Locale.ROOT);
         boolean date = v instanceof LocalDate;
         long micros = switch (v) {
@@ -307,6 +310,20 @@ public final class Datetimes {
             return dev.tandem.row.DatumType.INT64;
         }
         dev.tandem.row.DatumType interval = dev.tandem.row.DatumType.INTERVAL;
+        dev.tandem.row.DatumType timeOfDay = dev.tandem.row.DatumType.TIME;
+        if (a == timeOfDay || b == timeOfDay) {
+            boolean plus = f == Func.ADD;
+            if ((plus || f == Func.SUB) && a == timeOfDay && b == interval || plus && a == interval && b == timeOfDay) {
+                return timeOfDay;
+            }
+            if (f == Func.SUB && a == timeOfDay && b == timeOfDay) {
+                return interval;
+            }
+            if (plus && (a == dev.tandem.row.DatumType.DATE && b == timeOfDay || a == timeOfDay && b == dev.tandem.row.DatumType.DATE)) {
+                return dev.tandem.row.DatumType.TIMESTAMP;
+            }
+            return null;
+        }
         boolean time = a == dev.tandem.row.DatumType.TIMESTAMP || a == dev.tandem.row.DatumType.TIMESTAMPTZ;
         if ((f == Func.ADD || f == Func.SUB) && b == interval) {
             return time || a == interval ? a : a == dev.tandem.row.DatumType.DATE ? dev.tandem.row.DatumType.TIMESTAMP : null;

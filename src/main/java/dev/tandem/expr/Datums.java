@@ -26,6 +26,7 @@ public final class Datums {
         if (a instanceof String x && b instanceof String y) return compareCodePoints(x, y);
         if (a instanceof Timestamp x && b instanceof Timestamp y) return Long.compare(x.micros(), y.micros());
         if (a instanceof java.time.LocalDate x && b instanceof java.time.LocalDate y) return x.compareTo(y);
+        if (a instanceof dev.tandem.row.TimeOfDay x && b instanceof dev.tandem.row.TimeOfDay y) return x.compareTo(y);
         if (a instanceof dev.tandem.row.TimestampTz x && b instanceof dev.tandem.row.TimestampTz y) return Long.compare(x.micros(), y.micros());
         if (a instanceof dev.tandem.row.Interval x && b instanceof dev.tandem.row.Interval y) return x.compareTo(y);
         if (a instanceof dev.tandem.row.Jsonb x && b instanceof dev.tandem.row.Jsonb y) return x.compareTo(y);

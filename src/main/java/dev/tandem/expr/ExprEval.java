@@ -92,7 +92,7 @@ final class ExprEval {
                 return v[0] == null ? null : TextFunctions.join((String) v[0], Arrays.copyOfRange(v, 1, v.length));
             }
             case STRPOS, REPLACE, SPLIT_PART, BTRIM, LTRIM, RTRIM, LPAD, RPAD, LEFT, RIGHT, REPEAT, REVERSE, INITCAP, MD5, STARTS_WITH,
-                    TRANSLATE, REGEXP_LIKE, REGEXP_REPLACE -> {
+                    TRANSLATE, REGEXP_LIKE, REGEXP_REPLACE, SIMILAR_ESCAPE -> {
                 Object[] v = strictArgs(args, row);
                 return v == null ? null : TextFunctions.apply(c.func(), v);
             }
@@ -307,6 +307,9 @@ final class ExprEval {
 
     private static Object binary(Func f, Object a, Object b) {
         boolean arithmetic = f == Func.ADD || f == Func.SUB || f == Func.MUL || f == Func.DIV;
+        if ((f == Func.ADD || f == Func.SUB) && (a instanceof dev.tandem.row.TimeOfDay || b instanceof dev.tandem.row.TimeOfDay)) {
+            return Times.arith(f, a, b);
+        }
         if (arithmetic && (a instanceof dev.tandem.row.Interval || b instanceof dev.tandem.row.Interval)
                 || f == Func.SUB && (a instanceof Timestamp || a instanceof TimestampTz)) {
             return Intervals.arith(f, a, b);
@@ -448,6 +451,11 @@ final class ExprEval {
                 case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
+            case TIME -> switch (v) {
+                case Timestamp t -> Times.of(t.micros());
+                case TimestampTz t -> Times.of(t.micros());
+                default -> throw new IllegalStateException("cast of " + v.getClass());
+            };
             default -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
         };
     }
@@ -480,6 +488,7 @@ final class ExprEval {
                 case NUMERIC -> Numerics.parse(t);
                 case DATE -> Datetimes.parseDate(t);
                 case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t);
+                case TIME -> Times.parse(t);
                 case UUID -> Uuids.parse(s);
                 case INTERVAL -> Intervals.parse(s);
                 case JSONB -> Jsonbs.parse(s);

@@ -119,7 +119,7 @@ final class ExprTyper {
                 all(f, t.subList(1, n), 1, DatumType.INT64, path);
                 yield DatumType.STRING;
             }
-            case CONCAT_ARGS, CONCAT_WS, REPLACE, REVERSE, INITCAP, MD5, TRANSLATE, REGEXP_REPLACE, STARTS_WITH, REGEXP_LIKE, STRPOS,
+            case CONCAT_ARGS, CONCAT_WS, REPLACE, REVERSE, INITCAP, MD5, TRANSLATE, REGEXP_REPLACE, SIMILAR_ESCAPE, STARTS_WITH, REGEXP_LIKE, STRPOS,
                     BTRIM, LTRIM, RTRIM -> {
                 all(f, t, 0, DatumType.STRING, path);
                 yield f == Func.STARTS_WITH || f == Func.REGEXP_LIKE ? DatumType.BOOL : f == Func.STRPOS ? DatumType.INT64 : DatumType.STRING;
@@ -146,10 +146,10 @@ final class ExprTyper {
             case EXTRACT, DATE_TRUNC -> {
                 all(f, t.subList(0, 1), 0, DatumType.STRING, path);
                 DatumType x = t.get(1);
-                boolean ok = x == DatumType.TIMESTAMP || x == DatumType.TIMESTAMPTZ || f == Func.EXTRACT && x == DatumType.DATE;
+                boolean ok = x == DatumType.TIMESTAMP || x == DatumType.TIMESTAMPTZ || f == Func.EXTRACT && (x == DatumType.DATE || x == DatumType.TIME);
                 if (!ok) {
                     throw new ExprException(args(path, 1), "function '" + f.jsonName() + "' needs "
-                            + (f == Func.EXTRACT ? "date, " : "") + "timestamp or timestamptz, got " + x.jsonName());
+                            + (f == Func.EXTRACT ? "date, time, " : "") + "timestamp or timestamptz, got " + x.jsonName());
                 }
                 yield f == Func.EXTRACT ? DatumType.NUMERIC : x;
             }
@@ -257,10 +257,10 @@ final class ExprTyper {
             case INT64 -> to == DatumType.BOOL || to == DatumType.FLOAT64 || to == DatumType.TIMESTAMP || to == DatumType.NUMERIC;
             case FLOAT64 -> to == DatumType.INT64 || to == DatumType.NUMERIC;
             case NUMERIC -> to == DatumType.INT64 || to == DatumType.FLOAT64;
-            case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ;
+            case TIMESTAMP -> to == DatumType.INT64 || to == DatumType.DATE || to == DatumType.TIMESTAMPTZ || to == DatumType.TIME;
             case DATE -> to == DatumType.TIMESTAMP || to == DatumType.TIMESTAMPTZ;
-            case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE;
-            case UUID, INTERVAL, JSONB, BYTEA, BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY,
+            case TIMESTAMPTZ -> to == DatumType.TIMESTAMP || to == DatumType.DATE || to == DatumType.TIME;
+            case UUID, INTERVAL, TIME, JSONB, BYTEA, BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY,
                     DATE_ARRAY, TIMESTAMPTZ_ARRAY, UUID_ARRAY -> false;
             case STRING -> true;
         };

@@ -39,7 +39,8 @@ import java.util.Locale;
  *       split_part btrim ltrim rtrim lpad rpad left right repeat reverse initcap md5 starts_with translate};
  *       {@code regexp_like}(string, string pattern[, string flags]) → bool and {@code regexp_replace}(string,
  *       string pattern, string replacement[, string flags]) over the part of PostgreSQL's regular
- *       expressions that Java's agree on (see {@link Regex}).</li>
+ *       expressions that Java's agree on (see {@link Regex}); {@code similar_escape}(string pattern, string escape) → string,
+ *       the regular expression of a {@code SIMILAR TO} pattern (see {@link SimilarTo}).</li>
  *   <li>Numeric functions over float64 (see {@link MathFunctions}): {@code round} (ties to even, as
  *       PostgreSQL's {@code round(double precision)}), {@code round_numeric}(float64[, int64 digits]) (ties
  *       away from zero, as its {@code round(numeric)}), {@code trunc}(float64[, int64 digits]), {@code floor
@@ -49,8 +50,9 @@ import java.util.Locale;
  *       {@code sub}(date, int64) → date, {@code sub}(date, date) → int64 days; {@code add sub}(T, interval) → T for T
  *       timestamp or timestamptz ({@code add}(interval, T) too; of a date, a timestamp), {@code sub}(T, T) → interval,
  *       {@code add sub}(interval, interval), {@code neg}(interval), {@code mul}(interval, N), {@code mul}(N, interval) and
- *       {@code div}(interval, N) → interval, as PostgreSQL computes them (see {@link Intervals}); {@code extract}(string field, date |
- *       timestamp | timestamptz) → numeric, PostgreSQL's {@code extract} (an unknown field is an error);
+ *       {@code div}(interval, N) → interval, as PostgreSQL computes them (see {@link Intervals}); {@code add sub}(time, interval) and
+ *       {@code add}(interval, time) → time, {@code sub}(time, time) → interval, {@code add}(date, time) and {@code add}(time, date) →
+ *       timestamp (see {@link Times}); {@code extract}(string field, date | time | timestamp | timestamptz) → numeric, PostgreSQL's {@code extract} (an unknown field is an error);
  *       {@code date_trunc}(string field, T) → T for T timestamp or timestamptz (in UTC).</li>
  *   <li>jsonb, as PostgreSQL's (see {@link Jsonbs}): {@code jsonb_field jsonb_field_text}(jsonb, string key | int64 index) →
  *       jsonb, string ({@code -> ->>}); {@code jsonb_path jsonb_path_text}(jsonb, string text-array literal) → jsonb, string
@@ -97,7 +99,7 @@ public enum Func {
     LIKE(2, 3), ILIKE(2, 3),
     CONCAT_ARGS(0, Integer.MAX_VALUE), CONCAT_WS(1, Integer.MAX_VALUE), STRPOS(2, 2), REPLACE(3, 3), SPLIT_PART(3, 3),
     BTRIM(1, 2), LTRIM(1, 2), RTRIM(1, 2), LPAD(2, 3), RPAD(2, 3), LEFT(2, 2), RIGHT(2, 2), REPEAT(2, 2),
-    REVERSE(1, 1), INITCAP(1, 1), MD5(1, 1), STARTS_WITH(2, 2), TRANSLATE(3, 3), REGEXP_LIKE(2, 3), REGEXP_REPLACE(3, 4),
+    REVERSE(1, 1), INITCAP(1, 1), MD5(1, 1), STARTS_WITH(2, 2), TRANSLATE(3, 3), REGEXP_LIKE(2, 3), REGEXP_REPLACE(3, 4), SIMILAR_ESCAPE(2, 2),
     ROUND(1, 1), ROUND_NUMERIC(1, 2), TRUNC(1, 2), FLOOR(1, 1), CEIL(1, 1), SIGN(1, 1), SQRT(1, 1), EXP(1, 1), LN(1, 1),
     LOG10(1, 1), POWER(2, 2), GREATEST(1, Integer.MAX_VALUE), LEAST(1, Integer.MAX_VALUE),
     EXTRACT(2, 2), DATE_TRUNC(2, 2),

@@ -34,6 +34,7 @@ final class TextFunctions {
             case STARTS_WITH -> ((String) a[0]).startsWith((String) a[1]);
             case TRANSLATE -> translate((String) a[0], (String) a[1], (String) a[2]);
             case REGEXP_LIKE -> Regex.compile((String) a[1], a.length > 2 ? (String) a[2] : "", false).matcher((String) a[0]).find();
+            case SIMILAR_ESCAPE -> SimilarTo.toRegex((String) a[0], (String) a[1]);
             case REGEXP_REPLACE -> Regex.replace((String) a[0], (String) a[1], (String) a[2], a.length > 3 ? (String) a[3] : "");
             default -> throw new IllegalStateException("not a string function: " + f);
         };

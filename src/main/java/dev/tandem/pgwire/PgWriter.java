@@ -266,6 +266,11 @@ final class PgWriter {
                 buf.writeInt(8);
                 buf.writeLong(((dev.tandem.row.TimestampTz) v).micros() - PG_EPOCH_MICROS);
             }
+            case TIME -> {
+                // microseconds since midnight
+                buf.writeInt(8);
+                buf.writeLong(((dev.tandem.row.TimeOfDay) v).micros());
+            }
             case BYTEA -> {
                 byte[] b = ((dev.tandem.row.Bytea) v).bytes();
                 buf.writeInt(b.length);
@@ -381,7 +386,7 @@ final class PgWriter {
     private static int typeLength(DatumType t) {
         return switch (t) {
             case BOOL -> 1;
-            case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ -> 8;
+            case INT64, FLOAT64, TIMESTAMP, TIMESTAMPTZ, TIME -> 8;
             case DATE -> 4;
             case UUID, INTERVAL -> 16;
             case STRING, NUMERIC, JSONB, BYTEA, BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
@@ -407,9 +412,14 @@ final class PgWriter {
             case 1184 -> b.length == 8 ? (Object) new dev.tandem.row.TimestampTz(in.readLong() + PG_EPOCH_MICROS) : bad(oid);
             case 1186 -> b.length == 16 ? (Object) readInterval(in) : bad(oid);
             case 2950 -> b.length == 16 ? (Object) new java.util.UUID(in.readLong(), in.readLong()) : bad(oid);
+            case 1083 -> b.length == 8 ? (Object) timeParameter(in.readLong(), oid) : bad(oid);
             case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
+    }
+
+    private static dev.tandem.row.TimeOfDay timeParameter(long micros, int oid) {
+        return micros < 0 || micros > dev.tandem.row.TimeOfDay.MICROS_PER_DAY ? (dev.tandem.row.TimeOfDay) bad(oid) : new dev.tandem.row.TimeOfDay(micros);
     }
 
     private static dev.tandem.row.Interval readInterval(ByteBuf in) {

@@ -143,6 +143,7 @@ final class ReduceOperator extends Operator {
             case TIMESTAMP -> ((Timestamp) value).micros();
             case TIMESTAMPTZ -> ((dev.tandem.row.TimestampTz) value).micros();
             case DATE -> ((java.time.LocalDate) value).toEpochDay();
+            case TIME -> ((dev.tandem.row.TimeOfDay) value).micros();
             case FLOAT64 -> flipNegative(Double.doubleToLongBits((Double) value == 0.0 ? 0.0 : (Double) value));
             case BOOL -> (Boolean) value ? 1 : 0;
             default -> throw new IllegalArgumentException(type.jsonName() + " has no order key");
@@ -156,6 +157,7 @@ final class ReduceOperator extends Operator {
             case TIMESTAMP -> packer.pushTimestamp(key);
             case TIMESTAMPTZ -> packer.pushTimestampTz(key);
             case DATE -> packer.pushDate(java.time.LocalDate.ofEpochDay(key));
+            case TIME -> packer.pushTime(new dev.tandem.row.TimeOfDay(key));
             case FLOAT64 -> packer.pushFloat64(Double.longBitsToDouble(flipNegative(key)));
             case BOOL -> packer.pushBool(key != 0);
             default -> throw new IllegalArgumentException(type.jsonName() + " has no order key");

@@ -23,6 +23,8 @@ public enum DatumType {
     JSONB(11),
     /** PostgreSQL's {@code bytea}: a {@link Bytea}, ordered by its bytes unsigned. */
     BYTEA(12),
+    /** PostgreSQL's {@code time} (without time zone): a {@link TimeOfDay}, microseconds since midnight. */
+    TIME(13),
     /** PostgreSQL's one-dimensional arrays of a scalar type: a {@link DatumArray} of that type's values (NULLs allowed). */
     BOOL_ARRAY(0x21, BOOL),
     INT64_ARRAY(0x22, INT64),
@@ -89,7 +91,7 @@ public enum DatumType {
                 }
             }
         }
-        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea"
+        throw new IllegalArgumentException("unknown type '" + name + "'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea, time"
                 + " or an array of bool, int64, float64, string, timestamp, numeric, date, timestamptz or uuid (\"int64_array\")");
     }
 
@@ -106,7 +108,7 @@ public enum DatumType {
         throw new IllegalStateException("corrupt row encoding: tag " + tag);
     }
 
-    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea} or {@link DatumArray}. */
+    /** Whether {@code value} is a Java value of this type: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea}, {@link TimeOfDay} or {@link DatumArray}. */
     public boolean accepts(Object value) {
         return switch (this) {
             case BOOL -> value instanceof Boolean;
@@ -121,6 +123,7 @@ public enum DatumType {
             case INTERVAL -> value instanceof Interval;
             case JSONB -> value instanceof Jsonb;
             case BYTEA -> value instanceof Bytea;
+            case TIME -> value instanceof TimeOfDay;
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> value instanceof DatumArray a && a.elementType() == element;
         };

@@ -13,7 +13,7 @@ import java.util.List;
  * <p>Each datum is a tag byte (its type, with a NULL flag) followed by its payload: one byte for
  * {@code bool}; for {@code int64} only the bytes its magnitude needs (0 to 8), the tag telling sign and
  * length so that shorter positives sort before longer ones and longer negatives before shorter ones
- * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp}, {@code timestamptz} (microseconds) and {@code date} (days since the epoch),
+ * (see {@link RowPacker#pushInt64}); eight big-endian bytes for {@code timestamp}, {@code timestamptz}, {@code time} (microseconds) and {@code date} (days since the epoch),
  * sign bit flipped; for {@code uuid} its sixteen bytes; for {@code interval} its span (128 bits, see {@link RowPacker#pushInterval}), then
  * its months, days and microseconds; for {@code jsonb} its order key (see {@link Jsonb#sortKey}) then its text, each
  * escaped and terminated as a string's; for {@code bytea} its bytes escaped and terminated as a string's; for an array
@@ -128,6 +128,7 @@ public final class Row implements Comparable<Row> {
         if (v instanceof Interval) return DatumType.INTERVAL;
         if (v instanceof Jsonb) return DatumType.JSONB;
         if (v instanceof Bytea) return DatumType.BYTEA;
+        if (v instanceof TimeOfDay) return DatumType.TIME;
         if (v instanceof DatumArray a) return a.type();
         throw new IllegalArgumentException("not a datum: " + (v == null ? "null (use Row.pack with types)" : v.getClass().getName()));
     }
@@ -156,7 +157,7 @@ public final class Row implements Comparable<Row> {
         return n;
     }
 
-    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea} or null. */
+    /** Decodes all datums: Boolean, Long, Double, String, {@link Timestamp}, BigDecimal, LocalDate, {@link TimestampTz}, UUID, {@link Interval}, {@link Jsonb}, {@link Bytea}, {@link TimeOfDay} or null. */
     public Object[] unpack() {
         Object[] out = new Object[arity()];
         int p = offset;
@@ -320,7 +321,7 @@ public final class Row implements Comparable<Row> {
         }
         return switch (tag) {
             case 1 -> p + 2;
-            case 2, 3, 5, 7, 8 -> p + 9;
+            case 2, 3, 5, 7, 8, 13 -> p + 9;
             case 9 -> p + 17;
             case 10 -> p + 33;
             case 4, 12 -> stringEnd(b, p + 1);
@@ -401,6 +402,7 @@ public final class Row implements Comparable<Row> {
             case 5 -> new Timestamp(readLong(b, p + 1) ^ Long.MIN_VALUE);
             case 7 -> java.time.LocalDate.ofEpochDay(readLong(b, p + 1) ^ Long.MIN_VALUE);
             case 8 -> new TimestampTz(readLong(b, p + 1) ^ Long.MIN_VALUE);
+            case 13 -> new TimeOfDay(readLong(b, p + 1) ^ Long.MIN_VALUE);
             case 9 -> new java.util.UUID(readLong(b, p + 1), readLong(b, p + 9));
             case 10 -> new Interval((int) (readLong(b, p + 17) >>> 32) ^ Integer.MIN_VALUE, (int) readLong(b, p + 17) ^ Integer.MIN_VALUE,
                     readLong(b, p + 25) ^ Long.MIN_VALUE);

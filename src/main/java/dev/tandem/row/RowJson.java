@@ -80,6 +80,9 @@ public final class RowJson {
             case INTERVAL -> {
                 if (node.isString()) return Interval.parse(node.stringValue());
             }
+            case TIME -> {
+                if (node.isString()) return TimeOfDay.parse(node.stringValue());
+            }
             case BYTEA -> {
                 if (node.isString()) {
                     String t = node.stringValue();
@@ -178,6 +181,7 @@ public final class RowJson {
         if (v instanceof Interval i) return NODES.stringNode(i.toString());
         if (v instanceof Jsonb j) return NODES.stringNode(j.text());
         if (v instanceof Bytea b) return NODES.stringNode(b.hex());
+        if (v instanceof TimeOfDay t) return NODES.stringNode(t.toString());
         if (v instanceof DatumArray a) {
             ArrayNode out = NODES.arrayNode();
             for (Object e : a.elements()) {
@@ -263,6 +267,7 @@ public final class RowJson {
             case Interval i -> out.string(i.toString());
             case Jsonb j -> out.string(j.text());
             case Bytea b -> out.string(b.hex());
+            case TimeOfDay t -> out.string(t.toString());
             case DatumArray a -> {
                 out.raw('[');
                 for (int i = 0; i < a.size(); i++) {

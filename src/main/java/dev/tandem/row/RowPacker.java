@@ -61,6 +61,11 @@ public final class RowPacker {
         return pushFixed(DatumType.DATE, date.toEpochDay() ^ Long.MIN_VALUE);
     }
 
+    /** Pushes a time of day as eight big-endian bytes of its microseconds since midnight, sign bit flipped. */
+    public RowPacker pushTime(TimeOfDay time) {
+        return pushFixed(DatumType.TIME, time.micros() ^ Long.MIN_VALUE);
+    }
+
     /** Pushes a uuid as its sixteen bytes, big-endian: byte order is PostgreSQL's order of uuids. */
     public RowPacker pushUuid(java.util.UUID v) {
         pushFixed(DatumType.UUID, v.getMostSignificantBits());
@@ -206,6 +211,7 @@ public final class RowPacker {
             case INTERVAL -> pushInterval((Interval) v);
             case JSONB -> pushJsonb((Jsonb) v);
             case BYTEA -> pushBytea((Bytea) v);
+            case TIME -> pushTime((TimeOfDay) v);
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> pushArray((DatumArray) v);
         };

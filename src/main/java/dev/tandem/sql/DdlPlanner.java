@@ -130,6 +130,11 @@ final class DdlPlanner {
                 type.append(" precision");
             } else if (type.toString().equals("character") && lex.accept("varying")) {
                 type.append(" varying");
+            } else if (type.toString().equals("time") && (lex.peek().is("without") || lex.peek().is("with"))) {
+                boolean with = lex.take().is("with");
+                lex.expect("time");
+                lex.expect("zone");
+                type.append(with ? " with time zone" : "");
             } else if (type.toString().equals("timestamp") && lex.peek().is("without")) {
                 lex.take();
                 lex.expect("time");
@@ -174,7 +179,7 @@ final class DdlPlanner {
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                 throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
-                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp, timestamptz, date, interval, uuid)", lc[0], lc[1]);
+                        + " (types are bigint, integer, double precision, numeric, text, varchar, boolean, timestamp, timestamptz, date, time, interval, uuid)", lc[0], lc[1]);
             }
             boolean nullable = true;
             while (true) {
@@ -306,6 +311,13 @@ final class DdlPlanner {
                     case 2 -> DeclaredType.numeric(modifiers.get(0), modifiers.get(1));
                     default -> throw new IllegalArgumentException("type " + n + " takes at most two type modifiers, its precision and scale");
                 };
+                case "time" -> {
+                    if (!modifiers.isEmpty()) {
+                        throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a time column's precision"
+                                + " (declare it time: it keeps microseconds)");
+                    }
+                    yield null;
+                }
                 case "timestamptz", "timestamp with time zone" -> {
                     if (!modifiers.isEmpty()) {
                         throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a timestamp with time zone column's precision"

@@ -28,7 +28,7 @@ final class PgCasts {
      * evaluated, as PostgreSQL refuses it), where Calcite's parser knows only its own fields.
      */
     static String rewrite(String sql) {
-        sql = extracts(arrayTypes(sql));
+        sql = timeCasts(extracts(arrayTypes(sql)));
         if (!sql.contains("::")) {
             return arrayCasts(sql);
         }
@@ -52,10 +52,50 @@ final class PgCasts {
             int typeEnd = typeEnd(text, t, colon + 2);
             int start = t.get(from).offset();
             int typeStart = t.get(colon + 2).offset();
-            boolean interval = text.substring(typeStart, typeEnd).trim().equalsIgnoreCase("interval");
-            text = interval ? text.substring(0, start) + "pg_interval(" + text.substring(start, t.get(colon).offset()) + ")" + text.substring(typeEnd)
+            String type = text.substring(typeStart, typeEnd).trim();
+            boolean interval = type.equalsIgnoreCase("interval");
+            boolean time = isTime(type);
+            text = interval || time ? text.substring(0, start) + (time ? "pg_time(" : "pg_interval(") + text.substring(start, t.get(colon).offset()) + ")"
+                    + text.substring(typeEnd)
                     : text.substring(0, start) + "CAST(" + text.substring(start, t.get(colon).offset()) + " AS "
                     + text.substring(typeStart, typeEnd) + ")" + text.substring(typeEnd);
+        }
+    }
+
+    /** Whether {@code type} names PostgreSQL's {@code time} (without time zone). */
+    private static boolean isTime(String type) {
+        return type.toLowerCase(java.util.Locale.ROOT).matches("time(\\s+without\\s+time\\s+zone)?");
+    }
+
+    /**
+     * {@code sql} with each {@code CAST(x AS time)} (or {@code time without time zone}) written as {@code pg_time(x)}, which
+     * reads the time as PostgreSQL does, to the microsecond (Calcite's own cast would read it, and fold it, in milliseconds).
+     */
+    static String timeCasts(String sql) {
+        if (!sql.toLowerCase(java.util.Locale.ROOT).contains("time")) {
+            return sql;
+        }
+        String text = sql;
+        while (true) {
+            List<SqlLexer.Token> t = new SqlLexer(text).tokens();
+            String next = null;
+            for (int i = 0; i + 1 < t.size() && next == null; i++) {
+                if (!t.get(i).is("cast") || !t.get(i + 1).isPunct("(")) {
+                    continue;
+                }
+                int close = SqlLexer.afterClosing(t, i + 1) - 1;
+                int as = close >= 3 && t.get(close - 1).is("time") && t.get(close - 2).is("as") ? close - 2
+                        : close >= 6 && t.get(close - 1).is("zone") && t.get(close - 2).is("time") && t.get(close - 3).is("without")
+                                && t.get(close - 4).is("time") && t.get(close - 5).is("as") ? close - 5 : -1;
+                if (as > i + 2) {
+                    next = text.substring(0, t.get(i).offset()) + "pg_time(" + text.substring(t.get(i + 2).offset(), t.get(as).offset()) + ")"
+                            + text.substring(t.get(close).end());
+                }
+            }
+            if (next == null) {
+                return text;
+            }
+            text = next;
         }
     }
 
@@ -142,7 +182,7 @@ final class PgCasts {
 
     private static String extracts(String sql) {
         String lower = sql.toLowerCase(java.util.Locale.ROOT);
-        if (!lower.contains("extract") && !lower.contains("date_trunc") && !lower.contains("timestamptz") && !lower.contains("interval")
+        if (!lower.contains("extract") && !lower.contains("date_trunc") && !lower.contains("time") && !lower.contains("interval")
                 && !lower.contains("current_") && !lower.contains("localtimestamp")) {
             return sql;
         }
@@ -160,6 +200,11 @@ final class PgCasts {
                 // the constant timestamptz '...' is the cast of its string
                 out.append(sql, copied, t.get(i).offset()).append("CAST(").append(sql, t.get(i + 1).offset(), t.get(i + 1).end())
                         .append(" AS timestamptz)");
+                copied = t.get(i + 1).end();
+                i += 1;
+            } else if (t.get(i).is("time") && t.get(i + 1).kind() == SqlLexer.Kind.STRING && (i == 0 || !t.get(i - 1).is("as"))) {
+                // the constant time '...' is the cast of its string
+                out.append(sql, copied, t.get(i).offset()).append("pg_time(").append(sql, t.get(i + 1).offset(), t.get(i + 1).end()).append(")");
                 copied = t.get(i + 1).end();
                 i += 1;
             } else if (t.get(i).is("interval") && t.get(i + 1).kind() == SqlLexer.Kind.STRING

@@ -29,7 +29,7 @@ import org.apache.calcite.sql.type.SqlTypeName;
 final class PgCoercion {
 
     private static final Set<DatumType> DATETIMES = EnumSet.of(DatumType.DATE, DatumType.TIMESTAMP, DatumType.TIMESTAMPTZ,
-            DatumType.INTERVAL);
+            DatumType.INTERVAL, DatumType.TIME);
     private static final double TWO_53 = 0x1p53;
     private static final double TWO_63 = 0x1p63;
     private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
@@ -155,6 +155,13 @@ final class PgCoercion {
         if (to == DatumType.STRING) {
             return text(a, from);
         }
+        if (from == DatumType.TIME && to != DatumType.TIME || to == DatumType.TIME && from != DatumType.TIME && from != DatumType.STRING && from != DatumType.TIMESTAMP
+                && from != DatumType.TIMESTAMPTZ) {
+            if (from == DatumType.INTERVAL || to == DatumType.INTERVAL) {
+                throw SqlException.notSupported("casting " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
+            }
+            throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(from) + " to " + SqlTypes.pgName(to));
+        }
         if (to == DatumType.INT64 && (fromSql == SqlTypeName.DOUBLE || fromSql == SqlTypeName.FLOAT || fromSql == SqlTypeName.REAL)
                 && from == DatumType.FLOAT64) {
             return roundHalfEven(a);
@@ -245,6 +252,10 @@ final class PgCoercion {
             args.set(1, coerce(args.get(1), DatumType.STRING, b));
         }
         DatumType result = Datetimes.arithmeticType(f, a, b);
+        if (result == null && f == Func.ADD && a == DatumType.TIME && b == DatumType.TIME) {
+            // PostgreSQL reads either side as an interval (an implicit cast), so two operators fit
+            throw new SqlException(SqlState.AMBIGUOUS_FUNCTION, "operator is not unique: time without time zone + time without time zone");
+        }
         if (result == null) {
             if (f == Func.SUB && a == b || (f == Func.ADD || f == Func.SUB) && (b == DatumType.INT64 || a == DatumType.INT64)) {
                 throw new SqlException(SqlException.UNDEFINED_FUNCTION, "operator does not exist: " + SqlTypes.pgName(a) + " "

@@ -21,7 +21,8 @@ import org.apache.calcite.sql2rel.StandardConvertletTable;
 /**
  * PostgreSQL's {@code +} and {@code -} on dates and times, which Calcite's operators refuse or type otherwise:
  * {@code date + integer}, {@code integer + date}, {@code date - integer} (a date), {@code date - date} (an integer of
- * days), {@code date ± interval} (a timestamp) and {@code timestamp - timestamp} (an interval). Every
+ * days), {@code date ± interval} (a timestamp), {@code timestamp - timestamp} and {@code time - time} (an interval) and
+ * {@code date + time} (a timestamp). Every
  * {@code +} and {@code -} of a query is made one of these operators before validation ({@link #rewrite}), and the
  * validator, which looks operators up again by name, finds them ahead of Calcite's own;
  * they type as Calcite's own except on dates, and each converts back to Calcite's own unless it is on dates
@@ -82,6 +83,20 @@ final class PgDatetimeArithmetic {
             return f.createTypeWithNullability(f.createSqlType(SqlTypeName.INTEGER), nullable);
         }
         if (x == SqlTypeName.DATE && SqlTypeName.INTERVAL_TYPES.contains(y) || plus && SqlTypeName.INTERVAL_TYPES.contains(x) && y == SqlTypeName.DATE) {
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.TIMESTAMP, 6), nullable);
+        }
+        if (x == SqlTypeName.TIME && SqlTypeName.INTERVAL_TYPES.contains(y) || plus && SqlTypeName.INTERVAL_TYPES.contains(x) && y == SqlTypeName.TIME) {
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.TIME), nullable);
+        }
+        if (x == SqlTypeName.TIME && y == SqlTypeName.TIME) {
+            // time + time: PostgreSQL's operator is ambiguous (42725), which PgCoercion answers
+            return plus ? f.createTypeWithNullability(f.createSqlType(SqlTypeName.TIME), nullable)
+                    : f.createTypeWithNullability(SqlTypes.interval(f), nullable);
+        }
+        if (!plus && x == SqlTypeName.TIME && y == SqlTypeName.TIME) {
+            return f.createTypeWithNullability(SqlTypes.interval(f), nullable);
+        }
+        if (plus && (x == SqlTypeName.DATE && y == SqlTypeName.TIME || x == SqlTypeName.TIME && y == SqlTypeName.DATE)) {
             return f.createTypeWithNullability(f.createSqlType(SqlTypeName.TIMESTAMP, 6), nullable);
         }
         if (!plus && x == y && (x == SqlTypeName.TIMESTAMP || x == SqlTypes.TIMESTAMPTZ)) {

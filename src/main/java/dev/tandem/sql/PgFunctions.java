@@ -43,6 +43,12 @@ final class PgFunctions {
             (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
             OperandTypes.ANY, SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
+    /** PostgreSQL's cast to {@code time} ({@code 'x'::time}, {@code time 'x'}, {@code CAST(x AS time)}), as {@link PgCasts} writes it. */
+    static final SqlFunction TIME = new SqlFunction("PG_TIME", SqlKind.OTHER_FUNCTION, org.apache.calcite.sql.type.ReturnTypes.cascade(
+            binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIME), org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE),
+            (binding, returnType, types) -> java.util.Arrays.fill(types, binding.getTypeFactory().createSqlType(SqlTypeName.VARCHAR)),
+            OperandTypes.ANY, SqlFunctionCategory.USER_DEFINED_FUNCTION);
+
     /**
      * PostgreSQL's cast of an expression to {@code numeric(p, s)}, as {@link CalcitePlanner} writes it: its operand
      * cast to {@code numeric}, then the precision and scale; rounded to the scale, {@code 22003} when the integer
@@ -56,6 +62,8 @@ final class PgFunctions {
 
     static final SqlOperatorTable TABLE = caseInsensitive(SqlOperatorTables.chain(SqlOperatorTables.of(ArrayFunctions.FUNCTIONS), SqlOperatorTables.of(
             JSONB,
+            PgRemainder.PERCENT,
+            PgRemainder.MOD,
             jsonb(PgJsonbOperators.FIELD, binding -> jsonbType(binding, true), OperandTypes.ANY_ANY),
             jsonb(PgJsonbOperators.FIELD_TEXT, ReturnTypes.VARCHAR_NULLABLE, OperandTypes.ANY_ANY),
             jsonb(PgJsonbOperators.PATH, binding -> jsonbType(binding, true), OperandTypes.ANY_ANY),
@@ -136,6 +144,7 @@ final class PgFunctions {
             function("STATEMENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("TRANSACTION_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             INTERVAL,
+            TIME,
             NUMERIC_FIT,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
@@ -267,7 +276,7 @@ final class PgFunctions {
                 String op = ops.size() == 3 && ops.get(2) instanceof RexLiteral l && l.getValueAs(String.class) instanceof String e
                         && e.startsWith(PgRegexOperators.MARKER) ? e.substring(PgRegexOperators.MARKER.length()) : null;
                 if (op == null) {
-                    throw SqlException.notSupported("SIMILAR TO");
+                    return similarTo(t, call, in);
                 }
                 List<Expr> args = new ArrayList<>(strings(t, ops.subList(0, 2), in, op));
                 String flags = op.endsWith("*") ? "i" : "";
@@ -427,10 +436,33 @@ final class PgFunctions {
                 if (xt == DatumType.INTERVAL) {
                     return x;
                 }
+                if (xt == DatumType.TIME) {
+                    throw SqlException.notSupported("casting time without time zone to interval");
+                }
                 if (xt != DatumType.STRING) {
                     throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(xt) + " to interval");
                 }
                 return Expr.cast(x, DatumType.INTERVAL);
+            }
+            case "PG_TIME" -> {
+                Expr x = t.rex(ops.get(0), in);
+                DatumType xt = PgCoercion.typeOf(x, in);
+                if (x instanceof Expr.Lit l && l.value() instanceof String s) {
+                    try {
+                        return Expr.lit(dev.tandem.expr.Times.parse(s), DatumType.TIME);
+                    } catch (dev.tandem.expr.EvalError e) {
+                        throw SqlErrors.evaluation(e);
+                    }
+                }
+                if (x instanceof Expr.Lit l && l.value() == null) {
+                    return Expr.lit(null, DatumType.TIME);
+                }
+                return switch (xt) {
+                    case TIME -> x;
+                    case STRING, TIMESTAMP, TIMESTAMPTZ -> Expr.cast(x, DatumType.TIME);
+                    case INTERVAL -> throw SqlException.notSupported("casting interval to time without time zone");
+                    default -> throw new SqlException(SqlState.CANNOT_COERCE, "cannot cast type " + SqlTypes.pgName(xt) + " to time without time zone");
+                };
             }
             case "NOW", "STATEMENT_TIMESTAMP", "TRANSACTION_TIMESTAMP", PG_CURRENT_TIMESTAMP -> {
                 SqlSession.Times times = t.statementTime(writtenName(name) + (name.equals(PG_CURRENT_TIMESTAMP) ? "" : "()"));
@@ -457,9 +489,12 @@ final class PgFunctions {
                 Expr x = t.rex(ops.get(1), in);
                 DatumType xt = PgCoercion.typeOf(x, in);
                 if (name.equals("PG_DATE_TRUNC")) {
+                    if (xt == DatumType.TIME) {
+                        throw SqlException.notSupported("date_trunc of time without time zone (PostgreSQL casts it to an interval)");
+                    }
                     return Expr.call(Func.DATE_TRUNC, field, xt == DatumType.DATE ? Expr.cast(x, DatumType.TIMESTAMPTZ) : x);
                 }
-                if (xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ) {
+                if (xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ && xt != DatumType.TIME) {
                     throw SqlException.notSupported(name.toLowerCase(Locale.ROOT) + " of " + SqlTypes.pgName(xt));
                 }
                 Expr extract = Expr.call(Func.EXTRACT, field, x);
@@ -551,6 +586,34 @@ final class PgFunctions {
             args.add(a);
         }
         return args;
+    }
+
+    /**
+     * {@code x [NOT] SIMILAR TO pattern [ESCAPE e]}, as PostgreSQL runs it: {@code x ~ similar_to_escape(pattern, e)}, the
+     * pattern's regular expression computed once when pattern and escape are constants (and refused when it uses what
+     * Tandem does not read as PostgreSQL does), on every row otherwise; NULL when any of the three is NULL.
+     */
+    private static Expr similarTo(RexTranslator t, RexCall call, List<DatumType> in) {
+        List<RexNode> ops = call.getOperands();
+        List<Expr> args = new ArrayList<>(strings(t, ops, in, "SIMILAR TO"));
+        Expr pattern = args.get(1);
+        Expr escape = args.size() > 2 ? args.get(2) : Expr.lit("\\", DatumType.STRING);
+        Expr regex;
+        if (pattern instanceof Expr.Lit p && escape instanceof Expr.Lit e) {
+            if (p.value() == null || e.value() == null) {
+                return Expr.lit(null, DatumType.BOOL);
+            }
+            try {
+                regex = Expr.lit(dev.tandem.expr.SimilarTo.toRegex((String) p.value(), (String) e.value()), DatumType.STRING);
+            } catch (dev.tandem.expr.EvalError x) {
+                throw SqlErrors.evaluation(x);
+            }
+            checkPattern(regex, "", false);
+        } else {
+            regex = Expr.call(Func.SIMILAR_ESCAPE, pattern, escape);
+        }
+        Expr match = Expr.call(Func.REGEXP_LIKE, args.get(0), regex, Expr.lit("", DatumType.STRING));
+        return ((org.apache.calcite.sql.fun.SqlLikeOperator) call.getOperator()).isNegated() ? Expr.call(Func.NOT, match) : match;
     }
 
     /** Refuses a literal pattern (and flags) using what Tandem does not read as PostgreSQL does. */

@@ -186,7 +186,8 @@ final class PointLookup {
     /** Whether equality of {@code t} in SQL is equality of its datums. */
     static boolean keyType(DatumType t) {
         return t == DatumType.INT64 || t == DatumType.STRING || t == DatumType.BOOL || t == DatumType.TIMESTAMP
-                || t == DatumType.DATE || t == DatumType.TIMESTAMPTZ || t == DatumType.UUID || t == DatumType.BYTEA;
+                || t == DatumType.DATE || t == DatumType.TIMESTAMPTZ || t == DatumType.UUID || t == DatumType.BYTEA
+                || t == DatumType.TIME;
     }
 
     /** A parameter outside the key's conjuncts: the statement is no point lookup of this kind. */

@@ -228,6 +228,7 @@ final class QueryPlanner {
             case INTERVAL -> new dev.tandem.row.Interval(0, 0, 0);
             case JSONB -> dev.tandem.row.Jsonb.of(dev.tandem.row.Jsonb.NULL);
             case BYTEA -> new dev.tandem.row.Bytea(new byte[0]);
+            case TIME -> new dev.tandem.row.TimeOfDay(0);
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> new dev.tandem.row.DatumArray(t.element(), List.of());
         };

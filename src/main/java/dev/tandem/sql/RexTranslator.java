@@ -396,6 +396,7 @@ final class RexTranslator {
             case TIMESTAMP -> SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString());
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> new TimestampTz(SqlTypes.parseTimestamp(lit.getValueAs(TimestampString.class).toString()).micros());
             case DATE -> LocalDate.parse(lit.getValueAs(DateString.class).toString());
+            case TIME -> dev.tandem.expr.Times.parse(lit.getValueAs(org.apache.calcite.util.TimeString.class).toString());
             case UUID -> lit.getValueAs(java.util.UUID.class);
             case BINARY, VARBINARY -> new Bytea(lit.getValueAs(ByteString.class).getBytes());
             case INTERVAL_YEAR, INTERVAL_YEAR_MONTH, INTERVAL_MONTH -> new Interval(lit.getValueAs(BigDecimal.class).intValueExact(), 0, 0);

@@ -98,7 +98,8 @@ final class SqlNames {
             }
             // an operator or a cast Tandem writes as a function is named as PostgreSQL names the operator (none) or the cast (its type)
             case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().startsWith("PG_JSONB_") -> new Derived("?column?", 0);
-            case SqlCall c when c.getOperator() instanceof SqlFunction f && (f.getName().equals("PG_INTERVAL") || f.getName().equals("PG_JSONB")) ->
+            case SqlCall c when c.getOperator() instanceof SqlFunction f && (f.getName().equals("PG_INTERVAL") || f.getName().equals("PG_JSONB")
+                    || f.getName().equals("PG_TIME")) ->
                     new Derived(f.getName().substring(3).toLowerCase(Locale.ROOT), 1);
             case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().equals("PG_NUMERIC_FIT") -> {
                 Derived inner = derive(((SqlCall) c.operand(0)).operand(0));

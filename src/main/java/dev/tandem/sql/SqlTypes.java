@@ -29,6 +29,7 @@ final class SqlTypes {
             case "timestamp", "timestamp without time zone" -> DatumType.TIMESTAMP;
             case "numeric", "decimal" -> DatumType.NUMERIC;
             case "date" -> DatumType.DATE;
+            case "time", "time without time zone" -> DatumType.TIME;
             case "uuid" -> DatumType.UUID;
             case "interval" -> DatumType.INTERVAL;
             case "jsonb" -> DatumType.JSONB;
@@ -52,6 +53,7 @@ final class SqlTypes {
             case CHAR, VARCHAR -> DatumType.STRING;
             case TIMESTAMP -> DatumType.TIMESTAMP;
             case DATE -> DatumType.DATE;
+            case TIME -> DatumType.TIME;
             case UUID -> DatumType.UUID;
             case VARIANT -> DatumType.JSONB;
             case BINARY, VARBINARY -> DatumType.BYTEA;
@@ -125,6 +127,7 @@ final class SqlTypes {
             case TIMESTAMP -> f.createSqlType(SqlTypeName.TIMESTAMP, 6);
             case NUMERIC -> f.createSqlType(SqlTypeName.DECIMAL, NUMERIC_PRECISION, NUMERIC_SCALE);
             case DATE -> f.createSqlType(SqlTypeName.DATE);
+            case TIME -> f.createSqlType(SqlTypeName.TIME, 6);
             case TIMESTAMPTZ -> f.createSqlType(TIMESTAMPTZ, 6);
             case UUID -> f.createSqlType(SqlTypeName.UUID);
             case INTERVAL -> interval(f);
@@ -161,6 +164,7 @@ final class SqlTypes {
             case INTERVAL -> "interval";
             case JSONB -> "jsonb";
             case BYTEA -> "bytea";
+            case TIME -> "time without time zone";
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> pgName(t.element()) + "[]";
         };
@@ -222,6 +226,7 @@ final class SqlTypes {
                     case java.util.UUID u -> u.toString();
                     case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
                     case dev.tandem.row.Bytea b -> b.hex();
+                    case dev.tandem.row.TimeOfDay d -> d.toString();
                     case Boolean b -> b ? "true" : "false";
                     case Number n -> n instanceof BigDecimal b ? b.toPlainString() : n.toString();
                     default -> throw mismatch(v, t);
@@ -258,6 +263,12 @@ final class SqlTypes {
                     case Timestamp ts -> new TimestampTz(ts.micros());
                     case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.Datetimes.startOfDay(d));
                     case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s);
+                    default -> throw mismatch(v, t);
+                };
+                case TIME -> switch (v) {
+                    case dev.tandem.row.TimeOfDay d -> d;
+                    case String s -> dev.tandem.expr.Times.parse(s);
+                    case Timestamp ts -> dev.tandem.expr.Times.of(ts.micros());
                     default -> throw mismatch(v, t);
                 };
                 case INTERVAL -> switch (v) {
@@ -373,6 +384,7 @@ final class SqlTypes {
             case dev.tandem.row.Interval i -> "interval";
             case dev.tandem.row.Jsonb j -> "jsonb";
             case dev.tandem.row.Bytea b -> "bytea";
+            case dev.tandem.row.TimeOfDay d -> "time without time zone";
             case dev.tandem.row.DatumArray a -> pgName(a.type());
             default -> v.getClass().getSimpleName();
         };

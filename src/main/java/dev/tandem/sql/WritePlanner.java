@@ -255,6 +255,8 @@ final class WritePlanner {
                 case SqlBasicCall c when c.getKind() == SqlKind.DEFAULT -> null;
                 case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> SqlTypes.convert(
                         SqlTypes.convert(constant(c.operand(0), DatumType.INTERVAL, values, params), DatumType.INTERVAL), type);
+                case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.TIME.getName()) -> SqlTypes.convert(
+                        SqlTypes.convert(constant(c.operand(0), DatumType.TIME, values, params), DatumType.TIME), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                         && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
@@ -461,6 +463,9 @@ final class WritePlanner {
         if (to == DatumType.JSONB) {
             return PgFunctions.JSONB.createCall(e.getParserPosition(), value);
         }
+        if (to == DatumType.TIME) {
+            return PgFunctions.TIME.createCall(e.getParserPosition(), value);
+        }
         if (to == DatumType.BYTEA && e instanceof SqlCharStringLiteral l) {
             return SqlTypes.byteaLiteral(l, e.getParserPosition());
         }
@@ -481,6 +486,7 @@ final class WritePlanner {
             case BYTEA -> SqlTypeName.VARBINARY;
             case INTERVAL -> throw new IllegalStateException("an interval is assigned by pg_interval");
             case JSONB -> throw new IllegalStateException("a jsonb is assigned by pg_jsonb");
+            case TIME -> throw new IllegalStateException("a time is assigned by pg_time");
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> throw new IllegalStateException("an array is assigned by pg_array_cast");
         };
@@ -500,7 +506,11 @@ final class WritePlanner {
             throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
         }
         boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC
-                || from == DatumType.DATE || from == DatumType.TIMESTAMPTZ || from == DatumType.UUID);
+                || from == DatumType.DATE || from == DatumType.TIMESTAMPTZ || from == DatumType.UUID || from == DatumType.TIME);
+        if (column.type() == DatumType.TIME && (from == DatumType.TIMESTAMP || from == DatumType.TIMESTAMPTZ)) {
+            throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the time column \"" + column.name()
+                    + "\" (cast it: x::time)"), at);
+        }
         boolean datetime = DATETIMES.contains(from) && DATETIMES.contains(column.type());
         if (from != column.type() && (from.isArray() || column.type().isArray())) {
             // PostgreSQL assigns arrays element by element with its assignment casts (bigint[] to text[]...); Tandem only arrays of the column's type

@@ -274,7 +274,7 @@ final class ReplicatedTableStorage implements TableStorage {
     public void createTable(String id, Schema schema, List<UniqueKey> keys) {
         requireId(id);
         Objects.requireNonNull(schema, "schema");
-        WriteAdmission.checkKeys(schema, keys);
+        WriteChecks.checkKeys(schema, keys);
         submitAndAwait(new LogRecord.CreateTable(id, schema, keys));
     }
 
@@ -305,7 +305,7 @@ final class ReplicatedTableStorage implements TableStorage {
         } catch (IllegalArgumentException e) {
             return Mono.error(e);
         }
-        WriteRefusal violation = WriteAdmission.violation(id, schema, updates);
+        WriteRefusal violation = WriteChecks.violation(id, schema, updates);
         if (violation != null) {
             return Mono.error(violation);
         }
@@ -328,7 +328,7 @@ final class ReplicatedTableStorage implements TableStorage {
             } catch (IllegalArgumentException ex) {
                 return Mono.error(ex);
             }
-            WriteRefusal violation = WriteAdmission.violation(e.getKey(), schema, e.getValue());
+            WriteRefusal violation = WriteChecks.violation(e.getKey(), schema, e.getValue());
             if (violation != null) {
                 return Mono.error(violation);
             }

@@ -117,6 +117,7 @@ class ChangeJsonProperties {
             case INTERVAL -> new dev.tandem.row.Interval(random.nextInt(), random.nextInt(), random.nextLong());
             case JSONB -> dev.tandem.row.Jsonb.of(java.util.Map.of(string(random), java.util.List.of(random.nextLong(), string(random))));
             case BYTEA -> new dev.tandem.row.Bytea(string(random).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            case TIME -> new dev.tandem.row.TimeOfDay(random.nextLong(0, dev.tandem.row.TimeOfDay.MICROS_PER_DAY + 1));
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY, UUID_ARRAY -> new dev.tandem.row.DatumArray(type.element(), java.util.Arrays.asList(value(type.element(), random), null));
         };
     }

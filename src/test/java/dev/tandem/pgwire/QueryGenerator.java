@@ -30,7 +30,11 @@ final class QueryGenerator {
         /** A subquery inside a subquery, each correlated with the level out of it. */
         NESTED_SUBQUERY,
         /** Left, right and full joins on inequalities, expressions and conditions on one side. */
-        OUTER_JOIN_ANY_CONDITION
+        OUTER_JOIN_ANY_CONDITION,
+        /** {@code [NOT] SIMILAR TO}, with and without {@code ESCAPE}, in filters and select lists, drawn from {@link #later}. */
+        SIMILAR,
+        /** {@code a % b} and {@code mod(a, b)} of bigints, integers and smallints, drawn from {@link #later}. */
+        REMAINDER
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -53,13 +57,16 @@ final class QueryGenerator {
     private final Random extra;
     /** Draws the dialect's kinds (casts, LIKE, DISTINCT aggregates), so {@link #random} and {@link #extra} draw what they drew before. */
     private final Random dialect;
+    /** Draws the kinds added after the dialect's (SIMILAR TO, remainders), so the other streams draw what they drew before. */
+    private final Random later;
     private final List<PostgresDifferentialTest.Table> tables;
     private final SubqueryGenerator subqueries;
 
-    QueryGenerator(Random random, Random extra, Random dialect, Random shapes, List<PostgresDifferentialTest.Table> tables) {
+    QueryGenerator(Random random, Random extra, Random dialect, Random shapes, Random later, List<PostgresDifferentialTest.Table> tables) {
         this.random = random;
         this.extra = extra;
         this.dialect = dialect;
+        this.later = later;
         this.tables = tables;
         this.subqueries = new SubqueryGenerator(shapes, tables);
     }
@@ -79,10 +86,56 @@ final class QueryGenerator {
     Query query() {
         Query q = mainQuery();
         Query f = extra.nextInt(5) == 0 ? floatQuery(q.kind()) : null;
-        if (dialect.nextInt(4) == 0) {
-            return dialectQuery(pick(dialect, DIALECT));
+        Query d = dialect.nextInt(4) == 0 ? dialectQuery(pick(dialect, DIALECT)) : null;
+        if (later.nextInt(6) == 0) {
+            return later.nextBoolean() ? similar() : remainder();
         }
-        return f != null ? f : q;
+        return d != null ? d : f != null ? f : q;
+    }
+
+    /** A SIMILAR TO of a text column (or an integer written as text) against a pattern, from {@link #later}. */
+    private Query similar() {
+        PostgresDifferentialTest.Table t = pick(later, tables);
+        String i = pick(later, t.ints());
+        String s = t.texts().isEmpty() ? "CAST(" + i + " AS text)" : pick(later, t.texts());
+        List<String> patterns = t.texts().isEmpty() ? List.of("'1|2'", "'-?[0-9]+'", "'(1|-1)%'", "'_'", "'[0-2]*'", "'%2'")
+                : List.of("'a%'", "'%b'", "'ab|bc%'", "'(a|b)+'", "'a_c'", "'[ab]%'", "'[^a]%'", "'a*b*c*'", "'(ab){1,2}'", "'ab?c?'",
+                        "'%(ca|bc)%'", "'_b%'", "'c{1}a+b?'", "'%'");
+        List<String> predicates = new ArrayList<>();
+        for (int n = 0; n < 2; n++) {
+            String op = later.nextInt(3) == 0 ? "NOT SIMILAR TO" : "SIMILAR TO";
+            String pattern = pick(later, patterns);
+            String escape = later.nextInt(5) == 0 ? " ESCAPE '#'" : "";
+            predicates.add(s + " " + op + " " + pattern + escape);
+        }
+        if (later.nextBoolean()) {
+            return new Query("SELECT " + i + ", " + s + " FROM " + t.name() + " WHERE " + predicates.get(0)
+                    + (later.nextBoolean() ? " " + pick(later, List.of("AND", "OR")) + " " + predicates.get(1) : ""), Kind.SIMILAR, false);
+        }
+        return new Query("SELECT " + s + ", " + predicates.get(0) + ", " + predicates.get(1) + " FROM " + t.name(), Kind.SIMILAR, false);
+    }
+
+    /**
+     * Remainders of integer columns (bigint, or narrowed to integer or smallint) by constants and by other columns (never zero:
+     * NULLIF), in the select list and the filter, from {@link #later}.
+     */
+    private Query remainder() {
+        PostgresDifferentialTest.Table t = pick(later, tables);
+        List<String> operands = new ArrayList<>();
+        for (String c : t.ints()) {
+            operands.add(c);
+            // (narrowed by a remainder first: a column may hold 2^53, beyond integer's range)
+            operands.add("(" + c + " % 1000)::int");
+            operands.add("(" + c + " % 100)::smallint");
+        }
+        List<String> items = new ArrayList<>();
+        for (int n = 0, k = 1 + later.nextInt(3); n < k; n++) {
+            String a = pick(later, operands);
+            String b = later.nextBoolean() ? pick(later, List.of("2", "3", "-3", "2::smallint", "5::int")) : "NULLIF(" + pick(later, operands) + ", 0)";
+            items.add(later.nextBoolean() ? a + " % " + b : "mod(" + a + ", " + b + ")");
+        }
+        String where = later.nextInt(3) == 0 ? " WHERE " + pick(later, t.ints()) + " % 2 = " + (later.nextInt(3) - 1) : "";
+        return new Query("SELECT " + String.join(", ", items) + " FROM " + t.name() + where, Kind.REMAINDER, false);
     }
 
     /** A query of the shapes {@link SubqueryGenerator} draws, from its own stream. */

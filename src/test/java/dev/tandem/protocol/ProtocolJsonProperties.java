@@ -175,6 +175,7 @@ class ProtocolJsonProperties {
             case JSONB -> Arbitraries.of("null", "1.50", "\"a\\u0001\"", "[]", "{}", "[1, [2, {\"a\": true}]]", "{\"b\": null, \"aa\": -1e3}")
                     .map(s -> (Object) dev.tandem.row.Jsonb.parse(s));
             case BYTEA -> Arbitraries.bytes().array(byte[].class).ofMaxSize(6).map(b -> (Object) new dev.tandem.row.Bytea(b));
+            case TIME -> Arbitraries.longs().between(0, dev.tandem.row.TimeOfDay.MICROS_PER_DAY).map(m -> (Object) new dev.tandem.row.TimeOfDay(m));
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY, UUID_ARRAY -> valuesOf(type.element()).list().ofMaxSize(3).map(l -> (Object) new dev.tandem.row.DatumArray(type.element(), l));
         };
         return v.injectNull(0.15);

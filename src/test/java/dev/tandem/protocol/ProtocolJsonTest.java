@@ -235,7 +235,7 @@ class ProtocolJsonTest {
     void typedRowsAreCheckedDatumByDatum() {
         String peek = "{'type':'Peek','uuid':'" + U + "','target':'u9','timestamp':1,'literal_keys':";
         assertCommandError(peek + "{'types':['int64','text'],'rows':[]}}",
-                "$.literal_keys.types[1]: unknown type 'text'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea"
+                "$.literal_keys.types[1]: unknown type 'text'; expected one of bool, int64, float64, string, timestamp, numeric, date, timestamptz, uuid, interval, jsonb, bytea, time"
                         + " or an array of bool, int64, float64, string, timestamp, numeric, date, timestamptz or uuid (\"int64_array\")");
         assertCommandError(peek + "{'types':'int64','rows':[]}}", "$.literal_keys.types: expected an array of type names, got string \"int64\"");
         assertCommandError(peek + "{'types':['int64'],'rows':[1]}}", "$.literal_keys.rows[0]: expected a row (an array of 1 values), got number 1");

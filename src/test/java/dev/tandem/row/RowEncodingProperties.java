@@ -42,6 +42,8 @@ class RowEncodingProperties {
                     .as((m, d, u) -> (Object) new Interval(m, d, u));
             case JSONB -> JsonbProperties.documents().map(j -> (Object) j);
             case BYTEA -> Arbitraries.bytes().array(byte[].class).ofMaxSize(6).map(b -> (Object) new Bytea(b));
+            case TIME -> Arbitraries.oneOf(Arbitraries.longs().between(0, TimeOfDay.MICROS_PER_DAY),
+                    Arbitraries.of(0L, 1L, TimeOfDay.MICROS_PER_DAY)).map(m -> (Object) new TimeOfDay(m));
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY, UUID_ARRAY -> valuesOf(type.element()).list().ofMaxSize(4).map(l -> (Object) new DatumArray(type.element(), l));
             case UUID -> Combinators.combine(Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)),
                     Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)))

@@ -57,7 +57,7 @@ final class PgValues {
             };
             case TIMESTAMP -> timestamp(text);
             case NUMERIC -> numeric(text);
-            case DATE, TIMESTAMPTZ, INTERVAL -> dev.tandem.sql.SqlValues.parse(text, type);
+            case DATE, TIMESTAMPTZ, INTERVAL, TIME -> dev.tandem.sql.SqlValues.parse(text, type);
             case UUID -> java.util.UUID.fromString(text);
             case JSONB -> dev.tandem.row.Jsonb.parse(text);
             case BYTEA -> dev.tandem.row.Bytea.parse(text);

@@ -90,6 +90,7 @@ final class PgCatalogData {
                 new PgType(1042, "bpchar", -1, false, "S", false, 1014, 0, "bpcharin", "i", DEFAULT_COLLATION),
                 new PgType(1043, "varchar", -1, false, "S", false, 1015, 0, "varcharin", "i", DEFAULT_COLLATION),
                 new PgType(1082, "date", 4, true, "D", false, 1182, 0, "date_in", "i", 0),
+                new PgType(1083, "time", 8, true, "D", false, 1183, 0, "time_in", "d", 0),
                 new PgType(1114, "timestamp", 8, true, "D", false, 1115, 0, "timestamp_in", "d", 0),
                 new PgType(1184, "timestamptz", 8, true, "D", true, 1185, 0, "timestamptz_in", "d", 0),
                 new PgType(1700, "numeric", -1, false, "N", false, 1231, 0, "numeric_in", "i", 0),

@@ -116,6 +116,7 @@ public final class PgCatalogFunctions {
             case "bpchar" -> "character" + (mod.isEmpty() ? "(1)" : mod);
             case "char" -> "\"char\"";
             case "timestamp" -> "timestamp without time zone";
+            case "time" -> "time without time zone";
             case "timestamptz" -> "timestamp with time zone";
             case "numeric" -> "numeric" + mod;
             default -> t.name();

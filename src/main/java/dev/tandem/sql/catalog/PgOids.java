@@ -36,6 +36,7 @@ public final class PgOids {
     public static final int TIMESTAMPTZ = 1184;
     public static final int DATE = 1082;
     public static final int INTERVAL = 1186;
+    public static final int TIME = 1083;
     public static final int UUID = 2950;
     public static final int JSONB = 3802;
     public static final int BYTEA = 17;
@@ -111,6 +112,7 @@ public final class PgOids {
             case INTERVAL -> INTERVAL;
             case JSONB -> JSONB;
             case BYTEA -> BYTEA;
+            case TIME -> TIME;
             case BOOL_ARRAY -> 1000;
             case INT64_ARRAY -> 1016;
             case FLOAT64_ARRAY -> 1022;
