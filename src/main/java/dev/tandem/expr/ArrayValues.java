@@ -28,7 +28,7 @@ public final class ArrayValues {
         List<String> parts = TextArrays.parse(text);
         List<Object> values = new ArrayList<>(parts.size());
         for (String p : parts) {
-            values.add(p == null ? null : ExprEval.cast(p, element));
+            values.add(p == null ? null : element == DatumType.TIMESTAMP ? Datetimes.parseTimestamp(p) : ExprEval.cast(p, element));
         }
         return new DatumArray(element, values);
     }

@@ -66,6 +66,16 @@ public final class Datetimes {
         return new TimestampTz(checkedMicros(micros(local, local.atZone(zone).getOffset())));
     }
 
+    /** PostgreSQL's input of a {@code timestamp} (without time zone): a zone in it is ignored, as PostgreSQL ignores it. */
+    public static dev.tandem.row.Timestamp parseTimestamp(String s) {
+        Matcher m = match(s, "timestamp");
+        try {
+            return new dev.tandem.row.Timestamp(checkedMicros(micros(localDateTime(m), ZoneOffset.UTC)));
+        } catch (DateTimeException | NumberFormatException e) {
+            throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"" + s + "\"");
+        }
+    }
+
     private static Matcher match(String s, String type) {
         String t = s.trim();
         String lower = t.toLowerCase(Locale.ROOT);

@@ -17,7 +17,20 @@ public enum AggregateFunc {
      * its multiplicity; NULL when there are none. Recomputed per changed group, not maintained by adding
      * and retracting.
      */
-    STRING_AGG;
+    STRING_AGG,
+    /**
+     * The values, NULLs included, as an array of their type in ascending {@link dev.tandem.expr.Datums#ORDER} (NULLs
+     * last), values that compare equal in the order of their rows, each as many times as its multiplicity; NULL when
+     * there are none. Recomputed per changed group.
+     */
+    ARRAY_AGG,
+    /** {@link #ARRAY_AGG} in descending order (NULLs first), values that compare equal in the order of their rows. */
+    ARRAY_AGG_DESC;
+
+    /** Whether this is an {@code array_agg}, whose value is an array of its argument's type. */
+    public boolean isArrayAgg() {
+        return this == ARRAY_AGG || this == ARRAY_AGG_DESC;
+    }
 
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);

@@ -4,6 +4,7 @@ import dev.tandem.expr.DataError;
 import dev.tandem.expr.Datums;
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Expr;
+import dev.tandem.row.DatumArray;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.RowPacker;
@@ -167,6 +168,22 @@ public final class GroupFunctions {
                     }
                 }
                 return b.toString();
+            }
+            case ARRAY_AGG, ARRAY_AGG_DESC -> {
+                // a stable sort of the members (in row order) by their values keeps equal values in row order
+                List<Integer> order = new ArrayList<>(members.size());
+                for (int i = 0; i < members.size(); i++) {
+                    order.add(i);
+                }
+                Comparator<Object> values = func == AggregateFunc.ARRAY_AGG ? Datums.ORDER : Datums.ORDER.reversed();
+                order.sort((x, y) -> values.compare(args.get(x)[a], args.get(y)[a]));
+                List<Object> elements = new ArrayList<>();
+                for (int i : order) {
+                    for (long m = members.get(i).mult(); m > 0; m--) {
+                        elements.add(args.get(i)[a]);
+                    }
+                }
+                return elements.isEmpty() ? null : new DatumArray(type.element(), elements);
             }
         }
         throw new IllegalStateException("unknown aggregate " + func);

@@ -31,7 +31,10 @@ import java.util.function.Function;
  *       multiplicities, count(e) those of rows where e is not NULL, sum adds value × multiplicity
  *       (int64 exactly, an out-of-range result is one error {@value #SUM_OVERFLOW} for the group and
  *       no output; float64 in row order), min/max ignore NULLs; NULL when a group has no non-NULL
- *       value.</li>
+ *       value. string_agg concatenates the non-NULL strings in ascending order, each as many times as
+ *       its multiplicity. array_agg is the array of every value, NULLs included, each as many times as
+ *       its multiplicity, in ascending datum order with NULLs last (array_agg_desc: descending with
+ *       NULLs first), values comparing equal in the order of their rows; NULL for a group of no rows.</li>
  *   <li>{@code top_k}: per group, the rows ranked by the orderings then by the whole row (row order),
  *       each row counting as many copies as its multiplicity; copies {@code offset} up to
  *       {@code offset + limit} are kept. A group holding a negative multiplicity has no output and

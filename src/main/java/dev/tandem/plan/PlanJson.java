@@ -28,7 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
  * {"op":"constant","rows":[[...],...],"types":["int64",...]}
  * {"op":"mfp","input":P,"map":[E...],"filter":[E...],"project":[i...]}          each part optional
  * {"op":"join","inputs":[P,P,...],"on":[[[0,1],[1,0]], ...]}                      classes of [input, column]
- * {"op":"reduce","input":P,"group_key":[i...],"aggregates":[{"func":"count|sum|min|max","expr":E}]}
+ * {"op":"reduce","input":P,"group_key":[i...],"aggregates":[{"func":"count|sum|min|max|string_agg|array_agg|array_agg_desc","expr":E}]}
  * {"op":"top_k","input":P,"group_key":[i...],"order_by":[{"col":i,"desc":false,"nulls_last":true}],"limit":n,"offset":m}
  * {"op":"window","input":P,"partition_by":[i...],"order_by":[...],"functions":[{"func":"row_number|rank|dense_rank|lag|lead|count|sum|min|max","expr":E,"offset":n}]}
  * {"op":"threshold","input":P}  {"op":"negate","input":P}  {"op":"union","inputs":[P...]}
@@ -199,7 +199,7 @@ public final class PlanJson {
         String name = string(required(node, "func", path), child(path, "func"));
         AggregateFunc f = AggregateFunc.fromJson(name);
         if (f == null) {
-            throw new PlanException(child(path, "func"), "unknown aggregate '" + name + "'; expected count, sum, min or max");
+            throw new PlanException(child(path, "func"), "unknown aggregate '" + name + "'; expected count, sum, min, max, string_agg, array_agg or array_agg_desc");
         }
         Expr e = node.has("expr") ? ExprJson.parse(node.get("expr"), child(path, "expr")) : null;
         if (e == null && f != AggregateFunc.COUNT) {

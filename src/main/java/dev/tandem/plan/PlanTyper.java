@@ -66,6 +66,13 @@ final class PlanTyper {
                     if (a.func() == AggregateFunc.STRING_AGG && t != DatumType.STRING) {
                         throw new PlanException(at, "string_agg needs string, got " + t.jsonName());
                     }
+                    if (a.func().isArrayAgg()) {
+                        DatumType array = DatumType.arrayOf(t);
+                        if (array == null) {
+                            throw new PlanException(at, a.func().jsonName() + " needs a type with an array type, got " + t.jsonName());
+                        }
+                        t = array;
+                    }
                     out.add(a.func() == AggregateFunc.COUNT ? DatumType.INT64 : t);
                 }
                 yield List.copyOf(out);

@@ -86,11 +86,38 @@ final class ReferenceGroups {
                     values.forEach((v, n) -> b.append(v.repeat(n.intValue())));
                     value = values.isEmpty() ? null : b.toString();
                 }
+                case ARRAY_AGG, ARRAY_AGG_DESC -> value = arrayAgg(a, agg.func() == AggregateFunc.ARRAY_AGG_DESC, type, members, args);
                 default -> throw new IllegalStateException("the reference evaluator does not know " + agg.func());
             }
             out.add(value);
         }
         return new Outcome(Map.of(Row.pack(outTypes, out), 1L), null);
+    }
+
+    /**
+     * The array of argument {@code a}'s values, NULLs too, each repeated by its multiplicity: taken one member at a
+     * time, always the first (in row order) of the least left (the greatest when {@code descending}), NULL ranking
+     * above every value; NULL when the group has no members.
+     */
+    private static Object arrayAgg(int a, boolean descending, DatumType type, SortedMap<Row, Long> members, Map<Row, Object[]> args) {
+        List<Map.Entry<Row, Long>> left = new ArrayList<>(members.entrySet());
+        List<Object> elements = new ArrayList<>();
+        while (!left.isEmpty()) {
+            int pick = 0;
+            for (int i = 1; i < left.size(); i++) {
+                Object v = args.get(left.get(i).getKey())[a];
+                Object best = args.get(left.get(pick).getKey())[a];
+                int c = v == null || best == null ? (v == null ? (best == null ? 0 : 1) : -1) : Datums.compare(v, best);
+                if (descending ? c > 0 : c < 0) {
+                    pick = i;
+                }
+            }
+            Map.Entry<Row, Long> taken = left.remove(pick);
+            for (long n = 0; n < taken.getValue(); n++) {
+                elements.add(args.get(taken.getKey())[a]);
+            }
+        }
+        return elements.isEmpty() ? null : new dev.tandem.row.DatumArray(type.element(), elements);
     }
 
     /** The sum of argument {@code a}, NULL without a non-NULL value, or {@link PlanEvaluator#SUM_OVERFLOW}. */

@@ -21,7 +21,7 @@ import java.util.TreeMap;
  * A {@code reduce} whose aggregates are all maintained incrementally: count, int64 sum, min and max.
  * Its output is that of {@link GroupOperator} over {@link GroupFunctions#reduce}: for each group touched
  * in a round, at each distinct time in order, the retraction of the group's previous output and its
- * new output, when they differ. A reduce with a string_agg, or with a float64 sum (defined in row order, so not maintainable
+ * new output, when they differ. A reduce with a string_agg or an array_agg, or with a float64 sum (defined in row order, so not maintainable
  * by adding and retracting) is rendered as a {@link GroupOperator} instead.
  *
  * <p><b>State.</b> Instead of an arrangement of its input, each shard keeps the multiplicity of each
@@ -110,10 +110,11 @@ final class ReduceOperator extends Operator {
     static boolean supports(Plan.Reduce reduce, List<DatumType> outTypes) {
         int keyArity = reduce.groupKey().size();
         for (int a = 0; a < reduce.aggregates().size(); a++) {
-            if (reduce.aggregates().get(a).func() == AggregateFunc.STRING_AGG
+            if (reduce.aggregates().get(a).func() == AggregateFunc.STRING_AGG || reduce.aggregates().get(a).func().isArrayAgg()
                     || reduce.aggregates().get(a).func() == AggregateFunc.SUM && outTypes.get(keyArity + a) != DatumType.INT64
                     || outTypes.get(keyArity + a) == DatumType.NUMERIC || outTypes.get(keyArity + a) == DatumType.UUID
-                    || outTypes.get(keyArity + a) == DatumType.INTERVAL || outTypes.get(keyArity + a) == DatumType.JSONB || outTypes.get(keyArity + a) == DatumType.BYTEA) {
+                    || outTypes.get(keyArity + a) == DatumType.INTERVAL || outTypes.get(keyArity + a) == DatumType.JSONB || outTypes.get(keyArity + a) == DatumType.BYTEA
+                    || outTypes.get(keyArity + a).isArray()) {
                 return false;
             }
         }

@@ -36,6 +36,8 @@ final class ArrayFunctions {
     static final String CAST = "PG_ARRAY_CAST";
     /** {@code x op ANY($1)}'s parameter, {@code pg_array_param(x, $1)}: an array of {@code x}'s type, as PostgreSQL infers it. */
     static final String PARAM = "PG_ARRAY_PARAM";
+    /** {@code x op ANY/ALL (c)} of a column (or other name) {@code c}: {@code c} itself, which must be an array ({@code 42809} otherwise). */
+    static final String OPERAND = "PG_ARRAY_OPERAND";
 
     static final List<SqlFunction> FUNCTIONS = List.of(
             function("ARRAY_LENGTH", ReturnTypes.INTEGER_NULLABLE),
@@ -50,6 +52,7 @@ final class ArrayFunctions {
             function(EXISTS_ANY, ReturnTypes.BOOLEAN_NULLABLE),
             function(EXISTS_ALL, ReturnTypes.BOOLEAN_NULLABLE),
             function(CAST, ArrayFunctions::castType),
+            function(OPERAND, ArrayFunctions::arrayOperand),
             new SqlFunction(PARAM, SqlKind.OTHER_FUNCTION, binding -> binding.getTypeFactory().createTypeWithNullability(
                     binding.getTypeFactory().createArrayType(binding.getOperandType(0), -1), true),
                     (binding, returnType, types) -> {
@@ -67,8 +70,13 @@ final class ArrayFunctions {
                     SqlFunction param = FUNCTIONS.stream().filter(f -> f.getName().equals(PARAM)).findFirst().orElseThrow();
                     l.set(0, param.createCall(p.getParserPosition(), call.operand(0), p));
                 } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l
-                        && (l.size() != 1 || l.get(0) instanceof org.apache.calcite.sql.SqlLiteral || l.get(0) instanceof org.apache.calcite.sql.SqlIdentifier)) {
-                    // (Calcite reads x = ANY (v) of a scalar v as x = v; Tandem has no array columns)
+                        && l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlIdentifier c) {
+                    // (Calcite reads x = ANY (c) of a scalar c as x = c: the name is checked to be an array once typed)
+                    SqlFunction operand = FUNCTIONS.stream().filter(f -> f.getName().equals(OPERAND)).findFirst().orElseThrow();
+                    l.set(0, operand.createCall(c.getParserPosition(), c));
+                } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l
+                        && (l.size() != 1 || l.get(0) instanceof org.apache.calcite.sql.SqlLiteral)) {
+                    // (Calcite reads x = ANY (v) of a scalar v as x = v; a column's type is checked once validated, by CalcitePlanner's convertlet)
                     if (l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlCharStringLiteral) {
                         throw SqlException.notSupported("x op ANY/ALL ('...') of an array's text: cast it ('{1,2}'::bigint[])");
                     }
@@ -82,6 +90,13 @@ final class ArrayFunctions {
     private ArrayFunctions() {
     }
 
+    /** {@code pg_array_cast(value, 'element')}: {@code value} (an array's text, a parameter, NULL) read as an array of {@code element}. */
+    static org.apache.calcite.sql.SqlNode castCall(org.apache.calcite.sql.SqlNode value, DatumType element) {
+        SqlFunction cast = FUNCTIONS.stream().filter(f -> f.getName().equals(CAST)).findFirst().orElseThrow();
+        return cast.createCall(value.getParserPosition(), value,
+                org.apache.calcite.sql.SqlLiteral.createCharString(SqlTypes.pgName(element), value.getParserPosition()));
+    }
+
     private static SqlFunction function(String name, SqlReturnTypeInference type) {
         return new SqlFunction(name, SqlKind.OTHER_FUNCTION, type, org.apache.calcite.sql.type.InferTypes.FIRST_KNOWN, OperandTypes.VARIADIC,
                 SqlFunctionCategory.USER_DEFINED_FUNCTION);
@@ -91,6 +106,11 @@ final class ArrayFunctions {
     private static RelDataType castType(SqlOperatorBinding binding) {
         DatumType element = SqlTypes.ofName(binding.getStringLiteralOperand(1));
         return SqlTypes.calcite(binding.getTypeFactory(), DatumType.arrayOf(element), true);
+    }
+
+    /** The type of {@link #OPERAND}'s operand (one that is no array is refused when translated). */
+    private static RelDataType arrayOperand(SqlOperatorBinding binding) {
+        return binding.getOperandType(0);
     }
 
     /** The type of the first array operand (the operands' own types are checked when translated). */
@@ -171,6 +191,12 @@ final class ArrayFunctions {
         switch (name) {
             case PARAM -> {
                 return t.rex(ops.get(1), in);
+            }
+            case OPERAND -> {
+                if (ops.get(0).getType().getSqlTypeName() != SqlTypeName.ARRAY) {
+                    throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "op ANY/ALL (array) requires array on right side");
+                }
+                return t.rex(ops.get(0), in);
             }
             case CAST -> {
                 DatumType to = SqlTypes.of(call.getType());

@@ -163,15 +163,19 @@ final class DdlPlanner {
                 } while (lex.acceptPunct(","));
                 lex.expectPunct(")");
             }
-            if (lex.acceptPunct("[") || lex.accept("array")) {
-                int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
-                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns (arrays are values in queries only)", lc[0], lc[1]);
-            }
+            boolean array = arrayType(sql, lex);
             DeclaredType declaredType = declaredType(sql, typeAt, type.toString(), modifiers);
             if (declaredType != null) {
                 declared.put(col, declaredType);
             }
             DatumType t = SqlTypes.ofName(type.toString());
+            if (array) {
+                t = arrayColumnType(sql, typeAt, type.toString(), modifiers);
+                if (generated) {
+                    int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
+                    throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: serial arrays", lc[0], lc[1]);
+                }
+            }
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                 throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: type " + type
@@ -191,6 +195,9 @@ final class DdlPlanner {
                 } else if (lex.accept("unique")) {
                     keys.add(new CatalogEntry.Key(constraint, List.of(col), false));
                 } else if (lex.accept("default")) {
+                    if (t.isArray()) {
+                        throw SqlException.notSupported("a default of an array column");
+                    }
                     Object value = ColumnDefaults.parse(sql, lex, col, t);
                     if (value != null) {
                         defaults.put(col, value);
@@ -230,6 +237,50 @@ final class DdlPlanner {
             controller.createTable(name, columns, keys, defaults, declared, planned);
             return SqlResult.command("CREATE TABLE");
         }));
+    }
+
+    /**
+     * Whether the type just read is followed by an array's brackets or {@code ARRAY} ({@code text[]}, {@code text[3]},
+     * {@code text ARRAY}), which it reads; PostgreSQL ignores the size, as Tandem does.
+     */
+    private static boolean arrayType(String sql, SqlLexer lex) {
+        boolean array = false;
+        while (true) {
+            boolean word = lex.accept("array");
+            boolean bracket = lex.acceptPunct("[");
+            if (!word && !bracket) {
+                return array;
+            }
+            if (array) {
+                int[] lc = SqlLexer.lineColumn(sql, lex.peek().offset());
+                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: multidimensional array columns", lc[0], lc[1]);
+            }
+            array = true;
+            if (bracket) {
+                if (lex.peek().kind() == SqlLexer.Kind.NUMBER) {
+                    lex.take();
+                }
+                lex.expectPunct("]");
+            }
+        }
+    }
+
+    /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are, without modifiers. */
+    private static final java.util.Set<String> ARRAY_ELEMENTS = java.util.Set.of("bigint", "int8", "double precision", "float8", "text", "boolean", "bool",
+            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone");
+
+    /**
+     * The type of a column declared an array of {@code type}: Tandem's array of it, or {@code 0A000} for an element type whose
+     * PostgreSQL array Tandem has none of ({@code integer[]} is {@code int4[]}, {@code varchar(n)[]}...).
+     */
+    private static DatumType arrayColumnType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
+        String n = type.toLowerCase(Locale.ROOT);
+        if (!ARRAY_ELEMENTS.contains(n) || !modifiers.isEmpty()) {
+            int[] lc = SqlLexer.lineColumn(sql, at.offset());
+            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns of " + n + (modifiers.isEmpty() ? "" : " with a type modifier")
+                    + " (array columns are of bigint, double precision, numeric, text, boolean, date, timestamp, timestamptz or uuid)", lc[0], lc[1]);
+        }
+        return DatumType.arrayOf(SqlTypes.ofName(n));
     }
 
     /**
@@ -327,6 +378,9 @@ final class DdlPlanner {
                 String c = k.columns().get(i);
                 if (columns.stream().noneMatch(x -> x.name().equals(c))) {
                     throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + c + "\" named in key does not exist");
+                }
+                if (columns.stream().anyMatch(x -> x.name().equals(c) && x.type().isArray())) {
+                    throw SqlException.notSupported("the array column \"" + c + "\" in a " + what + " constraint");
                 }
                 if (k.columns().subList(0, i).contains(c)) {
                     throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + c + "\" appears twice in " + what + " constraint");

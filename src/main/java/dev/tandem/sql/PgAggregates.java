@@ -60,6 +60,64 @@ final class PgAggregates {
         defaults.add(null);
     }
 
+    /**
+     * Adds {@code array_agg(arg [ORDER BY arg [ASC | DESC]])}: the values, NULLs included, in the reduce's {@code array_agg}
+     * order, ascending with NULLs last or descending with NULLs first, as PostgreSQL sorts by the {@code ORDER BY}.
+     * Without {@code ORDER BY} PostgreSQL answers in whatever order it read the rows (any order is its answer) and
+     * Tandem answers ascending; with {@code DISTINCT} PostgreSQL sorts the values ascending, as Tandem does. Refused:
+     * ordering by anything but the value itself or with the other NULLs placement, a {@code FILTER} (which the
+     * reduce's NULL arguments cannot express, since array_agg keeps NULLs), arguments whose PostgreSQL array type
+     * Tandem lacks ({@code integer[]}, {@code smallint[]}: cast to {@code bigint}; arrays of intervals, jsonb,
+     * bytea, arrays), and {@code DISTINCT} of numerics and doubles (PostgreSQL's distinct {@code 1.5} and {@code 1.50}
+     * are one value, Tandem's two).
+     */
+    static void arrayAgg(org.apache.calcite.rel.core.AggregateCall call, org.apache.calcite.rel.type.RelDataType input, Expr arg,
+            DatumType argType, int at, List<Plan.Aggregate> aggs, List<Expr> finals, List<DatumType> types, List<Object> defaults) {
+        if (call.getArgList().size() != 1) {
+            throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function array_agg of " + call.getArgList().size() + " arguments does not exist");
+        }
+        org.apache.calcite.rel.type.RelDataType calciteArgType = input.getFieldList().get(call.getArgList().get(0)).getType();
+        if (call.filterArg >= 0) {
+            throw SqlException.notSupported("array_agg(...) FILTER (WHERE ...)");
+        }
+        org.apache.calcite.sql.type.SqlTypeName n = calciteArgType.getSqlTypeName();
+        if (n == org.apache.calcite.sql.type.SqlTypeName.INTEGER || n == org.apache.calcite.sql.type.SqlTypeName.SMALLINT
+                || n == org.apache.calcite.sql.type.SqlTypeName.TINYINT) {
+            throw SqlException.notSupported("array_agg of " + (n == org.apache.calcite.sql.type.SqlTypeName.INTEGER ? "integer" : "smallint")
+                    + " (an " + (n == org.apache.calcite.sql.type.SqlTypeName.INTEGER ? "integer[]" : "smallint[]") + "; cast the argument to bigint)");
+        }
+        DatumType array = DatumType.arrayOf(argType);
+        if (array == null) {
+            throw SqlException.notSupported("array_agg of " + SqlTypes.pgName(argType) + (argType.isArray() ? " (multidimensional arrays)" : ""));
+        }
+        if (call.isDistinct() && (argType == DatumType.NUMERIC || argType == DatumType.FLOAT64)) {
+            throw SqlException.notSupported("array_agg(DISTINCT ...) of " + SqlTypes.pgName(argType));
+        }
+        List<org.apache.calcite.rel.RelFieldCollation> order = call.getCollation().getFieldCollations();
+        boolean descending = false;
+        if (order.size() > 1) {
+            throw SqlException.notSupported("array_agg ordered by anything but its value");
+        }
+        if (order.size() == 1) {
+            org.apache.calcite.rel.RelFieldCollation o = order.get(0);
+            descending = o.getDirection() == org.apache.calcite.rel.RelFieldCollation.Direction.DESCENDING;
+            org.apache.calcite.rel.RelFieldCollation.NullDirection nulls = o.nullDirection;
+            boolean defaultNulls = nulls == org.apache.calcite.rel.RelFieldCollation.NullDirection.UNSPECIFIED
+                    || nulls == (descending ? org.apache.calcite.rel.RelFieldCollation.NullDirection.FIRST
+                            : org.apache.calcite.rel.RelFieldCollation.NullDirection.LAST);
+            if (o.getFieldIndex() != call.getArgList().get(0)) {
+                throw SqlException.notSupported("array_agg ordered by anything but its value");
+            }
+            if (!descending && o.getDirection() != org.apache.calcite.rel.RelFieldCollation.Direction.ASCENDING || !defaultNulls) {
+                throw SqlException.notSupported("array_agg ordered by its value but with NULLS " + (descending ? "LAST" : "FIRST"));
+            }
+        }
+        aggs.add(new Plan.Aggregate(descending ? AggregateFunc.ARRAY_AGG_DESC : AggregateFunc.ARRAY_AGG, arg));
+        finals.add(Expr.col(at));
+        types.add(array);
+        defaults.add(null);
+    }
+
     /** Whether {@code name} (of Calcite's {@code kind}) is one of these aggregates. */
     static boolean isOwn(String name, SqlKind kind) {
         return switch (name) {

@@ -80,9 +80,10 @@ final class PgConvertlets implements SqlRexConvertletTable {
             return standard;
         }
         return (cx, cast) -> {
-            org.apache.calcite.rel.type.RelDataType to = cx.getValidator().getValidatedNodeType(cast);
-            org.apache.calcite.rel.type.RelDataType from = cx.getValidator().getValidatedNodeType(cast.operand(0));
-            String name = to.getSqlTypeName() == SqlTypeName.BOOLEAN ? switch (from.getSqlTypeName()) {
+            // (a cast the validator's coercion added, ARRAY[3::bigint, 4]'s of 4, has no validated type: it is no cast to boolean)
+            org.apache.calcite.rel.type.RelDataType to = cx.getValidator().getValidatedNodeTypeIfKnown(cast);
+            org.apache.calcite.rel.type.RelDataType from = cx.getValidator().getValidatedNodeTypeIfKnown(cast.operand(0));
+            String name = to != null && from != null && to.getSqlTypeName() == SqlTypeName.BOOLEAN ? switch (from.getSqlTypeName()) {
                 case BIGINT -> "bigint";
                 case SMALLINT, TINYINT -> "smallint";
                 case DECIMAL -> "numeric";

@@ -148,7 +148,8 @@ final class PgFunctions {
             NUMERIC_FIT,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
-            SqlLibraryOperators.STRING_AGG)));
+            SqlLibraryOperators.STRING_AGG,
+            SqlLibraryOperators.ARRAY_AGG)));
 
     /** The function {@code extract(field FROM x)} is written as ({@link PgCasts#rewrite}): {@code pg_extract('field', x)}. */
     static final String PG_EXTRACT = "PG_EXTRACT";

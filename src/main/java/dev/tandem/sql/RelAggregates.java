@@ -86,6 +86,11 @@ final class RelAggregates {
             }
             Expr arg = call.getArgList().isEmpty() ? null : Expr.col(call.getArgList().get(0));
             DatumType argType = arg == null ? null : in.types().get(call.getArgList().get(0));
+            boolean arrayAgg = call.getAggregation().getKind() == SqlKind.ARRAY_AGG;
+            if (arrayAgg) {
+                PgAggregates.arrayAgg(call, agg.getInput().getRowType(), arg, argType, n + out.aggs().size(), out.aggs(), out.finals(), out.types(),
+                        out.defaults());
+            }
             if (call.filterArg >= 0) {
                 // FILTER (WHERE f): a row f does not keep (false or NULL) is a NULL argument, which every aggregate skips
                 arg = Expr.call(Func.IF, Expr.col(call.filterArg), arg == null ? Expr.lit(true, DatumType.BOOL) : arg,
@@ -99,6 +104,10 @@ final class RelAggregates {
                     ? arg instanceof Expr.Col c ? c.index() : in.types().size() + extra.size() : -1;
             if (distinct >= in.types().size()) {
                 extra.add(arg);
+            }
+            if (arrayAgg) {
+                pad(distinctOf, out.aggs().size(), distinct);
+                continue;
             }
             if (stringAgg) {
                 Expr separator = agg.getInput() instanceof Project p
@@ -128,7 +137,8 @@ final class RelAggregates {
         }
         List<DatumType> reduceTypes = new ArrayList<>(out.types().subList(0, n));
         for (Plan.Aggregate a : out.aggs()) {
-            reduceTypes.add(a.func() == AggregateFunc.COUNT ? DatumType.INT64 : typeOf(a.expr(), in.types()));
+            DatumType t = a.func() == AggregateFunc.COUNT ? DatumType.INT64 : typeOf(a.expr(), in.types());
+            reduceTypes.add(a.func().isArrayAgg() ? DatumType.arrayOf(t) : t);
         }
         Plan reduce = distinctOf.stream().allMatch(d -> d < 0) ? new Plan.Reduce(in.plan(), key, out.aggs())
                 : reduceDistinct(in, key, out.aggs(), distinctOf, reduceTypes);

@@ -230,6 +230,12 @@ final class WritePlanner {
 
     /** A VALUES entry: a literal, a parameter, DEFAULT, a negated number or a cast of one, as a value of the column's type. */
     private static Object constant(SqlNode n, DatumType type, List<Object> values, SqlParams params) {
+        boolean arrayText = n instanceof SqlDynamicParam || n instanceof SqlLiteral l && (l.getTypeName() == SqlTypeName.NULL || l.getTypeName() == SqlTypeName.CHAR)
+                || n instanceof SqlBasicCall c && c.getKind() == SqlKind.DEFAULT;
+        if (type.isArray() && !arrayText) {
+            // (PostgreSQL's 42804 names the constant's type, which Calcite's parse does not tell apart)
+            throw SqlEngine.at(SqlException.notSupported("assigning " + n + " to a column of type " + SqlTypes.pgName(type)), n);
+        }
         try {
             return switch (n) {
                 case SqlDynamicParam p -> SqlTypes.convert(values.get(params.number(p.getIndex()) - 1), type);
@@ -463,6 +469,10 @@ final class WritePlanner {
         if (to == DatumType.BYTEA && e instanceof SqlCharStringLiteral l) {
             return SqlTypes.byteaLiteral(l, e.getParserPosition());
         }
+        if (to.isArray()) {
+            // PostgreSQL's array text ('{a,b}'), a parameter or NULL, read as the column's array type
+            return ArrayFunctions.castCall(value, to.element());
+        }
         SqlTypeName type = switch (to) {
             case INT64 -> SqlTypeName.BIGINT;
             case FLOAT64 -> SqlTypeName.DOUBLE;
@@ -478,7 +488,7 @@ final class WritePlanner {
             case JSONB -> throw new IllegalStateException("a jsonb is assigned by pg_jsonb");
             case TIME -> throw new IllegalStateException("a time is assigned by pg_time");
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
-                    UUID_ARRAY -> throw SqlException.notSupported("array columns");
+                    UUID_ARRAY -> throw new IllegalStateException("an array is assigned by pg_array_cast");
         };
         return SqlStdOperatorTable.CAST.createCall(e.getParserPosition(), value,
                 new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, e.getParserPosition()), e.getParserPosition()));
@@ -502,6 +512,11 @@ final class WritePlanner {
                     + "\" (cast it: x::time)"), at);
         }
         boolean datetime = DATETIMES.contains(from) && DATETIMES.contains(column.type());
+        if (from != column.type() && (from.isArray() || column.type().isArray())) {
+            // PostgreSQL assigns arrays element by element with its assignment casts (bigint[] to text[]...); Tandem only arrays of the column's type
+            throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the " + SqlTypes.pgName(column.type())
+                    + " column \"" + column.name() + "\""), at);
+        }
         if (from != column.type() && !numeric && !text && !datetime) {
             throw SqlEngine.at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
                     + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(from)), at);

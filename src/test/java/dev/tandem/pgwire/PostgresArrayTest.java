@@ -81,6 +81,23 @@ class PostgresArrayTest {
             // casts
             "SELECT '{1,2}'::text[]::bigint[], '{1,2}'::bigint[]::text[], '{1.5}'::numeric[]::bigint[]",
             "SELECT CAST('{1,2}' AS bigint[]), CAST(ARRAY['3'] AS bigint[])",
+            // array_agg: NULLs kept, ordered by its value, DISTINCT sorted, NULL over no rows
+            "SELECT array_agg(n ORDER BY n), array_agg(s ORDER BY s DESC), array_agg(k ORDER BY k DESC) FROM ax",
+            "SELECT n, array_agg(k ORDER BY k), array_agg(s ORDER BY s ASC NULLS LAST) FROM ax GROUP BY n ORDER BY n",
+            "SELECT array_agg(DISTINCT n), array_agg(DISTINCT s), array_agg(DISTINCT s ORDER BY s DESC) FROM ax",
+            "SELECT array_agg(k ORDER BY k), count(*) FROM ax WHERE k > 100",
+            "SELECT n, array_agg(s ORDER BY s) FROM ax WHERE k > 100 GROUP BY n",
+            "SELECT array_agg(n + k ORDER BY n + k) FROM ax",
+            "SELECT array_agg(n ORDER BY n DESC NULLS FIRST) FROM ax WHERE k < 4",
+            "SELECT array_agg(b ORDER BY b), array_agg(b ORDER BY b DESC) FROM (VALUES (true), (false), (NULL::boolean), (true)) AS t(b)",
+            "SELECT array_agg(x ORDER BY x) FROM (SELECT ('{1.5,NULL,-2e30,0.1,0}'::float8[])[k] AS x FROM ax) AS t",
+            "SELECT array_agg(x ORDER BY x DESC) FROM (SELECT ('{1.50,2,NULL,-0.001,0}'::numeric[])[k] AS x FROM ax) AS t",
+            "SELECT array_agg(d ORDER BY d) FROM (VALUES (DATE '2024-01-02'), (DATE '2023-05-06'), (NULL::date)) AS t(d)",
+            "SELECT array_agg(ts ORDER BY ts) FROM (VALUES ('2024-01-02 03:04:05.5'::timestamp), (NULL::timestamp), ('1999-12-31 23:59:59'::timestamp)) AS t(ts)",
+            "SELECT array_agg(ts ORDER BY ts DESC) FROM (VALUES ('2024-01-02 03:04:05+02'::timestamptz), ('2024-01-02 00:00:00+00'::timestamptz)) AS t(ts)",
+            "SELECT array_agg(u ORDER BY u) FROM (VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid), (NULL::uuid),"
+                    + " ('00000000-0000-0000-0000-000000000001'::uuid)) AS t(u)",
+            "SELECT array_to_string(array_agg(s ORDER BY s), ',', '*'), cardinality(array_agg(n ORDER BY n))::bigint FROM ax",
             // refusals PostgreSQL shares
             "SELECT k FROM ax WHERE n = ANY(5)",
             "SELECT ARRAY[1::bigint] = ARRAY['a']");
@@ -139,13 +156,118 @@ class PostgresArrayTest {
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
 
+    /** A table with array columns: written by literals, constructors, functions and pgjdbc's {@code setArray}, read and described. */
+    private static final List<String> ARRAY_COLUMNS = List.of(
+            "CREATE TABLE acol (id bigint, tags text[], ns bigint[], fs double precision[], bs boolean ARRAY, ds date[], ts timestamp[3],"
+                    + " tz timestamptz[], us uuid[], xs numeric[])",
+            "INSERT INTO acol VALUES (1, '{a,\"b c\",NULL,\"\"}', '{1,2,NULL}', '{1.5,-0.25,1e20}', '{t,f,NULL}', '{2024-01-02}',"
+                    + " '{\"2024-01-02 03:04:05.5\"}', '{\"2024-01-02 03:04:05+02\"}', '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', '{1.50,2}')",
+            "INSERT INTO acol (id, tags, ns) VALUES (2, ARRAY['x', 'y'], ARRAY[3::bigint, 4]), (3, '{}', NULL), (4, NULL, '{}')",
+            "UPDATE acol SET tags = array_append(tags, 'z') WHERE id = 2",
+            "UPDATE acol SET ns = '{7,8}', xs = '{-0.001}'::numeric[] WHERE id = 3",
+            "UPDATE acol SET tags = tags || '{q}'::text[] WHERE id = 1",
+            "DELETE FROM acol WHERE id = 4",
+            "INSERT INTO acol (id, tags) VALUES (5, NULL)");
+
+    private static final List<String> ARRAY_COLUMN_QUERIES = List.of(
+            "SELECT * FROM acol ORDER BY id",
+            "SELECT id FROM acol WHERE 'x'::text = ANY(tags) ORDER BY id",
+            "SELECT id, id = ANY(ns), id <> ALL(ns) FROM acol ORDER BY id",
+            "SELECT id, tags[1], array_length(ns, 1)::bigint, cardinality(tags)::bigint, ns[2] FROM acol ORDER BY id",
+            "SELECT tags, count(*) FROM acol GROUP BY tags ORDER BY tags",
+            "SELECT id FROM acol WHERE ns @> '{1}'::bigint[] OR tags && '{z}'::text[] ORDER BY id",
+            "SELECT id, array_to_string(tags, ',', '*') FROM acol ORDER BY id",
+            "SELECT id, tags = '{x,y,z}'::text[] FROM acol ORDER BY id",
+            "SELECT array_agg(id ORDER BY id DESC), array_agg(tags[1] ORDER BY tags[1]) FROM acol");
+
+    /** The catalog's description of the array columns, compared by value (the catalog's own columns are typed text, PostgreSQL's name). */
+    private static final List<String> ARRAY_COLUMN_CATALOG = List.of(
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'acol'::regclass AND attnum > 0 ORDER BY attnum",
+            "SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_name = 'acol' ORDER BY ordinal_position");
+
+    @Test
+    void arrayColumnsAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> mismatches = new ArrayList<>();
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1000,1016,1007,1009,1022,1231,1182,1115,1185,2951")) {
+            Connection pg = systems.pg();
+            Connection td = systems.td();
+            try (Statement p = pg.createStatement()) {
+                p.execute("DROP TABLE IF EXISTS acol");
+            }
+            for (String sql : ARRAY_COLUMNS) {
+                PgAnswers.compare(sql, PgAnswers.update(pg, sql), PgAnswers.update(td, sql), "write", mismatches);
+            }
+            for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
+                int id = pair[0] == pg ? 10 : 11;
+                PgAnswers.compare("setArray insert", setArrays(pair[0], id), setArrays(pair[1], id), pair[0] == pg ? "text" : "binary", mismatches);
+            }
+            systems.compareAll(ARRAY_COLUMN_QUERIES, mismatches);
+            for (String q : ARRAY_COLUMN_CATALOG) {
+                String expected = PgAnswers.answer(pg, q, false);
+                String got = PgAnswers.answer(td, q, false);
+                PgAnswers.compare(q, expected.substring(expected.indexOf("] ") + 2), got.substring(got.indexOf("] ") + 2), "catalog", mismatches);
+            }
+            for (String q : List.of("INSERT INTO acol (id, ns) VALUES (20, ARRAY['a'])", "INSERT INTO acol (id, ns) VALUES (20, '{x}')",
+                    "INSERT INTO acol (id, tags) VALUES (20, '{{a}}')", "INSERT INTO acol (id, tags) VALUES (20, '{a')")) {
+                String expected = PgAnswers.update(pg, q);
+                String got = PgAnswers.update(td, q);
+                if (!got.equals(expected) && !got.equals("ERROR 0A000")) {
+                    mismatches.add("[write] " + q + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got);
+                }
+            }
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    /** A row written with pgjdbc's {@code setArray} of text and bigint arrays, read back with {@code getArray}. */
+    private static String setArrays(Connection c, int id) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO acol (id, tags, ns) VALUES (?, ?, ?)")) {
+            ps.setLong(1, id);
+            ps.setArray(2, c.createArrayOf("text", new Object[] {"p q", null, "r"}));
+            ps.setArray(3, c.createArrayOf("bigint", new Object[] {5L, null}));
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT tags, ns FROM acol WHERE id = ?")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<String> out = new ArrayList<>();
+                while (rs.next()) {
+                    for (int i = 1; i <= 2; i++) {
+                        Array a = rs.getArray(i);
+                        out.add(a.getBaseTypeName() + Arrays.deepToString((Object[]) a.getArray()));
+                    }
+                }
+                return out.toString();
+            }
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        }
+    }
+
     /** What Tandem does not do with arrays is refused with its SQLSTATE, never answered otherwise (no PostgreSQL needed). */
     @Test
     void refusesWhatItDoesNotDo() throws SQLException {
         List<String[]> cases = List.of(
-                new String[] {"SELECT array_agg(n) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(n ORDER BY k) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(n ORDER BY n NULLS FIRST) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(n) FILTER (WHERE k > 1) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(k::int) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(j) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(ARRAY[n]) FROM ax", "0A000"},
+                new String[] {"SELECT array_agg(DISTINCT n::numeric) FROM ax", "0A000"},
                 new String[] {"SELECT max(ARRAY[n]) FROM ax", "0A000"},
-                new String[] {"CREATE TABLE at (tags text[])", "0A000"},
+                new String[] {"CREATE TABLE at (tags integer[])", "0A000"},
+                new String[] {"CREATE TABLE at (tags varchar(3)[])", "0A000"},
+                new String[] {"CREATE TABLE at (tags text[][])", "0A000"},
+                new String[] {"CREATE TABLE at (tags text[] PRIMARY KEY)", "0A000"},
+                new String[] {"CREATE TABLE at (tags text[] DEFAULT '{}')", "0A000"},
+                new String[] {"CREATE TABLE at (tags interval[])", "0A000"},
                 new String[] {"SELECT ARRAY[1.5, 2.25]", "0A000"},
                 new String[] {"SELECT '{{1,2}}'::bigint[]", "0A000"},
                 new String[] {"SELECT ARRAY[n]::text FROM ax", "0A000"},
@@ -153,6 +275,7 @@ class PostgresArrayTest {
                 new String[] {"SELECT '{1}'::interval[]", "0A000"},
                 new String[] {"SELECT ARRAY[1.5::float8]::text[]", "0A000"},
                 new String[] {"SELECT k FROM ax WHERE n = ANY(5)", "42809"},
+                new String[] {"SELECT k FROM ax WHERE n = ANY(k)", "42809"},
                 new String[] {"SELECT '{1,x}'::bigint[]", "22P02"});
         List<String> wrong = new ArrayList<>();
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
@@ -174,6 +297,28 @@ class PostgresArrayTest {
             }
         }
         assertThat(wrong).isEmpty();
+    }
+
+    /**
+     * Without {@code ORDER BY}, PostgreSQL's {@code array_agg} is in whatever order it read the rows, so any order is its
+     * answer; Tandem's is ascending, NULLs last (no PostgreSQL needed).
+     */
+    @Test
+    void arrayAggWithoutOrderIsAscending() throws SQLException {
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection td = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Statement s = td.createStatement()) {
+            for (String sql : SETUP) {
+                s.execute(sql);
+            }
+            try (ResultSet rs = s.executeQuery("SELECT array_agg(n), array_agg(s), array_agg(k) FROM ax WHERE k <> 3 OR k = 3")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("{10,10,20,40,NULL}");
+                assertThat(rs.getString(2)).isEqualTo("{\"\",\"NULL\",a,\"b c\",NULL}");
+                assertThat(rs.getString(3)).isEqualTo("{1,2,3,4,5}");
+            }
+        }
     }
 
     /** pgjdbc's {@code getArray} of arrays of several types, as Java arrays. */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Indexed views using {@code LIKE}/{@code ILIKE}, {@code count}/{@code sum(DISTINCT ...)}, {@code FILTER}, {@code ROLLUP}, {@code string_agg}, {@code
+ * Indexed views using {@code LIKE}/{@code ILIKE}, {@code count}/{@code sum(DISTINCT ...)}, {@code FILTER}, {@code ROLLUP}, {@code string_agg}, {@code array_agg}, {@code
  * bool_and}/{@code bool_or}/{@code every}, the variances and standard deviations, and subqueries in expressions
  * ({@code [NOT] IN}, {@code [NOT] EXISTS}, {@code ALL}/{@code ANY}, scalar subqueries in the select list and
  * {@code HAVING}, correlated or not), maintained
@@ -59,7 +59,11 @@ class PostgresMaintainedViewTest {
                     + " count(*) OVER (PARTITION BY g) AS n, min(s) OVER () AS least_s FROM mv_t",
             "mv_top2 AS SELECT g, k, v FROM (SELECT g, k, v, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST, k) AS rn FROM mv_t) AS r"
                     + " WHERE rn <= 2",
-            "mv_window_agg AS SELECT g, count(*) AS c, rank() OVER (ORDER BY count(*) DESC) AS r FROM mv_t GROUP BY g");
+"mv_window_agg AS SELECT g, count(*) AS c, rank() OVER (ORDER BY count(*) DESC) AS r FROM mv_t GROUP BY g",
+            // array_agg, recomputed per changed group: NULLs kept, ordered by its value, DISTINCT sorted
+            "mv_arrays AS SELECT g, array_agg(v ORDER BY v) AS av, array_agg(s ORDER BY s DESC) AS sd, array_agg(DISTINCT s) AS ds,"
+                    + " array_agg(k ORDER BY k DESC) AS kd, count(*) AS c FROM mv_t GROUP BY g",
+            "mv_array_all AS SELECT array_agg(g ORDER BY g) AS gs, array_agg(v + 1 ORDER BY v + 1 DESC) AS vd, count(*) AS c FROM mv_t");
     private static final List<String> TEXTS = List.of("'a'", "'ab'", "'abc'", "'Ab'", "'bBc'", "'cab'", "'b_'", "'a%'", "NULL");
 
     @TempDir
@@ -96,7 +100,7 @@ class PostgresMaintainedViewTest {
                 }
                 for (String v : VIEWS) {
                     String name = v.substring(0, v.indexOf(' '));
-                    String key = name.equals("mv_all") ? "n" : List.of("mv_like", "mv_in", "mv_not_in", "mv_exists", "mv_not_exists", "mv_scalar",
+                    String key = name.equals("mv_all") ? "n" : name.equals("mv_array_all") ? "c" : List.of("mv_like", "mv_in", "mv_not_in", "mv_exists", "mv_not_exists", "mv_scalar",
                             "mv_quantified", "mv_theta").contains(name) ? "k" : "g";
                     t.execute("CREATE INDEX " + name + "_idx ON " + name + " (" + key + ")");
                 }

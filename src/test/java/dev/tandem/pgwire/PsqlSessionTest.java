@@ -45,6 +45,10 @@ class PsqlSessionTest {
                 \\d
                 SELECT nope FROM pets;
                 EXPLAIN SELECT name FROM pets WHERE id = 1;
+                CREATE TABLE tagged (id bigint, tags text[], ns bigint[]);
+                INSERT INTO tagged VALUES (1, '{a,"b c"}', ARRAY[1, 2]);
+                SELECT * FROM tagged;
+                \\d tagged
                 """);
         Path data = Files.createDirectory(dir.resolve("data"));
         try (SqlTesting.Stack stack = SqlTesting.stack(data);
@@ -64,7 +68,9 @@ class PsqlSessionTest {
                     .contains("public|walkers|view|tandem")
                     .contains("ERROR:  column \"nope\" does not exist")
                     .contains("LINE 1: SELECT nope FROM pets;\n               ^")
-                    .contains("fast path: a lookup of key [1] in index pets_by_id");
+                    .contains("fast path: a lookup of key [1] in index pets_by_id")
+                    .contains("id|tags|ns\n1|{a,\"b c\"}|{1,2}\n(1 row)")
+                    .contains("tags|text[]|", "ns|bigint[]|");
             assertThat(p.exitValue()).isZero();
         }
     }
