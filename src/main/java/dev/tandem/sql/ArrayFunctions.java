@@ -36,7 +36,7 @@ final class ArrayFunctions {
     static final String CAST = "PG_ARRAY_CAST";
     /** {@code x op ANY($1)}'s parameter, {@code pg_array_param(x, $1)}: an array of {@code x}'s type, as PostgreSQL infers it. */
     static final String PARAM = "PG_ARRAY_PARAM";
-    /** {@code x op ANY/ALL (c)} of a column (or other name) {@code c}: {@code c} itself, which must be an array ({@code 42809} otherwise). */
+    /** {@code x op ANY/ALL (v)} of a name or an expression {@code v}: {@code v} itself, which must be an array ({@code 42809} otherwise). */
     static final String OPERAND = "PG_ARRAY_OPERAND";
 
     static final List<SqlFunction> FUNCTIONS = List.of(
@@ -70,8 +70,10 @@ final class ArrayFunctions {
                     SqlFunction param = FUNCTIONS.stream().filter(f -> f.getName().equals(PARAM)).findFirst().orElseThrow();
                     l.set(0, param.createCall(p.getParserPosition(), call.operand(0), p));
                 } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l
-                        && l.size() == 1 && l.get(0) instanceof org.apache.calcite.sql.SqlIdentifier c) {
-                    // (Calcite reads x = ANY (c) of a scalar c as x = c: the name is checked to be an array once typed)
+                        && l.size() == 1 && (l.get(0) instanceof org.apache.calcite.sql.SqlIdentifier
+                                || l.get(0) instanceof org.apache.calcite.sql.SqlCall e && !e.isA(SqlKind.QUERY))) {
+                    // (Calcite reads x = ANY (v) of a scalar name or expression v as x = v: v is checked to be an array once typed)
+                    org.apache.calcite.sql.SqlNode c = l.get(0);
                     SqlFunction operand = FUNCTIONS.stream().filter(f -> f.getName().equals(OPERAND)).findFirst().orElseThrow();
                     l.set(0, operand.createCall(c.getParserPosition(), c));
                 } else if ((call.getKind() == SqlKind.SOME || call.getKind() == SqlKind.ALL) && call.operand(1) instanceof org.apache.calcite.sql.SqlNodeList l

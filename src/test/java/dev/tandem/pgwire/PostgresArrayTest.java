@@ -276,6 +276,8 @@ class PostgresArrayTest {
                 new String[] {"SELECT ARRAY[1.5::float8]::text[]", "0A000"},
                 new String[] {"SELECT k FROM ax WHERE n = ANY(5)", "42809"},
                 new String[] {"SELECT k FROM ax WHERE n = ANY(k)", "42809"},
+                new String[] {"SELECT k FROM ax WHERE n = ANY(k + 1)", "42809"},
+                new String[] {"SELECT k FROM ax WHERE n <> ALL(abs(k))", "42809"},
                 new String[] {"SELECT '{1,x}'::bigint[]", "22P02"});
         List<String> wrong = new ArrayList<>();
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
