@@ -341,7 +341,7 @@ final class RexTranslator {
         if (array != null) {
             return array;
         }
-        Expr pg = PgFunctions.translate(this, call, in);
+        Expr pg = PgFunctionCalls.translate(this, call, in);
         if (pg != null) {
             return pg;
         }
