@@ -343,7 +343,9 @@ class PostgresSourceTest extends PostgresSourceTesting {
     void theReadmeWalkthrough() throws Exception {
         String readme = java.nio.file.Files.readString(Path.of("README.md"));
         int at = readme.indexOf("## PostgreSQL sources");
-        String section = readme.substring(at, readme.indexOf("\n## ", at + 5));
+        assertThat(at).as("the README's PostgreSQL sources section").isNotNegative();
+        int next = readme.indexOf("\n## ", at + 5);
+        String section = readme.substring(at, next < 0 ? readme.length() : next);
         List<String> blocks = new ArrayList<>();
         for (int from = section.indexOf("```sql\n"); from >= 0; from = section.indexOf("```sql\n", from + 1)) {
             blocks.add(section.substring(from + 7, section.indexOf("```", from + 7)));
