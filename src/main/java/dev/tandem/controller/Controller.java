@@ -17,6 +17,7 @@ import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.RowsGoneException;
 import dev.tandem.storage.TableStorage;
 import dev.tandem.storage.UniqueViolationException;
+import dev.tandem.storage.WriteRefusal;
 import dev.tandem.time.Frontier;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -290,7 +291,10 @@ public final class Controller implements AutoCloseable {
     public TableStatus tableStatus(CatalogEntry.Table table) {
         try {
             return new TableStatus(table, storage.upper(table.id()), storage.since(table.id()), storage.records(table.id()));
-        } catch (IllegalArgumentException e) { // storage's unknown table
+        } catch (WriteRefusal e) {
+            if (e.reason() != WriteRefusal.Reason.UNKNOWN_TABLE) {
+                throw e;
+            }
             throw ControllerException.notFound("table '" + table.name() + "' was dropped");
         }
     }

@@ -80,4 +80,17 @@ class ControllerTest {
             assertThat(after.asOf()).isGreaterThanOrEqualTo(written);
         }
     }
+
+    /** The status of a table dropped since its entry was read is "not found", as it would be a moment later. */
+    @org.junit.jupiter.api.Test
+    void theStatusOfATableDroppedSinceItWasReadIsNotFound() {
+        try (ControllerStack s = new ControllerStack(dir, false, 1, ControllerSettings.DEFAULTS)) {
+            Controller c = s.controller;
+            CatalogEntry.Table t = c.createTable("gone", List.of(new Column("id", DatumType.INT64, false)));
+            assertThat(c.tableStatus(t).records()).isZero();
+            c.drop("gone", CatalogEntry.Table.class);
+            assertThatThrownBy(() -> c.tableStatus(t)).isInstanceOfSatisfying(ControllerException.class,
+                    e -> assertThat(e.reason()).isEqualTo(ControllerException.Reason.UNKNOWN_OBJECT)).hasMessageContaining("was dropped");
+        }
+    }
 }
