@@ -236,14 +236,7 @@ class PostgresArrayTest {
         try (PreparedStatement ps = c.prepareStatement("SELECT tags, ns FROM acol WHERE id = ?")) {
             ps.setLong(1, id);
             try (ResultSet rs = ps.executeQuery()) {
-                List<String> out = new ArrayList<>();
-                while (rs.next()) {
-                    for (int i = 1; i <= 2; i++) {
-                        Array a = rs.getArray(i);
-                        out.add(a.getBaseTypeName() + Arrays.deepToString((Object[]) a.getArray()));
-                    }
-                }
-                return out.toString();
+                return arrays(rs, 2);
             }
         } catch (SQLException e) {
             return "ERROR " + e.getSQLState();
@@ -323,18 +316,23 @@ class PostgresArrayTest {
         }
     }
 
+    /** The first {@code columns} columns of every row, each read with pgjdbc's {@code getArray}: its base type and elements. */
+    private static String arrays(ResultSet rs, int columns) throws SQLException {
+        List<String> out = new ArrayList<>();
+        while (rs.next()) {
+            for (int i = 1; i <= columns; i++) {
+                Array a = rs.getArray(i);
+                out.add(a.getBaseTypeName() + Arrays.deepToString((Object[]) a.getArray()));
+            }
+        }
+        return out.toString();
+    }
+
     /** pgjdbc's {@code getArray} of arrays of several types, as Java arrays. */
     private static String getArray(Connection c) {
         String q = "SELECT '{1,NULL,3}'::bigint[], '{a,\"b c\",NULL}'::text[], '{t,f}'::boolean[], '{1.50}'::numeric[], '{}'::bigint[]";
         try (PreparedStatement ps = c.prepareStatement(q); ResultSet rs = ps.executeQuery()) {
-            List<String> out = new ArrayList<>();
-            while (rs.next()) {
-                for (int i = 1; i <= 5; i++) {
-                    Array a = rs.getArray(i);
-                    out.add(a.getBaseTypeName() + Arrays.deepToString((Object[]) a.getArray()));
-                }
-            }
-            return out.toString();
+            return arrays(rs, 5);
         } catch (SQLException e) {
             return "ERROR " + e.getSQLState();
         } catch (RuntimeException e) {
