@@ -116,6 +116,10 @@ final class StatementPreparer {
                 return theirs;
             }
             lanes.checkDeadline();
+        } else if ((p = statements.plan(sql, now)) != null) {
+            // another session's planning ended between the look above and the join: its plan is cached
+            statements.finish(planning, p);
+            return p;
         }
         Prepared shared = null;
         try {
