@@ -31,11 +31,12 @@ public record TandemProperties(
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
             @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes,
-            @DefaultValue("0.5") double maintenanceReserve, @DefaultValue("1000") long freshRoundUpdates) {
+            @DefaultValue("0.5") double maintenanceReserve, @DefaultValue("1000") long freshRoundUpdates, @DefaultValue("5") int jitNice) {
 
         public Compute {
             checkNice("tandem.compute.maintenance-nice", maintenanceNice);
             checkNice("tandem.compute.hydration-nice", hydrationNice);
+            checkNice("tandem.compute.jit-nice", jitNice);
             dev.tandem.runtime.MaintenanceReserve.requireValid(maintenanceReserve);
             if (freshRoundUpdates < 0) {
                 throw new IllegalArgumentException("tandem.compute.fresh-round-updates must be 0 (every round of a hydrated index at "
@@ -184,6 +185,7 @@ public record TandemProperties(
         s.put("tandem.compute.dataflow-memory-budget", compute.dataflowMemoryBudget());
         s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
         s.put("tandem.compute.hydration-nice", compute.hydrationNice());
+        s.put("tandem.compute.jit-nice", compute.jitNice());
         s.put("tandem.compute.hydration-lanes", compute.hydrationLanes());
         s.put("tandem.compute.fresh-round-updates", compute.freshRoundUpdates());
         s.put("tandem.compute.maintenance-reserve", compute.maintenanceReserve());

@@ -51,6 +51,7 @@ public class TandemPropertiesTest {
                 "tandem.compute.hydration-nice",
                 "tandem.compute.interactive-runtime.enabled",
                 "tandem.compute.interactive-workers",
+                "tandem.compute.jit-nice",
                 "tandem.compute.maintenance-nice",
                 "tandem.compute.maintenance-reserve",
                 "tandem.compute.maintenance-workers",

@@ -43,6 +43,7 @@ class HelmChartTest {
             "tandem.compute.interactive-workers",
             "tandem.compute.maintenance-nice",
             "tandem.compute.hydration-nice",
+            "tandem.compute.jit-nice",
             "tandem.compute.hydration-lanes",
             "tandem.compute.fresh-round-updates",
             "tandem.compute.maintenance-reserve",
