@@ -121,10 +121,11 @@ final class RecursiveWith {
                 throw new SqlException(SqlState.SYNTAX_ERROR, "each UNION query must have the same number of columns");
             }
             for (int c = 0; c < types.size(); c++) {
-                if (step.columns().get(c).type() != types.get(c)) {
+                SqlColumn was = seed.columns().get(c);
+                SqlColumn is = step.columns().get(c);
+                if (is.type() != was.type() || !java.util.Objects.equals(is.declared(), was.declared())) {
                     throw new SqlException(SqlState.DATATYPE_MISMATCH, "recursive query \"" + name + "\" column " + (c + 1) + " has type "
-                            + types.get(c).name().toLowerCase(java.util.Locale.ROOT) + " in non-recursive term but type "
-                            + step.columns().get(c).type().name().toLowerCase(java.util.Locale.ROOT) + " overall");
+                            + typeName(was) + " in non-recursive term but type " + typeName(is) + " overall");
                 }
             }
             reads.addAll(QueryPlanner.scanned(seed.body()));
@@ -138,6 +139,15 @@ final class RecursiveWith {
             reads.remove(t.name());
         }
         return new Planned(List.copyOf(items), main, Set.copyOf(reads));
+    }
+
+    /** The name of a column's type, as PostgreSQL names it in its errors. */
+    private static String typeName(SqlColumn c) {
+        if (c.type() == dev.tandem.row.DatumType.INT64) {
+            return c.declared() == dev.tandem.controller.DeclaredType.INTEGER ? "integer"
+                    : c.declared() == dev.tandem.controller.DeclaredType.SMALLINT ? "smallint" : "bigint";
+        }
+        return c.type().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** The top-level {@code WITH} of a query (under its {@code ORDER BY} and {@code LIMIT}), or null. */

@@ -104,6 +104,9 @@ final class SqlClassifier {
                     String name = id.names.get(id.names.size() - 1);
                     catalog.stream().filter(e -> e instanceof CatalogEntry.Table && e.name().equals(name)).findFirst()
                             .ifPresent(t -> WritePlanner.typeUntyped((CatalogEntry.Table) t, i.getTargetColumnList(), i.getSource()));
+                    if (RecursiveWith.isRecursive(i.getSource())) {
+                        throw SqlException.notSupported("WITH RECURSIVE in INSERT ... SELECT (a recursive query is answered only as a one-shot SELECT)");
+                    }
                     scans(CalcitePlanner.plan(i.getSource(), catalog).root().rel, out);
                 }
             }
