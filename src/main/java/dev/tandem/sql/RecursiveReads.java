@@ -103,14 +103,18 @@ final class RecursiveReads {
             return t.project(exprs).plan();
         }
 
-        /** Reads {@code plan} with the work tables bound, at the statement's time (the first read's, unless given). */
+        /**
+         * Reads {@code plan} with the work tables bound, at the statement's time: the given one, else that of the first
+         * read of a table (in a transaction block that wrote, each read at the block's own time, seeing its writes).
+         */
         private Mono<ReadResult> read(Plan plan, Finishing finishing) {
             Plan p = plan.substitute((get, path) -> get.name() != null && bound.containsKey(get.name()) ? bound.get(get.name()) : get, "");
             if (pending) {
                 p = session.writes().overlay(p, controller, asOf);
             }
+            boolean readsTables = !p.namesRead().isEmpty();
             return controller.read(new ReadRequest(null, p, null, null, finishing, isolation, asOf, null)).doOnNext(r -> {
-                if (asOf == null && !pending) {
+                if (asOf == null && !pending && readsTables) {
                     asOf = r.asOf();
                 }
             });

@@ -142,6 +142,36 @@ class PostgresRecursiveTest {
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
 
+    /** A recursion far from its bounds is stopped by a CancelRequest (57014), and the connection goes on serving. */
+    @Test
+    void cancelStopsARecursion() throws Exception {
+        Scheduler timer = Schedulers.newSingle("recursive-cancel-timer");
+        SqlLimits limits = new SqlLimits(1 << 20, 200_000, Duration.ofSeconds(30), 1 << 20, Integer.MAX_VALUE, Long.MAX_VALUE);
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir, new SqlTesting.Lanes(limits, Schedulers.boundedElastic(), Schedulers.boundedElastic(), timer));
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=u&sslmode=disable");
+                Statement s = c.createStatement()) {
+            java.util.concurrent.CompletableFuture<Object> query = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (java.sql.ResultSet rs = s.executeQuery("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c")) {
+                    return rs.next();
+                } catch (SQLException e) {
+                    return e;
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> stack.pendingReads() > 0);
+            s.cancel();
+            assertThat(query.get(20, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOfSatisfying(SQLException.class,
+                    e -> assertThat(e.getSQLState()).isEqualTo("57014"));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> stack.pendingReads() == 0);
+            try (java.sql.ResultSet rs = s.executeQuery("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3) SELECT sum(n) FROM c")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(6);
+            }
+        } finally {
+            timer.dispose();
+        }
+    }
+
     private static List<String> setup() {
         return List.of(
                 "CREATE TABLE edges (src bigint, dst bigint)",
