@@ -160,6 +160,7 @@ final class QueryPlanner {
     }
 
     private SqlEngine.Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf, List<CalcitePlanner.WorkTable> workTables) {
+        RecursiveWith.plainItems(parsed);
         CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog(), workTables);
         RelRoot root = planned.root();
         RelNode top = root.rel;

@@ -60,6 +60,28 @@ final class RecursiveWith {
         return found[0];
     }
 
+    /** Marks, in place, every item of a {@code WITH RECURSIVE} in {@code parsed} that does not read itself as a plain item. */
+    static void plainItems(SqlNode parsed) {
+        List<SqlWith> withs = new ArrayList<>();
+        parsed.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlCall call) {
+                if (call instanceof SqlWith w) {
+                    withs.add(w);
+                }
+                return super.visit(call);
+            }
+        });
+        for (SqlWith w : withs) {
+            for (int i = 0; i < w.withList.size(); i++) {
+                if (w.withList.get(i) instanceof SqlWithItem item && item.recursive != null && item.recursive.booleanValue() && !recursive(item)) {
+                    w.withList.set(i, new SqlWithItem(item.getParserPosition(), item.name, item.columnList, item.query,
+                            SqlLiteral.createBoolean(false, item.getParserPosition())));
+                }
+            }
+        }
+    }
+
     private static boolean recursive(SqlWithItem item) {
         return item.recursive != null && item.recursive.booleanValue() && references(item.query, item.name.getSimple()) > 0;
     }

@@ -233,6 +233,7 @@ final class SqlClassifier {
             out.addAll(RecursiveWith.plan(() -> CalcitePlanner.parse(parsedText), (node, tables) -> columnsOnly(node, catalog, tables)).reads());
             return;
         }
+        RecursiveWith.plainItems(parsed);
         scans(CalcitePlanner.plan(parsed, catalog).root().rel, out);
     }
 
