@@ -210,7 +210,11 @@ final class RecursiveWith {
         select.getSelectList().accept(new SqlBasicVisitor<Void>() {
             @Override
             public Void visit(SqlCall call) {
-                if (call.getOperator().isAggregator() || call.getKind() == SqlKind.OVER) {
+                if (call instanceof SqlSelect) {
+                    return null;
+                }
+                if (call.getOperator().isAggregator() || call.getKind() == SqlKind.OVER
+                        || AGGREGATES.contains(call.getOperator().getName().toLowerCase(java.util.Locale.ROOT))) {
                     aggregates[0] = true;
                 }
                 return super.visit(call);
@@ -221,6 +225,10 @@ final class RecursiveWith {
         }
         return union;
     }
+
+    /** The aggregate functions by name (the parser leaves most calls unresolved until validation). */
+    private static final Set<String> AGGREGATES = Set.of("count", "sum", "min", "max", "avg", "array_agg", "string_agg", "bool_and",
+            "bool_or", "every", "stddev", "stddev_pop", "stddev_samp", "variance", "var_pop", "var_samp", "jsonb_agg", "jsonb_object_agg");
 
     /** How many times the queries in {@code node} read {@code name} in their {@code FROM} clauses. */
     static int references(SqlNode node, String name) {

@@ -63,15 +63,17 @@ class PostgresRecursiveTest {
                     + " UNION ALL SELECT n * 2 FROM b WHERE n < 50) SELECT n FROM b ORDER BY n",
             "WITH RECURSIVE fib(i, a, b) AS (SELECT 1, 0::bigint, 1::bigint UNION ALL SELECT i + 1, b, a + b FROM fib WHERE i < 60) SELECT i, a FROM fib",
             "WITH RECURSIVE x AS (SELECT 1 AS n) SELECT n FROM x",
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + (SELECT max(id) FROM emp WHERE boss IS NULL)::integer FROM c WHERE n < 40)"
+                    + " SELECT n FROM c",
             "WITH RECURSIVE chain(id, name, lvl, path) AS (SELECT id, name, 0, name FROM emp WHERE boss IS NULL UNION ALL"
                     + " SELECT e.id, e.name, c.lvl + 1, c.path || '/' || e.name FROM emp e JOIN chain c ON e.boss = c.id)"
                     + " SELECT id, name, lvl, path FROM chain ORDER BY id",
             "WITH RECURSIVE under(root, id) AS (SELECT id, id FROM emp UNION ALL SELECT u.root, e.id FROM under u JOIN emp e ON e.boss = u.id)"
-                    + " SELECT u.root, sum(e.salary), count(*) FROM under u JOIN emp e ON e.id = u.id GROUP BY u.root",
+                    + " SELECT u.root, sum(e.salary)::bigint, count(*) FROM under u JOIN emp e ON e.id = u.id GROUP BY u.root",
             "WITH RECURSIVE up(id, boss) AS (SELECT id, boss FROM emp WHERE name = 'Hana' UNION ALL SELECT e.id, e.boss FROM emp e"
                     + " JOIN up ON e.id = up.boss) SELECT e.name FROM up JOIN emp e ON e.id = up.id ORDER BY e.name",
             "WITH RECURSIVE need(part, qty) AS (SELECT part, qty FROM parts WHERE assembly = 'bike' UNION ALL SELECT p.part, n.qty * p.qty"
-                    + " FROM need n JOIN parts p ON p.assembly = n.part) SELECT part, sum(qty) FROM need GROUP BY part",
+                    + " FROM need n JOIN parts p ON p.assembly = n.part) SELECT part, sum(qty)::bigint FROM need GROUP BY part",
             "WITH RECURSIVE need(part, qty) AS (SELECT part, qty FROM parts WHERE assembly = 'bike' UNION ALL SELECT p.part, n.qty * p.qty"
                     + " FROM need n JOIN parts p ON p.assembly = n.part) SELECT sum(n.qty * c.price) FROM need n JOIN cost c ON c.part = n.part",
             "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT c.n + 1 FROM c JOIN c c2 ON true WHERE c.n < 3) SELECT n FROM c",
