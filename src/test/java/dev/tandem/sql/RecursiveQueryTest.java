@@ -73,6 +73,24 @@ class RecursiveQueryTest {
     }
 
     @Test
+    void recursionInATransactionBlockSeesTheBlocksWrites() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = new SqlSession();
+            stack.run("CREATE TABLE e (a bigint, b bigint)", session);
+            stack.run("INSERT INTO e VALUES (1, 2)", session);
+            String reach = "WITH RECURSIVE r(n) AS (SELECT 1::bigint UNION SELECT e.b FROM r JOIN e ON e.a = r.n) SELECT n FROM r ORDER BY n";
+            session = new SqlSession(true);
+            stack.run("BEGIN", session);
+            stack.run("INSERT INTO e VALUES (2, 3), (3, 1)", session);
+            assertThat(rows(stack.run(reach, session))).containsExactly(List.of(1L), List.of(2L), List.of(3L));
+            assertThat(rows(stack.run(reach, new SqlSession()))).as("another session sees the committed rows only")
+                    .containsExactly(List.of(1L), List.of(2L));
+            stack.run("ROLLBACK", session);
+            assertThat(rows(stack.run(reach, session))).containsExactly(List.of(1L), List.of(2L));
+        }
+    }
+
+    @Test
     void recursionIsRefusedWhereTheResultWouldBeMaintainedOrWritten() {
         try (SqlStack stack = new SqlStack(dir)) {
             SqlSession session = new SqlSession();
