@@ -67,6 +67,8 @@ class RecursiveQueryTest {
             assertThatThrownBy(() -> stack.run("WITH RECURSIVE r(n) AS (SELECT 1::bigint UNION ALL SELECT e.b FROM r JOIN e ON e.a = r.n)"
                     + " SELECT count(*) FROM r", session)).satisfies(t -> assertThat(sqlError(t).sqlState()).isEqualTo("54000"));
             assertThat(rows(stack.run("SELECT count(*) FROM e", session))).containsExactly(List.of(5L));
+            assertThat(stack.sql.objects("WITH RECURSIVE r(n) AS (SELECT 1::bigint UNION SELECT e.b FROM r JOIN e ON e.a = r.n) SELECT n FROM r"))
+                    .as("what authorization checks: the tables read, not the recursive item").containsExactly("e");
         } finally {
             timer.dispose();
         }
