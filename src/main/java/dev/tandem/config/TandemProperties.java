@@ -155,14 +155,18 @@ public record TandemProperties(
      * its text; {@code maxLiterals}: the numbers and strings in it (an IN list's elements, a VALUES list's);
      * {@code planningTimeout}: parsing, validating and planning it; over any, {@code 54000} "statement too
      * complex" (HTTP 413). {@code planCacheBytes}: what the plan cache (and the cache of the objects
-     * statements name, each) holds at most, estimated from each statement's text.
+     * statements name, each) holds at most, estimated from each statement's text. {@code maxRecursionIterations}
+     * and {@code maxRecursionRows}: the iterations and rows of one recursive {@code WITH} query, past which it
+     * is stopped with {@code 54000}.
      */
     public record Sql(@DefaultValue("4MB") org.springframework.util.unit.DataSize maxStatementBytes, @DefaultValue("200000") int maxLiterals,
-            @DefaultValue("30s") Duration planningTimeout, @DefaultValue("64MB") org.springframework.util.unit.DataSize planCacheBytes) {
+            @DefaultValue("30s") Duration planningTimeout, @DefaultValue("64MB") org.springframework.util.unit.DataSize planCacheBytes,
+            @DefaultValue("10000") int maxRecursionIterations, @DefaultValue("1000000") long maxRecursionRows) {
 
         /** These settings as the SQL engine's limits (an {@link IllegalArgumentException} names a bad one). */
         public dev.tandem.sql.SqlLimits limits() {
-            return new dev.tandem.sql.SqlLimits(maxStatementBytes.toBytes(), maxLiterals, planningTimeout, planCacheBytes.toBytes());
+            return new dev.tandem.sql.SqlLimits(maxStatementBytes.toBytes(), maxLiterals, planningTimeout, planCacheBytes.toBytes(),
+                    maxRecursionIterations, maxRecursionRows);
         }
     }
 
@@ -216,6 +220,8 @@ public record TandemProperties(
         s.put("tandem.sql.max-literals", sql.maxLiterals());
         s.put("tandem.sql.planning-timeout", sql.planningTimeout());
         s.put("tandem.sql.plan-cache-bytes", sql.planCacheBytes());
+        s.put("tandem.sql.max-recursion-iterations", sql.maxRecursionIterations());
+        s.put("tandem.sql.max-recursion-rows", sql.maxRecursionRows());
         return s;
     }
 }

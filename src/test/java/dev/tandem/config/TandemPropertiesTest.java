@@ -74,6 +74,8 @@ public class TandemPropertiesTest {
                 "tandem.pgwire.reserved-admin-connections",
                 "tandem.pgwire.warm-up-reads",
                 "tandem.sql.max-literals",
+                "tandem.sql.max-recursion-iterations",
+                "tandem.sql.max-recursion-rows",
                 "tandem.sql.max-statement-bytes",
                 "tandem.sql.plan-cache-bytes",
                 "tandem.sql.planning-timeout",
