@@ -115,6 +115,13 @@ final class PgFunctions {
                         ? binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6) : x;
                 return binding.getTypeFactory().createTypeWithNullability(t, x.isNullable() || binding.getOperandType(0).isNullable());
             }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+            new SqlFunction("TIMEZONE", SqlKind.OTHER_FUNCTION, binding -> {
+                // AT TIME ZONE: of a timestamp, a timestamptz; of a timestamptz (a date or a quoted literal read as one), a timestamp
+                org.apache.calcite.rel.type.RelDataType x = binding.getOperandType(1);
+                SqlTypeName t = x.getSqlTypeName() == SqlTypeName.TIMESTAMP ? SqlTypes.TIMESTAMPTZ : SqlTypeName.TIMESTAMP;
+                return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(t, 6),
+                        x.isNullable() || binding.getOperandType(0).isNullable());
+            }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.ANY), SqlFunctionCategory.USER_DEFINED_FUNCTION),
             function("MAKE_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
                     org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(I, I, I)),
             function("TO_TIMESTAMP", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6),
