@@ -66,7 +66,9 @@ public final class TimeZones {
         }
         String name = NAMES.get(v.toLowerCase(Locale.ROOT));
         if (name != null) {
-            return new Zone(ZoneId.of(name), name);
+            ZoneId id = ZoneId.of(name);
+            // a zone of one offset (Etc/UTC, GMT, Etc/GMT-14) computes as that offset
+            return new Zone(id.getRules().isFixedOffset() ? id.getRules().getOffset(Instant.EPOCH) : id, name);
         }
         if (NUMBER.matcher(v).matches()) {
             return hours(new java.math.BigDecimal(v));
@@ -162,8 +164,9 @@ public final class TimeZones {
             return local - o.getTotalSeconds() * 1_000_000L;
         }
         LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(local, 1_000_000L), 0, ZoneOffset.UTC);
+        // in a gap Java moves the time forward by the gap (the offset before it); in an overlap it takes the later offset
         ZonedDateTime z = ZonedDateTime.ofLocal(t, zone, null).withLaterOffsetAtOverlap();
-        return local - z.getOffset().getTotalSeconds() * 1_000_000L;
+        return z.toEpochSecond() * 1_000_000L + Math.floorMod(local, 1_000_000L);
     }
 
     /** {@code zone}'s abbreviation at the instant {@code micros}, as {@code to_char}'s {@code TZ} prints it ({@code CET}, {@code +02}). */

@@ -148,6 +148,10 @@ final class PgFunctionCalls {
                 }
                 return Expr.call(Func.TO_CHAR, x, template);
             }
+            case "PG_LOCAL_TIMESTAMPTZ" -> {
+                Expr x = t.rex(ops.get(0), in);
+                return PgCoercion.coerce(x, PgCoercion.typeOf(x, in), DatumType.TIMESTAMPTZ);
+            }
             case "TIMEZONE" -> {
                 Expr zone = t.rex(ops.get(0), in);
                 Expr x = t.rex(ops.get(1), in);

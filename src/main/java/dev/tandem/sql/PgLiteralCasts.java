@@ -173,9 +173,7 @@ final class PgLiteralCasts {
                     return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypes.TIMESTAMPTZ, s, 6, pos);
                 }
                 // no zone written: the local time, read in the session's zone when the statement runs (the plan is the zone's and every other's)
-                return org.apache.calcite.sql.fun.SqlStdOperatorTable.CAST.createCall(pos,
-                        org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, pos),
-                        new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypes.TIMESTAMPTZ, 6, pos), pos));
+                return PgFunctions.LOCAL_TIMESTAMPTZ.createCall(pos, org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, pos));
             } catch (dev.tandem.expr.EvalError e) {
                 SqlException x = SqlErrors.evaluation(e);
                 throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());

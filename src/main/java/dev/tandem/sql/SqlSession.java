@@ -217,6 +217,17 @@ public final class SqlSession {
             block = Block.OPEN;
             writes = new TransactionBlock();
             blockTime = java.time.Instant.now();
+            blockZone = zone;
+        }
+    }
+
+    /** The time zone when the open block began, which a rollback returns to (as PostgreSQL undoes a SET in it). */
+    private dev.tandem.expr.TimeZones.Zone blockZone;
+
+    /** Undoes the settings made in the block ({@code ROLLBACK}, or {@code COMMIT} of a failed block): its time zone. */
+    synchronized void rollBackSettings() {
+        if (block != Block.IDLE && blockZone != null) {
+            zone = blockZone;
         }
     }
 

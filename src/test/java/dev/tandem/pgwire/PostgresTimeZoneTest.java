@@ -118,7 +118,8 @@ class PostgresTimeZoneTest {
                 PgAnswers.compare(zone + "; ParameterStatus TimeZone", pgReported, tdReported, "report", mismatches);
             }
             for (String q : List.of("SET TimeZone = 'Nowhere/Land'", "SET TIME ZONE 'Mars/Olympus'", "SET TimeZone = 'UTC+99'", "RESET TimeZone",
-                    "SET TIME ZONE LOCAL", "SET TIME ZONE DEFAULT", "SET TimeZone TO DEFAULT", "RESET ALL")) {
+                    "SET TIME ZONE LOCAL", "SET TIME ZONE DEFAULT", "SET TimeZone TO DEFAULT", "RESET ALL", "SET TimeZone = 'Europe/Berlin'", "BEGIN",
+                    "SET TIME ZONE 'Asia/Kolkata'", "ROLLBACK", "BEGIN", "SET TimeZone = 'America/St_Johns'", "COMMIT", "RESET TIME ZONE")) {
                 PgAnswers.compare(q, PgAnswers.update(systems.pg(), q) + " " + PgAnswers.answer(systems.pg(), "SHOW TimeZone", false),
                         PgAnswers.update(systems.td(), q) + " " + PgAnswers.answer(systems.td(), "SHOW TimeZone", false), "set", mismatches);
             }
