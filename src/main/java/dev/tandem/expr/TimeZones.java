@@ -42,7 +42,7 @@ public final class TimeZones {
     /** A POSIX specification: a name of three or more letters (or quoted in angle brackets, or none) and an offset west. */
     private static final Pattern POSIX = Pattern.compile("(?:<([^>]*)>|([A-Za-z]{3,}))?([+-]?)(\\d{1,2})(?::(\\d{1,2})(?::(\\d{1,2}))?)?");
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)");
-    private static final DateTimeFormatter ABBREVIATION = DateTimeFormatter.ofPattern("zzz", Locale.ROOT);
+    private static final DateTimeFormatter ABBREVIATION = DateTimeFormatter.ofPattern("zzz", Locale.US);
 
     static {
         for (String id : ZoneId.getAvailableZoneIds()) {

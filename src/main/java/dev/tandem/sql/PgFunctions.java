@@ -50,12 +50,12 @@ final class PgFunctions {
             OperandTypes.family(SqlTypeFamily.NUMERIC, SqlTypeFamily.INTEGER, SqlTypeFamily.INTEGER), SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
     /**
-     * A {@code timestamptz} literal written without an offset ({@code '2024-01-02 03:04'::timestamptz}), as {@link PgLiteralCasts}
-     * writes it: its local time, read in the session's time zone when the statement runs.
+     * A {@code timestamptz} constant written without an offset ({@code '2024-01-02 03:04'::timestamptz}, {@code DATE '2024-01-02'::timestamptz}),
+     * as {@link PgLiteralCasts} writes it: its local time (a timestamp or date literal), read in the session's time zone when the statement runs.
      */
     static final SqlFunction LOCAL_TIMESTAMPTZ = new SqlFunction("PG_LOCAL_TIMESTAMPTZ", SqlKind.OTHER_FUNCTION,
             binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), null,
-            OperandTypes.family(SqlTypeFamily.TIMESTAMP), SqlFunctionCategory.USER_DEFINED_FUNCTION);
+            OperandTypes.family(SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
     /** PostgreSQL's cast to {@code jsonb} ({@code 'x'::jsonb}, {@code CAST(x AS jsonb)}), as {@link PgJsonbOperators} writes it. */
     static final SqlFunction JSONB = jsonb("PG_JSONB", binding -> jsonbType(binding, true), OperandTypes.ANY);

@@ -180,6 +180,12 @@ final class PgLiteralCasts {
             }
         }
         if (!date) {
+            // a date or timestamp constant: its local time, read in the session's zone when the statement runs (Calcite would fold it in UTC)
+            SqlNode local = c.operand(0) instanceof org.apache.calcite.sql.SqlLiteral l
+                    && (l.getTypeName() == SqlTypeName.TIMESTAMP || l.getTypeName() == SqlTypeName.DATE) ? l : timestampLiteral(c.operand(0));
+            if (local instanceof org.apache.calcite.sql.SqlLiteral l && (l.getTypeName() == SqlTypeName.TIMESTAMP || l.getTypeName() == SqlTypeName.DATE)) {
+                return PgFunctions.LOCAL_TIMESTAMPTZ.createCall(pos, l);
+            }
             c.setOperand(1, new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypes.TIMESTAMPTZ, 6,
                     pos), pos));
         }

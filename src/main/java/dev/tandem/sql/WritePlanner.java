@@ -256,7 +256,7 @@ final class WritePlanner {
                 case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> SqlTypes.convert(
                         SqlTypes.convert(constant(c.operand(0), DatumType.INTERVAL, values, params), DatumType.INTERVAL), type);
                 case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.LOCAL_TIMESTAMPTZ.getName()) -> SqlTypes.convert(
-                        SqlTypes.convert(constant(c.operand(0), DatumType.TIMESTAMP, values, params), DatumType.TIMESTAMPTZ), type);
+                        constant(c.operand(0), DatumType.TIMESTAMPTZ, values, params), type);
                 case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.TIME.getName()) -> SqlTypes.convert(
                         SqlTypes.convert(constant(c.operand(0), DatumType.TIME, values, params), DatumType.TIME), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
