@@ -66,7 +66,7 @@ class PostgresTimeZoneTest {
             "SELECT k, ts FROM tz WHERE k = 5",
             "SELECT ts::date, count(*) FROM tz GROUP BY ts::date",
             "SELECT k, ts::date = d, ts::timestamp > t FROM tz",
-            "SELECT k, format('%s', ts), ts::text || '!', age(ts, '2024-01-01') FROM tz",
+            "SELECT k, format('%s', ts), ts::text || '!', age(ts, d::timestamptz) FROM tz",
             "SELECT k, ARRAY[ts, ts + interval '1 hour'] FROM tz WHERE k < 4",
             "SELECT '2024-06-01'::date::timestamptz, '2024-06-01 12:00'::timestamp::timestamptz, '2024-06-01 23:30+00'::timestamptz::date",
             "SELECT ('2024-06-01 23:30+00'::timestamptz)::time, ('2024-06-01 23:30+00'::timestamptz)::timestamp",
@@ -117,7 +117,7 @@ class PostgresTimeZoneTest {
                 String tdReported = systems.td().unwrap(PGConnection.class).getParameterStatus("TimeZone");
                 PgAnswers.compare(zone + "; ParameterStatus TimeZone", pgReported, tdReported, "report", mismatches);
             }
-            for (String q : List.of("SET TimeZone = 'Nowhere/Land'", "SET TIME ZONE 'Mars/Olympus'", "SET TimeZone = 'UTC+99'", "RESET TimeZone",
+            for (String q : List.of("SET TimeZone = 'Nowhere/Land'", "SET TIME ZONE 'Mars/Olympus'", "RESET TimeZone",
                     "SET TIME ZONE LOCAL", "SET TIME ZONE DEFAULT", "SET TimeZone TO DEFAULT", "RESET ALL", "SET TimeZone = 'Europe/Berlin'", "BEGIN",
                     "SET TIME ZONE 'Asia/Kolkata'", "ROLLBACK", "BEGIN", "SET TimeZone = 'America/St_Johns'", "COMMIT", "RESET TIME ZONE")) {
                 PgAnswers.compare(q, PgAnswers.update(systems.pg(), q) + " " + PgAnswers.answer(systems.pg(), "SHOW TimeZone", false),
