@@ -78,11 +78,23 @@ public final class TimeZones {
             int seconds = Integer.parseInt(m.group(4)) * 3600 + (m.group(5) == null ? 0 : Integer.parseInt(m.group(5)) * 60)
                     + (m.group(6) == null ? 0 : Integer.parseInt(m.group(6)));
             if (seconds <= 24 * 3600 && (m.group(1) != null || m.group(2) != null || !m.group(3).isEmpty())) {
+                ZoneOffset offset;
                 try {
-                    return new Zone(ZoneOffset.ofTotalSeconds(m.group(3).equals("-") ? seconds : -seconds), v);
+                    offset = ZoneOffset.ofTotalSeconds(m.group(3).equals("-") ? seconds : -seconds);
                 } catch (DateTimeException e) {
-                    // beyond Java's 18 hours: unknown below
+                    throw invalid(value);
                 }
+                String abbreviation = m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : "";
+                String upper = abbreviation.toUpperCase(Locale.ROOT);
+                if (upper.equals("UTC") || upper.equals("GMT") || upper.equals("UT")) {
+                    // named as Java names such a zone, whose abbreviation (to_char's TZ) is the name
+                    return new Zone(offset.getTotalSeconds() == 0 ? ZoneOffset.UTC : ZoneId.ofOffset(upper, offset), v);
+                }
+                if (!abbreviation.isEmpty() && !abbreviation.equals(offsetText(offset.getTotalSeconds()))) {
+                    throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the time zone \"" + value + "\" (a POSIX specification"
+                            + " naming its zone other than UTC or GMT; write an IANA name, 'Etc/GMT+3', or a number of hours east, SET TIME ZONE -3)");
+                }
+                return new Zone(offset, v);
             }
         }
         throw invalid(value);
@@ -173,6 +185,10 @@ public final class TimeZones {
     public static String abbreviation(long micros, ZoneId zone) {
         if (zone instanceof ZoneOffset o) {
             return o.getTotalSeconds() == 0 ? "UTC" : offsetText(o.getTotalSeconds());
+        }
+        String id = zone.getId();
+        if (id.matches("(UTC|GMT|UT)[+-].*")) {
+            return id.substring(0, id.length() - zone.getRules().getOffset(Instant.EPOCH).getId().length());
         }
         String a = ABBREVIATION.format(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L)).atZone(zone));
         return a.startsWith("GMT") && a.length() > 3 || a.startsWith("UTC") && a.length() > 3 ? offsetText(offsetAt(micros, zone)) : a;

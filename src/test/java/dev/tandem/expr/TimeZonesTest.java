@@ -29,8 +29,11 @@ class TimeZonesTest {
         assertThat(TimeZones.setting("Etc/UTC").name()).isEqualTo("Etc/UTC");
         // POSIX: the offset counts west of Greenwich
         assertThat(TimeZones.setting("+02:00").id()).isEqualTo(ZoneOffset.ofHours(-2));
-        assertThat(TimeZones.setting("UTC+3").id()).isEqualTo(ZoneOffset.ofHours(-3));
-        assertThat(TimeZones.setting("GMT-05:30").id()).isEqualTo(ZoneOffset.ofHoursMinutes(5, 30));
+        assertThat(TimeZones.setting("UTC+3").id().getRules().getOffset(Instant.EPOCH)).isEqualTo(ZoneOffset.ofHours(-3));
+        assertThat(TimeZones.abbreviation(0, TimeZones.setting("UTC+3").id())).isEqualTo("UTC");
+        assertThat(TimeZones.setting("GMT-05:30").id().getRules().getOffset(Instant.EPOCH)).isEqualTo(ZoneOffset.ofHoursMinutes(5, 30));
+        assertThat(TimeZones.abbreviation(0, TimeZones.setting("<+05>-05").id())).isEqualTo("+05");
+        assertThatThrownBy(() -> TimeZones.setting("FOO3")).hasMessageContaining("not supported");
         assertThat(TimeZones.setting("<+05>-05").id()).isEqualTo(ZoneOffset.ofHours(5));
         // a number is hours east
         assertThat(TimeZones.setting("5.5")).isEqualTo(new TimeZones.Zone(ZoneOffset.ofHoursMinutes(5, 30), "<+05:30>-05:30"));
