@@ -213,6 +213,35 @@ class PostgresTimeZoneTest {
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
 
+    /** A SUBSCRIBE in a Berlin session: its snapshot computes in Berlin (dates and text of the rows), as PostgreSQL's query answers. */
+    private static void subscribedInTheSessionsZone(Connection pg, Connection td, List<String> mismatches) throws SQLException {
+        String q = "SELECT ts::text AS t, ts::date AS day FROM tzm WHERE ts IS NOT NULL";
+        List<String> expected = new ArrayList<>();
+        try (Statement s = pg.createStatement(); ResultSet rs = s.executeQuery(q)) {
+            while (rs.next()) {
+                expected.add(rs.getString("t") + "|" + rs.getString("day"));
+            }
+        }
+        List<String> got = new ArrayList<>();
+        td.setAutoCommit(false);
+        try (Statement s = td.createStatement()) {
+            s.execute("DECLARE zc CURSOR FOR SUBSCRIBE (" + q + ")");
+            try (ResultSet rs = s.executeQuery("FETCH ALL FROM zc WITH (timeout = '2s')")) {
+                while (rs.next()) {
+                    for (long n = rs.getLong("mz_diff"); n > 0; n--) {
+                        got.add(rs.getString("t") + "|" + rs.getString("day"));
+                    }
+                }
+            }
+            s.execute("ROLLBACK");
+        } finally {
+            td.setAutoCommit(true);
+        }
+        expected.sort(null);
+        got.sort(null);
+        PgAnswers.compare("SUBSCRIBE (" + q + ")", expected.toString(), got.toString(), "subscribe", mismatches);
+    }
+
     /** What connecting with {@code props} answers: "connected", or the refusal's SQLSTATE. */
     private static final class PgTimeZoneStartup {
         static String refusal(String url, java.util.Properties props) {
@@ -271,6 +300,7 @@ class PostgresTimeZoneTest {
                             .get(random.nextInt(3)) + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "ts < '2024-06-01'").get(random.nextInt(2));
                 };
             }, mismatches);
+            subscribedInTheSessionsZone(pg, td, mismatches);
             try (Statement s = td.createStatement()) {
                 for (String v : List.of("CREATE VIEW tzv_local AS SELECT k, ts::date AS day FROM tzm", "CREATE VIEW tzv_hours AS SELECT date_trunc('hour', ts) AS h FROM tzm",
                         "CREATE VIEW tzv_text AS SELECT k FROM tzm WHERE ts::text LIKE '2024-03%'", "CREATE VIEW tzv_lit AS SELECT k FROM tzm WHERE ts > '2024-06-01 00:00'")) {
