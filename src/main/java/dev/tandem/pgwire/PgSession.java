@@ -168,8 +168,7 @@ final class PgSession {
     void begin(java.util.Map<String, String> params) {
         user = params.getOrDefault("user", user);
         application = params.getOrDefault("application_name", "");
-        String zone = startupZone(params);
-        if (zone != null) {
+        for (String zone : startupZones(params)) {
             try {
                 sql.startupZone(zone);
             } catch (SqlException e) {
@@ -179,25 +178,25 @@ final class PgSession {
     }
 
     /**
-     * The {@code TimeZone} a client starts the session in: its start-up parameter, else {@code -c TimeZone=...} in its
-     * {@code options} (PostgreSQL applies the options first, the parameters over them); null: none.
+     * The {@code TimeZone}s a client starts the session in, in the order PostgreSQL applies them: {@code -c TimeZone=...} in
+     * its {@code options}, then its {@code TimeZone} start-up parameter; the last is the session's, an unknown one refuses it.
      */
-    static String startupZone(java.util.Map<String, String> params) {
-        for (java.util.Map.Entry<String, String> e : params.entrySet()) {
-            if (e.getKey().equalsIgnoreCase("timezone")) {
-                return e.getValue();
-            }
-        }
-        String zone = null;
+    static List<String> startupZones(java.util.Map<String, String> params) {
+        List<String> zones = new ArrayList<>();
         String options = params.get("options");
         if (options != null) {
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:-c\\s*|--)timezone=((?:\\\\.|\\S)+)", java.util.regex.Pattern.CASE_INSENSITIVE)
                     .matcher(options);
             while (m.find()) {
-                zone = m.group(1).replaceAll("\\\\(.)", "$1");
+                zones.add(m.group(1).replaceAll("\\\\(.)", "$1"));
             }
         }
-        return zone;
+        for (java.util.Map.Entry<String, String> e : params.entrySet()) {
+            if (e.getKey().equalsIgnoreCase("timezone")) {
+                zones.add(e.getValue());
+            }
+        }
+        return zones;
     }
 
     /** The zone last reported to the client in a ParameterStatus. */

@@ -233,7 +233,7 @@ class PostgresTimeZoneTest {
                     }
                 }
             }
-            s.execute("ROLLBACK");
+            td.rollback();
         } finally {
             td.setAutoCommit(true);
         }
