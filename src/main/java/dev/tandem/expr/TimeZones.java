@@ -73,11 +73,16 @@ public final class TimeZones {
         if (NUMBER.matcher(v).matches()) {
             return hours(new java.math.BigDecimal(v));
         }
+        return posix(v, value);
+    }
+
+    /** The zone of a POSIX specification ({@code UTC+3}, {@code +02:00}, {@code <+05>-05}), whose offset counts west. */
+    private static Zone posix(String v, String value) {
         Matcher m = POSIX.matcher(v);
         if (m.matches() && !v.isEmpty()) {
             int seconds = Integer.parseInt(m.group(4)) * 3600 + (m.group(5) == null ? 0 : Integer.parseInt(m.group(5)) * 60)
                     + (m.group(6) == null ? 0 : Integer.parseInt(m.group(6)));
-            if (seconds <= 24 * 3600 && (m.group(1) != null || m.group(2) != null || !m.group(3).isEmpty())) {
+            if (seconds <= 24 * 3600) {
                 ZoneOffset offset;
                 try {
                     offset = ZoneOffset.ofTotalSeconds(m.group(3).equals("-") ? seconds : -seconds);
@@ -86,9 +91,13 @@ public final class TimeZones {
                 }
                 String abbreviation = m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : "";
                 String upper = abbreviation.toUpperCase(Locale.ROOT);
-                if (upper.equals("UTC") || upper.equals("GMT") || upper.equals("UT")) {
+                if (upper.equals("UTC") || upper.equals("GMT")) {
                     // named as Java names such a zone, whose abbreviation (to_char's TZ) is the name
                     return new Zone(offset.getTotalSeconds() == 0 ? ZoneOffset.UTC : ZoneId.ofOffset(upper, offset), v);
+                }
+                if (abbreviation.isEmpty() && m.group(1) == null) {
+                    // no name ('+02:00'): its abbreviation is empty, as Java's UT-prefixed zones are taken to mean here
+                    return new Zone(ZoneId.ofOffset("UT", offset), v);
                 }
                 if (!abbreviation.isEmpty() && !abbreviation.equals(offsetText(offset.getTotalSeconds()))) {
                     throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: the time zone \"" + value + "\" (a POSIX specification"
@@ -106,8 +115,10 @@ public final class TimeZones {
      */
     public static ZoneId atTimeZone(String name) {
         try {
-            if (NUMBER.matcher(name.trim()).matches()) {
-                throw invalid(name);
+            String v = name.trim();
+            if (NUMBER.matcher(v).matches()) {
+                // a number here is a POSIX offset, west of Greenwich
+                return posix(v, name).id();
             }
             return setting(name).id();
         } catch (EvalError e) {
@@ -187,8 +198,11 @@ public final class TimeZones {
             return o.getTotalSeconds() == 0 ? "UTC" : offsetText(o.getTotalSeconds());
         }
         String id = zone.getId();
-        if (id.matches("(UTC|GMT|UT)[+-].*")) {
-            return id.substring(0, id.length() - zone.getRules().getOffset(Instant.EPOCH).getId().length());
+        if (id.startsWith("UT") && !id.startsWith("UTC")) {
+            return "";
+        }
+        if (id.matches("(UTC|GMT)[+-].*")) {
+            return id.substring(0, 3);
         }
         String a = ABBREVIATION.format(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L)).atZone(zone));
         return a.startsWith("GMT") && a.length() > 3 || a.startsWith("UTC") && a.length() > 3 ? offsetText(offsetAt(micros, zone)) : a;

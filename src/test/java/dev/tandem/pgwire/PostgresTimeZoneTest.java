@@ -105,8 +105,10 @@ class PostgresTimeZoneTest {
                 }
                 for (String q : QUERIES) {
                     PgAnswers.compare(zone + "; " + q, PgAnswers.answer(systems.pg(), q, false), PgAnswers.answer(systems.td(), q, false), "text", mismatches);
-                    PgAnswers.compare(zone + "; " + q, PgAnswers.answer(systems.pgBinary(), q, true), PgAnswers.answer(systems.tdBinary(), q, true), "binary",
-                            mismatches);
+                    // a statement prepared in this zone (PostgreSQL reads a prepared statement's literals in the zone it was prepared in)
+                    String prepared = q + " /* " + zone.replace("*", "") + " */";
+                    PgAnswers.compare(zone + "; " + q, PgAnswers.answer(systems.pgBinary(), prepared, true), PgAnswers.answer(systems.tdBinary(), prepared, true),
+                            "binary", mismatches);
                     compared += 2;
                 }
                 for (String q : List.of("SELECT k FROM tz WHERE ts >= ? ORDER BY k", "SELECT k, ?::timestamptz::text FROM tz WHERE k = 1")) {
@@ -184,7 +186,7 @@ class PostgresTimeZoneTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0)) {
             String pgUrl = "jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable";
             String tdUrl = "jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable";
-            String q = "SELECT current_setting('TimeZone'), '2024-07-01 12:00+00'::timestamptz::text, '2024-07-01 12:00'::timestamptz::text";
+            String q = "SELECT '2024-07-01 12:00+00'::timestamptz::text, '2024-07-01 12:00'::timestamptz::text, '2024-07-01 23:30+00'::timestamptz::date";
             java.util.TimeZone jvm = java.util.TimeZone.getDefault();
             for (String zone : List.of("Asia/Kolkata", "America/St_Johns", "GMT+05:30", "Europe/Berlin")) {
                 Connection pg;
@@ -199,12 +201,17 @@ class PostgresTimeZoneTest {
                 try (pg; td) {
                     PgAnswers.compare("JVM zone " + zone + ": start-up ParameterStatus", pg.unwrap(PGConnection.class).getParameterStatus("TimeZone"),
                             td.unwrap(PGConnection.class).getParameterStatus("TimeZone"), "start-up", mismatches);
-                    PgAnswers.compare("JVM zone " + zone + ": " + q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "start-up", mismatches);
+                    for (String query : List.of(q, "SELECT current_setting('TimeZone')", "SHOW TimeZone")) {
+                        PgAnswers.compare("JVM zone " + zone + ": " + query, PgAnswers.answer(pg, query, false), PgAnswers.answer(td, query, false), "start-up",
+                                mismatches);
+                    }
                 }
             }
             String options = "&options=-c%20TimeZone%3DAmerica/St_Johns";
             try (Connection pg = DriverManager.getConnection(pgUrl + options); Connection td = DriverManager.getConnection(tdUrl + options)) {
-                PgAnswers.compare("options: " + q, PgAnswers.answer(pg, q, false), PgAnswers.answer(td, q, false), "options", mismatches);
+                for (String query : List.of(q, "SHOW TimeZone")) {
+                    PgAnswers.compare("options: " + query, PgAnswers.answer(pg, query, false), PgAnswers.answer(td, query, false), "options", mismatches);
+                }
             }
             java.util.Properties props = new java.util.Properties();
             props.setProperty("options", "-c TimeZone=Nowhere/Land");
@@ -215,11 +222,11 @@ class PostgresTimeZoneTest {
 
     /** A SUBSCRIBE in a Berlin session: its snapshot computes in Berlin (dates and text of the rows), as PostgreSQL's query answers. */
     private static void subscribedInTheSessionsZone(Connection pg, Connection td, List<String> mismatches) throws SQLException {
-        String q = "SELECT ts::text AS t, ts::date AS day FROM tzm WHERE ts IS NOT NULL";
+        String q = "SELECT ts::text AS t, ts::date AS dday FROM tzm WHERE ts IS NOT NULL";
         List<String> expected = new ArrayList<>();
         try (Statement s = pg.createStatement(); ResultSet rs = s.executeQuery(q)) {
             while (rs.next()) {
-                expected.add(rs.getString("t") + "|" + rs.getString("day"));
+                expected.add(rs.getString("t") + "|" + rs.getString("dday"));
             }
         }
         List<String> got = new ArrayList<>();
@@ -229,7 +236,7 @@ class PostgresTimeZoneTest {
             try (ResultSet rs = s.executeQuery("FETCH ALL FROM zc WITH (timeout = '2s')")) {
                 while (rs.next()) {
                     for (long n = rs.getLong("mz_diff"); n > 0; n--) {
-                        got.add(rs.getString("t") + "|" + rs.getString("day"));
+                        got.add(rs.getString("t") + "|" + rs.getString("dday"));
                     }
                 }
             }
@@ -258,7 +265,7 @@ class PostgresTimeZoneTest {
     private static final List<String> VIEWS = List.of(
             "tzv_rows AS SELECT k, ts, ts AT TIME ZONE 'Europe/Berlin' AS berlin, (ts AT TIME ZONE 'Asia/Kolkata')::date AS kolkata FROM tzm"
                     + " WHERE ts > '2024-03-30 00:00:00+00'",
-            "tzv_days AS SELECT (ts AT TIME ZONE 'America/St_Johns')::date AS day, count(*) AS n, max(ts) AS last FROM tzm"
+            "tzv_days AS SELECT (ts AT TIME ZONE 'America/St_Johns')::date AS dday, count(*) AS n, max(ts) AS last FROM tzm"
                     + " GROUP BY (ts AT TIME ZONE 'America/St_Johns')::date");
 
     /**
@@ -284,7 +291,7 @@ class PostgresTimeZoneTest {
                 }
             }
             int[] counter = {0};
-            withRows = PgAnswers.maintainedViews(pg, td, "tzm (k bigint, ts timestamptz)", VIEWS, name -> name.equals("tzv_days") ? "day" : "k", 30, w -> {
+            withRows = PgAnswers.maintainedViews(pg, td, "tzm (k bigint, ts timestamptz)", VIEWS, name -> name.equals("tzv_days") ? "dday" : "k", 30, w -> {
                 int next = counter[0];
                 return switch (w < 4 ? 0 : random.nextInt(3)) {
                     case 0 -> {
@@ -302,12 +309,12 @@ class PostgresTimeZoneTest {
             }, mismatches);
             subscribedInTheSessionsZone(pg, td, mismatches);
             try (Statement s = td.createStatement()) {
-                for (String v : List.of("CREATE VIEW tzv_local AS SELECT k, ts::date AS day FROM tzm", "CREATE VIEW tzv_hours AS SELECT date_trunc('hour', ts) AS h FROM tzm",
+                for (String v : List.of("CREATE VIEW tzv_local AS SELECT k, ts::date AS dday FROM tzm", "CREATE VIEW tzv_hours AS SELECT date_trunc('hour', ts) AS h FROM tzm",
                         "CREATE VIEW tzv_text AS SELECT k FROM tzm WHERE ts::text LIKE '2024-03%'", "CREATE VIEW tzv_lit AS SELECT k FROM tzm WHERE ts > '2024-06-01 00:00'")) {
                     PgAnswers.compare(v, "ERROR 0A000", PgAnswers.update(td, v), "refused", mismatches);
                 }
                 s.execute("SET TimeZone = 'UTC'");
-                PgAnswers.compare("in UTC", "OK 0", PgAnswers.update(td, "CREATE VIEW tzv_local AS SELECT k, ts::date AS day FROM tzm"), "created", mismatches);
+                PgAnswers.compare("in UTC", "OK 0", PgAnswers.update(td, "CREATE VIEW tzv_local AS SELECT k, ts::date AS dday FROM tzm"), "created", mismatches);
             }
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
