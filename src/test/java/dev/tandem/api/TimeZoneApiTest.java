@@ -10,7 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code POST /v1/sql} with a {@code timeZone}: the statement's session computes and prints in that zone (a timestamptz's text,
  * its date, a literal without an offset), while a timestamptz value in JSON stays an ISO-8601 instant in UTC; without one the
- * session is UTC's, and an unknown zone is refused as PostgreSQL refuses it ({@code 22023}).
+ * session is UTC's, and an unknown zone is refused as PostgreSQL refuses it ({@code 22023}, answered 422).
  */
 class TimeZoneApiTest {
 
@@ -30,7 +30,7 @@ class TimeZoneApiTest {
             assertThat(utc.status()).as(utc.text()).isEqualTo(200);
             assertThat(utc.text()).contains("2024-07-01 12:00:00+00", "2024-07-01T12:00:00Z").doesNotContain("2024-07-02");
             TandemServer.Response unknown = s.post("/v1/sql", "{\"sql\":\"SELECT 1\",\"timeZone\":\"Nowhere/Land\"}");
-            assertThat(unknown.status()).as(unknown.text()).isEqualTo(400);
+            assertThat(unknown.status()).as(unknown.text()).isEqualTo(422);
             assertThat(unknown.text()).contains("22023");
         }
     }

@@ -28,7 +28,9 @@ class TimeZonesTest {
         assertThat(TimeZones.setting("Etc/UTC").id()).isEqualTo(ZoneOffset.UTC);
         assertThat(TimeZones.setting("Etc/UTC").name()).isEqualTo("Etc/UTC");
         // POSIX: the offset counts west of Greenwich
-        assertThat(TimeZones.setting("+02:00").id()).isEqualTo(ZoneOffset.ofHours(-2));
+        assertThat(TimeZones.setting("+02:00").id().getRules().getOffset(Instant.EPOCH)).isEqualTo(ZoneOffset.ofHours(-2));
+        assertThat(TimeZones.abbreviation(0, TimeZones.setting("+02:00").id())).isEmpty();
+        assertThat(TimeZones.atTimeZone("+05").getRules().getOffset(Instant.EPOCH)).isEqualTo(ZoneOffset.ofHours(-5));
         assertThat(TimeZones.setting("UTC+3").id().getRules().getOffset(Instant.EPOCH)).isEqualTo(ZoneOffset.ofHours(-3));
         assertThat(TimeZones.abbreviation(0, TimeZones.setting("UTC+3").id())).isEqualTo("UTC");
         assertThat(TimeZones.setting("GMT-05:30").id().getRules().getOffset(Instant.EPOCH)).isEqualTo(ZoneOffset.ofHoursMinutes(5, 30));
