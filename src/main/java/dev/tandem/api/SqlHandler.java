@@ -27,7 +27,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code POST /v1/sql} {@code {"sql": "...", "params": [...], "isolation": "strict"}}: one SQL statement.
+ * {@code POST /v1/sql} {@code {"sql": "...", "params": [...], "isolation": "strict", "timeZone": "Europe/Berlin"}}: one SQL statement.
  * A query answers the peek answer's shape ({@code columns}, {@code rows}, {@code as_of}, ... {@code path},
  * {@code runtime}), a command {@code {"command": "INSERT", "rows": 3, "timestamp": ...}}. A refused
  * statement answers problem+json with its {@code sqlstate} and, when known, {@code line}, {@code column}
@@ -38,7 +38,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class SqlHandler {
 
-    static final Set<String> FIELDS = Set.of("sql", "params", "isolation");
+    static final Set<String> FIELDS = Set.of("sql", "params", "isolation", "timeZone");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final SqlEngine engine;
@@ -86,6 +86,11 @@ final class SqlHandler {
                 throw ApiException.badRequest("isolation: expected 'serializable' or 'strict', got '" + JsonBody.abbreviate(isolation) + "'");
             }
             session.strict(true);
+        }
+        String timeZone = body.string("timeZone");
+        if (timeZone != null) {
+            // the statement's session in that TimeZone, as SET TimeZone would set it (22023 for an unknown one)
+            session.startupZone(timeZone);
         }
         if (SqlEngine.split(sql).size() > 1) {
             throw ApiException.badRequest("sql: one statement per request");

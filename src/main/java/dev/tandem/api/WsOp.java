@@ -42,7 +42,7 @@ sealed interface WsOp {
     Set<String> SUBSCRIBE = Set.of("op", "id", "index");
     Set<String> SUBSCRIBE_ROWS = Set.of("op", "id", "from", "key", "filter", "project", "as_of", "snapshot", "envelope");
     Set<String> CANCEL_ROWS = Set.of("op", "id");
-    Set<String> SQL = Set.of("op", "id", "sql", "params", "isolation");
+    Set<String> SQL = Set.of("op", "id", "sql", "params", "isolation", "timeZone");
 
     /** The {@code op} of {@code message}, a JSON object (400 when it is none or has no op). */
     static String opOf(JsonNode message) {

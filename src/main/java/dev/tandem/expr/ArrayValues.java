@@ -21,6 +21,11 @@ public final class ArrayValues {
      * an {@code element}; a multidimensional array or one with explicit bounds is not supported.
      */
     public static DatumArray parse(String text, DatumType element) {
+        return parse(text, element, java.time.ZoneOffset.UTC);
+    }
+
+    /** PostgreSQL's input of an array as {@link #parse(String, DatumType)}, a {@code timestamptz} element without a zone in {@code zone}. */
+    public static DatumArray parse(String text, DatumType element, java.time.ZoneId zone) {
         String s = text.strip();
         if (s.startsWith("[") || s.startsWith("{") && s.substring(1).strip().startsWith("{")) {
             throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: multidimensional arrays and arrays with explicit bounds (\"" + text + "\")");
@@ -28,13 +33,18 @@ public final class ArrayValues {
         List<String> parts = TextArrays.parse(text);
         List<Object> values = new ArrayList<>(parts.size());
         for (String p : parts) {
-            values.add(p == null ? null : element == DatumType.TIMESTAMP ? Datetimes.parseTimestamp(p) : ExprEval.cast(p, element));
+            values.add(p == null ? null : element == DatumType.TIMESTAMP ? Datetimes.parseTimestamp(p) : ExprEval.cast(p, element, zone));
         }
         return new DatumArray(element, values);
     }
 
     /** PostgreSQL's text output of {@code a}: {@code {1,2,NULL}}, an element quoted when it must be. */
     public static String text(DatumArray a) {
+        return text(a, java.time.ZoneOffset.UTC);
+    }
+
+    /** PostgreSQL's text output of {@code a} as {@link #text(DatumArray)}, a {@code timestamptz} element in {@code zone}. */
+    public static String text(DatumArray a, java.time.ZoneId zone) {
         StringBuilder b = new StringBuilder("{");
         for (int i = 0; i < a.size(); i++) {
             if (i > 0) {
@@ -45,7 +55,7 @@ public final class ArrayValues {
                 b.append("NULL");
                 continue;
             }
-            String t = elementText(e);
+            String t = elementText(e, zone);
             if (needsQuotes(t)) {
                 b.append('"');
                 for (int j = 0; j < t.length(); j++) {
@@ -79,12 +89,17 @@ public final class ArrayValues {
 
     /** A non-NULL element in PostgreSQL's text output of its type ({@code t}, {@code 1.5}, {@code 2024-01-02 03:04:05}). */
     public static String elementText(Object v) {
+        return elementText(v, java.time.ZoneOffset.UTC);
+    }
+
+    /** A non-NULL element in PostgreSQL's text output of its type, a {@code timestamptz} in {@code zone}. */
+    public static String elementText(Object v, java.time.ZoneId zone) {
         return switch (v) {
             case Boolean b -> b ? "t" : "f";
             case Double d -> floatText(d);
             case BigDecimal d -> d.toPlainString();
             case java.time.LocalDate d -> Datetimes.text(d);
-            case dev.tandem.row.TimestampTz ts -> Datetimes.text(ts);
+            case dev.tandem.row.TimestampTz ts -> Datetimes.text(ts, zone);
             case Timestamp ts -> {
                 java.time.LocalDateTime t = java.time.LocalDateTime.ofInstant(ts.toInstant(), java.time.ZoneOffset.UTC);
                 String s = t.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
@@ -254,10 +269,10 @@ public final class ArrayValues {
     }
 
     /** {@code a} with each element cast to {@code to} (an array cast, {@code text[]} to {@code bigint[]}). */
-    static DatumArray cast(DatumArray a, DatumType to) {
+    static DatumArray cast(DatumArray a, DatumType to, java.time.ZoneId zone) {
         List<Object> out = new ArrayList<>(a.size());
         for (Object e : a.elements()) {
-            out.add(e == null ? null : ExprEval.cast(e, to.element()));
+            out.add(e == null ? null : ExprEval.cast(e, to.element(), zone));
         }
         return new DatumArray(to.element(), out);
     }

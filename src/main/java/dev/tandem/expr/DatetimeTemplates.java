@@ -54,10 +54,15 @@ final class DatetimeTemplates {
 
     /** PostgreSQL's {@code to_char} of a date, timestamp, timestamptz or interval. */
     static String format(Object value, String template) {
+        return format(value, template, ZoneOffset.UTC);
+    }
+
+    /** PostgreSQL's {@code to_char} of a date, timestamp, timestamp with time zone or interval, with the session's time zone {@code zone}. */
+    static String format(Object value, String template, java.time.ZoneId zone) {
         if (template.isEmpty()) {
             return null;
         }
-        Fields f = fields(value);
+        Fields f = fields(value, zone);
         StringBuilder out = new StringBuilder();
         for (FormatTemplates.Node node : FormatTemplates.parse(template, true)) {
             if (node.keyword() == null) {
@@ -79,10 +84,10 @@ final class DatetimeTemplates {
 
     /** The broken-down fields of a value, as PostgreSQL's {@code pg_tm}. */
     private record Fields(boolean interval, long year, long month, long day, long hour, long minute, long second, long micros,
-            int weekday, long yearDay, LocalDate date, String zone) {
+            int weekday, long yearDay, LocalDate date, String zone, int offset) {
     }
 
-    private static Fields fields(Object value) {
+    private static Fields fields(Object value, java.time.ZoneId zone) {
         return switch (value) {
             case Interval v -> {
                 long t = v.micros();
@@ -94,20 +99,27 @@ final class DatetimeTemplates {
                 long micros = t - second * 1_000_000L;
                 long year = v.months() / 12;
                 long month = v.months() % 12;
-                yield new Fields(true, year, month, v.days(), hour, minute, second, micros, 0, (year * 12 + month) * 30 + v.days(), null, null);
+                yield new Fields(true, year, month, v.days(), hour, minute, second, micros, 0, (year * 12 + month) * 30 + v.days(), null, null, 0);
             }
-            case LocalDate d -> timestampFields(d.atStartOfDay(), 0, "UTC");
+            case LocalDate d -> {
+                long at = TimeZones.instant(Datetimes.startOfDay(d), zone);
+                yield timestampFields(d.atStartOfDay(), 0, TimeZones.abbreviation(at, zone), TimeZones.offsetAt(at, zone));
+            }
             case Timestamp t -> timestampFields(LocalDateTime.ofEpochSecond(Math.floorDiv(t.micros(), 1_000_000L), 0, ZoneOffset.UTC),
-                    Math.floorMod(t.micros(), 1_000_000L), "");
-            case TimestampTz t -> timestampFields(LocalDateTime.ofEpochSecond(Math.floorDiv(t.micros(), 1_000_000L), 0, ZoneOffset.UTC),
-                    Math.floorMod(t.micros(), 1_000_000L), "UTC");
+                    Math.floorMod(t.micros(), 1_000_000L), "", 0);
+            case TimestampTz t -> {
+                int offset = TimeZones.offsetAt(t.micros(), zone);
+                long local = t.micros() + offset * 1_000_000L;
+                yield timestampFields(LocalDateTime.ofEpochSecond(Math.floorDiv(local, 1_000_000L), 0, ZoneOffset.UTC),
+                        Math.floorMod(local, 1_000_000L), TimeZones.abbreviation(t.micros(), zone), offset);
+            }
             default -> throw new EvalError(EvalError.Code.DATA_EXCEPTION, "to_char of " + value.getClass().getSimpleName());
         };
     }
 
-    private static Fields timestampFields(LocalDateTime t, long micros, String zone) {
+    private static Fields timestampFields(LocalDateTime t, long micros, String zone, int offset) {
         return new Fields(false, t.getYear(), t.getMonthValue(), t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond(), micros,
-                t.getDayOfWeek().getValue() % 7, t.getDayOfYear(), t.toLocalDate(), zone);
+                t.getDayOfWeek().getValue() % 7, t.getDayOfYear(), t.toLocalDate(), zone, offset);
     }
 
     /** Whether a keyword prints a number (and so takes the {@code TH} suffix). */
@@ -150,9 +162,10 @@ final class DatetimeTemplates {
                     case "ad", "bc" -> "ad";
                     case "TZ" -> f.zone;
                     case "tz" -> f.zone.toLowerCase(java.util.Locale.ROOT);
-                    case "TZH", "tzh" -> "+00";
-                    case "TZM", "tzm" -> "00";
-                    case "OF", "of" -> fm ? "+0" : "+00";
+                    case "TZH", "tzh" -> (f.offset >= 0 ? "+" : "-") + pad(Math.abs(f.offset) / 3600, 2);
+                    case "TZM", "tzm" -> pad(Math.abs(f.offset) % 3600 / 60, 2);
+                    case "OF", "of" -> (f.offset >= 0 ? "+" : "-") + (fm ? Long.toString(Math.abs(f.offset) / 3600) : pad(Math.abs(f.offset) / 3600, 2))
+                            + (Math.abs(f.offset) % 3600 == 0 ? "" : ":" + pad(Math.abs(f.offset) % 3600 / 60, 2));
                     case "MONTH" -> name(MONTHS[(int) f.month - 1].toUpperCase(java.util.Locale.ROOT), fm);
                     case "Month" -> name(MONTHS[(int) f.month - 1], fm);
                     case "month" -> name(MONTHS[(int) f.month - 1].toLowerCase(java.util.Locale.ROOT), fm);

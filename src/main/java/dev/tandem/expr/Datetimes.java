@@ -44,8 +44,13 @@ public final class Datetimes {
         }
     }
 
-    /** PostgreSQL's input of a {@code timestamp with time zone}; one without a zone is in the session's (UTC). */
+    /** PostgreSQL's input of a {@code timestamp with time zone}; one without a zone is in UTC. */
     public static TimestampTz parseTimestampTz(String s) {
+        return parseTimestampTz(s, ZoneOffset.UTC);
+    }
+
+    /** PostgreSQL's input of a {@code timestamp with time zone}; one without a zone is in {@code session}'s. */
+    public static TimestampTz parseTimestampTz(String s, ZoneId session) {
         Matcher m = match(s, "timestamp with time zone");
         LocalDateTime local;
         try {
@@ -53,7 +58,7 @@ public final class Datetimes {
         } catch (DateTimeException | NumberFormatException e) {
             throw new EvalError(EvalError.Code.DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"" + s + "\"");
         }
-        ZoneId zone = ZoneOffset.UTC;
+        ZoneId zone = session;
         if (m.group(8) != null) {
             zone = offset(m.group(8), s);
         } else if (m.group(9) != null) {
@@ -63,7 +68,7 @@ public final class Datetimes {
                 throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "time zone \"" + m.group(9) + "\" not recognized");
             }
         }
-        return new TimestampTz(checkedMicros(micros(local, local.atZone(zone).getOffset())));
+        return new TimestampTz(checkedMicros(TimeZones.instant(micros(local, ZoneOffset.UTC), zone)));
     }
 
     /** PostgreSQL's input of a {@code timestamp} (without time zone): a zone in it is ignored, as PostgreSQL ignores it. */
@@ -190,6 +195,12 @@ public final class Datetimes {
         return localText(t.micros()) + "+00";
     }
 
+    /** A timestamp with time zone in PostgreSQL's ISO output in {@code zone} ({@code 2024-01-02 04:04:05.5+01}, {@code ...+05:30}). */
+    public static String text(TimestampTz t, ZoneId zone) {
+        int offset = TimeZones.offsetAt(t.micros(), zone);
+        return localText(t.micros() + offset * 1_000_000L) + TimeZones.offsetText(offset);
+    }
+
     /** Microseconds since the epoch as PostgreSQL prints a local time ({@code 2024-01-02 03:04:05.5}). */
     public static String localText(long micros) {
         LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), 0, ZoneOffset.UTC);
@@ -219,6 +230,11 @@ public final class Datetimes {
 
     /** PostgreSQL's {@code extract(field FROM v)} of a date, timestamp or timestamp with time zone: a numeric. */
     static BigDecimal extract(String field, Object v) {
+        return extract(field, v, ZoneOffset.UTC);
+    }
+
+    /** PostgreSQL's {@code extract(field FROM v)}, a timestamp with time zone's fields in {@code zone}. */
+    static BigDecimal extract(String field, Object v, ZoneId zone) {
         if (v instanceof dev.tandem.row.TimeOfDay time) {
             return Times.extract(field, time);
         }
@@ -230,7 +246,9 @@ public final class Datetimes {
             case TimestampTz t -> t.micros();
             default -> throw new IllegalStateException("extract of " + v.getClass());
         };
-        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), (int) Math.floorMod(micros, 1_000_000L) * 1000,
+        int offset = v instanceof TimestampTz ? TimeZones.offsetAt(micros, zone) : 0;
+        long local = micros + offset * 1_000_000L;
+        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(local, 1_000_000L), (int) Math.floorMod(local, 1_000_000L) * 1000,
                 ZoneOffset.UTC);
         long fraction = Math.floorMod(micros, 1_000_000L);
         String type = date ? "date" : v instanceof Timestamp ? "timestamp without time zone" : "timestamp with time zone";
@@ -248,7 +266,7 @@ public final class Datetimes {
             case "week" -> BigDecimal.valueOf(t.get(java.time.temporal.IsoFields.WEEK_OF_WEEK_BASED_YEAR));
             case "isoyear" -> BigDecimal.valueOf(t.get(java.time.temporal.IsoFields.WEEK_BASED_YEAR));
             case "julian" -> date ? BigDecimal.valueOf(t.toLocalDate().toEpochDay() + 2_440_588L)
-                    : BigDecimal.valueOf(micros).add(BigDecimal.valueOf(2_440_588L * MICROS_PER_DAY))
+                    : BigDecimal.valueOf(local).add(BigDecimal.valueOf(2_440_588L * MICROS_PER_DAY))
                             .divide(BigDecimal.valueOf(MICROS_PER_DAY), 20, java.math.RoundingMode.HALF_EVEN).stripTrailingZeros();
             case "epoch" -> date ? BigDecimal.valueOf(Math.floorDiv(micros, 1_000_000L))
                     : BigDecimal.valueOf(micros, 6);
@@ -267,7 +285,11 @@ public final class Datetimes {
                         if (v instanceof Timestamp) {
                             throw new EvalError(EvalError.Code.NOT_SUPPORTED, "unit \"" + field + "\" not supported for type timestamp without time zone");
                         }
-                        yield BigDecimal.ZERO;
+                        yield BigDecimal.valueOf(switch (f) {
+                            case "timezone" -> offset;
+                            case "timezone_hour" -> offset / 3600;
+                            default -> offset % 3600 / 60;
+                        });
                     }
                 };
             }
@@ -277,7 +299,17 @@ public final class Datetimes {
 
     /** PostgreSQL's {@code date_trunc(field, v)} of a timestamp or timestamp with time zone (in UTC), in microseconds. */
     static long truncate(String field, long micros, String type) {
-        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), (int) Math.floorMod(micros, 1_000_000L) * 1000,
+        return truncate(field, micros, type, null);
+    }
+
+    /**
+     * PostgreSQL's {@code date_trunc(field, v)} of a timestamp with time zone in {@code zone} (null: of a timestamp): the
+     * local time truncated, read back in the zone with the instant's own offset for fields below a day, as PostgreSQL keeps it.
+     */
+    static long truncate(String field, long micros, String type, ZoneId zone) {
+        int offset = zone == null ? 0 : TimeZones.offsetAt(micros, zone);
+        long local = micros + offset * 1_000_000L;
+        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(local, 1_000_000L), (int) Math.floorMod(local, 1_000_000L) * 1000,
                 ZoneOffset.UTC);
         LocalDateTime r = switch (field.toLowerCase(Locale.ROOT)) {
             case "microseconds", "microsecond", "us" -> t;
@@ -295,7 +327,16 @@ public final class Datetimes {
             case "millennium", "millennia" -> LocalDate.of((t.getYear() - 1) / 1000 * 1000 + 1, 1, 1).atStartOfDay();
             default -> throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "unit \"" + field + "\" not recognized for type " + type);
         };
-        return micros(r, ZoneOffset.UTC);
+        long truncated = micros(r, ZoneOffset.UTC);
+        if (zone == null) {
+            return truncated;
+        }
+        boolean belowDay = switch (field.toLowerCase(Locale.ROOT)) {
+            case "microseconds", "microsecond", "us", "milliseconds", "millisecond", "ms", "second", "seconds", "sec", "secs", "minute", "minutes",
+                    "min", "mins", "hour", "hours" -> true;
+            default -> false;
+        };
+        return belowDay ? truncated - offset * 1_000_000L : TimeZones.instant(truncated, zone);
     }
 
     /** The type of {@code a f b} when it is arithmetic on dates or times, else null. */

@@ -48,6 +48,11 @@ final class ExprEval {
             case IS_NULL -> {
                 return eval(args.get(0), row) == null;
             }
+            case CAST -> {
+                Object a = eval(args.get(0), row);
+                return a == null ? null
+                        : cast(a, c.type(), args.size() > 1 ? TimeZones.of((String) eval(args.get(1), row)) : java.time.ZoneOffset.UTC);
+            }
             case COALESCE -> {
                 for (Expr a : args) {
                     Object v = eval(a, row);
@@ -101,11 +106,27 @@ final class ExprEval {
                 if (v == null) {
                     return null;
                 }
+                java.time.ZoneId zone = v.length > 2 ? TimeZones.of((String) v[2]) : java.time.ZoneOffset.UTC;
                 if (c.func() == Func.EXTRACT) {
-                    return Datetimes.extract((String) v[0], v[1]);
+                    return Datetimes.extract((String) v[0], v[1], zone);
                 }
                 return v[1] instanceof Timestamp t ? (Object) new Timestamp(Datetimes.truncate((String) v[0], t.micros(), "timestamp without time zone"))
-                        : (Object) new TimestampTz(Datetimes.truncate((String) v[0], ((TimestampTz) v[1]).micros(), "timestamp with time zone"));
+                        : (Object) new TimestampTz(Datetimes.truncate((String) v[0], ((TimestampTz) v[1]).micros(), "timestamp with time zone",
+                                v.length > 2 ? zone : null));
+            }
+            case TZ_PLUS -> {
+                Object[] v = strictArgs(args, row);
+                return v == null ? null : new TimestampTz(Intervals.plus(((TimestampTz) v[0]).micros(), (dev.tandem.row.Interval) v[1],
+                        TimeZones.of((String) v[2])));
+            }
+            case TIMEZONE -> {
+                Object[] v = strictArgs(args, row);
+                if (v == null) {
+                    return null;
+                }
+                java.time.ZoneId zone = TimeZones.atTimeZone((String) v[0]);
+                return v[1] instanceof TimestampTz t ? (Object) new Timestamp(Datetimes.checkedMicros(TimeZones.local(t.micros(), zone)))
+                        : (Object) new TimestampTz(Datetimes.checkedMicros(TimeZones.instant(((Timestamp) v[1]).micros(), zone)));
             }
             case JSONB_BUILD_ARRAY, JSONB_BUILD_OBJECT -> {
                 List<Object> v = new java.util.ArrayList<>(args.size());
@@ -133,7 +154,8 @@ final class ExprEval {
                     return null;
                 }
                 return v[0] instanceof Long || v[0] instanceof Double || v[0] instanceof java.math.BigDecimal
-                        ? FormatTemplates.number(v[0], (String) v[1]) : FormatTemplates.datetime(v[0], (String) v[1]);
+                        ? FormatTemplates.number(v[0], (String) v[1])
+                        : FormatTemplates.datetime(v[0], (String) v[1], v.length > 2 ? TimeZones.of((String) v[2]) : java.time.ZoneOffset.UTC);
             }
             case AGE -> {
                 Object[] v = strictArgs(args, row);
@@ -275,7 +297,6 @@ final class ExprEval {
             case LOWER -> caseMapped((String) a, false);
             case UPPER -> caseMapped((String) a, true);
             case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
-            case CAST -> cast(a, c.type());
             case FIT_INT4 -> {
                 long v = (Long) a;
                 if (v != (int) v) {
@@ -400,20 +421,21 @@ final class ExprEval {
         return s.substring(b, e);
     }
 
-    static Object cast(Object v, DatumType to) {
+    /** {@code v} cast to {@code to}, converting between instants and local times in {@code zone}. */
+    static Object cast(Object v, DatumType to, java.time.ZoneId zone) {
         if (to.accepts(v)) {
             return v;
         }
         if (v instanceof DatumArray a) {
-            return to == DatumType.STRING ? ArrayValues.text(a) : ArrayValues.cast(a, to);
+            return to == DatumType.STRING ? ArrayValues.text(a, zone) : ArrayValues.cast(a, to, zone);
         }
         if (to.isArray()) {
-            return ArrayValues.parse((String) v, to.element());
+            return ArrayValues.parse((String) v, to.element(), zone);
         }
         if (to == DatumType.STRING) {
             return switch (v) {
                 case java.math.BigDecimal d -> d.toPlainString();
-                case TimestampTz t -> Datetimes.text(t);
+                case TimestampTz t -> Datetimes.text(t, zone);
                 case dev.tandem.row.Interval i -> Intervals.text(i);
                 case Jsonb j -> j.text();
                 case dev.tandem.row.Bytea b -> b.hex();
@@ -421,7 +443,7 @@ final class ExprEval {
             };
         }
         if (v instanceof String s) {
-            return parse(s, to);
+            return parse(s, to, zone);
         }
         return switch (to) {
             case BOOL -> (Long) v != 0;
@@ -438,22 +460,22 @@ final class ExprEval {
             case TIMESTAMP -> switch (v) {
                 case Long l -> new Timestamp(l);
                 case LocalDate d -> new Timestamp(Datetimes.startOfDay(d));
-                case TimestampTz t -> new Timestamp(t.micros());
+                case TimestampTz t -> new Timestamp(Datetimes.checkedMicros(TimeZones.local(t.micros(), zone)));
                 default -> v;
             };
             case DATE -> switch (v) {
                 case Timestamp t -> Datetimes.dateOf(t.micros());
-                case TimestampTz t -> Datetimes.dateOf(t.micros());
+                case TimestampTz t -> Datetimes.checked(Datetimes.dateOf(TimeZones.local(t.micros(), zone)));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
             case TIMESTAMPTZ -> switch (v) {
-                case Timestamp t -> new TimestampTz(t.micros());
-                case LocalDate d -> new TimestampTz(Datetimes.startOfDay(d));
+                case Timestamp t -> new TimestampTz(Datetimes.checkedMicros(TimeZones.instant(t.micros(), zone)));
+                case LocalDate d -> new TimestampTz(Datetimes.checkedMicros(TimeZones.instant(Datetimes.startOfDay(d), zone)));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
             case TIME -> switch (v) {
                 case Timestamp t -> Times.of(t.micros());
-                case TimestampTz t -> Times.of(t.micros());
+                case TimestampTz t -> Times.of(TimeZones.local(t.micros(), zone));
                 default -> throw new IllegalStateException("cast of " + v.getClass());
             };
             default -> throw new IllegalStateException("cast of " + v.getClass() + " to " + to);
@@ -468,7 +490,7 @@ final class ExprEval {
         return (long) r;
     }
 
-    private static Object parse(String s, DatumType to) {
+    private static Object parse(String s, DatumType to, java.time.ZoneId zone) {
         String t = s.trim();
         try {
             return switch (to) {
@@ -487,7 +509,7 @@ final class ExprEval {
                 case TIMESTAMP -> Timestamp.parse(t);
                 case NUMERIC -> Numerics.parse(t);
                 case DATE -> Datetimes.parseDate(t);
-                case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t);
+                case TIMESTAMPTZ -> Datetimes.parseTimestampTz(t, zone);
                 case TIME -> Times.parse(t);
                 case UUID -> Uuids.parse(s);
                 case INTERVAL -> Intervals.parse(s);

@@ -67,8 +67,22 @@ final class ExprTyper {
                     throw new ExprException(args(path, 0), "function 'to_char' needs a date, timestamp, timestamptz, interval or number, got "
                             + x.jsonName());
                 }
-                all(f, t.subList(1, 2), 1, DatumType.STRING, path);
+                all(f, t.subList(1, n), 1, DatumType.STRING, path);
                 yield DatumType.STRING;
+            }
+            case TZ_PLUS -> {
+                all(f, t.subList(0, 1), 0, DatumType.TIMESTAMPTZ, path);
+                all(f, t.subList(1, 2), 1, DatumType.INTERVAL, path);
+                all(f, t.subList(2, 3), 2, DatumType.STRING, path);
+                yield DatumType.TIMESTAMPTZ;
+            }
+            case TIMEZONE -> {
+                all(f, t.subList(0, 1), 0, DatumType.STRING, path);
+                DatumType x = t.get(1);
+                if (x != DatumType.TIMESTAMP && x != DatumType.TIMESTAMPTZ) {
+                    throw new ExprException(args(path, 1), "function 'timezone' needs timestamp or timestamptz, got " + x.jsonName());
+                }
+                yield x == DatumType.TIMESTAMP ? DatumType.TIMESTAMPTZ : DatumType.TIMESTAMP;
             }
             case AGE -> {
                 all(f, t, 0, DatumType.TIMESTAMP, path);
@@ -145,6 +159,7 @@ final class ExprTyper {
             }
             case EXTRACT, DATE_TRUNC -> {
                 all(f, t.subList(0, 1), 0, DatumType.STRING, path);
+                all(f, t.subList(2, n), 2, DatumType.STRING, path);
                 DatumType x = t.get(1);
                 boolean ok = x == DatumType.TIMESTAMP || x == DatumType.TIMESTAMPTZ || f == Func.EXTRACT && (x == DatumType.DATE || x == DatumType.TIME);
                 if (!ok) {
@@ -237,6 +252,7 @@ final class ExprTyper {
                 yield DatumType.BOOL;
             }
             case CAST -> {
+                all(f, t.subList(1, n), 1, DatumType.STRING, path);
                 if (!castable(t.get(0), c.type())) {
                     throw new ExprException(path, "cannot cast " + t.get(0).jsonName() + " to " + c.type().jsonName());
                 }

@@ -120,6 +120,11 @@ public final class FormatTemplates {
         return DatetimeTemplates.format(value, template);
     }
 
+    /** PostgreSQL's {@code to_char} of a date, timestamp, timestamp with time zone or interval in the session's time zone {@code zone}. */
+    static String datetime(Object value, String template, java.time.ZoneId zone) {
+        return DatetimeTemplates.format(value, template, zone);
+    }
+
     /** PostgreSQL's {@code to_char} of a bigint, double precision or numeric (see {@link NumberTemplates}). */
     static String number(Object value, String template) {
         return NumberTemplates.format(value, template);

@@ -53,7 +53,13 @@ import java.util.Locale;
  *       {@code div}(interval, N) → interval, as PostgreSQL computes them (see {@link Intervals}); {@code add sub}(time, interval) and
  *       {@code add}(interval, time) → time, {@code sub}(time, time) → interval, {@code add}(date, time) and {@code add}(time, date) →
  *       timestamp (see {@link Times}); {@code extract}(string field, date | time | timestamp | timestamptz) → numeric, PostgreSQL's {@code extract} (an unknown field is an error);
- *       {@code date_trunc}(string field, T) → T for T timestamp or timestamptz (in UTC).</li>
+ *       {@code date_trunc}(string field, T) → T for T timestamp or timestamptz.</li>
+ *   <li>The session's time zone (see {@link TimeZones}): a last string argument naming a zone ({@link TimeZones.Zone#key}) makes
+ *       {@code cast} (between timestamptz and string, timestamp, date or time, and of arrays of them), {@code extract},
+ *       {@code date_trunc} and {@code to_char} of a timestamptz compute in that zone (without it: in UTC);
+ *       {@code tz_plus}(timestamptz, interval, string zone) → timestamptz adds the interval's months and days to the local time
+ *       in the zone; {@code timezone}(string zone, timestamptz) → timestamp and {@code timezone}(string zone, timestamp) →
+ *       timestamptz are SQL's {@code AT TIME ZONE} (an unknown zone is an error).</li>
  *   <li>jsonb, as PostgreSQL's (see {@link Jsonbs}): {@code jsonb_field jsonb_field_text}(jsonb, string key | int64 index) →
  *       jsonb, string ({@code -> ->>}); {@code jsonb_path jsonb_path_text}(jsonb, string text-array literal) → jsonb, string
  *       ({@code #> #>>}); {@code jsonb_contains}(jsonb, jsonb) → bool ({@code @>}); {@code jsonb_exists}(jsonb, string) → bool
@@ -102,12 +108,12 @@ public enum Func {
     REVERSE(1, 1), INITCAP(1, 1), MD5(1, 1), STARTS_WITH(2, 2), TRANSLATE(3, 3), REGEXP_LIKE(2, 3), REGEXP_REPLACE(3, 4), SIMILAR_ESCAPE(2, 2),
     ROUND(1, 1), ROUND_NUMERIC(1, 2), TRUNC(1, 2), FLOOR(1, 1), CEIL(1, 1), SIGN(1, 1), SQRT(1, 1), EXP(1, 1), LN(1, 1),
     LOG10(1, 1), POWER(2, 2), GREATEST(1, Integer.MAX_VALUE), LEAST(1, Integer.MAX_VALUE),
-    EXTRACT(2, 2), DATE_TRUNC(2, 2),
+    EXTRACT(2, 3), DATE_TRUNC(2, 3), TZ_PLUS(3, 3), TIMEZONE(2, 2),
     JSONB_FIELD(2, 2), JSONB_FIELD_TEXT(2, 2), JSONB_PATH(2, 2), JSONB_PATH_TEXT(2, 2), JSONB_CONTAINS(2, 2), JSONB_EXISTS(2, 2),
     JSONB_CONCAT(2, 2), JSONB_TYPEOF(1, 1), JSONB_ARRAY_LENGTH(1, 1), TO_JSONB(1, 1), JSONB_BUILD_ARRAY(0, Integer.MAX_VALUE),
     JSONB_BUILD_OBJECT(0, Integer.MAX_VALUE), JSONB_TO_NUMERIC(2, 2), JSONB_TO_BOOL(2, 2),
-    CAST(1, 1), ERROR(1, 2), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
-    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1), TO_CHAR(2, 2), AGE(2, 2), FORMAT(1, Integer.MAX_VALUE),
+    CAST(1, 2), ERROR(1, 2), FIT_INT4(1, 1), FIT_INT2(1, 1), FIT_NUMERIC(3, 3),
+    MAKE_DATE(3, 3), TO_TIMESTAMP(1, 1), TO_CHAR(2, 3), AGE(2, 2), FORMAT(1, Integer.MAX_VALUE),
     ARRAY(0, Integer.MAX_VALUE), ANY(3, 3), ALL(3, 3), ARRAY_GET(2, 2), ARRAY_LENGTH(2, 2), CARDINALITY(1, 1), ARRAY_TO_STRING(2, 3),
     ARRAY_CAT(2, 2), ARRAY_APPEND(2, 2), ARRAY_PREPEND(2, 2), ARRAY_CONTAINS(2, 2), ARRAY_OVERLAP(2, 2), JSONB_EXISTS_ANY(2, 2),
     JSONB_EXISTS_ALL(2, 2);

@@ -162,6 +162,22 @@ public final class Intervals {
         }
     }
 
+    /**
+     * A timestamp with time zone plus an interval in {@code zone}, as PostgreSQL adds them: the months and the days to the local
+     * time (a day across a daylight-saving change is 23 or 25 hours), read back in the zone, then the time.
+     */
+    static long plus(long micros, Interval v, java.time.ZoneId zone) {
+        if (v.months() == 0 && v.days() == 0) {
+            return plus(micros, v);
+        }
+        long local = plus(TimeZones.local(micros, zone), new Interval(v.months(), v.days(), 0));
+        try {
+            return Datetimes.checkedMicros(Math.addExact(TimeZones.instant(local, zone), v.micros()));
+        } catch (ArithmeticException e) {
+            throw new EvalError(EvalError.Code.NOT_SUPPORTED, "not supported: a timestamp outside years 1 to 9999");
+        }
+    }
+
     /** {@code a - b} of two times in microseconds as PostgreSQL's {@code timestamp - timestamp}: days and time, no months. */
     static Interval between(long a, long b) {
         long d;

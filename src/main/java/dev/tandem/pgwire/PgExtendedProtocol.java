@@ -130,7 +130,7 @@ final class PgExtendedProtocol {
                 if (sql.block() == SqlSession.Block.IDLE) {
                     portals.clear();
                 }
-                yield Mono.just(new PgWriter().readyForQuery(session.status()).buffer());
+                yield Mono.just(new PgWriter().readyForQuery(session.status(), session.zoneReport()).buffer());
             }
             default -> throw new IllegalArgumentException("not a step of the extended protocol: " + m);
         };
@@ -350,7 +350,7 @@ final class PgExtendedProtocol {
             Function<Integer, Integer> format = portal::format;
             int end = maxRows > 0 ? Math.min(r.rows().size(), portal.sent + maxRows) : r.rows().size();
             for (int i = portal.sent; i < end; i++) {
-                w.dataRow(r.rows().get(i), r.columns(), format);
+                w.dataRow(r.rows().get(i), r.columns(), format, sql.zone().id());
             }
             portal.sent = end;
             return (end < r.rows().size() ? w.simple('s') : w.commandComplete(r.tag())).buffer();

@@ -168,6 +168,48 @@ final class PgSession {
     void begin(java.util.Map<String, String> params) {
         user = params.getOrDefault("user", user);
         application = params.getOrDefault("application_name", "");
+        for (String zone : startupZones(params)) {
+            try {
+                sql.startupZone(zone);
+            } catch (SqlException e) {
+                throw new Close(new PgWriter().error("FATAL", e.state(), e.getMessage(), 0).buffer());
+            }
+        }
+    }
+
+    /**
+     * The {@code TimeZone}s a client starts the session in, in the order PostgreSQL applies them: {@code -c TimeZone=...} in
+     * its {@code options}, then its {@code TimeZone} start-up parameter; the last is the session's, an unknown one refuses it.
+     */
+    static List<String> startupZones(java.util.Map<String, String> params) {
+        List<String> zones = new ArrayList<>();
+        String options = params.get("options");
+        if (options != null) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:-c\\s*|--)timezone=((?:\\\\.|\\S)+)", java.util.regex.Pattern.CASE_INSENSITIVE)
+                    .matcher(options);
+            while (m.find()) {
+                zones.add(m.group(1).replaceAll("\\\\(.)", "$1"));
+            }
+        }
+        for (java.util.Map.Entry<String, String> e : params.entrySet()) {
+            if (e.getKey().equalsIgnoreCase("timezone")) {
+                zones.add(e.getValue());
+            }
+        }
+        return zones;
+    }
+
+    /** The zone last reported to the client in a ParameterStatus. */
+    private volatile String reportedZone;
+
+    /** The session's {@code TimeZone} when it changed since it was last reported to the client (a ParameterStatus is owed), else null. */
+    String zoneReport() {
+        String now = sql.zone().name();
+        if (now.equals(reportedZone)) {
+            return null;
+        }
+        reportedZone = now;
+        return now;
     }
 
     /** Cancels the query in flight, if any (called from the connection that sent the CancelRequest). */
@@ -313,7 +355,7 @@ final class PgSession {
         PgWriter w = new PgWriter().error(e, 0);
         sql.fail();
         if (m.type() == 'Q') {
-            return w.readyForQuery(status()).buffer();
+            return w.readyForQuery(status(), zoneReport()).buffer();
         }
         extended.skipToSync(EXTENDED_STEPS.indexOf(m.type()) >= 0);
         return w.buffer();
@@ -424,11 +466,11 @@ final class PgSession {
      */
     CatalogAccess catalogAccess() {
         if (principal == null) {
-            return CatalogAccess.all(user).withBackends(() -> sessions.backends(this, true));
+            return CatalogAccess.all(user).withBackends(() -> sessions.backends(this, true)).withTimeZone(sql.zone().name());
         }
         boolean admin = principal.has(dev.tandem.security.Role.ADMIN);
         return new CatalogAccess(user, principal::mayAccess, principal.has(dev.tandem.security.Role.WRITER))
-                .withBackends(() -> sessions.backends(this, admin));
+                .withBackends(() -> sessions.backends(this, admin)).withTimeZone(sql.zone().name());
     }
 
     /** The statement the session runs now (or last ran), for {@code pg_stat_activity}. */

@@ -80,7 +80,7 @@ final class PgSimpleProtocol {
         })).onErrorResume(e -> Mono.fromSupplier(() -> {
             sql.fail();
             SqlException error = PgSession.internal(e);
-            return new PgWriter().error(error, PgSession.position(new SqlEngine.Part(text, 0), error)).readyForQuery(session.status()).buffer();
+            return new PgWriter().error(error, PgSession.position(new SqlEngine.Part(text, 0), error)).readyForQuery(session.status(), session.zoneReport()).buffer();
         }));
     }
 
@@ -110,10 +110,10 @@ final class PgSimpleProtocol {
                 copyIn = null;
                 copy = CopyState.NONE;
                 yield done.done()
-                        .map(r -> new PgWriter().commandComplete(r.tag()).readyForQuery(session.status()).buffer())
+                        .map(r -> new PgWriter().commandComplete(r.tag()).readyForQuery(session.status(), session.zoneReport()).buffer())
                         .onErrorResume(e -> Mono.fromSupplier(() -> {
                             sql.fail();
-                            return new PgWriter().error(PgSession.internal(e), 0).readyForQuery(session.status()).buffer();
+                            return new PgWriter().error(PgSession.internal(e), 0).readyForQuery(session.status(), session.zoneReport()).buffer();
                         }));
             }
             case FrontendMessage.CopyFail f -> {
@@ -141,7 +141,7 @@ final class PgSimpleProtocol {
         copyIn = null;
         copy = CopyState.DISCARDING;
         sql.fail();
-        return new PgWriter().error(e, 0).readyForQuery(session.status()).buffer();
+        return new PgWriter().error(e, 0).readyForQuery(session.status(), session.zoneReport()).buffer();
     }
 
     // ------------------------------------------------------------------ simple query
@@ -152,10 +152,10 @@ final class PgSimpleProtocol {
             parts = SqlEngine.splitAt(text);
         } catch (SqlException e) {
             sql.fail();
-            return Mono.just(new PgWriter().error(e, PgSession.position(new SqlEngine.Part(text, 0), e)).readyForQuery(session.status()).buffer());
+            return Mono.just(new PgWriter().error(e, PgSession.position(new SqlEngine.Part(text, 0), e)).readyForQuery(session.status(), session.zoneReport()).buffer());
         }
         if (parts.isEmpty()) {
-            return Mono.just(new PgWriter().simple('I').readyForQuery(session.status()).buffer());
+            return Mono.just(new PgWriter().simple('I').readyForQuery(session.status(), session.zoneReport()).buffer());
         }
         PgWriter w = new PgWriter();
         return Flux.fromIterable(parts)
@@ -163,16 +163,16 @@ final class PgSimpleProtocol {
                     if (r.isQuery()) {
                         w.rowDescription(r.columns(), i -> 0);
                         for (Object[] row : r.rows()) {
-                            w.dataRow(row, r.columns(), i -> 0);
+                            w.dataRow(row, r.columns(), i -> 0, sql.zone().id());
                         }
                     }
                     w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag());
                     return r;
                 }).onErrorMap(e -> !(e instanceof Located), e -> located(part, e)))
-                .then(Mono.fromSupplier(() -> w.readyForQuery(session.status()).buffer()))
+                .then(Mono.fromSupplier(() -> w.readyForQuery(session.status(), session.zoneReport()).buffer()))
                 .onErrorResume(Located.class, e -> Mono.fromSupplier(() -> {
                     sql.fail();
-                    return w.error(e.error, e.position).readyForQuery(session.status()).buffer();
+                    return w.error(e.error, e.position).readyForQuery(session.status(), session.zoneReport()).buffer();
                 }));
     }
 
@@ -191,14 +191,14 @@ final class PgSimpleProtocol {
             parts = SqlEngine.splitAt(text);
         } catch (SqlException e) {
             sql.fail();
-            return Flux.just(new PgWriter().error(e, PgSession.position(new SqlEngine.Part(text, 0), e)).readyForQuery(session.status()).buffer());
+            return Flux.just(new PgWriter().error(e, PgSession.position(new SqlEngine.Part(text, 0), e)).readyForQuery(session.status(), session.zoneReport()).buffer());
         }
         return Flux.fromIterable(parts)
                 .concatMap(part -> statement(part.text()).onErrorMap(e -> !(e instanceof Located), e -> located(part, e)))
-                .concatWith(Mono.fromSupplier(() -> new PgWriter().readyForQuery(session.status()).buffer()))
+                .concatWith(Mono.fromSupplier(() -> new PgWriter().readyForQuery(session.status(), session.zoneReport()).buffer()))
                 .onErrorResume(Located.class, e -> Mono.fromSupplier(() -> {
                     sql.fail();
-                    return new PgWriter().error(e.error, e.position).readyForQuery(session.status()).buffer();
+                    return new PgWriter().error(e.error, e.position).readyForQuery(session.status(), session.zoneReport()).buffer();
                 }));
     }
 
@@ -220,13 +220,13 @@ final class PgSimpleProtocol {
     }
 
     /** A simple query's answer: its rows (in text) and its command tag. */
-    private static Mono<ByteBuf> answer(Mono<SqlResult> result) {
+    private Mono<ByteBuf> answer(Mono<SqlResult> result) {
         return result.map(r -> {
             PgWriter w = new PgWriter();
             if (r.isQuery()) {
                 w.rowDescription(r.columns(), i -> 0);
                 for (Object[] row : r.rows()) {
-                    w.dataRow(row, r.columns(), i -> 0);
+                    w.dataRow(row, r.columns(), i -> 0, sql.zone().id());
                 }
             }
             return w.commandComplete(r.command().equals("EMPTY") ? "" : r.tag()).buffer();
@@ -256,7 +256,7 @@ final class PgSimpleProtocol {
                 .map(batch -> {
                     PgWriter w = new PgWriter();
                     for (Object[] row : batch) {
-                        w.copyData(row);
+                        w.copyData(row, sql.zone().id());
                     }
                     rows.addAndGet(batch.size());
                     return w.buffer();

@@ -237,7 +237,7 @@ final class PgStartup {
         w.parameterStatus("server_encoding", "UTF8");
         w.parameterStatus("client_encoding", "UTF8");
         w.parameterStatus("DateStyle", "ISO, MDY");
-        w.parameterStatus("TimeZone", "UTC");
+        w.parameterStatus("TimeZone", session.zoneReport());
         w.parameterStatus("IntervalStyle", "postgres");
         w.parameterStatus("integer_datetimes", "on");
         w.parameterStatus("standard_conforming_strings", "on");

@@ -101,6 +101,14 @@ final class PgWriter {
     }
 
     /** ReadyForQuery with the transaction status: {@code I} idle, {@code T} in a block, {@code E} in a failed block. */
+    /** ReadyForQuery, after a ParameterStatus of the session's new {@code TimeZone} when it changed ({@code zone} not null). */
+    PgWriter readyForQuery(char status, String zone) {
+        if (zone != null) {
+            parameterStatus("TimeZone", zone);
+        }
+        return readyForQuery(status);
+    }
+
     PgWriter readyForQuery(char status) {
         begin('Z');
         buf.writeByte(status);
@@ -144,6 +152,11 @@ final class PgWriter {
     }
 
     PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format) {
+        return dataRow(row, columns, format, java.time.ZoneOffset.UTC);
+    }
+
+    /** A DataRow, each value in its column's format; a {@code timestamptz} in text in the session's time zone {@code zone}. */
+    PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format, java.time.ZoneId zone) {
         for (int i = 0; i < row.length; i++) {
             int bytes = row[i] == null || format.apply(i) != 1 ? 0 : integerBytes(columns.get(i));
             if (bytes > 0 && (bytes == 4 ? (Long) row[i] != ((Long) row[i]).intValue() : (Long) row[i] != ((Long) row[i]).shortValue())) {
@@ -162,7 +175,7 @@ final class PgWriter {
             if (format.apply(i) == 1) {
                 binary(v, columns.get(i));
             } else {
-                byte[] b = dev.tandem.sql.SqlValues.text(v).getBytes(StandardCharsets.UTF_8);
+                byte[] b = dev.tandem.sql.SqlValues.text(v, zone).getBytes(StandardCharsets.UTF_8);
                 buf.writeInt(b.length);
                 buf.writeBytes(b);
             }
@@ -200,9 +213,9 @@ final class PgWriter {
     }
 
     /** A CopyData with one row in COPY's text format: tab-separated, {@code \N} for NULL, escaped, ending in a newline. */
-    PgWriter copyData(Object[] row) {
+    PgWriter copyData(Object[] row, java.time.ZoneId zone) {
         begin('d');
-        buf.writeBytes(dev.tandem.sql.SqlValues.copyTextLine(row).getBytes(StandardCharsets.UTF_8));
+        buf.writeBytes(dev.tandem.sql.SqlValues.copyTextLine(row, zone).getBytes(StandardCharsets.UTF_8));
         return end();
     }
 

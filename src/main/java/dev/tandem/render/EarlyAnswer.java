@@ -122,7 +122,7 @@ final class EarlyAnswer {
                 // arithmetic overflows or divides by zero, substr refuses a negative length, like a bad escape, a cast a bad value,
                 // split_part a zero position, padding a length too large, a regular expression a bad pattern, sqrt/ln/exp/power their domains
                 case ADD, SUB, MUL, DIV, MOD, NEG, ABS, SUBSTR, LIKE, ILIKE, CAST, SPLIT_PART, LPAD, RPAD, REPEAT, REGEXP_LIKE, REGEXP_REPLACE, SIMILAR_ESCAPE,
-                        ROUND_NUMERIC, TRUNC, SQRT, EXP, LN, LOG10, POWER, EXTRACT, DATE_TRUNC, ERROR, FIT_INT4, FIT_INT2, FIT_NUMERIC, MAKE_DATE, TO_TIMESTAMP,
+                        ROUND_NUMERIC, TRUNC, SQRT, EXP, LN, LOG10, POWER, EXTRACT, DATE_TRUNC, TZ_PLUS, TIMEZONE, ERROR, FIT_INT4, FIT_INT2, FIT_NUMERIC, MAKE_DATE, TO_TIMESTAMP,
                         TO_CHAR, AGE, FORMAT -> false;
                 // a path a malformed array, a length a non-array, a builder a NULL key
                 case JSONB_FIELD, JSONB_FIELD_TEXT, JSONB_PATH, JSONB_PATH_TEXT, JSONB_CONTAINS, JSONB_EXISTS, JSONB_CONCAT, JSONB_TYPEOF,

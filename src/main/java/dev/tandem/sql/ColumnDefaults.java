@@ -165,8 +165,8 @@ final class ColumnDefaults {
         long micros = Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
         return switch (type) {
             case TIMESTAMPTZ -> new dev.tandem.row.TimestampTz(micros);
-            case TIMESTAMP -> new dev.tandem.row.Timestamp(micros);
-            case DATE -> java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC);
+            case TIMESTAMP -> new dev.tandem.row.Timestamp(dev.tandem.expr.TimeZones.local(micros, SqlTypes.zone()));
+            case DATE -> java.time.LocalDate.ofInstant(now, SqlTypes.zone());
             default -> throw new IllegalStateException("the statement's time as a default of a " + type + " column");
         };
     }

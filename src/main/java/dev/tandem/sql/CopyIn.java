@@ -131,7 +131,7 @@ final class CopyIn implements SqlCopyIn {
 
     @Override
     public Mono<SqlResult> done() {
-        return sequences.ready(table).then(Mono.defer(() -> {
+        return sequences.ready(table).then(Mono.defer(() -> SqlTypes.inZone(session.zone().id(), () -> {
             List<RowDiff> rows = new ArrayList<>();
             List<List<String>> lines = csv ? csv(data.toString(StandardCharsets.UTF_8)) : text(data.toString(StandardCharsets.UTF_8));
             List<Column> cols = table.schema().columns();
@@ -175,7 +175,7 @@ final class CopyIn implements SqlCopyIn {
                 session.wrote(true);
                 return new SqlResult("COPY", null, null, count, null, ts);
             });
-        }).subscribeOn(parsing)).onErrorMap(SqlErrors::map);
+        })).subscribeOn(parsing)).onErrorMap(SqlErrors::map);
     }
 
     /** Text format: lines of tab-separated fields, {@code \N} NULL, backslash escapes; a {@code \.} line ends the data. */

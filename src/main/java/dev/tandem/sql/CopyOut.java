@@ -94,16 +94,16 @@ final class CopyOut implements Prepared.Run {
                 lines.add(new Object[] {csvLine(query.columns().stream().map(SqlColumn::name).toArray())});
             }
             for (Object[] row : r.rows()) {
-                lines.add(new Object[] {csv ? csvLine(texts(row)) : SqlValues.copyTextLine(row)});
+                lines.add(new Object[] {csv ? csvLine(texts(row, session.zone().id())) : SqlValues.copyTextLine(row, session.zone().id())});
             }
             return new SqlResult("COPY", null, lines, r.rows().size(), r.read(), null);
         });
     }
 
-    private static Object[] texts(Object[] row) {
+    private static Object[] texts(Object[] row, java.time.ZoneId zone) {
         Object[] out = new Object[row.length];
         for (int i = 0; i < row.length; i++) {
-            out[i] = SqlTypes.text(row[i]);
+            out[i] = SqlTypes.text(row[i], zone);
         }
         return out;
     }

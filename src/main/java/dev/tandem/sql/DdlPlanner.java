@@ -231,7 +231,9 @@ final class DdlPlanner {
         }
         SqlEngine.Query q = engine.planQuery(parsed, params, null, null);
         RelNode whole = q.sort() == null ? q.body() : q.sort();
-        RelTranslator.Translated t = new RelTranslator(new RexTranslator(i -> null, i -> DatumType.STRING)).translate(whole);
+        RexTranslator rex = new RexTranslator(i -> null, i -> DatumType.STRING).zone(null);
+        RelTranslator.Translated t = new RelTranslator(rex).translate(whole);
+        boolean zoneDependent = rex.zoneDependent();
         List<Integer> fields = q.fields();
         List<Integer> ids = new ArrayList<>();
         for (int i = 0; i < t.types().size(); i++) {
@@ -258,6 +260,11 @@ final class DdlPlanner {
         return Prepared.utility(sql, fingerprint, (values, session) -> engine.blocking(() -> {
             if (ifNotExists && exists(name)) {
                 return SqlResult.command(command);
+            }
+            if (zoneDependent && !session.zone().utc()) {
+                throw SqlException.notSupported("a view whose result depends on the time zone in a session whose TimeZone is "
+                        + session.zone().name() + " (a view is maintained in UTC, outside any session: create it with SET TimeZone = 'UTC',"
+                        + " or name the zone in it with AT TIME ZONE)");
             }
             controller.createView(name, plan, columnNames, declared);
             if (materialized) {

@@ -30,7 +30,7 @@ final class PgCasts {
     static String rewrite(String sql) {
         sql = timeCasts(extracts(arrayTypes(sql)));
         if (!sql.contains("::")) {
-            return arrayCasts(sql);
+            return AtTimeZone.rewrite(arrayCasts(sql));
         }
         String text = sql;
         while (true) {
@@ -43,7 +43,7 @@ final class PgCasts {
                 }
             }
             if (colon < 0) {
-                return arrayCasts(text);
+                return AtTimeZone.rewrite(arrayCasts(text));
             }
             if (colon == 0) {
                 throw error(text, t.get(colon));

@@ -130,6 +130,10 @@ final class PgCoercion {
             // a number literal taking a wider type is that type's literal (0.0 compared with a double is the double 0)
             return Expr.lit(SqlTypes.convert(l.value(), to), to);
         }
+        if (e instanceof Expr.Lit l && (from == DatumType.TIMESTAMP || from == DatumType.DATE) && to == DatumType.TIMESTAMPTZ) {
+            // a local time literal read as an instant in the session's time zone ('2024-01-02 03:04'::timestamptz)
+            return Expr.lit(SqlTypes.convert(l.value(), to), to);
+        }
         if (e instanceof Expr.Lit l && from == DatumType.STRING) {
             // a quoted literal takes the type it is used as, parsed as PostgreSQL parses it ('2024-01-02 03:04:05')
             return Expr.lit(SqlTypes.convert(l.value(), to), to);

@@ -148,11 +148,38 @@ final class PgFunctionCalls {
                 }
                 return Expr.call(Func.TO_CHAR, x, template);
             }
+            case "PG_LOCAL_TIMESTAMPTZ" -> {
+                Expr x = t.rex(ops.get(0), in);
+                return PgCoercion.coerce(x, PgCoercion.typeOf(x, in), DatumType.TIMESTAMPTZ);
+            }
+            case "TIMEZONE" -> {
+                Expr zone = t.rex(ops.get(0), in);
+                Expr x = t.rex(ops.get(1), in);
+                DatumType xt = PgCoercion.typeOf(x, in);
+                if (PgCoercion.typeOf(zone, in) != DatumType.STRING) {
+                    throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function timezone(" + SqlTypes.pgName(PgCoercion.typeOf(zone, in)) + ", "
+                            + SqlTypes.pgName(xt) + ") does not exist");
+                }
+                switch (xt) {
+                    case TIMESTAMP, TIMESTAMPTZ -> {
+                    }
+                    case STRING, DATE -> x = PgCoercion.coerce(x, xt, DatumType.TIMESTAMPTZ);
+                    default -> throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function timezone(text, " + SqlTypes.pgName(xt) + ") does not exist");
+                }
+                if (zone instanceof Expr.Lit l && l.value() instanceof String z) {
+                    try {
+                        dev.tandem.expr.TimeZones.atTimeZone(z);
+                    } catch (dev.tandem.expr.EvalError e) {
+                        throw SqlErrors.evaluation(e);
+                    }
+                }
+                return Expr.call(Func.TIMEZONE, zone, x);
+            }
             case "AGE" -> {
                 List<Expr> args = new ArrayList<>();
                 if (ops.size() == 1) {
                     java.time.Instant now = t.statementTime("age(timestamp)").transaction();
-                    args.add(Expr.lit(new dev.tandem.row.Timestamp(micros(java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC)
+                    args.add(Expr.lit(new dev.tandem.row.Timestamp(micros(java.time.LocalDate.ofInstant(now, t.zone())
                             .atStartOfDay().toInstant(java.time.ZoneOffset.UTC))), DatumType.TIMESTAMP));
                 }
                 for (RexNode op : ops) {
@@ -161,7 +188,7 @@ final class PgFunctionCalls {
                     if (xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ) {
                         throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function age(" + SqlTypes.pgName(xt) + ") does not exist");
                     }
-                    // in the session's time zone, UTC, a timestamptz's fields are its timestamp's
+                    // a timestamptz's fields are those of its timestamp in the session's time zone
                     args.add(xt == DatumType.TIMESTAMP ? x : Expr.cast(x, DatumType.TIMESTAMP));
                 }
                 return Expr.call(Func.AGE, args.toArray(Expr[]::new));
@@ -240,11 +267,11 @@ final class PgFunctionCalls {
             }
             case PG_LOCALTIMESTAMP -> {
                 java.time.Instant now = t.statementTime("localtimestamp").transaction();
-                return Expr.lit(new dev.tandem.row.Timestamp(micros(now)), DatumType.TIMESTAMP);
+                return Expr.lit(new dev.tandem.row.Timestamp(dev.tandem.expr.TimeZones.local(micros(now), t.zone())), DatumType.TIMESTAMP);
             }
             case PG_CURRENT_DATE -> {
                 java.time.Instant now = t.statementTime("current_date").transaction();
-                return Expr.lit(java.time.LocalDate.ofInstant(now, java.time.ZoneOffset.UTC), DatumType.DATE);
+                return Expr.lit(java.time.LocalDate.ofInstant(now, t.zone()), DatumType.DATE);
             }
             case "CLOCK_TIMESTAMP" -> throw SqlException.notSupported(
                     "clock_timestamp() (it changes within a statement; now() is the statement's time)");

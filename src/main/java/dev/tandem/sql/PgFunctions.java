@@ -49,6 +49,14 @@ final class PgFunctions {
     static final SqlFunction NUMERIC_FIT = new SqlFunction("PG_NUMERIC_FIT", SqlKind.OTHER_FUNCTION, ReturnTypes.ARG0_NULLABLE, null,
             OperandTypes.family(SqlTypeFamily.NUMERIC, SqlTypeFamily.INTEGER, SqlTypeFamily.INTEGER), SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
+    /**
+     * A {@code timestamptz} constant written without an offset ({@code '2024-01-02 03:04'::timestamptz}, {@code DATE '2024-01-02'::timestamptz}),
+     * as {@link PgLiteralCasts} writes it: its local time (a timestamp or date literal), read in the session's time zone when the statement runs.
+     */
+    static final SqlFunction LOCAL_TIMESTAMPTZ = new SqlFunction("PG_LOCAL_TIMESTAMPTZ", SqlKind.OTHER_FUNCTION,
+            binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), null,
+            OperandTypes.family(SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION);
+
     /** PostgreSQL's cast to {@code jsonb} ({@code 'x'::jsonb}, {@code CAST(x AS jsonb)}), as {@link PgJsonbOperators} writes it. */
     static final SqlFunction JSONB = jsonb("PG_JSONB", binding -> jsonbType(binding, true), OperandTypes.ANY);
 
@@ -115,6 +123,13 @@ final class PgFunctions {
                         ? binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6) : x;
                 return binding.getTypeFactory().createTypeWithNullability(t, x.isNullable() || binding.getOperandType(0).isNullable());
             }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION),
+            new SqlFunction("TIMEZONE", SqlKind.OTHER_FUNCTION, binding -> {
+                // AT TIME ZONE: of a timestamp, a timestamptz; of a timestamptz (a date or a quoted literal read as one), a timestamp
+                org.apache.calcite.rel.type.RelDataType x = binding.getOperandType(1);
+                SqlTypeName t = x.getSqlTypeName() == SqlTypeName.TIMESTAMP ? SqlTypes.TIMESTAMPTZ : SqlTypeName.TIMESTAMP;
+                return binding.getTypeFactory().createTypeWithNullability(binding.getTypeFactory().createSqlType(t, 6),
+                        x.isNullable() || binding.getOperandType(0).isNullable());
+            }, null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.ANY), SqlFunctionCategory.USER_DEFINED_FUNCTION),
             function("MAKE_DATE", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE),
                     org.apache.calcite.sql.type.SqlTypeTransforms.TO_NULLABLE), OperandTypes.family(I, I, I)),
             function("TO_TIMESTAMP", ReturnTypes.cascade(binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6),
@@ -138,6 +153,7 @@ final class PgFunctions {
             INTERVAL,
             TIME,
             NUMERIC_FIT,
+            LOCAL_TIMESTAMPTZ,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
             SqlLibraryOperators.STRING_AGG,

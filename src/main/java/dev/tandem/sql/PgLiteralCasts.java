@@ -151,6 +151,9 @@ final class PgLiteralCasts {
      * it as (22007/22008 when it does not read); a cast of anything else to {@code timestamp with time zone} made
      * one to Calcite's instant type, that of such a column (null: the cast stays).
      */
+    /** A zone no session's is likely to be: a literal that reads the same in it as in UTC names its own zone. */
+    private static final java.time.ZoneId ZONE_PROBE = java.time.ZoneOffset.ofHoursMinutes(5, 17);
+
     private static SqlNode datetimeCast(org.apache.calcite.sql.SqlCall c, org.apache.calcite.sql.SqlDataTypeSpec spec) {
         boolean date = SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.DATE;
         org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
@@ -166,13 +169,23 @@ final class PgLiteralCasts {
                         java.time.ZoneOffset.UTC);
                 org.apache.calcite.util.TimestampString s = new org.apache.calcite.util.TimestampString(t.getYear(), t.getMonthValue(),
                         t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond()).withNanos(t.getNano());
-                return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypes.TIMESTAMPTZ, s, 6, pos);
+                if (dev.tandem.expr.Datetimes.parseTimestampTz(text, ZONE_PROBE).micros() == micros) {
+                    return org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypes.TIMESTAMPTZ, s, 6, pos);
+                }
+                // no zone written: the local time, read in the session's zone when the statement runs (the plan is the zone's and every other's)
+                return PgFunctions.LOCAL_TIMESTAMPTZ.createCall(pos, org.apache.calcite.sql.SqlLiteral.createTimestamp(SqlTypeName.TIMESTAMP, s, 6, pos));
             } catch (dev.tandem.expr.EvalError e) {
                 SqlException x = SqlErrors.evaluation(e);
                 throw pos == null || pos.getLineNum() == 0 ? x : x.at(pos.getLineNum(), pos.getColumnNum());
             }
         }
         if (!date) {
+            // a date or timestamp constant: its local time, read in the session's zone when the statement runs (Calcite would fold it in UTC)
+            SqlNode local = c.operand(0) instanceof org.apache.calcite.sql.SqlLiteral l
+                    && (l.getTypeName() == SqlTypeName.TIMESTAMP || l.getTypeName() == SqlTypeName.DATE) ? l : timestampLiteral(c.operand(0));
+            if (local instanceof org.apache.calcite.sql.SqlLiteral l && (l.getTypeName() == SqlTypeName.TIMESTAMP || l.getTypeName() == SqlTypeName.DATE)) {
+                return PgFunctions.LOCAL_TIMESTAMPTZ.createCall(pos, l);
+            }
             c.setOperand(1, new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypes.TIMESTAMPTZ, 6,
                     pos), pos));
         }

@@ -40,11 +40,19 @@ final class PointLookup {
     /** Per key column of the index, in its order: the position of the parameter that gives its value. */
     private final int[] keyParams;
     private final Mfp mfp;
+    /** Whether the map, filter and projection, translated in UTC, compute otherwise in another time zone. */
+    private final boolean zoneDependent;
 
-    private PointLookup(String index, int[] keyParams, Mfp mfp) {
+    private PointLookup(String index, int[] keyParams, Mfp mfp, boolean zoneDependent) {
         this.index = index;
         this.keyParams = keyParams;
         this.mfp = mfp;
+        this.zoneDependent = zoneDependent;
+    }
+
+    /** Whether this lookup answers only in a UTC session: its expressions, translated once in UTC, depend on the time zone. */
+    boolean zoneDependent() {
+        return zoneDependent;
     }
 
     /**
@@ -113,7 +121,7 @@ final class PointLookup {
         // the rest of the query may hold no parameter: it is translated once, for every run
         RexTranslator tr = new RexTranslator(i -> {
             throw new ParameterElsewhere();
-        }, i -> q.paramTypes().get(q.params().number(i) - 1)).statementTime(() -> {
+        }, i -> q.paramTypes().get(q.params().number(i) - 1)).zone(null).statementTime(() -> {
             // the statement's time differs from run to run, so it is no lookup translated once
             throw new ParameterElsewhere();
         });
@@ -123,7 +131,8 @@ final class PointLookup {
             for (RexNode c : rest) {
                 conjuncts.addAll(RelTranslator.conjuncts(tr.rex(c, types)));
             }
-            return new PointLookup(best.name(), keyParams, mfp(tr, project, types, conjuncts));
+            Mfp mfp = mfp(tr, project, types, conjuncts);
+            return new PointLookup(best.name(), keyParams, mfp, tr.zoneDependent());
         } catch (ParameterElsewhere e) {
             return null;
         }

@@ -283,6 +283,7 @@ final class QueryPlanner {
      */
     SqlEngine.Read read(SqlEngine.Query q, List<Object> values, SqlSession session, boolean timed) {
         RexTranslator tr = new RexTranslator(i -> values.get(q.params().number(i) - 1), i -> q.paramTypes().get(q.params().number(i) - 1))
+                .zone(session.zone().id())
                 .statementTime(!timed ? null : new java.util.function.Supplier<>() {
                     private SqlSession.Times times;
 
@@ -522,7 +523,7 @@ final class QueryPlanner {
     /** Runs a planned query: a {@link PointLookup} binds its key and nothing else; any other query is translated with its values. */
     Mono<SqlResult> runQuery(SqlEngine.Query q, PointLookup lookup, List<Object> values, SqlSession session) {
         TransactionBlock block = session.writes();
-        ReadRequest request = lookup == null || block != null && block.wrote() ? null
+        ReadRequest request = lookup == null || block != null && block.wrote() || lookup.zoneDependent() && !session.zone().utc() ? null
                 : lookup.request(values, session.strictReads() ? ReadRequest.Isolation.STRICT : null, q.asOf());
         if (request == null) {
             request = read(q, values, session).request();

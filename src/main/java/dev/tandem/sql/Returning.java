@@ -25,11 +25,14 @@ final class Returning {
     private final List<SqlColumn> columns;
     private final MfpEvaluator mfp;
     private final List<Integer> fields;
+    /** Whether the list computes otherwise in another time zone than UTC, the one it is planned in. */
+    private final boolean zoneDependent;
 
-    private Returning(List<SqlColumn> columns, MfpEvaluator mfp, List<Integer> fields) {
+    private Returning(List<SqlColumn> columns, MfpEvaluator mfp, List<Integer> fields, boolean zoneDependent) {
         this.columns = columns;
         this.mfp = mfp;
         this.fields = fields;
+        this.zoneDependent = zoneDependent;
     }
 
     /** Splits a write at its {@code RETURNING} keyword (outside parentheses). */
@@ -68,13 +71,14 @@ final class Returning {
         String body = list.substring(0, split.offset()) + "SELECT   " + list.substring(split.offset() + "returning".length()).replaceFirst(";\\s*$", "");
         String text = body + " FROM " + quoted(table.name()) + (alias == null ? "" : " AS " + quoted(alias));
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse(text), SqlParams.of(text), null, null);
-        Plan plan = new RelTranslator(new RexTranslator(i -> null, i -> null)).translate(q.body()).plan();
+        RexTranslator tr = new RexTranslator(i -> null, i -> null).zone(null);
+        Plan plan = new RelTranslator(tr).translate(q.body()).plan();
         Mfp mfp = switch (plan) {
             case Plan.Get g -> Mfp.identity();
             case Plan.MapFilterProject m when m.input() instanceof Plan.Get && m.mfp().filter().isEmpty() -> m.mfp();
             default -> throw SqlException.notSupported("this RETURNING list (only expressions of the written row)");
         };
-        return new Returning(q.columns(), mfp.bind(table.schema().types()), q.fields());
+        return new Returning(q.columns(), mfp.bind(table.schema().types()), q.fields(), tr.zoneDependent());
     }
 
     List<SqlColumn> columns() {
@@ -82,7 +86,11 @@ final class Returning {
     }
 
     /** The list evaluated on the rows {@code diffs} insert ({@code deleted} false) or delete, in their order. */
-    List<Object[]> rows(List<RowDiff> diffs, boolean deleted) {
+    List<Object[]> rows(List<RowDiff> diffs, boolean deleted, SqlSession session) {
+        if (zoneDependent && !session.zone().utc()) {
+            throw SqlException.notSupported("a RETURNING list that depends on the time zone in a session whose TimeZone is not UTC"
+                    + " (select the written rows after the write)");
+        }
         List<Object[]> out = new ArrayList<>();
         for (RowDiff d : diffs) {
             if (d.diff() < 0 != deleted) {

@@ -82,6 +82,33 @@ final class RexTranslator {
         return statementTime.get();
     }
 
+    /** The session's time zone the expressions compute in; null: none (a maintained view's), in UTC, noting whether one would matter. */
+    private java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+    /** Whether an expression translated without a zone computes otherwise in another zone than UTC. */
+    private boolean zoneDependent;
+    /** How deep in {@link #rex} the translation is: a whole expression is bound to the zone, once, at the top. */
+    private int depth;
+
+    /**
+     * This translator with {@code zone} as the session's time zone, which zone-dependent expressions compute in (see
+     * {@link dev.tandem.expr.ZoneBinding}); null: a result maintained outside any session, computed in UTC, whose
+     * dependence on the zone {@link #zoneDependent} tells.
+     */
+    RexTranslator zone(java.time.ZoneId zone) {
+        this.zone = zone;
+        return this;
+    }
+
+    /** The zone expressions compute in: the session's, UTC for a maintained result. */
+    java.time.ZoneId zone() {
+        return zone == null ? java.time.ZoneOffset.UTC : zone;
+    }
+
+    /** Whether, translated without a session's zone, an expression would compute otherwise in a zone other than UTC. */
+    boolean zoneDependent() {
+        return zoneDependent;
+    }
+
     /** This translator translating the expressions of {@code rel}'s plan (in its cluster). */
     RexTranslator cluster(RelNode rel) {
         this.rexBuilder = rel.getCluster().getRexBuilder();
@@ -120,8 +147,48 @@ final class RexTranslator {
         return c;
     }
 
-    /** {@code node} as an expression over columns of types {@code in}. */
+    /** {@code node} as an expression over columns of types {@code in}, computing in the translator's {@link #zone}. */
     Expr rex(RexNode node, List<DatumType> in) {
+        if (depth > 0 || zone != null && zone.equals(java.time.ZoneOffset.UTC)) {
+            return translate(node, in);
+        }
+        depth++;
+        try {
+            if (zone == null) {
+                // translated in UTC and in another zone: a difference (a binding, a literal read in the zone) is a dependence
+                Expr e = translate(node, in);
+                zoneDependent |= !inZone(node, in, PROBE).equals(e);
+                return e;
+            }
+            return inZone(node, in, zone);
+        } finally {
+            depth--;
+        }
+    }
+
+    /** A zone no session's is likely to be, whose translation tells whether an expression depends on the zone. */
+    private static final java.time.ZoneId PROBE = java.time.ZoneOffset.ofHoursMinutes(5, 17);
+
+    private Expr inZone(RexNode node, List<DatumType> in, java.time.ZoneId z) {
+        java.time.ZoneId before = zone;
+        zone = z;
+        try {
+            return dev.tandem.expr.ZoneBinding.bind(SqlTypes.inZone(z, () -> translate(node, in)), in, z.getId());
+        } finally {
+            zone = before;
+        }
+    }
+
+    private Expr translate(RexNode node, List<DatumType> in) {
+        depth++;
+        try {
+            return translated(node, in);
+        } finally {
+            depth--;
+        }
+    }
+
+    private Expr translated(RexNode node, List<DatumType> in) {
         return switch (node) {
             case RexInputRef ref -> Expr.col(ref.getIndex());
             case RexLiteral lit -> literal(lit);

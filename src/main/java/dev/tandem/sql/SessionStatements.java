@@ -76,7 +76,8 @@ final class SessionStatements {
                 return Prepared.rows(sql, fingerprint, cols, (p, s) -> {
                     List<Object[]> all = new java.util.ArrayList<>();
                     for (PgSettings.Setting setting : PgSettings.ALL) {
-                        all.add(new Object[] {setting.name(), setting.value(), setting.description()});
+                        all.add(new Object[] {setting.name(), setting.name().equals("TimeZone") ? s.zone().name() : setting.value(),
+                                setting.description()});
                     }
                     all.add(new Object[] {"transaction_isolation", s.isolationName(), "Sets the current transaction's isolation level."});
                     all.sort(java.util.Comparator.comparing(a -> ((String) a[0]).toLowerCase(Locale.ROOT)));
@@ -92,7 +93,93 @@ final class SessionStatements {
                     throw PgSettings.unrecognized(name);
                 }
                 List<SqlColumn> cols = List.of(new SqlColumn(setting.name(), DatumType.STRING));
-                return Prepared.rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols, List.<Object[]>of(new Object[] {setting.value()}))));
+                boolean zone = setting.name().equals("TimeZone");
+                return Prepared.rows(sql, fingerprint, cols, (p, s) -> Mono.just(SqlResult.rows("SHOW", cols,
+                        List.<Object[]>of(new Object[] {zone ? s.zone().name() : setting.value()}))));
+            }
+        }
+    }
+
+    /**
+     * {@code SET TimeZone}'s value, after {@code SET TIME ZONE} or {@code SET TimeZone TO}: a zone's name or a POSIX
+     * specification (quoted, or a word), a number of hours east, {@code INTERVAL '+02:00' HOUR TO MINUTE}, or
+     * {@code LOCAL}/{@code DEFAULT} (the session's default zone).
+     */
+    private static Prepared timeZone(String sql, SqlLexer lex, String fingerprint) {
+        dev.tandem.expr.TimeZones.Zone zone;
+        try {
+            SqlLexer.Token t = lex.take();
+            if (t.is("local") || t.is("default")) {
+                lex.end();
+                return Prepared.utility(sql, fingerprint, (p, s) -> {
+                    s.zone(s.defaultZone());
+                    return Mono.just(SqlResult.command("SET"));
+                });
+            }
+            if (t.is("interval") && lex.peek().kind() == SqlLexer.Kind.STRING) {
+                String text = lex.take().text();
+                String unit = lex.peek().kind() == SqlLexer.Kind.WORD ? lex.peek().text() : "";
+                while (lex.peek().kind() == SqlLexer.Kind.WORD) {
+                    lex.take();
+                }
+                String quantity = text.trim().matches("[+-]?\\d+(\\.\\d*)?") && !unit.isEmpty() ? text.trim() + " " + unit : text;
+                dev.tandem.row.Interval v = dev.tandem.expr.Intervals.parse(quantity);
+                if (v.months() != 0 || v.days() != 0 || v.micros() % 1_000_000L != 0) {
+                    throw new SqlException(SqlException.INVALID_PARAMETER, "invalid interval value for time zone: " + text);
+                }
+                zone = dev.tandem.expr.TimeZones.offset(Math.toIntExact(v.micros() / 1_000_000L));
+            } else if (t.isPunct("-") || t.isPunct("+") || t.kind() == SqlLexer.Kind.NUMBER) {
+                String number = t.kind() == SqlLexer.Kind.NUMBER ? t.text() : t.text() + lex.take().text();
+                zone = dev.tandem.expr.TimeZones.hours(new java.math.BigDecimal(number));
+            } else if (t.kind() == SqlLexer.Kind.STRING || t.kind() == SqlLexer.Kind.WORD || t.kind() == SqlLexer.Kind.QUOTED) {
+                zone = dev.tandem.expr.TimeZones.setting(t.text());
+            } else {
+                throw lex.error("a time zone", t);
+            }
+        } catch (dev.tandem.expr.EvalError e) {
+            throw SqlErrors.evaluation(e);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new SqlException(SqlException.INVALID_PARAMETER, "invalid value for parameter \"TimeZone\"");
+        }
+        lex.end();
+        dev.tandem.expr.TimeZones.Zone chosen = zone;
+        return Prepared.utility(sql, fingerprint, (p, s) -> {
+            s.zone(chosen);
+            return Mono.just(SqlResult.command("SET"));
+        });
+    }
+
+    /** {@code RESET name} / {@code RESET TIME ZONE} / {@code RESET ALL}: the setting back to the session's default. */
+    Prepared reset(String sql, SqlLexer lex, String fingerprint) {
+        lex.expect("reset");
+        String name = lex.name("a setting");
+        if (name.equals("time")) {
+            lex.expect("zone");
+            name = "timezone";
+        }
+        lex.end();
+        switch (name) {
+            case "timezone", "all" -> {
+                return Prepared.utility(sql, fingerprint, (p, s) -> {
+                    s.zone(s.defaultZone());
+                    return Mono.just(SqlResult.command("RESET"));
+                });
+            }
+            case "application_name" -> {
+                return Prepared.utility(sql, fingerprint, (p, s) -> {
+                    s.applicationName(null);
+                    return Mono.just(SqlResult.command("RESET"));
+                });
+            }
+            default -> {
+                PgSettings.Setting setting = PgSettings.find(name);
+                if (setting == null) {
+                    throw PgSettings.unrecognized(name);
+                }
+                if (!setting.settable()) {
+                    throw new SqlException(SqlState.CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name + "\" cannot be changed");
+                }
+                return Prepared.utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("RESET")));
             }
         }
     }
@@ -104,7 +191,7 @@ final class SessionStatements {
                 throw SqlException.notSupported("SET SESSION CHARACTERISTICS (use SET transaction_isolation)");
             }
         }
-        lex.accept("local");
+        boolean local = lex.accept("local");
         String name = lex.name("a setting");
         if (name.equals("tandem") && lex.acceptPunct(".")) {
             name = name + "." + lex.name("a setting");
@@ -113,6 +200,12 @@ final class SessionStatements {
             name = "timezone";
         } else if (!lex.acceptPunct("=")) {
             lex.expect("to");
+        }
+        if (name.equals("timezone")) {
+            if (local) {
+                throw SqlException.notSupported("SET LOCAL TimeZone (set the session's: SET TimeZone)");
+            }
+            return timeZone(sql, lex, fingerprint);
         }
         SqlLexer.Token value = lex.take();
         StringBuilder v = new StringBuilder(value.text());
@@ -158,12 +251,6 @@ final class SessionStatements {
             case "client_encoding", "names" -> {
                 if (!val.equals("utf8") && !val.equals("utf-8") && !val.equals("unicode")) {
                     throw SqlException.notSupported("client encoding " + val + " (only UTF8)");
-                }
-                return Prepared.utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
-            }
-            case "timezone", "time" -> {
-                if (!val.equals("utc") && !val.equals("zone utc") && !val.equals("gmt")) {
-                    throw SqlException.notSupported("time zone " + val + " (timestamps are UTC)");
                 }
                 return Prepared.utility(sql, fingerprint, (p, s) -> Mono.just(SqlResult.command("SET")));
             }

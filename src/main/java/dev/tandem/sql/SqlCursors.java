@@ -78,6 +78,9 @@ final class SqlCursors {
             boolean failed = session.block() == SqlSession.Block.FAILED;
             TransactionBlock writes = session.writes();
             if (!commit || failed || writes == null) {
+                if (!commit || failed) {
+                    session.rollBackSettings();
+                }
                 session.end();
                 return Mono.just(SqlResult.command(commit && !failed ? "COMMIT" : "ROLLBACK"));
             }

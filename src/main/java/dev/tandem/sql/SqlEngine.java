@@ -299,7 +299,7 @@ public final class SqlEngine {
     private Mono<SqlResult> run(Prepared p, List<Object> params, SqlSession session) {
         Mono<SqlResult> run = Mono.defer(() -> {
             session.startStatement();
-            return p.run.run(Prepared.bind(p, params), session);
+            return SqlTypes.inZone(session.zone().id(), () -> p.run.run(Prepared.bind(p, params), session));
         });
         run = p.heavy ? run.subscribeOn(heavyPlanning) : run;
         String lsn = session.afterLsn();
@@ -358,7 +358,7 @@ public final class SqlEngine {
                 if (!java.util.Objects.equals(again.columns(), p.columns())) {
                     return Flux.error(new SqlException(SqlException.NOT_SUPPORTED, "cached plan must not change result type"));
                 }
-                List<Object> values = Prepared.bind(again, params);
+                List<Object> values = SqlTypes.inZone(session.zone().id(), () -> Prepared.bind(again, params));
                 SqlSubscribe.Streaming streaming = (SqlSubscribe.Streaming) again.run;
                 return Flux.using(session::takeStreamPermit, permit -> streaming.stream(values, session), Runnable::run);
             });
@@ -377,6 +377,7 @@ public final class SqlEngine {
             case "drop" -> ddl.drop(sql, lex, fingerprint);
             case "show" -> session.show(sql, lex, fingerprint);
             case "set" -> session.set(sql, lex, fingerprint);
+            case "reset" -> session.reset(sql, lex, fingerprint);
             case "explain" -> queries.explain(sql, lex, fingerprint);
             case "select", "with", "values", "table" -> queries.query(sql, fingerprint, false);
             case "insert" -> writes.insert(sql, fingerprint);

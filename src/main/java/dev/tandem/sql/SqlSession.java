@@ -73,6 +73,38 @@ public final class SqlSession {
         this.applicationName = name;
     }
 
+    /** The session's time zone ({@code SET TimeZone}), and the one {@code RESET TimeZone} returns to (its start-up parameter's). */
+    private volatile dev.tandem.expr.TimeZones.Zone zone = dev.tandem.expr.TimeZones.Zone.UTC;
+    private volatile dev.tandem.expr.TimeZones.Zone defaultZone = dev.tandem.expr.TimeZones.Zone.UTC;
+
+    /** The session's time zone: timestamptz values print, read and compute in it. */
+    public dev.tandem.expr.TimeZones.Zone zone() {
+        return zone;
+    }
+
+    /** Sets the session's time zone. */
+    public void zone(dev.tandem.expr.TimeZones.Zone zone) {
+        this.zone = zone;
+    }
+
+    /** The zone {@code RESET TimeZone} and {@code SET TIME ZONE DEFAULT} return to. */
+    dev.tandem.expr.TimeZones.Zone defaultZone() {
+        return defaultZone;
+    }
+
+    /**
+     * Starts the session in the zone a client's {@code TimeZone} start-up parameter names (also its default), or
+     * {@code 22023} when it names none.
+     */
+    public void startupZone(String value) {
+        try {
+            this.defaultZone = dev.tandem.expr.TimeZones.setting(value);
+        } catch (dev.tandem.expr.EvalError e) {
+            throw SqlErrors.evaluation(e);
+        }
+        this.zone = defaultZone;
+    }
+
     /** Which catalog objects the session's principal may see listed (SHOW): those granted to it. */
     private volatile java.util.function.Predicate<String> visible = name -> true;
 
@@ -185,6 +217,17 @@ public final class SqlSession {
             block = Block.OPEN;
             writes = new TransactionBlock();
             blockTime = java.time.Instant.now();
+            blockZone = zone;
+        }
+    }
+
+    /** The time zone when the open block began, which a rollback returns to (as PostgreSQL undoes a SET in it). */
+    private dev.tandem.expr.TimeZones.Zone blockZone;
+
+    /** Undoes the settings made in the block ({@code ROLLBACK}, or {@code COMMIT} of a failed block): its time zone. */
+    synchronized void rollBackSettings() {
+        if (block != Block.IDLE && blockZone != null) {
+            zone = blockZone;
         }
     }
 
@@ -200,6 +243,7 @@ public final class SqlSession {
     SqlSession strictReader() {
         SqlSession reader = new SqlSession();
         reader.strict = true;
+        reader.zone = zone;
         synchronized (this) {
             reader.writes = writes;
             reader.blockTime = blockTime;

@@ -195,6 +195,32 @@ final class SqlTypes {
             .toFormatter(Locale.ROOT)
             .withResolverStyle(java.time.format.ResolverStyle.STRICT);
 
+    /** The session's time zone of the conversions running on this thread ({@link #inZone}); null: UTC. */
+    private static final ThreadLocal<java.time.ZoneId> ZONE = new ThreadLocal<>();
+
+    /**
+     * {@code work}'s result, its {@link #convert conversions} between instants and local times (and their text) made in
+     * {@code zone}, the session's; in UTC nothing is set.
+     */
+    static <T> T inZone(java.time.ZoneId zone, java.util.function.Supplier<T> work) {
+        if (zone == null || zone.equals(ZoneOffset.UTC)) {
+            return work.get();
+        }
+        java.time.ZoneId before = ZONE.get();
+        ZONE.set(zone);
+        try {
+            return work.get();
+        } finally {
+            ZONE.set(before);
+        }
+    }
+
+    /** The zone of the conversions running on this thread (see {@link #inZone}). */
+    static java.time.ZoneId zone() {
+        java.time.ZoneId z = ZONE.get();
+        return z == null ? ZoneOffset.UTC : z;
+    }
+
     /**
      * A value given for a column or parameter of type {@code t}, converted as PostgreSQL converts a
      * quoted literal or a client's parameter: numbers, booleans and strings (parsed by the target type).
@@ -222,7 +248,7 @@ final class SqlTypes {
                 case STRING -> switch (v) {
                     case String s -> s;
                     case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
-                    case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
+                    case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts, zone());
                     case java.util.UUID u -> u.toString();
                     case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
                     case dev.tandem.row.Bytea b -> b.hex();
@@ -238,7 +264,7 @@ final class SqlTypes {
                 };
                 case TIMESTAMP -> switch (v) {
                     case Timestamp ts -> ts;
-                    case TimestampTz ts -> new Timestamp(ts.micros());
+                    case TimestampTz ts -> new Timestamp(dev.tandem.expr.TimeZones.local(ts.micros(), zone()));
                     case java.time.LocalDate d -> new Timestamp(dev.tandem.expr.Datetimes.startOfDay(d));
                     case String s -> parseTimestamp(s.trim());
                     default -> throw mismatch(v, t);
@@ -255,14 +281,14 @@ final class SqlTypes {
                     case java.time.LocalDate d -> dev.tandem.expr.Datetimes.checked(d);
                     case String s -> dev.tandem.expr.Datetimes.parseDate(s);
                     case Timestamp ts -> dev.tandem.expr.Datetimes.dateOf(ts.micros());
-                    case TimestampTz ts -> dev.tandem.expr.Datetimes.dateOf(ts.micros());
+                    case TimestampTz ts -> dev.tandem.expr.Datetimes.dateOf(dev.tandem.expr.TimeZones.local(ts.micros(), zone()));
                     default -> throw mismatch(v, t);
                 };
                 case TIMESTAMPTZ -> switch (v) {
                     case TimestampTz ts -> ts;
-                    case Timestamp ts -> new TimestampTz(ts.micros());
-                    case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.Datetimes.startOfDay(d));
-                    case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s);
+                    case Timestamp ts -> new TimestampTz(dev.tandem.expr.TimeZones.instant(ts.micros(), zone()));
+                    case java.time.LocalDate d -> new TimestampTz(dev.tandem.expr.TimeZones.instant(dev.tandem.expr.Datetimes.startOfDay(d), zone()));
+                    case String s -> dev.tandem.expr.Datetimes.parseTimestampTz(s, zone());
                     default -> throw mismatch(v, t);
                 };
                 case TIME -> switch (v) {
@@ -301,7 +327,7 @@ final class SqlTypes {
                         }
                         yield new dev.tandem.row.DatumArray(t.element(), out);
                     }
-                    case String s -> dev.tandem.expr.ArrayValues.parse(s, t.element());
+                    case String s -> dev.tandem.expr.ArrayValues.parse(s, t.element(), zone());
                     // (a value where an array must be: x = ANY($1) of a scalar)
                     default -> throw new SqlException(SqlState.WRONG_OBJECT_TYPE, "op ANY/ALL (array) requires array on right side");
                 };
@@ -392,15 +418,20 @@ final class SqlTypes {
 
     /** A datum in PostgreSQL's text output format ({@code t}/{@code f}, {@code 2} for 2.0, {@code 2024-01-02 03:04:05}). */
     static String text(Object v) {
+        return text(v, ZoneOffset.UTC);
+    }
+
+    /** A datum in PostgreSQL's text output format, a {@code timestamptz} in the session's time zone {@code zone}. */
+    static String text(Object v, java.time.ZoneId zone) {
         return switch (v) {
             case null -> null;
             case Boolean b -> b ? "t" : "f";
             case Double d -> floatText(d);
             case BigDecimal d -> d.toPlainString();
             case java.time.LocalDate d -> dev.tandem.expr.Datetimes.text(d);
-            case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts);
+            case TimestampTz ts -> dev.tandem.expr.Datetimes.text(ts, zone);
             case dev.tandem.row.Interval i -> dev.tandem.expr.Intervals.text(i);
-            case dev.tandem.row.DatumArray a -> dev.tandem.expr.ArrayValues.text(a);
+            case dev.tandem.row.DatumArray a -> dev.tandem.expr.ArrayValues.text(a, zone);
             case Timestamp ts -> {
                 LocalDateTime t = LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
                 String s = t.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));

@@ -11,6 +11,11 @@ public final class SqlValues {
         return SqlTypes.text(datum);
     }
 
+    /** The text form of a datum, a {@code timestamptz} in the session's time zone {@code zone}, or null for NULL. */
+    public static String text(Object datum, java.time.ZoneId zone) {
+        return SqlTypes.text(datum, zone);
+    }
+
     /**
      * A datum of {@code type} read from PostgreSQL's text form of it, as PostgreSQL reads a quoted literal;
      * a {@link SqlException} when it does not read.
@@ -21,6 +26,11 @@ public final class SqlValues {
 
     /** A row as a line of COPY's text format: tab-separated, {@code \N} for NULL, escaped, ending in a newline. */
     public static String copyTextLine(Object[] row) {
+        return copyTextLine(row, java.time.ZoneOffset.UTC);
+    }
+
+    /** A row as a line of COPY's text format, a {@code timestamptz} in the session's time zone {@code zone}. */
+    public static String copyTextLine(Object[] row, java.time.ZoneId zone) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < row.length; i++) {
             if (i > 0) {
@@ -30,7 +40,7 @@ public final class SqlValues {
                 b.append("\\N");
                 continue;
             }
-            String text = SqlTypes.text(row[i]);
+            String text = SqlTypes.text(row[i], zone);
             for (int j = 0; j < text.length(); j++) {
                 char c = text.charAt(j);
                 switch (c) {

@@ -78,7 +78,7 @@ final class WritePlanner {
             assignment(from.get(i), cols.get(targets[i]), source);
         }
         return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.sequences().ready(table)
-                .then(engine.runQuery(q, values, session.strictReader())).flatMap(found -> {
+                .then(engine.runQuery(q, values, session.strictReader())).flatMap(found -> SqlTypes.inZone(session.zone().id(), () -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(none("INSERT", returning));
                     }
@@ -92,7 +92,7 @@ final class WritePlanner {
                         rows.add(new RowDiff(packed(table, row), 1));
                     }
                     return written(session, table, rows, "INSERT", rows.size(), returning);
-                }), true);
+                })), true);
     }
 
     private Prepared insertValues(String sql, String fingerprint, SqlParams params, CatalogEntry.Table table, int[] targets,
@@ -112,7 +112,7 @@ final class WritePlanner {
         for (DatumType t : paramTypes) {
             pTypes.add(t == null ? DatumType.STRING : t);
         }
-        return new Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> engine.sequences().ready(table).then(Mono.defer(() -> {
+        return new Prepared(sql, fingerprint, columns(returning), pTypes, (values, session) -> engine.sequences().ready(table).then(Mono.defer(() -> SqlTypes.inZone(session.zone().id(), () -> {
             List<RowDiff> rows = new ArrayList<>();
             ColumnDefaults.Writing w = new ColumnDefaults.Writing(session.statementTime(), engine.sequences());
             for (SqlNode tuple : tuples) {
@@ -125,7 +125,7 @@ final class WritePlanner {
                 rows.add(new RowDiff(packed(table, row), 1));
             }
             return written(session, table, rows, "INSERT", tuples.size(), returning);
-        })), true);
+        }))), true);
     }
 
     /**
@@ -255,6 +255,8 @@ final class WritePlanner {
                 case SqlBasicCall c when c.getKind() == SqlKind.DEFAULT -> null;
                 case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.INTERVAL.getName()) -> SqlTypes.convert(
                         SqlTypes.convert(constant(c.operand(0), DatumType.INTERVAL, values, params), DatumType.INTERVAL), type);
+                case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.LOCAL_TIMESTAMPTZ.getName()) -> SqlTypes.convert(
+                        constant(c.operand(0), DatumType.TIMESTAMPTZ, values, params), type);
                 case SqlBasicCall c when c.getOperator().getName().equalsIgnoreCase(PgFunctions.TIME.getName()) -> SqlTypes.convert(
                         SqlTypes.convert(constant(c.operand(0), DatumType.TIME, values, params), DatumType.TIME), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
@@ -318,7 +320,7 @@ final class WritePlanner {
             assignment(from.get(n + i), cols.get(targets[i]), upd.getSourceExpressionList().get(i));
         }
         return new Prepared(sql, fingerprint, columns(returning), q.paramTypes(), (values, session) -> engine.runQuery(q, values,
-                session.strictReader()).flatMap(found -> {
+                session.strictReader()).flatMap(found -> SqlTypes.inZone(session.zone().id(), () -> {
                     if (found.rows().isEmpty()) {
                         return Mono.just(none("UPDATE", returning));
                     }
@@ -334,7 +336,7 @@ final class WritePlanner {
                         rows.add(new RowDiff(packed(table, updated), 1));
                     }
                     return written(session, table, rows, "UPDATE", found.rows().size(), returning);
-                }), true);
+                })), true);
     }
 
     // ------------------------------------------------------------------ DELETE
@@ -422,7 +424,7 @@ final class WritePlanner {
             Returning returning) {
         List<SqlColumn> columns = columns(returning);
         // RETURNING is evaluated before the write: an error in it writes nothing
-        List<Object[]> back = returning == null ? null : returning.rows(rows, command.equals("DELETE"));
+        List<Object[]> back = returning == null ? null : returning.rows(rows, command.equals("DELETE"), session);
         TransactionBlock block = session.writes();
         if (block != null) {
             block.add(table, rows, controller);

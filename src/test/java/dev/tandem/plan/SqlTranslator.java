@@ -278,7 +278,7 @@ public final class SqlTranslator {
                             + (a.size() > 2 ? " ESCAPE " + a.get(2) : "") + ")";
                     case DIV, MOD, CAST, CONCAT_ARGS, CONCAT_WS, STRPOS, REPLACE, SPLIT_PART, BTRIM, LTRIM, RTRIM, LPAD, RPAD, LEFT, RIGHT,
                             REPEAT, REVERSE, INITCAP, MD5, STARTS_WITH, TRANSLATE, REGEXP_LIKE, REGEXP_REPLACE, SIMILAR_ESCAPE, ROUND, ROUND_NUMERIC, TRUNC, FLOOR,
-                            CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER, GREATEST, LEAST, EXTRACT, DATE_TRUNC, ERROR, FIT_INT4, FIT_INT2, FIT_NUMERIC, MAKE_DATE, TO_TIMESTAMP, TO_CHAR, AGE, FORMAT -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
+                            CEIL, SIGN, SQRT, EXP, LN, LOG10, POWER, GREATEST, LEAST, EXTRACT, DATE_TRUNC, TZ_PLUS, TIMEZONE, ERROR, FIT_INT4, FIT_INT2, FIT_NUMERIC, MAKE_DATE, TO_TIMESTAMP, TO_CHAR, AGE, FORMAT -> throw new UnsupportedOperationException(c.func().jsonName() + " has no exact SQL translation");
                 };
             }
         };

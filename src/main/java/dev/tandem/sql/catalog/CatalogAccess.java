@@ -15,9 +15,10 @@ import java.util.function.Supplier;
  * @param backends the server's wire-protocol sessions as the caller may see them, for {@code pg_stat_activity}
  * @param introspected Tandem's own introspection read for this query ({@code tandem_internal} and the size
  *        functions answer from it), before the grant filter is applied
+ * @param timeZone the session's {@code TimeZone}, as {@code current_setting} and {@code pg_settings} show it
  */
 public record CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite, Supplier<List<Backend>> backends,
-        Introspected introspected) {
+        Introspected introspected, String timeZone) {
 
     /**
      * Tandem's introspection as a catalog query sees it: the status of every user index, the introspection
@@ -35,6 +36,16 @@ public record CatalogAccess(String user, Predicate<String> mayAccess, boolean ma
 
     public CatalogAccess {
         introspected = introspected == null ? Introspected.NONE : introspected;
+        timeZone = timeZone == null ? "UTC" : timeZone;
+    }
+
+    public CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite, Supplier<List<Backend>> backends, Introspected introspected) {
+        this(user, mayAccess, mayWrite, backends, introspected, null);
+    }
+
+    /** This access showing {@code timeZone} as the session's {@code TimeZone}. */
+    public CatalogAccess withTimeZone(String timeZone) {
+        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected, timeZone);
     }
 
     public CatalogAccess(String user, Predicate<String> mayAccess, boolean mayWrite, Supplier<List<Backend>> backends) {
@@ -53,11 +64,11 @@ public record CatalogAccess(String user, Predicate<String> mayAccess, boolean ma
 
     /** This access listing {@code backends} in {@code pg_stat_activity}. */
     public CatalogAccess withBackends(Supplier<List<Backend>> backends) {
-        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected);
+        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected, timeZone);
     }
 
     /** This access answering {@code tandem_internal} and the size functions from {@code introspected}. */
     public CatalogAccess withIntrospected(Introspected introspected) {
-        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected);
+        return new CatalogAccess(user, mayAccess, mayWrite, backends, introspected, timeZone);
     }
 }

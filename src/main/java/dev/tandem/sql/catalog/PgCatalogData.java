@@ -165,7 +165,7 @@ final class PgCatalogData {
             case "pg_catalog.pg_roles" -> List.<Object[]>of(row(OWNER, true, true, true, true, true, false, -1L, "********", null, true, null,
                     OWNER_OID));
             case "pg_catalog.pg_user" -> List.<Object[]>of(row(OWNER, OWNER_OID, true, true, false, true, "********", null, null));
-            case "pg_catalog.pg_settings" -> PgSettings.ALL.stream().map(s -> row(s.name(), s.value(), s.unit(), s.category(), s.description(),
+            case "pg_catalog.pg_settings" -> PgSettings.ALL.stream().map(s -> row(s.name(), s.name().equals("TimeZone") ? access.timeZone() : s.value(), s.unit(), s.category(), s.description(),
                     null, s.context(), s.type(), s.context().equals("internal") ? "default" : "session", null, null, null, s.value(), s.value(),
                     null, null, false)).toList();
             case "information_schema.schemata" -> InformationSchemaRows.schemata();

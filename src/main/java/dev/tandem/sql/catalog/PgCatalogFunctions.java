@@ -254,10 +254,13 @@ public final class PgCatalogFunctions {
     }
 
     public static String currentSetting(String name) {
-        return PgSettings.currentSetting(name);
+        return currentSetting(name, false);
     }
 
     public static String currentSetting(String name, Boolean missingOk) {
+        if (name != null && name.trim().equalsIgnoreCase("timezone")) {
+            return data().access.timeZone();
+        }
         return PgSettings.currentSetting(name, missingOk);
     }
 
