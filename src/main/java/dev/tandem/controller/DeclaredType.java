@@ -10,17 +10,19 @@ import java.util.regex.Pattern;
 
 /**
  * A table column's declared SQL type where it says more than the column's datum type: the range of an
- * {@code integer} or {@code smallint} (an int64 datum), the length of a {@code character varying(n)} (a
- * string), the precision and scale of a {@code numeric(p, s)}. Every write to the table fits its values
+ * {@code integer} or {@code smallint} (an int64 datum), the length of a {@code character varying(n)} or a
+ * {@code character(n)} (a string), the precision and scale of a {@code numeric(p, s)}. Every write to the table fits its values
  * to it ({@link #fit}) as PostgreSQL's column does: an integer out of range and a string too long are
- * refused, a numeric is rounded to its scale and refused when its integer digits do not fit.
+ * refused, a numeric is rounded to its scale and refused when its integer digits do not fit. A {@code character(n)}
+ * keeps its value without trailing spaces (PostgreSQL's blank-padded {@code bpchar} compares, groups and keys
+ * ignoring them): {@link #padded} is the value as PostgreSQL writes it, blank-padded to {@code n}.
  *
  * <p>{@link #sqlName()} is the name PostgreSQL's {@code format_type} gives it; {@link #parse} reads it back.
  */
 public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public enum Kind {
-        SMALLINT, INTEGER, VARCHAR, NUMERIC
+        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC
     }
 
     /** PostgreSQL's largest {@code numeric(p, s)} precision. */
@@ -30,12 +32,13 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public DeclaredType {
         switch (kind) {
-            case VARCHAR -> {
+            case VARCHAR, BPCHAR -> {
+                String name = kind == Kind.VARCHAR ? "varchar" : "char";
                 if (length < 1) {
-                    throw new IllegalArgumentException("length for type varchar must be at least 1");
+                    throw new IllegalArgumentException("length for type " + name + " must be at least 1");
                 }
                 if (length > MAX_VARCHAR_LENGTH) {
-                    throw new IllegalArgumentException("length for type varchar cannot exceed " + MAX_VARCHAR_LENGTH);
+                    throw new IllegalArgumentException("length for type " + name + " cannot exceed " + MAX_VARCHAR_LENGTH);
                 }
             }
             case NUMERIC -> {
@@ -59,6 +62,10 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         return new DeclaredType(Kind.VARCHAR, length, 0, 0);
     }
 
+    public static DeclaredType bpchar(int length) {
+        return new DeclaredType(Kind.BPCHAR, length, 0, 0);
+    }
+
     public static DeclaredType numeric(int precision, int scale) {
         return new DeclaredType(Kind.NUMERIC, 0, precision, scale);
     }
@@ -67,7 +74,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public DatumType datumType() {
         return switch (kind) {
             case SMALLINT, INTEGER -> DatumType.INT64;
-            case VARCHAR -> DatumType.STRING;
+            case VARCHAR, BPCHAR -> DatumType.STRING;
             case NUMERIC -> DatumType.NUMERIC;
         };
     }
@@ -78,16 +85,18 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case SMALLINT -> "smallint";
             case INTEGER -> "integer";
             case VARCHAR -> "character varying(" + length + ")";
+            case BPCHAR -> "character(" + length + ")";
             case NUMERIC -> "numeric(" + precision + "," + scale + ")";
         };
     }
 
-    /** PostgreSQL's type OID: int2, int4, varchar, numeric. */
+    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric. */
     public long oid() {
         return switch (kind) {
             case SMALLINT -> 21;
             case INTEGER -> 23;
             case VARCHAR -> 1043;
+            case BPCHAR -> 1042;
             case NUMERIC -> 1700;
         };
     }
@@ -96,12 +105,12 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public long typmod() {
         return switch (kind) {
             case SMALLINT, INTEGER -> -1;
-            case VARCHAR -> length + 4L;
+            case VARCHAR, BPCHAR -> length + 4L;
             case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
         };
     }
 
-    private static final Pattern NAME = Pattern.compile("(smallint|integer)|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)");
+    private static final Pattern NAME = Pattern.compile("(smallint|integer)|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)");
 
     /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
     public static DeclaredType parse(String sqlName) {
@@ -114,6 +123,9 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         }
         if (m.group(2) != null) {
             return varchar(Integer.parseInt(m.group(2)));
+        }
+        if (m.group(5) != null) {
+            return bpchar(Integer.parseInt(m.group(5)));
         }
         return numeric(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)));
     }
@@ -152,7 +164,33 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 }
                 throw new EvalError(EvalError.Code.STRING_DATA_RIGHT_TRUNCATION, "value too long for type character varying(" + length + ")");
             }
+            case BPCHAR -> {
+                // as PostgreSQL does, characters past the length that are all spaces are cut, not refused
+                String s = stripTrailingSpaces((String) value);
+                if (s.codePointCount(0, s.length()) > length) {
+                    throw new EvalError(EvalError.Code.STRING_DATA_RIGHT_TRUNCATION, "value too long for type character(" + length + ")");
+                }
+                yield s;
+            }
             case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
         };
+    }
+
+    /** {@code s} without its trailing spaces: the value a {@code character(n)} keeps, as PostgreSQL's {@code bpchar} compares it. */
+    public static String stripTrailingSpaces(String s) {
+        int end = s.length();
+        while (end > 0 && s.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return end == s.length() ? s : s.substring(0, end);
+    }
+
+    /** A value of this type as PostgreSQL writes it: a {@code character(n)} blank-padded to {@code n} characters; others as they are. */
+    public Object padded(Object value) {
+        if (kind != Kind.BPCHAR || !(value instanceof String s)) {
+            return value;
+        }
+        int n = s.codePointCount(0, s.length());
+        return n >= length ? s : s + " ".repeat(length - n);
     }
 }

@@ -137,13 +137,14 @@ final class PgWriter {
             buf.writeShort(0);
             buf.writeInt(oid(c));
             buf.writeShort(typeLength(c));
-            buf.writeInt(-1);
+            buf.writeInt(bpchar(c) ? (int) c.declared().typmod() : -1);
             buf.writeShort(format.apply(i));
         }
         return end();
     }
 
-    PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format) {
+    PgWriter dataRow(Object[] stored, List<SqlColumn> columns, Function<Integer, Integer> format) {
+        Object[] row = SqlColumn.output(stored, columns);
         for (int i = 0; i < row.length; i++) {
             int bytes = row[i] == null || format.apply(i) != 1 ? 0 : integerBytes(columns.get(i));
             if (bytes > 0 && (bytes == 4 ? (Long) row[i] != ((Long) row[i]).intValue() : (Long) row[i] != ((Long) row[i]).shortValue())) {
@@ -363,7 +364,12 @@ final class PgWriter {
 
     /** PostgreSQL's type of a result column: its declared type's ({@code integer}: int4) or its datum type's. */
     static int oid(SqlColumn c) {
-        return integerBytes(c) > 0 ? (int) c.declared().oid() : oid(c.type());
+        return integerBytes(c) > 0 || bpchar(c) ? (int) c.declared().oid() : oid(c.type());
+    }
+
+    /** Whether {@code c} is a {@code character(n)} column (OID 1042, its length in the type modifier). */
+    private static boolean bpchar(SqlColumn c) {
+        return c.type() == DatumType.STRING && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR;
     }
 
     /** The width of an int64 column typed {@code integer} (4) or {@code smallint} (2), else 0. */
@@ -374,7 +380,7 @@ final class PgWriter {
         return switch (c.declared().kind()) {
             case INTEGER -> 4;
             case SMALLINT -> 2;
-            case VARCHAR, NUMERIC -> 0;
+            case VARCHAR, BPCHAR, NUMERIC -> 0;
         };
     }
 
@@ -414,8 +420,75 @@ final class PgWriter {
             case 2950 -> b.length == 16 ? (Object) new java.util.UUID(in.readLong(), in.readLong()) : bad(oid);
             case 1083 -> b.length == 8 ? (Object) timeParameter(in.readLong(), oid) : bad(oid);
             case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
+            case 1000, 1016, 1007, 1005, 1022, 1021, 1231, 1009, 1015, 1014, 1182, 1115, 1185, 2951 -> decodeArray(in, oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
+    }
+
+    /**
+     * A binary array parameter (PostgreSQL's {@code array_send}: dimensions, a has-NULLs flag, the element type, each
+     * dimension's length and lower bound, then each element as its length, -1 for NULL, and binary form) as an array of
+     * its elements' values; a multidimensional array or one whose lower bound is not 1 is refused, as in array text.
+     */
+    private static Object decodeArray(ByteBuf in, int oid) {
+        if (in.readableBytes() < 12) {
+            return bad(oid);
+        }
+        int dimensions = in.readInt();
+        in.readInt();
+        int elementOid = in.readInt();
+        DatumType element = switch (elementOid) {
+            case 16 -> DatumType.BOOL;
+            case 20, 23, 21 -> DatumType.INT64;
+            case 701, 700 -> DatumType.FLOAT64;
+            case 1700 -> DatumType.NUMERIC;
+            case 25, 1043, 1042 -> DatumType.STRING;
+            case 1082 -> DatumType.DATE;
+            case 1114 -> DatumType.TIMESTAMP;
+            case 1184 -> DatumType.TIMESTAMPTZ;
+            case 2950 -> DatumType.UUID;
+            default -> null;
+        };
+        if (element == null || dimensions < 0) {
+            return bad(oid);
+        }
+        if (dimensions > 1) {
+            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: multidimensional arrays");
+        }
+        List<Object> elements = new java.util.ArrayList<>();
+        if (dimensions == 1) {
+            if (in.readableBytes() < 8) {
+                return bad(oid);
+            }
+            int length = in.readInt();
+            if (in.readInt() != 1) {
+                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: arrays with explicit bounds");
+            }
+            for (int i = 0; i < length; i++) {
+                if (in.readableBytes() < 4) {
+                    return bad(oid);
+                }
+                int n = in.readInt();
+                if (n == -1) {
+                    elements.add(null);
+                    continue;
+                }
+                if (n < 0 || in.readableBytes() < n) {
+                    return bad(oid);
+                }
+                byte[] e = new byte[n];
+                in.readBytes(e);
+                elements.add(decodeBinary(e, elementOid));
+            }
+        }
+        if (in.isReadable()) {
+            return bad(oid);
+        }
+        try {
+            return new dev.tandem.row.DatumArray(element, elements);
+        } catch (IllegalArgumentException e) {
+            return bad(oid);
+        }
     }
 
     private static dev.tandem.row.TimeOfDay timeParameter(long micros, int oid) {

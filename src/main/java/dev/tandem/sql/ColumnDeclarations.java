@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * The column and constraint syntax of {@code CREATE TABLE} as {@link DdlPlanner} reads it: serial and identity
- * columns, array columns, declared types with their modifiers ({@code varchar(n)}, {@code numeric(p, s)}), table
+ * columns, array columns, declared types with their modifiers ({@code varchar(n)}, {@code char(n)}, {@code numeric(p, s)}), table
  * constraints, and the keys PostgreSQL refuses.
  */
 final class ColumnDeclarations {
@@ -113,6 +113,19 @@ final class ColumnDeclarations {
                 case "varchar", "character varying" -> switch (modifiers.size()) {
                     case 0 -> null;
                     case 1 -> DeclaredType.varchar(modifiers.get(0));
+                    default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
+                };
+                case "char", "character", "bpchar" -> switch (modifiers.size()) {
+                    // char and character without a length are character(1), as in PostgreSQL
+                    case 0 -> {
+                        if (n.equals("bpchar")) {
+                            int[] lc = SqlLexer.lineColumn(sql, at.offset());
+                            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a bpchar column without a length"
+                                    + " (declare it char(n))", lc[0], lc[1]);
+                        }
+                        yield DeclaredType.bpchar(1);
+                    }
+                    case 1 -> DeclaredType.bpchar(modifiers.get(0));
                     default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
                 };
                 case "numeric", "decimal" -> switch (modifiers.size()) {

@@ -97,8 +97,8 @@ final class DdlPlanner {
             StringBuilder type = new StringBuilder(lex.name("a type"));
             if (type.toString().equals("double") && lex.accept("precision")) {
                 type.append(" precision");
-            } else if (type.toString().equals("character") && lex.accept("varying")) {
-                type.append(" varying");
+            } else if ((type.toString().equals("character") || type.toString().equals("char")) && lex.accept("varying")) {
+                type = new StringBuilder("character varying");
             } else if (type.toString().equals("time") && (lex.peek().is("without") || lex.peek().is("with"))) {
                 boolean with = lex.take().is("with");
                 lex.expect("time");
@@ -137,7 +137,7 @@ final class DdlPlanner {
             if (declaredType != null) {
                 declared.put(col, declaredType);
             }
-            DatumType t = SqlTypes.ofName(type.toString());
+            DatumType t = declaredType != null && declaredType.kind() == DeclaredType.Kind.BPCHAR ? DatumType.STRING : SqlTypes.ofName(type.toString());
             if (array) {
                 t = ColumnDeclarations.arrayColumnType(sql, typeAt, type.toString(), modifiers);
                 if (generated) {

@@ -94,9 +94,14 @@ final class SqlTypes {
     /**
      * The Calcite type of a column of datum type {@code t} declared {@code declared} (or null): an int64
      * declared {@code integer} or {@code smallint} is Calcite's {@code INTEGER} or {@code SMALLINT}, so that
-     * arithmetic over it is held to its range and its results are typed as PostgreSQL types them.
+     * arithmetic over it is held to its range and its results are typed as PostgreSQL types them; a string
+     * declared {@code character(n)} is Calcite's {@code CHAR(n)}.
      */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, dev.tandem.controller.DeclaredType declared, boolean nullable) {
+        if (t == DatumType.STRING && declared != null && declared.kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR) {
+            // a character(n) is Calcite's CHAR(n): BpcharSemantics follows it through a plan
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.CHAR, declared.length()), nullable);
+        }
         if (t == DatumType.INT64 && declared != null && declared.kind() != dev.tandem.controller.DeclaredType.Kind.VARCHAR
                 && declared.kind() != dev.tandem.controller.DeclaredType.Kind.NUMERIC) {
             SqlTypeName n = declared.kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER ? SqlTypeName.INTEGER : SqlTypeName.SMALLINT;
