@@ -40,8 +40,8 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * without its trailing spaces, so comparing, grouping, {@code DISTINCT}, ordering and index keys ignore them as
  * PostgreSQL's {@code bpchar} does, and a cast to text, {@code ||} and the text functions see the value PostgreSQL
  * gives them; what sees the blank-padded value is rewritten here: a literal or parameter compared with one loses its
- * trailing spaces (PostgreSQL reads it as {@code bpchar}), the operand of {@code LIKE}, {@code SIMILAR TO} and the
- * regular-expression operators is padded to {@code n}; and {@link #length} says which result columns are
+ * trailing spaces (PostgreSQL reads it as {@code bpchar}), the operand of {@code LIKE}, {@code SIMILAR TO}, the
+ * regular-expression operators and {@code octet_length} is padded to {@code n}; and {@link #length} says which result columns are
  * {@code character(n)}, written blank-padded. Where PostgreSQL's answer keeps each value's own padding (a set
  * operation or {@code CASE} mixing it with other types or lengths, {@code array_agg}, an array of them), or compares
  * it as another type ({@code varchar(n)}), the query is refused.
@@ -248,10 +248,10 @@ final class BpcharSemantics {
                 throw SqlException.notSupported("ANY/ALL with a character(n) value (PostgreSQL compares the elements as character:"
                         + " compare with IN or with each element)");
             }
-            if ((kind == SqlKind.LIKE || kind == SqlKind.SIMILAR) && !ops.isEmpty()) {
+            if ((kind == SqlKind.LIKE || kind == SqlKind.SIMILAR || c.getOperator().getName().equalsIgnoreCase("OCTET_LENGTH")) && !ops.isEmpty()) {
                 int n = length(ops.get(0));
                 if (n == CAST) {
-                    throw SqlException.notSupported("pattern matching of a character(n) value cast to another length (cast it to text)");
+                    throw SqlException.notSupported("pattern matching or octet_length of a character(n) value cast to another length (cast it to text)");
                 }
                 if (n > 0) {
                     List<RexNode> padded = new ArrayList<>(ops);

@@ -190,6 +190,13 @@ final class PgFunctionCalls {
                 }
                 return new Expr.Call(Func.FORMAT, args);
             }
+            case "OCTET_LENGTH" -> {
+                Expr x = t.rex(ops.get(0), in);
+                if (PgCoercion.typeOf(x, in) != DatumType.STRING) {
+                    throw SqlException.notSupported("octet_length of " + SqlTypes.pgName(PgCoercion.typeOf(x, in)));
+                }
+                return Expr.call(Func.OCTET_LENGTH, x);
+            }
             case "PG_BPCHAR" -> {
                 // a cast to character(n): the text cut to n characters, kept without trailing spaces
                 long n = ((RexLiteral) ops.get(1)).getValueAs(Long.class);

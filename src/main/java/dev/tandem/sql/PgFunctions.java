@@ -93,6 +93,7 @@ final class PgFunctions {
             text("INITCAP", OperandTypes.family(S)),
             text("MD5", OperandTypes.family(S)),
             function("LENGTH", ReturnTypes.INTEGER_NULLABLE, OperandTypes.family(S)),
+            function("OCTET_LENGTH", ReturnTypes.INTEGER_NULLABLE, OperandTypes.family(S)),
             function("STARTS_WITH", ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.family(S, S)),
             text("REGEXP_REPLACE", OperandTypes.family(List.of(S, S, S, S), i -> i == 3)),
             SqlLibraryOperators.TRANSLATE3,

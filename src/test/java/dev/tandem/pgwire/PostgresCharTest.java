@@ -37,6 +37,7 @@ class PostgresCharTest {
             "SELECT k, c, d, e FROM ct",
             "SELECT k, c::text, d::text, e::varchar, d::varchar(10) FROM ct",
             "SELECT k, length(c), length(d), char_length(e), character_length(c) FROM ct",
+            "SELECT k, octet_length(c), octet_length(d), octet_length(e), octet_length(t), octet_length(c::text) FROM ct",
             "SELECT k, c || '|', d || '|', c || d, '<' || e FROM ct",
             "SELECT k FROM ct WHERE c = 'a' ORDER BY k",
             "SELECT k FROM ct WHERE c = 'a    ' ORDER BY k",
