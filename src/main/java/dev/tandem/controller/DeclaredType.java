@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public enum Kind {
-        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC
+        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY
     }
 
     /** PostgreSQL's largest {@code numeric(p, s)} precision. */
@@ -57,6 +57,9 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public static final DeclaredType SMALLINT = new DeclaredType(Kind.SMALLINT, 0, 0, 0);
     public static final DeclaredType INTEGER = new DeclaredType(Kind.INTEGER, 0, 0, 0);
+    /** PostgreSQL's {@code smallint[]} and {@code integer[]} ({@code int2[]}, {@code int4[]}): arrays of int64 datums held to the range. */
+    public static final DeclaredType SMALLINT_ARRAY = new DeclaredType(Kind.SMALLINT_ARRAY, 0, 0, 0);
+    public static final DeclaredType INTEGER_ARRAY = new DeclaredType(Kind.INTEGER_ARRAY, 0, 0, 0);
 
     public static DeclaredType varchar(int length) {
         return new DeclaredType(Kind.VARCHAR, length, 0, 0);
@@ -76,6 +79,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case SMALLINT, INTEGER -> DatumType.INT64;
             case VARCHAR, BPCHAR -> DatumType.STRING;
             case NUMERIC -> DatumType.NUMERIC;
+            case SMALLINT_ARRAY, INTEGER_ARRAY -> DatumType.INT64_ARRAY;
         };
     }
 
@@ -87,10 +91,12 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case VARCHAR -> "character varying(" + length + ")";
             case BPCHAR -> "character(" + length + ")";
             case NUMERIC -> "numeric(" + precision + "," + scale + ")";
+            case SMALLINT_ARRAY -> "smallint[]";
+            case INTEGER_ARRAY -> "integer[]";
         };
     }
 
-    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric. */
+    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric, int2[], int4[]. */
     public long oid() {
         return switch (kind) {
             case SMALLINT -> 21;
@@ -98,19 +104,21 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case VARCHAR -> 1043;
             case BPCHAR -> 1042;
             case NUMERIC -> 1700;
+            case SMALLINT_ARRAY -> 1005;
+            case INTEGER_ARRAY -> 1007;
         };
     }
 
     /** PostgreSQL's type modifier ({@code atttypmod}): the length + 4, or {@code (precision << 16 | scale & 0x7ff) + 4}; -1 for none. */
     public long typmod() {
         return switch (kind) {
-            case SMALLINT, INTEGER -> -1;
+            case SMALLINT, INTEGER, SMALLINT_ARRAY, INTEGER_ARRAY -> -1;
             case VARCHAR, BPCHAR -> length + 4L;
             case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
         };
     }
 
-    private static final Pattern NAME = Pattern.compile("(smallint|integer)|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)");
+    private static final Pattern NAME = Pattern.compile("(smallint|integer)(\\[\\])?|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)");
 
     /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
     public static DeclaredType parse(String sqlName) {
@@ -119,15 +127,16 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             throw new IllegalArgumentException("not a declared column type: '" + sqlName + "'");
         }
         if (m.group(1) != null) {
-            return m.group(1).equals("smallint") ? SMALLINT : INTEGER;
+            boolean small = m.group(1).equals("smallint");
+            return m.group(2) != null ? small ? SMALLINT_ARRAY : INTEGER_ARRAY : small ? SMALLINT : INTEGER;
         }
-        if (m.group(2) != null) {
-            return varchar(Integer.parseInt(m.group(2)));
+        if (m.group(3) != null) {
+            return varchar(Integer.parseInt(m.group(3)));
         }
-        if (m.group(5) != null) {
-            return bpchar(Integer.parseInt(m.group(5)));
+        if (m.group(6) != null) {
+            return bpchar(Integer.parseInt(m.group(6)));
         }
-        return numeric(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)));
+        return numeric(Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)));
     }
 
     /**
@@ -173,6 +182,15 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 yield s;
             }
             case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
+            case SMALLINT_ARRAY, INTEGER_ARRAY -> {
+                DeclaredType element = kind == Kind.SMALLINT_ARRAY ? SMALLINT : INTEGER;
+                for (Object e : ((dev.tandem.row.DatumArray) value).elements()) {
+                    if (e != null) {
+                        element.fit(e);
+                    }
+                }
+                yield value;
+            }
         };
     }
 

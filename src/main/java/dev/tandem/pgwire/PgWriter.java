@@ -151,6 +151,14 @@ final class PgWriter {
                 // an expression typed integer whose value is not (PostgreSQL would have refused it computing it)
                 throw new SqlException(SqlException.OUT_OF_RANGE, (bytes == 4 ? "integer" : "smallint") + " out of range");
             }
+            int elementBytes = row[i] == null ? 0 : elementBytes(columns.get(i));
+            if (elementBytes > 0) {
+                for (Object e : ((dev.tandem.row.DatumArray) row[i]).elements()) {
+                    if (e != null && (elementBytes == 4 ? (Long) e != ((Long) e).intValue() : (Long) e != ((Long) e).shortValue())) {
+                        throw new SqlException(SqlException.OUT_OF_RANGE, (elementBytes == 4 ? "integer" : "smallint") + " out of range");
+                    }
+                }
+            }
         }
         begin('D');
         buf.writeShort(row.length);
@@ -208,6 +216,18 @@ final class PgWriter {
     }
 
     private void binary(Object v, SqlColumn c) {
+        int elementBytes = elementBytes(c);
+        if (elementBytes > 0) {
+            array((dev.tandem.row.DatumArray) v, elementBytes == 4 ? 23 : 21, e -> {
+                buf.writeInt(elementBytes);
+                if (elementBytes == 4) {
+                    buf.writeInt((int) (long) (Long) e);
+                } else {
+                    buf.writeShort((short) (long) (Long) e);
+                }
+            });
+            return;
+        }
         int bytes = integerBytes(c);
         if (bytes > 0) {
             long l = (Long) v;
@@ -286,28 +306,33 @@ final class PgWriter {
             }
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> {
-                // PostgreSQL's array_send: dimensions, a has-NULLs flag, the element type, each dimension's length and
-                // lower bound, then each element as its length and binary form (-1 for NULL)
-                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) v;
-                int lengthAt = buf.writerIndex();
-                buf.writeInt(0);
-                buf.writeInt(a.size() == 0 ? 0 : 1);
-                buf.writeInt(a.elements().contains(null) ? 1 : 0);
-                buf.writeInt(oid(t.element()));
-                if (a.size() > 0) {
-                    buf.writeInt(a.size());
-                    buf.writeInt(1);
-                }
-                for (Object e : a.elements()) {
-                    if (e == null) {
-                        buf.writeInt(-1);
-                    } else {
-                        binary(e, t.element());
-                    }
-                }
-                buf.setInt(lengthAt, buf.writerIndex() - lengthAt - 4);
+                array((dev.tandem.row.DatumArray) v, oid(t.element()), e -> binary(e, t.element()));
             }
         }
+    }
+
+    /**
+     * An array in PostgreSQL's {@code array_send} form with its length first: dimensions, a has-NULLs flag, the element type,
+     * each dimension's length and lower bound, then each element as its length and binary form ({@code element}), -1 for NULL.
+     */
+    private void array(dev.tandem.row.DatumArray a, int elementOid, java.util.function.Consumer<Object> element) {
+        int lengthAt = buf.writerIndex();
+        buf.writeInt(0);
+        buf.writeInt(a.size() == 0 ? 0 : 1);
+        buf.writeInt(a.elements().contains(null) ? 1 : 0);
+        buf.writeInt(elementOid);
+        if (a.size() > 0) {
+            buf.writeInt(a.size());
+            buf.writeInt(1);
+        }
+        for (Object e : a.elements()) {
+            if (e == null) {
+                buf.writeInt(-1);
+            } else {
+                element.accept(e);
+            }
+        }
+        buf.setInt(lengthAt, buf.writerIndex() - lengthAt - 4);
     }
 
     /** An ErrorResponse: severity, SQLSTATE, message and, when known, the 1-based character position. */
@@ -364,7 +389,16 @@ final class PgWriter {
 
     /** PostgreSQL's type of a result column: its declared type's ({@code integer}: int4) or its datum type's. */
     static int oid(SqlColumn c) {
-        return integerBytes(c) > 0 || bpchar(c) ? (int) c.declared().oid() : oid(c.type());
+        return integerBytes(c) > 0 || bpchar(c) || elementBytes(c) > 0 ? (int) c.declared().oid() : oid(c.type());
+    }
+
+    /** The width of the elements of an array column typed {@code integer[]} (4) or {@code smallint[]} (2), else 0. */
+    private static int elementBytes(SqlColumn c) {
+        if (c.type() != DatumType.INT64_ARRAY || c.declared() == null) {
+            return 0;
+        }
+        return c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER_ARRAY ? 4
+                : c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT_ARRAY ? 2 : 0;
     }
 
     /** Whether {@code c} is a {@code character(n)} column (OID 1042, its length in the type modifier). */
@@ -380,7 +414,7 @@ final class PgWriter {
         return switch (c.declared().kind()) {
             case INTEGER -> 4;
             case SMALLINT -> 2;
-            case VARCHAR, BPCHAR, NUMERIC -> 0;
+            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY -> 0;
         };
     }
 

@@ -77,18 +77,27 @@ final class ColumnDeclarations {
 
     /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are, without modifiers. */
     static final java.util.Set<String> ARRAY_ELEMENTS = java.util.Set.of("bigint", "int8", "double precision", "float8", "text", "boolean", "bool",
-            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone");
+            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone", "integer", "int", "int4", "smallint", "int2");
+
+    /** The declared type of an array column of {@code type}: {@code integer[]} or {@code smallint[]}, else null (its datum type says all). */
+    static DeclaredType arrayDeclaredType(String type) {
+        return switch (type.toLowerCase(Locale.ROOT)) {
+            case "integer", "int", "int4" -> DeclaredType.INTEGER_ARRAY;
+            case "smallint", "int2" -> DeclaredType.SMALLINT_ARRAY;
+            default -> null;
+        };
+    }
 
     /**
      * The type of a column declared an array of {@code type}: Tandem's array of it, or {@code 0A000} for an element type whose
-     * PostgreSQL array Tandem has none of ({@code integer[]} is {@code int4[]}, {@code varchar(n)[]}...).
+     * PostgreSQL array Tandem has none of ({@code varchar[]}, {@code real[]}, {@code varchar(n)[]}...).
      */
     static DatumType arrayColumnType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
         String n = type.toLowerCase(Locale.ROOT);
         if (!ARRAY_ELEMENTS.contains(n) || !modifiers.isEmpty()) {
             int[] lc = SqlLexer.lineColumn(sql, at.offset());
             throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns of " + n + (modifiers.isEmpty() ? "" : " with a type modifier")
-                    + " (array columns are of bigint, double precision, numeric, text, boolean, date, timestamp, timestamptz or uuid)", lc[0], lc[1]);
+                    + " (array columns are of bigint, integer, smallint, double precision, numeric, text, boolean, date, timestamp, timestamptz or uuid)", lc[0], lc[1]);
         }
         return DatumType.arrayOf(SqlTypes.ofName(n));
     }

@@ -134,16 +134,17 @@ final class DdlPlanner {
             }
             boolean array = ColumnDeclarations.arrayType(sql, lex);
             DeclaredType declaredType = ColumnDeclarations.declaredType(sql, typeAt, type.toString(), modifiers);
-            if (declaredType != null) {
-                declared.put(col, declaredType);
-            }
             DatumType t = declaredType != null && declaredType.kind() == DeclaredType.Kind.BPCHAR ? DatumType.STRING : SqlTypes.ofName(type.toString());
             if (array) {
                 t = ColumnDeclarations.arrayColumnType(sql, typeAt, type.toString(), modifiers);
+                declaredType = ColumnDeclarations.arrayDeclaredType(type.toString());
                 if (generated) {
                     int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                     throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: serial arrays", lc[0], lc[1]);
                 }
+            }
+            if (declaredType != null) {
+                declared.put(col, declaredType);
             }
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
