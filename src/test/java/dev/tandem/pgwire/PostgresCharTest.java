@@ -212,6 +212,48 @@ class PostgresCharTest {
         assertThat(withRows).isGreaterThan(40);
     }
 
+    /** psql's {@code \d} of a table of char(n) and integer-array columns, line for line as PostgreSQL 15's (skipped without psql). */
+    @Test
+    void psqlDescribesCharColumnsAsPostgresDoes() throws Exception {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        String psql = PgWireTesting.psql();
+        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[])";
+        java.nio.file.Path script = dir.resolve("describe.sql");
+        java.nio.file.Files.writeString(script, "\\d cp\nSELECT c, d, e FROM cp;\n");
+        String host = address.substring(0, address.lastIndexOf(':'));
+        int pgPort = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        String tandem;
+        String postgres;
+        try (SqlTesting.Stack stack = SqlTesting.stack(java.nio.file.Files.createDirectory(dir.resolve("data")));
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Statement t = td.createStatement();
+                Statement p = pg.createStatement()) {
+            p.execute("DROP TABLE IF EXISTS cp");
+            for (Statement s : List.of(p, t)) {
+                s.execute(ddl);
+                s.execute("INSERT INTO cp (k, c, e) VALUES (1, 'ab', 'z')");
+            }
+            tandem = psql(psql, "127.0.0.1", server.port(), "tandem", "test", script);
+            postgres = psql(psql, host, pgPort, "postgres", "postgres", script);
+        }
+        assertThat(tandem).contains("c|character(3)|||").contains("ab |x         |z");
+        assertThat(tandem.lines().toList()).as("psql's output from Tandem and from PostgreSQL 15").isEqualTo(postgres.lines().toList());
+    }
+
+    private static String psql(String psql, String host, int port, String db, String user, java.nio.file.Path script) throws Exception {
+        Process p = new ProcessBuilder(psql, "-h", host, "-p", Integer.toString(port), "-U", user, "-d", db, "-X", "-A", "-f", script.toString())
+                .redirectErrorStream(true)
+                .start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("psql finished").isTrue();
+        return out;
+    }
+
     /** Each result column's type name, its precision (a char(n)'s length, from the type modifier) and the rows. */
     private static String described(Connection c, String q) {
         try (java.sql.PreparedStatement ps = c.prepareStatement(q); ResultSet rs = ps.executeQuery()) {
