@@ -279,7 +279,7 @@ final class BpcharSemantics {
             if (length(uncast(ops.get(0))) != NONE && varcharColumn(ops.get(1), node)
                     || length(uncast(ops.get(1))) != NONE && varcharColumn(ops.get(0), node)) {
                 throw SqlException.notSupported("comparing a character(n) value with a character varying(n) column"
-                        + " (PostgreSQL compares them as character: cast the varchar to char(n), or both to text)");
+                        + " (PostgreSQL compares them as character: cast the varchar to char(n))");
             }
             boolean x = length(ops.get(0)) != NONE;
             boolean y = length(ops.get(1)) != NONE;
