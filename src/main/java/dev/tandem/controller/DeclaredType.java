@@ -10,8 +10,9 @@ import java.util.regex.Pattern;
 
 /**
  * A table column's declared SQL type where it says more than the column's datum type: the range of an
- * {@code integer} or {@code smallint} (an int64 datum), the length of a {@code character varying(n)} or a
- * {@code character(n)} (a string), the precision and scale of a {@code numeric(p, s)}. Every write to the table fits its values
+ * {@code integer} or {@code smallint} (an int64 datum) and of the elements of an {@code integer[]} or {@code smallint[]},
+ * the length of a {@code character varying(n)} or a {@code character(n)} (a string), the precision and scale of a
+ * {@code numeric(p, s)}. Every write to the table fits its values
  * to it ({@link #fit}) as PostgreSQL's column does: an integer out of range and a string too long are
  * refused, a numeric is rounded to its scale and refused when its integer digits do not fit. A {@code character(n)}
  * keeps its value without trailing spaces (PostgreSQL's blank-padded {@code bpchar} compares, groups and keys
