@@ -222,7 +222,7 @@ final class BpcharSemantics {
         Rewriter(RelNode node) {
             this.node = node;
             this.b = node.getCluster().getRexBuilder();
-            this.fields = node instanceof Join j ? inputs(j.getLeft(), j.getRight()) : k -> length(node.getInput(0), k);
+            this.fields = node instanceof Join j ? inputs(j.getLeft(), j.getRight()) : k -> BpcharSemantics.length(node.getInput(0), k);
         }
 
         private int length(RexNode e) {
