@@ -72,14 +72,14 @@ class PostgresCharTest {
             "SELECT 'ab'::char(3), 'abcdef'::char(3), 'a'::char, 'a  '::character(2), CAST('xy' AS char(4)), 5::char(3), CAST(NULL AS char(2))",
             "SELECT 'ab'::char(3) = 'ab'::char(5), 'ab'::char(3) < 'ab '::char(3), 'a'::char(3) || 'b'",
             "SELECT k, c::char(5), d::char(2), t::char(4), k::char(2) FROM ct",
-            "SELECT k, upper(c), lower(d), replace(c, 'a', 'x'), position('b' in c), substring(d from 2 for 3), trim(d) FROM ct",
+            "SELECT k, lower(d), replace(c, 'a', 'x'), position('b' in c), substring(d from 2 for 3), trim(d) FROM ct",
             "SELECT k, c FROM ct WHERE c IS NULL",
             "SELECT c, d FROM ct UNION SELECT c, d FROM ct",
             "SELECT c FROM ct UNION ALL SELECT e::char(3) FROM ct",
             "SELECT string_agg(c, ',' ORDER BY c) FROM ct",
             "SELECT k, c FROM (SELECT k, c FROM ct WHERE k < 4) s WHERE c = 'a ' ORDER BY k",
             "SELECT k, x FROM (SELECT k, c AS x FROM ct) s WHERE x LIKE 'a_%' ORDER BY k",
-            "SELECT k, row_number() OVER (PARTITION BY c ORDER BY k) FROM ct",
+            "SELECT k, row_number() OVER (PARTITION BY c ORDER BY k) FROM ct ORDER BY k",
             "SELECT to_char(time '13:45:30.5', 'HH24:MI:SS.MS'), to_char(time '01:02:03', 'HH12 MI SS'), to_char(time '00:00', 'HH24')",
             "SELECT to_char(localtime(0), 'US'), to_char(localtime, 'HH24') = to_char(localtimestamp, 'HH24'), localtime IS NOT NULL",
             "SELECT localtime(2) >= '00:00'::time, localtime(7) IS NOT NULL");
@@ -122,7 +122,7 @@ class PostgresCharTest {
         int compared;
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "BPCHAR,VARCHAR,TEXT,TIME,INT8_ARRAY")) {
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "TIME,INT8_ARRAY")) {
             for (Connection c : List.of(systems.pg(), systems.pgBinary(), systems.td(), systems.tdBinary())) {
                 try (Statement s = c.createStatement()) {
                     s.execute("SET TimeZone = 'UTC'");
