@@ -172,7 +172,7 @@ final class SqlHandler {
         ArrayNode rows = n.putArray("rows");
         for (Object[] row : r.rows()) {
             ArrayNode a = rows.addArray();
-            for (Object v : row) {
+            for (Object v : SqlColumn.output(row, r.columns())) {
                 a.add(RowJson.json(v));
             }
         }

@@ -10,17 +10,20 @@ import java.util.regex.Pattern;
 
 /**
  * A table column's declared SQL type where it says more than the column's datum type: the range of an
- * {@code integer} or {@code smallint} (an int64 datum), the length of a {@code character varying(n)} (a
- * string), the precision and scale of a {@code numeric(p, s)}. Every write to the table fits its values
+ * {@code integer} or {@code smallint} (an int64 datum) and of the elements of an {@code integer[]} or {@code smallint[]},
+ * the length of a {@code character varying(n)} or a {@code character(n)} (a string), the precision and scale of a
+ * {@code numeric(p, s)}. Every write to the table fits its values
  * to it ({@link #fit}) as PostgreSQL's column does: an integer out of range and a string too long are
- * refused, a numeric is rounded to its scale and refused when its integer digits do not fit.
+ * refused, a numeric is rounded to its scale and refused when its integer digits do not fit. A {@code character(n)}
+ * keeps its value without trailing spaces (PostgreSQL's blank-padded {@code bpchar} compares, groups and keys
+ * ignoring them): {@link #padded} is the value as PostgreSQL writes it, blank-padded to {@code n}.
  *
  * <p>{@link #sqlName()} is the name PostgreSQL's {@code format_type} gives it; {@link #parse} reads it back.
  */
 public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public enum Kind {
-        SMALLINT, INTEGER, VARCHAR, NUMERIC
+        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY
     }
 
     /** PostgreSQL's largest {@code numeric(p, s)} precision. */
@@ -30,12 +33,13 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public DeclaredType {
         switch (kind) {
-            case VARCHAR -> {
+            case VARCHAR, BPCHAR -> {
+                String name = kind == Kind.VARCHAR ? "varchar" : "char";
                 if (length < 1) {
-                    throw new IllegalArgumentException("length for type varchar must be at least 1");
+                    throw new IllegalArgumentException("length for type " + name + " must be at least 1");
                 }
                 if (length > MAX_VARCHAR_LENGTH) {
-                    throw new IllegalArgumentException("length for type varchar cannot exceed " + MAX_VARCHAR_LENGTH);
+                    throw new IllegalArgumentException("length for type " + name + " cannot exceed " + MAX_VARCHAR_LENGTH);
                 }
             }
             case NUMERIC -> {
@@ -54,9 +58,16 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public static final DeclaredType SMALLINT = new DeclaredType(Kind.SMALLINT, 0, 0, 0);
     public static final DeclaredType INTEGER = new DeclaredType(Kind.INTEGER, 0, 0, 0);
+    /** PostgreSQL's {@code smallint[]} and {@code integer[]} ({@code int2[]}, {@code int4[]}): arrays of int64 datums held to the range. */
+    public static final DeclaredType SMALLINT_ARRAY = new DeclaredType(Kind.SMALLINT_ARRAY, 0, 0, 0);
+    public static final DeclaredType INTEGER_ARRAY = new DeclaredType(Kind.INTEGER_ARRAY, 0, 0, 0);
 
     public static DeclaredType varchar(int length) {
         return new DeclaredType(Kind.VARCHAR, length, 0, 0);
+    }
+
+    public static DeclaredType bpchar(int length) {
+        return new DeclaredType(Kind.BPCHAR, length, 0, 0);
     }
 
     public static DeclaredType numeric(int precision, int scale) {
@@ -67,8 +78,9 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public DatumType datumType() {
         return switch (kind) {
             case SMALLINT, INTEGER -> DatumType.INT64;
-            case VARCHAR -> DatumType.STRING;
+            case VARCHAR, BPCHAR -> DatumType.STRING;
             case NUMERIC -> DatumType.NUMERIC;
+            case SMALLINT_ARRAY, INTEGER_ARRAY -> DatumType.INT64_ARRAY;
         };
     }
 
@@ -78,30 +90,36 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case SMALLINT -> "smallint";
             case INTEGER -> "integer";
             case VARCHAR -> "character varying(" + length + ")";
+            case BPCHAR -> "character(" + length + ")";
             case NUMERIC -> "numeric(" + precision + "," + scale + ")";
+            case SMALLINT_ARRAY -> "smallint[]";
+            case INTEGER_ARRAY -> "integer[]";
         };
     }
 
-    /** PostgreSQL's type OID: int2, int4, varchar, numeric. */
+    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric, int2[], int4[]. */
     public long oid() {
         return switch (kind) {
             case SMALLINT -> 21;
             case INTEGER -> 23;
             case VARCHAR -> 1043;
+            case BPCHAR -> 1042;
             case NUMERIC -> 1700;
+            case SMALLINT_ARRAY -> 1005;
+            case INTEGER_ARRAY -> 1007;
         };
     }
 
     /** PostgreSQL's type modifier ({@code atttypmod}): the length + 4, or {@code (precision << 16 | scale & 0x7ff) + 4}; -1 for none. */
     public long typmod() {
         return switch (kind) {
-            case SMALLINT, INTEGER -> -1;
-            case VARCHAR -> length + 4L;
+            case SMALLINT, INTEGER, SMALLINT_ARRAY, INTEGER_ARRAY -> -1;
+            case VARCHAR, BPCHAR -> length + 4L;
             case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
         };
     }
 
-    private static final Pattern NAME = Pattern.compile("(smallint|integer)|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)");
+    private static final Pattern NAME = Pattern.compile("(smallint|integer)(\\[\\])?|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)");
 
     /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
     public static DeclaredType parse(String sqlName) {
@@ -110,12 +128,16 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             throw new IllegalArgumentException("not a declared column type: '" + sqlName + "'");
         }
         if (m.group(1) != null) {
-            return m.group(1).equals("smallint") ? SMALLINT : INTEGER;
+            boolean small = m.group(1).equals("smallint");
+            return m.group(2) != null ? small ? SMALLINT_ARRAY : INTEGER_ARRAY : small ? SMALLINT : INTEGER;
         }
-        if (m.group(2) != null) {
-            return varchar(Integer.parseInt(m.group(2)));
+        if (m.group(3) != null) {
+            return varchar(Integer.parseInt(m.group(3)));
         }
-        return numeric(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)));
+        if (m.group(6) != null) {
+            return bpchar(Integer.parseInt(m.group(6)));
+        }
+        return numeric(Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)));
     }
 
     /**
@@ -152,7 +174,42 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 }
                 throw new EvalError(EvalError.Code.STRING_DATA_RIGHT_TRUNCATION, "value too long for type character varying(" + length + ")");
             }
+            case BPCHAR -> {
+                // as PostgreSQL does, characters past the length that are all spaces are cut, not refused
+                String s = stripTrailingSpaces((String) value);
+                if (s.codePointCount(0, s.length()) > length) {
+                    throw new EvalError(EvalError.Code.STRING_DATA_RIGHT_TRUNCATION, "value too long for type character(" + length + ")");
+                }
+                yield s;
+            }
             case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
+            case SMALLINT_ARRAY, INTEGER_ARRAY -> {
+                DeclaredType element = kind == Kind.SMALLINT_ARRAY ? SMALLINT : INTEGER;
+                for (Object e : ((dev.tandem.row.DatumArray) value).elements()) {
+                    if (e != null) {
+                        element.fit(e);
+                    }
+                }
+                yield value;
+            }
         };
+    }
+
+    /** {@code s} without its trailing spaces: the value a {@code character(n)} keeps, as PostgreSQL's {@code bpchar} compares it. */
+    public static String stripTrailingSpaces(String s) {
+        int end = s.length();
+        while (end > 0 && s.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return end == s.length() ? s : s.substring(0, end);
+    }
+
+    /** A value of this type as PostgreSQL writes it: a {@code character(n)} blank-padded to {@code n} characters; others as they are. */
+    public Object padded(Object value) {
+        if (kind != Kind.BPCHAR || !(value instanceof String s)) {
+            return value;
+        }
+        int n = s.codePointCount(0, s.length());
+        return n >= length ? s : s + " ".repeat(length - n);
     }
 }

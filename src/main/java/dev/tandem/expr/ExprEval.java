@@ -297,6 +297,7 @@ final class ExprEval {
             case LOWER -> caseMapped((String) a, false);
             case UPPER -> caseMapped((String) a, true);
             case LENGTH -> (long) ((String) a).codePointCount(0, ((String) a).length());
+            case OCTET_LENGTH -> (long) ((String) a).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
             case FIT_INT4 -> {
                 long v = (Long) a;
                 if (v != (int) v) {

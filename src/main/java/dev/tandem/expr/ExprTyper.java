@@ -120,9 +120,9 @@ final class ExprTyper {
                 same(f, t, 1, 3, path);
                 yield t.get(1);
             }
-            case CONCAT, LOWER, UPPER, LENGTH -> {
+            case CONCAT, LOWER, UPPER, LENGTH, OCTET_LENGTH -> {
                 all(f, t, 0, DatumType.STRING, path);
-                yield f == Func.LENGTH ? DatumType.INT64 : DatumType.STRING;
+                yield f == Func.LENGTH || f == Func.OCTET_LENGTH ? DatumType.INT64 : DatumType.STRING;
             }
             case LIKE, ILIKE -> {
                 all(f, t, 0, DatumType.STRING, path);

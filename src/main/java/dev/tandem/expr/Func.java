@@ -23,7 +23,7 @@ import java.util.Locale;
  *   <li>{@code concat}(string, ...) → string; NULL if any argument is NULL (SQL {@code ||}).</li>
  *   <li>{@code lower upper}(string) → string: each code point mapped on its own, as PostgreSQL does
  *       (locale-independent; {@code ß} stays one character); {@code length}(string) → int64 in
- *       code points.</li>
+ *       code points; {@code octet_length}(string) → int64 in UTF-8 bytes.</li>
  *   <li>{@code substr}(string, int64 start[, int64 length]) → string: SQL {@code SUBSTRING(s FROM start
  *       FOR length)} over code points, 1-based: the characters at positions {@code p} with
  *       {@code start <= p < start + length}; a negative length is an error.</li>
@@ -101,7 +101,7 @@ public enum Func {
     AND(1, Integer.MAX_VALUE), OR(1, Integer.MAX_VALUE), NOT(1, 1), IS_NULL(1, 1),
     ADD(2, 2), SUB(2, 2), MUL(2, 2), DIV(2, 2), MOD(2, 2), NEG(1, 1), ABS(1, 1),
     COALESCE(1, Integer.MAX_VALUE), IF(3, 3),
-    CONCAT(1, Integer.MAX_VALUE), LOWER(1, 1), UPPER(1, 1), LENGTH(1, 1), SUBSTR(2, 3),
+    CONCAT(1, Integer.MAX_VALUE), LOWER(1, 1), UPPER(1, 1), LENGTH(1, 1), OCTET_LENGTH(1, 1), SUBSTR(2, 3),
     LIKE(2, 3), ILIKE(2, 3),
     CONCAT_ARGS(0, Integer.MAX_VALUE), CONCAT_WS(1, Integer.MAX_VALUE), STRPOS(2, 2), REPLACE(3, 3), SPLIT_PART(3, 3),
     BTRIM(1, 2), LTRIM(1, 2), RTRIM(1, 2), LPAD(2, 3), RPAD(2, 3), LEFT(2, 2), RIGHT(2, 2), REPEAT(2, 2),

@@ -50,7 +50,16 @@ final class PgExtendedProtocol {
          */
         int[] describedOids() {
             if (canned == null) {
-                return parameterTypes().stream().mapToInt(PgWriter::oid).toArray();
+                List<DatumType> types = parameterTypes();
+                int[] oids = new int[types.size()];
+                for (int i = 0; i < oids.length; i++) {
+                    // a string or array type the client named is described as named where Tandem's type is it (varchar of a text, int4[])
+                    int named = i < paramOids.length ? paramOids[i] : 0;
+                    boolean same = named != 0 && (dev.tandem.sql.catalog.PgOids.arrayType(named) == types.get(i)
+                            || (named == 1043 || named == 1042) && types.get(i) == DatumType.STRING);
+                    oids[i] = same ? named : PgWriter.oid(types.get(i));
+                }
+                return oids;
             }
             int[] oids = new int[canned.parameterCount()];
             for (int i = 0; i < oids.length; i++) {

@@ -145,23 +145,32 @@ final class PgWriter {
             buf.writeShort(0);
             buf.writeInt(oid(c));
             buf.writeShort(typeLength(c));
-            buf.writeInt(-1);
+            buf.writeInt(bpchar(c) ? (int) c.declared().typmod() : -1);
             buf.writeShort(format.apply(i));
         }
         return end();
     }
 
-    PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format) {
-        return dataRow(row, columns, format, java.time.ZoneOffset.UTC);
+    PgWriter dataRow(Object[] stored, List<SqlColumn> columns, Function<Integer, Integer> format) {
+        return dataRow(stored, columns, format, java.time.ZoneOffset.UTC);
     }
 
     /** A DataRow, each value in its column's format; a {@code timestamptz} in text in the session's time zone {@code zone}. */
-    PgWriter dataRow(Object[] row, List<SqlColumn> columns, Function<Integer, Integer> format, java.time.ZoneId zone) {
+    PgWriter dataRow(Object[] stored, List<SqlColumn> columns, Function<Integer, Integer> format, java.time.ZoneId zone) {
+        Object[] row = SqlColumn.output(stored, columns);
         for (int i = 0; i < row.length; i++) {
             int bytes = row[i] == null || format.apply(i) != 1 ? 0 : integerBytes(columns.get(i));
             if (bytes > 0 && (bytes == 4 ? (Long) row[i] != ((Long) row[i]).intValue() : (Long) row[i] != ((Long) row[i]).shortValue())) {
                 // an expression typed integer whose value is not (PostgreSQL would have refused it computing it)
                 throw new SqlException(SqlException.OUT_OF_RANGE, (bytes == 4 ? "integer" : "smallint") + " out of range");
+            }
+            int elementBytes = row[i] == null ? 0 : elementBytes(columns.get(i));
+            if (elementBytes > 0) {
+                for (Object e : ((dev.tandem.row.DatumArray) row[i]).elements()) {
+                    if (e != null && (elementBytes == 4 ? (Long) e != ((Long) e).intValue() : (Long) e != ((Long) e).shortValue())) {
+                        throw new SqlException(SqlException.OUT_OF_RANGE, (elementBytes == 4 ? "integer" : "smallint") + " out of range");
+                    }
+                }
             }
         }
         begin('D');
@@ -220,6 +229,18 @@ final class PgWriter {
     }
 
     private void binary(Object v, SqlColumn c) {
+        int elementBytes = elementBytes(c);
+        if (elementBytes > 0) {
+            array((dev.tandem.row.DatumArray) v, elementBytes == 4 ? 23 : 21, e -> {
+                buf.writeInt(elementBytes);
+                if (elementBytes == 4) {
+                    buf.writeInt((int) (long) (Long) e);
+                } else {
+                    buf.writeShort((short) (long) (Long) e);
+                }
+            });
+            return;
+        }
         int bytes = integerBytes(c);
         if (bytes > 0) {
             long l = (Long) v;
@@ -298,28 +319,33 @@ final class PgWriter {
             }
             case BOOL_ARRAY, INT64_ARRAY, FLOAT64_ARRAY, STRING_ARRAY, TIMESTAMP_ARRAY, NUMERIC_ARRAY, DATE_ARRAY, TIMESTAMPTZ_ARRAY,
                     UUID_ARRAY -> {
-                // PostgreSQL's array_send: dimensions, a has-NULLs flag, the element type, each dimension's length and
-                // lower bound, then each element as its length and binary form (-1 for NULL)
-                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) v;
-                int lengthAt = buf.writerIndex();
-                buf.writeInt(0);
-                buf.writeInt(a.size() == 0 ? 0 : 1);
-                buf.writeInt(a.elements().contains(null) ? 1 : 0);
-                buf.writeInt(oid(t.element()));
-                if (a.size() > 0) {
-                    buf.writeInt(a.size());
-                    buf.writeInt(1);
-                }
-                for (Object e : a.elements()) {
-                    if (e == null) {
-                        buf.writeInt(-1);
-                    } else {
-                        binary(e, t.element());
-                    }
-                }
-                buf.setInt(lengthAt, buf.writerIndex() - lengthAt - 4);
+                array((dev.tandem.row.DatumArray) v, oid(t.element()), e -> binary(e, t.element()));
             }
         }
+    }
+
+    /**
+     * An array in PostgreSQL's {@code array_send} form with its length first: dimensions, a has-NULLs flag, the element type,
+     * each dimension's length and lower bound, then each element as its length and binary form ({@code element}), -1 for NULL.
+     */
+    private void array(dev.tandem.row.DatumArray a, int elementOid, java.util.function.Consumer<Object> element) {
+        int lengthAt = buf.writerIndex();
+        buf.writeInt(0);
+        buf.writeInt(a.size() == 0 ? 0 : 1);
+        buf.writeInt(a.elements().contains(null) ? 1 : 0);
+        buf.writeInt(elementOid);
+        if (a.size() > 0) {
+            buf.writeInt(a.size());
+            buf.writeInt(1);
+        }
+        for (Object e : a.elements()) {
+            if (e == null) {
+                buf.writeInt(-1);
+            } else {
+                element.accept(e);
+            }
+        }
+        buf.setInt(lengthAt, buf.writerIndex() - lengthAt - 4);
     }
 
     /** An ErrorResponse: severity, SQLSTATE, message and, when known, the 1-based character position. */
@@ -376,7 +402,21 @@ final class PgWriter {
 
     /** PostgreSQL's type of a result column: its declared type's ({@code integer}: int4) or its datum type's. */
     static int oid(SqlColumn c) {
-        return integerBytes(c) > 0 ? (int) c.declared().oid() : oid(c.type());
+        return integerBytes(c) > 0 || bpchar(c) || elementBytes(c) > 0 ? (int) c.declared().oid() : oid(c.type());
+    }
+
+    /** The width of the elements of an array column typed {@code integer[]} (4) or {@code smallint[]} (2), else 0. */
+    private static int elementBytes(SqlColumn c) {
+        if (c.type() != DatumType.INT64_ARRAY || c.declared() == null) {
+            return 0;
+        }
+        return c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER_ARRAY ? 4
+                : c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT_ARRAY ? 2 : 0;
+    }
+
+    /** Whether {@code c} is a {@code character(n)} column (OID 1042, its length in the type modifier). */
+    private static boolean bpchar(SqlColumn c) {
+        return c.type() == DatumType.STRING && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR;
     }
 
     /** The width of an int64 column typed {@code integer} (4) or {@code smallint} (2), else 0. */
@@ -387,7 +427,7 @@ final class PgWriter {
         return switch (c.declared().kind()) {
             case INTEGER -> 4;
             case SMALLINT -> 2;
-            case VARCHAR, NUMERIC -> 0;
+            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY -> 0;
         };
     }
 
@@ -427,8 +467,75 @@ final class PgWriter {
             case 2950 -> b.length == 16 ? (Object) new java.util.UUID(in.readLong(), in.readLong()) : bad(oid);
             case 1083 -> b.length == 8 ? (Object) timeParameter(in.readLong(), oid) : bad(oid);
             case 1082 -> b.length == 4 ? (Object) java.time.LocalDate.ofEpochDay(in.readInt() + PG_EPOCH_DAYS) : bad(oid);
+            case 1000, 1016, 1007, 1005, 1022, 1021, 1231, 1009, 1015, 1014, 1182, 1115, 1185, 2951 -> decodeArray(in, oid);
             default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: binary parameters of type oid " + oid + " (send text)");
         };
+    }
+
+    /**
+     * A binary array parameter (PostgreSQL's {@code array_send}: dimensions, a has-NULLs flag, the element type, each
+     * dimension's length and lower bound, then each element as its length, -1 for NULL, and binary form) as an array of
+     * its elements' values; a multidimensional array or one whose lower bound is not 1 is refused, as in array text.
+     */
+    private static Object decodeArray(ByteBuf in, int oid) {
+        if (in.readableBytes() < 12) {
+            return bad(oid);
+        }
+        int dimensions = in.readInt();
+        in.readInt();
+        int elementOid = in.readInt();
+        DatumType element = switch (elementOid) {
+            case 16 -> DatumType.BOOL;
+            case 20, 23, 21 -> DatumType.INT64;
+            case 701, 700 -> DatumType.FLOAT64;
+            case 1700 -> DatumType.NUMERIC;
+            case 25, 1043, 1042 -> DatumType.STRING;
+            case 1082 -> DatumType.DATE;
+            case 1114 -> DatumType.TIMESTAMP;
+            case 1184 -> DatumType.TIMESTAMPTZ;
+            case 2950 -> DatumType.UUID;
+            default -> null;
+        };
+        if (element == null || dimensions < 0) {
+            return bad(oid);
+        }
+        if (dimensions > 1) {
+            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: multidimensional arrays");
+        }
+        List<Object> elements = new java.util.ArrayList<>();
+        if (dimensions == 1) {
+            if (in.readableBytes() < 8) {
+                return bad(oid);
+            }
+            int length = in.readInt();
+            if (in.readInt() != 1) {
+                throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: arrays with explicit bounds");
+            }
+            for (int i = 0; i < length; i++) {
+                if (in.readableBytes() < 4) {
+                    return bad(oid);
+                }
+                int n = in.readInt();
+                if (n == -1) {
+                    elements.add(null);
+                    continue;
+                }
+                if (n < 0 || in.readableBytes() < n) {
+                    return bad(oid);
+                }
+                byte[] e = new byte[n];
+                in.readBytes(e);
+                elements.add(decodeBinary(e, elementOid));
+            }
+        }
+        if (in.isReadable()) {
+            return bad(oid);
+        }
+        try {
+            return new dev.tandem.row.DatumArray(element, elements);
+        } catch (IllegalArgumentException e) {
+            return bad(oid);
+        }
     }
 
     private static dev.tandem.row.TimeOfDay timeParameter(long micros, int oid) {

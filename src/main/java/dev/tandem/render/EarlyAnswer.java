@@ -116,7 +116,7 @@ final class EarlyAnswer {
             case Expr.Col c -> true;
             case Expr.Lit l -> true;
             case Expr.Call c -> switch (c.func()) {
-                case EQ, NEQ, LT, LTE, GT, GTE, AND, OR, NOT, IS_NULL, COALESCE, IF, CONCAT, LOWER, UPPER, LENGTH, CONCAT_ARGS, CONCAT_WS,
+                case EQ, NEQ, LT, LTE, GT, GTE, AND, OR, NOT, IS_NULL, COALESCE, IF, CONCAT, LOWER, UPPER, LENGTH, OCTET_LENGTH, CONCAT_ARGS, CONCAT_WS,
                         STRPOS, REPLACE, BTRIM, LTRIM, RTRIM, LEFT, RIGHT, REVERSE, INITCAP, MD5, STARTS_WITH, TRANSLATE, GREATEST, LEAST,
                         ROUND, FLOOR, CEIL, SIGN -> c.args().stream().allMatch(EarlyAnswer::cannotFail);
                 // arithmetic overflows or divides by zero, substr refuses a negative length, like a bad escape, a cast a bad value,

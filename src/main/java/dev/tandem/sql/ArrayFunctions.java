@@ -106,8 +106,10 @@ final class ArrayFunctions {
 
     /** The array type a {@link #CAST} names. */
     private static RelDataType castType(SqlOperatorBinding binding) {
-        DatumType element = SqlTypes.ofName(binding.getStringLiteralOperand(1));
-        return SqlTypes.calcite(binding.getTypeFactory(), DatumType.arrayOf(element), true);
+        String named = binding.getStringLiteralOperand(1);
+        DatumType element = SqlTypes.ofName(named);
+        // an integer[] or smallint[] (its constants' elements are held to the range when translated) is typed as PostgreSQL types it
+        return SqlTypes.calcite(binding.getTypeFactory(), DatumType.arrayOf(element), ColumnDeclarations.arrayDeclaredType(named), true);
     }
 
     /** The type of {@link #OPERAND}'s operand (one that is no array is refused when translated). */

@@ -105,7 +105,7 @@ final class CalcitePlanner {
             emptyEscapes(parsed);
             NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
-            RelRoot root = DistinctOn.apply(Decorrelation.apply(planner.rel(validated)));
+            RelRoot root = BpcharSemantics.apply(DistinctOn.apply(Decorrelation.apply(planner.rel(validated))));
             return new Planned(root, validated);
         } catch (SqlParseException e) {
             throw CalciteErrors.parseError(e);
@@ -238,7 +238,17 @@ final class CalcitePlanner {
                 .build();
     }
 
-    /** A catalog table or view as Calcite sees it: only its row type, its integer columns typed as declared. */
+    /** The declared type of column {@code c} of a catalog table or view Calcite read, or null. */
+    static dev.tandem.controller.DeclaredType declared(org.apache.calcite.plan.RelOptTable table, int c) {
+        CatalogTable t = table.unwrap(CatalogTable.class);
+        return t == null ? null : switch (t.entry) {
+            case CatalogEntry.Table x -> x.declaredType(c);
+            case CatalogEntry.View v -> v.declaredType(c);
+            default -> null;
+        };
+    }
+
+    /** A catalog table or view as Calcite sees it: only its row type, its integer and character(n) columns typed as declared. */
     private static final class CatalogTable extends AbstractTable {
         private final CatalogEntry entry;
 

@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * The column and constraint syntax of {@code CREATE TABLE} as {@link DdlPlanner} reads it: serial and identity
- * columns, array columns, declared types with their modifiers ({@code varchar(n)}, {@code numeric(p, s)}), table
+ * columns, array columns, declared types with their modifiers ({@code varchar(n)}, {@code char(n)}, {@code numeric(p, s)}), table
  * constraints, and the keys PostgreSQL refuses.
  */
 final class ColumnDeclarations {
@@ -77,18 +77,27 @@ final class ColumnDeclarations {
 
     /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are, without modifiers. */
     static final java.util.Set<String> ARRAY_ELEMENTS = java.util.Set.of("bigint", "int8", "double precision", "float8", "text", "boolean", "bool",
-            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone");
+            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone", "integer", "int", "int4", "smallint", "int2");
+
+    /** The declared type of an array column of {@code type}: {@code integer[]} or {@code smallint[]}, else null (its datum type says all). */
+    static DeclaredType arrayDeclaredType(String type) {
+        return switch (type.toLowerCase(Locale.ROOT)) {
+            case "integer", "int", "int4" -> DeclaredType.INTEGER_ARRAY;
+            case "smallint", "int2" -> DeclaredType.SMALLINT_ARRAY;
+            default -> null;
+        };
+    }
 
     /**
      * The type of a column declared an array of {@code type}: Tandem's array of it, or {@code 0A000} for an element type whose
-     * PostgreSQL array Tandem has none of ({@code integer[]} is {@code int4[]}, {@code varchar(n)[]}...).
+     * PostgreSQL array Tandem has none of ({@code varchar[]}, {@code real[]}, {@code varchar(n)[]}...).
      */
     static DatumType arrayColumnType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
         String n = type.toLowerCase(Locale.ROOT);
         if (!ARRAY_ELEMENTS.contains(n) || !modifiers.isEmpty()) {
             int[] lc = SqlLexer.lineColumn(sql, at.offset());
             throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns of " + n + (modifiers.isEmpty() ? "" : " with a type modifier")
-                    + " (array columns are of bigint, double precision, numeric, text, boolean, date, timestamp, timestamptz or uuid)", lc[0], lc[1]);
+                    + " (array columns are of bigint, integer, smallint, double precision, numeric, text, boolean, date, timestamp, timestamptz or uuid)", lc[0], lc[1]);
         }
         return DatumType.arrayOf(SqlTypes.ofName(n));
     }
@@ -113,6 +122,19 @@ final class ColumnDeclarations {
                 case "varchar", "character varying" -> switch (modifiers.size()) {
                     case 0 -> null;
                     case 1 -> DeclaredType.varchar(modifiers.get(0));
+                    default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
+                };
+                case "char", "character", "bpchar" -> switch (modifiers.size()) {
+                    // char and character without a length are character(1), as in PostgreSQL
+                    case 0 -> {
+                        if (n.equals("bpchar")) {
+                            int[] lc = SqlLexer.lineColumn(sql, at.offset());
+                            throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: a bpchar column without a length"
+                                    + " (declare it char(n))", lc[0], lc[1]);
+                        }
+                        yield DeclaredType.bpchar(1);
+                    }
+                    case 1 -> DeclaredType.bpchar(modifiers.get(0));
                     default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
                 };
                 case "numeric", "decimal" -> switch (modifiers.size()) {

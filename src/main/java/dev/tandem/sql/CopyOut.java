@@ -93,7 +93,8 @@ final class CopyOut implements Prepared.Run {
             if (header) {
                 lines.add(new Object[] {csvLine(query.columns().stream().map(SqlColumn::name).toArray())});
             }
-            for (Object[] row : r.rows()) {
+            for (Object[] stored : r.rows()) {
+                Object[] row = SqlColumn.output(stored, query.columns());
                 lines.add(new Object[] {csv ? csvLine(texts(row, session.zone().id())) : SqlValues.copyTextLine(row, session.zone().id())});
             }
             return new SqlResult("COPY", null, lines, r.rows().size(), r.read(), null);

@@ -40,11 +40,16 @@ final class CreateTableAs {
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
         List<Column> columns = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        // a character(n) column of the query is one of the table, as in PostgreSQL
+        Map<String, dev.tandem.controller.DeclaredType> declared = new java.util.HashMap<>();
         for (SqlColumn c : q.columns()) {
             if (!seen.add(c.name())) {
                 throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than once");
             }
             columns.add(new Column(c.name(), c.type(), true));
+            if (c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR) {
+                declared.put(c.name(), c.declared());
+            }
         }
         Controller controller = engine.controller();
         return new Prepared(sql, fingerprint, null, List.of(), (values, session) -> {
@@ -52,7 +57,7 @@ final class CreateTableAs {
                 return Mono.just(new SqlResult("CREATE TABLE AS", null, null, 0, null, null));
             }
             return engine.runQuery(q, List.of(), session.strictReader()).flatMap(found -> blocking.apply(() -> {
-                CatalogEntry.Table table = controller.createTable(name, columns, List.of(), Map.of());
+                CatalogEntry.Table table = controller.createTable(name, columns, List.of(), Map.of(), declared);
                 return table;
             }).flatMap(created -> {
                 CatalogEntry.Table table = (CatalogEntry.Table) created;

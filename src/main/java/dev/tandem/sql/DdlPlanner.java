@@ -97,8 +97,8 @@ final class DdlPlanner {
             StringBuilder type = new StringBuilder(lex.name("a type"));
             if (type.toString().equals("double") && lex.accept("precision")) {
                 type.append(" precision");
-            } else if (type.toString().equals("character") && lex.accept("varying")) {
-                type.append(" varying");
+            } else if ((type.toString().equals("character") || type.toString().equals("char")) && lex.accept("varying")) {
+                type = new StringBuilder("character varying");
             } else if (type.toString().equals("time") && (lex.peek().is("without") || lex.peek().is("with"))) {
                 boolean with = lex.take().is("with");
                 lex.expect("time");
@@ -134,16 +134,17 @@ final class DdlPlanner {
             }
             boolean array = ColumnDeclarations.arrayType(sql, lex);
             DeclaredType declaredType = ColumnDeclarations.declaredType(sql, typeAt, type.toString(), modifiers);
-            if (declaredType != null) {
-                declared.put(col, declaredType);
-            }
-            DatumType t = SqlTypes.ofName(type.toString());
+            DatumType t = declaredType != null && declaredType.kind() == DeclaredType.Kind.BPCHAR ? DatumType.STRING : SqlTypes.ofName(type.toString());
             if (array) {
                 t = ColumnDeclarations.arrayColumnType(sql, typeAt, type.toString(), modifiers);
+                declaredType = ColumnDeclarations.arrayDeclaredType(type.toString());
                 if (generated) {
                     int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                     throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: serial arrays", lc[0], lc[1]);
                 }
+            }
+            if (declaredType != null) {
+                declared.put(col, declaredType);
             }
             if (t == null) {
                 int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());

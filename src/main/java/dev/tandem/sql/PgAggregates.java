@@ -67,8 +67,7 @@ final class PgAggregates {
      * Tandem answers ascending; with {@code DISTINCT} PostgreSQL sorts the values ascending, as Tandem does. Refused:
      * ordering by anything but the value itself or with the other NULLs placement, a {@code FILTER} (which the
      * reduce's NULL arguments cannot express, since array_agg keeps NULLs), arguments whose PostgreSQL array type
-     * Tandem lacks ({@code integer[]}, {@code smallint[]}: cast to {@code bigint}; arrays of intervals, jsonb,
-     * bytea, arrays), and {@code DISTINCT} of numerics and doubles (PostgreSQL's distinct {@code 1.5} and {@code 1.50}
+     * Tandem lacks (arrays of intervals, jsonb, bytea, arrays), and {@code DISTINCT} of numerics and doubles (PostgreSQL's distinct {@code 1.5} and {@code 1.50}
      * are one value, Tandem's two).
      */
     static void arrayAgg(org.apache.calcite.rel.core.AggregateCall call, org.apache.calcite.rel.type.RelDataType input, Expr arg,
@@ -76,15 +75,8 @@ final class PgAggregates {
         if (call.getArgList().size() != 1) {
             throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function array_agg of " + call.getArgList().size() + " arguments does not exist");
         }
-        org.apache.calcite.rel.type.RelDataType calciteArgType = input.getFieldList().get(call.getArgList().get(0)).getType();
         if (call.filterArg >= 0) {
             throw SqlException.notSupported("array_agg(...) FILTER (WHERE ...)");
-        }
-        org.apache.calcite.sql.type.SqlTypeName n = calciteArgType.getSqlTypeName();
-        if (n == org.apache.calcite.sql.type.SqlTypeName.INTEGER || n == org.apache.calcite.sql.type.SqlTypeName.SMALLINT
-                || n == org.apache.calcite.sql.type.SqlTypeName.TINYINT) {
-            throw SqlException.notSupported("array_agg of " + (n == org.apache.calcite.sql.type.SqlTypeName.INTEGER ? "integer" : "smallint")
-                    + " (an " + (n == org.apache.calcite.sql.type.SqlTypeName.INTEGER ? "integer[]" : "smallint[]") + "; cast the argument to bigint)");
         }
         DatumType array = DatumType.arrayOf(argType);
         if (array == null) {

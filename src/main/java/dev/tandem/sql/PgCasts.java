@@ -214,6 +214,12 @@ final class PgCasts {
                         .append(")");
                 copied = t.get(i + 1).end();
                 i += 1;
+            } else if ((t.get(i).is("localtime") || t.get(i).is("current_time")) && t.get(i).kind() == SqlLexer.Kind.WORD
+                    && !(i > 0 && t.get(i - 1).isPunct("."))) {
+                // SQL's localtime[(p)] and current_time[(p)]: the statement's time of day (current_time's type, timetz, is refused)
+                String function = (t.get(i).is("localtime") ? PgFunctions.PG_LOCALTIME : PgFunctions.PG_CURRENT_TIME).toLowerCase(java.util.Locale.ROOT);
+                out.append(sql, copied, t.get(i).offset()).append(function).append(t.get(i + 1).isPunct("(") ? "" : "()");
+                copied = t.get(i).end();
             } else if (SQL_TIMES.containsKey(t.get(i).text()) && t.get(i).kind() == SqlLexer.Kind.WORD && !t.get(i + 1).isPunct("(")
                     && !(i > 0 && t.get(i - 1).isPunct("."))) {
                 // SQL's current_timestamp, current_date and localtimestamp: PostgreSQL's types (Calcite's differ), the statement's time

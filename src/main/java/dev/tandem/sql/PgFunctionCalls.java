@@ -131,6 +131,11 @@ final class PgFunctionCalls {
                 Expr x = t.rex(ops.get(0), in);
                 Expr template = t.rex(ops.get(1), in);
                 DatumType xt = PgCoercion.typeOf(x, in);
+                if (xt == DatumType.TIME) {
+                    // PostgreSQL has no to_char(time): it casts the time to an interval, its time since midnight
+                    x = Expr.call(Func.SUB, x, Expr.lit(new dev.tandem.row.TimeOfDay(0), DatumType.TIME));
+                    xt = DatumType.INTERVAL;
+                }
                 boolean number = xt == DatumType.INT64 || xt == DatumType.FLOAT64 || xt == DatumType.NUMERIC;
                 if (!number && xt != DatumType.DATE && xt != DatumType.TIMESTAMP && xt != DatumType.TIMESTAMPTZ && xt != DatumType.INTERVAL) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function to_char(" + SqlTypes.pgName(xt) + ", text) does not exist");
@@ -212,6 +217,25 @@ final class PgFunctionCalls {
                 }
                 return new Expr.Call(Func.FORMAT, args);
             }
+            case "OCTET_LENGTH" -> {
+                Expr x = t.rex(ops.get(0), in);
+                if (PgCoercion.typeOf(x, in) != DatumType.STRING) {
+                    throw SqlException.notSupported("octet_length of " + SqlTypes.pgName(PgCoercion.typeOf(x, in)));
+                }
+                return Expr.call(Func.OCTET_LENGTH, x);
+            }
+            case "PG_BPCHAR" -> {
+                // a cast to character(n): the text cut to n characters, kept without trailing spaces
+                long n = ((RexLiteral) ops.get(1)).getValueAs(Long.class);
+                return Expr.call(Func.RTRIM, Expr.call(Func.LEFT, t.rex(ops.get(0), in), Expr.lit(n, DatumType.INT64)));
+            }
+            case "PG_BPCHAR_TRIM" -> {
+                return Expr.call(Func.RTRIM, t.rex(ops.get(0), in));
+            }
+            case "PG_BPCHAR_PAD" -> {
+                long n = ((RexLiteral) ops.get(1)).getValueAs(Long.class);
+                return Expr.call(Func.RPAD, t.rex(ops.get(0), in), Expr.lit(n, DatumType.INT64));
+            }
             case "PG_NUMERIC_FIT" -> {
                 Expr x = t.rex(ops.get(0), in);
                 return Expr.call(Func.FIT_NUMERIC, x, t.rex(ops.get(1), in), t.rex(ops.get(2), in));
@@ -269,6 +293,29 @@ final class PgFunctionCalls {
                 java.time.Instant now = t.statementTime("localtimestamp").transaction();
                 return Expr.lit(new dev.tandem.row.Timestamp(dev.tandem.expr.TimeZones.local(micros(now), t.zone())), DatumType.TIMESTAMP);
             }
+            case PgFunctions.PG_LOCALTIME -> {
+                int precision = 6;
+                if (!ops.isEmpty()) {
+                    Expr p = t.rex(ops.get(0), in);
+                    if (!(p instanceof Expr.Lit l)) {
+                        throw SqlException.notSupported("localtime(p) of a precision that is not a constant");
+                    }
+                    if (l.value() instanceof Long v) {
+                        if (v < 0) {
+                            throw new SqlException(SqlException.INVALID_PARAMETER, "LOCALTIME(" + v + ") precision must not be negative");
+                        }
+                        precision = (int) Math.min(v, 6);
+                    }
+                }
+                java.time.Instant now = t.statementTime("localtime").transaction();
+                long micros = Math.floorMod(dev.tandem.expr.TimeZones.local(micros(now), t.zone()), dev.tandem.row.TimeOfDay.MICROS_PER_DAY);
+                // rounded to the precision half up, as PostgreSQL rounds a time to its type modifier (24:00:00 at most)
+                long scale = (long) Math.pow(10, 6 - precision);
+                micros = (micros + scale / 2) / scale * scale;
+                return Expr.lit(new dev.tandem.row.TimeOfDay(micros), DatumType.TIME);
+            }
+            case PgFunctions.PG_CURRENT_TIME -> throw SqlException.notSupported(
+                    "current_time (its type, time with time zone, is not supported: localtime is the time of day without a zone)");
             case PG_CURRENT_DATE -> {
                 java.time.Instant now = t.statementTime("current_date").transaction();
                 return Expr.lit(java.time.LocalDate.ofInstant(now, t.zone()), DatumType.DATE);

@@ -57,6 +57,14 @@ final class PgFunctions {
             binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), null,
             OperandTypes.family(SqlTypeFamily.DATETIME), SqlFunctionCategory.USER_DEFINED_FUNCTION);
 
+    /**
+     * PostgreSQL's cast of an expression to {@code character(n)}, as {@link PgLiteralCasts} writes it: its operand cast to
+     * text, then the length; typed Calcite's {@code CHAR(n)}, which {@link BpcharSemantics} follows.
+     */
+    static final SqlFunction BPCHAR = new SqlFunction("PG_BPCHAR", SqlKind.OTHER_FUNCTION, binding -> binding.getTypeFactory().createTypeWithNullability(
+            binding.getTypeFactory().createSqlType(SqlTypeName.CHAR, binding.getOperandLiteralValue(1, Integer.class)), binding.getOperandType(0).isNullable()),
+            null, OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.INTEGER), SqlFunctionCategory.USER_DEFINED_FUNCTION);
+
     /** PostgreSQL's cast to {@code jsonb} ({@code 'x'::jsonb}, {@code CAST(x AS jsonb)}), as {@link PgJsonbOperators} writes it. */
     static final SqlFunction JSONB = jsonb("PG_JSONB", binding -> jsonbType(binding, true), OperandTypes.ANY);
 
@@ -93,6 +101,7 @@ final class PgFunctions {
             text("INITCAP", OperandTypes.family(S)),
             text("MD5", OperandTypes.family(S)),
             function("LENGTH", ReturnTypes.INTEGER_NULLABLE, OperandTypes.family(S)),
+            function("OCTET_LENGTH", ReturnTypes.INTEGER_NULLABLE, OperandTypes.family(S)),
             function("STARTS_WITH", ReturnTypes.BOOLEAN_NULLABLE, OperandTypes.family(S, S)),
             text("REGEXP_REPLACE", OperandTypes.family(List.of(S, S, S, S), i -> i == 3)),
             SqlLibraryOperators.TRANSLATE3,
@@ -147,6 +156,8 @@ final class PgFunctions {
             function("PG_CURRENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("PG_LOCALTIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIMESTAMP, 6), OperandTypes.NILADIC),
             function("PG_CURRENT_DATE", binding -> binding.getTypeFactory().createSqlType(SqlTypeName.DATE), OperandTypes.NILADIC),
+            function(PgFunctions.PG_LOCALTIME, binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIME, 6), OperandTypes.family(List.of(I), i -> i == 0)),
+            function(PgFunctions.PG_CURRENT_TIME, binding -> binding.getTypeFactory().createSqlType(SqlTypeName.TIME, 6), OperandTypes.family(List.of(I), i -> i == 0)),
             function("CLOCK_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("STATEMENT_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
             function("TRANSACTION_TIMESTAMP", binding -> binding.getTypeFactory().createSqlType(SqlTypes.TIMESTAMPTZ, 6), OperandTypes.NILADIC),
@@ -154,6 +165,7 @@ final class PgFunctions {
             TIME,
             NUMERIC_FIT,
             LOCAL_TIMESTAMPTZ,
+            BPCHAR,
             SqlLibraryOperators.BOOL_AND,
             SqlLibraryOperators.BOOL_OR,
             SqlLibraryOperators.STRING_AGG,
@@ -165,11 +177,14 @@ final class PgFunctions {
     static final String PG_LOCALTIMESTAMP = "PG_LOCALTIMESTAMP";
     static final String PG_CURRENT_TIMESTAMP = "PG_CURRENT_TIMESTAMP";
     static final String PG_CURRENT_DATE = "PG_CURRENT_DATE";
+    /** {@code localtime[(p)]} and {@code current_time[(p)]}, as {@link PgCasts} writes them. */
+    static final String PG_LOCALTIME = "PG_LOCALTIME";
+    static final String PG_CURRENT_TIME = "PG_CURRENT_TIME";
 
     /** The name a function's result column takes, as the user wrote the function: {@code pg_current_date()} is {@code current_date}. */
     static String writtenName(String function) {
         return switch (function) {
-            case PG_CURRENT_DATE, PG_CURRENT_TIMESTAMP, PG_LOCALTIMESTAMP, PG_EXTRACT, "PG_DATE_TRUNC" ->
+            case PG_CURRENT_DATE, PG_CURRENT_TIMESTAMP, PG_LOCALTIMESTAMP, PG_EXTRACT, "PG_DATE_TRUNC", PG_LOCALTIME, PG_CURRENT_TIME ->
                     function.substring(3).toLowerCase(Locale.ROOT);
             default -> function.toLowerCase(Locale.ROOT);
         };

@@ -103,6 +103,20 @@ final class PgLiteralCasts {
         }
         if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && spec.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlBasicTypeNameSpec b && b.getTypeName().getSimple().equalsIgnoreCase("char")) {
+            // a cast to character(n) (char without a length is character(1)): its operand as text, cut to n characters
+            org.apache.calcite.sql.parser.SqlParserPos pos = c.getParserPosition();
+            SqlNode operand = timestampLiteral(c.operand(0));
+            if (operand == null) {
+                operand = c.operand(0);
+                rewrite(operand);
+            }
+            SqlNode text = org.apache.calcite.sql.fun.SqlStdOperatorTable.CAST.createCall(pos, operand,
+                    new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypeName.VARCHAR, pos), pos));
+            return PgFunctions.BPCHAR.createCall(pos, text, org.apache.calcite.sql.SqlLiteral.createExactNumeric(String.valueOf(Math.max(b.getPrecision(), 1)), pos));
+        }
+        if (n instanceof org.apache.calcite.sql.SqlCall c && c.getKind() == org.apache.calcite.sql.SqlKind.CAST
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
                 && SqlTypes.ofName(spec.getTypeName().getSimple()) == dev.tandem.row.DatumType.NUMERIC) {
             return numericCast(c, spec);
         }

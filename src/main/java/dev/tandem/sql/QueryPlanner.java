@@ -193,7 +193,9 @@ final class QueryPlanner {
         List<org.apache.calcite.rel.type.RelDataTypeField> calciteTypes = body.getRowType().getFieldList();
         for (int i = 0; i < fields.size(); i++) {
             DatumType t = bodyTypes.get(fields.get(i));
-            columns.add(new SqlColumn(names.get(i), t, t == DatumType.INT64 ? SqlTypes.declared(calciteTypes.get(fields.get(i)).getType()) : null));
+            int bpchar = t == DatumType.STRING ? BpcharSemantics.length(body, fields.get(i)) : BpcharSemantics.NONE;
+            columns.add(new SqlColumn(names.get(i), t, t == DatumType.INT64 || t == DatumType.INT64_ARRAY ? SqlTypes.declared(calciteTypes.get(fields.get(i)).getType())
+                    : bpchar > 0 ? dev.tandem.controller.DeclaredType.bpchar(bpchar) : null));
         }
         List<dev.tandem.controller.DeclaredType> paramDeclared = java.util.Collections.unmodifiableList(java.util.Arrays.asList(
                 java.util.Arrays.copyOf(declaredByNumber, paramTypes.size())));

@@ -101,6 +101,10 @@ final class SqlNames {
             case SqlCall c when c.getOperator() instanceof SqlFunction f && (f.getName().equals("PG_INTERVAL") || f.getName().equals("PG_JSONB")
                     || f.getName().equals("PG_TIME")) ->
                     new Derived(f.getName().substring(3).toLowerCase(Locale.ROOT), 1);
+            case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().equals("PG_BPCHAR") -> {
+                Derived inner = derive(((SqlCall) c.operand(0)).operand(0));
+                yield inner.strength() > 1 ? inner : new Derived("bpchar", 1);
+            }
             case SqlCall c when c.getOperator() instanceof SqlFunction f && f.getName().equals("PG_NUMERIC_FIT") -> {
                 Derived inner = derive(((SqlCall) c.operand(0)).operand(0));
                 yield inner.strength() > 1 ? inner : new Derived("numeric", 1);

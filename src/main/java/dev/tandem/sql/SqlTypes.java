@@ -94,11 +94,21 @@ final class SqlTypes {
     /**
      * The Calcite type of a column of datum type {@code t} declared {@code declared} (or null): an int64
      * declared {@code integer} or {@code smallint} is Calcite's {@code INTEGER} or {@code SMALLINT}, so that
-     * arithmetic over it is held to its range and its results are typed as PostgreSQL types them.
+     * arithmetic over it is held to its range and its results are typed as PostgreSQL types them; a string
+     * declared {@code character(n)} is Calcite's {@code CHAR(n)}.
      */
     static RelDataType calcite(RelDataTypeFactory f, DatumType t, dev.tandem.controller.DeclaredType declared, boolean nullable) {
-        if (t == DatumType.INT64 && declared != null && declared.kind() != dev.tandem.controller.DeclaredType.Kind.VARCHAR
-                && declared.kind() != dev.tandem.controller.DeclaredType.Kind.NUMERIC) {
+        if (t == DatumType.STRING && declared != null && declared.kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR) {
+            // a character(n) is Calcite's CHAR(n): BpcharSemantics follows it through a plan
+            return f.createTypeWithNullability(f.createSqlType(SqlTypeName.CHAR, declared.length()), nullable);
+        }
+        if (t == DatumType.INT64_ARRAY && declared != null && (declared.kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER_ARRAY
+                || declared.kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT_ARRAY)) {
+            SqlTypeName n = declared.kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER_ARRAY ? SqlTypeName.INTEGER : SqlTypeName.SMALLINT;
+            return f.createTypeWithNullability(f.createArrayType(f.createTypeWithNullability(f.createSqlType(n), true), -1), nullable);
+        }
+        if (t == DatumType.INT64 && declared != null && (declared.kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER
+                || declared.kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT)) {
             SqlTypeName n = declared.kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER ? SqlTypeName.INTEGER : SqlTypeName.SMALLINT;
             return f.createTypeWithNullability(f.createSqlType(n), nullable);
         }
@@ -107,12 +117,18 @@ final class SqlTypes {
 
     /**
      * PostgreSQL's type of a value of Calcite type {@code type} where it says more than its datum type: an
-     * {@code INTEGER} is an {@code integer}, a {@code SMALLINT} (or {@code TINYINT}) a {@code smallint}; else null.
+     * {@code INTEGER} is an {@code integer}, a {@code SMALLINT} (or {@code TINYINT}) a {@code smallint}, an array of
+     * them an {@code integer[]} or {@code smallint[]}; else null.
      */
     static dev.tandem.controller.DeclaredType declared(RelDataType type) {
         return switch (type.getSqlTypeName()) {
             case INTEGER -> dev.tandem.controller.DeclaredType.INTEGER;
             case SMALLINT, TINYINT -> dev.tandem.controller.DeclaredType.SMALLINT;
+            case ARRAY -> type.getComponentType() == null ? null : switch (type.getComponentType().getSqlTypeName()) {
+                case INTEGER -> dev.tandem.controller.DeclaredType.INTEGER_ARRAY;
+                case SMALLINT, TINYINT -> dev.tandem.controller.DeclaredType.SMALLINT_ARRAY;
+                default -> null;
+            };
             default -> null;
         };
     }

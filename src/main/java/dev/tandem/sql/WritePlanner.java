@@ -261,6 +261,12 @@ final class WritePlanner {
                         SqlTypes.convert(constant(c.operand(0), DatumType.TIME, values, params), DatumType.TIME), type);
                 case SqlBasicCall c when c.getKind() == SqlKind.MINUS_PREFIX && c.operand(0) instanceof SqlLiteral l
                         && l.getValue() instanceof java.math.BigDecimal d -> SqlTypes.convert(d.negate(), type);
+                case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec
+                        && spec.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlBasicTypeNameSpec b && b.getTypeName().getSimple().equalsIgnoreCase("char") -> {
+                    // an explicit cast to character(n) cuts the value to n characters, as PostgreSQL's does
+                    Object v = SqlTypes.convert(constant(c.operand(0), DatumType.STRING, values, params), DatumType.STRING);
+                    yield v == null ? null : SqlTypes.convert(BpcharSemantics.cast((String) v, Math.max(b.getPrecision(), 1)), type);
+                }
                 case SqlBasicCall c when c.getKind() == SqlKind.CAST && c.operand(1) instanceof SqlDataTypeSpec spec -> {
                     // Calcite's parser names double precision DOUBLE
                     String typeName = spec.getTypeName().getSimple();

@@ -273,6 +273,7 @@ public final class SqlTranslator {
                     case LOWER -> "LOWER(" + a.get(0) + ")";
                     case UPPER -> "UPPER(" + a.get(0) + ")";
                     case LENGTH -> "CAST(CHAR_LENGTH(" + a.get(0) + ") AS BIGINT)";
+                    case OCTET_LENGTH -> "CAST(OCTET_LENGTH(" + a.get(0) + ") AS BIGINT)";
                     case SUBSTR -> "SUBSTRING(" + a.get(0) + " FROM " + a.get(1) + (a.size() > 2 ? " FOR " + a.get(2) : "") + ")";
                     case LIKE, ILIKE -> "(" + a.get(0) + (c.func() == Func.LIKE ? " LIKE " : " ILIKE ") + a.get(1)
                             + (a.size() > 2 ? " ESCAPE " + a.get(2) : "") + ")";

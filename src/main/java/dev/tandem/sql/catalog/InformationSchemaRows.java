@@ -136,6 +136,7 @@ final class InformationSchemaRows {
             case 700 -> "real";
             case 701 -> "double precision";
             case 1043 -> "character varying";
+            case 1042 -> "character";
             case 1700 -> "numeric";
             case 1114 -> "timestamp without time zone";
             case 1184 -> "timestamp with time zone";
@@ -161,8 +162,8 @@ final class InformationSchemaRows {
             radix = 10L;
         }
         Long datetime = type == 1114 || type == 1184 ? 6L : null;
-        Long length = type == 1043 && typmod >= 4 ? typmod - 4 : null;
-        Long octets = length != null ? Long.valueOf(4 * length) : type == 25 || type == 1043 ? Long.valueOf(1073741824L) : null;
+        Long length = (type == 1043 || type == 1042) && typmod >= 4 ? typmod - 4 : null;
+        Long octets = length != null ? Long.valueOf(4 * length) : type == 25 || type == 1043 || type == 1042 ? Long.valueOf(1073741824L) : null;
         PgType t = PgTypes.BY_OID.get(type);
         return row(DATABASE, schema, table, column, (long) position, null, nullable ? "YES" : "NO", dataType, length, octets, precision, radix, scale,
                 datetime, null, null, DATABASE, "pg_catalog", t == null ? null : t.name(), "NO", "NEVER", null, schema.equals("public") ? "YES" : "NO");

@@ -54,6 +54,7 @@ final class PgDefaults {
 
     /** A declared type's name without its modifiers, as a default's cast shows it ({@code character varying}, {@code numeric}). */
     private static String typeName(DeclaredType d) {
-        return PgCatalogFunctions.formatType(d.oid(), -1L);
+        // (format_type names a bpchar without its length character(1); a default's cast shows it bpchar)
+        return d.kind() == DeclaredType.Kind.BPCHAR ? "bpchar" : PgCatalogFunctions.formatType(d.oid(), -1L);
     }
 }

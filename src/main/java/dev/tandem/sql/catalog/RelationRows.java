@@ -75,6 +75,8 @@ final class RelationRows {
                     Object[] row = declared == null ? attributeRow(r.oid(), c.name(), PgOids.ofType(c.type()), k + 1, !c.nullable())
                             : attributeRow(r.oid(), c.name(), declared.oid(), declared.typmod(), k + 1, !c.nullable());
                     row[ATTHASDEF] = PgDefaults.text(r.entry(), k) != null;
+                    // a table's array column declared with its brackets has one dimension, as PostgreSQL records it (a view's none)
+                    row[ATTNDIMS] = r.entry() instanceof CatalogEntry.Table && c.type().isArray() ? 1L : 0L;
                     out.add(row);
                 }
             }
@@ -187,6 +189,8 @@ final class RelationRows {
 
     /** Where {@code pg_attribute.atthasdef} is in its row. */
     private static final int ATTHASDEF = 14;
+    /** Where {@code pg_attribute.attndims} is in its row. */
+    private static final int ATTNDIMS = 6;
 
     /** The column numbers (1-based, ascending) a check's condition reads, as {@code pg_constraint.conkey} lists them. */
     private static List<Long> columnsRead(CheckRow c) {
