@@ -8,7 +8,8 @@ import java.util.List;
  * An expression bound to a session's time zone: each call whose result depends on the zone — a cast between
  * {@code timestamptz} and text, {@code timestamp}, {@code date} or {@code time}, {@code extract}, {@code date_trunc} and
  * {@code to_char} of a {@code timestamptz}, {@code timestamptz ± interval} — given the zone as its last argument
- * (see {@link Func}), so that it computes in that zone wherever it is evaluated.
+ * (see {@link Func}), so that it computes in that zone wherever it is evaluated; {@code array_to_string} of a
+ * {@code timestamptz[]} joins its elements cast to text in the zone.
  */
 public final class ZoneBinding {
 
@@ -60,6 +61,14 @@ public final class ZoneBinding {
                     if (c.func() == Func.ADD && a == DatumType.INTERVAL && b == DatumType.TIMESTAMPTZ) {
                         return Expr.call(Func.TZ_PLUS, args.get(1), args.get(0), zone);
                     }
+                }
+            }
+            case ARRAY_TO_STRING -> {
+                // each element written as its text is: a timestamptz in the zone
+                if (ExprTyper.typeOf(args.get(0), input, "") == DatumType.arrayOf(DatumType.TIMESTAMPTZ)) {
+                    List<Expr> texts = new ArrayList<>(args);
+                    texts.set(0, new Expr.Call(Func.CAST, List.of(args.get(0), zone), DatumType.arrayOf(DatumType.STRING)));
+                    return new Expr.Call(Func.ARRAY_TO_STRING, texts, c.type());
                 }
             }
             default -> {

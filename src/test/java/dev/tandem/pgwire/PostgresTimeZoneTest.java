@@ -68,6 +68,8 @@ class PostgresTimeZoneTest {
             "SELECT k, ts::date = d, ts::timestamp > t FROM tz",
             "SELECT k, format('%s', ts), ts::text || '!', age(ts, d::timestamptz) FROM tz",
             "SELECT k, ARRAY[ts, ts + interval '1 hour'] FROM tz WHERE k < 4",
+            "SELECT k, array_to_string(ARRAY[ts, ts + interval '1 hour'], ' ; ') FROM tz WHERE k < 4",
+            "SELECT extract(hour FROM localtime) = extract(hour FROM now()), extract(minute FROM localtime) = extract(minute FROM now())",
             "SELECT '2024-06-01'::date::timestamptz, '2024-06-01 12:00'::timestamp::timestamptz, '2024-06-01 23:30+00'::timestamptz::date",
             "SELECT ('2024-06-01 23:30+00'::timestamptz)::time, ('2024-06-01 23:30+00'::timestamptz)::timestamp",
             "SELECT now()::date = current_date, localtimestamp = now()::timestamp",
