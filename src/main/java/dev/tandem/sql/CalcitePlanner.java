@@ -62,7 +62,8 @@ final class CalcitePlanner {
     /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(PgRegexOperators.rewrite(PgJsonbOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql))))), PARSER).parseStmt();
+            return SqlParser.create(SetReturningFunctions.lateralCalls(PgRegexOperators.rewrite(PgJsonbOperators.rewrite(PgCasts.rewrite(
+                    DistinctOn.rewrite(SqlLexer.standardQuotes(sql)))))), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw CalciteErrors.parseError(e);
         }
@@ -77,7 +78,8 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
-            refuseLateral(parsed);
+            SetReturningFunctions.refuseLateral(parsed);
+            SetReturningFunctions.rewrite(parsed);
             refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
             ArrayFunctions.arrayParameters(parsed);
@@ -158,25 +160,6 @@ final class CalcitePlanner {
         });
     }
 
-    /**
-     * Refuses {@code LATERAL}: Calcite's planner decorrelates it into joins and grouped aggregates, which
-     * drop the rows an aggregate over no rows would answer ({@code LATERAL (SELECT max(x) ... WHERE
-     * correlated)} has a row for every outer row in PostgreSQL, NULL where nothing matched).
-     */
-    private static void refuseLateral(SqlNode node) {
-        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
-            @Override
-            public Void visit(org.apache.calcite.sql.SqlCall call) {
-                if (call.getKind() == org.apache.calcite.sql.SqlKind.LATERAL) {
-                    SqlException e = SqlException.notSupported("LATERAL (a subquery in FROM that reads the columns of the FROM items before it)");
-                    throw call.getParserPosition() == null ? e
-                            : e.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
-                }
-                return super.visit(call);
-            }
-        });
-    }
-
     private static FrameworkConfig config(List<CatalogEntry> catalog) {
         SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
         for (CatalogEntry e : catalog) {
@@ -198,7 +181,8 @@ final class CalcitePlanner {
                 .parserConfig(PARSER)
                 // PostgreSQL's functions (ahead of the standard operators of the same names), the standard operators, and ILIKE
                 .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(
-                        org.apache.calcite.sql.util.SqlOperatorTables.of(PgDatetimeArithmetic.PLUS, PgDatetimeArithmetic.MINUS), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                        org.apache.calcite.sql.util.SqlOperatorTables.of(PgDatetimeArithmetic.PLUS, PgDatetimeArithmetic.MINUS,
+                                SetReturningFunctions.GENERATE_SERIES), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
                         org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
                                 org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)
