@@ -199,7 +199,8 @@ final class RelLateral {
     private static void leftShape(RelNode r, boolean aboveFunction) {
         switch (r) {
             case Project p -> {
-                if (aboveFunction && !p.getProjects().stream().allMatch(e -> e instanceof RexInputRef)) {
+                if (aboveFunction && !p.getProjects().stream().allMatch(e -> e instanceof RexInputRef
+                        || e.isA(org.apache.calcite.sql.SqlKind.CAST) && ((RexCall) e).getOperands().get(0) instanceof RexInputRef)) {
                     throw SqlException.notSupported("LEFT JOIN LATERAL of a subquery that computes columns (its NULL-padded rows would compute"
                             + " them); select the set-returning function's columns and compute above the join");
                 }

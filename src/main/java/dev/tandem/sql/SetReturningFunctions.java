@@ -170,6 +170,10 @@ final class SetReturningFunctions {
             return n;
         }
         SqlParserPos pos = inner.getParserPosition();
+        if (columns.size() == 2 && (as == null || as.operandCount() == 2 || as.operandCount() == 4)
+                && !(as != null && ((SqlIdentifier) as.operand(1)).getSimple().equals(ORDINALITY_SOURCE))) {
+            return ordinality(inner, as, first, pos);
+        }
         if (!first && item.getKind() != SqlKind.LATERAL && inner.getKind() == SqlKind.COLLECTION_TABLE) {
             item = SqlStdOperatorTable.LATERAL.createCall(pos, inner);
         }
@@ -270,6 +274,32 @@ final class SetReturningFunctions {
             });
         }
         return found[0];
+    }
+
+    /** The alias of the {@code unnest ... WITH ORDINALITY} inside the subquery {@link #ordinality} makes of it. */
+    private static final String ORDINALITY_SOURCE = "tandem_unnest";
+
+    /**
+     * {@code unnest(a) WITH ORDINALITY [AS alias[(x, n)]]} as a subquery that casts the position to {@code bigint}, as
+     * PostgreSQL types it (Calcite's is an {@code integer}): {@code (SELECT q.x, CAST(q.n AS bigint) AS n FROM unnest(a)
+     * WITH ORDINALITY AS q(x, n)) AS alias(x, n)}, lateral after the first {@code FROM} item.
+     */
+    private static SqlNode ordinality(SqlNode unnest, SqlCall as, boolean first, SqlParserPos pos) {
+        String alias = as == null ? "unnest" : ((SqlIdentifier) as.operand(1)).getSimple();
+        String element = as == null ? "unnest" : as.operandCount() == 4 ? ((SqlIdentifier) as.operand(2)).getSimple() : alias;
+        String position = as != null && as.operandCount() == 4 ? ((SqlIdentifier) as.operand(3)).getSimple() : "ordinality";
+        String inner = ORDINALITY_SOURCE;
+        SqlNode source = SqlStdOperatorTable.AS.createCall(pos, unnest, new SqlIdentifier(inner, pos), new SqlIdentifier(element, pos),
+                new SqlIdentifier(position, pos));
+        SqlNode cast = SqlStdOperatorTable.CAST.createCall(pos, new SqlIdentifier(List.of(inner, position), pos),
+                new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypeName.BIGINT, pos), pos));
+        org.apache.calcite.sql.SqlNodeList select = new org.apache.calcite.sql.SqlNodeList(List.of(
+                new SqlIdentifier(List.of(inner, element), pos),
+                SqlStdOperatorTable.AS.createCall(pos, cast, new SqlIdentifier(position, pos))), pos);
+        SqlNode query = new SqlSelect(pos, null, select, source, null, null, null, null, null, null, null, null, null);
+        SqlNode item = first ? query : SqlStdOperatorTable.LATERAL.createCall(pos, query);
+        return SqlStdOperatorTable.AS.createCall(as == null ? pos : as.getParserPosition(), item, new SqlIdentifier(alias, pos),
+                new SqlIdentifier(element, pos), new SqlIdentifier(position, pos));
     }
 
     /** The default column names of a set-returning function call in {@code FROM}, or null when {@code item} is none. */
