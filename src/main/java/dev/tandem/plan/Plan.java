@@ -206,7 +206,8 @@ public sealed interface Plan {
 
     /**
      * The set-returning functions of a {@link FlatMap}: {@code generate_series(start, stop[, step])} of int64s or
-     * numerics (step 1 by default; no rows when an argument is NULL; a step of 0 is an error), {@code unnest(array)}
+     * numerics (step 1 by default), or of timestamps stepped by an interval (no rows when an argument is NULL; a step
+     * of 0 is an error), {@code unnest(array)}
      * (one row per element, NULLs included; none for a NULL or empty array) and {@code unnest_ordinality}, which adds
      * each element's 1-based position as an int64.
      */

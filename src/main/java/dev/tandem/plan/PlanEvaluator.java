@@ -318,7 +318,8 @@ public final class PlanEvaluator {
 
     /**
      * The rows of a set-returning function, each a list of its column values: generate_series counts from start
-     * towards stop while not past it (never beyond the int64 range, at most {@link TableFunctions#MAX_SERIES} values),
+     * towards stop while not past it (never beyond the int64 range, at most {@link TableFunctions#MAX_SERIES} values;
+     * timestamps step by adding the interval),
      * unnest lists the elements and their positions.
      */
     private static List<List<Object>> seriesOrElements(Plan.TableFunc func, Object[] args) {
@@ -328,6 +329,23 @@ public final class PlanEvaluator {
         }
         switch (func) {
             case GENERATE_SERIES -> {
+                if (args[0] instanceof dev.tandem.row.Timestamp) {
+                    dev.tandem.row.Interval step = (dev.tandem.row.Interval) args[2];
+                    int sign = step.compareSpan(new dev.tandem.row.Interval(0, 0, 0));
+                    if (sign == 0) {
+                        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "step size cannot equal zero");
+                    }
+                    Object v = args[0];
+                    while (sign > 0 ? Datums.compare(v, args[1]) <= 0 : Datums.compare(v, args[1]) >= 0) {
+                        if (out.size() == TableFunctions.MAX_SERIES) {
+                            throw new EvalError(EvalError.Code.PROGRAM_LIMIT_EXCEEDED, TableFunctions.SERIES_TOO_LONG);
+                        }
+                        out.add(java.util.Collections.singletonList(v));
+                        v = dev.tandem.expr.Expr.call(dev.tandem.expr.Func.ADD, dev.tandem.expr.Expr.lit(v, DatumType.TIMESTAMP),
+                                dev.tandem.expr.Expr.lit(step, DatumType.INTERVAL)).eval(new Object[0]);
+                    }
+                    return out;
+                }
                 java.math.BigDecimal start = args[0] instanceof Long l ? java.math.BigDecimal.valueOf(l) : (java.math.BigDecimal) args[0];
                 java.math.BigDecimal stop = args[1] instanceof Long l ? java.math.BigDecimal.valueOf(l) : (java.math.BigDecimal) args[1];
                 java.math.BigDecimal step = args.length < 3 ? java.math.BigDecimal.ONE

@@ -1,8 +1,12 @@
 package dev.tandem.plan;
 
+import dev.tandem.expr.Datums;
 import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Expr;
+import dev.tandem.expr.Func;
 import dev.tandem.row.DatumArray;
 import dev.tandem.row.DatumType;
+import dev.tandem.row.Interval;
 import java.math.BigDecimal;
 import java.util.List;
 
@@ -41,8 +45,10 @@ public final class TableFunctions {
                     throw new PlanException(path, "generate_series takes 2 or 3 arguments, got " + args.size());
                 }
                 DatumType t = args.get(0);
-                if ((t != DatumType.INT64 && t != DatumType.NUMERIC) || !args.stream().allMatch(a -> a == t)) {
-                    throw new PlanException(path, "generate_series needs arguments all int64 or all numeric, got " + PlanTyper.names(args));
+                boolean timestamps = t == DatumType.TIMESTAMP && args.size() == 3 && args.get(1) == t && args.get(2) == DatumType.INTERVAL;
+                if (!timestamps && ((t != DatumType.INT64 && t != DatumType.NUMERIC) || !args.stream().allMatch(a -> a == t))) {
+                    throw new PlanException(path, "generate_series needs arguments all int64, all numeric, or two timestamps and an interval,"
+                            + " got " + PlanTyper.names(args));
                 }
                 yield List.of(t);
             }
@@ -67,7 +73,8 @@ public final class TableFunctions {
             }
         }
         return switch (func) {
-            case GENERATE_SERIES -> args[0] instanceof Long ? int64Series(args, sink) : numericSeries(args, sink);
+            case GENERATE_SERIES -> args[0] instanceof Long ? int64Series(args, sink)
+                    : args[0] instanceof BigDecimal ? numericSeries(args, sink) : timestampSeries(args, sink);
             case UNNEST, UNNEST_ORDINALITY -> {
                 DatumArray a = (DatumArray) args[0];
                 boolean ordinality = func == Plan.TableFunc.UNNEST_ORDINALITY;
@@ -104,6 +111,25 @@ public final class TableFunctions {
             v = next;
         }
         return n;
+    }
+
+    private static long timestampSeries(Object[] args, Sink sink) {
+        Interval step = (Interval) args[2];
+        int sign = step.compareSpan(new Interval(0, 0, 0));
+        if (sign == 0) {
+            throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, ZERO_STEP);
+        }
+        Expr next = Expr.call(Func.ADD, Expr.col(0), Expr.lit(step, DatumType.INTERVAL));
+        long count = 0;
+        for (Object v = args[0]; Datums.compare(v, args[1]) * sign <= 0; v = next.eval(new Object[] {v})) {
+            if (++count > MAX_SERIES) {
+                throw new EvalError(EvalError.Code.PROGRAM_LIMIT_EXCEEDED, SERIES_TOO_LONG);
+            }
+        }
+        for (Object v = args[0]; Datums.compare(v, args[1]) * sign <= 0; v = next.eval(new Object[] {v})) {
+            sink.row(new Object[] {v});
+        }
+        return count;
     }
 
     private static long numericSeries(Object[] args, Sink sink) {

@@ -152,14 +152,16 @@ final class RelLateral {
             throw SqlException.notSupported("the table function " + s.getCall());
         }
         DatumType type = RelTranslator.typesOf(s).get(0);
-        if (type != DatumType.INT64 && type != DatumType.NUMERIC) {
-            throw SqlException.notSupported("generate_series of " + SqlTypes.pgName(type) + " (it counts integers and numerics)");
+        if (type != DatumType.INT64 && type != DatumType.NUMERIC && type != DatumType.TIMESTAMP) {
+            throw SqlException.notSupported("generate_series of " + SqlTypes.pgName(type) + " (of dates and timestamps with time zone its"
+                    + " steps depend on the session's time zone; it counts integers, numerics and timestamps)");
         }
         List<Expr> args = new ArrayList<>();
-        for (RexNode op : call.getOperands()) {
-            Expr e = rex.rex(shift(op, prefix, id), left.types());
+        for (int i = 0; i < call.getOperands().size(); i++) {
+            Expr e = rex.rex(shift(call.getOperands().get(i), prefix, id), left.types());
             DatumType t = typeOf(e, left.types());
-            args.add(t == type ? e : PgCoercion.coerce(e, t, type));
+            DatumType want = type == DatumType.TIMESTAMP && i == 2 ? DatumType.INTERVAL : type;
+            args.add(t == want ? e : PgCoercion.coerce(e, t, want));
         }
         List<DatumType> types = new ArrayList<>(left.types());
         types.add(type);

@@ -86,12 +86,17 @@ final class SetReturningFunctions {
 
     /**
      * The type of a series of operands {@code types}: integer when all are integers (bigint when one is), numeric when
-     * they are numbers and one is a decimal, timestamp for two timestamps and an interval; null for any other.
+     * they are numbers and one is a decimal, timestamp for two timestamps and an interval (timestamptz for other date-times,
+     * which the translation refuses); null for any other.
      */
     static RelDataType seriesType(List<RelDataType> types, RelDataTypeFactory f) {
-        if (types.size() == 3 && types.get(2).getSqlTypeName() != SqlTypeName.NULL && SqlTypeUtil.isInterval(types.get(2))
-                && types.subList(0, 2).stream().allMatch(t -> t.getSqlTypeName() == SqlTypeName.TIMESTAMP || t.getSqlTypeName() == SqlTypeName.NULL)) {
-            return f.createSqlType(SqlTypeName.TIMESTAMP, 6);
+        if (types.size() == 3 && (SqlTypeUtil.isInterval(types.get(2)) || types.get(2).getSqlTypeName() == SqlTypeName.NULL)
+                && types.subList(0, 2).stream().allMatch(t -> SqlTypeUtil.isDatetime(t) || t.getSqlTypeName() == SqlTypeName.NULL)
+                && types.subList(0, 2).stream().anyMatch(SqlTypeUtil::isDatetime)) {
+            // PostgreSQL's date arguments take its timestamptz series (its preferred date-time type)
+            boolean plain = types.subList(0, 2).stream().allMatch(t -> t.getSqlTypeName() == SqlTypeName.TIMESTAMP
+                    || t.getSqlTypeName() == SqlTypeName.NULL);
+            return plain ? f.createSqlType(SqlTypeName.TIMESTAMP, 6) : f.createSqlType(SqlTypes.TIMESTAMPTZ, 6);
         }
         boolean bigint = false;
         boolean decimal = false;

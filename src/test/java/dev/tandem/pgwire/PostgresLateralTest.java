@@ -46,6 +46,9 @@ class PostgresLateralTest {
             "SELECT * FROM generate_series(1, 2, 0.25)",
             "SELECT * FROM generate_series(1.5, 0, -0.5)",
             "SELECT * FROM generate_series(1.0, 3)",
+            "SELECT * FROM generate_series('2024-01-30 10:00'::timestamp, '2024-05-01'::timestamp, '1 month'::interval)",
+            "SELECT t FROM generate_series('2024-01-01'::timestamp, '2023-12-31'::timestamp, '-7 hours'::interval) AS t",
+            "SELECT * FROM generate_series('2024-01-01'::timestamp, '2024-01-02'::timestamp, '0 days'::interval)",
             "SELECT g * 2 AS d, g FROM generate_series(1, 4) g WHERE g <> 2 ORDER BY g DESC",
             "SELECT count(*), sum(g), min(g), max(g) FROM generate_series(1, 100) g",
             "SELECT a.a, b.b FROM generate_series(1, 3) a, generate_series(1, 2) b",
@@ -82,13 +85,15 @@ class PostgresLateralTest {
             // refused
             "SELECT lt.id, s.m FROM lt CROSS JOIN LATERAL (SELECT max(x) AS m FROM lu WHERE lu.k = lt.k) s",
             "SELECT lt.id, s.v FROM lt CROSS JOIN LATERAL (SELECT v FROM lu WHERE lu.k = lt.k ORDER BY v LIMIT 1) s",
-            "SELECT id, x FROM lt LEFT JOIN LATERAL unnest(lt.tags) AS x ON x <> 'a'");
+            "SELECT id, x FROM lt LEFT JOIN LATERAL unnest(lt.tags) AS x ON x <> 'a'",
+            "SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day'::interval)");
 
     /** Queries Tandem refuses ({@code 0A000}) though PostgreSQL answers them. */
     static final List<String> REFUSED = List.of(
             "SELECT lt.id, s.m FROM lt CROSS JOIN LATERAL (SELECT max(x) AS m FROM lu WHERE lu.k = lt.k) s",
             "SELECT lt.id, s.v FROM lt CROSS JOIN LATERAL (SELECT v FROM lu WHERE lu.k = lt.k ORDER BY v LIMIT 1) s",
-            "SELECT id, x FROM lt LEFT JOIN LATERAL unnest(lt.tags) AS x ON x <> 'a'");
+            "SELECT id, x FROM lt LEFT JOIN LATERAL unnest(lt.tags) AS x ON x <> 'a'",
+            "SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day'::interval)");
 
     private static final List<String> VIEWS = List.of(
             "lv_tags AS SELECT lm.id, x FROM lm, unnest(lm.tags) AS x",
