@@ -128,14 +128,31 @@ final class SetReturningFunctions {
     /**
      * {@code sql} with {@code LATERAL} dropped before a function call ({@code CROSS JOIN LATERAL generate_series(...)}),
      * which Calcite does not parse: {@link #rewrite} makes every function call after the first {@code FROM} item
-     * lateral, as PostgreSQL does.
+     * lateral, as PostgreSQL does. {@code WITH ORDINALITY} of a function other than {@code unnest} is refused.
      */
     static String lateralCalls(String sql) {
-        if (!sql.toLowerCase(Locale.ROOT).contains("lateral")) {
+        String lower = sql.toLowerCase(Locale.ROOT);
+        if (!lower.contains("lateral") && !lower.contains("ordinality")) {
             return sql;
         }
         List<SqlLexer.Token> t = new SqlLexer(sql).tokens();
         String out = sql;
+        for (int i = 1; i + 1 < t.size(); i++) {
+            if (t.get(i).is("with") && t.get(i + 1).is("ordinality") && t.get(i - 1).isPunct(")")) {
+                int depth = 0;
+                int open = i - 1;
+                for (; open >= 0; open--) {
+                    depth += t.get(open).isPunct(")") ? 1 : t.get(open).isPunct("(") ? -1 : 0;
+                    if (depth == 0) {
+                        break;
+                    }
+                }
+                if (open > 0 && t.get(open - 1).isName() && !t.get(open - 1).is("unnest")) {
+                    int[] at = SqlLexer.lineColumn(sql, t.get(i).offset());
+                    throw SqlException.notSupported("WITH ORDINALITY of " + t.get(open - 1).text() + " (only of unnest)").at(at[0], at[1]);
+                }
+            }
+        }
         for (int i = 0; i + 2 < t.size(); i++) {
             if (t.get(i).is("lateral") && t.get(i + 1).isName() && !t.get(i + 1).is("table") && !t.get(i + 1).is("unnest")
                     && t.get(i + 2).isPunct("(")) {

@@ -86,14 +86,16 @@ class PostgresLateralTest {
             "SELECT lt.id, s.m FROM lt CROSS JOIN LATERAL (SELECT max(x) AS m FROM lu WHERE lu.k = lt.k) s",
             "SELECT lt.id, s.v FROM lt CROSS JOIN LATERAL (SELECT v FROM lu WHERE lu.k = lt.k ORDER BY v LIMIT 1) s",
             "SELECT id, x FROM lt LEFT JOIN LATERAL unnest(lt.tags) AS x ON x <> 'a'",
-            "SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day'::interval)");
+            "SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day'::interval)",
+            "SELECT * FROM generate_series(1, 3) WITH ORDINALITY");
 
     /** Queries Tandem refuses ({@code 0A000}) though PostgreSQL answers them. */
     static final List<String> REFUSED = List.of(
             "SELECT lt.id, s.m FROM lt CROSS JOIN LATERAL (SELECT max(x) AS m FROM lu WHERE lu.k = lt.k) s",
             "SELECT lt.id, s.v FROM lt CROSS JOIN LATERAL (SELECT v FROM lu WHERE lu.k = lt.k ORDER BY v LIMIT 1) s",
             "SELECT id, x FROM lt LEFT JOIN LATERAL unnest(lt.tags) AS x ON x <> 'a'",
-            "SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day'::interval)");
+            "SELECT * FROM generate_series('2024-01-01'::date, '2024-01-03'::date, '1 day'::interval)",
+            "SELECT * FROM generate_series(1, 3) WITH ORDINALITY");
 
     private static final List<String> VIEWS = List.of(
             "lv_tags AS SELECT lm.id, x FROM lm, unnest(lm.tags) AS x",
