@@ -106,6 +106,10 @@ final class CalcitePlanner {
                     // Calcite widens a decimal literal by a digit to compare it, past its 19 digits
                     throw SqlException.notSupported("a decimal literal of 19 or more digits compared with an integer (" + t.getMessage() + ")");
                 }
+                if (t instanceof UnsupportedOperationException && t.getMessage() != null && t.getMessage().contains("SqlDynamicParam")) {
+                    // Calcite converts the array of an unnest in FROM only of constants
+                    throw SqlException.notSupported("a parameter inside the array of unnest in FROM (pass the whole array as the parameter)");
+                }
             }
             throw e;
         } finally {
