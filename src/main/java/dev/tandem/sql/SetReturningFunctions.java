@@ -19,7 +19,6 @@ import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlTableFunction;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.calcite.sql.type.InferTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlOperandCountRanges;
 import org.apache.calcite.sql.type.SqlOperandTypeChecker;
@@ -47,7 +46,7 @@ final class SetReturningFunctions {
     /** The table function {@code generate_series}, typed as PostgreSQL types it. */
     private static final class GenerateSeries extends SqlFunction implements SqlTableFunction {
         GenerateSeries() {
-            super("generate_series", SqlKind.OTHER_FUNCTION, ReturnTypes.CURSOR, InferTypes.FIRST_KNOWN, new SeriesOperands(),
+            super("generate_series", SqlKind.OTHER_FUNCTION, ReturnTypes.CURSOR, SetReturningFunctions::parameterTypes, new SeriesOperands(),
                     SqlFunctionCategory.USER_DEFINED_TABLE_FUNCTION);
         }
 
@@ -59,6 +58,23 @@ final class SetReturningFunctions {
                 return f.builder().add("generate_series", f.createTypeWithNullability(element, true)).build();
             };
         }
+    }
+
+    /**
+     * The types of {@code generate_series}'s parameters: the first known operand's type, or {@code integer} when none is
+     * known, as PostgreSQL resolves {@code generate_series($1, $2)} of integer parameters.
+     */
+    private static void parameterTypes(SqlCallBinding binding, RelDataType returnType, RelDataType[] operandTypes) {
+        RelDataType unknown = binding.getValidator().getUnknownType();
+        RelDataType known = null;
+        for (SqlNode operand : binding.operands()) {
+            RelDataType t = SqlTypeUtil.deriveType(binding, operand);
+            if (!t.equals(unknown)) {
+                known = t;
+                break;
+            }
+        }
+        java.util.Arrays.fill(operandTypes, known != null ? known : binding.getTypeFactory().createSqlType(SqlTypeName.INTEGER));
     }
 
     /** The operands {@code generate_series} takes: two or three, all integers or numerics, or timestamps stepped by an interval. */

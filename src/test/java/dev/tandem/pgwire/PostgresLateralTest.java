@@ -127,6 +127,10 @@ class PostgresLateralTest {
             }
             List<String> compared = QUERIES.stream().filter(q -> !REFUSED.contains(q)).toList();
             systems.compareAll(compared, mismatches);
+            for (String q : List.of("SELECT * FROM generate_series(?, ?) AS g", "SELECT id, g FROM lt, generate_series(?, lt.n) AS g",
+                    "SELECT id, x FROM lt, unnest(lt.nums) AS x WHERE x > ?")) {
+                PgAnswers.compare(q, withInts(systems.pg(), q), withInts(systems.td(), q), "parameters", mismatches);
+            }
             for (String q : REFUSED) {
                 String got = PgAnswers.answer(systems.td(), q, false);
                 if (!got.equals("ERROR 0A000")) {
@@ -138,6 +142,20 @@ class PostgresLateralTest {
             }
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+    }
+
+    /** The answer to {@code q} prepared with the integers 1, 3, 5... as its parameters, or its error's SQLSTATE. */
+    private static String withInts(Connection c, String q) {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(q)) {
+            for (int i = 1; i <= q.chars().filter(ch -> ch == '?').count(); i++) {
+                ps.setInt(i, 2 * i - 1);
+            }
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return PgAnswers.rows(rs, true);
+            }
+        } catch (SQLException e) {
+            return "ERROR " + e.getSQLState();
+        }
     }
 
     /** A series too long to hold is refused by a resource limit (a 53xxx or 54xxx error), and the server goes on answering. */
