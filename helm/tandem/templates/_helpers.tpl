@@ -85,6 +85,7 @@ toYaml so that it is always valid YAML.
     "interactive-workers" .Values.workers.interactive
     "maintenance-nice" .Values.workers.maintenanceNice
     "hydration-nice" .Values.workers.hydrationNice
+    "jit-nice" .Values.workers.jitNice
     "hydration-lanes" .Values.workers.hydrationLanes
     "fresh-round-updates" .Values.workers.freshRoundUpdates
     "maintenance-reserve" .Values.workers.maintenanceReserve

@@ -25,7 +25,7 @@ public class ObservabilityConfiguration {
     /** Bound by Spring Boot once every singleton exists, so it may depend on the compute side. */
     @Bean
     MeterBinder tandemRuntimeGauges(Multiplexer compute, ArrangementSharingRegistry sharing) {
-        return registry -> TandemMeters.bindRuntimeGauges(registry, compute, sharing, System::currentTimeMillis);
+        return registry -> TandemMeters.bindRuntimeGauges(registry, compute, sharing, TandemConfiguration.WALL_CLOCK);
     }
 
     /** The controller's meters (standalone mode only: a replica has no controller). */

@@ -117,7 +117,7 @@ final class ReadPathWarmup {
             return 0;
         }
         long start = System.nanoTime();
-        Scheduler timer = Schedulers.newSingle("tandem-warmup-timer", true);
+        Scheduler timer = TandemConfiguration.newTimer("tandem-warmup-timer", true);
         Path dir;
         try {
             dir = Files.createTempDirectory("tandem-warmup-");

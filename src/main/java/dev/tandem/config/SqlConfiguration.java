@@ -120,6 +120,9 @@ public class SqlConfiguration {
             // before the first client can connect: the read path is compiled by then, against parts of the kinds it runs on
             ReadPathWarmup.run(pg.warmUpReads(), new WarmupParts(props, meters.getIfAvailable() != null, audit, principals, guards,
                     new Scheduler[] {tandemSqlBlocking, tandemSqlPlanning, tandemSqlHeavyPlanning, tandemSqlTimer}));
+            // what the first clients have compiled again (they take branches and classes the warm-up did not) runs beside their reads, not before them
+            int lowered = dev.tandem.runtime.ThreadNice.lowerCompilerThreads(props.compute().jitNice());
+            LOG.debug("{} JIT compiler threads at nice {} (tandem.compute.jit-nice)", lowered, props.compute().jitNice());
             PgWireServer wire = PgWireServer.start(engine, authenticator.getIfAvailable(() -> PgAuthenticator.TRUST), audit, principals, guards,
                     tls(server.getIfAvailable(), bundles.getIfAvailable()), pg.host(), pg.port());
             // the line the bench's child servers and operators look for (the warm-up's scratch listener says nothing)
@@ -158,7 +161,7 @@ public class SqlConfiguration {
 
         @Override
         public Controller controller(TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry, Scheduler timer) {
-            return new Controller(storage, multiplexer, registry, TandemConfiguration.settings(props), System::currentTimeMillis, timer);
+            return new Controller(storage, multiplexer, registry, TandemConfiguration.settings(props), TandemConfiguration.WALL_CLOCK, timer);
         }
 
         @Override

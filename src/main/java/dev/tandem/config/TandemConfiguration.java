@@ -34,10 +34,26 @@ import reactor.core.scheduler.Schedulers;
 @EnableConfigurationProperties(TandemProperties.class)
 public class TandemConfiguration {
 
+    /**
+     * The wall clock (epoch milliseconds) every part reads time from: one object, so that the read path's
+     * warm-up, whose parts take it too, compiles its calls to the very class the server's parts call
+     * (another {@code System::currentTimeMillis} is another class, and its first call from the server's
+     * read path would throw the compiled code away).
+     */
+    static final java.util.function.LongSupplier WALL_CLOCK = System::currentTimeMillis;
+
     /** Timers of storage ticks and controller policies (not the runtimes' schedulers). */
     @Bean(destroyMethod = "dispose")
     Scheduler tandemTimer() {
-        return Schedulers.newParallel("tandem-timer", 1);
+        return newTimer("tandem-timer", false);
+    }
+
+    /**
+     * A timer of storage ticks and controller policies: the server's, and the read path's warm-up's of the
+     * same class (compiled code that saw one class of scheduler is thrown away when it meets another).
+     */
+    static Scheduler newTimer(String name, boolean daemon) {
+        return Schedulers.newParallel(name, 1, daemon);
     }
 
     /** Shared fate for as long as the application runs (closing the context restores the JVM's handlers). */
@@ -82,14 +98,14 @@ public class TandemConfiguration {
         Multiplexer.Tuning tuning = new Multiplexer.Tuning(c.dataflowMemoryBudgetBytes(), c.maintenanceNice(), c.hydrationNice(),
                 c.hydrationLanes(), c.freshRoundUpdates(), c.maintenanceReserve());
         return Multiplexer.start(c.interactiveRuntime().enabled(), c.maintenanceWorkerCount(), c.interactiveWorkerCount(),
-                storage, registry, fatal, System::currentTimeMillis, observer, tuning);
+                storage, registry, fatal, WALL_CLOCK, observer, tuning);
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnProperty(name = "tandem.mode", havingValue = "standalone", matchIfMissing = true)
     Controller controller(TandemProperties props, TableStorage storage, Multiplexer multiplexer, ArrangementSharingRegistry registry,
             Scheduler tandemTimer) {
-        Controller controller = new Controller(storage, multiplexer, registry, settings(props), System::currentTimeMillis, tandemTimer);
+        Controller controller = new Controller(storage, multiplexer, registry, settings(props), WALL_CLOCK, tandemTimer);
         multiplexer.maintenance().addIntrospectionSource(Introspection.STORAGE_ERRORS.id(), () -> storageErrors(storage, controller));
         return controller;
     }

@@ -31,11 +31,12 @@ public record TandemProperties(
     public record Compute(@DefaultValue InteractiveRuntime interactiveRuntime, @DefaultValue("0") int maintenanceWorkers,
             @DefaultValue("0") int interactiveWorkers, @DefaultValue("0") org.springframework.util.unit.DataSize dataflowMemoryBudget,
             @DefaultValue("10") int maintenanceNice, @DefaultValue("19") int hydrationNice, @DefaultValue("true") boolean hydrationLanes,
-            @DefaultValue("0.5") double maintenanceReserve, @DefaultValue("1000") long freshRoundUpdates) {
+            @DefaultValue("0.5") double maintenanceReserve, @DefaultValue("1000") long freshRoundUpdates, @DefaultValue("5") int jitNice) {
 
         public Compute {
             checkNice("tandem.compute.maintenance-nice", maintenanceNice);
             checkNice("tandem.compute.hydration-nice", hydrationNice);
+            checkNice("tandem.compute.jit-nice", jitNice);
             dev.tandem.runtime.MaintenanceReserve.requireValid(maintenanceReserve);
             if (freshRoundUpdates < 0) {
                 throw new IllegalArgumentException("tandem.compute.fresh-round-updates must be 0 (every round of a hydrated index at "
@@ -154,14 +155,18 @@ public record TandemProperties(
      * its text; {@code maxLiterals}: the numbers and strings in it (an IN list's elements, a VALUES list's);
      * {@code planningTimeout}: parsing, validating and planning it; over any, {@code 54000} "statement too
      * complex" (HTTP 413). {@code planCacheBytes}: what the plan cache (and the cache of the objects
-     * statements name, each) holds at most, estimated from each statement's text.
+     * statements name, each) holds at most, estimated from each statement's text. {@code maxRecursionIterations}
+     * and {@code maxRecursionRows}: the iterations and rows of one recursive {@code WITH} query, past which it
+     * is stopped with {@code 54000}.
      */
     public record Sql(@DefaultValue("4MB") org.springframework.util.unit.DataSize maxStatementBytes, @DefaultValue("200000") int maxLiterals,
-            @DefaultValue("30s") Duration planningTimeout, @DefaultValue("64MB") org.springframework.util.unit.DataSize planCacheBytes) {
+            @DefaultValue("30s") Duration planningTimeout, @DefaultValue("64MB") org.springframework.util.unit.DataSize planCacheBytes,
+            @DefaultValue("10000") int maxRecursionIterations, @DefaultValue("1000000") long maxRecursionRows) {
 
         /** These settings as the SQL engine's limits (an {@link IllegalArgumentException} names a bad one). */
         public dev.tandem.sql.SqlLimits limits() {
-            return new dev.tandem.sql.SqlLimits(maxStatementBytes.toBytes(), maxLiterals, planningTimeout, planCacheBytes.toBytes());
+            return new dev.tandem.sql.SqlLimits(maxStatementBytes.toBytes(), maxLiterals, planningTimeout, planCacheBytes.toBytes(),
+                    maxRecursionIterations, maxRecursionRows);
         }
     }
 
@@ -184,6 +189,7 @@ public record TandemProperties(
         s.put("tandem.compute.dataflow-memory-budget", compute.dataflowMemoryBudget());
         s.put("tandem.compute.maintenance-nice", compute.maintenanceNice());
         s.put("tandem.compute.hydration-nice", compute.hydrationNice());
+        s.put("tandem.compute.jit-nice", compute.jitNice());
         s.put("tandem.compute.hydration-lanes", compute.hydrationLanes());
         s.put("tandem.compute.fresh-round-updates", compute.freshRoundUpdates());
         s.put("tandem.compute.maintenance-reserve", compute.maintenanceReserve());
@@ -214,6 +220,8 @@ public record TandemProperties(
         s.put("tandem.sql.max-literals", sql.maxLiterals());
         s.put("tandem.sql.planning-timeout", sql.planningTimeout());
         s.put("tandem.sql.plan-cache-bytes", sql.planCacheBytes());
+        s.put("tandem.sql.max-recursion-iterations", sql.maxRecursionIterations());
+        s.put("tandem.sql.max-recursion-rows", sql.maxRecursionRows());
         return s;
     }
 }

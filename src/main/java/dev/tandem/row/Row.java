@@ -540,14 +540,14 @@ public final class Row implements Comparable<Row> {
                 && Arrays.equals(bytes, offset, offset + length, r.bytes, r.offset, r.offset + r.length);
     }
 
+    /** The {@linkplain #hash64() 64-bit hash} folded to 32 bits (cached): well mixed, as hash tables of sequential keys need. */
     @Override
     public int hashCode() {
         int h = hash;
         if (h == 0) {
-            h = 1;
-            for (int i = offset, end = offset + length; i < end; i++) {
-                h = 31 * h + bytes[i];
-            }
+            long x = hash64(bytes, offset, offset + length);
+            h = (int) (x ^ (x >>> 32));
+            h = h == 0 ? 1 : h;
             hash = h;
         }
         return h;

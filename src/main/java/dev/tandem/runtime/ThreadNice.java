@@ -88,6 +88,37 @@ public final class ThreadNice {
     }
 
     /**
+     * Gives the JIT compiler's threads (HotSpot's {@code C1}/{@code C2 CompilerThread}s, found by name in
+     * {@code /proc/self/task}) the nice value {@code nice}, so that code compiled after start-up (code a
+     * server's first real clients throw away and have compiled again) takes the CPU the reads leave rather
+     * than the reads' own; compiler threads started later inherit it from the one that starts them. Returns
+     * how many threads took it (0 where this is not Linux, or {@code nice} is 0).
+     */
+    public static int lowerCompilerThreads(int nice) {
+        if (nice == 0 || SETPRIORITY.isEmpty()) {
+            return 0;
+        }
+        int n = 0;
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : tasks.toList()) {
+                String name;
+                try {
+                    name = java.nio.file.Files.readString(task.resolve("comm")).strip();
+                } catch (java.io.IOException e) {
+                    continue; // the thread ended meanwhile
+                }
+                if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                    int rc = (int) SETPRIORITY.get().invokeExact(PRIO_PROCESS, Integer.parseInt(task.getFileName().toString()), nice);
+                    n += rc == 0 ? 1 : 0;
+                }
+            }
+        } catch (Throwable t) {
+            LOG.warn("could not lower the priority of the JIT compiler's threads: {}", t.toString());
+        }
+        return n;
+    }
+
+    /**
      * Gives the calling thread {@code nice} unless it already has it from here: for pool threads, which
      * may be replaced (a bounded-elastic thread idle for a minute is), so each task ensures it.
      */

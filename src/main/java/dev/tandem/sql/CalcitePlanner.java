@@ -72,10 +72,28 @@ final class CalcitePlanner {
     /** How many queries Calcite validated and converted (the plan cache's misses): tests count it. */
     static final java.util.concurrent.atomic.AtomicLong PLANS = new java.util.concurrent.atomic.AtomicLong();
 
+    /**
+     * A table only a statement sees: a recursive {@code WITH} query's result, read by name from the queries that
+     * use it (it hides a catalog table of the same name, as a {@code WITH} query does).
+     */
+    record WorkTable(String name, List<String> columns, List<dev.tandem.row.DatumType> types,
+            List<dev.tandem.controller.DeclaredType> declared) {
+        WorkTable {
+            columns = List.copyOf(columns);
+            types = List.copyOf(types);
+            declared = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(declared));
+        }
+    }
+
     /** Validates and converts a parsed query against the catalog. */
     static Planned plan(SqlNode parsed, List<CatalogEntry> catalog) {
+        return plan(parsed, catalog, List.of());
+    }
+
+    /** Validates and converts a parsed query against the catalog and the statement's {@code workTables}. */
+    static Planned plan(SqlNode parsed, List<CatalogEntry> catalog, List<WorkTable> workTables) {
         PLANS.incrementAndGet();
-        Planner planner = Frameworks.getPlanner(config(catalog));
+        Planner planner = Frameworks.getPlanner(config(catalog, workTables));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
             SetReturningFunctions.refuseLateral(parsed);
@@ -164,10 +182,15 @@ final class CalcitePlanner {
         });
     }
 
-    private static FrameworkConfig config(List<CatalogEntry> catalog) {
+    private static FrameworkConfig config(List<CatalogEntry> catalog, List<WorkTable> workTables) {
         SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
+        java.util.Set<String> hidden = new java.util.HashSet<>();
+        for (WorkTable w : workTables) {
+            hidden.add(w.name());
+            root.add(w.name(), new WorkTableType(w));
+        }
         for (CatalogEntry e : catalog) {
-            if (e instanceof CatalogEntry.Table || e instanceof CatalogEntry.View) {
+            if ((e instanceof CatalogEntry.Table || e instanceof CatalogEntry.View) && !hidden.contains(e.name())) {
                 root.add(e.name(), new CatalogTable(e));
             }
         }
@@ -223,6 +246,24 @@ final class CalcitePlanner {
                     default -> null;
                 };
                 b.add(c.name(), SqlTypes.calcite(f, c.type(), declared, c.nullable()));
+            }
+            return b.build();
+        }
+    }
+
+    /** A work table as Calcite sees it: its columns, all nullable, typed as the catalog's columns are. */
+    private static final class WorkTableType extends AbstractTable {
+        private final WorkTable table;
+
+        WorkTableType(WorkTable table) {
+            this.table = table;
+        }
+
+        @Override
+        public RelDataType getRowType(RelDataTypeFactory f) {
+            RelDataTypeFactory.Builder b = f.builder();
+            for (int i = 0; i < table.columns().size(); i++) {
+                b.add(table.columns().get(i), SqlTypes.calcite(f, table.types().get(i), table.declared().get(i), true));
             }
             return b.build();
         }

@@ -50,9 +50,12 @@ final class QueryPlanner {
     private final SqlEngine engine;
     private final Controller controller;
 
+    private final RecursiveReads recursion;
+
     QueryPlanner(SqlEngine engine, Controller controller) {
         this.engine = engine;
         this.controller = controller;
+        this.recursion = new RecursiveReads(controller, engine::limits);
     }
 
 
@@ -80,6 +83,9 @@ final class QueryPlanner {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
         }
         engine.checkDeadline();
+        if (RecursiveWith.isRecursive(parsed)) {
+            return recursive(sql, params, asOfParam, asOf, explain, planned);
+        }
         SqlEngine.Query q = planQuery(parsed, params, asOfParam, asOf);
         engine.checkDeadline();
         if (explain) {
@@ -122,8 +128,40 @@ final class QueryPlanner {
         return o.toString();
     }
 
+    /**
+     * A query with recursive {@code WITH} items, answered by {@link RecursiveReads}; refused ({@code 0A000}) with
+     * parameters or under EXPLAIN.
+     */
+    private Prepared recursive(String sql, SqlParams params, String asOfParam, Long asOf, boolean explain, CatalogSnapshot planned) {
+        if (explain) {
+            throw SqlException.notSupported("EXPLAIN of a query with WITH RECURSIVE");
+        }
+        if (params.count() > 0 || asOfParam != null) {
+            throw SqlException.notSupported("parameters ($1) in a query with WITH RECURSIVE");
+        }
+        RecursiveWith.Planned p = RecursiveWith.plan(() -> CalcitePlanner.parse(params.text()), (node, tables) -> {
+            engine.checkDeadline();
+            return planQuery(node, params, null, asOf, tables);
+        });
+        return new Prepared(sql, Prepared.fingerprint(planned.entries(), p.reads()), p.reads(), p.main().columns(), List.of(),
+                (values, session) -> recursion.run(p, session, asOf), true);
+    }
+
+    /**
+     * Plans a query without recursion; a recursive {@code WITH} is refused ({@code 0A000}) here: it is answered
+     * only as a one-shot SELECT, not maintained (a view, a subscription) nor written (INSERT, CREATE TABLE AS, COPY).
+     */
     SqlEngine.Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf) {
-        CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog());
+        if (RecursiveWith.isRecursive(parsed)) {
+            throw SqlException.notSupported("WITH RECURSIVE in a view, a subscription, a write or COPY (a recursive query is answered only"
+                    + " as a one-shot SELECT: a maintained result would need an incremental iteration)");
+        }
+        return planQuery(parsed, params, asOfParam, asOf, List.of());
+    }
+
+    private SqlEngine.Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf, List<CalcitePlanner.WorkTable> workTables) {
+        RecursiveWith.plainItems(parsed);
+        CalcitePlanner.Planned planned = CalcitePlanner.plan(parsed, controller.catalog(), workTables);
         RelRoot root = planned.root();
         RelNode top = root.rel;
         SqlNumerics.check(top);

@@ -1,6 +1,7 @@
 package dev.tandem.sql;
 
 import dev.tandem.controller.CatalogEntry;
+import dev.tandem.row.DatumType;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -103,6 +104,9 @@ final class SqlClassifier {
                     String name = id.names.get(id.names.size() - 1);
                     catalog.stream().filter(e -> e instanceof CatalogEntry.Table && e.name().equals(name)).findFirst()
                             .ifPresent(t -> WritePlanner.typeUntyped((CatalogEntry.Table) t, i.getTargetColumnList(), i.getSource()));
+                    if (RecursiveWith.isRecursive(i.getSource())) {
+                        throw SqlException.notSupported("WITH RECURSIVE in INSERT ... SELECT (a recursive query is answered only as a one-shot SELECT)");
+                    }
                     scans(CalcitePlanner.plan(i.getSource(), catalog).root().rel, out);
                 }
             }
@@ -224,7 +228,28 @@ final class SqlClassifier {
         if (!parsed.isA(SqlKind.QUERY) && parsed.getKind() != SqlKind.ORDER_BY) {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
         }
+        if (RecursiveWith.isRecursive(parsed)) {
+            String parsedText = SqlParams.of(text).text();
+            out.addAll(RecursiveWith.plan(() -> CalcitePlanner.parse(parsedText), (node, tables) -> columnsOnly(node, catalog, tables)).reads());
+            return;
+        }
+        RecursiveWith.plainItems(parsed);
         scans(CalcitePlanner.plan(parsed, catalog).root().rel, out);
+    }
+
+    /** A query planned for what it reads and its columns' types only (it is never run). */
+    private static SqlEngine.Query columnsOnly(SqlNode node, List<CatalogEntry> catalog, List<CalcitePlanner.WorkTable> tables) {
+        org.apache.calcite.rel.RelRoot root = CalcitePlanner.plan(node, catalog, tables).root();
+        List<DatumType> types = RelTranslator.typesOf(root.rel);
+        List<Integer> fields = new java.util.ArrayList<>();
+        List<SqlColumn> columns = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<Integer, String> f : root.fields) {
+            fields.add(f.getKey());
+            DatumType t = types.get(f.getKey());
+            columns.add(new SqlColumn(f.getValue(), t, t == DatumType.INT64
+                    ? SqlTypes.declared(root.rel.getRowType().getFieldList().get(f.getKey()).getType()) : null));
+        }
+        return new SqlEngine.Query(root.rel, null, fields, columns, SqlParams.of(""), List.of(), List.of(), List.of(), null, null);
     }
 
     private static void scans(RelNode plan, Set<String> out) {

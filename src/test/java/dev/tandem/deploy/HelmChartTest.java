@@ -43,6 +43,7 @@ class HelmChartTest {
             "tandem.compute.interactive-workers",
             "tandem.compute.maintenance-nice",
             "tandem.compute.hydration-nice",
+            "tandem.compute.jit-nice",
             "tandem.compute.hydration-lanes",
             "tandem.compute.fresh-round-updates",
             "tandem.compute.maintenance-reserve",
@@ -66,7 +67,8 @@ class HelmChartTest {
             "tandem.pgwire.reserved-admin-connections", "tandem.pgwire.authentication-timeout", "tandem.pgwire.idle-session-timeout",
             "tandem.pgwire.idle-in-transaction-session-timeout", "tandem.http.max-connections", "tandem.http.max-connections-per-address",
             "tandem.sql.max-statement-bytes", "tandem.sql.max-literals",
-            "tandem.sql.planning-timeout", "tandem.sql.plan-cache-bytes");
+            "tandem.sql.planning-timeout", "tandem.sql.plan-cache-bytes", "tandem.sql.max-recursion-iterations",
+            "tandem.sql.max-recursion-rows");
 
     static final String LIVENESS = "/actuator/health/liveness";
     static final String READINESS = "/actuator/health/readiness";
