@@ -190,6 +190,45 @@ public sealed interface Plan {
         }
     }
 
+    /**
+     * A set-returning function applied to each row of {@code input}: the function of {@code args} (evaluated on
+     * the row) yields zero or more rows, each output as the input row's columns followed by the function's, with
+     * the input row's multiplicity; with {@code keepEmpty}, an input row for which it yields none is output once
+     * with NULLs for the function's columns (a {@code LEFT JOIN LATERAL ... ON true}).
+     */
+    record FlatMap(Plan input, TableFunc func, List<Expr> args, boolean keepEmpty) implements Plan {
+        public FlatMap {
+            Objects.requireNonNull(input, "input");
+            Objects.requireNonNull(func, "func");
+            args = List.copyOf(args);
+        }
+    }
+
+    /**
+     * The set-returning functions of a {@link FlatMap}: {@code generate_series(start, stop[, step])} of int64s or
+     * numerics (step 1 by default), or of timestamps stepped by an interval (no rows when an argument is NULL; a step
+     * of 0 is an error), {@code unnest(array)}
+     * (one row per element, NULLs included; none for a NULL or empty array) and {@code unnest_ordinality}, which adds
+     * each element's 1-based position as an int64.
+     */
+    enum TableFunc {
+        GENERATE_SERIES, UNNEST, UNNEST_ORDINALITY;
+
+        public String jsonName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** The function of a JSON name, or null. */
+        public static TableFunc fromJson(String name) {
+            for (TableFunc f : values()) {
+                if (f.jsonName().equals(name)) {
+                    return f;
+                }
+            }
+            return null;
+        }
+    }
+
     /** Keeps the rows of positive multiplicity. */
     record Threshold(Plan input) implements Plan {
         public Threshold {

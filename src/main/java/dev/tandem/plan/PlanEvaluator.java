@@ -48,6 +48,10 @@ import java.util.function.Function;
  *       copies up to its last peer (the whole partition without orderings), NULLs ignored. A
  *       partition holding a negative multiplicity has no output and adds one error
  *       {@value #NEGATIVE_WINDOW}; an int64 sum out of range one error {@value #SUM_OVERFLOW}.</li>
+ *   <li>{@code flat_map}: per row, its arguments evaluated (a failure adds the row's multiplicity to the
+ *       error) and each row of the function output as the input row followed by the function's columns,
+ *       with the row's multiplicity; with {@code keep_empty}, a row the function yields nothing for is
+ *       output once with NULLs.</li>
  *   <li>{@code threshold}: rows of positive multiplicity; {@code negate}: multiplicities negated;
  *       {@code union}: multiplicities added; {@code arrange_by}: the input.</li>
  * </ul>
@@ -162,6 +166,7 @@ public final class PlanEvaluator {
             case Plan.Reduce r -> reduce(r, rows, errors);
             case Plan.TopK k -> topK(k, rows, errors);
             case Plan.Window w -> window(w, rows, errors);
+            case Plan.FlatMap f -> flatMap(f, rows, errors);
             case Plan.Threshold t -> {
                 Result in = eval(t.input());
                 errors.putAll(in.errors());
@@ -276,6 +281,104 @@ public final class PlanEvaluator {
         for (Map<Row, Long> partition : partitions.values()) {
             collect(ReferenceGroups.window(w, outTypes, partition), rows, errors);
         }
+    }
+
+    private void flatMap(Plan.FlatMap f, Map<Row, Long> rows, Map<String, Long> errors) {
+        Result in = eval(f.input());
+        errors.putAll(in.errors());
+        List<DatumType> outTypes = types(f);
+        int arity = types(f.input()).size();
+        in.rows().forEach((row, n) -> {
+            Object[] values = row.unpack();
+            List<List<Object>> produced;
+            try {
+                Object[] args = new Object[f.args().size()];
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = f.args().get(i).eval(values);
+                }
+                produced = seriesOrElements(f.func(), args);
+            } catch (EvalError e) {
+                add(errors, e.getMessage(), n);
+                return;
+            }
+            if (produced.isEmpty() && f.keepEmpty()) {
+                List<Object> nulls = new ArrayList<>();
+                for (int i = arity; i < outTypes.size(); i++) {
+                    nulls.add(null);
+                }
+                produced = List.of(nulls);
+            }
+            for (List<Object> p : produced) {
+                List<Object> all = new ArrayList<>(java.util.Arrays.asList(values));
+                all.addAll(p);
+                add(rows, Row.pack(outTypes, all), n);
+            }
+        });
+    }
+
+    /**
+     * The rows of a set-returning function, each a list of its column values: generate_series counts from start
+     * towards stop while not past it (never beyond the int64 range, at most {@link TableFunctions#MAX_SERIES} values;
+     * timestamps step by adding the interval),
+     * unnest lists the elements and their positions.
+     */
+    private static List<List<Object>> seriesOrElements(Plan.TableFunc func, Object[] args) {
+        List<List<Object>> out = new ArrayList<>();
+        if (java.util.Arrays.asList(args).contains(null)) {
+            return out;
+        }
+        switch (func) {
+            case GENERATE_SERIES -> {
+                if (args[0] instanceof dev.tandem.row.Timestamp) {
+                    dev.tandem.row.Interval step = (dev.tandem.row.Interval) args[2];
+                    int sign = step.compareSpan(new dev.tandem.row.Interval(0, 0, 0));
+                    if (sign == 0) {
+                        throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "step size cannot equal zero");
+                    }
+                    Object v = args[0];
+                    while (sign > 0 ? Datums.compare(v, args[1]) <= 0 : Datums.compare(v, args[1]) >= 0) {
+                        if (out.size() == TableFunctions.MAX_SERIES) {
+                            throw new EvalError(EvalError.Code.PROGRAM_LIMIT_EXCEEDED, TableFunctions.SERIES_TOO_LONG);
+                        }
+                        out.add(java.util.Collections.singletonList(v));
+                        v = dev.tandem.expr.Expr.call(dev.tandem.expr.Func.ADD, dev.tandem.expr.Expr.lit(v, DatumType.TIMESTAMP),
+                                dev.tandem.expr.Expr.lit(step, DatumType.INTERVAL)).eval(new Object[0]);
+                    }
+                    return out;
+                }
+                java.math.BigDecimal start = args[0] instanceof Long l ? java.math.BigDecimal.valueOf(l) : (java.math.BigDecimal) args[0];
+                java.math.BigDecimal stop = args[1] instanceof Long l ? java.math.BigDecimal.valueOf(l) : (java.math.BigDecimal) args[1];
+                java.math.BigDecimal step = args.length < 3 ? java.math.BigDecimal.ONE
+                        : args[2] instanceof Long l ? java.math.BigDecimal.valueOf(l) : (java.math.BigDecimal) args[2];
+                if (step.signum() == 0) {
+                    throw new EvalError(EvalError.Code.INVALID_PARAMETER_VALUE, "step size cannot equal zero");
+                }
+                boolean ints = args[0] instanceof Long;
+                java.math.BigDecimal v = start;
+                while (step.signum() > 0 ? v.compareTo(stop) <= 0 : v.compareTo(stop) >= 0) {
+                    if (ints && v.toBigInteger().bitLength() > 63) {
+                        break;
+                    }
+                    if (out.size() == TableFunctions.MAX_SERIES) {
+                        throw new EvalError(EvalError.Code.PROGRAM_LIMIT_EXCEEDED, TableFunctions.SERIES_TOO_LONG);
+                    }
+                    out.add(java.util.Collections.singletonList(ints ? (Object) v.longValueExact() : v));
+                    v = v.add(step);
+                }
+            }
+            case UNNEST, UNNEST_ORDINALITY -> {
+                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) args[0];
+                for (int i = 0; i < a.size(); i++) {
+                    List<Object> r = new ArrayList<>();
+                    r.add(a.get(i));
+                    if (func == Plan.TableFunc.UNNEST_ORDINALITY) {
+                        r.add((long) (i + 1));
+                    }
+                    out.add(r);
+                }
+            }
+        }
+        return out;
     }
 
     private static void collect(ReferenceGroups.Outcome out, Map<Row, Long> rows, Map<String, Long> errors) {

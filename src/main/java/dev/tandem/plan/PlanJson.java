@@ -172,6 +172,24 @@ public final class PlanJson {
                 }
                 yield new Plan.Window(input, key, order, funcs);
             }
+            case "flat_map" -> {
+                fields(node, path, "op", "input", "func", "args", "keep_empty");
+                Plan input = input(node, path);
+                String name = string(required(node, "func", path), child(path, "func"));
+                Plan.TableFunc func = Plan.TableFunc.fromJson(name);
+                if (func == null) {
+                    throw new PlanException(child(path, "func"), "unknown set-returning function '" + name
+                            + "'; expected generate_series, unnest or unnest_ordinality");
+                }
+                JsonNode as = required(node, "args", path);
+                JSON.array(as, child(path, "args"), "an array of expressions");
+                List<Expr> args = new ArrayList<>();
+                for (int i = 0; i < as.size(); i++) {
+                    args.add(ExprJson.parse(as.get(i), index(child(path, "args"), i)));
+                }
+                boolean keepEmpty = node.has("keep_empty") && bool(node.get("keep_empty"), child(path, "keep_empty"));
+                yield new Plan.FlatMap(input, func, args, keepEmpty);
+            }
             case "threshold" -> {
                 fields(node, path, "op", "input");
                 yield new Plan.Threshold(input(node, path));
@@ -189,7 +207,7 @@ public final class PlanJson {
                 yield new Plan.ArrangeBy(input(node, path), optionalInts(node, "key", path));
             }
             default -> throw new PlanException(child(path, "op"), "unknown operator '" + op.stringValue()
-                    + "'; expected get, constant, mfp, join, reduce, top_k, window, threshold, negate, union or arrange_by");
+                    + "'; expected get, constant, mfp, join, reduce, top_k, window, flat_map, threshold, negate, union or arrange_by");
         };
     }
 
@@ -358,6 +376,14 @@ public final class PlanJson {
                         fn.put("offset", f.offset());
                     }
                 }
+            }
+            case Plan.FlatMap f -> {
+                o.put("op", "flat_map");
+                o.set("input", write(f.input()));
+                o.put("func", f.func().jsonName());
+                ArrayNode args = o.putArray("args");
+                f.args().forEach(e -> args.add(ExprJson.write(e)));
+                o.put("keep_empty", f.keepEmpty());
             }
             case Plan.Threshold t -> {
                 o.put("op", "threshold");

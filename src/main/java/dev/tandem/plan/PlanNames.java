@@ -74,6 +74,14 @@ public final class PlanNames {
                 }
                 yield out;
             }
+            case Plan.FlatMap f -> {
+                List<String> out = new ArrayList<>(names(f.input(), columnsOf));
+                out.add(f.func() == Plan.TableFunc.GENERATE_SERIES ? "generate_series" : "unnest");
+                if (f.func() == Plan.TableFunc.UNNEST_ORDINALITY) {
+                    out.add("ordinality");
+                }
+                yield out;
+            }
             case Plan.Threshold t -> names(t.input(), columnsOf);
             case Plan.Negate n -> names(n.input(), columnsOf);
             case Plan.Union u -> u.inputs().isEmpty() ? List.of() : names(u.inputs().get(0), columnsOf);

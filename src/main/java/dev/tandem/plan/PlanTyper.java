@@ -86,6 +86,16 @@ final class PlanTyper {
                 yield in;
             }
             case Plan.Window w -> window(w, typesOf, path);
+            case Plan.FlatMap f -> {
+                List<DatumType> in = types(f.input(), typesOf, child(path, "input"));
+                List<DatumType> argTypes = new ArrayList<>();
+                for (int i = 0; i < f.args().size(); i++) {
+                    argTypes.add(f.args().get(i).typeOf(in, index(child(path, "args"), i)));
+                }
+                List<DatumType> out = new ArrayList<>(in);
+                out.addAll(TableFunctions.types(f.func(), argTypes, child(path, "func")));
+                yield List.copyOf(out);
+            }
             case Plan.Threshold t -> types(t.input(), typesOf, child(path, "input"));
             case Plan.Negate n -> types(n.input(), typesOf, child(path, "input"));
             case Plan.Union u -> {
@@ -224,6 +234,7 @@ final class PlanTyper {
             case Plan.Reduce r -> new Plan.Reduce(substitute(r.input(), replace, child(path, "input")), r.groupKey(), r.aggregates());
             case Plan.TopK k -> new Plan.TopK(substitute(k.input(), replace, child(path, "input")), k.groupKey(), k.orderBy(), k.limit(), k.offset());
             case Plan.Window w -> new Plan.Window(substitute(w.input(), replace, child(path, "input")), w.partitionBy(), w.orderBy(), w.functions());
+            case Plan.FlatMap f -> new Plan.FlatMap(substitute(f.input(), replace, child(path, "input")), f.func(), f.args(), f.keepEmpty());
             case Plan.Threshold t -> new Plan.Threshold(substitute(t.input(), replace, child(path, "input")));
             case Plan.Negate n -> new Plan.Negate(substitute(n.input(), replace, child(path, "input")));
             case Plan.Union u -> new Plan.Union(substituteAll(u.inputs(), replace, path));

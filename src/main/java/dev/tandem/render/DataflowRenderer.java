@@ -88,6 +88,7 @@ final class DataflowRenderer {
                 yield new GroupOperator("window", render(w.input()), ints(w.partitionBy()), args,
                         (k, members) -> GroupFunctions.window(w, outTypes, members), desc.asOf());
             }
+            case Plan.FlatMap f -> new FlatMapOperator(render(f.input()), f, f.types(this::typesOf, ""), f.input().types(this::typesOf, "").size());
             case Plan.Threshold t -> {
                 int arity = t.input().types(this::typesOf, "").size();
                 yield new GroupOperator("threshold", render(t.input()), range(0, arity), List.of(),

@@ -62,7 +62,8 @@ final class CalcitePlanner {
     /** Parses one statement (any kind Calcite knows, with PostgreSQL's {@code x::type} casts) without validating it. */
     static SqlNode parse(String sql) {
         try {
-            return SqlParser.create(PgRegexOperators.rewrite(PgJsonbOperators.rewrite(PgCasts.rewrite(DistinctOn.rewrite(SqlLexer.standardQuotes(sql))))), PARSER).parseStmt();
+            return SqlParser.create(SetReturningFunctions.lateralCalls(PgRegexOperators.rewrite(PgJsonbOperators.rewrite(PgCasts.rewrite(
+                    DistinctOn.rewrite(SqlLexer.standardQuotes(sql)))))), PARSER).parseStmt();
         } catch (SqlParseException e) {
             throw CalciteErrors.parseError(e);
         }
@@ -95,7 +96,8 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog, workTables));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
-            refuseLateral(parsed);
+            SetReturningFunctions.refuseLateral(parsed);
+            SetReturningFunctions.rewrite(parsed);
             refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
             ArrayFunctions.arrayParameters(parsed);
@@ -121,6 +123,10 @@ final class CalcitePlanner {
                         && t.getMessage().contains("due to overflow")) {
                     // Calcite widens a decimal literal by a digit to compare it, past its 19 digits
                     throw SqlException.notSupported("a decimal literal of 19 or more digits compared with an integer (" + t.getMessage() + ")");
+                }
+                if (t instanceof UnsupportedOperationException && t.getMessage() != null && t.getMessage().contains("SqlDynamicParam")) {
+                    // Calcite converts the array of an unnest in FROM only of constants
+                    throw SqlException.notSupported("a parameter inside the array of unnest in FROM (pass the whole array as the parameter)");
                 }
             }
             throw e;
@@ -176,25 +182,6 @@ final class CalcitePlanner {
         });
     }
 
-    /**
-     * Refuses {@code LATERAL}: Calcite's planner decorrelates it into joins and grouped aggregates, which
-     * drop the rows an aggregate over no rows would answer ({@code LATERAL (SELECT max(x) ... WHERE
-     * correlated)} has a row for every outer row in PostgreSQL, NULL where nothing matched).
-     */
-    private static void refuseLateral(SqlNode node) {
-        node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
-            @Override
-            public Void visit(org.apache.calcite.sql.SqlCall call) {
-                if (call.getKind() == org.apache.calcite.sql.SqlKind.LATERAL) {
-                    SqlException e = SqlException.notSupported("LATERAL (a subquery in FROM that reads the columns of the FROM items before it)");
-                    throw call.getParserPosition() == null ? e
-                            : e.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
-                }
-                return super.visit(call);
-            }
-        });
-    }
-
     private static FrameworkConfig config(List<CatalogEntry> catalog, List<WorkTable> workTables) {
         SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
         java.util.Set<String> hidden = new java.util.HashSet<>();
@@ -221,7 +208,8 @@ final class CalcitePlanner {
                 .parserConfig(PARSER)
                 // PostgreSQL's functions (ahead of the standard operators of the same names), the standard operators, and ILIKE
                 .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(
-                        org.apache.calcite.sql.util.SqlOperatorTables.of(PgDatetimeArithmetic.PLUS, PgDatetimeArithmetic.MINUS), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                        org.apache.calcite.sql.util.SqlOperatorTables.of(PgDatetimeArithmetic.PLUS, PgDatetimeArithmetic.MINUS,
+                                SetReturningFunctions.GENERATE_SERIES), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
                         org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
                                 org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)

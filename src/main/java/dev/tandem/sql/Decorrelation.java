@@ -118,7 +118,7 @@ final class Decorrelation {
     }
 
     private static boolean hasCorrelate(RelNode rel) {
-        if (rel instanceof Correlate) {
+        if (rel instanceof Correlate c && !RelLateral.rowLocal(c)) {
             return true;
         }
         for (RelNode in : rel.getInputs()) {

@@ -36,7 +36,8 @@ import org.apache.calcite.rex.RexOver;
  *
  * <p>SQL constructs without a Tandem operator of their own are built from the operators there are: joins
  * ({@link RelJoins}), aggregates ({@link RelAggregates}) and window functions ({@link RelWindows}) have their own
- * translations; {@code EXCEPT [ALL]} and {@code INTERSECT [ALL]} are unions with negation and threshold.
+ * translations, as have set-returning functions and {@code LATERAL} ({@link RelLateral}); {@code EXCEPT [ALL]} and
+ * {@code INTERSECT [ALL]} are unions with negation and threshold.
  */
 final class RelTranslator {
 
@@ -105,6 +106,9 @@ final class RelTranslator {
                 yield in.project(exprs);
             }
             case Join join -> RelJoins.join(join, rel(join.getLeft()), rel(join.getRight()), rex);
+            case org.apache.calcite.rel.core.Correlate c -> RelLateral.correlate(c, rel(c.getLeft()), rex);
+            case org.apache.calcite.rel.core.Uncollect u -> RelLateral.standalone(u, rex, this::rel);
+            case org.apache.calcite.rel.core.TableFunctionScan s -> RelLateral.standalone(s, rex, this::rel);
             case Aggregate agg -> RelAggregates.aggregate(agg, rel(agg.getInput()), rex);
             case Union union -> setOp(union);
             case Minus minus -> setOp(minus);

@@ -46,6 +46,7 @@ public final class SqlTranslator {
             case Plan.Union u -> u.inputs().stream().allMatch(SqlTranslator::supports);
             case Plan.ArrangeBy a -> supports(a.input());
             case Plan.Window w -> false;
+            case Plan.FlatMap f -> false;
             case Plan.Threshold t -> false;
             case Plan.Negate n -> false;
         };
@@ -97,6 +98,7 @@ public final class SqlTranslator {
             }
             case Plan.ArrangeBy a -> sql(a.input());
             case Plan.Window w -> throw new UnsupportedOperationException("window has no SQL translation here");
+            case Plan.FlatMap f -> throw new UnsupportedOperationException("flat_map has no SQL translation here");
             case Plan.Threshold t -> throw new UnsupportedOperationException("threshold has no SQL translation");
             case Plan.Negate n -> throw new UnsupportedOperationException("negate has no SQL translation");
         };
