@@ -101,6 +101,42 @@ final class PgAnswers {
     }
 
     /**
+     * The writes of a maintained-view comparison over {@code table}, whose first column {@code key} counts up from
+     * 0: the first four insert; then, at random, an insert of one to three rows (their other columns from
+     * {@code values}), a delete at a random key or where one of {@code deletes} holds, or an update of one of
+     * {@code sets} (drawn anew for each update) at a random key or where one of {@code wheres} holds.
+     */
+    static java.util.function.IntFunction<String> randomWrites(java.util.Random random, String table, String key,
+            java.util.function.Supplier<String> values, List<String> deletes, java.util.function.Supplier<List<String>> sets, List<String> wheres) {
+        int[] counter = {0};
+        return w -> {
+            int next = counter[0];
+            return switch (w < 4 ? 0 : random.nextInt(3)) {
+                case 0 -> {
+                    List<String> rows = new ArrayList<>();
+                    for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
+                        rows.add("(" + counter[0]++ + ", " + values.get() + ")");
+                    }
+                    yield "INSERT INTO " + table + " VALUES " + String.join(", ", rows);
+                }
+                case 1 -> "DELETE FROM " + table + " WHERE " + pick(random, key + " = " + random.nextInt(Math.max(1, next)), deletes);
+                default -> "UPDATE " + table + " SET " + pick(random, sets.get()) + " WHERE "
+                        + pick(random, key + " = " + random.nextInt(Math.max(1, next)), wheres);
+            };
+        };
+    }
+
+    private static String pick(java.util.Random random, String first, List<String> rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(rest);
+        return pick(random, all);
+    }
+
+    private static String pick(java.util.Random random, List<String> options) {
+        return options.get(random.nextInt(options.size()));
+    }
+
+    /**
      * A table and indexed views over it, made alike in PostgreSQL ({@code pg}) and Tandem ({@code td}; each view
      * indexed on {@code indexKey} of its name), then {@code writes} writes ({@code write} makes the {@code w}th),
      * each applied to both and followed by a comparison of every view; returns how many of PostgreSQL's view answers

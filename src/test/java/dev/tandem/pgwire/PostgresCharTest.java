@@ -192,24 +192,10 @@ class PostgresCharTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            int[] counter = {0};
             withRows = PgAnswers.maintainedViews(pg, td, "cm (k bigint, c char(3))", VIEWS,
-                    name -> name.equals("cv_by") ? "c" : name.equals("cv_minmax") ? "parity" : "k", 30, w -> {
-                int next = counter[0];
-                return switch (w < 4 ? 0 : random.nextInt(3)) {
-                    case 0 -> {
-                        List<String> rows = new ArrayList<>();
-                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
-                            rows.add("(" + counter[0]++ + ", " + values.get(random.nextInt(values.size())) + ")");
-                        }
-                        yield "INSERT INTO cm VALUES " + String.join(", ", rows);
-                    }
-                    case 1 -> "DELETE FROM cm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "c = 'a '", "c > 'ab'")
-                            .get(random.nextInt(3));
-                    default -> "UPDATE cm SET " + List.of("c = 'b  '", "c = left(c, 2) || 'b'", "c = upper(c)").get(random.nextInt(3))
-                            + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "c = 'a'", "length(c) < 2").get(random.nextInt(3));
-                };
-            }, mismatches);
+                    name -> name.equals("cv_by") ? "c" : name.equals("cv_minmax") ? "parity" : "k", 30,
+                    PgAnswers.randomWrites(random, "cm", "k", () -> values.get(random.nextInt(values.size())), List.of("c = 'a '", "c > 'ab'"),
+                            () -> List.of("c = 'b  '", "c = left(c, 2) || 'b'", "c = upper(c)"), List.of("c = 'a'", "length(c) < 2")), mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
         assertThat(withRows).isGreaterThan(40);

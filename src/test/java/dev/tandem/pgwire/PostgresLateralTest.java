@@ -185,26 +185,12 @@ class PostgresLateralTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            int[] counter = {0};
             withRows = PgAnswers.maintainedViews(pg, td, "lm (id bigint, n bigint, tags text[], nums bigint[])", VIEWS,
-                    name -> name.equals("lv_count") ? "x" : "id", 40, w -> {
-                        int next = counter[0];
-                        return switch (w < 4 ? 0 : random.nextInt(3)) {
-                            case 0 -> {
-                                List<String> rows = new ArrayList<>();
-                                for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
-                                    rows.add("(" + counter[0]++ + ", " + ns.get(random.nextInt(ns.size())) + ", " + tags.get(random.nextInt(tags.size()))
-                                            + ", " + nums.get(random.nextInt(nums.size())) + ")");
-                                }
-                                yield "INSERT INTO lm VALUES " + String.join(", ", rows);
-                            }
-                            case 1 -> "DELETE FROM lm WHERE " + List.of("id = " + random.nextInt(Math.max(1, next)), "n > 2", "tags IS NULL")
-                                    .get(random.nextInt(3));
-                            default -> "UPDATE lm SET " + List.of("n = n + 1", "tags = " + tags.get(random.nextInt(tags.size())),
-                                    "nums = " + nums.get(random.nextInt(nums.size()))).get(random.nextInt(3))
-                                    + " WHERE " + List.of("id = " + random.nextInt(Math.max(1, next)), "n < 2").get(random.nextInt(2));
-                        };
-                    }, mismatches);
+                    name -> name.equals("lv_count") ? "x" : "id", 40,
+                    PgAnswers.randomWrites(random, "lm", "id", () -> ns.get(random.nextInt(ns.size())) + ", " + tags.get(random.nextInt(tags.size()))
+                            + ", " + nums.get(random.nextInt(nums.size())), List.of("n > 2", "tags IS NULL"),
+                            () -> List.of("n = n + 1", "tags = " + tags.get(random.nextInt(tags.size())), "nums = " + nums.get(random.nextInt(nums.size()))),
+                            List.of("n < 2")), mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
         assertThat(withRows).isGreaterThan(100);

@@ -99,24 +99,10 @@ class PostgresSimilarToTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            int[] counter = {0};
-            withRows = PgAnswers.maintainedViews(pg, td, "sm (k bigint, s text, p text)", VIEWS, name -> name.equals("sv_by") ? "abc" : "k", 30, w -> {
-                int next = counter[0];
-                return switch (w < 4 ? 0 : random.nextInt(3)) {
-                    case 0 -> {
-                        List<String> rows = new ArrayList<>();
-                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
-                            rows.add("(" + counter[0]++ + ", " + texts.get(random.nextInt(texts.size())) + ", "
-                                    + patterns.get(random.nextInt(patterns.size())) + ")");
-                        }
-                        yield "INSERT INTO sm VALUES " + String.join(", ", rows);
-                    }
-                    case 1 -> "DELETE FROM sm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "s SIMILAR TO 'a%'", "s NOT SIMILAR TO '%1'")
-                            .get(random.nextInt(3));
-                    default -> "UPDATE sm SET " + List.of("s = s || '1'", "s = 'b' || s", "p = '%c'").get(random.nextInt(3))
-                            + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "s SIMILAR TO '(b|c)%'").get(random.nextInt(2));
-                };
-            }, mismatches);
+            withRows = PgAnswers.maintainedViews(pg, td, "sm (k bigint, s text, p text)", VIEWS, name -> name.equals("sv_by") ? "abc" : "k", 30,
+                    PgAnswers.randomWrites(random, "sm", "k", () -> texts.get(random.nextInt(texts.size())) + ", " + patterns.get(random.nextInt(patterns.size())),
+                            List.of("s SIMILAR TO 'a%'", "s NOT SIMILAR TO '%1'"), () -> List.of("s = s || '1'", "s = 'b' || s", "p = '%c'"),
+                            List.of("s SIMILAR TO '(b|c)%'")), mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
         assertThat(withRows).isGreaterThan(40);

@@ -137,24 +137,10 @@ class PostgresTimeTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            int[] counter = {0};
             withRows = PgAnswers.maintainedViews(pg, td, "tm (k bigint, t time)", VIEWS,
-                    name -> name.equals("tv_by") ? "t" : name.equals("tv_minmax") ? "parity" : "k", 30, w -> {
-                int next = counter[0];
-                return switch (w < 4 ? 0 : random.nextInt(3)) {
-                    case 0 -> {
-                        List<String> rows = new ArrayList<>();
-                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
-                            rows.add("(" + counter[0]++ + ", " + times.get(random.nextInt(times.size())) + ")");
-                        }
-                        yield "INSERT INTO tm VALUES " + String.join(", ", rows);
-                    }
-                    case 1 -> "DELETE FROM tm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "t > '12:00'", "t = '00:00'")
-                            .get(random.nextInt(3));
-                    default -> "UPDATE tm SET " + List.of("t = t + interval '5 hours'", "t = '07:15'", "t = t - interval '30 minutes'")
-                            .get(random.nextInt(3)) + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "t < '06:00'").get(random.nextInt(2));
-                };
-            }, mismatches);
+                    name -> name.equals("tv_by") ? "t" : name.equals("tv_minmax") ? "parity" : "k", 30,
+                    PgAnswers.randomWrites(random, "tm", "k", () -> times.get(random.nextInt(times.size())), List.of("t > '12:00'", "t = '00:00'"),
+                            () -> List.of("t = t + interval '5 hours'", "t = '07:15'", "t = t - interval '30 minutes'"), List.of("t < '06:00'")), mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
         assertThat(withRows).isGreaterThan(40);

@@ -292,23 +292,11 @@ class PostgresTimeZoneTest {
                     s.execute("SET TimeZone = 'Europe/Berlin'");
                 }
             }
-            int[] counter = {0};
-            withRows = PgAnswers.maintainedViews(pg, td, "tzm (k bigint, ts timestamptz)", VIEWS, name -> name.equals("tzv_days") ? "dday" : "k", 30, w -> {
-                int next = counter[0];
-                return switch (w < 4 ? 0 : random.nextInt(3)) {
-                    case 0 -> {
-                        List<String> rows = new ArrayList<>();
-                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
-                            rows.add("(" + counter[0]++ + ", " + times.get(random.nextInt(times.size())) + ")");
-                        }
-                        yield "INSERT INTO tzm VALUES " + String.join(", ", rows);
-                    }
-                    case 1 -> "DELETE FROM tzm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "ts > '2024-10-27 02:00'", "ts::date = '2024-03-31'")
-                            .get(random.nextInt(3));
-                    default -> "UPDATE tzm SET " + List.of("ts = ts + interval '1 day'", "ts = '2024-03-31 02:30'", "ts = ts - interval '1 month'")
-                            .get(random.nextInt(3)) + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "ts < '2024-06-01'").get(random.nextInt(2));
-                };
-            }, mismatches);
+            withRows = PgAnswers.maintainedViews(pg, td, "tzm (k bigint, ts timestamptz)", VIEWS, name -> name.equals("tzv_days") ? "dday" : "k", 30,
+                    PgAnswers.randomWrites(random, "tzm", "k", () -> times.get(random.nextInt(times.size())),
+                            List.of("ts > '2024-10-27 02:00'", "ts::date = '2024-03-31'"),
+                            () -> List.of("ts = ts + interval '1 day'", "ts = '2024-03-31 02:30'", "ts = ts - interval '1 month'"), List.of("ts < '2024-06-01'")),
+                    mismatches);
             subscribedInTheSessionsZone(pg, td, mismatches);
             try (Statement s = td.createStatement()) {
                 for (String v : List.of("CREATE VIEW tzv_local AS SELECT k, ts::date AS dday FROM tzm", "CREATE VIEW tzv_hours AS SELECT date_trunc('hour', ts) AS h FROM tzm",
