@@ -56,7 +56,15 @@ final class IngestCountingStorage implements TableStorage {
 
     @Override
     public Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
-        Mono<Long> result = delegate.writeTables(updates, swap);
+        return counted(delegate.writeTables(updates, swap), updates);
+    }
+
+    @Override
+    public Mono<Long> writeTablesKeysGuaranteed(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        return counted(delegate.writeTablesKeysGuaranteed(updates, swap), updates);
+    }
+
+    private Mono<Long> counted(Mono<Long> result, Map<String, List<RowDiff>> updates) {
         long n = updates.values().stream().mapToLong(List::size).sum();
         result.subscribe(t -> ingested.add(n), e -> { });
         return result;

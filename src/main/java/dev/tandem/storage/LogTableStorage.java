@@ -140,7 +140,12 @@ final class LogTableStorage implements TableStorage {
 
     @Override
     public Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
-        return admission.writeTables(updates, swap);
+        return admission.writeTables(updates, swap, true);
+    }
+
+    @Override
+    public Mono<Long> writeTablesKeysGuaranteed(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        return admission.writeTables(updates, swap, false);
     }
 
     // ---- reading ------------------------------------------------------------------------------

@@ -78,6 +78,16 @@ public interface TableStorage extends AutoCloseable {
     Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap);
 
     /**
+     * {@link #writeTables} of rows whose unique keys their producer guarantees, for a writer that alone
+     * writes the tables: a PostgreSQL source's copy of one upstream snapshot, whose keys are the upstream
+     * table's own primary key. Their key values are not checked against the tables (everything else is);
+     * a storage that cannot skip the check checks them.
+     */
+    default Mono<Long> writeTablesKeysGuaranteed(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+        return writeTables(updates, swap);
+    }
+
+    /**
      * The table's updates as of {@code asOf}: once the upper passes {@code asOf}, one {@code Updates}
      * with the consolidated snapshot at {@code asOf} (times advanced to {@code asOf}), then every update
      * with a later time, in timestamp order, each batch followed by {@code Progress}. Idle ticks emit

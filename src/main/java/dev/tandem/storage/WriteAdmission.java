@@ -171,26 +171,28 @@ final class WriteAdmission {
     /** Admits a write; its result completes with the write's timestamp once it is durable and applied. */
     Mono<Long> write(String id, List<RowDiff> updates, CatalogSwap swap) {
         Objects.requireNonNull(updates, "updates");
-        return admit(Map.of(id, updates), swap, false);
+        return admit(Map.of(id, updates), swap, false, true);
     }
 
     /**
      * Admits a write to several tables at one timestamp, in one log record: all of it or (a table's
      * check failing) none of it. Its result completes with the timestamp once it is durable and applied.
+     * Without {@code checkKeys} the rows' unique keys are taken as guaranteed by their writer, the tables'
+     * only one ({@link TableStorage#writeTablesKeysGuaranteed}), and neither checked nor counted in flight.
      */
-    Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap) {
+    Mono<Long> writeTables(Map<String, List<RowDiff>> updates, CatalogSwap swap, boolean checkKeys) {
         Objects.requireNonNull(updates, "updates");
         if (updates.isEmpty()) {
             return Mono.error(new WriteRefusal(WriteRefusal.Reason.NO_TABLES, "a write to several tables names at least one table"));
         }
-        return admit(updates, swap, true);
+        return admit(updates, swap, true, checkKeys);
     }
 
     /** One table's share of a write being admitted: its schema and keys as admitted, and the key values it inserts. */
     private record Part(String id, List<RowDiff> updates, Schema schema, List<UniqueKey> keys, List<Map<Row, Long>> keyInserts) {
     }
 
-    private Mono<Long> admit(Map<String, List<RowDiff>> updates, CatalogSwap swap, boolean multi) {
+    private Mono<Long> admit(Map<String, List<RowDiff>> updates, CatalogSwap swap, boolean multi, boolean checkKeys) {
         List<Part> parts = new ArrayList<>(updates.size());
         for (Map.Entry<String, List<RowDiff>> e : new java.util.TreeMap<>(updates).entrySet()) {
             String id = e.getKey();
@@ -212,7 +214,7 @@ final class WriteAdmission {
                 return Mono.error(violation);
             }
             // the key values the write adds rows with, projected outside the lock
-            parts.add(new Part(id, List.copyOf(rows), schema, keys, keys.isEmpty() ? null : WriteChecks.keyInserts(keys, rows)));
+            parts.add(new Part(id, List.copyOf(rows), schema, keys, keys.isEmpty() || !checkKeys ? null : WriteChecks.keyInserts(keys, rows)));
         }
         List<CommitOp> ops = new ArrayList<>(parts.size());
         for (Part p : parts) {

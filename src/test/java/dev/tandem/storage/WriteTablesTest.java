@@ -100,6 +100,23 @@ class WriteTablesTest {
     }
 
     @Test
+    void rowsWhoseKeysTheWriterGuaranteesAreNotCheckedButCountForLaterWrites() {
+        CatalogSwap swap = new CatalogSwap("lsn", null, Map.of("lsn", "0/10"), List.of());
+        storage.writeTablesKeysGuaranteed(Map.of("u2", List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(kv(2, "b")))), swap).block(WAIT);
+        assertThat(contents("u2")).isEqualTo(Map.of(kv(1, "a"), 1L, kv(2, "b"), 1L));
+        // everything but the keys is still checked: a delete of a row not held, a guard that moved
+        assertThatThrownBy(() -> storage.writeTablesKeysGuaranteed(Map.of("u2", List.of(new RowDiff(kv(9, "x"), -1))), null).block(WAIT))
+                .isInstanceOf(RowsGoneException.class);
+        assertThatThrownBy(() -> storage.writeTablesKeysGuaranteed(Map.of("u2", List.of(RowDiff.insert(kv(3, "c")))),
+                new CatalogSwap("lsn", null, Map.of("lsn", "0/20"), List.of())).block(WAIT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'lsn'");
+        // a checked write after them meets their keys
+        assertThatThrownBy(() -> storage.writeTables(Map.of("u2", List.of(RowDiff.insert(kv(2, "y")))), null).block(WAIT))
+                .isInstanceOf(UniqueViolationException.class);
+        assertThat(contents("u2")).isEqualTo(Map.of(kv(1, "a"), 1L, kv(2, "b"), 1L));
+    }
+
+    @Test
     void oneFailingPartRefusesTheWholeWrite() {
         storage.write("u2", List.of(RowDiff.insert(kv(7, "x")))).block(WAIT);
         // u1's part is fine, u2's deletes a row the table does not hold.

@@ -228,7 +228,7 @@ final class PgSourceIngester {
     }
 
     /**
-     * Writes a batch of copied rows with the copy's progress, once the write before it ({@code previous},
+     * Writes a batch of copied rows with the copy's progress, waits until the write before it ({@code previous},
      * or null) is durable, and returns the new write without waiting for it: the caller reads the next
      * batch meanwhile. The progress guarding each write is the one the write before it set, so the writes
      * apply in order. A failure surfaces at the next wait and fails the copy.
@@ -248,10 +248,14 @@ final class PgSourceIngester {
         String key = PgSourceDefinition.progressKey(def.name());
         String json = next.toJson();
         CatalogSwap swap = new CatalogSwap(key, progressJson, Map.of(key, json), List.of());
-        await(previous);
-        java.util.concurrent.CompletableFuture<?> write = storage.writeTables(Map.of(t.tableId, batch), swap).toFuture();
+        // Admitted (on this thread) while the batch before it commits, so the commit thread always has the
+        // next batch; at most two are in flight. Should the one before fail, this one fails with it.
+        // The table is new, only this source writes it, and the rows are one snapshot of an upstream table
+        // whose primary key (or replica identity index) is the table's key: their keys are unique.
+        java.util.concurrent.CompletableFuture<?> write = storage.writeTablesKeysGuaranteed(Map.of(t.tableId, batch), swap).toFuture();
         progress = next;
         progressJson = json;
+        await(previous);
         return write;
     }
 
