@@ -111,14 +111,16 @@ final class PgSourceScenario {
                 arm(postgres, pgbenchPath, pgbench, tandem, jdbc, rate, warmUp, window, run);
                 table.add("| " + (rate == null ? "upstream saturated" : key + " tx/s") + " | " + BenchReport.num(run.path("upstream_tps"), 0) + " | "
                         + run.path("lag").path("count").asLong() + " | " + ms(run.path("lag"), "p50_ms") + " | " + ms(run.path("lag"), "p99_ms") + " | "
-                        + ms(run.path("lag"), "max_ms") + " | " + ms(run.path("reads"), "p99_ms") + " | " + (run.path("equal").asBoolean() ? "yes" : "**no**") + " |");
+                        + ms(run.path("lag"), "max_ms") + " | " + ms(run.path("stages"), "receive_p99_ms") + " | " + ms(run.path("stages"), "write_p99_ms")
+                        + " | " + ms(run.path("reads"), "p99_ms") + " | " + (run.path("equal").asBoolean() ? "yes" : "**no**") + " |");
             }
             report.extra("snapshot: " + BenchReport.num(snapshot.path("rows_per_s"), 0) + " rows/s (" + snapshot.path("rows").asLong() + " rows in "
                     + BenchReport.num(snapshot.path("seconds"), 1) + " s); PostgreSQL's own COPY TO: "
                     + BenchReport.num(snapshot.path("postgresql_copy_to_rows_per_s"), 0) + " rows/s");
             report.extra("");
-            report.extra("| upstream load | upstream tx/s | lag samples | lag p50 ms | lag p99 ms | lag max ms | Tandem read p99 ms | nothing lost or twice |");
-            report.extra("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+            report.extra("| upstream load | upstream tx/s | lag samples | lag p50 ms | lag p99 ms | lag max ms | of which commit to arrival p99 ms"
+                    + " | arrival to durable p99 ms | Tandem read p99 ms | nothing lost or twice |");
+            report.extra("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
             table.forEach(report::extra);
         } finally {
             ChildServer.deleteTree(work);
@@ -229,6 +231,7 @@ final class PgSourceScenario {
                     }, () -> {
                         measuring.set(false);
                         windowNanos[1] = System.nanoTime();
+                        stages(tandem.admin.getText("/actuator/prometheus"), run.putObject("stages"));
                         if (resources[0] != null) {
                             resources[0].finish(run);
                         }
@@ -263,6 +266,24 @@ final class PgSourceScenario {
         BenchMain.log("[tandem] upstream %s: %s tx/s; lag p50 %s ms, p99 %s ms, max %s ms over %d commits; reads p99 %s ms; equal after: %s",
                 rate == null ? "saturated" : BenchReport.fmt(rate, 0) + " tx/s", run.path("upstream_tps"), ms(l, "p50_ms"), ms(l, "p99_ms"), ms(l, "max_ms"),
                 l.path("count").asLong(), ms(readJson, "p99_ms"), run.path("equal").asBoolean());
+        JsonNode st = run.path("stages");
+        BenchMain.log("[tandem] of which: upstream commit to arrival p50 %s ms, p99 %s ms; arrival to durable p50 %s ms, p99 %s ms",
+                ms(st, "receive_p50_ms"), ms(st, "receive_p99_ms"), ms(st, "write_p50_ms"), ms(st, "write_p99_ms"));
+    }
+
+    /**
+     * The source's stage timers at the end of the window ({@code tandem_source_receive_seconds} and
+     * {@code tandem_source_write_seconds}: Micrometer's percentiles over its last minutes) in milliseconds.
+     */
+    static void stages(String prometheus, ObjectNode out) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^tandem_source_(receive|write)_seconds\\{([^}]*)} (\\S+)$").matcher(prometheus);
+        while (m.find()) {
+            String labels = m.group(2);
+            String quantile = labels.contains("quantile=\"0.5\"") ? "_p50_ms" : labels.contains("quantile=\"0.99\"") ? "_p99_ms" : null;
+            if (quantile != null && labels.contains("source=\"up\"")) {
+                LatencySummary.put(out, m.group(1) + quantile, LatencySummary.round(Double.parseDouble(m.group(3)) * 1000));
+            }
+        }
     }
 
     /** Commits {@code UPDATE probe SET seq = seq + 1} every {@link #PROBE_EVERY} and notes when each commit returned. */

@@ -6,9 +6,11 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /** Meters of each PostgreSQL source, tagged {@code source}: registered when it starts, removed when it is dropped. */
@@ -22,9 +24,14 @@ public final class PgSourceMeters implements SourceListener {
     public static final String TRANSACTIONS = "tandem.source.transactions";
     /** Gauge: tables of the source in an error state. */
     public static final String TABLE_ERRORS = "tandem.source.table.errors";
+    /** Timer (with its median and 99th percentile): from an upstream transaction's commit to its arrival here. */
+    public static final String RECEIVE = "tandem.source.receive";
+    /** Timer (with its median and 99th percentile): from the arrival of a write's first upstream transaction to the write being durable. */
+    public static final String WRITE = "tandem.source.write";
 
     private final MeterRegistry registry;
     private final Map<String, List<Meter>> meters = new ConcurrentHashMap<>();
+    private final Map<String, Timer[]> stages = new ConcurrentHashMap<>();
     private volatile PgSourceManager sources;
 
     public PgSourceMeters(MeterRegistry registry) {
@@ -48,6 +55,29 @@ public final class PgSourceMeters implements SourceListener {
                         .tag("source", name).description("Upstream transactions applied").register(registry),
                 Gauge.builder(TABLE_ERRORS, this, m -> m.read(name, s -> s.tableErrors().size()))
                         .tag("source", name).description("Tables of the source in an error state").register(registry)));
+        stages.put(name, new Timer[] {
+            stage(RECEIVE, name, "From an upstream transaction's commit to its arrival"),
+            stage(WRITE, name, "From the arrival of a write's first upstream transaction to the write being durable")});
+    }
+
+    private Timer stage(String meter, String source, String description) {
+        return Timer.builder(meter).tag("source", source).description(description).publishPercentiles(0.5, 0.99).register(registry);
+    }
+
+    @Override
+    public void received(String name, long micros) {
+        Timer[] t = stages.get(name);
+        if (t != null) {
+            t[0].record(micros, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    @Override
+    public void durable(String name, long micros) {
+        Timer[] t = stages.get(name);
+        if (t != null) {
+            t[1].record(micros, TimeUnit.MICROSECONDS);
+        }
     }
 
     @Override
@@ -55,6 +85,12 @@ public final class PgSourceMeters implements SourceListener {
         List<Meter> old = meters.remove(name);
         if (old != null) {
             old.forEach(registry::remove);
+        }
+        Timer[] timers = stages.remove(name);
+        if (timers != null) {
+            for (Timer t : timers) {
+                registry.remove(t);
+            }
         }
     }
 

@@ -114,6 +114,11 @@ class PostgresSourceApiTest {
             String metrics = server.get("/actuator/prometheus").text();
             assertThat(metrics).contains("tandem_source_lag_seconds{", "tandem_source_wal_bytes_behind{", "tandem_source_transactions_total{",
                     "tandem_source_table_errors{").contains("source=\"shop\"");
+            // the update's stages: its arrival after the upstream commit, and its write (at least one each)
+            assertThat(metrics).containsPattern("tandem_source_receive_seconds_count\\{[^}]*source=\"shop\"[^}]*} [1-9]")
+                    .containsPattern("tandem_source_write_seconds_count\\{[^}]*source=\"shop\"[^}]*} [1-9]")
+                    .containsPattern("tandem_source_receive_seconds\\{[^}]*quantile=\"0.99\"")
+                    .containsPattern("tandem_source_write_seconds\\{[^}]*quantile=\"0.5\"");
 
             assertThat(server.delete("/v1/sources/shop").status()).isEqualTo(204);
             assertThat(server.get("/v1/sources/shop").status()).isEqualTo(404);

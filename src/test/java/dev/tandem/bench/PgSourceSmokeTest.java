@@ -55,6 +55,8 @@ class PgSourceSmokeTest {
         assertThat(run.path("upstream_tps").asDouble()).isPositive();
         assertThat(run.path("lag").path("count").asLong()).as("probe commits seen in Tandem: %s", run).isPositive();
         assertThat(run.path("reads").path("count").asLong()).as("point reads answered: %s", run).isPositive();
+        assertThat(run.path("stages").path("write_p99_ms").isNumber()).as("the source's write stage, scraped from its timer: %s", run).isTrue();
+        assertThat(run.path("stages").path("receive_p50_ms").isNumber()).as("the source's receive stage: %s", run).isTrue();
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("| upstream load | upstream tx/s |", "| 200 tx/s |");
     }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.source.postgres;
 
 import dev.tandem.row.Row;
+import dev.tandem.source.SourceListener;
 import dev.tandem.storage.CatalogSwap;
 import dev.tandem.storage.RowDiff;
 import dev.tandem.storage.TableEvent;
@@ -59,6 +60,7 @@ final class PgSourceIngester {
     private final Map<String, PgTableState> byName = new LinkedHashMap<>();
     private final Map<Integer, PgTableState> byOid = new HashMap<>();
     private final Thread thread;
+    private final SourceListener listener;
     private volatile boolean running = true;
     private volatile Initial initial;
     private volatile Connection current;
@@ -81,11 +83,15 @@ final class PgSourceIngester {
     private long batchRows;
     private int batchTransactions;
     private long batchCommitMicros;
+    /** When the batch's first transaction arrived ({@link System#nanoTime}). */
+    private long batchReceivedNanos;
     /** The upstream position to confirm once the batch is durable (the last commit received, ours or not). */
     private long confirmAfterFlush;
 
-    PgSourceIngester(PgSourceDefinition def, PgConnect connect, Map<String, String> tableIds, TableStorage storage, Initial initial) {
+    PgSourceIngester(PgSourceDefinition def, PgConnect connect, Map<String, String> tableIds, TableStorage storage, Initial initial,
+            SourceListener listener) {
         this.def = def;
+        this.listener = listener;
         this.connect = connect;
         this.storage = storage;
         this.initial = initial;
@@ -482,6 +488,7 @@ final class PgSourceIngester {
             }
         });
         commitProgress(updates, batchProgress);
+        listener.durable(def.name(), (System.nanoTime() - batchReceivedNanos) / 1000);
         byName.values().forEach(PgTableState::durable);
         transactions += batchTransactions;
         lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (batchCommitMicros + PG_EPOCH_MICROS)) / 1e6);
@@ -516,6 +523,10 @@ final class PgSourceIngester {
         });
         if (updates.isEmpty() && txn.errors.isEmpty()) {
             return; // nothing of ours: the position moves on with the next write or keepalive
+        }
+        listener.received(def.name(), Math.max(0, System.currentTimeMillis() * 1000 - (cm.commitMicros() + PG_EPOCH_MICROS)));
+        if (batchProgress == null) {
+            batchReceivedNanos = System.nanoTime();
         }
         PgProgress next = base.streamedTo(cm.endLsn());
         for (var e : txn.errors.entrySet()) {

@@ -91,7 +91,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
                 return;
             }
         }
-        PgSourceIngester ingester = new PgSourceIngester(def, connect(def), ids, storage, null);
+        PgSourceIngester ingester = new PgSourceIngester(def, connect(def), ids, storage, null, listener);
         sources.put(def.name(), new Running(def, ingester, null));
         ingester.start();
         listener.started(def.name());
@@ -196,7 +196,7 @@ public final class PgSourceManager implements SqlSources, AutoCloseable {
             throw e;
         }
         PgSourceIngester ingester = new PgSourceIngester(def, connect, ids, storage,
-                new PgSourceIngester.Initial(replication, info.getSnapshotName(), info.getConsistentPoint().asLong()));
+                new PgSourceIngester.Initial(replication, info.getSnapshotName(), info.getConsistentPoint().asLong()), listener);
         sources.put(s.name(), new Running(def, ingester, null));
         ingester.start();
         listener.started(s.name());
