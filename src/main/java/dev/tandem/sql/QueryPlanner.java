@@ -153,8 +153,13 @@ final class QueryPlanner {
      */
     SqlEngine.Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf) {
         if (RecursiveWith.isRecursive(parsed)) {
-            throw SqlException.notSupported("WITH RECURSIVE in a view, a subscription, a write or COPY (a recursive query is answered only"
-                    + " as a one-shot SELECT: a maintained result would need an incremental iteration)");
+            if (params.count() > 0 || asOfParam != null) {
+                throw SqlException.notSupported("parameters ($1) in a query with WITH RECURSIVE");
+            }
+            return RecursiveRels.query(RecursiveWith.plan(() -> CalcitePlanner.parse(params.text()), (node, tables) -> {
+                engine.checkDeadline();
+                return planQuery(node, params, null, asOf, tables);
+            }));
         }
         return planQuery(parsed, params, asOfParam, asOf, List.of());
     }
