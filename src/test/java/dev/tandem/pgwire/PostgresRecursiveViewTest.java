@@ -69,6 +69,46 @@ class PostgresRecursiveViewTest {
         assertThat(withRows).isGreaterThan(300);
     }
 
+    /** A subscription to a recursive query streams its changes: an edge added extends it, an edge deleted takes back a cycle. */
+    @Test
+    void aSubscriptionToARecursiveQueryStreamsItsChanges() throws SQLException {
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection writer = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Connection reader = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Statement w = writer.createStatement()) {
+            w.execute("CREATE TABLE g (src bigint, dst bigint)");
+            w.execute("INSERT INTO g VALUES (0, 1), (1, 2), (2, 1)");
+            reader.setAutoCommit(false);
+            try (Statement r = reader.createStatement()) {
+                r.execute("DECLARE c CURSOR FOR SUBSCRIBE (WITH RECURSIVE r(n) AS (SELECT 0::bigint UNION SELECT g.dst FROM r JOIN g"
+                        + " ON g.src = r.n) SELECT n FROM r)");
+            }
+            try (java.sql.PreparedStatement fetch = reader.prepareStatement("FETCH ALL FROM c WITH (timeout = '1s')")) {
+                fetch.setQueryTimeout(30);
+                assertThat(changes(fetch, 3)).containsExactlyInAnyOrder("1 0", "1 1", "1 2");
+                w.execute("INSERT INTO g VALUES (2, 3)");
+                assertThat(changes(fetch, 1)).containsExactly("1 3");
+                w.execute("DELETE FROM g WHERE src = 0");
+                assertThat(changes(fetch, 3)).containsExactlyInAnyOrder("-1 1", "-1 2", "-1 3");
+            }
+            reader.commit();
+        }
+    }
+
+    /** The next {@code n} change rows of a subscription as {@code "diff n"}, fetched in at most 30 tries. */
+    private static List<String> changes(java.sql.PreparedStatement fetch, int n) throws SQLException {
+        List<String> out = new ArrayList<>();
+        for (int tries = 0; out.size() < n && tries < 30; tries++) {
+            try (ResultSet rs = fetch.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(2) + " " + rs.getString(3));
+                }
+            }
+        }
+        return out;
+    }
+
     @Test
     void aRecursiveViewThatDoesNotEndAnswersAnError() throws SQLException {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
