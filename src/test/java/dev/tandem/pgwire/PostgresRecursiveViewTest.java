@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Indexed views over {@code WITH RECURSIVE} queries — a transitive closure, the nodes reachable from one, paths
  * counted by hops up to a depth, an org chart with levels and a bill of materials multiplying quantities — kept
  * up to date under random inserts, deletes and updates of the tables they read (cycles and self-loops
- * included), each compared after every write with PostgreSQL 15's answer to the view's query; and a view whose
- * recursion does not end, whose reads answer an error while the server goes on. Skipped without
- * {@code POSTGRES_ORACLE_ADDRESS}.
+ * included), each compared after every write with PostgreSQL 15's answer to the view's query (skipped without
+ * {@code POSTGRES_ORACLE_ADDRESS}); a subscription to a recursive query; {@code CREATE TABLE AS} and {@code COPY}
+ * of one; and a view whose recursion does not end, whose reads answer an error while the server goes on.
  */
 class PostgresRecursiveViewTest {
 
@@ -93,6 +93,26 @@ class PostgresRecursiveViewTest {
                 assertThat(changes(fetch, 3)).containsExactlyInAnyOrder("-1 1", "-1 2", "-1 3");
             }
             reader.commit();
+        }
+    }
+
+    /** CREATE TABLE AS and COPY (query) TO STDOUT take a recursive query's rows. */
+    @Test
+    void createTableAsAndCopyReadARecursiveQuery() throws Exception {
+        String query = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 4) SELECT n FROM c";
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable");
+                Statement t = td.createStatement()) {
+            t.execute("CREATE TABLE four AS " + query);
+            try (ResultSet rs = t.executeQuery("SELECT count(*), sum(n) FROM four")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(4);
+                assertThat(rs.getLong(2)).isEqualTo(10);
+            }
+            java.io.StringWriter out = new java.io.StringWriter();
+            new org.postgresql.copy.CopyManager(td.unwrap(org.postgresql.core.BaseConnection.class)).copyOut("COPY (" + query + ") TO STDOUT", out);
+            assertThat(out.toString().lines().sorted().toList()).containsExactly("1", "2", "3", "4");
         }
     }
 

@@ -99,7 +99,7 @@ class RecursiveQueryTest {
             stack.run("CREATE TABLE e (a bigint, b bigint)", session);
             stack.run("INSERT INTO e VALUES (1, 2)", session);
             String recursive = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT n FROM c";
-            for (String refused : List.of("INSERT INTO e (a) " + recursive, "EXPLAIN " + recursive,
+            for (String refused : List.of("INSERT INTO e (a) " + recursive,
                     "SELECT * FROM (" + recursive + ") s")) {
                 assertThatThrownBy(() -> stack.run(refused, session)).as(refused).satisfies(t -> {
                     SqlException e = sqlError(t);
@@ -107,6 +107,7 @@ class RecursiveQueryTest {
                     assertThat(e.getMessage()).contains("RECURSIVE");
                 });
             }
+            assertThat(rows(stack.run("EXPLAIN " + recursive, session)).toString()).contains("\"op\":\"iterate\"");
             stack.run("CREATE VIEW v AS " + recursive, session);
             assertThat(rows(stack.run("SELECT count(*), sum(n) FROM v", session))).containsExactly(List.of(5L, 15L));
             assertThat(rows(stack.run("SELECT count(*) FROM e", session))).containsExactly(List.of(1L));
