@@ -33,7 +33,13 @@ class PostgresRecursiveViewTest {
             "rv_paths AS WITH RECURSIVE p(n, d) AS (SELECT 0::bigint, 0 UNION ALL SELECT e.dst, p.d + 1 FROM p JOIN rg e ON e.src = p.n"
                     + " WHERE p.d < 3) SELECT n, d FROM p",
             "rv_depth AS WITH RECURSIVE s(a, b, d) AS (SELECT src, dst, 1 FROM rg UNION SELECT s.a, e.dst, s.d + 1 FROM s JOIN rg e"
-                    + " ON e.src = s.b WHERE s.d < 4) SELECT a, b, min(d) AS d FROM s GROUP BY a, b");
+                    + " ON e.src = s.b WHERE s.d < 4) SELECT a, b, min(d) AS d FROM s GROUP BY a, b",
+            "rv_both AS WITH RECURSIVE fwd(n) AS (SELECT 1::bigint UNION SELECT e.dst FROM fwd JOIN rg e ON e.src = fwd.n),"
+                    + " back(n) AS (SELECT 1::bigint UNION SELECT e.src FROM back JOIN rg e ON e.dst = back.n)"
+                    + " SELECT fwd.n FROM fwd JOIN back ON fwd.n = back.n",
+            "rv_nested AS WITH RECURSIVE a(n) AS (SELECT 0::bigint UNION SELECT e.dst FROM a JOIN rg e ON e.src = a.n),"
+                    + " b(n, d) AS (SELECT n, 0 FROM a UNION ALL SELECT e.dst, b.d + 1 FROM b JOIN rg e ON e.src = b.n JOIN a ON a.n = e.dst"
+                    + " WHERE b.d < 2) SELECT n, d, count(*) AS c FROM b GROUP BY n, d");
 
     static final List<String> ORG_VIEWS = List.of(
             "rv_org AS WITH RECURSIVE chain(id, lvl) AS (SELECT id, 0 FROM ro WHERE boss IS NULL UNION ALL SELECT e.id, c.lvl + 1"
@@ -56,7 +62,7 @@ class PostgresRecursiveViewTest {
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
             withRows = PgAnswers.maintainedViews(pg, td, "rg (id bigint, src bigint, dst bigint)", GRAPH_VIEWS,
-                    name -> name.equals("rv_reach") ? "n" : name.equals("rv_paths") ? "n" : "a", 60,
+                    name -> List.of("rv_reach", "rv_paths", "rv_both", "rv_nested").contains(name) ? "n" : "a", 60,
                     PgAnswers.randomWrites(random, "rg", "id", () -> random.nextInt(6) + ", " + random.nextInt(6), List.of("src = dst", "src = 0"),
                             () -> List.of("dst = " + random.nextInt(6), "src = " + random.nextInt(6)), List.of("dst = 1")), mismatches);
             withRows += PgAnswers.maintainedViews(pg, td, "ro (id bigint, boss bigint, qty bigint)", ORG_VIEWS,
