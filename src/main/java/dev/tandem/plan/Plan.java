@@ -258,6 +258,28 @@ public sealed interface Plan {
         }
     }
 
+    /**
+     * A recursive query's fixed point, as PostgreSQL evaluates {@code WITH RECURSIVE}: the work table starts as
+     * {@code seed}'s rows (without duplicates unless {@code all}); {@code step}, which reads the work table as
+     * {@code get} of id {@code variable}, is evaluated again and again over the rows the previous evaluation
+     * added (under {@code UNION} only rows never produced before are added), until one adds none; the output is
+     * every row added. Past {@link #MAX_ITERATIONS} evaluations of {@code step} the output is an error.
+     */
+    record Iterate(Plan seed, Plan step, String variable, boolean all) implements Plan {
+        /** The evaluations of the step past which an iteration is an error rather than a fixed point. */
+        public static final int MAX_ITERATIONS = 10_000;
+
+        /** The message of the error of an iteration that passes {@link #MAX_ITERATIONS}. */
+        public static final String TOO_MANY_ITERATIONS = "recursive query did not reach a fixed point within " + MAX_ITERATIONS
+                + " iterations of its recursive term (it may not terminate: bound it, e.g. with a WHERE on a depth column)";
+
+        public Iterate {
+            Objects.requireNonNull(seed, "seed");
+            Objects.requireNonNull(step, "step");
+            Objects.requireNonNull(variable, "variable");
+        }
+    }
+
     static Plan get(String id) {
         return new Get(id, null);
     }

@@ -191,8 +191,48 @@ public final class PlanEvaluator {
             case Plan.ArrangeBy a -> {
                 return eval(a.input());
             }
+            case Plan.Iterate it -> iterate(it, rows, errors);
         }
         return new Result(rows, errors);
+    }
+
+    /**
+     * PostgreSQL's evaluation of a recursive query: the work table starts as the seed (distinct under UNION);
+     * each round evaluates the step over the work table alone and makes what it adds (under UNION, the
+     * distinct rows not yet in the result) the next work table, until it adds nothing.
+     */
+    private void iterate(Plan.Iterate it, Map<Row, Long> rows, Map<String, Long> errors) {
+        Result seed = eval(it.seed());
+        seed.errors().forEach((e, n) -> add(errors, e, n));
+        List<DatumType> types = types(it.seed());
+        Map<Row, Long> work = new HashMap<>();
+        seed.rows().forEach((r, n) -> {
+            if (it.all()) {
+                work.put(r, n);
+            } else if (n > 0) {
+                work.put(r, 1L);
+            }
+        });
+        work.forEach((r, n) -> add(rows, r, n));
+        for (int i = 0; !work.isEmpty(); i++) {
+            if (i == Plan.Iterate.MAX_ITERATIONS) {
+                add(errors, Plan.Iterate.TOO_MANY_ITERATIONS, 1);
+                return;
+            }
+            Map<String, Result> bound = new HashMap<>(env);
+            bound.put(it.variable(), new Result(work, Map.of()));
+            Result step = new PlanEvaluator(id -> id.equals(it.variable()) ? types : typesOf.apply(id), bound).eval(it.step());
+            step.errors().forEach((e, n) -> add(errors, e, n));
+            work.clear();
+            step.rows().forEach((r, n) -> {
+                if (it.all()) {
+                    work.put(r, n);
+                } else if (n > 0 && !rows.containsKey(r)) {
+                    work.put(r, 1L);
+                }
+            });
+            work.forEach((r, n) -> add(rows, r, n));
+        }
     }
 
     private static void join(Plan.Join j, List<List<Map.Entry<Row, Long>>> ins, int i, Object[][] decoded, Row prefix, long mult, Map<Row, Long> out) {

@@ -206,8 +206,14 @@ public final class PlanJson {
                 fields(node, path, "op", "input", "key");
                 yield new Plan.ArrangeBy(input(node, path), optionalInts(node, "key", path));
             }
+            case "iterate" -> {
+                fields(node, path, "op", "seed", "step", "variable", "all");
+                yield new Plan.Iterate(plan(required(node, "seed", path), child(path, "seed")), plan(required(node, "step", path), child(path, "step")),
+                        string(required(node, "variable", path), child(path, "variable")),
+                        node.has("all") && bool(node.get("all"), child(path, "all")));
+            }
             default -> throw new PlanException(child(path, "op"), "unknown operator '" + op.stringValue()
-                    + "'; expected get, constant, mfp, join, reduce, top_k, window, flat_map, threshold, negate, union or arrange_by");
+                    + "'; expected get, constant, mfp, join, reduce, top_k, window, flat_map, threshold, negate, union, arrange_by or iterate");
         };
     }
 
@@ -401,6 +407,13 @@ public final class PlanJson {
                 o.put("op", "arrange_by");
                 o.set("input", write(a.input()));
                 o.set("key", ints(a.key()));
+            }
+            case Plan.Iterate it -> {
+                o.put("op", "iterate");
+                o.set("seed", write(it.seed()));
+                o.set("step", write(it.step()));
+                o.put("variable", it.variable());
+                o.put("all", it.all());
             }
         }
         return o;

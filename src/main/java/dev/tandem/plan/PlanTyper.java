@@ -112,6 +112,14 @@ final class PlanTyper {
                 }
                 yield first;
             }
+            case Plan.Iterate it -> {
+                List<DatumType> seed = types(it.seed(), typesOf, child(path, "seed"));
+                List<DatumType> step = types(it.step(), id -> id.equals(it.variable()) ? seed : typesOf.apply(id), child(path, "step"));
+                if (!step.equals(seed)) {
+                    throw new PlanException(child(path, "step"), "iterate step has types " + names(step) + ", expected " + names(seed) + " like its seed");
+                }
+                yield seed;
+            }
             case Plan.ArrangeBy a -> {
                 List<DatumType> in = types(a.input(), typesOf, child(path, "input"));
                 columns(a.key(), in.size(), child(path, "key"));
@@ -239,6 +247,9 @@ final class PlanTyper {
             case Plan.Negate n -> new Plan.Negate(substitute(n.input(), replace, child(path, "input")));
             case Plan.Union u -> new Plan.Union(substituteAll(u.inputs(), replace, path));
             case Plan.ArrangeBy a -> new Plan.ArrangeBy(substitute(a.input(), replace, child(path, "input")), a.key());
+            case Plan.Iterate it -> new Plan.Iterate(substitute(it.seed(), replace, child(path, "seed")),
+                    substitute(it.step(), (g, at) -> it.variable().equals(g.id()) ? g : replace.apply(g, at), child(path, "step")),
+                    it.variable(), it.all());
         };
     }
 

@@ -105,7 +105,30 @@ final class DataflowRenderer {
             case Plan.Negate n -> new LinearOperator(LinearOperator.Kind.NEGATE, null, render(n.input()));
             case Plan.Union u -> new LinearOperator(LinearOperator.Kind.UNION, null, u.inputs().stream().map(this::render).toArray(Operator[]::new));
             case Plan.ArrangeBy a -> new LinearOperator(LinearOperator.Kind.ARRANGE, ints(a.key()), render(a.input()));
+            case Plan.Iterate it -> iterate(it);
         };
+    }
+
+    /** The operator of {@code plan} alone, outside any object to build (a recursive step's instance). */
+    Operator renderPlan(Plan plan) {
+        return render(plan);
+    }
+
+    /** An iteration: its seed and every collection its step reads besides the work table are its inputs. */
+    private Operator iterate(Plan.Iterate it) {
+        Map<String, List<DatumType>> bodyTypes = new LinkedHashMap<>();
+        bodyTypes.put(it.variable(), it.seed().types(this::typesOf, ""));
+        List<Operator> inputs = new ArrayList<>();
+        inputs.add(render(it.seed()));
+        List<String> reads = new ArrayList<>();
+        for (String id : it.step().dependencies()) {
+            if (!id.equals(it.variable())) {
+                reads.add(id);
+                bodyTypes.put(id, typesOf(id));
+                inputs.add(render(Plan.get(id)));
+            }
+        }
+        return new IterateOperator(it, reads, bodyTypes, inputs.toArray(Operator[]::new));
     }
 
     private Operator get(String id) {

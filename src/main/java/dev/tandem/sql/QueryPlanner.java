@@ -83,8 +83,8 @@ final class QueryPlanner {
             throw SqlException.notSupported(parsed.getKind().sql + " here");
         }
         engine.checkDeadline();
-        if (RecursiveWith.isRecursive(parsed)) {
-            return recursive(sql, params, asOfParam, asOf, explain, planned);
+        if (RecursiveWith.isRecursive(parsed) && !explain) {
+            return recursive(sql, params, asOfParam, asOf, planned);
         }
         SqlEngine.Query q = planQuery(parsed, params, asOfParam, asOf);
         engine.checkDeadline();
@@ -130,12 +130,9 @@ final class QueryPlanner {
 
     /**
      * A query with recursive {@code WITH} items, answered by {@link RecursiveReads}; refused ({@code 0A000}) with
-     * parameters or under EXPLAIN.
+     * parameters. Explained, it is planned as a maintained one is ({@link RecursiveRels}).
      */
-    private Prepared recursive(String sql, SqlParams params, String asOfParam, Long asOf, boolean explain, CatalogSnapshot planned) {
-        if (explain) {
-            throw SqlException.notSupported("EXPLAIN of a query with WITH RECURSIVE");
-        }
+    private Prepared recursive(String sql, SqlParams params, String asOfParam, Long asOf, CatalogSnapshot planned) {
         if (params.count() > 0 || asOfParam != null) {
             throw SqlException.notSupported("parameters ($1) in a query with WITH RECURSIVE");
         }
@@ -148,13 +145,18 @@ final class QueryPlanner {
     }
 
     /**
-     * Plans a query without recursion; a recursive {@code WITH} is refused ({@code 0A000}) here: it is answered
-     * only as a one-shot SELECT, not maintained (a view, a subscription) nor written (INSERT, CREATE TABLE AS, COPY).
+     * Plans a query; one with recursive {@code WITH} items reads each through an {@link IterateRel}
+     * ({@link RecursiveRels}), refused ({@code 0A000}) with parameters.
      */
     SqlEngine.Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf) {
         if (RecursiveWith.isRecursive(parsed)) {
-            throw SqlException.notSupported("WITH RECURSIVE in a view, a subscription, a write or COPY (a recursive query is answered only"
-                    + " as a one-shot SELECT: a maintained result would need an incremental iteration)");
+            if (params.count() > 0 || asOfParam != null) {
+                throw SqlException.notSupported("parameters ($1) in a query with WITH RECURSIVE");
+            }
+            return RecursiveRels.query(RecursiveWith.plan(() -> CalcitePlanner.parse(params.text()), (node, tables) -> {
+                engine.checkDeadline();
+                return planQuery(node, params, null, asOf, tables);
+            }));
         }
         return planQuery(parsed, params, asOfParam, asOf, List.of());
     }

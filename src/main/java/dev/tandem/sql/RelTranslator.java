@@ -79,6 +79,25 @@ final class RelTranslator {
         this.rex = rex;
     }
 
+    /** A recursive item's iteration: its terms' columns, cast to the item's column types. */
+    private Translated iterate(IterateRel it) {
+        Plan seed = term(it.getLeft(), it.seedFields, it.types);
+        Plan step = term(it.getRight(), it.stepFields, it.types);
+        rex.cluster(it);
+        return new Translated(new Plan.Iterate(seed, step, it.variable, it.all), it.types);
+    }
+
+    private Plan term(RelNode rel, List<Integer> fields, List<DatumType> types) {
+        rex.cluster(rel);
+        Translated t = rel(rel);
+        List<Expr> exprs = new ArrayList<>();
+        for (int i = 0; i < fields.size(); i++) {
+            int f = fields.get(i);
+            exprs.add(PgCoercion.coerce(Expr.col(f), t.types().get(f), types.get(i)));
+        }
+        return t.project(exprs).plan();
+    }
+
     Translated translate(RelNode rel) {
         rex.cluster(rel);
         return rel(rel);
@@ -114,6 +133,8 @@ final class RelTranslator {
             case Minus minus -> setOp(minus);
             case Intersect intersect -> setOp(intersect);
             case Sort sort -> sort(sort);
+            case IterateRel it -> iterate(it);
+            case IterateRel.WorkTable w -> new Translated(Plan.get(w.variable), w.types);
             default -> throw SqlException.notSupported("the relational operator " + rel.getRelTypeName().replaceFirst("^Logical", ""));
         };
     }

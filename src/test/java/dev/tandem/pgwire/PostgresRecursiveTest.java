@@ -132,11 +132,13 @@ class PostgresRecursiveTest {
             PgAnswers.compare("after the bound", PgAnswers.answer(systems.pg(), QUERIES.get(0), false), PgAnswers.answer(systems.td(),
                     QUERIES.get(0), false), "text", mismatches);
 
-            String view = "CREATE VIEW rv AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT n FROM c";
-            String got = PgAnswers.update(systems.td(), view);
-            if (!got.equals("ERROR 0A000")) {
-                mismatches.add(view + ": expected a refusal (0A000), Tandem: " + got);
+            String query = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT n FROM c";
+            String got = PgAnswers.update(systems.td(), "CREATE VIEW rv AS " + query);
+            if (got.startsWith("ERROR")) {
+                mismatches.add("CREATE VIEW rv AS " + query + ": Tandem: " + got);
             }
+            PgAnswers.compare("a view over a recursive query", PgAnswers.answer(systems.pg(), query, false),
+                    PgAnswers.answer(systems.td(), "SELECT n FROM rv", false), "text", mismatches);
         } finally {
             timer.dispose();
         }

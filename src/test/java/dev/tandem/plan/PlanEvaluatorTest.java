@@ -137,4 +137,28 @@ class PlanEvaluatorTest {
         assertThat(out.get("t2").rows()).isEqualTo(rows(Row.of(7L), 1));
         assertThat(out.get("t2").errors()).isEqualTo(Map.of("division by zero", 1L));
     }
+
+    /** {@code WITH RECURSIVE c(k, v) AS (SELECT * FROM a UNION [ALL] SELECT k, v + 1 FROM c WHERE v < 3)}. */
+    private static Plan.Iterate counter(boolean all, long bound) {
+        Mfp step = new Mfp(List.of(call(Func.ADD, col(1), lit(1L, DatumType.INT64))), List.of(call(Func.LT, col(1), lit(bound, DatumType.INT64))),
+                List.of(0, 2));
+        return new Plan.Iterate(Plan.get("a"), new Plan.MapFilterProject(Plan.get("w"), step), "w", all);
+    }
+
+    @Test
+    void iterateIsPostgresRecursion() {
+        Map<Row, Long> a = rows(kv(1L, 0L), 2, kv(2L, 2L), 1);
+        assertThat(eval(counter(true, 3), a, Map.of()).rows()).isEqualTo(rows(kv(1L, 0L), 2, kv(1L, 1L), 2, kv(1L, 2L), 2, kv(1L, 3L), 2,
+                kv(2L, 2L), 1, kv(2L, 3L), 1));
+        assertThat(eval(counter(false, 3), a, Map.of()).rows()).isEqualTo(rows(kv(1L, 0L), 1, kv(1L, 1L), 1, kv(1L, 2L), 1, kv(1L, 3L), 1,
+                kv(2L, 2L), 1, kv(2L, 3L), 1));
+        assertThat(counter(true, 3).dependencies()).containsExactly("a");
+        assertThat(counter(true, 3).types(TYPES::get, "")).isEqualTo(KV);
+        Plan.Iterate endless = counter(true, Long.MAX_VALUE);
+        assertThat(eval(endless, rows(kv(1L, 0L), 1), Map.of()).errors()).isEqualTo(Map.of(Plan.Iterate.TOO_MANY_ITERATIONS, 1L));
+        Plan.Iterate mistyped = new Plan.Iterate(Plan.get("a"), new Plan.MapFilterProject(Plan.get("w"), Mfp.project(List.of(0))), "w", true);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> mistyped.types(TYPES::get, "")).isInstanceOf(PlanException.class)
+                .hasMessageContaining("step").hasMessageContaining("like its seed");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Plan.get("w").types(TYPES::get, "")).isInstanceOf(PlanException.class);
+    }
 }

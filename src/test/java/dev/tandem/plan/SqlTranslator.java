@@ -45,6 +45,7 @@ public final class SqlTranslator {
             case Plan.TopK k -> supports(k.input());
             case Plan.Union u -> u.inputs().stream().allMatch(SqlTranslator::supports);
             case Plan.ArrangeBy a -> supports(a.input());
+            case Plan.Iterate it -> false;
             case Plan.Window w -> false;
             case Plan.FlatMap f -> false;
             case Plan.Threshold t -> false;
@@ -97,6 +98,7 @@ public final class SqlTranslator {
                 yield String.join(" UNION ALL ", parts);
             }
             case Plan.ArrangeBy a -> sql(a.input());
+            case Plan.Iterate it -> throw new UnsupportedOperationException("iterate has no translation");
             case Plan.Window w -> throw new UnsupportedOperationException("window has no SQL translation here");
             case Plan.FlatMap f -> throw new UnsupportedOperationException("flat_map has no SQL translation here");
             case Plan.Threshold t -> throw new UnsupportedOperationException("threshold has no SQL translation");
