@@ -6,8 +6,6 @@ import dev.tandem.sharing.SharedArrangement;
 import dev.tandem.time.Frontier;
 import dev.tandem.trace.BatchBuilder;
 import dev.tandem.trace.Spine;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,9 +39,8 @@ final class DataflowWiring {
     private final Dataflow.StepObserver steps;
     private final Consumer<String> abort;
 
-    final List<Operator> order = new ArrayList<>();
-    private final Map<Operator, Integer> index = new HashMap<>();
-    private final List<List<int[]>> consumers = new ArrayList<>();
+    final List<Operator> order;
+    private final List<List<int[]>> consumers;
     private final Operator.Shard[][] shards;
     /** inbox[op][dest][port][src]. */
     private final Updates[][][][] inbox;
@@ -82,9 +79,9 @@ final class DataflowWiring {
         r.render();
         this.exports = r.exports;
         this.sources = r.sources;
-        for (ExportOperator e : exports) {
-            visit(e);
-        }
+        OperatorOrder graph = new OperatorOrder(exports);
+        this.order = graph.order;
+        this.consumers = graph.consumers;
         outs = new Updates[workers];
         errs = new Updates[workers];
         errSpines = new Spine[exports.size()][workers];
@@ -140,21 +137,6 @@ final class DataflowWiring {
             if (order.get(o) instanceof MfpOperator m && edges.size() == 1 && order.get(edges.get(0)[0]) instanceof ExportOperator e) {
                 m.keyErrorsBy(e.key);
             }
-        }
-    }
-
-    private void visit(Operator op) {
-        if (index.containsKey(op)) {
-            return;
-        }
-        for (Operator in : op.inputs) {
-            visit(in);
-        }
-        index.put(op, order.size());
-        order.add(op);
-        consumers.add(new ArrayList<>());
-        for (int p = 0; p < op.inputs.length; p++) {
-            consumers.get(index.get(op.inputs[p])).add(new int[] {index.get(op), p});
         }
     }
 

@@ -5,8 +5,6 @@ import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class IterateBody {
 
-    private final List<Operator> order = new ArrayList<>();
-    private final Map<Operator, Integer> index = new HashMap<>();
-    private final List<List<int[]>> consumers = new ArrayList<>();
+    private final List<Operator> order;
+    private final List<List<int[]>> consumers;
     private final Operator.Shard[] shards;
     /** inbox[op][port]. */
     private final Updates[][] inbox;
@@ -40,8 +37,10 @@ final class IterateBody {
         });
         Operator top = renderer.renderPlan(step);
         sources = renderer.sources;
-        visit(top);
-        root = index.get(top);
+        OperatorOrder graph = new OperatorOrder(List.of(top));
+        order = graph.order;
+        consumers = graph.consumers;
+        root = graph.indexOf(top);
         shards = new Operator.Shard[order.size()];
         inbox = new Updates[order.size()][];
         for (int o = 0; o < order.size(); o++) {
@@ -50,21 +49,6 @@ final class IterateBody {
             for (int p = 0; p < inbox[o].length; p++) {
                 inbox[o][p] = new Updates();
             }
-        }
-    }
-
-    private void visit(Operator op) {
-        if (index.containsKey(op)) {
-            return;
-        }
-        for (Operator in : op.inputs) {
-            visit(in);
-        }
-        index.put(op, order.size());
-        order.add(op);
-        consumers.add(new ArrayList<>());
-        for (int p = 0; p < op.inputs.length; p++) {
-            consumers.get(index.get(op.inputs[p])).add(new int[] {index.get(op), p});
         }
     }
 
