@@ -86,6 +86,7 @@ public final class PlanNames {
             case Plan.Negate n -> names(n.input(), columnsOf);
             case Plan.Union u -> u.inputs().isEmpty() ? List.of() : names(u.inputs().get(0), columnsOf);
             case Plan.ArrangeBy a -> names(a.input(), columnsOf);
+            case Plan.TemporalFilter f -> names(f.input(), columnsOf);
         };
     }
 

@@ -117,7 +117,20 @@ final class PlanTyper {
                 columns(a.key(), in.size(), child(path, "key"));
                 yield in;
             }
+            case Plan.TemporalFilter f -> temporalFilter(f, typesOf, path);
         };
+    }
+
+    private static List<DatumType> temporalFilter(Plan.TemporalFilter f, Function<String, List<DatumType>> typesOf, String path) {
+        List<DatumType> in = types(f.input(), typesOf, child(path, "input"));
+        for (int i = 0; i < f.bounds().size(); i++) {
+            String at = child(index(child(path, "bounds"), i), "expr");
+            DatumType t = f.bounds().get(i).expr().typeOf(in, at);
+            if (t != DatumType.TIMESTAMPTZ && t != DatumType.TIMESTAMP) {
+                throw new PlanException(at, "a temporal bound compares the time with a timestamptz or timestamp, got " + t.jsonName());
+            }
+        }
+        return in;
     }
 
     private static List<DatumType> window(Plan.Window w, Function<String, List<DatumType>> typesOf, String path) {
@@ -239,6 +252,7 @@ final class PlanTyper {
             case Plan.Negate n -> new Plan.Negate(substitute(n.input(), replace, child(path, "input")));
             case Plan.Union u -> new Plan.Union(substituteAll(u.inputs(), replace, path));
             case Plan.ArrangeBy a -> new Plan.ArrangeBy(substitute(a.input(), replace, child(path, "input")), a.key());
+            case Plan.TemporalFilter f -> new Plan.TemporalFilter(substitute(f.input(), replace, child(path, "input")), f.bounds());
         };
     }
 
