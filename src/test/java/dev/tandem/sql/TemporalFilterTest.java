@@ -73,6 +73,7 @@ class TemporalFilterTest {
             s.run("CREATE INDEX recent_id ON recent (id)", session);
             s.run("CREATE VIEW arriving AS SELECT id FROM events WHERE created_at BETWEEN now() - INTERVAL '1 hour' AND now()", session);
             s.run("CREATE INDEX arriving_id ON arriving (id)", session);
+            s.run("CREATE VIEW unindexed AS SELECT id FROM events WHERE created_at > now() - INTERVAL '1 hour'", session);
             long c0 = C0 * 1000;
             // 1: 30 minutes old; 2: two hours old, never in; 3: 10 minutes and 0.5 ms ahead; 4: 20 minutes ahead
             long written = s.run("INSERT INTO events VALUES (1, " + ts(c0 - HOUR_MS * 500) + "), (2, " + ts(c0 - 2 * HOUR_MS * 1000)
@@ -103,6 +104,7 @@ class TemporalFilterTest {
                 assertThat(ids(s, "recent", t)).as("recent at C0 + %d ms", t - C0).isEqualTo(step.recent());
                 assertThat(ids(s, "arriving", t - 1)).as("arriving just before C0 + %d ms", t - C0).isEqualTo(before.arriving());
                 assertThat(ids(s, "arriving", t)).as("arriving at C0 + %d ms", t - C0).isEqualTo(step.arriving());
+                assertThat(ids(s, "unindexed", t)).as("a one-shot read of an unindexed view at C0 + %d ms", t - C0).isEqualTo(step.recent());
                 before = step;
             }
             clock.atLeast(end + 5);
@@ -159,6 +161,9 @@ class TemporalFilterTest {
             s.run("CREATE VIEW v1 AS SELECT id FROM e WHERE ts >= now() - INTERVAL '1 day 2 hours' AND id > 0", new SqlSession());
             s.run("CREATE VIEW v2 AS SELECT id FROM e WHERE t > localtimestamp - INTERVAL '1 hour'", new SqlSession());
             s.run("CREATE VIEW v3 AS SELECT id FROM e WHERE now() = ts", new SqlSession());
+            s.run("CREATE VIEW v6 AS SELECT e.id FROM e JOIN e AS f ON e.id = f.id WHERE e.ts > now() - INTERVAL '1 hour'", new SqlSession());
+            s.run("CREATE VIEW v7 AS SELECT id, max(ts) AS m FROM e GROUP BY id HAVING max(ts) > now() - INTERVAL '1 hour'", new SqlSession());
+            s.run("CREATE MATERIALIZED VIEW v8 AS SELECT id FROM e WHERE ts > now() - INTERVAL '1 hour'", new SqlSession());
             SqlSession berlin = new SqlSession();
             s.run("SET TimeZone = 'Europe/Berlin'", berlin);
             assertThatThrownBy(() -> s.run("CREATE VIEW v4 AS SELECT id FROM e WHERE ts > now() - INTERVAL '1 day'", berlin))
