@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TemporalFilterTest {
 
     /** The storage's clock at the start (2023-11-14): in the past, so reads {@code AS OF} its times are never ahead of the present. */
-    private static final long C0 = 1_700_000_000_000L;
+    static final long C0 = 1_700_000_000_000L;
     private static final long HOUR_MS = 3_600_000L;
 
     @TempDir
@@ -30,7 +30,7 @@ class TemporalFilterTest {
      * clock does, it keeps moving (the idle tick reports the uppers it moves). Every assertion is at an exact
      * timestamp ({@code AS OF}, a change's time), never at wherever the clock happens to be.
      */
-    private static final class Clock {
+    static final class Clock {
         private final long start = System.nanoTime();
         private final AtomicLong jumped = new AtomicLong();
 
