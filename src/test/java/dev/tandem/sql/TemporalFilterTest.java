@@ -114,6 +114,25 @@ class TemporalFilterTest {
     }
 
     @Test
+    void aViewKeepsItsWindowAcrossARestart() {
+        Clock clock = new Clock();
+        long c0 = C0 * 1000;
+        try (SqlStack s = new SqlStack(dir, null, clock::get)) {
+            SqlSession session = new SqlSession();
+            s.run("CREATE TABLE events (id bigint, created_at timestamptz)", session);
+            s.run("CREATE VIEW recent AS SELECT id FROM events WHERE created_at > now() - INTERVAL '1 hour'", session);
+            s.run("CREATE INDEX recent_id ON recent (id)", session);
+            s.run("INSERT INTO events VALUES (1, " + ts(c0 + 60_000_000) + "), (2, " + ts(c0 + 120_000_000) + ")", session);
+        }
+        try (SqlStack s = new SqlStack(dir, null, clock::get)) {
+            long leave1 = C0 + 60_000 + HOUR_MS;
+            clock.atLeast(leave1 + 5);
+            assertThat(ids(s, "recent", leave1 - 1)).containsExactly(1L, 2L);
+            assertThat(ids(s, "recent", leave1)).containsExactly(2L);
+        }
+    }
+
+    @Test
     void aSubscriptionToAQueryKeepsItsWindow() throws Exception {
         Clock clock = new Clock();
         try (SqlStack s = new SqlStack(dir, null, clock::get)) {
