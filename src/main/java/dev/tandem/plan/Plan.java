@@ -280,6 +280,53 @@ public sealed interface Plan {
         }
     }
 
+    /**
+     * Keeps each row of {@code input} at the logical times (milliseconds) at which all its {@code bounds} hold:
+     * a temporal filter, whose rows enter and leave the output as time passes with no change of their own (a
+     * view's {@code WHERE created_at > now() - INTERVAL '1 hour'}). Bound {@code b} holds for a row at time
+     * {@code t} when {@code t * 1000 + b.shift()} (microseconds) compares by {@code b.cmp()} with the value of
+     * {@code b.expr()} on the row (a timestamptz or timestamp, in microseconds); never when that value is NULL.
+     */
+    record TemporalFilter(Plan input, List<TemporalBound> bounds) implements Plan {
+        public TemporalFilter {
+            Objects.requireNonNull(input, "input");
+            bounds = List.copyOf(bounds);
+        }
+    }
+
+    /** One bound of a {@link TemporalFilter}: {@code time * 1000 + shift  cmp  expr(row)}. */
+    record TemporalBound(TemporalCmp cmp, Expr expr, long shift) {
+        public TemporalBound {
+            Objects.requireNonNull(cmp, "cmp");
+            Objects.requireNonNull(expr, "expr");
+        }
+    }
+
+    /** How a {@link TemporalBound} compares the time (left) with the row's value (right). */
+    enum TemporalCmp {
+        LT("<"), LE("<="), GT(">"), GE(">="), EQ("=");
+
+        private final String jsonName;
+
+        TemporalCmp(String jsonName) {
+            this.jsonName = jsonName;
+        }
+
+        public String jsonName() {
+            return jsonName;
+        }
+
+        /** The comparison of a JSON name, or null. */
+        public static TemporalCmp fromJson(String name) {
+            for (TemporalCmp c : values()) {
+                if (c.jsonName.equals(name)) {
+                    return c;
+                }
+            }
+            return null;
+        }
+    }
+
     static Plan get(String id) {
         return new Get(id, null);
     }

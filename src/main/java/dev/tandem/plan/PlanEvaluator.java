@@ -52,6 +52,10 @@ import java.util.function.Function;
  *       error) and each row of the function output as the input row followed by the function's columns,
  *       with the row's multiplicity; with {@code keep_empty}, a row the function yields nothing for is
  *       output once with NULLs.</li>
+ *   <li>{@code temporal_filter}: evaluated at a logical time {@code t} (milliseconds), the rows on which every
+ *       bound holds: the exact integer {@code t * 1000 + shift} compared with the bound's value in
+ *       microseconds, a NULL value failing; a bound that fails to evaluate adds the row's multiplicity to
+ *       the error. Without a time it cannot be evaluated.</li>
  *   <li>{@code threshold}: rows of positive multiplicity; {@code negate}: multiplicities negated;
  *       {@code union}: multiplicities added; {@code arrange_by}: the input.</li>
  * </ul>
@@ -75,10 +79,13 @@ public final class PlanEvaluator {
 
     private final Function<String, List<DatumType>> typesOf;
     private final Map<String, Result> env;
+    /** The logical time a temporal filter is evaluated at; null: none. */
+    private final Long time;
 
-    private PlanEvaluator(Function<String, List<DatumType>> typesOf, Map<String, Result> env) {
+    private PlanEvaluator(Function<String, List<DatumType>> typesOf, Map<String, Result> env, Long time) {
         this.typesOf = typesOf;
         this.env = env;
+        this.time = time;
     }
 
     /**
@@ -86,10 +93,15 @@ public final class PlanEvaluator {
      * empty). The plan must type-check against {@code typesOf}; a {@link PlanException} is thrown if not.
      */
     public static Result evaluate(Plan plan, Function<String, List<DatumType>> typesOf, Map<String, Map<Row, Long>> inputs) {
+        return evaluate(plan, typesOf, inputs, null);
+    }
+
+    /** As {@link #evaluate(Plan, Function, Map)}, at logical time {@code time} (which temporal filters read; null: none). */
+    public static Result evaluate(Plan plan, Function<String, List<DatumType>> typesOf, Map<String, Map<Row, Long>> inputs, Long time) {
         plan.types(typesOf, "");
         Map<String, Result> env = new HashMap<>();
         inputs.forEach((id, rows) -> env.put(id, new Result(consolidate(rows), Map.of())));
-        return new PlanEvaluator(typesOf, env).eval(plan);
+        return new PlanEvaluator(typesOf, env, time).eval(plan);
     }
 
     /**
@@ -102,7 +114,7 @@ public final class PlanEvaluator {
         Map<String, List<DatumType>> types = new HashMap<>(dataflow.importTypes());
         Map<String, Result> env = new HashMap<>();
         inputs.forEach((id, rows) -> env.put(id, new Result(consolidate(rows), Map.of())));
-        PlanEvaluator ev = new PlanEvaluator(types::get, env);
+        PlanEvaluator ev = new PlanEvaluator(types::get, env, null);
         Map<String, Result> out = new LinkedHashMap<>();
         for (DataflowDescription.BuildDesc b : dataflow.objectsToBuild()) {
             types.put(b.id(), b.plan().types(types::get, ""));
@@ -192,6 +204,7 @@ public final class PlanEvaluator {
                 return eval(a.input());
             }
             case Plan.Iterate it -> iterate(it, rows, errors);
+            case Plan.TemporalFilter f -> temporalFilter(f, rows, errors);
         }
         return new Result(rows, errors);
     }
@@ -221,7 +234,7 @@ public final class PlanEvaluator {
             }
             Map<String, Result> bound = new HashMap<>(env);
             bound.put(it.variable(), new Result(work, Map.of()));
-            Result step = new PlanEvaluator(id -> id.equals(it.variable()) ? types : typesOf.apply(id), bound).eval(it.step());
+            Result step = new PlanEvaluator(id -> id.equals(it.variable()) ? types : typesOf.apply(id), bound, time).eval(it.step());
             step.errors().forEach((e, n) -> add(errors, e, n));
             work.clear();
             step.rows().forEach((r, n) -> {
@@ -321,6 +334,44 @@ public final class PlanEvaluator {
         for (Map<Row, Long> partition : partitions.values()) {
             collect(ReferenceGroups.window(w, outTypes, partition), rows, errors);
         }
+    }
+
+    private void temporalFilter(Plan.TemporalFilter f, Map<Row, Long> rows, Map<String, Long> errors) {
+        if (time == null) {
+            throw new PlanException("", "a temporal filter is evaluated at a time, and none was given");
+        }
+        Result in = eval(f.input());
+        errors.putAll(in.errors());
+        List<DatumType> types = types(f.input());
+        java.math.BigInteger micros = java.math.BigInteger.valueOf(time).multiply(java.math.BigInteger.valueOf(1000));
+        in.rows().forEach((r, n) -> {
+            boolean keep = true;
+            for (Plan.TemporalBound b : f.bounds()) {
+                Object v;
+                try {
+                    v = new dev.tandem.expr.Mfp(List.of(b.expr()), List.of(), List.of(types.size())).bind(types).apply(r).get(0);
+                } catch (EvalError e) {
+                    add(errors, e.getMessage(), n);
+                    return;
+                }
+                if (v == null) {
+                    keep = false;
+                    continue;
+                }
+                long value = v instanceof dev.tandem.row.TimestampTz tz ? tz.micros() : ((dev.tandem.row.Timestamp) v).micros();
+                int c = micros.add(java.math.BigInteger.valueOf(b.shift())).compareTo(java.math.BigInteger.valueOf(value));
+                keep &= switch (b.cmp()) {
+                    case LT -> c < 0;
+                    case LE -> c <= 0;
+                    case GT -> c > 0;
+                    case GE -> c >= 0;
+                    case EQ -> c == 0;
+                };
+            }
+            if (keep) {
+                add(rows, r, n);
+            }
+        });
     }
 
     private void flatMap(Plan.FlatMap f, Map<Row, Long> rows, Map<String, Long> errors) {

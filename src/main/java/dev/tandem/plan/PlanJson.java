@@ -33,6 +33,7 @@ import tools.jackson.databind.node.ObjectNode;
  * {"op":"window","input":P,"partition_by":[i...],"order_by":[...],"functions":[{"func":"row_number|rank|dense_rank|lag|lead|count|sum|min|max","expr":E,"offset":n}]}
  * {"op":"threshold","input":P}  {"op":"negate","input":P}  {"op":"union","inputs":[P...]}
  * {"op":"arrange_by","input":P,"key":[i...]}
+ * {"op":"temporal_filter","input":P,"bounds":[{"cmp":"<|<=|>|>=|=","expr":E,"shift":n}]}   n: microseconds, may be negative
  * </pre>
  * {@code group_key} and {@code aggregates} default to empty, {@code order_by} to empty, {@code limit}
  * to none, {@code offset} to 0, {@code desc} to false and {@code nulls_last} to {@code !desc} (NULL is
@@ -212,8 +213,20 @@ public final class PlanJson {
                         string(required(node, "variable", path), child(path, "variable")),
                         node.has("all") && bool(node.get("all"), child(path, "all")));
             }
+            case "temporal_filter" -> {
+                fields(node, path, "op", "input", "bounds");
+                Plan input = input(node, path);
+                JsonNode bs = required(node, "bounds", path);
+                JSON.array(bs, child(path, "bounds"), "an array of temporal bounds");
+                List<Plan.TemporalBound> bounds = new ArrayList<>();
+                for (int i = 0; i < bs.size(); i++) {
+                    bounds.add(temporalBound(bs.get(i), index(child(path, "bounds"), i)));
+                }
+                yield new Plan.TemporalFilter(input, bounds);
+            }
             default -> throw new PlanException(child(path, "op"), "unknown operator '" + op.stringValue()
-                    + "'; expected get, constant, mfp, join, reduce, top_k, window, flat_map, threshold, negate, union, arrange_by or iterate");
+                    + "'; expected get, constant, mfp, join, reduce, top_k, window, flat_map, threshold, negate, union, arrange_by,"
+                    + " iterate or temporal_filter");
         };
     }
 
@@ -254,6 +267,26 @@ public final class PlanJson {
         }
         long offset = node.has("offset") ? nonNegativeLong(node.get("offset"), child(path, "offset")) : lagLead ? 1 : 0;
         return new Plan.WindowFunc(k, e, offset);
+    }
+
+    private static Plan.TemporalBound temporalBound(JsonNode node, String path) {
+        JSON.object(node, path, "a temporal bound {\"cmp\": ..., \"expr\": ..., \"shift\": n}");
+        fields(node, path, "cmp", "expr", "shift");
+        String name = string(required(node, "cmp", path), child(path, "cmp"));
+        Plan.TemporalCmp cmp = Plan.TemporalCmp.fromJson(name);
+        if (cmp == null) {
+            throw new PlanException(child(path, "cmp"), "unknown comparison '" + name + "'; expected <, <=, >, >= or =");
+        }
+        Expr e = ExprJson.parse(required(node, "expr", path), child(path, "expr"));
+        long shift = 0;
+        if (node.has("shift")) {
+            JsonNode s = node.get("shift");
+            if (!s.isIntegralNumber() || !s.canConvertToLong()) {
+                throw new PlanException(child(path, "shift"), "expected a 64-bit integer of microseconds, got " + ExprJson.describe(s));
+            }
+            shift = s.longValue();
+        }
+        return new Plan.TemporalBound(cmp, e, shift);
     }
 
     /** Parses an ordering {@code {"col": i, "desc": b, "nulls_last": b}} found at {@code path}; {@code nulls_last} defaults to {@code !desc}. */
@@ -414,6 +447,17 @@ public final class PlanJson {
                 o.set("step", write(it.step()));
                 o.put("variable", it.variable());
                 o.put("all", it.all());
+            }
+            case Plan.TemporalFilter f -> {
+                o.put("op", "temporal_filter");
+                o.set("input", write(f.input()));
+                ArrayNode bounds = o.putArray("bounds");
+                for (Plan.TemporalBound b : f.bounds()) {
+                    ObjectNode bn = bounds.addObject();
+                    bn.put("cmp", b.cmp().jsonName());
+                    bn.set("expr", ExprJson.write(b.expr()));
+                    bn.put("shift", b.shift());
+                }
             }
         }
         return o;

@@ -87,6 +87,7 @@ public final class PlanNames {
             case Plan.Union u -> u.inputs().isEmpty() ? List.of() : names(u.inputs().get(0), columnsOf);
             case Plan.ArrangeBy a -> names(a.input(), columnsOf);
             case Plan.Iterate it -> names(it.seed(), columnsOf);
+            case Plan.TemporalFilter f -> names(f.input(), columnsOf);
         };
     }
 

@@ -125,7 +125,20 @@ final class PlanTyper {
                 columns(a.key(), in.size(), child(path, "key"));
                 yield in;
             }
+            case Plan.TemporalFilter f -> temporalFilter(f, typesOf, path);
         };
+    }
+
+    private static List<DatumType> temporalFilter(Plan.TemporalFilter f, Function<String, List<DatumType>> typesOf, String path) {
+        List<DatumType> in = types(f.input(), typesOf, child(path, "input"));
+        for (int i = 0; i < f.bounds().size(); i++) {
+            String at = child(index(child(path, "bounds"), i), "expr");
+            DatumType t = f.bounds().get(i).expr().typeOf(in, at);
+            if (t != DatumType.TIMESTAMPTZ && t != DatumType.TIMESTAMP) {
+                throw new PlanException(at, "a temporal bound compares the time with a timestamptz or timestamp, got " + t.jsonName());
+            }
+        }
+        return in;
     }
 
     private static List<DatumType> window(Plan.Window w, Function<String, List<DatumType>> typesOf, String path) {
@@ -250,6 +263,7 @@ final class PlanTyper {
             case Plan.Iterate it -> new Plan.Iterate(substitute(it.seed(), replace, child(path, "seed")),
                     substitute(it.step(), (g, at) -> it.variable().equals(g.id()) ? g : replace.apply(g, at), child(path, "step")),
                     it.variable(), it.all());
+            case Plan.TemporalFilter f -> new Plan.TemporalFilter(substitute(f.input(), replace, child(path, "input")), f.bounds());
         };
     }
 

@@ -106,6 +106,7 @@ final class DataflowRenderer {
             case Plan.Union u -> new LinearOperator(LinearOperator.Kind.UNION, null, u.inputs().stream().map(this::render).toArray(Operator[]::new));
             case Plan.ArrangeBy a -> new LinearOperator(LinearOperator.Kind.ARRANGE, ints(a.key()), render(a.input()));
             case Plan.Iterate it -> iterate(it);
+            case Plan.TemporalFilter f -> new TemporalFilterOperator(render(f.input()), f, f.input().types(this::typesOf, ""));
         };
     }
 

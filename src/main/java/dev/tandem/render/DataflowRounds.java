@@ -140,11 +140,12 @@ final class DataflowRounds {
      * one ran less than a heartbeat ago: a hydrated, unbounded dataflow over tables only, none of which
      * has pending updates, whose frontier would not cross a write (of any table) it has not yet passed.
      * Crossing a write runs at once, so a read at a write's timestamp (read-your-writes, strict) never
-     * waits for the heartbeat.
+     * waits for the heartbeat; so does crossing the time of an update a temporal filter holds, so a row
+     * leaves (or enters) a sliding window as soon as the inputs pass its time.
      */
     private boolean idleAndRecent(long from, long to) {
         if (from == desc.asOf() || desc.until() != null || inputs.hasImports()
-                || clock.getAsLong() - lastRoundMillis >= Dataflow.IDLE_HEARTBEAT_MILLIS) {
+                || clock.getAsLong() - lastRoundMillis >= Dataflow.IDLE_HEARTBEAT_MILLIS || wiring.nextRelease() < to) {
             return false;
         }
         long lastWrite = tables.lastWriteTime();

@@ -262,6 +262,17 @@ final class DataflowWiring {
         return false;
     }
 
+    /** The earliest time of an update a temporal filter holds (read between rounds), {@link Long#MAX_VALUE} when none. */
+    long nextRelease() {
+        long min = Long.MAX_VALUE;
+        for (Operator op : order) {
+            if (op instanceof TemporalFilterOperator f) {
+                min = Math.min(min, f.nextRelease());
+            }
+        }
+        return min;
+    }
+
     /** Heap bytes of the dataflow's arrangements: its exports and its operators' state. */
     long residentBytes() {
         long bytes = 0;

@@ -232,7 +232,7 @@ final class DdlPlanner {
         }
         SqlEngine.Query q = engine.planQuery(parsed, params, null, null);
         RelNode whole = q.sort() == null ? q.body() : q.sort();
-        RexTranslator rex = new RexTranslator(i -> null, i -> DatumType.STRING).zone(null);
+        RexTranslator rex = new RexTranslator(i -> null, i -> DatumType.STRING).zone(null).temporal();
         RelTranslator.Translated t = new RelTranslator(rex).translate(whole);
         boolean zoneDependent = rex.zoneDependent();
         List<Integer> fields = q.fields();

@@ -300,6 +300,9 @@ final class QueryPlanner {
                         return times;
                     }
                 });
+        if (!timed) {
+            tr.temporal();
+        }
         ReadRequest.Isolation isolation = session.strictReads() ? ReadRequest.Isolation.STRICT : null;
         Long asOf = q.asOf();
         if (q.asOfParam() != null) {
@@ -340,7 +343,7 @@ final class QueryPlanner {
         rel = project != null ? project.getInput() : rel;
         Filter filter = rel instanceof Filter f ? f : null;
         rel = filter != null ? filter.getInput() : rel;
-        if (!(rel instanceof TableScan scan)) {
+        if (!(rel instanceof TableScan scan) || filter != null && tr.allowsTemporalFilters() && TemporalFilters.readsTime(filter.getCondition())) {
             return null;
         }
         tr.cluster(scan);

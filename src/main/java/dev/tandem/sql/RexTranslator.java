@@ -73,8 +73,40 @@ final class RexTranslator {
         return this;
     }
 
+    /** Whether the expressions are those of a maintained view or subscription, where {@code WHERE} may hold temporal filters. */
+    private boolean temporal;
+
+    /** This translator translating a maintained view or subscription, whose {@code WHERE} may hold temporal filters ({@link TemporalFilters}). */
+    RexTranslator temporal() {
+        this.temporal = true;
+        return this;
+    }
+
+    /** Whether temporal filters are allowed (a maintained view or subscription). */
+    boolean allowsTemporalFilters() {
+        return temporal && statementTime == null;
+    }
+
+    /** Notes that the expressions translated compute otherwise in a zone other than UTC (when translating without one). */
+    void dependsOnZone() {
+        if (zone == null) {
+            zoneDependent = true;
+        }
+    }
+
+    /** The session's zone, or null for a result maintained outside any session. */
+    java.time.ZoneId sessionZone() {
+        return zone;
+    }
+
     /** The statement's time; refused ({@code 0A000}) where a statement has none, in a maintained view. */
     SqlSession.Times statementTime(String function) {
+        if (statementTime == null && temporal) {
+            throw SqlException.notSupported(function + " in a view or a subscription other than in a temporal filter: a WHERE conjunct"
+                    + " comparing an expression of the row with now() (or current_timestamp, transaction_timestamp(); localtimestamp for a"
+                    + " timestamp) plus or minus constant intervals, by <, <=, >, >=, = or BETWEEN, as in WHERE created_at > now() - INTERVAL"
+                    + " '1 hour'");
+        }
         if (statementTime == null) {
             throw SqlException.notSupported(function + " in a view, a subscription, a CHECK or a write's RETURNING (a maintained result has no"
                     + " statement time to bind it to; only a one-shot query or write reads the time)");

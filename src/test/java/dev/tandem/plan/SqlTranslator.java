@@ -50,6 +50,7 @@ public final class SqlTranslator {
             case Plan.FlatMap f -> false;
             case Plan.Threshold t -> false;
             case Plan.Negate n -> false;
+            case Plan.TemporalFilter f -> false;
         };
     }
 
@@ -103,6 +104,7 @@ public final class SqlTranslator {
             case Plan.FlatMap f -> throw new UnsupportedOperationException("flat_map has no SQL translation here");
             case Plan.Threshold t -> throw new UnsupportedOperationException("threshold has no SQL translation");
             case Plan.Negate n -> throw new UnsupportedOperationException("negate has no SQL translation");
+            case Plan.TemporalFilter f -> throw new UnsupportedOperationException("temporal_filter has no SQL translation");
         };
     }
 

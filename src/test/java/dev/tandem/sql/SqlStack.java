@@ -38,7 +38,13 @@ final class SqlStack implements AutoCloseable {
 
     /** A stack whose engine is bounded by {@code limits} and plans on {@code lanes} (null: the defaults, planning on {@link #blocking}). */
     SqlStack(Path dir, SqlTesting.Lanes lanes) {
-        storage = TableStorages.durable(dir, StorageOptions.defaults(timer).withFsync(false));
+        this(dir, lanes, null);
+    }
+
+    /** A stack whose storage's timestamps follow {@code clock} (null: the system's), for tests that move time themselves. */
+    SqlStack(Path dir, SqlTesting.Lanes lanes, java.util.function.LongSupplier clock) {
+        StorageOptions options = StorageOptions.defaults(timer).withFsync(false);
+        storage = TableStorages.durable(dir, clock == null ? options : options.withClock(clock));
         ArrangementSharingRegistry registry = new ArrangementSharingRegistry();
         mux = Multiplexer.start(true, 1, 1, storage, registry, (w, e) -> fatal.add(e), System::currentTimeMillis, RuntimeObserver.NONE);
         controller = new Controller(storage, mux, registry, new ControllerSettings(Duration.ofSeconds(10), 1000, 100_000, Duration.ofSeconds(30)), System::currentTimeMillis, timer);
