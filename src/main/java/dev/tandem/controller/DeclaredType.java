@@ -36,7 +36,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         switch (kind) {
             case VARCHAR, BPCHAR -> {
                 String name = kind == Kind.VARCHAR ? "varchar" : "char";
-                if (length < 1) {
+                if (length < (kind == Kind.VARCHAR ? 0 : 1)) {
                     throw new IllegalArgumentException("length for type " + name + " must be at least 1");
                 }
                 if (length > MAX_VARCHAR_LENGTH) {
@@ -70,6 +70,9 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public static final DeclaredType INTEGER_ARRAY = new DeclaredType(Kind.INTEGER_ARRAY, 0, 0, 0);
 
     public static DeclaredType varchar(int length) {
+        if (length < 1) {
+            throw new IllegalArgumentException("length for type varchar must be at least 1");
+        }
         return new DeclaredType(Kind.VARCHAR, length, 0, 0);
     }
 
@@ -77,6 +80,9 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public static DeclaredType varcharArray(int length) {
         return new DeclaredType(Kind.VARCHAR_ARRAY, length, 0, 0);
     }
+
+    /** PostgreSQL's {@code character varying} without a length: a string as a {@code text} is, but compared with a {@code character(n)} as one. */
+    public static final DeclaredType VARCHAR = new DeclaredType(Kind.VARCHAR, 0, 0, 0);
 
     public static DeclaredType bpchar(int length) {
         return new DeclaredType(Kind.BPCHAR, length, 0, 0);
@@ -102,7 +108,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         return switch (kind) {
             case SMALLINT -> "smallint";
             case INTEGER -> "integer";
-            case VARCHAR -> "character varying(" + length + ")";
+            case VARCHAR -> length == 0 ? "character varying" : "character varying(" + length + ")";
             case BPCHAR -> "character(" + length + ")";
             case NUMERIC -> "numeric(" + precision + "," + scale + ")";
             case SMALLINT_ARRAY -> "smallint[]";
@@ -129,14 +135,15 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public long typmod() {
         return switch (kind) {
             case SMALLINT, INTEGER, SMALLINT_ARRAY, INTEGER_ARRAY -> -1;
-            case VARCHAR, BPCHAR -> length + 4L;
+            case VARCHAR -> length == 0 ? -1 : length + 4L;
+            case BPCHAR -> length + 4L;
             case VARCHAR_ARRAY -> length == 0 ? -1 : length + 4L;
             case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
         };
     }
 
     private static final Pattern NAME = Pattern.compile("(smallint|integer)(\\[\\])?|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)"
-            + "|character varying(?:\\((\\d+)\\))?(\\[\\])");
+            + "|character varying(?:\\((\\d+)\\))?(\\[\\])|(character varying)");
 
     /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
     public static DeclaredType parse(String sqlName) {
@@ -153,6 +160,9 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         }
         if (m.group(3) != null) {
             return varchar(Integer.parseInt(m.group(3)));
+        }
+        if (m.group(9) != null) {
+            return VARCHAR;
         }
         if (m.group(6) != null) {
             return bpchar(Integer.parseInt(m.group(6)));
@@ -184,7 +194,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case VARCHAR -> {
                 String s = (String) value;
                 int n = s.codePointCount(0, s.length());
-                if (n <= length) {
+                if (length == 0 || n <= length) {
                     yield s;
                 }
                 // as PostgreSQL does, characters past the length that are all spaces are cut, not refused

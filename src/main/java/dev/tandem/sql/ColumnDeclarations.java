@@ -132,7 +132,8 @@ final class ColumnDeclarations {
                     yield n.equals("smallint") || n.equals("int2") ? DeclaredType.SMALLINT : DeclaredType.INTEGER;
                 }
                 case "varchar", "character varying" -> switch (modifiers.size()) {
-                    case 0 -> null;
+                    // kept apart from text: a character(n) compares with it as character, as in PostgreSQL
+                    case 0 -> DeclaredType.VARCHAR;
                     case 1 -> DeclaredType.varchar(modifiers.get(0));
                     default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
                 };

@@ -26,11 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
 class PostgresCharTest {
 
     private static final List<String> SETUP = List.of(
-            "CREATE TABLE ct (k bigint, c char(3), d character(5), e char, v varchar(10), t text)",
+            "CREATE TABLE ct (k bigint, c char(3), d character(5), e char, v varchar(10), t text, w varchar)",
             "INSERT INTO ct VALUES (1, 'a', 'ab', 'x', 'a', 'a'), (2, 'a  ', 'ab   ', 'y', 'a  ', 'a  '), (3, 'abc', 'abcde', NULL, 'abc', 'abc'),"
                     + " (4, NULL, NULL, NULL, NULL, NULL), (5, '', '', ' ', '', ''), (6, 'é', 'éé', 'é', 'é', 'é'), (7, 'ab', ' ab', 'z', 'ab ', ' ab')",
             "INSERT INTO ct VALUES (8, 'abc   ', 'x', 'q', 'x', 'x  ')",
             "UPDATE ct SET d = 'a b' WHERE k = 8",
+            "UPDATE ct SET w = v",
             "CREATE INDEX ct_c ON ct (c)");
 
     static final List<String> QUERIES = List.of(
@@ -92,6 +93,7 @@ class PostgresCharTest {
             "SELECT t FROM ct UNION ALL SELECT c FROM ct",
             "SELECT t || '' FROM ct UNION SELECT d FROM ct",
             "SELECT t FROM ct INTERSECT SELECT c FROM ct",
+            "SELECT k, w || '|', length(w), w = t, w || '' = c::text FROM ct ORDER BY k",
             "SELECT to_char(time '13:45:30.5', 'HH24:MI:SS.MS'), to_char(time '01:02:03', 'HH12 MI SS'), to_char(time '00:00', 'HH24')",
             "SELECT to_char(localtime(0), 'US'), to_char(localtime, 'HH24') = to_char(localtimestamp, 'HH24'), localtime IS NOT NULL",
             "SELECT localtime(2) >= '00:00'::time, localtime(7) IS NOT NULL");
@@ -113,6 +115,8 @@ class PostgresCharTest {
             "SELECT nullif(c, 'a') = coalesce(c, 'x') FROM ct",
             "SELECT array_agg(c) FROM ct",
             "SELECT k FROM ct WHERE c = v",
+            "SELECT k FROM ct WHERE c = w",
+            "SELECT k FROM ct WHERE w <> c",
             "SELECT k FROM ct WHERE c = ANY (ARRAY['a', 'b'])",
             "CREATE TABLE cz (c bpchar)",
             "CREATE TABLE cz (c char(3)[])",
@@ -229,7 +233,7 @@ class PostgresCharTest {
         Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         String psql = PgWireTesting.psql();
         Assumptions.assumeTrue(psql != null, "psql is not installed");
-        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[], vs varchar(3)[], vu character varying[])";
+        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[], vs varchar(3)[], vu character varying[], vv varchar)";
         java.nio.file.Path script = dir.resolve("describe.sql");
         java.nio.file.Files.writeString(script, "\\d cp\nSELECT c, d, e FROM cp;\n");
         String host = address.substring(0, address.lastIndexOf(':'));
