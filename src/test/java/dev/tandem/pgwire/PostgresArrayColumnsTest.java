@@ -39,7 +39,9 @@ class PostgresArrayColumnsTest {
             "UPDATE av SET x = x || ARRAY['longer'] WHERE k = 11",
             "UPDATE av SET x = x || ARRAY['ok'] WHERE k = 11",
             "DELETE FROM av WHERE k = 3",
-            "INSERT INTO av (k) VALUES (3)");
+            "INSERT INTO av (k) VALUES (3)",
+            "CREATE VIEW avw AS SELECT k, v, w, x FROM av WHERE k < 5",
+            "CREATE TABLE avc AS SELECT k, v, w FROM av");
 
     static final List<String> QUERIES = List.of(
             "SELECT * FROM av ORDER BY k",
@@ -54,13 +56,17 @@ class PostgresArrayColumnsTest {
             "SELECT DISTINCT w FROM av ORDER BY w",
             "SELECT k, array_append(v, 'q')::text[], (v || w)::text[] FROM av ORDER BY k",
             "SELECT k, v = '{ab,\"c  \",\"   \",NULL}'::varchar[], w @> '{x}'::varchar[], v::text[] = w::text[] FROM av ORDER BY k",
-            "SELECT k FROM av WHERE x IS NOT NULL AND cardinality(x) > 0 ORDER BY k");
+            "SELECT k FROM av WHERE x IS NOT NULL AND cardinality(x) > 0 ORDER BY k",
+            "SELECT * FROM avw ORDER BY k",
+            "SELECT * FROM avc ORDER BY k");
 
     private static final List<String> CATALOG = List.of(
             "SELECT attname, format_type(atttypid, atttypmod), atttypid, atttypmod, attndims FROM pg_attribute"
                     + " WHERE attrelid = 'av'::regclass AND attnum > 0 ORDER BY attnum",
             "SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_name = 'av' ORDER BY ordinal_position",
-            "SELECT format_type(1015, 7), format_type(1015, -1)");
+            "SELECT format_type(1015, 7), format_type(1015, -1)",
+            "SELECT attname, format_type(atttypid, atttypmod), attndims FROM pg_attribute WHERE attrelid = 'avw'::regclass AND attnum > 0 ORDER BY attnum",
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'avc'::regclass AND attnum > 0 ORDER BY attnum");
 
     private static final List<String> VIEWS = List.of(
             "avv_rows AS SELECT k, v, array_to_string(v, ',') AS s, cardinality(v) AS n FROM am WHERE 'b'::text = ANY(v) OR v IS NULL",
@@ -80,6 +86,8 @@ class PostgresArrayColumnsTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1015,1009,1043,INT8")) {
             try (Statement p = systems.pg().createStatement()) {
+                p.execute("DROP VIEW IF EXISTS avw");
+                p.execute("DROP TABLE IF EXISTS avc");
                 p.execute("DROP TABLE IF EXISTS av");
             }
             for (String sql : SETUP) {
