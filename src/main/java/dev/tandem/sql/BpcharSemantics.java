@@ -42,9 +42,12 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * gives them; what sees the blank-padded value is rewritten here: a literal or parameter compared with one loses its
  * trailing spaces (PostgreSQL reads it as {@code bpchar}), the operand of {@code LIKE}, {@code SIMILAR TO}, the
  * regular-expression operators and {@code octet_length} is padded to {@code n}; and {@link #length} says which result columns are
- * {@code character(n)}, written blank-padded. Where PostgreSQL's answer keeps each value's own padding (a set
- * operation or {@code CASE} mixing it with other types or lengths, {@code array_agg}, an array of them), or compares
- * it as another type ({@code varchar(n)}), the query is refused.
+ * {@code character(n)}, written blank-padded. A choice ({@code CASE}, {@code COALESCE}...) or set operation over one takes
+ * PostgreSQL's resolved type, that of its first value that is no literal: a {@code text} there makes the result text (the
+ * {@code character(n)} values without their padding), a {@code character(n)} makes it that {@code character(n)} when all
+ * values are. Where PostgreSQL's answer keeps each value's own padding (a choice or set operation mixing it with other
+ * types or lengths, {@code array_agg}, an array of them), or compares it as another type ({@code varchar}), the query is
+ * refused.
  */
 final class BpcharSemantics {
 
