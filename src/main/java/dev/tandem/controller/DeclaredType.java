@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 /**
  * A table column's declared SQL type where it says more than the column's datum type: the range of an
  * {@code integer} or {@code smallint} (an int64 datum) and of the elements of an {@code integer[]} or {@code smallint[]},
- * the length of a {@code character varying(n)} or a {@code character(n)} (a string), the precision and scale of a
+ * the length of a {@code character varying(n)} or a {@code character(n)} (a string) and of the elements of a
+ * {@code character varying(n)[]} (also {@code character varying[]}, whose elements have none), the precision and scale of a
  * {@code numeric(p, s)}. Every write to the table fits its values
  * to it ({@link #fit}) as PostgreSQL's column does: an integer out of range and a string too long are
  * refused, a numeric is rounded to its scale and refused when its integer digits do not fit. A {@code character(n)}
@@ -23,7 +24,7 @@ import java.util.regex.Pattern;
 public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public enum Kind {
-        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY
+        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY
     }
 
     /** PostgreSQL's largest {@code numeric(p, s)} precision. */
@@ -35,11 +36,17 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         switch (kind) {
             case VARCHAR, BPCHAR -> {
                 String name = kind == Kind.VARCHAR ? "varchar" : "char";
-                if (length < 1) {
+                if (length < (kind == Kind.VARCHAR ? 0 : 1)) {
                     throw new IllegalArgumentException("length for type " + name + " must be at least 1");
                 }
                 if (length > MAX_VARCHAR_LENGTH) {
                     throw new IllegalArgumentException("length for type " + name + " cannot exceed " + MAX_VARCHAR_LENGTH);
+                }
+            }
+            case VARCHAR_ARRAY -> {
+                if (length < 0 || length > MAX_VARCHAR_LENGTH) {
+                    throw new IllegalArgumentException(length == 0 ? "length for type varchar must be at least 1"
+                            : "length for type varchar cannot exceed " + MAX_VARCHAR_LENGTH);
                 }
             }
             case NUMERIC -> {
@@ -63,8 +70,19 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public static final DeclaredType INTEGER_ARRAY = new DeclaredType(Kind.INTEGER_ARRAY, 0, 0, 0);
 
     public static DeclaredType varchar(int length) {
+        if (length < 1) {
+            throw new IllegalArgumentException("length for type varchar must be at least 1");
+        }
         return new DeclaredType(Kind.VARCHAR, length, 0, 0);
     }
+
+    /** PostgreSQL's {@code character varying(n)[]}, or with {@code length} 0 its {@code character varying[]}: arrays of strings. */
+    public static DeclaredType varcharArray(int length) {
+        return new DeclaredType(Kind.VARCHAR_ARRAY, length, 0, 0);
+    }
+
+    /** PostgreSQL's {@code character varying} without a length: a string as a {@code text} is, but compared with a {@code character(n)} as one. */
+    public static final DeclaredType VARCHAR = new DeclaredType(Kind.VARCHAR, 0, 0, 0);
 
     public static DeclaredType bpchar(int length) {
         return new DeclaredType(Kind.BPCHAR, length, 0, 0);
@@ -81,6 +99,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case VARCHAR, BPCHAR -> DatumType.STRING;
             case NUMERIC -> DatumType.NUMERIC;
             case SMALLINT_ARRAY, INTEGER_ARRAY -> DatumType.INT64_ARRAY;
+            case VARCHAR_ARRAY -> DatumType.STRING_ARRAY;
         };
     }
 
@@ -89,15 +108,16 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         return switch (kind) {
             case SMALLINT -> "smallint";
             case INTEGER -> "integer";
-            case VARCHAR -> "character varying(" + length + ")";
+            case VARCHAR -> length == 0 ? "character varying" : "character varying(" + length + ")";
             case BPCHAR -> "character(" + length + ")";
             case NUMERIC -> "numeric(" + precision + "," + scale + ")";
             case SMALLINT_ARRAY -> "smallint[]";
             case INTEGER_ARRAY -> "integer[]";
+            case VARCHAR_ARRAY -> length == 0 ? "character varying[]" : "character varying(" + length + ")[]";
         };
     }
 
-    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric, int2[], int4[]. */
+    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric, int2[], int4[], varchar[]. */
     public long oid() {
         return switch (kind) {
             case SMALLINT -> 21;
@@ -107,6 +127,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case NUMERIC -> 1700;
             case SMALLINT_ARRAY -> 1005;
             case INTEGER_ARRAY -> 1007;
+            case VARCHAR_ARRAY -> 1015;
         };
     }
 
@@ -114,12 +135,15 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
     public long typmod() {
         return switch (kind) {
             case SMALLINT, INTEGER, SMALLINT_ARRAY, INTEGER_ARRAY -> -1;
-            case VARCHAR, BPCHAR -> length + 4L;
+            case VARCHAR -> length == 0 ? -1 : length + 4L;
+            case BPCHAR -> length + 4L;
+            case VARCHAR_ARRAY -> length == 0 ? -1 : length + 4L;
             case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
         };
     }
 
-    private static final Pattern NAME = Pattern.compile("(smallint|integer)(\\[\\])?|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)");
+    private static final Pattern NAME = Pattern.compile("(smallint|integer)(\\[\\])?|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)"
+            + "|character varying(?:\\((\\d+)\\))?(\\[\\])|(character varying)");
 
     /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
     public static DeclaredType parse(String sqlName) {
@@ -131,8 +155,14 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             boolean small = m.group(1).equals("smallint");
             return m.group(2) != null ? small ? SMALLINT_ARRAY : INTEGER_ARRAY : small ? SMALLINT : INTEGER;
         }
+        if (m.group(8) != null) {
+            return varcharArray(m.group(7) == null ? 0 : Integer.parseInt(m.group(7)));
+        }
         if (m.group(3) != null) {
             return varchar(Integer.parseInt(m.group(3)));
+        }
+        if (m.group(9) != null) {
+            return VARCHAR;
         }
         if (m.group(6) != null) {
             return bpchar(Integer.parseInt(m.group(6)));
@@ -164,7 +194,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case VARCHAR -> {
                 String s = (String) value;
                 int n = s.codePointCount(0, s.length());
-                if (n <= length) {
+                if (length == 0 || n <= length) {
                     yield s;
                 }
                 // as PostgreSQL does, characters past the length that are all spaces are cut, not refused
@@ -183,6 +213,21 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 yield s;
             }
             case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
+            case VARCHAR_ARRAY -> {
+                if (length == 0) {
+                    yield value;
+                }
+                DeclaredType element = varchar(length);
+                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) value;
+                java.util.List<Object> fitted = new java.util.ArrayList<>(a.size());
+                boolean changed = false;
+                for (Object e : a.elements()) {
+                    Object f = e == null ? null : element.fit(e);
+                    changed |= f != e;
+                    fitted.add(f);
+                }
+                yield changed ? new dev.tandem.row.DatumArray(a.elementType(), fitted) : value;
+            }
             case SMALLINT_ARRAY, INTEGER_ARRAY -> {
                 DeclaredType element = kind == Kind.SMALLINT_ARRAY ? SMALLINT : INTEGER;
                 for (Object e : ((dev.tandem.row.DatumArray) value).elements()) {

@@ -145,7 +145,7 @@ final class PgWriter {
             buf.writeShort(0);
             buf.writeInt(oid(c));
             buf.writeShort(typeLength(c));
-            buf.writeInt(bpchar(c) ? (int) c.declared().typmod() : -1);
+            buf.writeInt(bpchar(c) || varcharArray(c) ? (int) c.declared().typmod() : -1);
             buf.writeShort(format.apply(i));
         }
         return end();
@@ -239,6 +239,10 @@ final class PgWriter {
                     buf.writeShort((short) (long) (Long) e);
                 }
             });
+            return;
+        }
+        if (varcharArray(c)) {
+            array((dev.tandem.row.DatumArray) v, 1043, e -> binary(e, DatumType.STRING));
             return;
         }
         int bytes = integerBytes(c);
@@ -402,7 +406,7 @@ final class PgWriter {
 
     /** PostgreSQL's type of a result column: its declared type's ({@code integer}: int4) or its datum type's. */
     static int oid(SqlColumn c) {
-        return integerBytes(c) > 0 || bpchar(c) || elementBytes(c) > 0 ? (int) c.declared().oid() : oid(c.type());
+        return integerBytes(c) > 0 || bpchar(c) || elementBytes(c) > 0 || varcharArray(c) ? (int) c.declared().oid() : oid(c.type());
     }
 
     /** The width of the elements of an array column typed {@code integer[]} (4) or {@code smallint[]} (2), else 0. */
@@ -412,6 +416,11 @@ final class PgWriter {
         }
         return c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.INTEGER_ARRAY ? 4
                 : c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.SMALLINT_ARRAY ? 2 : 0;
+    }
+
+    /** Whether {@code c} is a {@code character varying[]} or {@code character varying(n)[]} column (OID 1015, elements 1043). */
+    private static boolean varcharArray(SqlColumn c) {
+        return c.type() == DatumType.STRING_ARRAY && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.VARCHAR_ARRAY;
     }
 
     /** Whether {@code c} is a {@code character(n)} column (OID 1042, its length in the type modifier). */
@@ -427,7 +436,7 @@ final class PgWriter {
         return switch (c.declared().kind()) {
             case INTEGER -> 4;
             case SMALLINT -> 2;
-            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY -> 0;
+            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY -> 0;
         };
     }
 

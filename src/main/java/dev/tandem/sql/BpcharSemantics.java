@@ -42,9 +42,12 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * gives them; what sees the blank-padded value is rewritten here: a literal or parameter compared with one loses its
  * trailing spaces (PostgreSQL reads it as {@code bpchar}), the operand of {@code LIKE}, {@code SIMILAR TO}, the
  * regular-expression operators and {@code octet_length} is padded to {@code n}; and {@link #length} says which result columns are
- * {@code character(n)}, written blank-padded. Where PostgreSQL's answer keeps each value's own padding (a set
- * operation or {@code CASE} mixing it with other types or lengths, {@code array_agg}, an array of them), or compares
- * it as another type ({@code varchar(n)}), the query is refused.
+ * {@code character(n)}, written blank-padded. A choice ({@code CASE}, {@code COALESCE}...) or set operation over one takes
+ * PostgreSQL's resolved type, that of its first value that is no literal: a {@code text} there makes the result text (the
+ * {@code character(n)} values without their padding), a {@code character(n)} makes it that {@code character(n)} when all
+ * values are. Where PostgreSQL's answer keeps each value's own padding (a choice or set operation mixing it with other
+ * types or lengths, {@code array_agg}, an array of them), or compares it as another type ({@code varchar}), the query is
+ * refused.
  */
 final class BpcharSemantics {
 
@@ -133,6 +136,10 @@ final class BpcharSemantics {
             }
             case SetOp u -> {
                 int first = length(u.getInputs().get(0), i);
+                if (first == NONE && textual(u.getInputs().get(0), i)) {
+                    // as PostgreSQL resolves it: the first input's text (or varchar) type, each char(n) value cast to it without its padding
+                    yield NONE;
+                }
                 for (RelNode in : u.getInputs()) {
                     int n = length(in, i);
                     if (n != first || n == CAST) {
@@ -162,7 +169,102 @@ final class BpcharSemantics {
             case RexCall c when c.getOperator().getName().equals(PgFunctions.BPCHAR.getName()) ->
                     ((RexLiteral) c.getOperands().get(1)).getValueAs(Integer.class);
             case RexCall c when c.getKind() == SqlKind.CAST && unifying(c.getType()) && length(c.getOperands().get(0), fields) != NONE -> CAST;
+            case RexCall c when choice(c) -> chosen(c, fields);
             default -> NONE;
+        };
+    }
+
+    /** Whether {@code c} chooses one of its operands' values: {@code CASE}, {@code COALESCE}, {@code NULLIF}, {@code greatest}, {@code least}. */
+    private static boolean choice(RexCall c) {
+        return (CHOICES.contains(c.getKind()) && c.getKind() != SqlKind.ARRAY_VALUE_CONSTRUCTOR || c.getOperator().getName().equalsIgnoreCase("GREATEST")
+                || c.getOperator().getName().equalsIgnoreCase("LEAST")) && SqlTypeUtil.inCharFamily(c.getType());
+    }
+
+    /**
+     * The length of a choice among values of which one is a {@code character(n)}, as PostgreSQL resolves its type: the first
+     * value's that is no quoted literal or NULL ({@code CASE}'s {@code ELSE} first); a {@code text} or {@code varchar} there makes
+     * the choice that type ({@link #NONE}: the {@code character(n)} values lose their padding), a {@code character(n)} makes it
+     * {@code character(n)} when every value is one of that length or NULL; otherwise the values keep each their own padding,
+     * which is refused.
+     */
+    private static int chosen(RexCall c, IntUnaryOperator fields) {
+        List<RexNode> values = new ArrayList<>();
+        List<RexNode> ops = c.getOperands();
+        if (c.getKind() == SqlKind.CASE) {
+            values.add(ops.get(ops.size() - 1));
+            for (int k = 1; k < ops.size() - 1; k += 2) {
+                values.add(ops.get(k));
+            }
+        } else if (c.getKind() == SqlKind.NULLIF) {
+            // PostgreSQL's NULLIF(a, b) is of the type a is compared with b as: a character(n) beside another character or a quoted literal
+            RexNode other = ops.get(1);
+            if ((length(ops.get(0), fields) != NONE || length(other, fields) != NONE) && length(other, fields) <= 0 && !(uncast(other) instanceof RexLiteral)) {
+                throw SqlException.notSupported("nullif of a character(n) value and a value of another type (PostgreSQL compares them as"
+                        + " text or character and answers that type: cast them to text)");
+            }
+            values.add(ops.get(0));
+        } else {
+            values.addAll(ops);
+        }
+        // a character(n) cast to text beside a text value may be Calcite's cast unifying them (PostgreSQL's type is then the first's)
+        boolean unified = values.stream().anyMatch(v -> !(v instanceof RexLiteral) && uncast(v) == v && length(v, fields) == NONE
+                && v.getType().getSqlTypeName() == SqlTypeName.VARCHAR);
+        List<Integer> lengths = new ArrayList<>();
+        for (RexNode v : values) {
+            int n = length(v, fields);
+            lengths.add(n == NONE && unified && uncast(v) != v && length(uncast(v), fields) != NONE ? CAST : n);
+        }
+        if (lengths.stream().allMatch(n -> n == NONE)) {
+            return NONE;
+        }
+        int first = first(values, lengths);
+        if (first == NONE) {
+            return NONE;
+        }
+        for (int k = 0; k < values.size(); k++) {
+            if (!(uncast(values.get(k)) instanceof RexLiteral l && l.isNull()) && lengths.get(k) != first) {
+                throw SqlException.notSupported(c.getKind().lowerName + " of a character(n) value and a value of another type or length"
+                        + " (PostgreSQL's answer keeps each value's own padding: cast them to text)");
+            }
+        }
+        return first;
+    }
+
+    /** The length of the first of {@code values} that is no quoted literal or NULL: {@link #NONE} for a text or varchar, refused for others. */
+    private static int first(List<RexNode> values, List<Integer> lengths) {
+        for (int k = 0; k < values.size(); k++) {
+            RexNode x = uncast(values.get(k));
+            if (x instanceof RexLiteral) {
+                continue;
+            }
+            int n = lengths.get(k);
+            if (n > 0) {
+                return n;
+            }
+            if (n == NONE && values.get(k).getType().getSqlTypeName() == SqlTypeName.VARCHAR && !(x instanceof RexDynamicParam)) {
+                return NONE;
+            }
+            break;
+        }
+        throw SqlException.notSupported("a choice among a character(n) value and values of another type or length"
+                + " (PostgreSQL's answer keeps each value's own padding: cast them to text)");
+    }
+
+    /** Whether field {@code i} of {@code rel} is a {@code text} or {@code varchar} value that is no quoted literal or NULL. */
+    private static boolean textual(RelNode rel, int i) {
+        return switch (rel) {
+            case TableScan s -> s.getRowType().getFieldList().get(i).getType().getSqlTypeName() == SqlTypeName.VARCHAR;
+            case Project p -> switch (p.getProjects().get(i)) {
+                case RexInputRef r -> textual(p.getInput(), r.getIndex());
+                case RexCall c -> c.getType().getSqlTypeName() == SqlTypeName.VARCHAR && length(c, k -> length(p.getInput(), k)) == NONE
+                        && !(uncast(c) instanceof RexLiteral) && !(uncast(c) instanceof RexDynamicParam)
+                        && (!(uncast(c) instanceof RexInputRef r) || textual(p.getInput(), r.getIndex()));
+                default -> false;
+            };
+            case Filter f -> textual(f.getInput(), i);
+            case Sort s -> textual(s.getInput(), i);
+            case Aggregate a -> i < a.getGroupCount() && textual(a.getInput(), a.getGroupSet().nth(i));
+            default -> false;
         };
     }
 
@@ -197,6 +299,12 @@ final class BpcharSemantics {
             k -= n;
         }
         return false;
+    }
+
+    /** The {@code character varying[]} or {@code character varying(n)[]} of field {@code i} of {@code rel} when it is such a column passed through unchanged, else null. */
+    static DeclaredType varcharArray(RelNode rel, int i) {
+        DeclaredType d = declared(rel, i);
+        return d != null && d.kind() == DeclaredType.Kind.VARCHAR_ARRAY ? d : null;
     }
 
     /** The declared type of field {@code i} of {@code rel} when it is a table's or view's column passed through unchanged, else null. */
@@ -260,15 +368,15 @@ final class BpcharSemantics {
                 }
                 return c;
             }
-            boolean choice = CHOICES.contains(kind) || c.getOperator().getName().equalsIgnoreCase("GREATEST")
-                    || c.getOperator().getName().equalsIgnoreCase("LEAST");
-            if (choice && (SqlTypeUtil.inCharFamily(c.getType()) || kind == SqlKind.ARRAY_VALUE_CONSTRUCTOR)) {
+            if (kind == SqlKind.ARRAY_VALUE_CONSTRUCTOR) {
                 for (RexNode o : ops) {
                     if (length(o) != NONE) {
-                        throw SqlException.notSupported(kind.lowerName + " of a character(n) value (PostgreSQL's answer keeps each value's"
-                                + " own padding: cast it to text)");
+                        throw SqlException.notSupported("ARRAY[...] of a character(n) value (PostgreSQL's answer is a character[]: cast it to text)");
                     }
                 }
+            }
+            if (choice(c)) {
+                length(c);
             }
             return c;
         }

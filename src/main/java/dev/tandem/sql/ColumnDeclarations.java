@@ -77,29 +77,41 @@ final class ColumnDeclarations {
 
     /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are, without modifiers. */
     static final java.util.Set<String> ARRAY_ELEMENTS = java.util.Set.of("bigint", "int8", "double precision", "float8", "text", "boolean", "bool",
-            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone", "integer", "int", "int4", "smallint", "int2");
+            "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone", "integer", "int", "int4", "smallint", "int2",
+            "varchar", "character varying");
 
     /** The declared type of an array column of {@code type}: {@code integer[]} or {@code smallint[]}, else null (its datum type says all). */
     static DeclaredType arrayDeclaredType(String type) {
+        return arrayDeclaredType(type, List.of());
+    }
+
+    /**
+     * The declared type of an array column of {@code type} with {@code modifiers}: {@code integer[]}, {@code smallint[]},
+     * {@code character varying[]} or {@code character varying(n)[]}, else null (its datum type says all).
+     */
+    static DeclaredType arrayDeclaredType(String type, List<Integer> modifiers) {
         return switch (type.toLowerCase(Locale.ROOT)) {
             case "integer", "int", "int4" -> DeclaredType.INTEGER_ARRAY;
             case "smallint", "int2" -> DeclaredType.SMALLINT_ARRAY;
+            case "varchar", "character varying" -> DeclaredType.varcharArray(modifiers.isEmpty() ? 0 : modifiers.get(0));
             default -> null;
         };
     }
 
     /**
      * The type of a column declared an array of {@code type}: Tandem's array of it, or {@code 0A000} for an element type whose
-     * PostgreSQL array Tandem has none of ({@code varchar[]}, {@code real[]}, {@code varchar(n)[]}...).
+     * PostgreSQL array Tandem has none of ({@code real[]}, {@code char(n)[]}, {@code numeric(p, s)[]}...).
      */
     static DatumType arrayColumnType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
         String n = type.toLowerCase(Locale.ROOT);
-        if (!ARRAY_ELEMENTS.contains(n) || !modifiers.isEmpty()) {
+        boolean varchar = n.equals("varchar") || n.equals("character varying");
+        if (!ARRAY_ELEMENTS.contains(n) || modifiers.size() > (varchar ? 1 : 0)) {
             int[] lc = SqlLexer.lineColumn(sql, at.offset());
             throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns of " + n + (modifiers.isEmpty() ? "" : " with a type modifier")
-                    + " (array columns are of bigint, integer, smallint, double precision, numeric, text, boolean, date, timestamp, timestamptz or uuid)", lc[0], lc[1]);
+                    + " (array columns are of bigint, integer, smallint, double precision, numeric, text, varchar, varchar(n), boolean, date, timestamp,"
+                    + " timestamptz or uuid)", lc[0], lc[1]);
         }
-        return DatumType.arrayOf(SqlTypes.ofName(n));
+        return DatumType.arrayOf(varchar ? DatumType.STRING : SqlTypes.ofName(n));
     }
 
     /**
@@ -120,7 +132,8 @@ final class ColumnDeclarations {
                     yield n.equals("smallint") || n.equals("int2") ? DeclaredType.SMALLINT : DeclaredType.INTEGER;
                 }
                 case "varchar", "character varying" -> switch (modifiers.size()) {
-                    case 0 -> null;
+                    // kept apart from text: a character(n) compares with it as character, as in PostgreSQL
+                    case 0 -> DeclaredType.VARCHAR;
                     case 1 -> DeclaredType.varchar(modifiers.get(0));
                     default -> throw new IllegalArgumentException("type " + n + " takes one type modifier, its length");
                 };

@@ -40,14 +40,15 @@ final class CreateTableAs {
         SqlEngine.Query q = engine.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
         List<Column> columns = new ArrayList<>();
         Set<String> seen = new HashSet<>();
-        // a character(n) column of the query is one of the table, as in PostgreSQL
+        // a character(n) or character varying[] column of the query is one of the table, as in PostgreSQL
         Map<String, dev.tandem.controller.DeclaredType> declared = new java.util.HashMap<>();
         for (SqlColumn c : q.columns()) {
             if (!seen.add(c.name())) {
                 throw new SqlException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than once");
             }
             columns.add(new Column(c.name(), c.type(), true));
-            if (c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR) {
+            if (c.declared() != null && (c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR
+                    || c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.VARCHAR_ARRAY)) {
                 declared.put(c.name(), c.declared());
             }
         }

@@ -137,7 +137,7 @@ final class DdlPlanner {
             DatumType t = declaredType != null && declaredType.kind() == DeclaredType.Kind.BPCHAR ? DatumType.STRING : SqlTypes.ofName(type.toString());
             if (array) {
                 t = ColumnDeclarations.arrayColumnType(sql, typeAt, type.toString(), modifiers);
-                declaredType = ColumnDeclarations.arrayDeclaredType(type.toString());
+                declaredType = ColumnDeclarations.arrayDeclaredType(type.toString(), modifiers);
                 if (generated) {
                     int[] lc = SqlLexer.lineColumn(sql, typeAt.offset());
                     throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: serial arrays", lc[0], lc[1]);

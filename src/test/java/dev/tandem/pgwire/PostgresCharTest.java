@@ -26,11 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
 class PostgresCharTest {
 
     private static final List<String> SETUP = List.of(
-            "CREATE TABLE ct (k bigint, c char(3), d character(5), e char, v varchar(10), t text)",
+            "CREATE TABLE ct (k bigint, c char(3), d character(5), e char, v varchar(10), t text, w varchar)",
             "INSERT INTO ct VALUES (1, 'a', 'ab', 'x', 'a', 'a'), (2, 'a  ', 'ab   ', 'y', 'a  ', 'a  '), (3, 'abc', 'abcde', NULL, 'abc', 'abc'),"
                     + " (4, NULL, NULL, NULL, NULL, NULL), (5, '', '', ' ', '', ''), (6, 'é', 'éé', 'é', 'é', 'é'), (7, 'ab', ' ab', 'z', 'ab ', ' ab')",
             "INSERT INTO ct VALUES (8, 'abc   ', 'x', 'q', 'x', 'x  ')",
             "UPDATE ct SET d = 'a b' WHERE k = 8",
+            "UPDATE ct SET w = v",
             "CREATE INDEX ct_c ON ct (c)");
 
     static final List<String> QUERIES = List.of(
@@ -80,6 +81,19 @@ class PostgresCharTest {
             "SELECT k, c FROM (SELECT k, c FROM ct WHERE k < 4) s WHERE c = 'a ' ORDER BY k",
             "SELECT k, x FROM (SELECT k, c AS x FROM ct) s WHERE x LIKE 'a_%' ORDER BY k",
             "SELECT k, row_number() OVER (PARTITION BY c ORDER BY k) FROM ct ORDER BY k",
+            "SELECT k, CASE WHEN k > 2 THEN c ELSE t END, coalesce(t, c), greatest(t, c), least(t, d), coalesce(t, c, d) FROM ct",
+            "SELECT k, (CASE WHEN k > 2 THEN c ELSE v END) || '|', length(coalesce(v, c)), coalesce(v, d) || '|' FROM ct",
+            "SELECT k, CASE WHEN k > 2 THEN c END, coalesce(c, c), nullif(c, 'a'), CASE WHEN k < 3 THEN NULL ELSE d END FROM ct",
+            "SELECT k, greatest(c, c), least(d, d), nullif(t, d), nullif(d, 'ab'), nullif(c, d), CASE k WHEN 1 THEN c WHEN 2 THEN c ELSE NULL END FROM ct",
+            "SELECT k FROM ct WHERE CASE WHEN k > 2 THEN c ELSE t END = 'a' ORDER BY k",
+            "SELECT k FROM ct WHERE coalesce(c, c) = 'a  ' ORDER BY k",
+            "SELECT k, coalesce(c, c) LIKE 'a  ', coalesce(c, c) || '|', length(nullif(c, 'x')) FROM ct ORDER BY k",
+            "SELECT k, CASE WHEN k > 2 THEN c END FROM ct WHERE CASE WHEN k > 2 THEN c END > 'a' ORDER BY k",
+            "SELECT t FROM ct UNION SELECT c FROM ct",
+            "SELECT t FROM ct UNION ALL SELECT c FROM ct",
+            "SELECT t || '' FROM ct UNION SELECT d FROM ct",
+            "SELECT t FROM ct INTERSECT SELECT c FROM ct",
+            "SELECT k, w || '|', length(w), w = t, w || '' = c::text FROM ct ORDER BY k",
             "SELECT to_char(time '13:45:30.5', 'HH24:MI:SS.MS'), to_char(time '01:02:03', 'HH12 MI SS'), to_char(time '00:00', 'HH24')",
             "SELECT to_char(localtime(0), 'US'), to_char(localtime, 'HH24') = to_char(localtimestamp, 'HH24'), localtime IS NOT NULL",
             "SELECT localtime(2) >= '00:00'::time, localtime(7) IS NOT NULL");
@@ -90,8 +104,19 @@ class PostgresCharTest {
             "SELECT CASE WHEN k > 2 THEN c ELSE d END FROM ct",
             "SELECT c FROM ct UNION SELECT 'x'",
             "SELECT c FROM ct UNION SELECT d FROM ct",
+            "SELECT c FROM ct UNION SELECT t FROM ct",
+            "SELECT coalesce(c, t) FROM ct",
+            "SELECT coalesce(c, d) FROM ct",
+            "SELECT CASE WHEN k > 2 THEN t ELSE c END FROM ct",
+            "SELECT greatest(c, t) FROM ct",
+            "SELECT nullif(d, t) FROM ct",
+            "SELECT nullif(c, v) FROM ct",
+            "SELECT CASE WHEN k > 2 THEN t ELSE c::text END FROM ct",
+            "SELECT nullif(c, 'a') = coalesce(c, 'x') FROM ct",
             "SELECT array_agg(c) FROM ct",
             "SELECT k FROM ct WHERE c = v",
+            "SELECT k FROM ct WHERE c = w",
+            "SELECT k FROM ct WHERE w <> c",
             "SELECT k FROM ct WHERE c = ANY (ARRAY['a', 'b'])",
             "CREATE TABLE cz (c bpchar)",
             "CREATE TABLE cz (c char(3)[])",
@@ -208,7 +233,7 @@ class PostgresCharTest {
         Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         String psql = PgWireTesting.psql();
         Assumptions.assumeTrue(psql != null, "psql is not installed");
-        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[])";
+        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[], vs varchar(3)[], vu character varying[], vv varchar)";
         java.nio.file.Path script = dir.resolve("describe.sql");
         java.nio.file.Files.writeString(script, "\\d cp\nSELECT c, d, e FROM cp;\n");
         String host = address.substring(0, address.lastIndexOf(':'));
