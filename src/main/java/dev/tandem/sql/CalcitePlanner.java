@@ -96,7 +96,7 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog, workTables));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
-            SetReturningFunctions.refuseLateral(parsed);
+            LateralSubqueries.prepare(parsed);
             SetReturningFunctions.rewrite(parsed);
             refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
