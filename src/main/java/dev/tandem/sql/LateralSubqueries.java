@@ -106,6 +106,8 @@ final class LateralSubqueries {
                 }
                 yield null;
             }
+            case SqlCall c when c.getKind() == SqlKind.VALUES -> c.getOperandList().stream().map(LateralSubqueries::expressionRefusal)
+                    .filter(java.util.Objects::nonNull).findFirst().orElse(null);
             default -> "a " + query.getKind().lowerName.replace('_', ' ');
         };
     }
@@ -238,5 +240,49 @@ final class LateralSubqueries {
         SqlException e = SqlException.notSupported("a join condition other than true on a LATERAL subquery that aggregates without GROUP BY"
                 + " (join it ON true and filter in WHERE)");
         throw join.getParserPosition() == null ? e : e.at(join.getParserPosition().getLineNum(), join.getParserPosition().getColumnNum());
+    }
+
+    private static final java.util.regex.Pattern UNGROUPED = java.util.regex.Pattern.compile("column \"([^.\"]+)\\.[^\"]+\" must appear.*");
+
+    /**
+     * {@code e}, or, when it is a grouping error ({@code 42803}) at a column of an outer {@code FROM} item inside an
+     * aggregating {@code LATERAL} subquery of {@code parsed} (which PostgreSQL reads as a constant of each outer
+     * row, and Calcite's validator as a column to group by), a refusal ({@code 0A000}) of that.
+     */
+    static SqlException outerGrouping(SqlException e, SqlNode parsed) {
+        java.util.regex.Matcher m = UNGROUPED.matcher(e.getMessage() == null ? "" : e.getMessage());
+        if (e.state() != SqlState.GROUPING_ERROR || e.line() <= 0 || !m.find()) {
+            return e;
+        }
+        String qualifier = m.group(1);
+        boolean[] outer = {false};
+        parsed.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlCall call) {
+                if (call.getKind() == SqlKind.LATERAL && lateralQuery(call) instanceof SqlSelect s && s.getFrom() != null
+                        && s.getParserPosition().overlaps(new SqlParserPos(e.line(), e.column())) && !names(s.getFrom()).contains(qualifier)) {
+                    outer[0] = true;
+                }
+                return super.visit(call);
+            }
+        });
+        return outer[0] ? new SqlException(SqlException.NOT_SUPPORTED, "not supported: a column of an outer FROM item (" + qualifier
+                + ") outside the aggregates of an aggregating LATERAL subquery (compute with it above the join)", e.line(), e.column()) : e;
+    }
+
+    /** The names the items of {@code from} are read by: their aliases, or their tables' names. */
+    private static Set<String> names(SqlNode from) {
+        Set<String> out = new java.util.HashSet<>();
+        switch (from) {
+            case SqlJoin j -> {
+                out.addAll(names(j.getLeft()));
+                out.addAll(names(j.getRight()));
+            }
+            case SqlCall c when c.getKind() == SqlKind.AS -> out.add(c.operand(1).toString());
+            case org.apache.calcite.sql.SqlIdentifier id -> out.add(id.names.get(id.names.size() - 1));
+            default -> {
+            }
+        }
+        return out;
     }
 }

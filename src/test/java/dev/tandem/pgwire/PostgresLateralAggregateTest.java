@@ -54,7 +54,6 @@ class PostgresLateralAggregateTest {
             "SELECT ao.id, s.v, s.c FROM ao, LATERAL (SELECT v, count(*) c FROM ai WHERE ai.k = ao.k GROUP BY v) s",
             "SELECT ao.id, s.v, s.c FROM ao, LATERAL (SELECT v, count(*) c FROM ai WHERE ai.k = ao.k GROUP BY v HAVING count(*) > 1) s",
             "SELECT ao.id, s.v, s.t FROM ao LEFT JOIN LATERAL (SELECT v, sum(x) t FROM ai WHERE ai.k = ao.k GROUP BY v) s ON true",
-            "SELECT ao.id, s.v, s.m FROM ao, LATERAL (SELECT v, max(x) m FROM ai WHERE ai.x > ao.n GROUP BY v HAVING max(x) > ao.n * 2) s",
             "SELECT ao.id, s.g FROM ao, LATERAL (SELECT ao.id * 10 AS g FROM ai WHERE ai.k = ao.k GROUP BY ao.id) s",
             "SELECT ao.id, s.v FROM ao, LATERAL (SELECT DISTINCT v FROM ai WHERE ai.k = ao.k) s",
             "SELECT ao.id, s.v FROM ao LEFT JOIN LATERAL (SELECT DISTINCT v FROM ai WHERE ai.k = ao.k) s ON true",
@@ -95,6 +94,14 @@ class PostgresLateralAggregateTest {
             "SELECT * FROM (VALUES (1), (1), (2)) v(a) UNION SELECT 3",
             "SELECT ao.id, v.m FROM ao, (VALUES (1, 'one'), (2, 'two')) v(n, m) WHERE v.n = ao.k",
             "SELECT ao.id, v.m FROM ao CROSS JOIN LATERAL (VALUES (ao.k, 'a'), (ao.n, 'b')) v(m, w)",
+            "SELECT ao.id, v.m, v.w FROM ao LEFT JOIN LATERAL (VALUES (ao.k, 'a'), (ao.n, 'b')) v(m, w) ON true",
+            "SELECT ao.id, v.m FROM ao, LATERAL (VALUES (ao.k + 1)) v(m)",
+            "SELECT a, b FROM (VALUES (1, 'x'), (2, NULL), (NULL, 'z')) AS v(a, b)",
+            "SELECT * FROM (VALUES ('2024-01-01'::date), (NULL)) v(d)",
+            "SELECT * FROM (VALUES (NULL), (NULL)) v(d)",
+            "SELECT * FROM (VALUES (NULL, 2.5), (3000000000, NULL)) v(a, d)",
+            "SELECT * FROM ao WHERE k IN (VALUES (1), (NULL))",
+            "SELECT ao.id, v.b FROM ao JOIN (VALUES (1, 'x'), (NULL, 'y'), (2, NULL)) v(a, b) ON v.a = ao.k",
             "VALUES (1, 'a'), (2, 'b') ORDER BY 1 DESC");
 
     /** Queries Tandem refuses ({@code 0A000}) though PostgreSQL answers them. */
@@ -108,6 +115,9 @@ class PostgresLateralAggregateTest {
             "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k ORDER BY v LIMIT 0) s",
             "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k UNION (SELECT v FROM ai ORDER BY v LIMIT 1)) s",
             "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) c FROM (VALUES (1), (2), (2)) v(a) WHERE v.a = ao.k) s",
+            "SELECT ao.id, s.v, s.m FROM ao, LATERAL (SELECT v, max(x) m FROM ai WHERE ai.x > ao.n GROUP BY v HAVING max(x) > ao.n * 2) s",
+            "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) + ao.id AS c FROM ai WHERE ai.k = ao.k) s",
+            "SELECT ao.id, v.m FROM ao, LATERAL (VALUES (ao.k), (NULL)) v(m)",
             "SELECT id, s.t FROM (VALUES (1, ARRAY[1, 2])) o(id, a), LATERAL (SELECT sum(e) t FROM unnest(o.a) e) s");
 
     private static final List<String> VIEWS = List.of(
