@@ -50,6 +50,13 @@ class PostgresLateralAggregateTest {
             "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ai.k = ao.k) s WHERE s.c > 0",
             "SELECT s.c, count(*) FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ai.k = ao.k) s GROUP BY s.c",
             "SELECT ao.id, s.c + ao.n AS total FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ai.k = ao.k) s",
+            "SELECT ao.id, s.t FROM ao, LATERAL (SELECT sum(x * ao.n) t FROM ai WHERE ai.k = ao.k) s",
+            "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ai.k = ao.k AND ao.n > 0) s",
+            "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ao.n > 0) s",
+            "SELECT ao.id, s.a FROM ao, LATERAL (SELECT string_agg(v, ',') a FROM ai WHERE ai.k = ao.k AND ai.v = 'p') s",
+            "SELECT ao.id, s.c FROM ao, LATERAL (SELECT DISTINCT count(*) c FROM ai WHERE ai.k = ao.k) s",
+            "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ai.k = ao.k GROUP BY ()) s",
+            "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) c FROM ai WHERE ai.k = ao.k) s ORDER BY s.c DESC, ao.id LIMIT 3",
             // GROUP BY, HAVING, DISTINCT
             "SELECT ao.id, s.v, s.c FROM ao, LATERAL (SELECT v, count(*) c FROM ai WHERE ai.k = ao.k GROUP BY v) s",
             "SELECT ao.id, s.v, s.c FROM ao, LATERAL (SELECT v, count(*) c FROM ai WHERE ai.k = ao.k GROUP BY v HAVING count(*) > 1) s",
@@ -71,6 +78,11 @@ class PostgresLateralAggregateTest {
                     + " ORDER BY ao.id",
             "SELECT ao.id, s.v FROM ao, LATERAL (SELECT DISTINCT v FROM ai WHERE ai.k = ao.k ORDER BY v LIMIT 1) s ORDER BY ao.id, s.v",
             "SELECT ao.id, s.x FROM ao, LATERAL (SELECT x FROM ai WHERE ai.k = ao.k ORDER BY x) s",
+            "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k ORDER BY v FETCH FIRST 1 ROWS ONLY) s ORDER BY ao.id, s.v",
+            "SELECT ao.id, s.m FROM ao LEFT JOIN LATERAL (SELECT x m FROM ai WHERE ai.k = ao.k ORDER BY x DESC LIMIT 1) s ON true WHERE s.m IS NULL"
+                    + " ORDER BY ao.id",
+            "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k UNION ALL SELECT v FROM ai WHERE ai.k = ao.k ORDER BY v LIMIT 2) s"
+                    + " ORDER BY ao.id, s.v",
             // set operations, nested and chained laterals
             "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k UNION SELECT 'z') s",
             "SELECT ao.id, s.v FROM ao LEFT JOIN LATERAL (SELECT v FROM ai WHERE ai.k = ao.k UNION SELECT 'z') s ON true",
@@ -118,6 +130,9 @@ class PostgresLateralAggregateTest {
             "SELECT ao.id, s.v, s.m FROM ao, LATERAL (SELECT v, max(x) m FROM ai WHERE ai.x > ao.n GROUP BY v HAVING max(x) > ao.n * 2) s",
             "SELECT ao.id, s.c FROM ao, LATERAL (SELECT count(*) + ao.id AS c FROM ai WHERE ai.k = ao.k) s",
             "SELECT ao.id, v.m FROM ao, LATERAL (VALUES (ao.k), (NULL)) v(m)",
+            "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k AND ai.x > (SELECT 1)) s",
+            "SELECT ao.id, s.v, s.c FROM ao, LATERAL (SELECT v, count(*) OVER () c FROM ai WHERE ai.k = ao.k) s",
+            "SELECT ao.id, s.v, s.x FROM ao, LATERAL (SELECT DISTINCT ON (v) v, x FROM ai WHERE ai.k = ao.k ORDER BY v, x) s",
             "SELECT id, s.t FROM (VALUES (1, ARRAY[1, 2])) o(id, a), LATERAL (SELECT sum(e) t FROM unnest(o.a) e) s");
 
     private static final List<String> VIEWS = List.of(
