@@ -226,7 +226,7 @@ final class LateralSubqueries {
     private static void oneRowJoin(SqlJoin join) {
         JoinType type = join.getJoinType();
         boolean onTrue = join.getConditionType() == JoinConditionType.ON && join.getCondition() instanceof SqlLiteral l
-                && Boolean.TRUE.equals(l.getValueAs(Boolean.class));
+                && l.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.BOOLEAN && Boolean.TRUE.equals(l.getValueAs(Boolean.class));
         if ((type == JoinType.COMMA || type == JoinType.CROSS) && join.getConditionType() == JoinConditionType.NONE
                 || (type == JoinType.INNER || type == JoinType.LEFT) && onTrue) {
             if (type != JoinType.LEFT) {
