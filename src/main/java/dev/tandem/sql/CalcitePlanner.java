@@ -96,7 +96,8 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog, workTables));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
-            SetReturningFunctions.refuseLateral(parsed);
+            LateralSubqueries.prepare(parsed);
+            ValuesNulls.type(parsed);
             SetReturningFunctions.rewrite(parsed);
             refuseWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
@@ -112,11 +113,11 @@ final class CalcitePlanner {
         } catch (SqlParseException e) {
             throw CalciteErrors.parseError(e);
         } catch (ValidationException e) {
-            throw CalciteErrors.validationError(e);
+            throw LateralSubqueries.outerGrouping(CalciteErrors.validationError(e), parsed);
         } catch (RelConversionException e) {
             throw new SqlException(SqlException.INTERNAL, "could not plan the query: " + e.getMessage());
         } catch (CalciteContextException e) {
-            throw CalciteErrors.validationError(e);
+            throw LateralSubqueries.outerGrouping(CalciteErrors.validationError(e), parsed);
         } catch (RuntimeException e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof IllegalArgumentException && t.getMessage() != null && t.getMessage().startsWith("Cannot convert ")

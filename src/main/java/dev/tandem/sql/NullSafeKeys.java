@@ -15,6 +15,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * Rewrites a join on {@code l IS NOT DISTINCT FROM r} (NULL matching NULL, as decorrelation joins on
@@ -47,7 +48,7 @@ final class NullSafeKeys {
             if (c.isA(SqlKind.IS_NOT_DISTINCT_FROM) && c instanceof RexCall call
                     && call.getOperands().get(0) instanceof RexInputRef a && call.getOperands().get(1) instanceof RexInputRef b
                     && (a.getIndex() < nl) != (b.getIndex() < nl)
-                    && a.getType().getSqlTypeName() == b.getType().getSqlTypeName()) {
+                    && a.getType().getSqlTypeName() == b.getType().getSqlTypeName() && hasZero(a.getType())) {
                 int l = Math.min(a.getIndex(), b.getIndex());
                 pairs.add(new int[] {l, Math.max(a.getIndex(), b.getIndex()) - nl});
             } else {
@@ -92,6 +93,23 @@ final class NullSafeKeys {
         return LogicalProject.create(keyed, List.of(), out, join.getRowType().getFieldNames(), java.util.Set.of());
     }
 
+    /**
+     * Whether values of {@code type} have a zero to stand for NULL in a key: a number's, a string's, a time's, or the
+     * empty array (an array's NULL is told apart by the {@code IS NULL} key); a pair of another type stays a condition.
+     */
+    private static boolean hasZero(RelDataType type) {
+        SqlTypeName n = type.getSqlTypeName();
+        return SqlTypeName.NUMERIC_TYPES.contains(n) || SqlTypeName.CHAR_TYPES.contains(n) || SqlTypeName.BINARY_TYPES.contains(n)
+                || SqlTypeName.DATETIME_TYPES.contains(n) || SqlTypeName.INTERVAL_TYPES.contains(n) || n == SqlTypeName.BOOLEAN
+                || n == SqlTypeName.ARRAY;
+    }
+
+    private static RexNode zero(RexBuilder rb, RelDataType type) {
+        RelDataType notNull = rb.getTypeFactory().createTypeWithNullability(type, false);
+        return type.getSqlTypeName() == SqlTypeName.ARRAY ? rb.makeCall(notNull, SqlStdOperatorTable.ARRAY_VALUE_CONSTRUCTOR, List.of())
+                : rb.makeZeroLiteral(notNull);
+    }
+
     /** {@code in}'s columns, then for each of {@code cols} its {@code IS NULL} and its value or zero. */
     private static RelNode withKeys(RexBuilder rb, RelNode in, List<Integer> cols) {
         List<RexNode> exprs = new ArrayList<>();
@@ -104,8 +122,7 @@ final class NullSafeKeys {
         for (int c : cols) {
             RexNode ref = new RexInputRef(c, types.get(c));
             exprs.add(rb.makeCall(SqlStdOperatorTable.IS_NULL, ref));
-            exprs.add(rb.makeCall(SqlStdOperatorTable.COALESCE, ref,
-                    rb.makeZeroLiteral(rb.getTypeFactory().createTypeWithNullability(types.get(c), false))));
+            exprs.add(rb.makeCall(SqlStdOperatorTable.COALESCE, ref, zero(rb, types.get(c))));
             names.add("$null" + names.size());
             names.add("$key" + names.size());
         }

@@ -34,7 +34,8 @@ import org.apache.calcite.rex.RexShuttle;
  * of the items before them. A lateral item that is a function of its outer row alone (a chain of projections and
  * filters over {@code unnest} or {@code generate_series} of that row's values) becomes a {@link Plan.FlatMap} over
  * the outer rows followed by those projections and filters: each outer row's output is computed from that row, so a
- * maintained view pays for a changed row's outputs only. Any other lateral item is refused.
+ * maintained view pays for a changed row's outputs only. A lateral subquery over tables never gets here: Calcite's
+ * decorrelation turns it into joins (see {@link LateralSubqueries}). Any other lateral item is refused.
  */
 final class RelLateral {
 
@@ -120,8 +121,8 @@ final class RelLateral {
                     yield new Translated(new Plan.Join(List.of(left.plan(), sub.plan()), List.of()), types);
                 }
                 throw SqlException.notSupported("LATERAL with " + r.getRelTypeName().replaceFirst("^Logical", "").toLowerCase(Locale.ROOT)
-                        + " (a LATERAL item is supported when it computes its rows from the outer row alone: set-returning functions,"
-                        + " and projections and filters of them; an aggregate, a LIMIT, a join or a read of another table in it is not)");
+                        + " that could not be turned into joins (over a set-returning function of the outer row a LATERAL item may only"
+                        + " project and filter; over tables it may also aggregate, group, DISTINCT and ORDER BY ... LIMIT n with n > 0)");
             }
         };
     }
