@@ -88,6 +88,19 @@ class WindowOperatorProperties {
         return diffs;
     }
 
+    /** The default frame half the time; otherwise a random ROWS frame or a RANGE frame of UNBOUNDED and CURRENT ROW bounds. */
+    static Plan.Frame randomFrame(Random rnd) {
+        if (rnd.nextBoolean()) {
+            return Plan.Frame.DEFAULT;
+        }
+        if (rnd.nextInt(3) == 0) {
+            return new Plan.Frame(false, rnd.nextBoolean() ? null : 0L, rnd.nextBoolean() ? null : 0L);
+        }
+        Long start = rnd.nextInt(4) == 0 ? null : (long) (rnd.nextInt(5) - 3);
+        Long end = rnd.nextInt(4) == 0 ? null : (start == null ? rnd.nextInt(5) - 2 : start + rnd.nextInt(4));
+        return new Plan.Frame(true, start, end);
+    }
+
     private static Plan randomWindow(Random rnd) {
         List<Integer> partition = rnd.nextBoolean() ? List.of(0) : List.of();
         List<Plan.Ordering> order = new ArrayList<>();
@@ -106,12 +119,19 @@ class WindowOperatorProperties {
                 default -> Expr.col(1);
             };
             Expr e = switch (k) {
-                case ROW_NUMBER, RANK, DENSE_RANK -> null;
+                case ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE -> null;
                 case COUNT -> rnd.nextBoolean() ? null : arg;
                 default -> arg;
             };
-            long offset = k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD ? rnd.nextInt(3) : 0;
-            funcs.add(new Plan.WindowFunc(k, e, offset));
+            long offset = switch (k) {
+                case LAG, LEAD -> rnd.nextInt(3);
+                case NTILE, NTH_VALUE -> 1 + rnd.nextInt(4);
+                default -> 0;
+            };
+            Expr fallback = (k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD) && rnd.nextBoolean()
+                    ? (arg.equals(Expr.col(2)) ? Expr.lit(9.5, DatumType.FLOAT64) : Expr.call(Func.MUL, Expr.col(0), Expr.lit(10L, DatumType.INT64)))
+                    : null;
+            funcs.add(new Plan.WindowFunc(k, e, offset, fallback, k.framed() ? randomFrame(rnd) : null));
         }
         return new Plan.Window(Plan.get("u1"), partition, order, funcs);
     }
