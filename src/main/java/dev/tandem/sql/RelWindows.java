@@ -198,6 +198,9 @@ final class RelWindows {
      */
     private static Plan.Frame frame(RexOver over, String name) {
         RexWindow w = over.getWindow();
+        if (w.getExclude() != null && w.getExclude() != org.apache.calcite.rex.RexWindowExclusion.EXCLUDE_NO_OTHER) {
+            throw SqlException.notSupported("the window frame's " + w.getExclude() + " of " + name);
+        }
         Long start = bound(w.getLowerBound(), w.isRows(), name);
         Long end = bound(w.getUpperBound(), w.isRows(), name);
         if (w.getLowerBound().isUnbounded() && w.getLowerBound().isFollowing()

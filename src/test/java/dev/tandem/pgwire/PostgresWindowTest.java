@@ -58,7 +58,9 @@ class PostgresWindowTest {
             "SELECT id, stddev(v) OVER (ORDER BY id) FROM wt",
             "SELECT id, ntile(g::int) OVER (ORDER BY id) FROM wt",
             "SELECT id, nth_value(v, g::int) OVER (ORDER BY id) FROM wt",
-            "SELECT id, lag(v, g::int) OVER (ORDER BY id) FROM wt");
+            "SELECT id, lag(v, g::int) OVER (ORDER BY id) FROM wt",
+            "SELECT id, sum(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM wt",
+            "SELECT id, count(*) OVER (ORDER BY v RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING) FROM wt");
 
     private static final List<String> VIEWS = List.of(
             "wv_rank AS SELECT id, g, v, row_number() OVER (PARTITION BY g ORDER BY v, id) AS rn, rank() OVER (PARTITION BY g ORDER BY v) AS rk,"
