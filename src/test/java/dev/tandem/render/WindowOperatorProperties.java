@@ -20,8 +20,9 @@ import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Random window plans over random update streams (inserts, duplicate rows, retractions, NULLs, ties,
- * arguments that fail to evaluate), rendered with one and two workers: at {@code as_of} and after every
+ * Random window plans (every function, default, ROWS and RANGE frames, lag/lead defaults) over random update
+ * streams (a first write of up to 40 rows, then inserts, duplicate rows, retractions, NULLs, ties, arguments that
+ * fail to evaluate), rendered with one and two workers: at {@code as_of} and after every
  * later write the export equals the naive evaluator.
  */
 class WindowOperatorProperties {
@@ -38,11 +39,11 @@ class WindowOperatorProperties {
             h.createTable("u1", TYPES);
             Map<Row, Long> contents = new HashMap<>();
             List<Long> times = new ArrayList<>();
-            times.add(h.write("u1", randomWrite(rnd, contents)));
+            times.add(h.write("u1", randomWrite(rnd, contents, 1 + rnd.nextInt(40))));
             Dataflow df = h.start("e1", plan, List.of(0), times.get(0));
             boolean retracted = false;
             for (int i = 0; i < 5; i++) {
-                Map<Row, Long> w = randomWrite(rnd, contents);
+                Map<Row, Long> w = randomWrite(rnd, contents, 1 + rnd.nextInt(6));
                 retracted |= w.values().stream().anyMatch(d -> d < 0);
                 times.add(h.write("u1", w));
             }
@@ -60,9 +61,8 @@ class WindowOperatorProperties {
         Statistics.label("retractions").coverage(c -> c.check(true).percentage(p -> p >= 50));
     }
 
-    private static Map<Row, Long> randomWrite(Random rnd, Map<Row, Long> contents) {
+    private static Map<Row, Long> randomWrite(Random rnd, Map<Row, Long> contents, int n) {
         Map<Row, Long> diffs = new HashMap<>();
-        int n = 1 + rnd.nextInt(6);
         for (int i = 0; i < n; i++) {
             if (!contents.isEmpty() && rnd.nextInt(3) == 0) {
                 List<Row> present = new ArrayList<>(contents.keySet());
