@@ -1,8 +1,8 @@
 package dev.tandem.render;
 
+import dev.tandem.expr.Datums;
 import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
-import dev.tandem.expr.Datums;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 
