@@ -134,8 +134,8 @@ public sealed interface Plan {
     /**
      * Window functions: per partition of {@code partitionBy}, the rows ranked by {@code orderBy} then by
      * the whole row (a row of multiplicity m is m copies), and each row output with its input columns
-     * followed by one column per function. Aggregates use the default frame: the rows up to the current
-     * row's last peer (equal on every ordering) when ordered, the whole partition when not.
+     * followed by one column per function. Rows equal on every ordering are peers (without orderings, all
+     * rows of a partition are).
      */
     record Window(Plan input, List<Integer> partitionBy, List<Ordering> orderBy, List<WindowFunc> functions) implements Plan {
         public Window {
@@ -148,7 +148,8 @@ public sealed interface Plan {
 
     /** The functions of a {@link Window}. */
     enum WindowKind {
-        ROW_NUMBER, RANK, DENSE_RANK, LAG, LEAD, COUNT, SUM, MIN, MAX;
+        ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE,
+        COUNT, SUM, MIN, MAX;
 
         public String jsonName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -164,18 +165,48 @@ public sealed interface Plan {
             return null;
         }
 
-        /** Whether the function takes an expression: always for lag, lead, sum, min, max; optionally for count. */
+        /** Whether the function takes an expression: always for the value functions and aggregates; optionally for count. */
         public boolean takesExpr() {
-            return this == LAG || this == LEAD || this == COUNT || this == SUM || this == MIN || this == MAX;
+            return this == LAG || this == LEAD || this == FIRST_VALUE || this == LAST_VALUE || this == NTH_VALUE || this == COUNT
+                    || this == SUM || this == MIN || this == MAX;
+        }
+
+        /** Whether the function reads a frame: the aggregates and first_value, last_value, nth_value. */
+        public boolean framed() {
+            return this == FIRST_VALUE || this == LAST_VALUE || this == NTH_VALUE || this == COUNT || this == SUM || this == MIN
+                    || this == MAX;
+        }
+
+        /** Whether the function takes a positive {@code offset}: lag's and lead's distance, ntile's buckets, nth_value's n. */
+        public boolean takesOffset() {
+            return this == LAG || this == LEAD || this == NTILE || this == NTH_VALUE;
         }
     }
 
     /**
-     * One window function: {@code expr} is null for the ranking functions and {@code count(*)};
-     * {@code offset} is lag's and lead's distance (default 1; 0 for the others). Lag and lead answer NULL
-     * beyond the partition's ends.
+     * The rows a framed window function reads for the current row. In ROWS mode a bound is a signed distance
+     * from the current row (negative: PRECEDING, 0: CURRENT ROW, positive: FOLLOWING); in RANGE mode the only
+     * bound is 0, the current row's first peer as a start and its last peer as an end. A null {@code start}
+     * is UNBOUNDED PRECEDING, a null {@code end} UNBOUNDED FOLLOWING.
      */
-    record WindowFunc(WindowKind kind, Expr expr, long offset) {
+    record Frame(boolean rows, Long start, Long end) {
+        /** PostgreSQL's default: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the whole partition without orderings). */
+        public static final Frame DEFAULT = new Frame(false, null, 0L);
+
+        public Frame {
+            if (!rows && (start != null && start != 0 || end != null && end != 0)) {
+                throw new IllegalArgumentException("a RANGE frame's bounds are UNBOUNDED or CURRENT ROW");
+            }
+        }
+    }
+
+    /**
+     * One window function: {@code expr} is null for the ranking functions and {@code count(*)}; {@code offset}
+     * is lag's and lead's distance, ntile's number of buckets and nth_value's n (0 for the others); lag and lead
+     * answer {@code fallback} (evaluated on the current row; NULL when null) beyond the partition's ends;
+     * {@code frame} is the framed functions' (null for the others).
+     */
+    record WindowFunc(WindowKind kind, Expr expr, long offset, Expr fallback, Frame frame) {
         public WindowFunc {
             Objects.requireNonNull(kind, "kind");
             if (expr != null && !kind.takesExpr()) {
@@ -184,9 +215,19 @@ public sealed interface Plan {
             if (expr == null && kind.takesExpr() && kind != WindowKind.COUNT) {
                 throw new IllegalArgumentException(kind.jsonName() + " needs an expression");
             }
-            if (offset < 0) {
-                throw new IllegalArgumentException("negative offset");
+            if (offset < 0 || offset == 0 && (kind == WindowKind.NTILE || kind == WindowKind.NTH_VALUE)
+                    || offset != 0 && !kind.takesOffset()) {
+                throw new IllegalArgumentException("offset " + offset + " for " + kind.jsonName());
             }
+            if (fallback != null && kind != WindowKind.LAG && kind != WindowKind.LEAD) {
+                throw new IllegalArgumentException(kind.jsonName() + " takes no default");
+            }
+            frame = kind.framed() ? (frame == null ? Frame.DEFAULT : frame) : null;
+        }
+
+        /** A function without a default, over the default frame when it reads one. */
+        public WindowFunc(WindowKind kind, Expr expr, long offset) {
+            this(kind, expr, offset, null, null);
         }
     }
 

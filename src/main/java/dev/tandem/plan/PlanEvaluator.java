@@ -324,6 +324,9 @@ public final class PlanEvaluator {
                     if (f.expr() != null) {
                         f.expr().eval(values);
                     }
+                    if (f.fallback() != null) {
+                        f.fallback().eval(values);
+                    }
                 }
             } catch (EvalError err) {
                 add(errors, err.getMessage(), e.getValue());

@@ -30,7 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  * {"op":"join","inputs":[P,P,...],"on":[[[0,1],[1,0]], ...]}                      classes of [input, column]
  * {"op":"reduce","input":P,"group_key":[i...],"aggregates":[{"func":"count|sum|min|max|string_agg|array_agg|array_agg_desc","expr":E}]}
  * {"op":"top_k","input":P,"group_key":[i...],"order_by":[{"col":i,"desc":false,"nulls_last":true}],"limit":n,"offset":m}
- * {"op":"window","input":P,"partition_by":[i...],"order_by":[...],"functions":[{"func":"row_number|rank|dense_rank|lag|lead|count|sum|min|max","expr":E,"offset":n}]}
+ * {"op":"window","input":P,"partition_by":[i...],"order_by":[...],"functions":[{"func":"row_number|rank|dense_rank|percent_rank|cume_dist|ntile|lag|lead|first_value|last_value|nth_value|count|sum|min|max","expr":E,"offset":n,"default":E,"frame":{"mode":"rows|range","start":n,"end":n}}]}
  * {"op":"threshold","input":P}  {"op":"negate","input":P}  {"op":"union","inputs":[P...]}
  * {"op":"arrange_by","input":P,"key":[i...]}
  * {"op":"temporal_filter","input":P,"bounds":[{"cmp":"<|<=|>|>=|=","expr":E,"shift":n}]}   n: microseconds, may be negative
@@ -246,13 +246,14 @@ public final class PlanJson {
     }
 
     private static Plan.WindowFunc windowFunc(JsonNode node, String path) {
-        JSON.object(node, path, "a window function {\"func\": ..., \"expr\": ..., \"offset\": n}");
-        fields(node, path, "func", "expr", "offset");
+        JSON.object(node, path, "a window function {\"func\": ..., \"expr\": ..., \"offset\": n, \"default\": ..., \"frame\": ...}");
+        fields(node, path, "func", "expr", "offset", "default", "frame");
         String name = string(required(node, "func", path), child(path, "func"));
         Plan.WindowKind k = Plan.WindowKind.fromJson(name);
         if (k == null) {
             throw new PlanException(child(path, "func"), "unknown window function '" + name
-                    + "'; expected row_number, rank, dense_rank, lag, lead, count, sum, min or max");
+                    + "'; expected row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value,"
+                    + " nth_value, count, sum, min or max");
         }
         Expr e = node.has("expr") ? ExprJson.parse(node.get("expr"), child(path, "expr")) : null;
         if (e != null && !k.takesExpr()) {
@@ -262,11 +263,45 @@ public final class PlanJson {
             throw new PlanException(path, k.jsonName() + " needs an \"expr\"");
         }
         boolean lagLead = k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD;
-        if (node.has("offset") && !lagLead) {
+        if (node.has("offset") && !k.takesOffset()) {
             throw new PlanException(child(path, "offset"), k.jsonName() + " takes no \"offset\"");
         }
-        long offset = node.has("offset") ? nonNegativeLong(node.get("offset"), child(path, "offset")) : lagLead ? 1 : 0;
-        return new Plan.WindowFunc(k, e, offset);
+        long offset = node.has("offset") ? nonNegativeLong(node.get("offset"), child(path, "offset")) : k.takesOffset() ? 1 : 0;
+        if (offset == 0 && !lagLead && k.takesOffset()) {
+            throw new PlanException(child(path, "offset"), k.jsonName() + " needs a positive \"offset\"");
+        }
+        if (node.has("default") && !lagLead) {
+            throw new PlanException(child(path, "default"), k.jsonName() + " takes no \"default\"");
+        }
+        Expr fallback = node.has("default") ? ExprJson.parse(node.get("default"), child(path, "default")) : null;
+        if (node.has("frame") && !k.framed()) {
+            throw new PlanException(child(path, "frame"), k.jsonName() + " takes no \"frame\"");
+        }
+        Plan.Frame frame = node.has("frame") ? frame(node.get("frame"), child(path, "frame")) : null;
+        return new Plan.WindowFunc(k, e, offset, fallback, frame);
+    }
+
+    private static Plan.Frame frame(JsonNode node, String path) {
+        JSON.object(node, path, "a frame {\"mode\": \"rows\"|\"range\", \"start\": n, \"end\": n}");
+        fields(node, path, "mode", "start", "end");
+        String mode = string(required(node, "mode", path), child(path, "mode"));
+        if (!mode.equals("rows") && !mode.equals("range")) {
+            throw new PlanException(child(path, "mode"), "expected \"rows\" or \"range\"");
+        }
+        Long start = node.has("start") ? signedLong(node.get("start"), child(path, "start")) : null;
+        Long end = node.has("end") ? signedLong(node.get("end"), child(path, "end")) : null;
+        boolean rows = mode.equals("rows");
+        if (!rows && (start != null && start != 0 || end != null && end != 0)) {
+            throw new PlanException(path, "a range frame's \"start\" and \"end\" are 0 (CURRENT ROW) or absent (UNBOUNDED)");
+        }
+        return new Plan.Frame(rows, start, end);
+    }
+
+    private static long signedLong(JsonNode node, String path) {
+        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+            throw new PlanException(path, "expected an integer");
+        }
+        return node.asLong();
     }
 
     private static Plan.TemporalBound temporalBound(JsonNode node, String path) {
@@ -411,8 +446,21 @@ public final class PlanJson {
                     if (f.expr() != null) {
                         fn.set("expr", ExprJson.write(f.expr()));
                     }
-                    if (f.kind() == Plan.WindowKind.LAG || f.kind() == Plan.WindowKind.LEAD) {
+                    if (f.kind().takesOffset()) {
                         fn.put("offset", f.offset());
+                    }
+                    if (f.fallback() != null) {
+                        fn.set("default", ExprJson.write(f.fallback()));
+                    }
+                    if (f.frame() != null && !f.frame().equals(Plan.Frame.DEFAULT)) {
+                        ObjectNode frame = fn.putObject("frame");
+                        frame.put("mode", f.frame().rows() ? "rows" : "range");
+                        if (f.frame().start() != null) {
+                            frame.put("start", f.frame().start());
+                        }
+                        if (f.frame().end() != null) {
+                            frame.put("end", f.frame().end());
+                        }
                     }
                 }
             }

@@ -155,9 +155,17 @@ final class PlanTyper {
             if (f.kind() == Plan.WindowKind.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                 throw new PlanException(at, "sum needs int64, float64 or numeric, got " + t.jsonName());
             }
+            if (f.fallback() != null) {
+                DatumType d = f.fallback().typeOf(in, child(at, "default"));
+                if (d != t) {
+                    throw new PlanException(child(at, "default"), "the default of " + f.kind().jsonName() + " must be " + t.jsonName()
+                            + ", got " + d.jsonName());
+                }
+            }
             out.add(switch (f.kind()) {
-                case ROW_NUMBER, RANK, DENSE_RANK, COUNT -> DatumType.INT64;
-                case LAG, LEAD, SUM, MIN, MAX -> t;
+                case ROW_NUMBER, RANK, DENSE_RANK, NTILE, COUNT -> DatumType.INT64;
+                case PERCENT_RANK, CUME_DIST -> DatumType.FLOAT64;
+                case LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE, SUM, MIN, MAX -> t;
             });
         }
         return List.copyOf(out);

@@ -230,14 +230,62 @@ final class ReferenceGroups {
                         }
                         v = (long) distinct.size() + 1;
                     }
+                    case PERCENT_RANK -> {
+                        long before = 0;
+                        for (int j = 0; j < n; j++) {
+                            if (orderedBefore(w.orderBy(), copies.get(j), row)) {
+                                before++;
+                            }
+                        }
+                        v = n == 1 ? 0.0 : (double) before / (n - 1);
+                    }
+                    case CUME_DIST -> {
+                        long upToPeers = 0;
+                        for (int j = 0; j < n; j++) {
+                            if (!orderedBefore(w.orderBy(), row, copies.get(j))) {
+                                upToPeers++;
+                            }
+                        }
+                        v = (double) upToPeers / n;
+                    }
+                    case NTILE -> {
+                        // deal the rows out in order: the first n % buckets buckets take one row more than the others
+                        long buckets = fn.offset();
+                        long bucket = 1;
+                        long filled = 0;
+                        for (int j = 0; j < i; j++) {
+                            filled++;
+                            long size = n / buckets + (bucket <= n % buckets ? 1 : 0);
+                            if (filled == size) {
+                                bucket++;
+                                filled = 0;
+                            }
+                        }
+                        v = bucket;
+                    }
                     case LAG, LEAD -> {
                         long j = fn.kind() == Plan.WindowKind.LAG ? i - fn.offset() : i + fn.offset();
-                        v = j < 0 || j >= n ? null : fn.expr().eval(copies.get((int) j).unpack());
+                        if (j < 0 || j >= n) {
+                            v = fn.fallback() == null ? null : fn.fallback().eval(row.unpack());
+                        } else {
+                            v = fn.expr().eval(copies.get((int) j).unpack());
+                        }
+                    }
+                    case FIRST_VALUE, LAST_VALUE, NTH_VALUE -> {
+                        List<Object> frame = new ArrayList<>();
+                        for (int j = 0; j < n; j++) {
+                            if (inFrame(w.orderBy(), fn.frame(), copies, i, j)) {
+                                frame.add(fn.expr().eval(copies.get(j).unpack()));
+                            }
+                        }
+                        int at = fn.kind() == Plan.WindowKind.FIRST_VALUE ? 0
+                                : fn.kind() == Plan.WindowKind.LAST_VALUE ? frame.size() - 1 : (int) Math.min(fn.offset() - 1, Integer.MAX_VALUE - 1);
+                        v = at >= 0 && at < frame.size() ? frame.get(at) : null;
                     }
                     default -> {
                         List<Object> frame = new ArrayList<>();
                         for (int j = 0; j < n; j++) {
-                            if (w.orderBy().isEmpty() || !orderedBefore(w.orderBy(), row, copies.get(j))) {
+                            if (inFrame(w.orderBy(), fn.frame(), copies, i, j)) {
                                 frame.add(fn.expr() == null ? Boolean.TRUE : fn.expr().eval(copies.get(j).unpack()));
                             }
                         }
@@ -263,6 +311,16 @@ final class ReferenceGroups {
             out.merge(p.finish(), 1L, Long::sum);
         }
         return new Outcome(out, null);
+    }
+
+    /** Whether the copy at {@code j} is in the frame of the copy at {@code i}. */
+    private static boolean inFrame(List<Plan.Ordering> orderings, Plan.Frame frame, List<Row> copies, int i, int j) {
+        if (frame.rows()) {
+            return (frame.start() == null || j >= i + frame.start()) && (frame.end() == null || j <= i + frame.end());
+        }
+        boolean afterStart = frame.start() == null || !orderedBefore(orderings, copies.get(j), copies.get(i));
+        boolean beforeEnd = frame.end() == null || !orderedBefore(orderings, copies.get(i), copies.get(j));
+        return afterStart && beforeEnd;
     }
 
     /** Whether {@code a} sorts strictly before {@code b} on the orderings alone (not a peer). */

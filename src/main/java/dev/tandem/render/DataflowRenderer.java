@@ -82,12 +82,7 @@ final class DataflowRenderer {
             }
             case Plan.TopK k -> new GroupOperator("top_k", render(k.input()), ints(k.groupKey()), List.of(),
                     (key, members) -> GroupFunctions.topK(k, members), desc.asOf());
-            case Plan.Window w -> {
-                List<DatumType> outTypes = w.types(this::typesOf, "");
-                List<Expr> args = w.functions().stream().map(Plan.WindowFunc::expr).filter(Objects::nonNull).toList();
-                yield new GroupOperator("window", render(w.input()), ints(w.partitionBy()), args,
-                        (k, members) -> GroupFunctions.window(w, outTypes, members), desc.asOf());
-            }
+            case Plan.Window w -> new WindowOperator(render(w.input()), w, w.types(this::typesOf, ""), desc.asOf());
             case Plan.FlatMap f -> new FlatMapOperator(render(f.input()), f, f.types(this::typesOf, ""), f.input().types(this::typesOf, "").size());
             case Plan.Threshold t -> {
                 int arity = t.input().types(this::typesOf, "").size();

@@ -99,7 +99,7 @@ final class CalcitePlanner {
             LateralSubqueries.prepare(parsed);
             ValuesNulls.type(parsed);
             SetReturningFunctions.rewrite(parsed);
-            refuseWindowAverages(parsed);
+            rewriteWindowAverages(parsed);
             PgRejections.check(parsed, catalog);
             ArrayFunctions.arrayParameters(parsed);
             PgLiteralCasts.rewrite(parsed);
@@ -160,27 +160,64 @@ final class CalcitePlanner {
         });
     }
 
-    /** Averages and variances OVER a window, which Calcite would rewrite into a division it cannot convert. */
-    private static final java.util.Set<String> WINDOW_AVERAGES = java.util.Set.of("avg", "stddev", "stddev_pop", "stddev_samp",
+    /** Variances OVER a window, which Calcite would rewrite into a division it cannot convert. */
+    private static final java.util.Set<String> WINDOW_VARIANCES = java.util.Set.of("stddev", "stddev_pop", "stddev_samp",
             "variance", "var_pop", "var_samp");
 
-    /** Refuses {@link #WINDOW_AVERAGES} over a window. */
-    private static void refuseWindowAverages(SqlNode node) {
+    /**
+     * Refuses {@link #WINDOW_VARIANCES} over a window and writes {@code avg(x) OVER w} as {@code sum(x) OVER w /
+     * CAST(count(x) OVER w AS numeric)}: PostgreSQL's numeric quotient of an integer or numeric sum, a double's of a double
+     * sum, and NULL over no values.
+     */
+    private static void rewriteWindowAverages(SqlNode node) {
         node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
             @Override
             public Void visit(org.apache.calcite.sql.SqlCall call) {
-                if (call.getKind() == org.apache.calcite.sql.SqlKind.OVER && call.operand(0) instanceof org.apache.calcite.sql.SqlCall agg) {
-                    String name = agg.getOperator().getName().toLowerCase(java.util.Locale.ROOT);
-                    if (WINDOW_AVERAGES.contains(name)) {
-                        SqlException e = SqlException.notSupported("the window function " + name
-                                + " (supported: row_number, rank, dense_rank, lag, lead, count, sum, min, max)");
-                        throw call.getParserPosition() == null ? e
-                                : e.at(call.getParserPosition().getLineNum(), call.getParserPosition().getColumnNum());
+                for (int i = 0; i < call.operandCount(); i++) {
+                    if (call.operand(i) instanceof org.apache.calcite.sql.SqlCall over && average(over) != null) {
+                        call.setOperand(i, average(over));
                     }
                 }
                 return super.visit(call);
             }
+
+            @Override
+            public Void visit(org.apache.calcite.sql.SqlNodeList list) {
+                for (int i = 0; i < list.size(); i++) {
+                    if (list.get(i) instanceof org.apache.calcite.sql.SqlCall over && average(over) != null) {
+                        list.set(i, average(over));
+                    }
+                }
+                return super.visit(list);
+            }
         });
+    }
+
+    /** The rewrite of {@code avg(x) OVER w}; null for other calls; a variance over a window is refused. */
+    private static SqlNode average(org.apache.calcite.sql.SqlCall call) {
+        if (call.getKind() != org.apache.calcite.sql.SqlKind.OVER || !(call.operand(0) instanceof org.apache.calcite.sql.SqlCall agg)) {
+            return null;
+        }
+        String name = agg.getOperator().getName().toLowerCase(java.util.Locale.ROOT);
+        org.apache.calcite.sql.parser.SqlParserPos pos = call.getParserPosition();
+        if (WINDOW_VARIANCES.contains(name)) {
+            SqlException e = SqlException.notSupported("the window function " + name + " (supported: row_number, rank, dense_rank,"
+                    + " percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, count, sum, min, max, avg)");
+            throw pos == null ? e : e.at(pos.getLineNum(), pos.getColumnNum());
+        }
+        if (!name.equals("avg") || agg.operandCount() != 1 || agg.getFunctionQuantifier() != null) {
+            return null;
+        }
+        SqlNode x = agg.operand(0);
+        SqlNode w = call.operand(1);
+        SqlNode sum = org.apache.calcite.sql.fun.SqlStdOperatorTable.OVER.createCall(pos,
+                org.apache.calcite.sql.fun.SqlStdOperatorTable.SUM.createCall(agg.getParserPosition(), x), w);
+        SqlNode count = org.apache.calcite.sql.fun.SqlStdOperatorTable.OVER.createCall(pos,
+                org.apache.calcite.sql.fun.SqlStdOperatorTable.COUNT.createCall(agg.getParserPosition(), x), w);
+        SqlNode numeric = new org.apache.calcite.sql.SqlDataTypeSpec(
+                new org.apache.calcite.sql.SqlBasicTypeNameSpec(org.apache.calcite.sql.type.SqlTypeName.DECIMAL, pos), pos);
+        return org.apache.calcite.sql.fun.SqlStdOperatorTable.DIVIDE.createCall(pos, sum,
+                org.apache.calcite.sql.fun.SqlStdOperatorTable.CAST.createCall(pos, count, numeric));
     }
 
     private static FrameworkConfig config(List<CatalogEntry> catalog, List<WorkTable> workTables) {

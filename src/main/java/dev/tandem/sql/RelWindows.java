@@ -86,7 +86,11 @@ final class RelWindows {
                 Plan.WindowFunc f = windowFunc(over, baseTypes, !orders.get(e.getKey()).isEmpty(), rex);
                 funcs.add(f);
                 rex.overColumn(over, types.size());
-                types.add(f.expr() == null || f.kind() == Plan.WindowKind.COUNT ? DatumType.INT64 : typeOf(f.expr(), baseTypes));
+                types.add(switch (f.kind()) {
+                    case PERCENT_RANK, CUME_DIST -> DatumType.FLOAT64;
+                    case ROW_NUMBER, RANK, DENSE_RANK, NTILE, COUNT -> DatumType.INT64;
+                    default -> typeOf(f.expr(), baseTypes);
+                });
             }
             if (!funcs.isEmpty()) {
                 plan = new Plan.Window(plan, partitions.get(e.getKey()), orders.get(e.getKey()), funcs);
@@ -126,11 +130,18 @@ final class RelWindows {
             case ROW_NUMBER -> new Plan.WindowFunc(Plan.WindowKind.ROW_NUMBER, null, 0);
             case RANK -> new Plan.WindowFunc(Plan.WindowKind.RANK, null, 0);
             case DENSE_RANK -> new Plan.WindowFunc(Plan.WindowKind.DENSE_RANK, null, 0);
-            case LAG, LEAD -> lagOrLead(over, name, arg, rex);
+            case PERCENT_RANK -> new Plan.WindowFunc(Plan.WindowKind.PERCENT_RANK, null, 0);
+            case CUME_DIST -> new Plan.WindowFunc(Plan.WindowKind.CUME_DIST, null, 0);
+            case NTILE -> new Plan.WindowFunc(Plan.WindowKind.NTILE, null, positiveConstant(args.get(0), name, rex));
+            case LAG, LEAD -> lagOrLead(over, name, arg, in, rex);
+            case FIRST_VALUE -> new Plan.WindowFunc(Plan.WindowKind.FIRST_VALUE, arg, 0, null, frame(over, name));
+            case LAST_VALUE -> new Plan.WindowFunc(Plan.WindowKind.LAST_VALUE, arg, 0, null, frame(over, name));
+            case NTH_VALUE -> new Plan.WindowFunc(Plan.WindowKind.NTH_VALUE, arg, positiveConstant(args.get(1), name, rex), null,
+                    frame(over, name));
             case COUNT, SUM, SUM0, MIN, MAX -> {
-                refuseFrame(over, name, ordered);
+                Plan.Frame frame = frame(over, name);
                 if (over.getKind() == SqlKind.COUNT) {
-                    yield new Plan.WindowFunc(Plan.WindowKind.COUNT, arg, 0);
+                    yield new Plan.WindowFunc(Plan.WindowKind.COUNT, arg, 0, null, frame);
                 }
                 if ((over.getKind() == SqlKind.MIN || over.getKind() == SqlKind.MAX) && argType == DatumType.BOOL) {
                     throw new SqlException(SqlException.UNDEFINED_FUNCTION, "function " + name + "(boolean) does not exist");
@@ -142,15 +153,24 @@ final class RelWindows {
                 // $SUM0 comes from SUM(x) OVER, which Calcite writes as CASE WHEN COUNT(x) OVER > 0 THEN $SUM0(x) OVER:
                 // the plan's sum is NULL exactly when that count is 0, so the CASE keeps its meaning
                 yield new Plan.WindowFunc(sum ? Plan.WindowKind.SUM : over.getKind() == SqlKind.MIN ? Plan.WindowKind.MIN : Plan.WindowKind.MAX,
-                        arg, 0);
+                        arg, 0, null, frame);
             }
-            default -> throw SqlException.notSupported("the window function " + name
-                    + " (supported: row_number, rank, dense_rank, lag, lead, count, sum, min, max)");
+            default -> throw SqlException.notSupported("the window function " + name + " (supported: row_number, rank, dense_rank,"
+                    + " percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, count, sum, min, max, avg)");
         };
     }
 
-    /** {@code lag} or {@code lead} of {@code arg} by a constant offset (a negative one turns one into the other), without a default. */
-    private static Plan.WindowFunc lagOrLead(RexOver over, String name, Expr arg, RexTranslator rex) {
+    /** ntile's and nth_value's count: a positive integer constant (anything else is refused). */
+    private static long positiveConstant(RexNode node, String name, RexTranslator rex) {
+        String refusal = name + " with a count that is not a positive integer constant";
+        if (!(rex.constant(node, refusal) instanceof Number n) || n.longValue() <= 0 || n.doubleValue() != n.longValue()) {
+            throw SqlException.notSupported(refusal);
+        }
+        return n.longValue();
+    }
+
+    /** {@code lag} or {@code lead} of {@code arg} by a constant offset (a negative one turns one into the other), with an optional default. */
+    private static Plan.WindowFunc lagOrLead(RexOver over, String name, Expr arg, List<DatumType> in, RexTranslator rex) {
         List<RexNode> args = over.getOperands();
         long offset = 1;
         if (args.size() > 1) {
@@ -160,27 +180,57 @@ final class RelWindows {
             }
             offset = n.longValue();
         }
+        Expr fallback = null;
         if (args.size() > 2 && !(args.get(2) instanceof RexLiteral l && l.isNull())) {
-            throw SqlException.notSupported(name + " with a default value (its third argument)");
+            fallback = rex.rex(args.get(2), in);
+            DatumType want = typeOf(arg, in);
+            if (typeOf(fallback, in) != want) {
+                fallback = Expr.cast(fallback, want);
+            }
         }
         boolean lag = (over.getKind() == SqlKind.LAG) == (offset >= 0);
-        return new Plan.WindowFunc(lag ? Plan.WindowKind.LAG : Plan.WindowKind.LEAD, arg, Math.abs(offset));
+        return new Plan.WindowFunc(lag ? Plan.WindowKind.LAG : Plan.WindowKind.LEAD, arg, Math.abs(offset), fallback, null);
     }
 
     /**
-     * Refuses an aggregate's frame other than the default: RANGE UNBOUNDED PRECEDING to CURRENT ROW
-     * (with peers) when ordered, the whole partition when not.
+     * The frame of a framed function: ROWS with UNBOUNDED, CURRENT ROW or constant offset bounds, RANGE with UNBOUNDED and
+     * CURRENT ROW bounds; RANGE with an offset is refused.
      */
-    private static void refuseFrame(RexOver over, String name, boolean ordered) {
+    private static Plan.Frame frame(RexOver over, String name) {
         RexWindow w = over.getWindow();
-        boolean fromStart = w.getLowerBound().isUnbounded() && w.getLowerBound().isPreceding();
-        boolean toEnd = w.getUpperBound().isUnbounded() && w.getUpperBound().isFollowing();
-        boolean toPeers = w.getUpperBound().isCurrentRow() && !w.isRows();
-        boolean supported = fromStart && (ordered ? toPeers : toEnd || toPeers);
-        if (!supported) {
-            throw SqlException.notSupported("the window frame " + (w.isRows() ? "ROWS" : "RANGE") + " BETWEEN " + w.getLowerBound()
-                    + " AND " + w.getUpperBound() + " of " + name + " (supported: the default frame, RANGE BETWEEN UNBOUNDED PRECEDING"
-                    + " AND CURRENT ROW, or the whole partition without ORDER BY)");
+        if (w.getExclude() != null && w.getExclude() != org.apache.calcite.rex.RexWindowExclusion.EXCLUDE_NO_OTHER) {
+            throw SqlException.notSupported("the window frame's " + w.getExclude() + " of " + name);
         }
+        Long start = bound(w.getLowerBound(), w.isRows(), name);
+        Long end = bound(w.getUpperBound(), w.isRows(), name);
+        if (w.getLowerBound().isUnbounded() && w.getLowerBound().isFollowing()
+                || w.getUpperBound().isUnbounded() && w.getUpperBound().isPreceding()) {
+            throw SqlException.notSupported("the window frame " + w.getLowerBound() + " AND " + w.getUpperBound() + " of " + name);
+        }
+        if (start != null && end != null && (start == 0 && end < 0 || start > 0 && end <= 0)) {
+            // PostgreSQL refuses a frame starting at or after the current row and ending before it
+            throw SqlException.notSupported("the window frame " + w.getLowerBound() + " AND " + w.getUpperBound() + " of " + name);
+        }
+        return new Plan.Frame(w.isRows(), start, end);
+    }
+
+    /** One bound as a signed distance (null when unbounded); a RANGE offset is refused. */
+    private static Long bound(org.apache.calcite.rex.RexWindowBound b, boolean rows, String name) {
+        if (b.isUnbounded()) {
+            return null;
+        }
+        if (b.isCurrentRow()) {
+            return 0L;
+        }
+        if (!rows) {
+            throw SqlException.notSupported("the window frame RANGE with an offset (" + b + ") of " + name
+                    + " (supported: RANGE with UNBOUNDED and CURRENT ROW bounds, ROWS with any)");
+        }
+        if (!(b.getOffset() instanceof RexLiteral l) || !(l.getValue() instanceof java.math.BigDecimal d) || d.signum() < 0
+                || d.stripTrailingZeros().scale() > 0) {
+            throw SqlException.notSupported("the window frame bound " + b + " of " + name + " (supported: a non-negative integer constant)");
+        }
+        long n = d.longValueExact();
+        return b.isPreceding() ? -n : n;
     }
 }

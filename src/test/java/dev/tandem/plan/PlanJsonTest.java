@@ -36,6 +36,10 @@ class PlanJsonTest {
             "{\"op\":\"top_k\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"group_key\":[0],\"order_by\":[{\"col\":1,\"desc\":true,\"nulls_last\":false}],\"limit\":3,\"offset\":1}",
             "{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"partition_by\":[0],\"order_by\":[{\"col\":1,\"desc\":false,\"nulls_last\":true}],"
                     + "\"functions\":[{\"func\":\"row_number\"},{\"func\":\"lag\",\"expr\":{\"col\":1},\"offset\":2},{\"func\":\"count\"},{\"func\":\"sum\",\"expr\":{\"col\":0}}]}",
+            "{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"partition_by\":[],\"order_by\":[],\"functions\":[{\"func\":\"ntile\",\"offset\":3},"
+                    + "{\"func\":\"lead\",\"expr\":{\"col\":1},\"offset\":1,\"default\":{\"col\":0}},{\"func\":\"nth_value\",\"expr\":{\"col\":1},\"offset\":2,"
+                    + "\"frame\":{\"mode\":\"rows\",\"start\":-2,\"end\":1}},{\"func\":\"max\",\"expr\":{\"col\":0},\"frame\":{\"mode\":\"range\",\"start\":0}},"
+                    + "{\"func\":\"percent_rank\"},{\"func\":\"cume_dist\"}]}",
             "{\"op\":\"threshold\",\"input\":{\"op\":\"negate\",\"input\":{\"op\":\"get\",\"id\":\"u1\"}}}",
             "{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"id\":\"u1\"},{\"op\":\"get\",\"id\":\"u1\"}]}",
             "{\"op\":\"arrange_by\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"key\":[1,0]}",
@@ -58,8 +62,15 @@ class PlanJsonTest {
 
     @Test
     void parseErrorsCarryThePath() {
-        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"ntile\"}]}"))
-                .isInstanceOf(PlanException.class).hasMessageStartingWith("functions[0].func: unknown window function 'ntile'");
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"median\"}]}"))
+                .isInstanceOf(PlanException.class).hasMessageStartingWith("functions[0].func: unknown window function 'median'");
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"ntile\",\"offset\":0}]}"))
+                .isInstanceOf(PlanException.class).hasMessage("functions[0].offset: ntile needs a positive \"offset\"");
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"min\",\"expr\":{\"col\":0},"
+                + "\"frame\":{\"mode\":\"range\",\"start\":-1}}]}"))
+                .isInstanceOf(PlanException.class).hasMessageStartingWith("functions[0].frame: a range frame's");
+        assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"rank\",\"frame\":{\"mode\":\"rows\"}}]}"))
+                .isInstanceOf(PlanException.class).hasMessage("functions[0].frame: rank takes no \"frame\"");
         assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"rank\",\"offset\":1}]}"))
                 .isInstanceOf(PlanException.class).hasMessage("functions[0].offset: rank takes no \"offset\"");
         assertThatThrownBy(() -> parse("{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"functions\":[{\"func\":\"lead\"}]}"))

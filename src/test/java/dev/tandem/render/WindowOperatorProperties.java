@@ -20,8 +20,9 @@ import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Random window plans over random update streams (inserts, duplicate rows, retractions, NULLs, ties,
- * arguments that fail to evaluate), rendered with one and two workers: at {@code as_of} and after every
+ * Random window plans (every function, default, ROWS and RANGE frames, lag/lead defaults) over random update
+ * streams (a first write of up to 40 rows, then inserts, duplicate rows, retractions, NULLs, ties, arguments that
+ * fail to evaluate), rendered with one and two workers: at {@code as_of} and after every
  * later write the export equals the naive evaluator.
  */
 class WindowOperatorProperties {
@@ -38,11 +39,11 @@ class WindowOperatorProperties {
             h.createTable("u1", TYPES);
             Map<Row, Long> contents = new HashMap<>();
             List<Long> times = new ArrayList<>();
-            times.add(h.write("u1", randomWrite(rnd, contents)));
+            times.add(h.write("u1", randomWrite(rnd, contents, 1 + rnd.nextInt(40))));
             Dataflow df = h.start("e1", plan, List.of(0), times.get(0));
             boolean retracted = false;
             for (int i = 0; i < 5; i++) {
-                Map<Row, Long> w = randomWrite(rnd, contents);
+                Map<Row, Long> w = randomWrite(rnd, contents, 1 + rnd.nextInt(6));
                 retracted |= w.values().stream().anyMatch(d -> d < 0);
                 times.add(h.write("u1", w));
             }
@@ -60,9 +61,8 @@ class WindowOperatorProperties {
         Statistics.label("retractions").coverage(c -> c.check(true).percentage(p -> p >= 50));
     }
 
-    private static Map<Row, Long> randomWrite(Random rnd, Map<Row, Long> contents) {
+    private static Map<Row, Long> randomWrite(Random rnd, Map<Row, Long> contents, int n) {
         Map<Row, Long> diffs = new HashMap<>();
-        int n = 1 + rnd.nextInt(6);
         for (int i = 0; i < n; i++) {
             if (!contents.isEmpty() && rnd.nextInt(3) == 0) {
                 List<Row> present = new ArrayList<>(contents.keySet());
@@ -88,6 +88,19 @@ class WindowOperatorProperties {
         return diffs;
     }
 
+    /** The default frame half the time; otherwise a random ROWS frame or a RANGE frame of UNBOUNDED and CURRENT ROW bounds. */
+    static Plan.Frame randomFrame(Random rnd) {
+        if (rnd.nextBoolean()) {
+            return Plan.Frame.DEFAULT;
+        }
+        if (rnd.nextInt(3) == 0) {
+            return new Plan.Frame(false, rnd.nextBoolean() ? null : 0L, rnd.nextBoolean() ? null : 0L);
+        }
+        Long start = rnd.nextInt(4) == 0 ? null : (long) (rnd.nextInt(5) - 3);
+        Long end = rnd.nextInt(4) == 0 ? null : (start == null ? rnd.nextInt(5) - 2 : start + rnd.nextInt(4));
+        return new Plan.Frame(true, start, end);
+    }
+
     private static Plan randomWindow(Random rnd) {
         List<Integer> partition = rnd.nextBoolean() ? List.of(0) : List.of();
         List<Plan.Ordering> order = new ArrayList<>();
@@ -106,12 +119,19 @@ class WindowOperatorProperties {
                 default -> Expr.col(1);
             };
             Expr e = switch (k) {
-                case ROW_NUMBER, RANK, DENSE_RANK -> null;
+                case ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE -> null;
                 case COUNT -> rnd.nextBoolean() ? null : arg;
                 default -> arg;
             };
-            long offset = k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD ? rnd.nextInt(3) : 0;
-            funcs.add(new Plan.WindowFunc(k, e, offset));
+            long offset = switch (k) {
+                case LAG, LEAD -> rnd.nextInt(3);
+                case NTILE, NTH_VALUE -> 1 + rnd.nextInt(4);
+                default -> 0;
+            };
+            Expr fallback = (k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD) && rnd.nextBoolean()
+                    ? (arg.equals(Expr.col(2)) ? Expr.lit(9.5, DatumType.FLOAT64) : Expr.call(Func.MUL, Expr.col(0), Expr.lit(10L, DatumType.INT64)))
+                    : null;
+            funcs.add(new Plan.WindowFunc(k, e, offset, fallback, k.framed() ? randomFrame(rnd) : null));
         }
         return new Plan.Window(Plan.get("u1"), partition, order, funcs);
     }
