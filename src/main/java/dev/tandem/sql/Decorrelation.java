@@ -44,6 +44,7 @@ final class Decorrelation {
         HepPlanner hep = new HepPlanner(REMOVE);
         hep.setRoot(root.rel);
         RelNode removed = hep.findBestExp();
+        refuseParameterLimits(removed, false);
         RelBuilder builder = RelFactories.LOGICAL_BUILDER.create(removed.getCluster(), null);
         RelNode decorrelated = RelDecorrelator.decorrelateQuery(removed, builder);
         decorrelated = NullSafeKeys.rewrite(OuterJoins.rewrite(decorrelated));
@@ -83,6 +84,24 @@ final class Decorrelation {
         for (RelNode in : rel.getInputs()) {
             refuseSkippedLevels(in, current, outer);
         }
+    }
+
+    /**
+     * Refuses a correlated subquery whose {@code LIMIT} or {@code OFFSET} is a parameter: the decorrelator
+     * needs the count as a constant. (A literal count, lifted into a parameter for the plan cache, is
+     * then planned as written.)
+     */
+    private static void refuseParameterLimits(RelNode rel, boolean correlated) {
+        if (correlated && rel instanceof org.apache.calcite.rel.core.Sort s && (!constant(s.fetch) || !constant(s.offset))) {
+            throw SqlException.notSupported("a parameter as the LIMIT or OFFSET of a correlated subquery (write the count as a literal)");
+        }
+        for (int i = 0; i < rel.getInputs().size(); i++) {
+            refuseParameterLimits(rel.getInput(i), correlated || rel instanceof Correlate && i == 1);
+        }
+    }
+
+    private static boolean constant(RexNode count) {
+        return count == null || count instanceof org.apache.calcite.rex.RexLiteral;
     }
 
     private static boolean hasSubQuery(RelNode rel) {
