@@ -136,14 +136,14 @@ class PostgresLateralAggregateTest {
             "SELECT id, s.t FROM (VALUES (1, ARRAY[1, 2])) o(id, a), LATERAL (SELECT sum(e) t FROM unnest(o.a) e) s");
 
     private static final List<String> VIEWS = List.of(
-            "lav_count AS SELECT a.id, s.c, s.m FROM am a, LATERAL (SELECT count(*) c, max(b.n) m FROM am b WHERE b.k = a.k AND b.id <> a.id) s",
-            "lav_max AS SELECT a.id, s.m FROM am a, LATERAL (SELECT max(b.n) m FROM am b WHERE b.k = a.k) s",
-            "lav_top AS SELECT a.id, s.id2, s.n FROM am a LEFT JOIN LATERAL (SELECT b.id AS id2, b.n FROM am b WHERE b.k = a.k"
+            "lav_count AS SELECT a.id, s.c, s.m FROM lam a, LATERAL (SELECT count(*) c, max(b.n) m FROM lam b WHERE b.k = a.k AND b.id <> a.id) s",
+            "lav_max AS SELECT a.id, s.m FROM lam a, LATERAL (SELECT max(b.n) m FROM lam b WHERE b.k = a.k) s",
+            "lav_top AS SELECT a.id, s.id2, s.n FROM lam a LEFT JOIN LATERAL (SELECT b.id AS id2, b.n FROM lam b WHERE b.k = a.k"
                     + " ORDER BY b.n DESC NULLS LAST, b.id LIMIT 2) s ON true",
-            "lav_group AS SELECT a.id, s.n, s.c FROM am a, LATERAL (SELECT b.n, count(*) c FROM am b WHERE b.k = a.k GROUP BY b.n HAVING count(*) > 1) s",
-            "lav_distinct AS SELECT a.id, s.n FROM am a, LATERAL (SELECT DISTINCT b.n FROM am b WHERE b.n > a.n) s",
-            "lav_less AS SELECT a.id, s.c, s.t FROM am a, LATERAL (SELECT count(*) c, sum(b.n) t FROM am b WHERE b.n < a.n) s",
-            "lav_values AS SELECT a.id, v.name FROM am a JOIN (VALUES (1, 'one'), (2, 'two')) v(k, name) ON v.k = a.k");
+            "lav_group AS SELECT a.id, s.n, s.c FROM lam a, LATERAL (SELECT b.n, count(*) c FROM lam b WHERE b.k = a.k GROUP BY b.n HAVING count(*) > 1) s",
+            "lav_distinct AS SELECT a.id, s.n FROM lam a, LATERAL (SELECT DISTINCT b.n FROM lam b WHERE b.n > a.n) s",
+            "lav_less AS SELECT a.id, s.c, s.t FROM lam a, LATERAL (SELECT count(*) c, sum(b.n) t FROM lam b WHERE b.n < a.n) s",
+            "lav_values AS SELECT a.id, v.name FROM lam a JOIN (VALUES (1, 'one'), (2, 'two')) v(k, name) ON v.k = a.k");
 
     @TempDir
     Path dir;
@@ -202,8 +202,8 @@ class PostgresLateralAggregateTest {
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
                 Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            withRows = PgAnswers.maintainedViews(pg, td, "am (id bigint, k integer, n integer)", VIEWS, name -> "id", 40,
-                    PgAnswers.randomWrites(random, "am", "id", () -> ks.get(random.nextInt(ks.size())) + ", " + ns.get(random.nextInt(ns.size())),
+            withRows = PgAnswers.maintainedViews(pg, td, "lam (id bigint, k integer, n integer)", VIEWS, name -> "id", 40,
+                    PgAnswers.randomWrites(random, "lam", "id", () -> ks.get(random.nextInt(ks.size())) + ", " + ns.get(random.nextInt(ns.size())),
                             List.of("n > 2", "k IS NULL"),
                             () -> List.of("n = n + 1", "k = " + ks.get(random.nextInt(ks.size())), "n = " + ns.get(random.nextInt(ns.size()))),
                             List.of("n < 2", "k = 1")), mismatches);
