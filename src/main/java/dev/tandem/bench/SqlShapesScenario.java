@@ -30,7 +30,8 @@ import tools.jackson.databind.node.ObjectNode;
  * from the write's acknowledgement until a second connection's point read of the view by the index key
  * sees it (polled every 0.5 ms), and the view's dataflow's operator time and steps per change (from
  * {@code tandem_internal.operator_elapsed}); PostgreSQL's best of three one-shot runs of the query; and
- * whether the view equals PostgreSQL's query afterwards. A shape Tandem refuses ({@code 0A000}) records the
+ * whether the view equals PostgreSQL's query afterwards; the child's GC and CPU over the changes, as every
+ * scenario's window records them. A shape Tandem refuses ({@code 0A000}) records the
  * refusal instead of figures.
  */
 final class SqlShapesScenario {
@@ -122,7 +123,9 @@ final class SqlShapesScenario {
             arm.put("hydration_s", LatencySummary.round((System.nanoTime() - start) / 1e9));
             arm.put("index_records", status.path("records").asLong());
             BenchMain.log("[%s] Tandem: hydrated in %.1f s (%d records)", shape.name(), arm.path("hydration_s").asDouble(), status.path("records").asLong());
+            ChildResources.Window resources = tandem.window();
             changes(shape, jdbc, view, status.path("id").asString(""), postgres, window, arm);
+            resources.finish(arm);
             compare(shape, c, view, postgres, arm);
             drop(shape, s, view, index);
         } catch (SQLException e) {

@@ -61,6 +61,7 @@ class SqlShapesSmokeTest {
             assertThat(arm.path("changes").path("p50_ms").isNumber()).as("%s: %s", shape, arm).isTrue();
             assertThat(arm.path("changes").path("p99_ms").isNumber()).as("%s: %s", shape, arm).isTrue();
             assertThat(arm.path("operator_work").path("steps_per_change").asDouble()).as("%s: the view's operators ran: %s", shape, arm).isPositive();
+            assertThat(arm.path("gc").path("window_s").isNumber()).as("%s: the child's GC over the changes: %s", shape, arm).isTrue();
             assertThat(arm.path("equal").asBoolean()).as("%s: the view equals PostgreSQL's query: %s", shape, arm).isTrue();
             assertThat(arm.path("tandem_digest").asString()).as("%s compared some rows", shape).doesNotStartWith("0 ");
         }
