@@ -207,11 +207,11 @@ final class SqlShapesScenario {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> writerFailed = new AtomicReference<>();
         AtomicLong written = new AtomicLong();
+        long[] before = operatorWork(jdbc, dataflow);
         Thread writer = shape.background() == null ? null : Thread.ofPlatform().name("sql-shapes-writer").start(
                 () -> background(shape, jdbc, postgres, stop, written, writerFailed));
         try (Connection w = DriverManager.getConnection(jdbc); Connection r = DriverManager.getConnection(jdbc);
                 Statement ws = w.createStatement(); Statement rs = r.createStatement()) {
-            long[] before = operatorWork(rs, dataflow);
             long deadline = System.nanoTime() + window.toNanos();
             long k = 0;
             for (; k < MAX_CHANGES && (k % 2 == 1 || System.nanoTime() < deadline); k++) {
@@ -233,7 +233,7 @@ final class SqlShapesScenario {
             }
             stop.set(true);
             join(writer);
-            long[] after = operatorWork(rs, dataflow);
+            long[] after = operatorWork(jdbc, dataflow);
             long n = latencies.size();
             ObjectNode json = arm.putObject("changes");
             json.put("count", n);
@@ -309,13 +309,16 @@ final class SqlShapesScenario {
     }
 
     /**
-     * The dataflow's operator time (ns) and steps summed over operators and workers, read once two reads
-     * half a second apart agree (the collection is sampled every 100 ms; 10 s at most); null if unreadable.
+     * The dataflow's operator time (ns) and steps summed over operators and workers, read strictly
+     * serializable once two reads half a second apart agree (the collection is sampled every 100 ms; a view
+     * that keeps working, as a sliding window does, is read after 3 s); null if unreadable.
      */
-    private static long[] operatorWork(Statement s, String dataflow) {
+    private static long[] operatorWork(String jdbc, String dataflow) {
         long[] last = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        try {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        try (Connection c = DriverManager.getConnection(jdbc); Statement s = c.createStatement()) {
+            // a serializable read may be served from an older sample
+            s.execute("SET transaction_isolation = 'strict serializable'");
             while (System.nanoTime() < deadline) {
                 long[] now = new long[2];
                 try (ResultSet r = s.executeQuery("SELECT dataflow, elapsed_ns, invocations FROM tandem_internal.operator_elapsed")) {
