@@ -94,7 +94,7 @@ final class SqlShapesScenario {
         return report;
     }
 
-    /** Loads the shape into both systems, times PostgreSQL's query, then Tandem's view, its changes and its answer. */
+    /** Loads the shape into both systems, times PostgreSQL's query, then Tandem's view, its changes and its answer; drops it from both. */
     private static void measure(SqlShape shape, BenchArm tandem, String jdbc, PostgresServer postgres, Duration window, ObjectNode arm) {
         String view = "shape_" + shape.name();
         String index = view + "_idx";
@@ -119,8 +119,8 @@ final class SqlShapesScenario {
                 drop(shape, s, view, index);
                 return;
             }
-            JsonNode status = tandem.admin.getJson("/v1/indexes/" + index);
             arm.put("hydration_s", LatencySummary.round((System.nanoTime() - start) / 1e9));
+            JsonNode status = tandem.admin.getJson("/v1/indexes/" + index);
             arm.put("index_records", status.path("records").asLong());
             BenchMain.log("[%s] Tandem: hydrated in %.1f s (%d records)", shape.name(), arm.path("hydration_s").asDouble(), status.path("records").asLong());
             ChildResources.Window resources = tandem.window();
@@ -130,6 +130,8 @@ final class SqlShapesScenario {
             drop(shape, s, view, index);
         } catch (SQLException e) {
             throw new IllegalStateException("shape " + shape.name() + ": " + e.getMessage(), e);
+        } finally {
+            postgres.execute(shape.tables().stream().map(t -> "DROP TABLE IF EXISTS " + t.name()).toArray(String[]::new));
         }
     }
 
