@@ -87,7 +87,7 @@ final class SqlShapesScenario {
                 table.add(row(name, arm));
             }
         }
-        report.extra("| shape | Tandem hydration s | rows in view | changes | change p50 ms | change p99 ms | change max ms"
+        report.extra("| shape | Tandem hydration s | rows in the answer | changes | change p50 ms | change p99 ms | change max ms"
                 + " | operator ms per change | operator steps per change | PostgreSQL one-shot ms | equal to PostgreSQL |");
         report.extra("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
         table.forEach(report::extra);
