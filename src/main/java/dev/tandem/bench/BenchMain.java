@@ -58,6 +58,7 @@ public final class BenchMain {
             case "pg-compare" -> PgCompareScenario.run(o);
             case "pg-source" -> PgSourceScenario.run(o);
             case "startup" -> StartupScenario.run(o);
+            case "sql-shapes" -> SqlShapesScenario.run(o);
             default -> throw new IllegalArgumentException("unknown scenario '" + o.scenario() + "'");
         };
         ObjectNode settings = report.settings();

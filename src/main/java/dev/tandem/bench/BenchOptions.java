@@ -27,13 +27,16 @@ import java.util.Locale;
  * @param arms the arms to run, of {@link BenchReport#TWO_RUNTIME} and {@link BenchReport#SOLO}, in that order
  * @param pg the sweep and the PostgreSQL of {@code pg-compare}
  * @param runs the fresh servers of {@code startup}, per query mode
+ * @param shapes the shapes {@code sql-shapes} measures, of {@link SqlShapesScenario#SHAPES}, in that order
  */
 record BenchOptions(String scenario, Duration duration, Double rate, Long rows, long pointRows, int connections,
         int churnLoops, Duration probe, Integer heapMb, Path out, List<String> jvmArgs, List<String> serverArgs, String kafka,
-        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms, PgCompare pg, int runs) {
+        Integer subscribers, Duration churnWarmup, Duration settle, List<String> arms, PgCompare pg, int runs,
+        List<String> shapes) {
 
     static final List<String> SCENARIOS = List.of("read-isolation", "introspection-under-hydration", "maintenance-throughput",
-            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare", "pg-source", "startup");
+            "peek-throughput", "memory", "replicas", "subscribe-fanout", "sql-point-lookup", "pg-compare", "pg-source", "startup",
+            "sql-shapes");
 
     /** The systems {@code pg-compare} can measure, and the name of each in its report. */
     static final String TANDEM = "tandem";
@@ -65,7 +68,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
     static final String USAGE = """
             usage: java -jar tandem.jar bench <scenario> [options]
               scenarios: read-isolation | introspection-under-hydration | maintenance-throughput | peek-throughput | memory
-                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare | pg-source | startup
+                         | replicas | subscribe-fanout | sql-point-lookup | pg-compare | pg-source | startup | sql-shapes
               --duration D      measured interval of each phase (60s; peek-throughput 20s per phase;
                                 pg-compare: of each pgbench run, in whole seconds)
               --seconds N       the same as --duration Ns
@@ -112,6 +115,12 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
             startup (the first seconds of fresh servers, read by pgbench the moment points is loaded and indexed):
               --runs N          fresh servers per query mode (3); --rate (5000), --duration (30s), --modes
                                 (simple,prepared), --point-rows, --jvm-arg and --server-arg as above
+            sql-shapes (hard SQL shapes as indexed views: hydration, then single-row changes timed from the write's
+                        acknowledgement until visible in the view, beside the same query once on PostgreSQL):
+              --rows N          rows of each shape's table (1000000; the graph's edges are a tenth of it);
+                                --duration bounds each shape's changes (60s; at most 200 changes);
+                                --pg-bin, --pg-setting as above
+              --shapes LIST     correlated, row_number, closure, temporal: the shapes measured, in order (all)
             durations: 500ms, 3s, 2m or plain seconds""";
 
     static BenchOptions parse(String... args) {
@@ -144,6 +153,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         Path pgBin = null;
         List<String> pgSettings = new ArrayList<>();
         int runs = 3;
+        List<String> shapes = SqlShapesScenario.SHAPES;
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             String value;
@@ -185,6 +195,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
                     }
                     pgSettings.add(value);
                 }
+                case "--shapes" -> shapes = oneOf(name, list(name, value), SqlShapesScenario.SHAPES);
                 case "--runs" -> runs = (int) positive(name, Integer.parseInt(value));
                 case "--rate" -> rate = positive(name, Double.parseDouble(value));
                 case "--rows" -> rows = (long) positive(name, Long.parseLong(value));
@@ -230,7 +241,7 @@ record BenchOptions(String scenario, Duration duration, Double rate, Long rows, 
         }
         pg = new PgCompare(rates, capacity, modes, systems, pgBin, List.copyOf(settings));
         return new BenchOptions(scenario, duration, rate, rows, pointRows, connections, churnLoops, probe, heapMb, out,
-                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms, pg, runs);
+                List.copyOf(jvmArgs), List.copyOf(serverArgs), kafka, subscribers, churnWarmup, settle, arms, pg, runs, shapes);
     }
 
     /** The comma-separated items of {@code value}, at least one. */

@@ -68,6 +68,14 @@ class BenchOptionsTest {
     }
 
     @Test
+    void sqlShapesMeasuresEveryShapeByDefaultOrThoseNamed() {
+        assertThat(BenchOptions.parse("sql-shapes").shapes()).containsExactly("correlated", "row_number", "closure", "temporal");
+        assertThat(BenchOptions.parse("sql-shapes", "--shapes", "closure,Correlated,closure").shapes()).containsExactly("closure", "correlated");
+        assertThatThrownBy(() -> BenchOptions.parse("sql-shapes", "--shapes", "pivot"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--shapes takes correlated, row_number, closure, temporal, got 'pivot'");
+    }
+
+    @Test
     void pgbenchRunsOpenLoopWithAPerTransactionLog() {
         assertThat(Pgbench.script(10_000)).isEqualTo("\\set k random(0, 9999)\nSELECT id, v FROM points WHERE id = :k;\n");
     }

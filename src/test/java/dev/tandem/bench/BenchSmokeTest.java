@@ -36,11 +36,12 @@ class BenchSmokeTest {
      * crowd this concurrent run; smoke-run it by hand with {@code bin/dev bench subscribe-fanout --subscribers 8
      * --rate 50 --rows 20000 --duration 3s --churn-loops 1} (see docs/BENCHMARKS.md). {@code pg-compare} needs
      * PostgreSQL and pgbench and has its own schema: {@code PgCompareSmokeTest} runs it; so does
-     * {@code pg-source}: {@code PgSourceSmokeTest}; {@code startup} reads with pgbench: {@code PgCompareSmokeTest}.
+     * {@code pg-source}: {@code PgSourceSmokeTest}; {@code startup} reads with pgbench: {@code PgCompareSmokeTest};
+     * {@code sql-shapes} needs PostgreSQL: {@code SqlShapesSmokeTest}.
      */
     private static final List<String> SCENARIOS = BenchOptions.SCENARIOS.stream()
             .filter(s -> !s.equals("replicas") && !s.equals("subscribe-fanout") && !s.equals("pg-compare") && !s.equals("pg-source")
-                    && !s.equals("startup")).toList();
+                    && !s.equals("startup") && !s.equals("sql-shapes")).toList();
 
     @Test
     @Timeout(420)
