@@ -84,6 +84,32 @@ final class PgAnswers {
                     DriverManager.getConnection(tdUrl + suffix));
         }
 
+        /** Drops {@code tables} from PostgreSQL (left by an earlier run) and runs each statement of {@code setup} on both systems. */
+        void setUp(List<String> tables, List<String> setup) throws SQLException {
+            try (java.sql.Statement p = pg.createStatement(); java.sql.Statement t = td.createStatement()) {
+                for (String table : tables) {
+                    p.execute("DROP TABLE IF EXISTS " + table);
+                }
+                for (String sql : setup) {
+                    p.execute(sql);
+                    t.execute(sql);
+                }
+            }
+        }
+
+        /** Each of {@code refused} refused by Tandem with {@code 0A000}, and answered by PostgreSQL (else it is no example of a refusal). */
+        void checkRefusals(List<String> refused, List<String> mismatches) {
+            for (String q : refused) {
+                String got = answer(td, q, false);
+                if (!got.equals("ERROR 0A000")) {
+                    mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
+                }
+                if (answer(pg, q, false).startsWith("ERROR")) {
+                    mismatches.add(q + ": PostgreSQL refuses it too; it is no example of what Tandem refuses");
+                }
+            }
+        }
+
         /** Each query's answers from both systems, in the text format and in binary, compared. */
         void compareAll(List<String> queries, List<String> mismatches) {
             for (String q : queries) {

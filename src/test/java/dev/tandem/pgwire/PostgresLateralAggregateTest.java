@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
@@ -156,24 +155,9 @@ class PostgresLateralAggregateTest {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "")) {
-            try (Statement p = systems.pg().createStatement(); Statement t = systems.td().createStatement()) {
-                p.execute("DROP TABLE IF EXISTS ao");
-                p.execute("DROP TABLE IF EXISTS ai");
-                for (String sql : SETUP) {
-                    p.execute(sql);
-                    t.execute(sql);
-                }
-            }
+            systems.setUp(List.of("ao", "ai"), SETUP);
             systems.compareAll(QUERIES, mismatches);
-            for (String q : REFUSED) {
-                String got = PgAnswers.answer(systems.td(), q, false);
-                if (!got.equals("ERROR 0A000")) {
-                    mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
-                }
-                if (PgAnswers.answer(systems.pg(), q, false).startsWith("ERROR")) {
-                    mismatches.add(q + ": PostgreSQL refuses it too; it is no example of what Tandem refuses");
-                }
-            }
+            systems.checkRefusals(REFUSED, mismatches);
             String limitParameter = "SELECT ao.id, s.v FROM ao, LATERAL (SELECT v FROM ai WHERE ai.k = ao.k ORDER BY v LIMIT ?) s";
             try (java.sql.PreparedStatement ps = systems.td().prepareStatement(limitParameter)) {
                 ps.setInt(1, 1);

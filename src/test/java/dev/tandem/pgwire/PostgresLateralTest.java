@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
@@ -115,29 +114,14 @@ class PostgresLateralTest {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "")) {
-            try (Statement p = systems.pg().createStatement(); Statement t = systems.td().createStatement()) {
-                p.execute("DROP TABLE IF EXISTS lt");
-                p.execute("DROP TABLE IF EXISTS lu");
-                for (String sql : SETUP) {
-                    p.execute(sql);
-                    t.execute(sql);
-                }
-            }
+            systems.setUp(List.of("lt", "lu"), SETUP);
             List<String> compared = QUERIES.stream().filter(q -> !REFUSED.contains(q)).toList();
             systems.compareAll(compared, mismatches);
             for (String q : List.of("SELECT * FROM generate_series(?, ?) AS g", "SELECT id, g FROM lt, generate_series(?, lt.n) AS g",
                     "SELECT id, x FROM lt, unnest(lt.nums) AS x WHERE x > ?")) {
                 PgAnswers.compare(q, withInts(systems.pg(), q), withInts(systems.td(), q), "parameters", mismatches);
             }
-            for (String q : REFUSED) {
-                String got = PgAnswers.answer(systems.td(), q, false);
-                if (!got.equals("ERROR 0A000")) {
-                    mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
-                }
-                if (PgAnswers.answer(systems.pg(), q, false).startsWith("ERROR")) {
-                    mismatches.add(q + ": PostgreSQL refuses it too; it is no example of what Tandem refuses");
-                }
-            }
+            systems.checkRefusals(REFUSED, mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
@@ -62,13 +61,7 @@ class PostgresSimilarToTest {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "")) {
-            try (Statement p = systems.pg().createStatement(); Statement t = systems.td().createStatement()) {
-                p.execute("DROP TABLE IF EXISTS st");
-                for (String sql : SETUP) {
-                    p.execute(sql);
-                    t.execute(sql);
-                }
-            }
+            systems.setUp(List.of("st"), SETUP);
             systems.compareAll(QUERIES, mismatches);
             for (String[] q : List.of(new String[] {"SELECT k FROM st WHERE s SIMILAR TO ? ORDER BY k", "(a|x)%"},
                     new String[] {"SELECT k, s NOT SIMILAR TO ? FROM st ORDER BY k", "%c"})) {

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
@@ -88,23 +87,9 @@ class PostgresWindowTest {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "20,700,701,1700")) {
-            try (Statement p = systems.pg().createStatement(); Statement t = systems.td().createStatement()) {
-                p.execute("DROP TABLE IF EXISTS wt");
-                for (String sql : SETUP) {
-                    p.execute(sql);
-                    t.execute(sql);
-                }
-            }
+            systems.setUp(List.of("wt"), SETUP);
             systems.compareAll(QUERIES, mismatches);
-            for (String q : REFUSED) {
-                String got = PgAnswers.answer(systems.td(), q, false);
-                if (!got.equals("ERROR 0A000")) {
-                    mismatches.add(q + ": expected a refusal (0A000), Tandem: " + got);
-                }
-                if (PgAnswers.answer(systems.pg(), q, false).startsWith("ERROR")) {
-                    mismatches.add(q + ": PostgreSQL refuses it too; it is no example of what Tandem refuses");
-                }
-            }
+            systems.checkRefusals(REFUSED, mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
     }
