@@ -20,8 +20,11 @@ class VarcharArrayColumnsRestartTest {
     @TempDir
     Path dir;
 
+    /** A strict read: it sees every write acknowledged before it (a fresh session's serializable read may not). */
     private static List<String> rows(SqlStack s, String sql) {
-        SqlResult r = s.run(sql, new SqlSession());
+        SqlSession strict = new SqlSession();
+        strict.strict(true);
+        SqlResult r = s.run(sql, strict);
         return r.rows().stream().map(row -> Arrays.stream(SqlColumn.output(row, r.columns())).map(SqlValues::text).toList().toString()).toList();
     }
 
