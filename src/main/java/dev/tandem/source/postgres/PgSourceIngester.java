@@ -16,7 +16,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.LogSequenceNumber;
@@ -26,9 +29,12 @@ import org.postgresql.replication.PGReplicationStream;
  * Replicates one PostgreSQL source on its own thread: the initial copy (inside the slot's exported
  * snapshot, handed over by {@link PgSourceManager} with the replication connection that exported it),
  * then the slot's changes through pgoutput. Each upstream transaction becomes part of one write to every
- * Tandem table it touched, at one timestamp ({@link TableStorage#writeTables}): the transactions received
- * together, up to {@link #MAX_BATCH_ROWS} rows, are written as one, so a reader sees all of a transaction
- * or none of it, and a busy upstream costs one durable write per batch, not per transaction. The write
+ * Tandem table it touched, at one timestamp ({@link TableStorage#writeTables}), so a reader sees all of a
+ * transaction or none of it. Writes are group commits: a committed transaction is written at once when
+ * no write is in flight; while one is, the transactions committed meanwhile (up to {@link #MAX_BATCH_ROWS}
+ * rows) are received and batched, and written as one as soon as it is durable. So a busy upstream costs
+ * one durable write per batch, not per transaction, and no transaction waits for more than the write
+ * before it and its own. The write
  * carries, in the same log record, the source's new position (the transaction's end LSN, in {@link PgProgress}), guarded by the
  * position before it: after a crash the source resumes from the last durable transaction, and one
  * already applied is skipped, so nothing is applied twice or lost. The position confirmed to
@@ -73,6 +79,8 @@ final class PgSourceIngester {
     private volatile long serverLsn;
     /** The upstream position through which everything this source received is applied (durably): a read after it sees it all. */
     private volatile long appliedThrough;
+    /** The position of the last write known durable. */
+    private volatile long durableLsn;
     /**
      * Upstream transactions committed and applied to the tables' rows here but not yet written: their net
      * change per table and row, merged; written as one at the next {@link #flush} (nothing more received
@@ -87,6 +95,17 @@ final class PgSourceIngester {
     private long batchReceivedNanos;
     /** The upstream position to confirm once the batch is durable (the last commit received, ours or not). */
     private long confirmAfterFlush;
+    /** The batch's sequence number: a keyed table's rows it changed are durable once its write is. */
+    private long batchSeq;
+    /** The batch being written, or null. */
+    private Flight inFlight;
+    /** A position to confirm once the write in flight is durable (commits received since, none of them ours). */
+    private long confirmAfterFlight;
+
+    /** A batch's write on its way to being durable, and what its completion confirms and reports. */
+    private record Flight(CompletableFuture<?> write, long seq, PgProgress progress, long confirmLsn,
+            long receivedNanos, int transactions, long commitMicros, long startedNanos) {
+    }
 
     PgSourceIngester(PgSourceDefinition def, PgConnect connect, Map<String, String> tableIds, TableStorage storage, Initial initial,
             SourceListener listener) {
@@ -100,6 +119,7 @@ final class PgSourceIngester {
         }
         this.progressJson = storage.catalogEntries().get(PgSourceDefinition.progressKey(def.name()));
         this.progress = PgProgress.fromJson(progressJson);
+        this.durableLsn = progress.lsn();
         progress.tableErrors().forEach((local, why) -> byName.values().stream().filter(s -> s.def.local().equals(local)).forEach(s -> s.error = why));
         this.thread = new Thread(this::run, "tandem-pgsource-" + def.name());
         thread.setDaemon(true);
@@ -129,14 +149,14 @@ final class PgSourceIngester {
     }
 
     long appliedThrough() {
-        return Math.max(appliedThrough, progress.lsn());
+        return Math.max(appliedThrough, durableLsn);
     }
 
     Status status() {
         PgProgress p = progress;
         long through = appliedThrough();
         long behind = Long.compareUnsigned(serverLsn, through) > 0 ? serverLsn - through : 0;
-        return new Status(state, detail, p.lsn(), p.rowsCopied(), transactions, lagSeconds, behind, p.tableErrors());
+        return new Status(state, detail, durableLsn, p.rowsCopied(), transactions, lagSeconds, behind, p.tableErrors());
     }
 
     private void run() {
@@ -203,7 +223,7 @@ final class PgSourceIngester {
             }
             var copyApi = c.unwrap(PGConnection.class).getCopyAPI();
             // the write of one batch runs while the next is read and parsed
-            java.util.concurrent.CompletableFuture<?> inFlight = null;
+            CompletableFuture<?> inFlight = null;
             for (PgTableState t : byName.values()) {
                 detail = "copying " + t.def.qualified();
                 List<String> cols = t.def.columns().stream().map(col -> PgSchemaReader.quote(col.name())).toList();
@@ -239,15 +259,15 @@ final class PgSourceIngester {
      * batch meanwhile. The progress guarding each write is the one the write before it set, so the writes
      * apply in order. A failure surfaces at the next wait and fails the copy.
      */
-    private java.util.concurrent.CompletableFuture<?> writeCopied(PgTableState t, List<RowDiff> batch, long lsn,
-            java.util.concurrent.CompletableFuture<?> previous) {
+    private CompletableFuture<?> writeCopied(PgTableState t, List<RowDiff> batch, long lsn,
+            CompletableFuture<?> previous) {
         if (batch.isEmpty()) {
             return previous;
         }
         if (!t.keyed()) {
             // a keyed table's rows are read from the table itself once the copy is durable
             for (RowDiff d : batch) {
-                t.apply(d.row(), d.diff());
+                t.apply(d.row(), d.diff(), 0);
             }
         }
         PgProgress next = new PgProgress(false, lsn, progress.rowsCopied() + batch.size(), progress.tableErrors());
@@ -258,15 +278,17 @@ final class PgSourceIngester {
         // next batch; at most two are in flight. Should the one before fail, this one fails with it.
         // The table is new, only this source writes it, and the rows are one snapshot of an upstream table
         // whose primary key (or replica identity index) is the table's key: their keys are unique.
-        java.util.concurrent.CompletableFuture<?> write = storage.writeTablesKeysGuaranteed(Map.of(t.tableId, batch), swap).toFuture();
+        CompletableFuture<?> write = storage.writeTablesKeysGuaranteed(Map.of(t.tableId, batch), swap).toFuture();
+        long previousLsn = progress.lsn();
         progress = next;
         progressJson = json;
         await(previous);
+        durableLsn = previousLsn;
         return write;
     }
 
     /** Waits (bounded) for a write; its failure is thrown. */
-    private static void await(java.util.concurrent.CompletableFuture<?> write) {
+    private static void await(CompletableFuture<?> write) {
         if (write == null) {
             return;
         }
@@ -275,9 +297,9 @@ final class PgSourceIngester {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while a copied batch was written", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new IllegalStateException("a copied batch was not durable within " + WRITE_TIMEOUT, e);
         }
     }
@@ -294,20 +316,24 @@ final class PgSourceIngester {
         }
         progress = next;
         progressJson = json;
+        durableLsn = next.lsn();
     }
 
     // ---- streaming ------------------------------------------------------------------------------
 
     private void stream(Connection held) throws Exception {
         // a batch a failed write left behind is not durable: it comes again from the durable position
+        settle();
         batch.clear();
         batchProgress = null;
         batchRows = 0;
         batchTransactions = 0;
+        confirmAfterFlight = 0;
         if (held == null) {
             // A restart or a reconnect: from the durable position and the rows as durably applied.
             progressJson = storage.catalogEntries().get(PgSourceDefinition.progressKey(def.name()));
             progress = PgProgress.fromJson(progressJson);
+            durableLsn = progress.lsn();
             reload();
         }
         Connection c = held != null ? held : connect.replication();
@@ -336,7 +362,13 @@ final class PgSourceIngester {
             serverLsn = Math.max(serverLsn, received.asLong());
             if (buf == null) {
                 // nothing more received for now: what is committed becomes durable and visible
-                flush(stream);
+                land(stream, 0);
+                write();
+                if (inFlight != null) {
+                    // a write is in flight: wait a little for it, then read what arrived meanwhile
+                    land(stream, TimeUnit.MILLISECONDS.toNanos(1));
+                    continue;
+                }
                 if (txn == null) {
                     // every transaction received is applied: the server's position is reached
                     lagSeconds = 0;
@@ -351,7 +383,7 @@ final class PgSourceIngester {
                 // A transaction whose commit lies before the durable position was applied before a restart.
                 case PgOutput.Begin b -> txn = new PgTransaction(b.finalLsn() < progress.lsn());
                 case PgOutput.Relation r -> {
-                    flush(stream);
+                    drain(stream);
                     relation(r, open);
                 }
                 case PgOutput.Insert ins -> change(open, ins.oid(), t -> open.insert(t, ins));
@@ -365,14 +397,17 @@ final class PgSourceIngester {
                 case PgOutput.Commit cm -> {
                     commit(txn(txn), cm);
                     txn = null;
-                    if (batchProgress == null) {
+                    if (batchProgress != null) {
+                        confirmAfterFlush = cm.endLsn();
+                        // a full batch waits for the write in flight; else it is written if none is
+                        land(stream, batchRows >= MAX_BATCH_ROWS ? WRITE_TIMEOUT.toNanos() : 0);
+                        write();
+                    } else if (inFlight != null) {
+                        // nothing of this source's, but its position lies after the write in flight
+                        confirmAfterFlight = cm.endLsn();
+                    } else {
                         // applied before, or nothing of this source's: nothing of it is needed again
                         confirm(stream, cm.endLsn());
-                    } else {
-                        confirmAfterFlush = cm.endLsn();
-                        if (batchRows >= MAX_BATCH_ROWS) {
-                            flush(stream);
-                        }
                     }
                 }
                 case PgOutput.Other o -> {
@@ -411,7 +446,7 @@ final class PgSourceIngester {
             }).blockLast(WRITE_TIMEOUT);
             counts.forEach((row, n) -> {
                 if (n != 0) {
-                    t.apply(row, n);
+                    t.apply(row, n, 0);
                 }
             });
         }
@@ -466,13 +501,13 @@ final class PgSourceIngester {
     }
 
     /**
-     * Writes the batch of committed upstream transactions as one write at one timestamp, with the position
-     * after the last, and then confirms that position upstream. A reader sees all of a transaction or none
-     * of it; transactions that arrived together may become visible together. A failure propagates: the
-     * source reconnects and rebuilds its rows from what is durable.
+     * Starts writing the batch of committed upstream transactions, unless a write is in flight: one write
+     * at one timestamp, with the position after the last, guarded by the position before it (the one the
+     * write in flight, if any, sets: the storage admits writes in order). A reader sees all of a
+     * transaction or none of it; transactions that arrived together may become visible together.
      */
-    private void flush(PGReplicationStream stream) {
-        if (batchProgress == null) {
+    private void write() {
+        if (batchProgress == null || inFlight != null) {
             return;
         }
         Map<String, List<RowDiff>> updates = new LinkedHashMap<>();
@@ -487,16 +522,83 @@ final class PgSourceIngester {
                 updates.put(table, diffs);
             }
         });
-        commitProgress(updates, batchProgress);
-        listener.durable(def.name(), (System.nanoTime() - batchReceivedNanos) / 1000);
-        byName.values().forEach(PgTableState::durable);
-        transactions += batchTransactions;
-        lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (batchCommitMicros + PG_EPOCH_MICROS)) / 1e6);
-        confirm(stream, Math.max(confirmAfterFlush, progress.lsn()));
+        String key = PgSourceDefinition.progressKey(def.name());
+        String json = batchProgress.toJson();
+        CatalogSwap swap = new CatalogSwap(key, progressJson, Map.of(key, json), List.of());
+        CompletableFuture<?> write;
+        if (updates.isEmpty()) {
+            // only tables put in error: a catalog change, durable when it returns
+            storage.changeCatalog(swap);
+            write = CompletableFuture.completedFuture(null);
+        } else {
+            write = storage.writeTables(updates, swap).toFuture();
+        }
+        inFlight = new Flight(write, batchSeq, batchProgress, confirmAfterFlush, batchReceivedNanos, batchTransactions, batchCommitMicros,
+                System.nanoTime());
+        progress = batchProgress;
+        progressJson = json;
         batch.clear();
         batchProgress = null;
         batchRows = 0;
         batchTransactions = 0;
+        batchSeq++;
+    }
+
+    /**
+     * Completes the write in flight if it is durable, waiting up to {@code waitNanos} for it: its rows are
+     * read from the storage from here on, and its position is confirmed upstream. A failed write, or one
+     * not durable within {@link #WRITE_TIMEOUT}, is thrown: the source reconnects and rebuilds its rows
+     * from what is durable.
+     */
+    private void land(PGReplicationStream stream, long waitNanos) {
+        Flight f = inFlight;
+        if (f == null) {
+            return;
+        }
+        try {
+            f.write().get(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (System.nanoTime() - f.startedNanos() > WRITE_TIMEOUT.toNanos()) {
+                throw new IllegalStateException("a replicated batch was not durable within " + WRITE_TIMEOUT, e);
+            }
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+        inFlight = null;
+        durableLsn = f.progress().lsn();
+        listener.durable(def.name(), (System.nanoTime() - f.receivedNanos()) / 1000);
+        byName.values().forEach(t -> t.durable(f.seq()));
+        transactions += f.transactions();
+        lagSeconds = Math.max(0, (System.currentTimeMillis() * 1000 - (f.commitMicros() + PG_EPOCH_MICROS)) / 1e6);
+        confirm(stream, Math.max(Math.max(f.confirmLsn(), confirmAfterFlight), f.progress().lsn()));
+        confirmAfterFlight = 0;
+    }
+
+    /** Writes everything committed and waits until it is durable. */
+    private void drain(PGReplicationStream stream) {
+        land(stream, WRITE_TIMEOUT.toNanos());
+        write();
+        land(stream, WRITE_TIMEOUT.toNanos());
+    }
+
+    /** Waits (bounded) for a write a failed stream left in flight, so a reconnect reads the position it left; its failure is ignored. */
+    private void settle() {
+        Flight f = inFlight;
+        inFlight = null;
+        if (f == null) {
+            return;
+        }
+        try {
+            f.write().get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // not durable: it comes again from the durable position
+        }
     }
 
     /**
@@ -544,7 +646,7 @@ final class PgSourceIngester {
         batchCommitMicros = cm.commitMicros();
         txn.net.forEach((t, rows) -> rows.forEach((row, n) -> {
             if (n != 0) {
-                t.apply(row, n);
+                t.apply(row, n, batchSeq);
             }
         }));
     }

@@ -17,7 +17,7 @@ import java.util.Map;
  * old row pgoutput does not send whole (REPLICA IDENTITY DEFAULT sends the key, or nothing when the key
  * did not change; unchanged TOASTed values are never sent). A table keyed by its replica identity is
  * arranged by that key in the storage, so a row is looked up there, in the table itself: what is durable,
- * under the changes applied since the last durable write ({@link #apply}, forgotten at {@link #durable}).
+ * under the changes applied by writes not yet durable ({@link #apply}, forgotten at {@link #durable}).
  * Only a table without such a key (REPLICA IDENTITY FULL, whose changes carry their old rows whole) keeps
  * its rows here, for {@code TRUNCATE}.
  */
@@ -30,8 +30,11 @@ final class PgTableState {
     final int[] key;
     final List<DatumType> types;
     private final TableStorage storage;
-    /** Keyed tables: the rows changed since the last durable write, by key ({@link #DELETED}: none). */
-    private final Map<Row, Row> pending = new HashMap<>();
+    /**
+     * Keyed tables: the rows changed by writes not yet durable, by key ({@link #DELETED}: none), each with
+     * the sequence number of the batch that changed it last.
+     */
+    private final Map<Row, Pending> pending = new HashMap<>();
     /** Tables without a key: every row as applied, with its multiplicity. */
     private final Map<Row, Long> counts = new HashMap<>();
     /** Why this table no longer follows the upstream (its changes are skipped), or null. */
@@ -56,11 +59,15 @@ final class PgTableState {
         return row.project(key);
     }
 
+    /** A keyed row's latest change not yet durable: the row ({@link #DELETED}: none) and its batch. */
+    private record Pending(Row row, long batch) {
+    }
+
     /** The row with {@code key} as applied, or null. */
     Row committed(Row keyRow) {
-        Row changed = pending.get(keyRow);
+        Pending changed = pending.get(keyRow);
         if (changed != null) {
-            return changed == DELETED ? null : changed;
+            return changed.row() == DELETED ? null : changed.row();
         }
         for (Map.Entry<Row, Long> e : storage.rowsWithKey(tableId, keyRow).entrySet()) {
             if (e.getValue() > 0) {
@@ -87,22 +94,25 @@ final class PgTableState {
         }).blockLast(java.time.Duration.ofSeconds(60));
         out.values().removeIf(n -> n == 0);
         out.keySet().removeIf(r -> pending.containsKey(keyOf(r)));
-        pending.values().forEach(row -> {
-            if (row != DELETED) {
-                out.put(row, 1L);
+        pending.values().forEach(p -> {
+            if (p.row() != DELETED) {
+                out.put(p.row(), 1L);
             }
         });
         return out;
     }
 
-    /** Applies a change of one row ({@code diff} copies; keyed tables: +1 or -1), not yet durable for a keyed table. */
-    void apply(Row row, long diff) {
+    /**
+     * Applies a change of one row ({@code diff} copies; keyed tables: +1 or -1), which for a keyed table
+     * becomes durable with the write of batch {@code batch}.
+     */
+    void apply(Row row, long diff, long batch) {
         if (keyed()) {
             Row k = keyOf(row);
             if (diff > 0) {
-                pending.put(k, row);
+                pending.put(k, new Pending(row, batch));
             } else if (row.equals(committed(k))) {
-                pending.put(k, DELETED);
+                pending.put(k, new Pending(DELETED, batch));
             }
         } else {
             counts.merge(row, diff, Long::sum);
@@ -112,9 +122,12 @@ final class PgTableState {
         }
     }
 
-    /** Everything applied is durable now: a keyed table's rows are read from the storage again. */
-    void durable() {
-        pending.clear();
+    /**
+     * The writes of every batch up to {@code batch} are durable: a keyed row they changed last is read
+     * from the storage again; one a later batch changed stays here until that batch is durable.
+     */
+    void durable(long batch) {
+        pending.values().removeIf(p -> p.batch() <= batch);
     }
 
     /** Forgets what is not durable, after a failed write (a table without a key is rebuilt with {@link #apply}). */
