@@ -65,7 +65,9 @@ public final class Dataflow {
         this.listener = env.listener();
         this.budget = new MemoryBudget(id, env.memoryBudget());
         int workers = env.pool().size();
-        this.wiring = new DataflowWiring(id, desc, workers, budget, env.steps(), this::importSnapshot, this::abort);
+        // a table is never negative unless recovery found a negative count in it that it could not repair
+        this.wiring = new DataflowWiring(id, desc, workers, budget, env.steps(), this::importSnapshot,
+                table -> env.tables().errors().stream().noneMatch(e -> e.table().equals(table)), this::abort);
         this.inputs = new DataflowInputs(this, desc, workers, wiring.sources.keySet(), wiring.importIds);
         this.publication = new DataflowPublication(desc, registry, listener, wiring.exports, wiring.errSpines);
         this.rounds = new DataflowRounds(this, desc, env, budget, wiring, inputs, publication);

@@ -23,15 +23,25 @@ final class DataflowRenderer {
     private final Function<String, Supplier<SharedArrangement.Snapshot>> importSnapshots;
     private final Map<String, List<DatumType>> types = new HashMap<>();
     private final Map<String, Operator> built = new HashMap<>();
+    /** The plan of each object the dataflow builds, for {@link #nonNegative}. */
+    private final Map<String, Plan> builtPlans = new HashMap<>();
+    private final java.util.function.Predicate<String> nonNegativeSources;
     final Map<String, SourceOperator> sources = new LinkedHashMap<>();
     final Map<String, ImportOperator> imports = new LinkedHashMap<>();
     final List<ExportOperator> exports = new ArrayList<>();
 
-    DataflowRenderer(DataflowDescription desc, int workers, Function<String, Supplier<SharedArrangement.Snapshot>> importSnapshots) {
+    /**
+     * @param nonNegativeSources which source imports never hold a row of negative multiplicity (tables
+     *     whose storage found no negative count at recovery)
+     */
+    DataflowRenderer(DataflowDescription desc, int workers, Function<String, Supplier<SharedArrangement.Snapshot>> importSnapshots,
+            java.util.function.Predicate<String> nonNegativeSources) {
         this.desc = desc;
+        this.nonNegativeSources = nonNegativeSources;
         this.workers = workers;
         this.importSnapshots = importSnapshots;
         types.putAll(desc.importTypes());
+        desc.objectsToBuild().forEach(b -> builtPlans.put(b.id(), b.plan()));
     }
 
     void render() {
@@ -74,7 +84,7 @@ final class DataflowRenderer {
             case Plan.Reduce r -> {
                 List<DatumType> outTypes = r.types(this::typesOf, "");
                 if (ReduceOperator.supports(r, outTypes)) {
-                    yield new ReduceOperator(render(r.input()), r, outTypes, desc.asOf());
+                    yield new ReduceOperator(render(r.input()), r, outTypes, desc.asOf(), nonNegative(r.input()));
                 }
                 List<Expr> args = r.aggregates().stream().map(Plan.Aggregate::expr).filter(Objects::nonNull).toList();
                 yield new GroupOperator("reduce", render(r.input()), ints(r.groupKey()), args,
@@ -111,6 +121,29 @@ final class DataflowRenderer {
     }
 
     /** An iteration: its seed and every collection its step reads besides the work table are its inputs. */
+    /**
+     * Whether {@code plan}'s collection provably never holds a row of negative multiplicity at any time:
+     * a source the dataflow was told is such (a table: the storage refuses a delete of a row it does not
+     * hold), and what maps, filters, joins, unions or reduces such collections. Conservative: an imported
+     * index, a negation or an iteration counts as possibly negative.
+     */
+    boolean nonNegative(Plan plan) {
+        return switch (plan) {
+            case Plan.Get g -> desc.sourceImports().containsKey(g.id()) && nonNegativeSources.test(g.id()) || builtPlans.containsKey(g.id()) && nonNegative(builtPlans.get(g.id()));
+            case Plan.Constant c -> true;
+            case Plan.MapFilterProject m -> nonNegative(m.input());
+            case Plan.Join j -> j.inputs().stream().allMatch(this::nonNegative);
+            case Plan.Union u -> u.inputs().stream().allMatch(this::nonNegative);
+            case Plan.FlatMap f -> nonNegative(f.input());
+            case Plan.ArrangeBy a -> nonNegative(a.input());
+            case Plan.TemporalFilter t -> nonNegative(t.input());
+            case Plan.Reduce r -> true;
+            case Plan.TopK k -> true;
+            case Plan.Threshold t -> true;
+            default -> false;
+        };
+    }
+
     private Operator iterate(Plan.Iterate it) {
         Map<String, List<DatumType>> bodyTypes = new LinkedHashMap<>();
         bodyTypes.put(it.variable(), it.seed().types(this::typesOf, ""));

@@ -69,13 +69,14 @@ final class DataflowWiring {
      * dataflow (its budget exceeded, or it was stopped).
      */
     DataflowWiring(String id, DataflowDescription desc, int workers, MemoryBudget budget, Dataflow.StepObserver steps,
-            Function<String, Supplier<SharedArrangement.Snapshot>> importSnapshots, Consumer<String> abort) {
+            Function<String, Supplier<SharedArrangement.Snapshot>> importSnapshots, java.util.function.Predicate<String> nonNegativeSources,
+            Consumer<String> abort) {
         this.id = id;
         this.workers = workers;
         this.budget = budget;
         this.steps = steps;
         this.abort = abort;
-        DataflowRenderer r = new DataflowRenderer(desc, workers, importSnapshots);
+        DataflowRenderer r = new DataflowRenderer(desc, workers, importSnapshots, nonNegativeSources);
         r.render();
         this.exports = r.exports;
         this.sources = r.sources;

@@ -32,9 +32,10 @@ final class IterateBody {
         Map<String, Schema> imports = new LinkedHashMap<>();
         inputTypes.forEach((id, types) -> imports.put(id, Schema.ofTypes(types)));
         DataflowDescription desc = new DataflowDescription(imports, Map.of(), List.of(), List.of(), 0, null);
+        // the step's inputs are the iteration's collections, taken as possibly negative
         DataflowRenderer renderer = new DataflowRenderer(desc, 1, id -> {
             throw new IllegalStateException("a recursive step reads no index import: " + id);
-        });
+        }, id -> false);
         Operator top = renderer.renderPlan(step);
         sources = renderer.sources;
         OperatorOrder graph = new OperatorOrder(List.of(top));

@@ -25,7 +25,9 @@ import java.util.TreeMap;
  * by adding and retracting) is rendered as a {@link GroupOperator} instead.
  *
  * <p><b>State.</b> Instead of an arrangement of its input, each shard keeps the multiplicity of each
- * distinct input row (a row of negative multiplicity makes its group an error) and, per group, in
+ * distinct input row (a row of negative multiplicity makes its group an error) — unless its input can
+ * never hold one (a table's rows, and joins, maps and reductions of them: the renderer says so), when it
+ * keeps only each group's total, with no state per row — and, per group, in
  * primitive arrays indexed by a group slot: the number of member rows and of negative ones, and per
  * aggregate the multiplicity of non-NULL arguments (count, and whether a sum, min or max is NULL) and
  * the exact int64 sum (a long, spilling into a {@link BigInteger} only while it is out of range). A
@@ -72,9 +74,16 @@ final class ReduceOperator extends Operator {
     private final boolean decodes;
     private final List<DatumType> outTypes;
     private final long asOf;
+    /** Whether the input never holds a row of negative multiplicity, so rows' multiplicities are not kept. */
+    private final boolean nonNegative;
 
-    ReduceOperator(Operator input, Plan.Reduce reduce, List<DatumType> outTypes, long asOf) {
+    /**
+     * @param nonNegative whether the input never holds a row of negative multiplicity (a table's rows):
+     *     then no row's multiplicity is kept, only each group's total
+     */
+    ReduceOperator(Operator input, Plan.Reduce reduce, List<DatumType> outTypes, long asOf, boolean nonNegative) {
         super("reduce", input);
+        this.nonNegative = nonNegative;
         if (!supports(reduce, outTypes)) {
             throw new IllegalArgumentException("reduce has an aggregate that is not maintained incrementally");
         }
@@ -342,6 +351,10 @@ final class ReduceOperator extends Operator {
             if (diff == 0) {
                 return;
             }
+            if (nonNegative) {
+                applyToGroup(row, diff);
+                return;
+            }
             int r = rows.find(row);
             int g;
             long before;
@@ -376,6 +389,27 @@ final class ReduceOperator extends Operator {
             if ((before < 0) != (after < 0)) {
                 negatives[g] += after < 0 ? 1 : -1;
             }
+            applyArgs(g, diff);
+        }
+
+        /**
+         * Applies an update of a row of an input that never holds negative multiplicities: only its group's
+         * total changes ({@link #members} counts rows with their multiplicity, and the group is an error if
+         * that total is ever negative at the end of a time, which such an input never makes it).
+         */
+        private void applyToGroup(Row row, long diff) {
+            Row k = projectKey(row);
+            int g = groups.find(k);
+            if (g < 0) {
+                g = addGroup(k);
+            }
+            members[g] += diff;
+            negatives[g] = members[g] < 0 ? 1 : 0;
+            applyArgs(g, diff);
+        }
+
+        /** Adds the evaluated arguments ({@link #args}) of an update with {@code diff} to group {@code g}'s aggregates. */
+        private void applyArgs(int g, long diff) {
             for (int a = 0; a < aggs; a++) {
                 Object v = args[a];
                 if (v == null) {

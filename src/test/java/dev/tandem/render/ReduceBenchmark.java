@@ -71,7 +71,7 @@ public class ReduceBenchmark {
             default -> throw new IllegalArgumentException(aggregate);
         };
         Plan.Reduce plan = new Plan.Reduce(Plan.get("t"), List.of(0), aggregates);
-        reduce = new ReduceOperator(null, plan, plan.types(id -> KV, ""), 0);
+        reduce = new ReduceOperator(null, plan, plan.types(id -> KV, ""), 0, false);
         List<List<RowDiff>> writes = RenderBenchmark.stream("t", UPDATES, 100_000, 2).writes();
         rounds = new Updates[writes.size()][];
         for (int b = 0; b < writes.size(); b++) {

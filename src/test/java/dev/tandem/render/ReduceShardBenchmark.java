@@ -57,7 +57,7 @@ public final class ReduceShardBenchmark {
         List<DatumType> outTypes = r.types(id -> KV, "");
         List<Expr> exprs = r.aggregates().stream().map(Plan.Aggregate::expr).filter(e -> e != null).toList();
         Operator op = incremental
-                ? new ReduceOperator(null, r, outTypes, 0)
+                ? new ReduceOperator(null, r, outTypes, 0, false)
                 : new GroupOperator("reduce", null, new int[] {0}, exprs, (k, members) -> GroupFunctions.reduce(r, outTypes, k, members), 0);
         Operator.Shard shard = op.shard(0);
         Updates out = new Updates();

@@ -32,7 +32,7 @@ class SharedSubplansTest {
                     List.of(new DataflowDescription.BuildDesc("o1", plan)), List.of(new DataflowDescription.IndexExport("e1", "o1", List.of(0))), t0,
                     null);
             DataflowWiring wiring = new DataflowWiring("e1", desc, 2, new MemoryBudget("e1", Long.MAX_VALUE), Dataflow.StepObserver.NONE,
-                    id -> null, why -> { });
+                    id -> null, id -> true, why -> { });
             // source, the one count, negate, union, export: not three counts
             assertThat(wiring.order.stream().map(op -> op.name).toList()).containsExactly("source u1", "reduce", "negate", "union", "export e1");
 
