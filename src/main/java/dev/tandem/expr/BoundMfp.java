@@ -57,9 +57,25 @@ final class BoundMfp implements MfpEvaluator {
         }
     }
 
+    /**
+     * Without map expressions the output's datums are the input's: after the predicates (which decode the
+     * row), they are copied as encoded, not decoded and packed again.
+     */
     @Override
     public Row apply(Row row) {
-        return apply(row.unpack());
+        if (!mfp.map().isEmpty()) {
+            return apply(row.unpack());
+        }
+        Expr[] predicates = predicatesBefore[0];
+        if (predicates.length > 0) {
+            Object[] values = row.unpack();
+            for (Expr p : predicates) {
+                if (!Boolean.TRUE.equals(p.eval(values))) {
+                    return null;
+                }
+            }
+        }
+        return project == null ? row : row.project(project);
     }
 
     @Override

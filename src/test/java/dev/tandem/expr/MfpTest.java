@@ -54,6 +54,36 @@ class MfpTest {
         assertThatThrownBy(() -> late.bind(IN).apply(row(6L, 0L, "x"))).isInstanceOf(EvalError.class).hasMessage("division by zero");
     }
 
+    /**
+     * Without maps, a projection copies the input's encoded datums: the same row as decoding and packing
+     * the values would give, for every type, NULLs, repeated and reordered columns, with and without a filter.
+     */
+    @Test
+    void aProjectionWithoutMapsGivesTheRowPackingWouldGive() {
+        List<DatumType> types = List.of(DatumType.INT64, DatumType.STRING, DatumType.FLOAT64, DatumType.NUMERIC, DatumType.TIMESTAMPTZ,
+                DatumType.BOOL, DatumType.DATE);
+        List<List<Object>> rows = List.of(
+                Arrays.asList(-7L, "a\u00e9", 1.5, new java.math.BigDecimal("12.340"), new dev.tandem.row.TimestampTz(1_700_000_000_000_000L), true,
+                        java.time.LocalDate.of(2024, 2, 29)),
+                Arrays.asList(Long.MIN_VALUE, "", -0.0, new java.math.BigDecimal("-1000.5"), null, false, null),
+                Arrays.asList(null, null, null, null, null, null, null));
+        List<List<Integer>> projections = List.of(List.of(0), List.of(6, 0, 3), List.of(1, 1, 2, 5), List.of(4, 3, 2, 1, 0, 6, 5));
+        for (List<Object> values : rows) {
+            Row row = Row.pack(types, values);
+            for (List<Integer> columns : projections) {
+                for (List<Expr> filter : List.of(List.<Expr>of(), List.<Expr>of(call(Func.IS_NULL, col(0))))) {
+                    MfpEvaluator ev = new Mfp(List.of(), filter, columns).bind(types);
+                    Row packed = ev.apply(row.unpack());
+                    assertThat(ev.apply(row)).as("%s %s %s", values, columns, filter).isEqualTo(packed);
+                    if (packed != null) {
+                        assertThat(ev.apply(row).byteSize()).isEqualTo(packed.byteSize());
+                    }
+                }
+            }
+            assertThat(Mfp.identity().bind(types).apply(row)).isEqualTo(Mfp.identity().bind(types).apply(row.unpack()));
+        }
+    }
+
     @Test
     void typeErrorsNameTheFailingPart() {
         assertThatThrownBy(() -> new Mfp(List.of(), List.of(col(0)), null).outputTypes(IN, "plan"))
