@@ -121,11 +121,6 @@ class SltCorpusStateTest {
         assertThat(report.get("notPassedTotal").asInt()).isEqualTo(2);
         assertThat(report.get("notPassed")).hasSize(1);
 
-        // --files still selects: only a, in a directory of its own
-        ran.clear();
-        assertThat(runWith(runner, dir, List.of(a), dir.resolve("only-a"), "c1", 1, ran).files()).containsOnlyKeys(a);
-        assertThat(ran).containsExactly(a);
-
         // a directory holding another limit's (or target's) files is not mixed with this run's
         assertThatThrownBy(() -> runWith(new SltCorpusRunner(20, 1), dir, List.of(a), state, "c1", 1, ran))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--limit 0");
