@@ -47,9 +47,17 @@ class PostgresSltCorpusTest {
         Path pgState = dir.resolve("postgres");
         List<String> databases = new ArrayList<>();
         SltState.Contents pg;
+        // what a killed run leaves: the database of the file it was running, named for a process that is gone
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS slt_2147483646_1");
+            s.execute("CREATE DATABASE slt_2147483646_1");
+        }
         try (SltTarget target = new SltTarget.Postgres(url); Connection admin = DriverManager.getConnection(url)) {
             pg = runner.run(List.of(a, b), target, pgState, "c1", 1, (o, c) -> databases.addAll(databases(admin)));
             assertThat(databases(admin)).as("databases left behind").isEmpty();
+            try (Statement s = admin.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = 'slt_2147483646_1'")) {
+                assertThat(rs.next() && rs.getInt(1) == 0).as("a killed run's database is dropped").isTrue();
+            }
             String own = SltCorpusStateTest.write(dir, "own.test", "query I nosort\nSELECT CASE WHEN current_database() LIKE 'slt\\_"
                     + ProcessHandle.current().pid() + "\\_%' THEN 1 ELSE 0 END\n----\n1\n");
             FileOutcome o = runner.runFile(own, target, "c1");

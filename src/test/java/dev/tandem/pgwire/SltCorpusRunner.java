@@ -353,9 +353,11 @@ public final class SltCorpusRunner {
         SltCorpusRunner runner = new SltCorpusRunner(timeout, limit);
         Path report = out;
         int status = 0;
+        int[] ran = {0};
         SltState.Contents contents;
         try (SltTarget target = targetName.equals("tandem") ? new SltTarget.Tandem(scratch) : new SltTarget.Postgres(pgUrl)) {
             contents = runner.run(selected, target, dir, commit(), jobs, (last, c) -> {
+                ran[0]++;
                 System.out.printf(java.util.Locale.ROOT, "%s: %s (%.1f s)%n", last.file(), last.counts(), last.seconds());
                 SltState.writeJson(report, SltReport.json(c, 20000));
             });
@@ -369,8 +371,8 @@ public final class SltCorpusRunner {
         if (temporaryState) {
             SltTarget.Tandem.deleteTree(dir);
         }
-        System.out.printf(java.util.Locale.ROOT, "%d files selected, run in %.0f s; the report covers %d files%s:%n", selected.size(),
-                (System.nanoTime() - started) / 1e9, contents.files().size(), temporaryState ? "" : " (all of " + dir + ")");
+        System.out.printf(java.util.Locale.ROOT, "%d files selected, %d run now in %.0f s; the report covers %d files%s:%n", selected.size(),
+                ran[0], (System.nanoTime() - started) / 1e9, contents.files().size(), temporaryState ? "" : " (all of " + dir + ")");
         SltReport.print(contents, System.out);
         System.out.println("report: " + out);
         System.exit(status);

@@ -6,9 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -90,7 +93,8 @@ sealed interface SltTarget extends AutoCloseable {
 
     /**
      * A PostgreSQL reached at {@code url} (a JDBC URL naming a database the user may create databases from): each
-     * file gets a database {@code slt_PID_N} created from {@code template0} and dropped (with its sessions) after.
+     * file gets a database {@code slt_PID_N} created from {@code template0} and dropped (with its sessions) after. The
+     * databases a killed run left behind (those whose PID is no live process of this machine) are dropped on opening.
      */
     final class Postgres implements SltTarget {
 
@@ -109,6 +113,19 @@ sealed interface SltTarget extends AutoCloseable {
             this.prefix = m.group(1);
             this.parameters = m.group(3) == null ? "" : m.group(3);
             this.admin = DriverManager.getConnection(url);
+            List<String> orphans = new ArrayList<>();
+            try (Statement s = admin.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT datname FROM pg_database WHERE datname ~ '^slt_[0-9]+_[0-9]+$'")) {
+                while (rs.next()) {
+                    String name = rs.getString(1);
+                    if (ProcessHandle.of(Long.parseLong(name.split("_")[1])).isEmpty()) {
+                        orphans.add(name);
+                    }
+                }
+            }
+            for (String name : orphans) {
+                execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            }
         }
 
         @Override
