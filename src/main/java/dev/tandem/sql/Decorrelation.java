@@ -1,6 +1,7 @@
 package dev.tandem.sql;
 
 import java.util.List;
+import org.apache.calcite.plan.Contexts;
 import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
@@ -15,6 +16,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.tools.RelBuilderFactory;
 
 /**
  * Removes the subqueries of a query's expressions ({@code IN}, {@code EXISTS}, {@code ANY}/{@code
@@ -26,9 +28,19 @@ import org.apache.calcite.tools.RelBuilder;
  */
 final class Decorrelation {
 
+    /**
+     * Builds the rules' and the decorrelator's relations without simplifying their conditions: Calcite's
+     * simplifier fails (a ClassCastException) on a condition comparing one double column with literals it
+     * holds in two representations ({@code (f = 8.45 OR f < 1.93) AND k IN (SELECT ...)}), and the
+     * translation simplifies what it needs anyway.
+     */
+    private static final RelBuilderFactory PLAIN = RelBuilder.proto(Contexts.of(RelBuilder.Config.DEFAULT.withSimplify(false)));
+
     private static final HepProgram REMOVE = new HepProgramBuilder()
-            .addRuleCollection(List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
-                    CoreRules.JOIN_SUB_QUERY_TO_CORRELATE))
+            .addRuleCollection(List.of(
+                    CoreRules.FILTER_SUB_QUERY_TO_CORRELATE.config.withRelBuilderFactory(PLAIN).toRule(),
+                    CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE.config.withRelBuilderFactory(PLAIN).toRule(),
+                    CoreRules.JOIN_SUB_QUERY_TO_CORRELATE.config.withRelBuilderFactory(PLAIN).toRule()))
             .build();
 
     private Decorrelation() {
@@ -45,7 +57,7 @@ final class Decorrelation {
         hep.setRoot(root.rel);
         RelNode removed = hep.findBestExp();
         refuseParameterLimits(removed, false);
-        RelBuilder builder = RelFactories.LOGICAL_BUILDER.create(removed.getCluster(), null);
+        RelBuilder builder = PLAIN.create(removed.getCluster(), null);
         RelNode decorrelated = RelDecorrelator.decorrelateQuery(removed, builder);
         decorrelated = NullSafeKeys.rewrite(OuterJoins.rewrite(decorrelated));
         if (!valid(decorrelated)) {
