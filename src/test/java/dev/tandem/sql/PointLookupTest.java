@@ -92,6 +92,8 @@ class PointLookupTest {
                     .isEqualTo("pi_by_s");
 
             SqlSession reader = new SqlSession(true);
+            // strict: a fresh session's serializable read may precede the insert just acknowledged
+            stack.run("SET transaction_isolation = 'strict serializable'", reader);
             for (String sql : List.of("SELECT name FROM pi WHERE id = 42", "SELECT name FROM pi WHERE id = 2147483647",
                     "SELECT name FROM pi WHERE s = 7", "SELECT name FROM pi WHERE s = -32768")) {
                 SqlResult r = stack.sql.execute(sql, List.of(), reader).block(java.time.Duration.ofSeconds(30));
@@ -129,6 +131,7 @@ class PointLookupTest {
             stack.run("CREATE INDEX p_by_id ON p (id)", session);
             stack.run("CREATE INDEX p_by_g_name ON p (g, name)", session);
             SqlSession reader = new SqlSession(true);
+            stack.run("SET transaction_isolation = 'strict serializable'", reader);
             for (int i = 0; i < 60; i++) {
                 long id = random.nextInt(170);
                 long g = random.nextInt(7);
