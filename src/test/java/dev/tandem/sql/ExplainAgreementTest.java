@@ -99,6 +99,30 @@ class ExplainAgreementTest {
         }
     }
 
+    @Test
+    void aTransientReadShowsThePlanItComputesWithAViewsTemporalFilter() {
+        try (SqlStack stack = new SqlStack(dir)) {
+            SqlSession session = strict(stack);
+            stack.run("CREATE TABLE e (id bigint, ts timestamptz)", session);
+            stack.run("CREATE VIEW recent AS SELECT id FROM e WHERE ts > now() - INTERVAL '1 hour'", session);
+            List<String> whole = explain(stack, session, "SELECT * FROM recent");
+            assertThat(whole.get(0)).isEqualTo("slow path: a transient dataflow reading recent");
+            JsonNode read = JSON.readTree(whole.get(1));
+            assertThat(read.get("from").asString()).isEqualTo("recent");
+            assertThat(read.get("plan").toString()).contains("\"op\":\"temporal_filter\"").contains("\"name\":\"e\"");
+            List<String> counted = explain(stack, session, "SELECT count(*) FROM recent");
+            assertThat(counted.get(0)).isEqualTo("slow path: a transient dataflow");
+            assertThat(counted.get(1)).contains("\"op\":\"temporal_filter\"").doesNotContain("\"name\":\"recent\"");
+            assertThat(stack.run("SELECT * FROM recent", session).read().access()).isInstanceOf(AccessPath.Transient.class);
+
+            stack.run("CREATE INDEX recent_by_id ON recent (id)", session);
+            List<String> indexed = explain(stack, session, "SELECT count(*) FROM recent");
+            assertThat(indexed.get(1)).as("the view is read through its index, which holds the filter").contains("\"name\":\"recent_by_id\"")
+                    .doesNotContain("temporal_filter");
+            session.close();
+        }
+    }
+
     private static SqlSession strict(SqlStack stack) {
         SqlSession session = new SqlSession(true);
         stack.run("SET transaction_isolation = 'strict serializable'", session);
