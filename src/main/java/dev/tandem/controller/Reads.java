@@ -6,7 +6,6 @@ import dev.tandem.plan.Plan;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeResponse;
 import dev.tandem.protocol.Finishing;
-import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
