@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -66,6 +67,7 @@ public final class Controller implements AutoCloseable {
     private final IndexTracker indexes = new IndexTracker();
     private final ReadPolicy policy;
     private final ReadPlanner planner;
+    private final AccessPaths paths;
     /** The introspection collections, served like indexes but not in the durable catalog. */
     private final Map<String, CatalogEntry.Index> system = new LinkedHashMap<>();
     private final TransientStreams streams;
@@ -85,9 +87,11 @@ public final class Controller implements AutoCloseable {
         this.settings = new AtomicReference<>(settings);
         this.dispatch = new PeekDispatch(compute, timer);
         this.policy = new ReadPolicy(storage, clock, this.settings::get, indexes, dispatch);
-        this.planner = new ReadPlanner(catalog, indexes, storage);
+        AccessPaths paths = new AccessPaths(catalog, system, indexes);
+        this.paths = paths;
+        this.planner = new ReadPlanner(catalog, indexes, storage, paths);
         this.streams = new TransientStreams(planner, policy, indexes, dispatch, catalog::allocateTransientId, timer);
-        this.reads = new Reads(catalog, system, indexes, planner, policy, dispatch, streams, this.settings::get, clock);
+        this.reads = new Reads(catalog, system, indexes, planner, paths, policy, dispatch, streams, this.settings::get, clock);
         this.writes = new TableWrites(catalog, storage);
         this.changes = new CatalogChanges(storage, catalog, system, indexes, planner, dispatch, streams, writes, timer);
         this.responses = compute.responses().subscribe(this::receive);
@@ -411,7 +415,34 @@ public final class Controller implements AutoCloseable {
      * null.
      */
     public CatalogEntry.Index indexOn(String name, int keyArity) {
-        return planner.indexOn(name, keyArity);
+        return paths.indexOn(name, keyArity);
+    }
+
+    /**
+     * The access path {@code req} takes if it runs now ({@link AccessPaths}: the one chooser of reads); a read
+     * given it runs it while its index runs, else chooses again.
+     */
+    public AccessPath accessPath(ReadRequest req) {
+        if ((req.from() == null) == (req.plan() == null)) {
+            throw ControllerException.invalid("give exactly one of 'from' and 'plan'");
+        }
+        return paths.choose(req);
+    }
+
+    /**
+     * The running index on collection {@code name} a lookup goes through when a filter pins the columns
+     * {@code pinned} to one value each (the one with the most key columns, all pinned), or null.
+     */
+    public CatalogEntry.Index lookupIndex(String name, Set<String> pinned) {
+        return paths.lookupIndex(name, pinned);
+    }
+
+    /**
+     * The plan a transient dataflow of {@code byName} computes, as EXPLAIN shows it: views inlined, each
+     * collection with a running index read through it, every {@code get} by the name of the table or index it reads.
+     */
+    public Plan explainedPlan(Plan byName) {
+        return planner.explained(byName);
     }
 
     /**

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Plans reads: which index a read of a collection goes through, the expansion of a plan by names into
+ * Plans reads: the expansion of a plan by names into
  * one by ids (tables become source imports, views are inlined, indexed collections are imported as
  * shared arrangements), the typing and naming of its result, the check of a read's MFP and finishing
  * against that result, and the descriptions of the dataflows that compute it.
@@ -34,34 +34,13 @@ final class ReadPlanner {
     private final Catalog catalog;
     private final IndexTracker indexes;
     private final TableStorage storage;
+    private final AccessPaths paths;
 
-    ReadPlanner(Catalog catalog, IndexTracker indexes, TableStorage storage) {
+    ReadPlanner(Catalog catalog, IndexTracker indexes, TableStorage storage, AccessPaths paths) {
         this.catalog = catalog;
         this.indexes = indexes;
         this.storage = storage;
-    }
-
-    /**
-     * A running index on {@code name} usable for key rows of {@code keyArity} columns (-1: any key), or
-     * null; a table's primary key index first, so a key given for a table is its primary key.
-     */
-    CatalogEntry.Index indexOn(String name, int keyArity) {
-        CatalogEntry.Index primary = catalog.get(name).filter(e -> e instanceof CatalogEntry.Table).flatMap(e -> ((CatalogEntry.Table) e).primaryKey())
-                .flatMap(k -> catalog.get(k.name())).filter(e -> e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.running(i.id()))
-                .map(e -> (CatalogEntry.Index) e).orElse(null);
-        if (primary != null && (keyArity < 0 || primary.key().size() == keyArity)) {
-            return primary;
-        }
-        CatalogEntry.Index any = null;
-        for (CatalogEntry e : catalog.all()) {
-            if (e instanceof CatalogEntry.Index i && i.on().equals(name) && indexes.running(i.id())) {
-                if (keyArity < 0 || i.key().size() == keyArity) {
-                    return i;
-                }
-                any = any == null ? i : any;
-            }
-        }
-        return keyArity < 0 ? any : null;
+        this.paths = paths;
     }
 
     // ------------------------------------------------------------------ result types and names
@@ -178,9 +157,21 @@ final class ReadPlanner {
         return x;
     }
 
+    /**
+     * The plan a transient dataflow of {@code byName} computes, as EXPLAIN shows it: views inlined, each
+     * collection with a running index read through it, every {@code get} by the name of the table or index
+     * it reads.
+     */
+    Plan explained(Plan byName) {
+        Expansion x = expand(byName, true, "plan");
+        return x.plan.substitute((g, at) -> g.id() != null && x.namesById.containsKey(g.id()) ? Plan.getByName(x.namesById.get(g.id())) : g, "plan");
+    }
+
     /** A plan expanded into ids, with what it imports and every catalog name it reads. */
     final class Expansion {
         private final boolean useIndexes;
+        /** The name of each table and index the plan reads, by id. */
+        private final Map<String, String> namesById = new HashMap<>();
         Plan plan;
         final Map<String, Schema> sources = new LinkedHashMap<>();
         final Map<String, DataflowDescription.IndexImport> imports = new LinkedHashMap<>();
@@ -202,7 +193,7 @@ final class ReadPlanner {
                     return importIndex(i);
                 }
                 if (useIndexes) {
-                    CatalogEntry.Index i = indexOn(e.name(), -1);
+                    CatalogEntry.Index i = paths.indexOn(e.name(), -1);
                     if (i != null) {
                         return importIndex(i);
                     }
@@ -210,6 +201,7 @@ final class ReadPlanner {
                 return switch (e) {
                     case CatalogEntry.Table t -> {
                         sources.put(t.id(), t.schema());
+                        namesById.put(t.id(), t.name());
                         yield Plan.get(t.id());
                     }
                     case CatalogEntry.View v -> expand(v.plan(), at);
@@ -224,6 +216,7 @@ final class ReadPlanner {
             }
             names.add(i.name());
             names.add(i.on());
+            namesById.put(i.id(), i.name());
             List<Integer> key = new ArrayList<>();
             for (String k : i.key()) {
                 key.add(i.schema().indexOf(k));

@@ -18,9 +18,11 @@ import java.util.List;
  * @param isolation serializable or strict (null: serializable)
  * @param asOf an explicit read time (e.g. a write's timestamp, for read-your-writes)
  * @param timeoutMs how long to wait for the read to be answerable
+ * @param path the access path chosen for it when it was planned ({@link Controller#accessPath}), which the read
+ *     takes while its index runs, else chooses again (null: chosen when the read runs)
  */
 public record ReadRequest(String from, Plan plan, List<Row> keys, Mfp mfp, Finishing finishing, Isolation isolation, Long asOf,
-        Long timeoutMs) {
+        Long timeoutMs, AccessPath path) {
 
     /** How fresh a read must be. */
     public enum Isolation {
@@ -34,6 +36,16 @@ public record ReadRequest(String from, Plan plan, List<Row> keys, Mfp mfp, Finis
         mfp = mfp != null ? mfp : Mfp.identity();
         finishing = finishing != null ? finishing : Finishing.NONE;
         isolation = isolation != null ? isolation : Isolation.SERIALIZABLE;
+    }
+
+    /** A read whose access path is chosen when it runs. */
+    public ReadRequest(String from, Plan plan, List<Row> keys, Mfp mfp, Finishing finishing, Isolation isolation, Long asOf, Long timeoutMs) {
+        this(from, plan, keys, mfp, finishing, isolation, asOf, timeoutMs, null);
+    }
+
+    /** This read, taking {@code chosen}. */
+    public ReadRequest withPath(AccessPath chosen) {
+        return new ReadRequest(from, plan, keys, mfp, finishing, isolation, asOf, timeoutMs, chosen);
     }
 
     /** A plain read of everything in {@code from}. */

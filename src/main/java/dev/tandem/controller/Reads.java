@@ -6,7 +6,6 @@ import dev.tandem.plan.Plan;
 import dev.tandem.protocol.ComputeCommand;
 import dev.tandem.protocol.ComputeResponse;
 import dev.tandem.protocol.Finishing;
-import dev.tandem.row.Column;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
@@ -24,8 +23,9 @@ import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
 /**
- * The controller's reads and the starts of change streams: a read of an indexed collection is a
- * fast-path peek of the index, any other a slow-path transient dataflow ({@code t} id, {@code as_of = t},
+ * The controller's reads and the starts of change streams, each running the {@link AccessPath} the
+ * {@link AccessPaths} chooser picks (the one a read carries while its index runs): a lookup or scan of an
+ * index is a fast-path peek of it, a transient path a slow-path dataflow ({@code t} id, {@code as_of = t},
  * {@code until = t+1}) that imports the indexes it can as shared arrangements, is peeked once, then
  * dropped; while a peek is in flight its read time is held on its inputs.
  */
@@ -35,6 +35,7 @@ final class Reads {
     private final Map<String, CatalogEntry.Index> system;
     private final IndexTracker indexes;
     private final ReadPlanner planner;
+    private final AccessPaths paths;
     private final ReadPolicy policy;
     private final PeekDispatch dispatch;
     private final TransientStreams streams;
@@ -42,12 +43,13 @@ final class Reads {
     private final LongSupplier clock;
     private final AtomicInteger pending = new AtomicInteger();
 
-    Reads(Catalog catalog, Map<String, CatalogEntry.Index> system, IndexTracker indexes, ReadPlanner planner, ReadPolicy policy,
-            PeekDispatch dispatch, TransientStreams streams, Supplier<ControllerSettings> settings, LongSupplier clock) {
+    Reads(Catalog catalog, Map<String, CatalogEntry.Index> system, IndexTracker indexes, ReadPlanner planner, AccessPaths paths,
+            ReadPolicy policy, PeekDispatch dispatch, TransientStreams streams, Supplier<ControllerSettings> settings, LongSupplier clock) {
         this.catalog = catalog;
         this.system = system;
         this.indexes = indexes;
         this.planner = planner;
+        this.paths = paths;
         this.policy = policy;
         this.dispatch = dispatch;
         this.streams = streams;
@@ -66,7 +68,7 @@ final class Reads {
     }
 
     /**
-     * Answers a read: a fast-path peek of an index when it can, else a slow-path transient dataflow; each
+     * Answers a read by its access path: a fast-path peek of an index, or a slow-path transient dataflow; each
      * admitted by the {@link ReadAdmission} in the subscriber's context (the caller's own limits) before
      * the server's limit of reads in flight.
      */
@@ -106,23 +108,14 @@ final class Reads {
             throw ControllerException.invalid("as_of " + req.asOf() + " is more than " + Controller.MAX_AS_OF_AHEAD_MS
                     + " ms beyond the present; a read waits for its time to come, so pick a time at most that far ahead");
         }
-        if (req.from() != null && system.containsKey(req.from())) {
-            return fastPath(system.get(req.from()), req, strict, timeout);
-        }
-        if (req.from() != null) {
-            CatalogEntry e = catalog.require(req.from());
-            CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : planner.indexOn(e.name(), keyArity(req.keys()));
-            if (index != null) {
-                return fastPath(index, req, strict, timeout);
-            }
-            if (req.keys() != null) {
-                throw ControllerException.invalid("key: a key lookup needs an index; '" + req.from() + "' has none");
-            }
-            return slowPath(Plan.getByName(req.from()), e.schema().columns().stream().map(Column::name).toList(), req, strict, timeout,
-                    admission);
-        }
-        List<DatumType> types = planner.typeByName(req.plan(), "plan");
-        return slowPath(req.plan(), planner.defaultNames(req.plan(), types.size()), req, strict, timeout, admission);
+        // the path chosen when the read was planned, while its index runs; else chosen now, by the same rule
+        AccessPath path = req.path() != null && paths.current(req.path()) ? req.path() : paths.choose(req);
+        return switch (path) {
+            case AccessPath.Lookup l -> fastPath(l.index(), l.keys(), req, path, strict, timeout);
+            case AccessPath.IndexScan i -> fastPath(i.index(), null, req, path, strict, timeout);
+            case AccessPath.Transient t -> slowPath(t, req.from() != null ? readable(req.from()).schema().names()
+                    : planner.defaultNames(t.plan(), planner.typeByName(t.plan(), "plan").size()), req, strict, timeout, admission);
+        };
     }
 
     /** The arity of the first key row, or -1 when there is none to go by. */
@@ -130,7 +123,8 @@ final class Reads {
         return keys != null && !keys.isEmpty() ? keys.get(0).arity() : -1;
     }
 
-    private Mono<ReadResult> fastPath(CatalogEntry.Index index, ReadRequest req, boolean strict, Duration timeout) {
+    private Mono<ReadResult> fastPath(CatalogEntry.Index index, List<Row> lookup, ReadRequest req, AccessPath path, boolean strict,
+            Duration timeout) {
         String failure = catalog.failure(index.name());
         if (failure != null) {
             throw new ControllerException(ControllerException.Reason.INDEX_FAILED, "index '" + index.name() + "' failed and is not maintained: " + failure
@@ -146,29 +140,26 @@ final class Reads {
             return s.firstFrontier.asMono().timeout(timeout).onErrorMap(TimeoutException.class,
                             x -> new ControllerException(ControllerException.Reason.TIMEOUT, "'" + index.name()
                                     + "' was not reported by compute within " + timeout.toMillis() + " ms"))
-                    .then(Mono.defer(() -> fastPath(index, req, strict, timeout)));
+                    .then(Mono.defer(() -> fastPath(index, lookup, req, path, strict, timeout)));
         }
-        ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), index.schema());
-        List<Row> keys = req.keys() == null ? null
-                : req.keys().size() == 1 ? List.copyOf(req.keys()) : List.copyOf(new LinkedHashSet<>(req.keys()));
+        ReadPlanner.Shaping shape = ReadPlanner.shaping(path.mfp(), req.finishing(), index.schema());
+        List<Row> keys = lookup == null ? null
+                : lookup.size() == 1 ? List.copyOf(lookup) : List.copyOf(new LinkedHashSet<>(lookup));
         // No lock: a point read never waits for compaction, slow-path reads or other point reads.
         ReadPolicy.Held held = policy.holdOne(s, strict, req.asOf());
         long t = held.time();
         ComputeCommand.Peek peek = new ComputeCommand.Peek(PeekDispatch.peekId(), index.id(), t, keys, shape.mfp(), shape.finishing(),
                 settings.get().maxResultRows());
         return dispatch.await(peek, timeout, strict || req.asOf() != null)
-                .map(result -> toResult(result, shape.columns(), t, s.hydrated, ReadPath.FAST))
+                .map(result -> toResult(result, shape.columns(), t, s.hydrated, ReadPath.FAST, path))
                 .doFinally(x -> held.release().run());
     }
 
-    private Mono<ReadResult> slowPath(Plan byName, List<String> names, ReadRequest req, boolean strict, Duration timeout,
+    private Mono<ReadResult> slowPath(AccessPath.Transient path, List<String> names, ReadRequest req, boolean strict, Duration timeout,
             ReadAdmission admission) {
-        ReadPlanner.Expansion x = planner.expand(byName, true, "plan");
+        ReadPlanner.Expansion x = planner.expand(path.plan(), true, "plan");
         Schema schema = planner.resultSchema(x, names);
-        ReadPlanner.Shaping shape = ReadPlanner.shaping(req.mfp(), req.finishing(), schema);
-        if (req.keys() != null) {
-            throw ControllerException.invalid("key: a key lookup needs 'from' naming an indexed collection");
-        }
+        ReadPlanner.Shaping shape = ReadPlanner.shaping(path.mfp(), req.finishing(), schema);
         List<IndexState> inputs = x.importedStates();
         List<Runnable> releases = new ArrayList<>();
         Runnable admitted = admission.dataflow();
@@ -194,7 +185,8 @@ final class Reads {
         dispatch.send(new ComputeCommand.Schedule(tid));
         boolean hydrated = inputs.stream().allMatch(s -> s.hydrated);
         return answer
-                .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? ReadPath.SLOW_EARLY : ReadPath.SLOW))
+                .map(result -> toResult(result, shape.columns(), t, hydrated, answeredEarly(result, t) ? ReadPath.SLOW_EARLY : ReadPath.SLOW,
+                        path))
                 .doFinally(sig -> {
                     dispatch.forgetTransient(tid);
                     dispatch.send(new ComputeCommand.AllowCompaction(tid, Frontier.EMPTY));
@@ -210,10 +202,11 @@ final class Reads {
         return result instanceof ComputeResponse.Rows rows && !rows.info().upper().isPast(t);
     }
 
-    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, ReadPath path) {
+    private ReadResult toResult(ComputeResponse.PeekResult result, List<String> columns, long t, boolean hydrated, ReadPath path,
+            AccessPath access) {
         ComputeResponse.Rows rows = (ComputeResponse.Rows) result;
         ComputeResponse.ReadInfo info = rows.info();
-        return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime());
+        return new ReadResult(columns, rows.rows(), t, info.upper(), info.since(), Math.max(0, clock.getAsLong() - t), hydrated, path, info.runtime(), access);
     }
 
     /**
@@ -225,15 +218,24 @@ final class Reads {
     ChangeStreamStart startChangeStream(String name, List<Row> keys, Mfp filterProject, Long asOf) {
         Mfp mfp = filterProject != null ? filterProject : Mfp.identity();
         CatalogEntry e = readable(name);
-        CatalogEntry.Index index = e instanceof CatalogEntry.Index i ? i : planner.indexOn(e.name(), keyArity(keys));
-        if (index == null) {
-            if (keys != null) {
-                throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
-                        + (planner.indexOn(e.name(), -1) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
-            }
-            return streams.start(Plan.getByName(e.name()), e.schema().columns().stream().map(Column::name).toList(), name,
-                    mfp, asOf);
+        if (keys != null && !(e instanceof CatalogEntry.Index) && paths.indexOn(e.name(), keyArity(keys)) == null) {
+            throw ControllerException.invalid("key: watching keys needs an index, and '" + name + "' has none"
+                    + (paths.indexOn(e.name(), -1) != null ? " with a key of that arity" : "") + "; create one on it first, or watch it whole");
         }
+        AccessPath path = paths.choose(new ReadRequest(name, null, keys, mfp, null, null, asOf, null));
+        CatalogEntry.Index index;
+        List<Row> watched = null;
+        switch (path) {
+            case AccessPath.Transient t -> {
+                return streams.start(t.plan(), e.schema().names(), name, mfp, asOf);
+            }
+            case AccessPath.Lookup l -> {
+                index = l.index();
+                watched = l.keys();
+            }
+            case AccessPath.IndexScan i -> index = i.index();
+        }
+        mfp = path.mfp();
         String failure = catalog.failure(index.name());
         if (failure != null) {
             throw new ControllerException(ControllerException.Reason.INDEX_FAILED, "index '" + index.name() + "' failed and is not maintained: " + failure);
@@ -246,7 +248,7 @@ final class Reads {
             throw ControllerException.invalid("as_of " + asOf + " is more than " + Controller.MAX_AS_OF_AHEAD_MS + " ms beyond the present");
         }
         ReadPlanner.Shaping shape = ReadPlanner.shaping(mfp, Finishing.NONE, index.schema());
-        List<Row> distinctKeys = keys != null ? List.copyOf(new LinkedHashSet<>(keys)) : null;
+        List<Row> distinctKeys = watched != null ? List.copyOf(new LinkedHashSet<>(watched)) : null;
         List<Runnable> release = new ArrayList<>();
         long t = policy.hold(false, asOf, List.of(s), List.of(), release, time -> { });
         return new ChangeStreamStart(index.id(), index.name(), index.schema(), index.key(), distinctKeys, shape.mfp(), shape.columns(), t,

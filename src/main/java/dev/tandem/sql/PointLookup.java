@@ -1,16 +1,21 @@
 package dev.tandem.sql;
 
+import dev.tandem.controller.AccessPath;
 import dev.tandem.controller.CatalogEntry;
+import dev.tandem.controller.Controller;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.expr.Expr;
+import dev.tandem.expr.Func;
 import dev.tandem.expr.Mfp;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
 import dev.tandem.row.Schema;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Filter;
@@ -27,8 +32,10 @@ import org.apache.calcite.sql.SqlKind;
  * ({@code SELECT ... FROM t WHERE id = $1 [AND ...]}, or a literal query of that shape, whose literals
  * became parameters): the index, the parameters that make the key and the rest of the query (map,
  * filter, projection) are found once, when the statement is planned, so that running it only packs the
- * parameters into a key row. Any other query, or a run with a NULL key value, is read as
- * {@link SqlEngine#read} reads it, which chooses the same kind of access.
+ * parameters into a key row. The index is the one the controller's chooser takes for the columns the
+ * filter pins ({@link Controller#lookupIndex}); when the chooser would take an index whose key the
+ * parameters alone do not make, the query is no such lookup. Any other query, or a run with a NULL key
+ * value, is read as {@link SqlEngine#read} reads it, through the same chooser.
  *
  * <p>The conjuncts that pin the key are left out of the filter: the lookup returns exactly the rows whose
  * key equals the parameters, as datums, which is SQL's equality for the key types taken here (floats,
@@ -36,14 +43,16 @@ import org.apache.calcite.sql.SqlKind;
  */
 final class PointLookup {
 
-    private final String index;
+    private final String collection;
+    private final CatalogEntry.Index index;
     /** Per key column of the index, in its order: the position of the parameter that gives its value. */
     private final int[] keyParams;
     private final Mfp mfp;
     /** Whether the map, filter and projection, translated in UTC, compute otherwise in another time zone. */
     private final boolean zoneDependent;
 
-    private PointLookup(String index, int[] keyParams, Mfp mfp, boolean zoneDependent) {
+    private PointLookup(String collection, CatalogEntry.Index index, int[] keyParams, Mfp mfp, boolean zoneDependent) {
+        this.collection = collection;
         this.index = index;
         this.keyParams = keyParams;
         this.mfp = mfp;
@@ -56,11 +65,11 @@ final class PointLookup {
     }
 
     /**
-     * The lookup {@code q} is, against the catalog {@code entries} it was planned with, or null when it is
+     * The lookup {@code q} is, against the controller's catalog and running indexes now, or null when it is
      * no such lookup (no index whose every key column a parameter pins, another operator, parameters
      * elsewhere, a sort, {@code AS OF} given as a parameter).
      */
-    static PointLookup of(SqlEngine.Query q, List<CatalogEntry> entries) {
+    static PointLookup of(SqlEngine.Query q, Controller controller) {
         if (q.sort() != null || q.asOfParam() != null) {
             return null;
         }
@@ -75,7 +84,7 @@ final class PointLookup {
         }
         List<String> qn = scan.getTable().getQualifiedName();
         String target = qn.get(qn.size() - 1);
-        CatalogEntry table = entries.stream().filter(e -> e.name().equals(target)).findFirst().orElse(null);
+        CatalogEntry table = controller.catalog().stream().filter(e -> e.name().equals(target)).findFirst().orElse(null);
         if (table == null) {
             return null;
         }
@@ -87,7 +96,7 @@ final class PointLookup {
         List<RexNode> rest = new ArrayList<>();
         for (RexNode c : RelOptUtil.conjunctions(filter.getCondition())) {
             int[] pin = columnEqualsParameter(c);
-            if (pin != null && !pinned.containsKey(pin[0]) && keyType(types.get(pin[0]))
+            if (pin != null && !pinned.containsKey(pin[0]) && AccessPath.exactKey(types.get(pin[0]))
                     && q.paramTypes().get(q.params().number(pin[1]) - 1) == types.get(pin[0])) {
                 pinned.put(pin[0], pin[1]);
                 pinning.put(pin[0], c);
@@ -95,28 +104,8 @@ final class PointLookup {
                 rest.add(c);
             }
         }
-        CatalogEntry.Index best = null;
-        for (CatalogEntry e : entries) {
-            if (e instanceof CatalogEntry.Index idx && idx.on().equals(target)
-                    && idx.key().stream().allMatch(k -> pinned.containsKey(schema.indexOf(k)))
-                    && (best == null || idx.key().size() > best.key().size())) {
-                best = idx;
-            }
-        }
-        if (best == null) {
+        if (pinned.isEmpty()) {
             return null;
-        }
-        int[] keyParams = new int[best.key().size()];
-        List<Integer> used = new ArrayList<>();
-        for (int i = 0; i < keyParams.length; i++) {
-            int column = schema.indexOf(best.key().get(i));
-            keyParams[i] = q.params().number(pinned.get(column)) - 1;
-            used.add(column);
-        }
-        for (Map.Entry<Integer, RexNode> p : pinning.entrySet()) {
-            if (!used.contains(p.getKey())) {
-                rest.add(p.getValue());
-            }
         }
         // the rest of the query may hold no parameter: it is translated once, for every run
         RexTranslator tr = new RexTranslator(i -> {
@@ -131,8 +120,28 @@ final class PointLookup {
             for (RexNode c : rest) {
                 conjuncts.addAll(RelTranslator.conjuncts(tr.rex(c, types)));
             }
+            // the index the chooser takes for every column the filter pins: a lookup here only if the parameters make its key
+            Set<String> pinnedNames = new HashSet<>();
+            pinned.keySet().forEach(c -> pinnedNames.add(schema.column(c).name()));
+            AccessPath.pinnedColumns(conjuncts, schema).forEach(c -> pinnedNames.add(schema.column(c).name()));
+            CatalogEntry.Index best = controller.lookupIndex(target, pinnedNames);
+            if (best == null || !best.key().stream().allMatch(k -> pinned.containsKey(schema.indexOf(k)))) {
+                return null;
+            }
+            int[] keyParams = new int[best.key().size()];
+            Set<Integer> used = new HashSet<>();
+            for (int i = 0; i < keyParams.length; i++) {
+                int column = schema.indexOf(best.key().get(i));
+                keyParams[i] = q.params().number(pinned.get(column)) - 1;
+                used.add(column);
+            }
+            for (Map.Entry<Integer, RexNode> p : pinning.entrySet()) {
+                if (!used.contains(p.getKey())) {
+                    conjuncts.addAll(RelTranslator.conjuncts(tr.rex(p.getValue(), types)));
+                }
+            }
             Mfp mfp = mfp(tr, project, types, conjuncts);
-            return new PointLookup(best.name(), keyParams, mfp, tr.zoneDependent());
+            return new PointLookup(target, best, keyParams, mfp, tr.zoneDependent());
         } catch (ParameterElsewhere e) {
             return null;
         }
@@ -163,17 +172,23 @@ final class PointLookup {
 
     /**
      * The read of the key the parameter {@code values} make (already of their types), or null when one of
-     * them is NULL (no row's key equals NULL: the general read answers that).
+     * them is NULL (no row's key equals NULL: the general read answers that). It carries the lookup as its
+     * path, and the equalities of the key columns in its filter, should the index have gone when it runs.
      */
     ReadRequest request(List<Object> values, ReadRequest.Isolation isolation, Long asOf) {
         Object[] key = new Object[keyParams.length];
+        List<Expr> filter = new ArrayList<>(keyParams.length + mfp.filter().size());
         for (int i = 0; i < key.length; i++) {
             key[i] = values.get(keyParams[i]);
             if (key[i] == null) {
                 return null;
             }
+            int column = index.schema().indexOf(index.key().get(i));
+            filter.add(new Expr.Call(Func.EQ, List.of(new Expr.Col(column), new Expr.Lit(key[i], index.schema().column(column).type()))));
         }
-        return new ReadRequest(index, null, List.of(Row.of(key)), mfp, null, isolation, asOf, null);
+        filter.addAll(mfp.filter());
+        return new ReadRequest(collection, null, null, new Mfp(mfp.map(), filter, mfp.project()), null, isolation, asOf, null)
+                .withPath(new AccessPath.Lookup(index, List.of(Row.of(key)), mfp));
     }
 
     /** {column, Calcite's parameter index} when {@code c} is {@code column = parameter} (either way round), else null. */
@@ -190,13 +205,6 @@ final class PointLookup {
             return new int[] {col.getIndex(), p.getIndex()};
         }
         return null;
-    }
-
-    /** Whether equality of {@code t} in SQL is equality of its datums. */
-    static boolean keyType(DatumType t) {
-        return t == DatumType.INT64 || t == DatumType.STRING || t == DatumType.BOOL || t == DatumType.TIMESTAMP
-                || t == DatumType.DATE || t == DatumType.TIMESTAMPTZ || t == DatumType.UUID || t == DatumType.BYTEA
-                || t == DatumType.TIME;
     }
 
     /** A parameter outside the key's conjuncts: the statement is no point lookup of this kind. */

@@ -3,23 +3,14 @@ package dev.tandem.sql;
 import dev.tandem.controller.CatalogEntry;
 import dev.tandem.controller.CatalogSnapshot;
 import dev.tandem.controller.Controller;
-import dev.tandem.controller.ControllerException;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.expr.Expr;
-import dev.tandem.expr.ExprJson;
-import dev.tandem.expr.Func;
-import dev.tandem.expr.Mfp;
 import dev.tandem.plan.Plan;
-import dev.tandem.plan.PlanJson;
 import dev.tandem.protocol.Finishing;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
-import dev.tandem.row.RowJson;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
@@ -33,20 +24,17 @@ import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Queries: a {@code SELECT} (or {@code EXPLAIN SELECT}) planned with Calcite into a {@link SqlEngine.Query},
  * and, when run with its parameters, the read that answers it: a {@link PointLookup} bound without
- * translating again; a key lookup or scan of an index when the query is a filter and projection of one
- * collection whose index key the filter pins; else a transient dataflow of the translated plan (with a
- * transaction block's pending writes laid over what it reads).
+ * translating again; a read of one collection by name when the query is a filter and projection of it;
+ * else a transient dataflow of the translated plan (with a transaction block's pending writes laid over
+ * what it reads). Each read carries the access path the controller's chooser picks for it
+ * ({@link Controller#accessPath}), which its {@code EXPLAIN} shows ({@link ExplainText}).
  */
 final class QueryPlanner {
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private final SqlEngine engine;
     private final Controller controller;
 
@@ -91,41 +79,21 @@ final class QueryPlanner {
         if (explain) {
             // the parameters of the query explained are the EXPLAIN's: its plan is that of a run with their values
             return new Prepared(sql, fingerprint, List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), q.paramTypes(), (values, session) -> {
-                SqlEngine.Read r = read(q, values, session);
                 List<Object[]> lines = new ArrayList<>();
-                lines.add(new Object[] {r.describe()});
-                lines.add(new Object[] {r.request().plan() != null ? PlanJson.write(r.request().plan()).toString() : describeFast(r.request())});
+                for (String line : ExplainText.lines(read(q, values, session).request(), controller)) {
+                    lines.add(new Object[] {line});
+                }
                 return Mono.just(SqlResult.rows("EXPLAIN", List.of(new SqlColumn("QUERY PLAN", DatumType.STRING)), lines));
             }, false);
         }
         // the objects the query depends on (those its plan reads), fingerprinted as of before it was planned
         Set<String> deps = scanned(q.body());
-        PointLookup lookup = PointLookup.of(q, controller.catalog());
+        PointLookup lookup = PointLookup.of(q, controller);
         Prepared prepared = new Prepared(sql, Prepared.fingerprint(planned.entries(), deps), deps, q.columns(), q.paramTypes(),
                 (values, session) -> runQuery(q, lookup, values, session), true);
         prepared.parameterDeclared = q.paramDeclared();
         prepared.parameterComputed = q.paramComputed();
         return prepared;
-    }
-
-    private static String describeFast(ReadRequest r) {
-        ObjectNode o = NODES.objectNode();
-        o.put("from", r.from());
-        if (r.keys() != null) {
-            ArrayNode keys = o.putArray("key");
-            r.keys().forEach(k -> keys.add(RowJson.json(k)));
-        }
-        if (!r.mfp().filter().isEmpty()) {
-            o.set("filter", ExprJson.writeList(r.mfp().filter()));
-        }
-        if (!r.mfp().map().isEmpty()) {
-            o.set("map", ExprJson.writeList(r.mfp().map()));
-        }
-        if (r.mfp().project() != null) {
-            ArrayNode project = o.putArray("project");
-            r.mfp().project().forEach(project::add);
-        }
-        return o.toString();
     }
 
     /**
@@ -329,13 +297,14 @@ final class QueryPlanner {
         if (pending) {
             plan = block.overlay(plan, controller, asOf);
         }
-        return new SqlEngine.Read(new ReadRequest(null, plan, null, null, finishing, isolation, asOf, null), "slow path: a transient dataflow");
+        ReadRequest request = new ReadRequest(null, plan, null, null, finishing, isolation, asOf, null);
+        return new SqlEngine.Read(request.withPath(controller.accessPath(request)));
     }
 
     /**
      * A read of one collection by name with a filter and a projection of columns, when the query is
-     * that: a key lookup when an index's key is pinned by the filter, else a read the controller
-     * answers from an index if there is one. Null when the query is anything else.
+     * that, with the access path the controller's chooser picks for it (a key lookup when the filter pins
+     * an index's key, else a scan of an index, else a transient dataflow). Null when the query is anything else.
      */
     private SqlEngine.Read simpleRead(RelNode body, RexTranslator tr, Finishing finishing, ReadRequest.Isolation isolation, Long asOf) {
         RelNode rel = body;
@@ -356,176 +325,8 @@ final class QueryPlanner {
         }
         List<DatumType> types = entry.schema().types();
         List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
-        Map<Integer, Expr> pinning = new HashMap<>();
-        Map<Integer, List<Object>> pinned = pinned(conjuncts, pinning);
-        List<String> lookupKey = null;
-        String from = target;
-        List<Row> keys = null;
-        int lookupKeyWidth = 0;
-        String describe = null;
-        for (CatalogEntry e : controller.catalog()) {
-            if (e instanceof CatalogEntry.Index idx && idx.on().equals(target)) {
-                List<List<Object>> choices = new ArrayList<>();
-                long combinations = 1;
-                for (String col : idx.key()) {
-                    List<Object> values = pinned.get(entry.schema().indexOf(col));
-                    if (values == null) {
-                        choices = null;
-                        break;
-                    }
-                    choices.add(values);
-                    combinations *= values.size();
-                }
-                if (choices != null && combinations <= MAX_LOOKUP_KEYS && (keys == null || idx.key().size() > lookupKeyWidth)) {
-                    // of the indexes whose keys are all pinned, the one with the most key columns
-                    lookupKeyWidth = idx.key().size();
-                    lookupKey = idx.key();
-                    from = idx.name();
-                    keys = new ArrayList<>();
-                    ArrayNode shown = NODES.arrayNode();
-                    for (ArrayNode k : product(choices)) {
-                        keys.add(keyRow(k, idx));
-                        shown.add(k);
-                    }
-                    describe = "fast path: a lookup of " + (keys.size() == 1 ? "key " + shown.get(0) : keys.size() + " keys " + shownKeys(shown))
-                            + " in index " + idx.name();
-                    continue;
-                }
-                if (describe == null) {
-                    describe = "fast path: a scan of index " + idx.name() + " on " + target;
-                }
-            }
-        }
-        if (describe == null) {
-            describe = "slow path: a transient dataflow reading " + target;
-        }
-        // A lookup returns exactly the rows whose key is one of the values: the conjuncts that pinned the key
-        // need not be evaluated again on each row (for the types whose datum equality is SQL's equality).
-        List<Expr> rest = new ArrayList<>(conjuncts);
-        if (lookupKey != null) {
-            for (String col : lookupKey) {
-                int c = entry.schema().indexOf(col);
-                if (PointLookup.keyType(types.get(c))) {
-                    rest.remove(pinning.get(c));
-                }
-            }
-        }
-        Mfp mfp = PointLookup.mfp(tr, project, types, rest);
-        return new SqlEngine.Read(new ReadRequest(from, null, keys, mfp, finishing, isolation, asOf, null),
-                describe);
-    }
-
-    /**
-     * The most keys a lookup takes (an IN list, or IN lists on several key columns, multiply): as many as
-     * a statement may hold literals ({@link SqlLimits#DEFAULTS}). Past it the index is scanned with the
-     * filter, which evaluates the whole IN list on every row: an IN list of 60,000 keys over 10,000 rows
-     * is 600 million comparisons that way, and 60,000 lookups this way.
-     */
-    static final int MAX_LOOKUP_KEYS = 200_000;
-
-    /** The keys EXPLAIN shows: the first 20, then how many more. */
-    private static String shownKeys(ArrayNode shown) {
-        if (shown.size() <= 20) {
-            return shown.toString();
-        }
-        ArrayNode first = NODES.arrayNode();
-        for (int i = 0; i < 20; i++) {
-            first.add(shown.get(i));
-        }
-        String text = first.toString();
-        return text.substring(0, text.length() - 1) + ", … " + (shown.size() - 20) + " more]";
-    }
-
-    /**
-     * The values each column is pinned to by the conjuncts: {@code col = literal} pins one, {@code col IN
-     * (literals)} (an OR of such equalities on one column) several; the first conjunct pinning a column wins
-     * (the others stay in the filter, which every row still passes through). {@code pinning} receives the
-     * conjunct that pinned each column.
-     */
-    private static Map<Integer, List<Object>> pinned(List<Expr> conjuncts, Map<Integer, Expr> pinning) {
-        Map<Integer, List<Object>> pinned = new LinkedHashMap<>();
-        for (Expr c : conjuncts) {
-            List<Expr> alternatives = c instanceof Expr.Call call && call.func() == Func.OR ? call.args() : List.of(c);
-            Integer column = null;
-            List<Object> values = new ArrayList<>();
-            for (Expr alt : alternatives) {
-                Object[] eq = equality(alt);
-                if (eq == null || column != null && !column.equals(eq[0])) {
-                    values = null;
-                    break;
-                }
-                column = (Integer) eq[0];
-                values.add(eq[1]);
-            }
-            if (values != null && column != null && !pinned.containsKey(column)) {
-                pinned.put(column, distinct(values));
-                pinning.put(column, c);
-            }
-        }
-        return pinned;
-    }
-
-    /**
-     * The values without repeats, in their first order, by hashing (one look-up a value, so an IN list of
-     * any length costs time in proportion to it): values equal as datums are one key ({@code -0.0} and
-     * {@code 0.0} too).
-     */
-    static List<Object> distinct(List<Object> values) {
-        java.util.Set<Object> seen = new java.util.HashSet<>(Math.max(16, values.size() * 2));
-        List<Object> out = new ArrayList<>(values.size());
-        for (Object v : values) {
-            if (seen.add(v instanceof Double d && d == 0.0 ? (Object) 0.0 : v)) {
-                out.add(v);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * {column, value} when {@code e} is {@code column = non-NULL literal} (either way round), else null. A
-     * numeric pins nothing: its key holds its scale, and {@code = 1.5} must find {@code 1.50} too.
-     */
-    private static Object[] equality(Expr e) {
-        if (e instanceof Expr.Call call && call.func() == Func.EQ && !call.args().stream().anyMatch(
-                a -> a instanceof Expr.Lit l && l.value() instanceof java.math.BigDecimal)) {
-            Expr a = call.args().get(0);
-            Expr b = call.args().get(1);
-            if (a instanceof Expr.Col col && b instanceof Expr.Lit lit && lit.value() != null) {
-                return new Object[] {col.index(), lit.value()};
-            }
-            if (b instanceof Expr.Col col && a instanceof Expr.Lit lit && lit.value() != null) {
-                return new Object[] {col.index(), lit.value()};
-            }
-        }
-        return null;
-    }
-
-    /** Every combination of one value from each list, as JSON key rows. */
-    private static List<ArrayNode> product(List<List<Object>> choices) {
-        List<ArrayNode> out = new ArrayList<>();
-        out.add(NODES.arrayNode());
-        for (List<Object> values : choices) {
-            List<ArrayNode> next = new ArrayList<>();
-            for (ArrayNode prefix : out) {
-                for (Object v : values) {
-                    ArrayNode k = prefix.deepCopy();
-                    k.add(RowJson.json(v));
-                    next.add(k);
-                }
-            }
-            out = next;
-        }
-        return out;
-    }
-
-    /** The key row of pinned literals {@code k}, as datums of {@code index}'s key columns. */
-    private static Row keyRow(ArrayNode k, CatalogEntry.Index index) {
-        try {
-            return RowJson.row(k, index.keySchema());
-        } catch (IllegalArgumentException e) {
-            throw new ControllerException(ControllerException.Reason.INVALID, "key[0]: " + e.getMessage() + " (index '" + index.name()
-                    + "' is keyed by " + index.key() + ")");
-        }
+        ReadRequest request = new ReadRequest(target, null, null, PointLookup.mfp(tr, project, types, conjuncts), finishing, isolation, asOf, null);
+        return new SqlEngine.Read(request.withPath(controller.accessPath(request)));
     }
 
     /** Runs a planned query: a {@link PointLookup} binds its key and nothing else; any other query is translated with its values. */

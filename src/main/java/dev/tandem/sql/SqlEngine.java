@@ -1,5 +1,6 @@
 package dev.tandem.sql;
 
+import dev.tandem.controller.AccessPath;
 import dev.tandem.controller.Controller;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.DatumType;
@@ -410,8 +411,8 @@ public final class SqlEngine {
             Long asOf) {
     }
 
-    /** A read request for a query with its parameters bound, and how it will be answered. */
-    record Read(ReadRequest request, String describe) {
+    /** A read request for a query with its parameters bound, carrying the access path it takes. */
+    record Read(ReadRequest request) {
     }
 
     Query planQuery(SqlNode parsed, SqlParams params, String asOfParam, Long asOf) {
@@ -427,9 +428,9 @@ public final class SqlEngine {
         return queries.runQuery(q, null, values, session);
     }
 
-    /** The values without repeats, in their first order ({@link QueryPlanner#distinct}). */
+    /** The values without repeats, in their first order, as a lookup takes them ({@link AccessPath#distinctKeys}). */
     static List<Object> distinct(List<Object> values) {
-        return QueryPlanner.distinct(values);
+        return AccessPath.distinctKeys(values);
     }
 
     /** {@code e} placed at {@code n}'s position in the statement, when it has one. */

@@ -2,6 +2,7 @@ package dev.tandem.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tandem.controller.AccessPath;
 import dev.tandem.controller.ReadRequest;
 import dev.tandem.row.Row;
 import java.nio.file.Path;
@@ -29,7 +30,12 @@ class PointLookupTest {
     private static PointLookup lookupOf(SqlStack stack, String text) {
         SqlParams params = SqlParams.of(text);
         SqlEngine.Query q = stack.sql.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
-        return PointLookup.of(q, stack.controller.catalog());
+        return PointLookup.of(q, stack.controller);
+    }
+
+    /** The lookup a read takes. */
+    private static AccessPath.Lookup path(ReadRequest r) {
+        return (AccessPath.Lookup) r.path();
     }
 
     @Test
@@ -43,16 +49,18 @@ class PointLookupTest {
 
             PointLookup byId = lookupOf(stack, "SELECT name FROM p WHERE id = $1");
             ReadRequest r = byId.request(List.of(7L), null, null);
-            assertThat(r.from()).isEqualTo("p_by_id");
-            assertThat(r.keys()).containsExactly(Row.of(7L));
-            assertThat(r.mfp().filter()).as("the pinning conjunct is the lookup itself").isEmpty();
-            assertThat(r.mfp().project()).containsExactly(1);
+            assertThat(path(r).index().name()).isEqualTo("p_by_id");
+            assertThat(path(r).keys()).containsExactly(Row.of(7L));
+            assertThat(path(r).mfp().filter()).as("the pinning conjunct is the lookup itself").isEmpty();
+            assertThat(r.from()).as("the collection, to choose again from should the index go").isEqualTo("p");
+            assertThat(r.mfp().filter()).as("the key's equality, to choose again from").hasSize(1);
+            assertThat(path(r).mfp().project()).containsExactly(1);
             assertThat(byId.request(Arrays.asList((Object) null), null, null)).as("a NULL key is left to the general read").isNull();
 
             ReadRequest both = lookupOf(stack, "SELECT id FROM p WHERE name = $2 AND g = $1 AND id > 3").request(List.of(5L, "b"), null, null);
-            assertThat(both.from()).as("the key of both columns").isEqualTo("p_by_g_name");
-            assertThat(both.keys()).containsExactly(Row.of(5L, "b"));
-            assertThat(both.mfp().filter()).as("the residual conjunct").hasSize(1);
+            assertThat(path(both).index().name()).as("the key of both columns").isEqualTo("p_by_g_name");
+            assertThat(path(both).keys()).containsExactly(Row.of(5L, "b"));
+            assertThat(path(both).mfp().filter()).as("the residual conjunct").hasSize(1);
 
             assertThat(lookupOf(stack, "SELECT name FROM p WHERE id = $1 AND g > $2")).as("a parameter outside the key").isNull();
             assertThat(lookupOf(stack, "SELECT name FROM p WHERE g = $1")).as("no index whose whole key is pinned").isNull();
@@ -63,8 +71,8 @@ class PointLookupTest {
             stack.run("CREATE TABLE pb (b bytea, k bigint)", session);
             stack.run("CREATE INDEX pb_by_b ON pb (b)", session);
             ReadRequest bytea = lookupOf(stack, "SELECT k FROM pb WHERE b = $1").request(List.of(new dev.tandem.row.Bytea(new byte[] {10, -1})), null, null);
-            assertThat(bytea.from()).as("a bytea key").isEqualTo("pb_by_b");
-            assertThat(bytea.keys()).containsExactly(Row.of(new dev.tandem.row.Bytea(new byte[] {10, -1})));
+            assertThat(path(bytea).index().name()).as("a bytea key").isEqualTo("pb_by_b");
+            assertThat(path(bytea).keys()).containsExactly(Row.of(new dev.tandem.row.Bytea(new byte[] {10, -1})));
             session.close();
         }
     }
@@ -78,12 +86,14 @@ class PointLookupTest {
             stack.run("INSERT INTO pi VALUES (42, 7, 'a'), (2147483647, 32767, 'b'), (-5, -32768, 'c')", session);
 
             ReadRequest byId = lookupOf(stack, "SELECT name FROM pi WHERE id = $1").request(List.of(42L), null, null);
-            assertThat(byId.from()).as("an integer key").isEqualTo("pi_pkey");
-            assertThat(byId.keys()).containsExactly(Row.of(42L));
-            assertThat(lookupOf(stack, "SELECT name FROM pi WHERE s = $1").request(List.of(7L), null, null).from()).as("a smallint key")
+            assertThat(path(byId).index().name()).as("an integer key").isEqualTo("pi_pkey");
+            assertThat(path(byId).keys()).containsExactly(Row.of(42L));
+            assertThat(path(lookupOf(stack, "SELECT name FROM pi WHERE s = $1").request(List.of(7L), null, null)).index().name()).as("a smallint key")
                     .isEqualTo("pi_by_s");
 
             SqlSession reader = new SqlSession(true);
+            // strict: a fresh session's serializable read may precede the insert just acknowledged
+            stack.run("SET transaction_isolation = 'strict serializable'", reader);
             for (String sql : List.of("SELECT name FROM pi WHERE id = 42", "SELECT name FROM pi WHERE id = 2147483647",
                     "SELECT name FROM pi WHERE s = 7", "SELECT name FROM pi WHERE s = -32768")) {
                 SqlResult r = stack.sql.execute(sql, List.of(), reader).block(java.time.Duration.ofSeconds(30));
@@ -121,6 +131,7 @@ class PointLookupTest {
             stack.run("CREATE INDEX p_by_id ON p (id)", session);
             stack.run("CREATE INDEX p_by_g_name ON p (g, name)", session);
             SqlSession reader = new SqlSession(true);
+            stack.run("SET transaction_isolation = 'strict serializable'", reader);
             for (int i = 0; i < 60; i++) {
                 long id = random.nextInt(170);
                 long g = random.nextInt(7);
