@@ -145,7 +145,7 @@ final class PgWriter {
             buf.writeShort(0);
             buf.writeInt(oid(c));
             buf.writeShort(typeLength(c));
-            buf.writeInt(bpchar(c) || varcharArray(c) ? (int) c.declared().typmod() : -1);
+            buf.writeInt(bpchar(c) || varcharArray(c) || numericArray(c) ? (int) c.declared().typmod() : -1);
             buf.writeShort(format.apply(i));
         }
         return end();
@@ -423,6 +423,11 @@ final class PgWriter {
         return c.type() == DatumType.STRING_ARRAY && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.VARCHAR_ARRAY;
     }
 
+    /** Whether {@code c} is a {@code numeric(p, s)[]} column (OID 1231, its precision and scale in the type modifier). */
+    private static boolean numericArray(SqlColumn c) {
+        return c.type() == DatumType.NUMERIC_ARRAY && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.NUMERIC_ARRAY;
+    }
+
     /** Whether {@code c} is a {@code character(n)} column (OID 1042, its length in the type modifier). */
     private static boolean bpchar(SqlColumn c) {
         return c.type() == DatumType.STRING && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR;
@@ -436,7 +441,7 @@ final class PgWriter {
         return switch (c.declared().kind()) {
             case INTEGER -> 4;
             case SMALLINT -> 2;
-            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY -> 0;
+            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY, NUMERIC_ARRAY -> 0;
         };
     }
 

@@ -301,10 +301,13 @@ final class BpcharSemantics {
         return false;
     }
 
-    /** The {@code character varying[]} or {@code character varying(n)[]} of field {@code i} of {@code rel} when it is such a column passed through unchanged, else null. */
-    static DeclaredType varcharArray(RelNode rel, int i) {
+    /**
+     * The {@code character varying[]}, {@code character varying(n)[]} or {@code numeric(p, s)[]} of field {@code i} of {@code rel}
+     * when it is such a column passed through unchanged, else null.
+     */
+    static DeclaredType declaredArray(RelNode rel, int i) {
         DeclaredType d = declared(rel, i);
-        return d != null && d.kind() == DeclaredType.Kind.VARCHAR_ARRAY ? d : null;
+        return d != null && (d.kind() == DeclaredType.Kind.VARCHAR_ARRAY || d.kind() == DeclaredType.Kind.NUMERIC_ARRAY) ? d : null;
     }
 
     /** The declared type of field {@code i} of {@code rel} when it is a table's or view's column passed through unchanged, else null. */

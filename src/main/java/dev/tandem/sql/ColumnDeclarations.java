@@ -87,28 +87,31 @@ final class ColumnDeclarations {
 
     /**
      * The declared type of an array column of {@code type} with {@code modifiers}: {@code integer[]}, {@code smallint[]},
-     * {@code character varying[]} or {@code character varying(n)[]}, else null (its datum type says all).
+     * {@code character varying[]}, {@code character varying(n)[]} or {@code numeric(p, s)[]}, else null (its datum type says all).
+     * The modifiers are those {@link #declaredType} has accepted.
      */
     static DeclaredType arrayDeclaredType(String type, List<Integer> modifiers) {
         return switch (type.toLowerCase(Locale.ROOT)) {
             case "integer", "int", "int4" -> DeclaredType.INTEGER_ARRAY;
             case "smallint", "int2" -> DeclaredType.SMALLINT_ARRAY;
             case "varchar", "character varying" -> DeclaredType.varcharArray(modifiers.isEmpty() ? 0 : modifiers.get(0));
+            case "numeric", "decimal" -> modifiers.isEmpty() ? null : DeclaredType.numericArray(modifiers.get(0), modifiers.size() > 1 ? modifiers.get(1) : 0);
             default -> null;
         };
     }
 
     /**
      * The type of a column declared an array of {@code type}: Tandem's array of it, or {@code 0A000} for an element type whose
-     * PostgreSQL array Tandem has none of ({@code real[]}, {@code char(n)[]}, {@code numeric(p, s)[]}...).
+     * PostgreSQL array Tandem has none of ({@code real[]}, {@code char(n)[]}...).
      */
     static DatumType arrayColumnType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
         String n = type.toLowerCase(Locale.ROOT);
         boolean varchar = n.equals("varchar") || n.equals("character varying");
-        if (!ARRAY_ELEMENTS.contains(n) || modifiers.size() > (varchar ? 1 : 0)) {
+        boolean numeric = n.equals("numeric") || n.equals("decimal");
+        if (!ARRAY_ELEMENTS.contains(n) || modifiers.size() > (varchar ? 1 : numeric ? 2 : 0)) {
             int[] lc = SqlLexer.lineColumn(sql, at.offset());
             throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns of " + n + (modifiers.isEmpty() ? "" : " with a type modifier")
-                    + " (array columns are of bigint, integer, smallint, double precision, numeric, text, varchar, varchar(n), boolean, date, timestamp,"
+                    + " (array columns are of bigint, integer, smallint, double precision, numeric, numeric(p, s), text, varchar, varchar(n), boolean, date, timestamp,"
                     + " timestamptz or uuid)", lc[0], lc[1]);
         }
         return DatumType.arrayOf(varchar ? DatumType.STRING : SqlTypes.ofName(n));
