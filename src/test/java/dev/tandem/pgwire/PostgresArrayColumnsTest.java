@@ -103,6 +103,8 @@ class PostgresArrayColumnsTest {
             "UPDATE anum SET d = i, n = i WHERE k = 9",
             "UPDATE anum SET b = t WHERE k = 4",
             "UPDATE anum SET b = n WHERE k = 1",
+            "UPDATE anum SET b = k WHERE k = 1",
+            "UPDATE anum SET dt = '{2024-01-02 10:00:00}'::timestamptz[] WHERE k = 1",
             "INSERT INTO anum (k, t, n) SELECT k + 20, b, b FROM anum WHERE k = 8",
             "INSERT INTO anum (k, n) SELECT 30, array_agg(k ORDER BY k DESC) FROM anum WHERE k < 3",
             "CREATE VIEW anumv AS SELECT k, n, m FROM anum WHERE k < 10",
