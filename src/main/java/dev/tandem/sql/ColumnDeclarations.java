@@ -75,7 +75,7 @@ final class ColumnDeclarations {
         }
     }
 
-    /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are, without modifiers. */
+    /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are (varchar and numeric also with modifiers). */
     static final java.util.Set<String> ARRAY_ELEMENTS = java.util.Set.of("bigint", "int8", "double precision", "float8", "text", "boolean", "bool",
             "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone", "integer", "int", "int4", "smallint", "int2",
             "varchar", "character varying");

@@ -17,10 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Array columns of {@code character varying} and {@code character varying(n)}: writes by literals, constructors, array
- * functions, {@code COPY} and pgjdbc's {@code setArray} (each element held to the length, {@code 22001}), reads in the text and
- * binary formats, {@code ANY}, subscripts, {@code unnest}, the array functions, the catalog's description, and an indexed view
- * over such a column maintained through random writes; answered by Tandem and by a real PostgreSQL 15 alike. Skipped without
+ * Array columns of {@code character varying}, {@code character varying(n)} and {@code numeric(p, s)}: writes by literals,
+ * constructors, array functions, {@code COPY} and pgjdbc's {@code setArray} (each element held to the length, {@code 22001}, or
+ * rounded to the scale, {@code 22003} past the precision), arrays of another type assigned element by element, reads in the text
+ * and binary formats, {@code ANY}, subscripts, {@code unnest}, the array functions, the catalog's description, and indexed views
+ * over such columns maintained through random writes; answered by Tandem and by a real PostgreSQL 15 alike. Skipped without
  * {@code POSTGRES_ORACLE_ADDRESS}, as {@link PostgresDifferentialTest} is.
  */
 class PostgresArrayColumnsTest {
