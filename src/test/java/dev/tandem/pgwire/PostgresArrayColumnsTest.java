@@ -138,6 +138,60 @@ class PostgresArrayColumnsTest {
             "anv_by AS SELECT n, count(*) AS c, max(k) AS kmax FROM anm GROUP BY n",
             "anv_elems AS SELECT u, count(*) AS c FROM anm, unnest(n) AS u GROUP BY u");
 
+    private static final List<String> CHAR_SETUP = List.of(
+            "CREATE TABLE achr (k bigint PRIMARY KEY, c char(3)[], d char[], e character(2) ARRAY, t text)",
+            "INSERT INTO achr VALUES (1, '{\"a  \",ab,NULL,\"\",\" a\"}', '{x}', '{\"xy   \"}', 'a'), (2, '{a}', NULL, '{a}', 'b')",
+            "INSERT INTO achr (k, c) VALUES (10, '{\"ab  c\"}')",
+            "INSERT INTO achr (k, c) VALUES (10, ARRAY['abcd'])",
+            "INSERT INTO achr (k, e) VALUES (10, '{abc}')",
+            "INSERT INTO achr (k, c, e) VALUES (3, ARRAY['a', 'b  '], ARRAY['a'])",
+            "INSERT INTO achr (k, c) VALUES (4, '{1,22}'::bigint[])",
+            "UPDATE achr SET e = '{\"b \",c}' WHERE k = 3",
+            "UPDATE achr SET d = '{z}', e = ARRAY['q'] WHERE k = 2",
+            "UPDATE achr SET c = e WHERE k = 2",
+            "INSERT INTO achr (k, c) SELECT 5, e FROM achr WHERE k = 1",
+            "CREATE VIEW achrv AS SELECT k, c, e FROM achr WHERE k < 4",
+            "CREATE TABLE achrc AS SELECT k, c FROM achr");
+
+    private static final List<String> CHAR_QUERIES = List.of(
+            "SELECT * FROM achr ORDER BY k",
+            "SELECT k, c FROM achr WHERE c IS NOT NULL ORDER BY c, k",
+            "SELECT k, array_length(c, 1)::bigint AS n, cardinality(e)::bigint AS m, c = e AS eq, c < e AS lt, c @> e AS co, e <@ c AS cd, c && e AS ov"
+                    + " FROM achr ORDER BY k",
+            "SELECT k FROM achr WHERE 'a'::text = ANY(c) ORDER BY k",
+            "SELECT k, 'b'::text <> ALL(c) AS x, 'ab'::text = ANY(c) AS y FROM achr ORDER BY k",
+            "SELECT c, count(*) FROM achr GROUP BY c ORDER BY c",
+            "SELECT DISTINCT e FROM achr ORDER BY e",
+            "SELECT count(c), count(DISTINCT e) FROM achr",
+            "SELECT a.k, b.k FROM achr a JOIN achr b ON a.c = b.e ORDER BY 1, 2",
+            "SELECT * FROM achrv ORDER BY k",
+            "SELECT * FROM achrc ORDER BY k");
+
+    private static final List<String> CHAR_CATALOG = List.of(
+            "SELECT attname, format_type(atttypid, atttypmod), atttypid, atttypmod, attndims FROM pg_attribute"
+                    + " WHERE attrelid = 'achr'::regclass AND attnum > 0 ORDER BY attnum",
+            "SELECT column_name, data_type, udt_name, character_maximum_length FROM information_schema.columns WHERE table_name = 'achr'"
+                    + " ORDER BY ordinal_position",
+            "SELECT format_type(1014, 7), format_type(1014, -1)",
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'achrv'::regclass AND attnum > 0 ORDER BY attnum",
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'achrc'::regclass AND attnum > 0 ORDER BY attnum");
+
+    /** What would see a {@code character(n)[]} column's elements themselves, refused by Tandem and answered by PostgreSQL. */
+    private static final List<String> CHAR_REFUSED = List.of(
+            "SELECT k, c[1] FROM achr",
+            "SELECT k, u FROM achr, unnest(c) AS u",
+            "SELECT array_to_string(c, ',') FROM achr",
+            "SELECT array_append(c, 'x') FROM achr",
+            "SELECT c::text[] FROM achr",
+            "SELECT c FROM achr UNION SELECT e FROM achr",
+            "SELECT (SELECT c FROM achr WHERE k = 2)",
+            "SELECT k FROM achr WHERE t = ANY(c)",
+            "SELECT k FROM achr WHERE 'a '::text = ANY(c)");
+
+    private static final List<String> CHAR_VIEWS = List.of(
+            "acv_rows AS SELECT k, c, cardinality(c) AS n FROM acm WHERE 'b'::text = ANY(c) OR c IS NULL",
+            "acv_by AS SELECT c, count(*) AS n, max(k) AS kmax FROM acm GROUP BY c");
+
     @TempDir
     Path dir;
 
@@ -281,6 +335,68 @@ class PostgresArrayColumnsTest {
                     PgAnswers.randomWrites(random, "anm", "k", () -> values.get(random.nextInt(values.size())), List.of("2::numeric = ANY(n)"),
                             () -> List.of("n = array_append(n, 1.499)", "n = '{2.5}'", "n = NULL", "n = array_prepend(0.005, n)", "n = ARRAY[7]"),
                             List.of("cardinality(n) > 1", "n IS NULL")), mismatches);
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+        assertThat(withRows).isGreaterThan(40);
+    }
+
+    /**
+     * Array columns of {@code character(n)}: each element blank-padded to {@code n} ({@code 22001} past it), compared, grouped and
+     * ordered as PostgreSQL's {@code bpchar} elements are; what would see an element itself is refused.
+     */
+    @Test
+    void charArrayColumnsAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        List<String> mismatches = new ArrayList<>();
+        int compared = 0;
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1014,1042,INT8")) {
+            try (Statement p = systems.pg().createStatement()) {
+                p.execute("DROP VIEW IF EXISTS achrv");
+                p.execute("DROP TABLE IF EXISTS achrc");
+                p.execute("DROP TABLE IF EXISTS achr");
+            }
+            for (String sql : CHAR_SETUP) {
+                PgAnswers.compare(sql, PgAnswers.update(systems.pg(), sql), PgAnswers.update(systems.td(), sql), "write", mismatches);
+                compared++;
+            }
+            for (String[] copy : List.of(new String[] {"COPY achr (k, c, e) FROM STDIN", "20\t{\"b \",NULL,\"\"}\t{\"a  \"}\n"},
+                    new String[] {"COPY achr (k, c) FROM STDIN", "21\t{abcd}\n"})) {
+                PgAnswers.compare(copy[0], copy(systems.pg(), copy[0], copy[1]), copy(systems.td(), copy[0], copy[1]), "copy", mismatches);
+                compared++;
+            }
+            systems.compareAll(CHAR_QUERIES, mismatches);
+            compared += 2 * CHAR_QUERIES.size();
+            for (String q : CHAR_CATALOG) {
+                compareCatalog(systems, q, mismatches);
+                compared++;
+            }
+            systems.checkRefusals(CHAR_REFUSED, mismatches);
+            compared += CHAR_REFUSED.size();
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL in %d comparisons:\n%s", mismatches.size(), compared,
+                String.join("\n", mismatches)).isEmpty();
+    }
+
+    /** Indexed views over a {@code char(3)[]} column, maintained through random writes, equal to PostgreSQL's answers after each. */
+    @Test
+    void maintainedViewsOfCharArraysAnswerAsPostgresDoes() throws SQLException {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        java.util.Random random = new java.util.Random(73);
+        List<String> values = List.of("'{a,b}'", "'{b}'", "'{}'", "NULL", "ARRAY['b  ', 'c']", "'{NULL,b}'", "'{\"a b\"}'", "'{\"b   \"}'");
+        List<String> mismatches = new ArrayList<>();
+        int withRows;
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
+            withRows = PgAnswers.maintainedViews(pg, td, "acm (k bigint, c char(3)[])", CHAR_VIEWS, name -> name.equals("acv_by") ? "n" : "k", 30,
+                    PgAnswers.randomWrites(random, "acm", "k", () -> values.get(random.nextInt(values.size())), List.of("'a'::text = ANY(c)"),
+                            () -> List.of("c = '{\"b \"}'", "c = '{c}'", "c = NULL", "c = ARRAY['x', 'b']"), List.of("cardinality(c) > 1", "c IS NULL")),
+                    mismatches);
         }
         assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
         assertThat(withRows).isGreaterThan(40);

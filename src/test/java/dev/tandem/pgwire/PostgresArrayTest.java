@@ -334,7 +334,7 @@ class PostgresArrayTest {
                 new String[] {"SELECT array_agg(DISTINCT n::numeric) FROM ax", "0A000"},
                 new String[] {"SELECT max(ARRAY[n]) FROM ax", "0A000"},
                 new String[] {"CREATE TABLE at (tags real[])", "0A000"},
-                new String[] {"CREATE TABLE at (tags char(3)[])", "0A000"},
+                new String[] {"CREATE TABLE at (tags bpchar[])", "0A000"},
                 new String[] {"CREATE TABLE at (tags timestamp(3)[])", "0A000"},
                 new String[] {"CREATE TABLE at (tags text[][])", "0A000"},
                 new String[] {"CREATE TABLE at (tags text[] PRIMARY KEY)", "0A000"},
