@@ -16,7 +16,7 @@ class DeclaredTypeTest {
         for (DeclaredType t : List.of(DeclaredType.SMALLINT, DeclaredType.INTEGER, DeclaredType.varchar(1), DeclaredType.varchar(10_485_760),
                 DeclaredType.numeric(5, 2), DeclaredType.numeric(3, -1), DeclaredType.numeric(3, 5), DeclaredType.numeric(1000, -1000),
                 DeclaredType.varcharArray(0), DeclaredType.varcharArray(3), DeclaredType.INTEGER_ARRAY, DeclaredType.bpchar(4),
-                DeclaredType.numericArray(5, 2), DeclaredType.numericArray(3, -1))) {
+                DeclaredType.numericArray(5, 2), DeclaredType.numericArray(3, -1), DeclaredType.bpcharArray(2))) {
             assertThat(DeclaredType.parse(t.sqlName())).isEqualTo(t);
         }
         assertThatThrownBy(() -> DeclaredType.parse("text")).isInstanceOf(IllegalArgumentException.class);

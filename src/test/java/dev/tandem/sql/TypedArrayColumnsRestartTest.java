@@ -10,11 +10,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Array columns declared {@code numeric(p, s)[]} keep their declared type across a restart: every write still rounds each
- * element to the scale and refuses one past the precision ({@code 22003}), an array of another type is still assigned
- * element by element, the rows written before read back as written, and a read is still described as {@code numeric(p,s)[]}.
+ * Array columns declared {@code numeric(p, s)[]} and {@code character(n)[]} keep their declared type across a restart: every
+ * write still rounds each numeric element to the scale and refuses one past the precision ({@code 22003}) or holds each character
+ * element to its length ({@code 22001}), an array of another type is still assigned element by element, the rows written before
+ * read back as written (character elements blank-padded), and a read is still described as {@code numeric(p,s)[]} or
+ * {@code character(n)[]}.
  */
-class NumericArrayColumnsRestartTest {
+class TypedArrayColumnsRestartTest {
 
     @TempDir
     Path dir;
@@ -51,6 +53,29 @@ class NumericArrayColumnsRestartTest {
                 assertThat(rows(s, "SELECT n, t FROM na WHERE k = " + k)).containsExactly("[{0.13,2.50}, {1,2}]");
                 s.run("DELETE FROM na WHERE k = " + k, new SqlSession());
                 assertThat(rows(s, "SELECT count(*) FROM na")).containsExactly("[1]");
+            }
+        }
+    }
+
+    @Test
+    void charArrayColumnsAreKeptAndEnforcedAfterARestart() {
+        try (SqlStack s = new SqlStack(dir)) {
+            s.run("CREATE TABLE ca (k int PRIMARY KEY, c char(3)[], e character ARRAY)", new SqlSession());
+            s.run("INSERT INTO ca VALUES (1, '{a,\"ab   \",NULL}', '{x}')", new SqlSession());
+        }
+        for (int round = 0; round < 2; round++) {
+            try (SqlStack s = new SqlStack(dir)) {
+                assertThat(rows(s, "SELECT k, c, e FROM ca WHERE k = 1")).containsExactly("[1, {\"a  \",\"ab \",NULL}, {x}]");
+                assertThat(types(s, "SELECT c, e FROM ca")).containsExactly("character(3)[]", "character(1)[]");
+                assertThatThrownBy(() -> s.run("INSERT INTO ca (k, c) VALUES (2, '{abcd}')", new SqlSession()))
+                        .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo("22001"));
+                assertThatThrownBy(() -> s.run("SELECT c[1] FROM ca", new SqlSession()))
+                        .isInstanceOfSatisfying(SqlException.class, e -> assertThat(e.sqlState()).isEqualTo("0A000"));
+                int k = 10 + round;
+                s.run("INSERT INTO ca (k, c) VALUES (" + k + ", ARRAY[1, 22])", new SqlSession());
+                assertThat(rows(s, "SELECT c FROM ca WHERE k = " + k)).containsExactly("[{\"1  \",\"22 \"}]");
+                s.run("DELETE FROM ca WHERE k = " + k, new SqlSession());
+                assertThat(rows(s, "SELECT count(*) FROM ca")).containsExactly("[1]");
             }
         }
     }
