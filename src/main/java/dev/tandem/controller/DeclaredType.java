@@ -2,8 +2,11 @@ package dev.tandem.controller;
 
 import dev.tandem.expr.EvalError;
 import dev.tandem.expr.Numerics;
+import dev.tandem.row.DatumArray;
 import dev.tandem.row.DatumType;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,7 +16,8 @@ import java.util.regex.Pattern;
  * {@code integer} or {@code smallint} (an int64 datum) and of the elements of an {@code integer[]} or {@code smallint[]},
  * the length of a {@code character varying(n)} or a {@code character(n)} (a string) and of the elements of a
  * {@code character varying(n)[]} (also {@code character varying[]}, whose elements have none), the precision and scale of a
- * {@code numeric(p, s)}. Every write to the table fits its values
+ * {@code numeric(p, s)} and of the elements of a {@code numeric(p, s)[]}; the length of the elements of a {@code character(n)[]},
+ * each kept, as a {@code character(n)} is, without trailing spaces. Every write to the table fits its values
  * to it ({@link #fit}) as PostgreSQL's column does: an integer out of range and a string too long are
  * refused, a numeric is rounded to its scale and refused when its integer digits do not fit. A {@code character(n)}
  * keeps its value without trailing spaces (PostgreSQL's blank-padded {@code bpchar} compares, groups and keys
@@ -24,7 +28,7 @@ import java.util.regex.Pattern;
 public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public enum Kind {
-        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY
+        SMALLINT, INTEGER, VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY, NUMERIC_ARRAY, BPCHAR_ARRAY
     }
 
     /** PostgreSQL's largest {@code numeric(p, s)} precision. */
@@ -34,7 +38,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
 
     public DeclaredType {
         switch (kind) {
-            case VARCHAR, BPCHAR -> {
+            case VARCHAR, BPCHAR, BPCHAR_ARRAY -> {
                 String name = kind == Kind.VARCHAR ? "varchar" : "char";
                 if (length < (kind == Kind.VARCHAR ? 0 : 1)) {
                     throw new IllegalArgumentException("length for type " + name + " must be at least 1");
@@ -49,7 +53,7 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                             : "length for type varchar cannot exceed " + MAX_VARCHAR_LENGTH);
                 }
             }
-            case NUMERIC -> {
+            case NUMERIC, NUMERIC_ARRAY -> {
                 if (precision < 1 || precision > MAX_NUMERIC_PRECISION) {
                     throw new IllegalArgumentException("NUMERIC precision " + precision + " must be between 1 and " + MAX_NUMERIC_PRECISION);
                 }
@@ -92,6 +96,16 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         return new DeclaredType(Kind.NUMERIC, 0, precision, scale);
     }
 
+    /** PostgreSQL's {@code numeric(p, s)[]}: arrays of numerics, each element rounded to the scale and held to the precision. */
+    public static DeclaredType numericArray(int precision, int scale) {
+        return new DeclaredType(Kind.NUMERIC_ARRAY, 0, precision, scale);
+    }
+
+    /** PostgreSQL's {@code character(n)[]}: arrays of strings, each element a {@code character(n)}. */
+    public static DeclaredType bpcharArray(int length) {
+        return new DeclaredType(Kind.BPCHAR_ARRAY, length, 0, 0);
+    }
+
     /** The datum type a column of this declared type holds. */
     public DatumType datumType() {
         return switch (kind) {
@@ -99,7 +113,8 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case VARCHAR, BPCHAR -> DatumType.STRING;
             case NUMERIC -> DatumType.NUMERIC;
             case SMALLINT_ARRAY, INTEGER_ARRAY -> DatumType.INT64_ARRAY;
-            case VARCHAR_ARRAY -> DatumType.STRING_ARRAY;
+            case VARCHAR_ARRAY, BPCHAR_ARRAY -> DatumType.STRING_ARRAY;
+            case NUMERIC_ARRAY -> DatumType.NUMERIC_ARRAY;
         };
     }
 
@@ -114,10 +129,12 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case SMALLINT_ARRAY -> "smallint[]";
             case INTEGER_ARRAY -> "integer[]";
             case VARCHAR_ARRAY -> length == 0 ? "character varying[]" : "character varying(" + length + ")[]";
+            case NUMERIC_ARRAY -> "numeric(" + precision + "," + scale + ")[]";
+            case BPCHAR_ARRAY -> "character(" + length + ")[]";
         };
     }
 
-    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric, int2[], int4[], varchar[]. */
+    /** PostgreSQL's type OID: int2, int4, varchar, bpchar, numeric, int2[], int4[], varchar[], numeric[], bpchar[]. */
     public long oid() {
         return switch (kind) {
             case SMALLINT -> 21;
@@ -128,6 +145,8 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
             case SMALLINT_ARRAY -> 1005;
             case INTEGER_ARRAY -> 1007;
             case VARCHAR_ARRAY -> 1015;
+            case NUMERIC_ARRAY -> 1231;
+            case BPCHAR_ARRAY -> 1014;
         };
     }
 
@@ -136,14 +155,14 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         return switch (kind) {
             case SMALLINT, INTEGER, SMALLINT_ARRAY, INTEGER_ARRAY -> -1;
             case VARCHAR -> length == 0 ? -1 : length + 4L;
-            case BPCHAR -> length + 4L;
+            case BPCHAR, BPCHAR_ARRAY -> length + 4L;
             case VARCHAR_ARRAY -> length == 0 ? -1 : length + 4L;
-            case NUMERIC -> ((long) precision << 16 | scale & 0x7ff) + 4;
+            case NUMERIC, NUMERIC_ARRAY -> ((long) precision << 16 | scale & 0x7ff) + 4;
         };
     }
 
     private static final Pattern NAME = Pattern.compile("(smallint|integer)(\\[\\])?|character varying\\((\\d+)\\)|numeric\\((\\d+),(-?\\d+)\\)|character\\((\\d+)\\)"
-            + "|character varying(?:\\((\\d+)\\))?(\\[\\])|(character varying)");
+            + "|character varying(?:\\((\\d+)\\))?(\\[\\])|(character varying)|numeric\\((\\d+),(-?\\d+)\\)\\[\\]|character\\((\\d+)\\)\\[\\]");
 
     /** The declared type of {@link #sqlName()}; throws {@link IllegalArgumentException} for any other text. */
     public static DeclaredType parse(String sqlName) {
@@ -166,6 +185,12 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         }
         if (m.group(6) != null) {
             return bpchar(Integer.parseInt(m.group(6)));
+        }
+        if (m.group(12) != null) {
+            return bpcharArray(Integer.parseInt(m.group(12)));
+        }
+        if (m.group(10) != null) {
+            return numericArray(Integer.parseInt(m.group(10)), Integer.parseInt(m.group(11)));
         }
         return numeric(Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)));
     }
@@ -213,24 +238,12 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 yield s;
             }
             case NUMERIC -> Numerics.fit((BigDecimal) value, precision, scale);
-            case VARCHAR_ARRAY -> {
-                if (length == 0) {
-                    yield value;
-                }
-                DeclaredType element = varchar(length);
-                dev.tandem.row.DatumArray a = (dev.tandem.row.DatumArray) value;
-                java.util.List<Object> fitted = new java.util.ArrayList<>(a.size());
-                boolean changed = false;
-                for (Object e : a.elements()) {
-                    Object f = e == null ? null : element.fit(e);
-                    changed |= f != e;
-                    fitted.add(f);
-                }
-                yield changed ? new dev.tandem.row.DatumArray(a.elementType(), fitted) : value;
-            }
+            case VARCHAR_ARRAY -> length == 0 ? value : fitElements(value, varchar(length));
+            case NUMERIC_ARRAY -> fitElements(value, numeric(precision, scale));
+            case BPCHAR_ARRAY -> fitElements(value, bpchar(length));
             case SMALLINT_ARRAY, INTEGER_ARRAY -> {
                 DeclaredType element = kind == Kind.SMALLINT_ARRAY ? SMALLINT : INTEGER;
-                for (Object e : ((dev.tandem.row.DatumArray) value).elements()) {
+                for (Object e : ((DatumArray) value).elements()) {
                     if (e != null) {
                         element.fit(e);
                     }
@@ -238,6 +251,19 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
                 yield value;
             }
         };
+    }
+
+    /** The array {@code value} with each of its elements fitted to {@code element}: itself when none changes. */
+    private static Object fitElements(Object value, DeclaredType element) {
+        DatumArray a = (DatumArray) value;
+        List<Object> fitted = new ArrayList<>(a.size());
+        boolean changed = false;
+        for (Object e : a.elements()) {
+            Object f = e == null ? null : element.fit(e);
+            changed |= f != e;
+            fitted.add(f);
+        }
+        return changed ? new DatumArray(a.elementType(), fitted) : value;
     }
 
     /** {@code s} without its trailing spaces: the value a {@code character(n)} keeps, as PostgreSQL's {@code bpchar} compares it. */
@@ -249,8 +275,19 @@ public record DeclaredType(Kind kind, int length, int precision, int scale) {
         return end == s.length() ? s : s.substring(0, end);
     }
 
-    /** A value of this type as PostgreSQL writes it: a {@code character(n)} blank-padded to {@code n} characters; others as they are. */
+    /**
+     * A value of this type as PostgreSQL writes it: a {@code character(n)} blank-padded to {@code n} characters, and so each element
+     * of a {@code character(n)[]}; others as they are.
+     */
     public Object padded(Object value) {
+        if (kind == Kind.BPCHAR_ARRAY && value instanceof DatumArray a) {
+            DeclaredType element = bpchar(length);
+            List<Object> padded = new ArrayList<>(a.size());
+            for (Object e : a.elements()) {
+                padded.add(element.padded(e));
+            }
+            return new DatumArray(a.elementType(), padded);
+        }
         if (kind != Kind.BPCHAR || !(value instanceof String s)) {
             return value;
         }

@@ -145,7 +145,7 @@ final class PgWriter {
             buf.writeShort(0);
             buf.writeInt(oid(c));
             buf.writeShort(typeLength(c));
-            buf.writeInt(bpchar(c) || varcharArray(c) ? (int) c.declared().typmod() : -1);
+            buf.writeInt(bpchar(c) || varcharArray(c) || numericArray(c) || bpcharArray(c) ? (int) c.declared().typmod() : -1);
             buf.writeShort(format.apply(i));
         }
         return end();
@@ -241,8 +241,8 @@ final class PgWriter {
             });
             return;
         }
-        if (varcharArray(c)) {
-            array((dev.tandem.row.DatumArray) v, 1043, e -> binary(e, DatumType.STRING));
+        if (varcharArray(c) || bpcharArray(c)) {
+            array((dev.tandem.row.DatumArray) v, varcharArray(c) ? 1043 : 1042, e -> binary(e, DatumType.STRING));
             return;
         }
         int bytes = integerBytes(c);
@@ -406,7 +406,7 @@ final class PgWriter {
 
     /** PostgreSQL's type of a result column: its declared type's ({@code integer}: int4) or its datum type's. */
     static int oid(SqlColumn c) {
-        return integerBytes(c) > 0 || bpchar(c) || elementBytes(c) > 0 || varcharArray(c) ? (int) c.declared().oid() : oid(c.type());
+        return integerBytes(c) > 0 || bpchar(c) || elementBytes(c) > 0 || varcharArray(c) || bpcharArray(c) ? (int) c.declared().oid() : oid(c.type());
     }
 
     /** The width of the elements of an array column typed {@code integer[]} (4) or {@code smallint[]} (2), else 0. */
@@ -423,6 +423,16 @@ final class PgWriter {
         return c.type() == DatumType.STRING_ARRAY && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.VARCHAR_ARRAY;
     }
 
+    /** Whether {@code c} is a {@code character(n)[]} column (OID 1014, elements 1042, blank-padded by {@link SqlColumn#output}). */
+    private static boolean bpcharArray(SqlColumn c) {
+        return c.type() == DatumType.STRING_ARRAY && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR_ARRAY;
+    }
+
+    /** Whether {@code c} is a {@code numeric(p, s)[]} column (OID 1231, its precision and scale in the type modifier). */
+    private static boolean numericArray(SqlColumn c) {
+        return c.type() == DatumType.NUMERIC_ARRAY && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.NUMERIC_ARRAY;
+    }
+
     /** Whether {@code c} is a {@code character(n)} column (OID 1042, its length in the type modifier). */
     private static boolean bpchar(SqlColumn c) {
         return c.type() == DatumType.STRING && c.declared() != null && c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR;
@@ -436,7 +446,7 @@ final class PgWriter {
         return switch (c.declared().kind()) {
             case INTEGER -> 4;
             case SMALLINT -> 2;
-            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY -> 0;
+            case VARCHAR, BPCHAR, NUMERIC, SMALLINT_ARRAY, INTEGER_ARRAY, VARCHAR_ARRAY, NUMERIC_ARRAY, BPCHAR_ARRAY -> 0;
         };
     }
 

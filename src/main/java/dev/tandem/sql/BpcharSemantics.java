@@ -103,6 +103,7 @@ final class BpcharSemantics {
                 }
             }
         }
+        BpcharArrays.check(node);
         if (node instanceof Project || node instanceof Filter || node instanceof Join) {
             return node.accept(new Rewriter(node));
         }
@@ -301,14 +302,18 @@ final class BpcharSemantics {
         return false;
     }
 
-    /** The {@code character varying[]} or {@code character varying(n)[]} of field {@code i} of {@code rel} when it is such a column passed through unchanged, else null. */
-    static DeclaredType varcharArray(RelNode rel, int i) {
+    /**
+     * The {@code character varying[]}, {@code character varying(n)[]}, {@code numeric(p, s)[]} or {@code character(n)[]} of field
+     * {@code i} of {@code rel} when it is such a column passed through unchanged, else null.
+     */
+    static DeclaredType declaredArray(RelNode rel, int i) {
         DeclaredType d = declared(rel, i);
-        return d != null && d.kind() == DeclaredType.Kind.VARCHAR_ARRAY ? d : null;
+        return d != null && (d.kind() == DeclaredType.Kind.VARCHAR_ARRAY || d.kind() == DeclaredType.Kind.NUMERIC_ARRAY
+                || d.kind() == DeclaredType.Kind.BPCHAR_ARRAY) ? d : null;
     }
 
     /** The declared type of field {@code i} of {@code rel} when it is a table's or view's column passed through unchanged, else null. */
-    private static DeclaredType declared(RelNode rel, int i) {
+    static DeclaredType declared(RelNode rel, int i) {
         return switch (rel) {
             case TableScan s -> CalcitePlanner.declared(s.getTable(), i);
             case Project p -> p.getProjects().get(i) instanceof RexInputRef r ? declared(p.getInput(), r.getIndex()) : null;

@@ -75,10 +75,10 @@ final class ColumnDeclarations {
         }
     }
 
-    /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are, without modifiers. */
+    /** The element types an array column may have: those whose PostgreSQL array type Tandem's arrays are (varchar and numeric also with modifiers). */
     static final java.util.Set<String> ARRAY_ELEMENTS = java.util.Set.of("bigint", "int8", "double precision", "float8", "text", "boolean", "bool",
             "timestamp", "numeric", "decimal", "date", "uuid", "timestamptz", "timestamp with time zone", "integer", "int", "int4", "smallint", "int2",
-            "varchar", "character varying");
+            "varchar", "character varying", "char", "character", "bpchar");
 
     /** The declared type of an array column of {@code type}: {@code integer[]} or {@code smallint[]}, else null (its datum type says all). */
     static DeclaredType arrayDeclaredType(String type) {
@@ -87,31 +87,36 @@ final class ColumnDeclarations {
 
     /**
      * The declared type of an array column of {@code type} with {@code modifiers}: {@code integer[]}, {@code smallint[]},
-     * {@code character varying[]} or {@code character varying(n)[]}, else null (its datum type says all).
+     * {@code character varying[]}, {@code character varying(n)[]}, {@code numeric(p, s)[]} or {@code character(n)[]}, else null (its datum type says all).
+     * The modifiers are those {@link #declaredType} has accepted.
      */
     static DeclaredType arrayDeclaredType(String type, List<Integer> modifiers) {
         return switch (type.toLowerCase(Locale.ROOT)) {
             case "integer", "int", "int4" -> DeclaredType.INTEGER_ARRAY;
             case "smallint", "int2" -> DeclaredType.SMALLINT_ARRAY;
             case "varchar", "character varying" -> DeclaredType.varcharArray(modifiers.isEmpty() ? 0 : modifiers.get(0));
+            case "numeric", "decimal" -> modifiers.isEmpty() ? null : DeclaredType.numericArray(modifiers.get(0), modifiers.size() > 1 ? modifiers.get(1) : 0);
+            case "char", "character", "bpchar" -> DeclaredType.bpcharArray(modifiers.isEmpty() ? 1 : modifiers.get(0));
             default -> null;
         };
     }
 
     /**
      * The type of a column declared an array of {@code type}: Tandem's array of it, or {@code 0A000} for an element type whose
-     * PostgreSQL array Tandem has none of ({@code real[]}, {@code char(n)[]}, {@code numeric(p, s)[]}...).
+     * PostgreSQL array Tandem has none of ({@code real[]}, {@code timestamp(3)[]}...).
      */
     static DatumType arrayColumnType(String sql, SqlLexer.Token at, String type, List<Integer> modifiers) {
         String n = type.toLowerCase(Locale.ROOT);
         boolean varchar = n.equals("varchar") || n.equals("character varying");
-        if (!ARRAY_ELEMENTS.contains(n) || modifiers.size() > (varchar ? 1 : 0)) {
+        boolean numeric = n.equals("numeric") || n.equals("decimal");
+        boolean bpchar = n.equals("char") || n.equals("character") || n.equals("bpchar");
+        if (!ARRAY_ELEMENTS.contains(n) || modifiers.size() > (varchar || bpchar ? 1 : numeric ? 2 : 0)) {
             int[] lc = SqlLexer.lineColumn(sql, at.offset());
             throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: array columns of " + n + (modifiers.isEmpty() ? "" : " with a type modifier")
-                    + " (array columns are of bigint, integer, smallint, double precision, numeric, text, varchar, varchar(n), boolean, date, timestamp,"
+                    + " (array columns are of bigint, integer, smallint, double precision, numeric, numeric(p, s), text, varchar, varchar(n), char(n), boolean, date, timestamp,"
                     + " timestamptz or uuid)", lc[0], lc[1]);
         }
-        return DatumType.arrayOf(varchar ? DatumType.STRING : SqlTypes.ofName(n));
+        return DatumType.arrayOf(varchar || bpchar ? DatumType.STRING : SqlTypes.ofName(n));
     }
 
     /**

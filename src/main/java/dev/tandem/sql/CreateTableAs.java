@@ -48,7 +48,9 @@ final class CreateTableAs {
             }
             columns.add(new Column(c.name(), c.type(), true));
             if (c.declared() != null && (c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR
-                    || c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.VARCHAR_ARRAY)) {
+                    || c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.VARCHAR_ARRAY
+                    || c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.NUMERIC_ARRAY
+                    || c.declared().kind() == dev.tandem.controller.DeclaredType.Kind.BPCHAR_ARRAY)) {
                 declared.put(c.name(), c.declared());
             }
         }

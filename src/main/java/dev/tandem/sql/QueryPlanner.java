@@ -166,7 +166,7 @@ final class QueryPlanner {
             int bpchar = t == DatumType.STRING ? BpcharSemantics.length(body, fields.get(i)) : BpcharSemantics.NONE;
             columns.add(new SqlColumn(names.get(i), t, t == DatumType.INT64 || t == DatumType.INT64_ARRAY ? SqlTypes.declared(calciteTypes.get(fields.get(i)).getType())
                     : bpchar > 0 ? dev.tandem.controller.DeclaredType.bpchar(bpchar)
-                    : t == DatumType.STRING_ARRAY ? BpcharSemantics.varcharArray(body, fields.get(i)) : null));
+                    : t == DatumType.STRING_ARRAY || t == DatumType.NUMERIC_ARRAY ? BpcharSemantics.declaredArray(body, fields.get(i)) : null));
         }
         List<dev.tandem.controller.DeclaredType> paramDeclared = java.util.Collections.unmodifiableList(java.util.Arrays.asList(
                 java.util.Arrays.copyOf(declaredByNumber, paramTypes.size())));

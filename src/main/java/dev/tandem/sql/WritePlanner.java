@@ -507,45 +507,70 @@ final class WritePlanner {
 
     /** Refuses a value of type {@code from} for {@code column} as PostgreSQL does where it has no assignment cast. */
     private static void assignment(DatumType from, Column column, SqlNode at) {
-        boolean numeric = (from == DatumType.INT64 || from == DatumType.FLOAT64 || from == DatumType.NUMERIC)
-                && (column.type() == DatumType.INT64 || column.type() == DatumType.FLOAT64 || column.type() == DatumType.NUMERIC);
-        if (column.type() == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
-            // PostgreSQL writes these as text in its own notation, which Tandem's cast does not
+        DatumType to = column.type();
+        if (from != to && from.isArray() && to.isArray()) {
+            // PostgreSQL assigns an array element by element with its elements' assignment cast (bigint[] to text[]...)
+            assignment(from.element(), to.element(), from, column, at);
+            return;
+        }
+        if (from != to && from.isArray() && to == DatumType.STRING) {
+            // PostgreSQL writes the array's text, which Tandem's cast does not
             throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the text column \"" + column.name() + "\""), at);
         }
-        boolean text = column.type() == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC
+        assignment(from, to, from, column, at);
+    }
+
+    /**
+     * Refuses a value of type {@code from} for a value of type {@code to} (a column's, or its elements' when {@code whole} and
+     * the column are arrays) as PostgreSQL does where it has no assignment cast.
+     */
+    private static void assignment(DatumType from, DatumType to, DatumType whole, Column column, SqlNode at) {
+        boolean numeric = (from == DatumType.INT64 || from == DatumType.FLOAT64 || from == DatumType.NUMERIC)
+                && (to == DatumType.INT64 || to == DatumType.FLOAT64 || to == DatumType.NUMERIC);
+        if (to == DatumType.STRING && (from == DatumType.FLOAT64 || from == DatumType.TIMESTAMP)) {
+            // PostgreSQL writes these as text in its own notation, which Tandem's cast does not
+            throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(whole) + " to the " + SqlTypes.pgName(column.type())
+                    + " column \"" + column.name() + "\""), at);
+        }
+        boolean text = to == DatumType.STRING && (from == DatumType.INT64 || from == DatumType.BOOL || from == DatumType.NUMERIC
                 || from == DatumType.DATE || from == DatumType.TIMESTAMPTZ || from == DatumType.UUID || from == DatumType.TIME);
-        if (column.type() == DatumType.TIME && (from == DatumType.TIMESTAMP || from == DatumType.TIMESTAMPTZ)) {
+        if (to == DatumType.TIME && (from == DatumType.TIMESTAMP || from == DatumType.TIMESTAMPTZ)) {
             throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the time column \"" + column.name()
                     + "\" (cast it: x::time)"), at);
         }
-        boolean datetime = DATETIMES.contains(from) && DATETIMES.contains(column.type());
-        if (from != column.type() && (from.isArray() || column.type().isArray())) {
-            // PostgreSQL assigns arrays element by element with its assignment casts (bigint[] to text[]...); Tandem only arrays of the column's type
-            throw SqlEngine.at(SqlException.notSupported("assigning " + SqlTypes.pgName(from) + " to the " + SqlTypes.pgName(column.type())
-                    + " column \"" + column.name() + "\""), at);
-        }
-        if (from != column.type() && !numeric && !text && !datetime) {
+        boolean datetime = DATETIMES.contains(from) && DATETIMES.contains(to);
+        if (from != to && !numeric && !text && !datetime) {
             throw SqlEngine.at(new SqlException(SqlException.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
-                    + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(from)), at);
+                    + SqlTypes.pgName(column.type()) + " but expression is of type " + SqlTypes.pgName(whole)), at);
         }
     }
 
     /**
      * A value of type {@code from} as a value of {@code column}'s type, as PostgreSQL's assignment casts it:
-     * a double rounds to an integer half to even, an integer or boolean is written as text.
+     * a double rounds to an integer half to even, an integer or boolean is written as text; an array element by element.
      */
     private static Object assign(Object v, DatumType from, Column column) {
-        if (v == null || from == column.type()) {
+        return assign(v, from, column.type());
+    }
+
+    private static Object assign(Object v, DatumType from, DatumType to) {
+        if (v == null || from == to) {
             return v;
         }
-        if (column.type() == DatumType.STRING || DATETIMES.contains(column.type())) {
-            return SqlTypes.convert(v, column.type());
+        if (to.isArray()) {
+            List<Object> elements = new ArrayList<>();
+            for (Object e : ((dev.tandem.row.DatumArray) v).elements()) {
+                elements.add(assign(e, from.element(), to.element()));
+            }
+            return new dev.tandem.row.DatumArray(to.element(), elements);
         }
-        if (column.type() == DatumType.FLOAT64) {
+        if (to == DatumType.STRING || DATETIMES.contains(to)) {
+            return SqlTypes.convert(v, to);
+        }
+        if (to == DatumType.FLOAT64) {
             return ((Number) v).doubleValue();
         }
-        if (column.type() == DatumType.NUMERIC) {
+        if (to == DatumType.NUMERIC) {
             return SqlTypes.convert(v, DatumType.NUMERIC);
         }
         if (v instanceof java.math.BigDecimal n) {

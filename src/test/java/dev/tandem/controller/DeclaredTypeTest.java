@@ -15,7 +15,8 @@ class DeclaredTypeTest {
     void namesReadBackAsTheSameType() {
         for (DeclaredType t : List.of(DeclaredType.SMALLINT, DeclaredType.INTEGER, DeclaredType.varchar(1), DeclaredType.varchar(10_485_760),
                 DeclaredType.numeric(5, 2), DeclaredType.numeric(3, -1), DeclaredType.numeric(3, 5), DeclaredType.numeric(1000, -1000),
-                DeclaredType.varcharArray(0), DeclaredType.varcharArray(3), DeclaredType.INTEGER_ARRAY, DeclaredType.bpchar(4))) {
+                DeclaredType.varcharArray(0), DeclaredType.varcharArray(3), DeclaredType.INTEGER_ARRAY, DeclaredType.bpchar(4),
+                DeclaredType.numericArray(5, 2), DeclaredType.numericArray(3, -1), DeclaredType.bpcharArray(2))) {
             assertThat(DeclaredType.parse(t.sqlName())).isEqualTo(t);
         }
         assertThatThrownBy(() -> DeclaredType.parse("text")).isInstanceOf(IllegalArgumentException.class);
@@ -38,6 +39,15 @@ class DeclaredTypeTest {
         assertThatThrownBy(() -> DeclaredType.numeric(5, 2).fit(new BigDecimal("999.995"))).hasMessageStartingWith("numeric field overflow");
         assertThat(DeclaredType.numeric(3, -1).fit(new BigDecimal("1234"))).isEqualTo(new BigDecimal("1230"));
         assertThat(DeclaredType.numeric(3, 5).fit(new BigDecimal("0.001234"))).isEqualTo(new BigDecimal("0.00123"));
+        // a numeric(p, s)[] fits each element as its numeric(p, s) column would; NULL elements stay
+        assertThat(DeclaredType.numericArray(5, 2).fit(new dev.tandem.row.DatumArray(dev.tandem.row.DatumType.NUMERIC,
+                java.util.Arrays.asList(new BigDecimal("1.005"), null, new BigDecimal("-2")))))
+                .isEqualTo(new dev.tandem.row.DatumArray(dev.tandem.row.DatumType.NUMERIC, java.util.Arrays.asList(new BigDecimal("1.01"), null,
+                        new BigDecimal("-2.00"))));
+        assertThatThrownBy(() -> DeclaredType.numericArray(5, 2).fit(new dev.tandem.row.DatumArray(dev.tandem.row.DatumType.NUMERIC,
+                List.of(new BigDecimal("1"), new BigDecimal("1000"))))).hasMessageStartingWith("numeric field overflow");
+        assertThat(DeclaredType.numericArray(5, 2).typmod()).isEqualTo(DeclaredType.numeric(5, 2).typmod());
+        assertThat(DeclaredType.numericArray(5, 2).sqlName()).isEqualTo("numeric(5,2)[]");
         assertThatThrownBy(() -> DeclaredType.numeric(3, 5).fit(new BigDecimal("0.01"))).hasMessageContaining("less than 10^-2");
         assertThat(DeclaredType.numeric(5, 2).typmod()).isEqualTo((5 << 16 | 2) + 4);
         assertThat(DeclaredType.varchar(3).typmod()).isEqualTo(7);

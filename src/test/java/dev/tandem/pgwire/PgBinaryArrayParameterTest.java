@@ -59,6 +59,13 @@ class PgBinaryArrayParameterTest {
                 .isEqualTo(new DatumArray(DatumType.BOOL, Arrays.asList(true, false)));
         assertThat(PgWriter.decodeBinary(array(701, 1, java.nio.ByteBuffer.allocate(8).putDouble(1.5).array()), 1022))
                 .isEqualTo(new DatumArray(DatumType.FLOAT64, Arrays.asList(1.5)));
+        // numeric's binary form: digit count, weight, sign, display scale, then base-10000 digits (1.50 and -20000)
+        byte[] onePointFifty = java.nio.ByteBuffer.allocate(12).putShort((short) 2).putShort((short) 0).putShort((short) 0).putShort((short) 2)
+                .putShort((short) 1).putShort((short) 5000).array();
+        byte[] minusTwentyThousand = java.nio.ByteBuffer.allocate(10).putShort((short) 1).putShort((short) 1).putShort((short) 0x4000)
+                .putShort((short) 0).putShort((short) 2).array();
+        assertThat(PgWriter.decodeBinary(array(1700, 1, onePointFifty, null, minusTwentyThousand), 1231))
+                .isEqualTo(new DatumArray(DatumType.NUMERIC, Arrays.asList(new java.math.BigDecimal("1.50"), null, new java.math.BigDecimal("-20000"))));
         // no dimensions: the empty array
         assertThat(PgWriter.decodeBinary(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20}, 1016))
                 .isEqualTo(new DatumArray(DatumType.INT64, java.util.List.of()));

@@ -119,7 +119,7 @@ class PostgresCharTest {
             "SELECT k FROM ct WHERE w <> c",
             "SELECT k FROM ct WHERE c = ANY (ARRAY['a', 'b'])",
             "CREATE TABLE cz (c bpchar)",
-            "CREATE TABLE cz (c char(3)[])",
+            "CREATE TABLE cz (c bpchar[])",
             "SELECT current_time",
             "SELECT current_time(2)");
 
@@ -226,14 +226,14 @@ class PostgresCharTest {
         assertThat(withRows).isGreaterThan(40);
     }
 
-    /** psql's {@code \d} of a table of char(n) and integer-array columns, line for line as PostgreSQL 15's (skipped without psql). */
+    /** psql's {@code \d} of a table of char(n), integer-array and numeric(p,s)-array columns, line for line as PostgreSQL 15's (skipped without psql). */
     @Test
     void psqlDescribesCharColumnsAsPostgresDoes() throws Exception {
         String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
         Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         String psql = PgWireTesting.psql();
         Assumptions.assumeTrue(psql != null, "psql is not installed");
-        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[], vs varchar(3)[], vu character varying[], vv varchar)";
+        String ddl = "CREATE TABLE cp (k int PRIMARY KEY, c char(3), d character(10) NOT NULL DEFAULT 'x', e char, i4 integer[], i2 smallint[], vs varchar(3)[], vu character varying[], vv varchar, nn numeric(5,2)[], nd decimal(4)[], ca char(2)[])";
         java.nio.file.Path script = dir.resolve("describe.sql");
         java.nio.file.Files.writeString(script, "\\d cp\nSELECT c, d, e FROM cp;\n");
         String host = address.substring(0, address.lastIndexOf(':'));

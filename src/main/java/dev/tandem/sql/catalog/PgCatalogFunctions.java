@@ -92,7 +92,7 @@ public final class PgCatalogFunctions {
     // ------------------------------------------------------------------ types
 
     public static String formatType(Long oid) {
-        return formatType(oid, -1L);
+        return formatType(oid, null);
     }
 
     /** {@code format_type(type, typmod)}: the type's SQL name ({@code bigint}, {@code timestamp without time zone}, {@code text[]}). */

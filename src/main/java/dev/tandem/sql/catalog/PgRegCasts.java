@@ -44,7 +44,7 @@ public final class PgRegCasts {
         }
         String n = name.toLowerCase(Locale.ROOT).replaceFirst("^pg_catalog\\.", "");
         for (PgTypes.PgType t : PgTypes.ALL) {
-            if (t.name().equals(n) || PgTypes.formatType(t.oid(), -1L).equals(n)) {
+            if (t.name().equals(n) || PgTypes.formatType(t.oid(), null).equals(n)) {
                 return t.oid();
             }
         }

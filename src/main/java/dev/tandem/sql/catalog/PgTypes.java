@@ -129,7 +129,8 @@ final class PgTypes {
             case "float8" -> "double precision";
             case "float4" -> "real";
             case "varchar" -> "character varying" + mod;
-            case "bpchar" -> "character" + (mod.isEmpty() ? "(1)" : mod);
+            // as PostgreSQL's format_type: without a modifier (-1) bpchar, with none given (NULL) character
+            case "bpchar" -> typmod == null ? "character" : mod.isEmpty() ? "bpchar" : "character" + mod;
             case "char" -> "\"char\"";
             case "timestamp" -> "timestamp without time zone";
             case "time" -> "time without time zone";
