@@ -155,6 +155,9 @@ final class PlanTyper {
             if (f.kind() == Plan.WindowKind.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                 throw new PlanException(at, "sum needs int64, float64 or numeric, got " + t.jsonName());
             }
+            if (f.kind().variance() && t != DatumType.INT64 && t != DatumType.FLOAT64) {
+                throw new PlanException(at, f.kind().jsonName() + " needs int64 or float64, got " + t.jsonName());
+            }
             if (f.fallback() != null) {
                 DatumType d = f.fallback().typeOf(in, child(at, "default"));
                 if (d != t) {
@@ -164,7 +167,7 @@ final class PlanTyper {
             }
             out.add(switch (f.kind()) {
                 case ROW_NUMBER, RANK, DENSE_RANK, NTILE, COUNT -> DatumType.INT64;
-                case PERCENT_RANK, CUME_DIST -> DatumType.FLOAT64;
+                case PERCENT_RANK, CUME_DIST, VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> DatumType.FLOAT64;
                 case LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE, SUM, MIN, MAX -> t;
             });
         }

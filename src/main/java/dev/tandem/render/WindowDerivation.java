@@ -85,6 +85,10 @@ final class WindowDerivation {
                         long s = frameStart(fn.frame(), i, groupStart);
                         long e = frameEnd(fn.frame(), i, groupEnd, n);
                         long at = fn.kind() == Plan.WindowKind.FIRST_VALUE ? s : fn.kind() == Plan.WindowKind.LAST_VALUE ? e : s + fn.offset() - 1;
+                        if (fn.frame().exclude() != Plan.Exclude.NO_OTHERS) {
+                            at = pick(fn, s, e, i, groupStart, groupEnd);
+                            examined += at < 0 ? Math.max(0, e - s + 1) : fn.kind() == Plan.WindowKind.LAST_VALUE ? e - at + 1 : at - s + 1;
+                        }
                         if (s <= e && at >= s && at <= e) {
                             v = tree.get((int) at).args[f];
                             examined++;
@@ -96,7 +100,8 @@ final class WindowDerivation {
                         DatumType type = outTypes.get(inArity + f);
                         long e = frameEnd(fn.frame(), i, groupEnd, n);
                         WindowAccumulator acc;
-                        if (fn.frame().start() == null) {
+                        Plan.Exclude exclude = fn.frame().exclude();
+                        if (fn.frame().start() == null && exclude == Plan.Exclude.NO_OTHERS) {
                             if (extend[f] == null) {
                                 acc = prev == null ? WindowAccumulator.EMPTY : prev.acc[f];
                                 extendAt[f] = prev == null ? 0 : prev.accEnd[f] + 1;
@@ -115,7 +120,10 @@ final class WindowDerivation {
                             if (s <= e) {
                                 WindowTree.Cursor c = tree.from((int) s);
                                 for (long j = s; j <= e; j++) {
-                                    acc = acc.add(fn.kind(), type, c.next().args[f]);
+                                    Object arg = c.next().args[f];
+                                    if (!excluded(exclude, j, i, groupStart, groupEnd)) {
+                                        acc = acc.add(fn.kind(), type, arg);
+                                    }
                                     examined++;
                                 }
                             }
@@ -143,6 +151,39 @@ final class WindowDerivation {
             p.push(outTypes.get(inArity + f), node.out[f]);
         }
         return p.finish();
+    }
+
+    /** Whether position {@code j} is taken out of the frame of position {@code i} (of peers {@code [groupStart, groupEnd)}) by {@code exclude}. */
+    private static boolean excluded(Plan.Exclude exclude, long j, int i, int groupStart, int groupEnd) {
+        return switch (exclude) {
+            case NO_OTHERS -> false;
+            case CURRENT_ROW -> j == i;
+            case GROUP -> j >= groupStart && j < groupEnd;
+            case TIES -> j != i && j >= groupStart && j < groupEnd;
+        };
+    }
+
+    /**
+     * The position first_value, last_value or nth_value reads in the frame {@code [s, e]} of position {@code i} less
+     * its exclusion: the first, last or n-th position left; -1 when there is none.
+     */
+    private static long pick(Plan.WindowFunc fn, long s, long e, int i, int groupStart, int groupEnd) {
+        Plan.Exclude exclude = fn.frame().exclude();
+        if (fn.kind() == Plan.WindowKind.LAST_VALUE) {
+            for (long j = e; j >= s; j--) {
+                if (!excluded(exclude, j, i, groupStart, groupEnd)) {
+                    return j;
+                }
+            }
+            return -1;
+        }
+        long wanted = fn.kind() == Plan.WindowKind.FIRST_VALUE ? 1 : fn.offset();
+        for (long j = s; j <= e; j++) {
+            if (!excluded(exclude, j, i, groupStart, groupEnd) && --wanted == 0) {
+                return j;
+            }
+        }
+        return -1;
     }
 
     /** The first position of a frame, clipped to the partition (possibly after its end, when empty). */

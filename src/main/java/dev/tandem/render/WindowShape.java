@@ -23,9 +23,9 @@ final class WindowShape {
     final boolean peersAfter;
     /** Whether a function reads a row's earlier peers (a change reaches its later peers). */
     final boolean peersBefore;
-    /** Whether a derivation needs each row's first peer (percent_rank, a RANGE frame from CURRENT ROW). */
+    /** Whether a derivation needs each row's first peer (percent_rank, a RANGE frame from CURRENT ROW, EXCLUDE GROUP or TIES). */
     final boolean needsGroupStart;
-    /** Whether a derivation needs each row's last peer (cume_dist, a RANGE frame to CURRENT ROW). */
+    /** Whether a derivation needs each row's last peer (cume_dist, a RANGE frame to CURRENT ROW, EXCLUDE GROUP or TIES). */
     final boolean needsGroupEnd;
     private final List<Plan.Ordering> orderBy;
 
@@ -71,8 +71,10 @@ final class WindowShape {
         this.peersAfter = peersAfter;
         this.peersBefore = peersBefore;
         this.orderBy = w.orderBy();
-        this.needsGroupStart = peersBefore || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.PERCENT_RANK);
-        this.needsGroupEnd = peersAfter || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.CUME_DIST);
+        boolean excludesPeers = w.functions().stream()
+                .anyMatch(f -> f.frame() != null && (f.frame().exclude() == Plan.Exclude.GROUP || f.frame().exclude() == Plan.Exclude.TIES));
+        this.needsGroupStart = peersBefore || excludesPeers || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.PERCENT_RANK);
+        this.needsGroupEnd = peersAfter || excludesPeers || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.CUME_DIST);
     }
 
     /** Whether two rows are peers: equal (NULLs alike) on every ordering. */

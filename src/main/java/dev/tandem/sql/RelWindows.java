@@ -87,7 +87,7 @@ final class RelWindows {
                 funcs.add(f);
                 rex.overColumn(over, types.size());
                 types.add(switch (f.kind()) {
-                    case PERCENT_RANK, CUME_DIST -> DatumType.FLOAT64;
+                    case PERCENT_RANK, CUME_DIST, VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> DatumType.FLOAT64;
                     case ROW_NUMBER, RANK, DENSE_RANK, NTILE, COUNT -> DatumType.INT64;
                     default -> typeOf(f.expr(), baseTypes);
                 });
@@ -155,8 +155,18 @@ final class RelWindows {
                 yield new Plan.WindowFunc(sum ? Plan.WindowKind.SUM : over.getKind() == SqlKind.MIN ? Plan.WindowKind.MIN : Plan.WindowKind.MAX,
                         arg, 0, null, frame);
             }
-            default -> throw SqlException.notSupported("the window function " + name + " (supported: row_number, rank, dense_rank,"
-                    + " percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, count, sum, min, max, avg)");
+            default -> {
+                if (over.getOperator() instanceof WindowVariance variance) {
+                    if (argType != DatumType.INT64 && argType != DatumType.FLOAT64) {
+                        throw SqlException.notSupported(name + " of " + SqlTypes.pgName(argType) + " over a window (supported: of integers and"
+                                + " double precision)");
+                    }
+                    yield new Plan.WindowFunc(variance.kind, arg, 0, null, frame(over, name));
+                }
+                throw SqlException.notSupported("the window function " + name + " (supported: row_number, rank, dense_rank, percent_rank,"
+                        + " cume_dist, ntile, lag, lead, first_value, last_value, nth_value, count, sum, min, max, avg, var_pop, var_samp,"
+                        + " variance, stddev_pop, stddev_samp, stddev)");
+            }
         };
     }
 
@@ -194,13 +204,16 @@ final class RelWindows {
 
     /**
      * The frame of a framed function: ROWS with UNBOUNDED, CURRENT ROW or constant offset bounds, RANGE with UNBOUNDED and
-     * CURRENT ROW bounds; RANGE with an offset is refused.
+     * CURRENT ROW bounds, with any EXCLUDE; RANGE with an offset is refused.
      */
     private static Plan.Frame frame(RexOver over, String name) {
         RexWindow w = over.getWindow();
-        if (w.getExclude() != null && w.getExclude() != org.apache.calcite.rex.RexWindowExclusion.EXCLUDE_NO_OTHER) {
-            throw SqlException.notSupported("the window frame's " + w.getExclude() + " of " + name);
-        }
+        Plan.Exclude exclude = w.getExclude() == null ? Plan.Exclude.NO_OTHERS : switch (w.getExclude()) {
+            case EXCLUDE_NO_OTHER -> Plan.Exclude.NO_OTHERS;
+            case EXCLUDE_CURRENT_ROW -> Plan.Exclude.CURRENT_ROW;
+            case EXCLUDE_GROUP -> Plan.Exclude.GROUP;
+            case EXCLUDE_TIES -> Plan.Exclude.TIES;
+        };
         Long start = bound(w.getLowerBound(), w.isRows(), name);
         Long end = bound(w.getUpperBound(), w.isRows(), name);
         if (w.getLowerBound().isUnbounded() && w.getLowerBound().isFollowing()
@@ -211,7 +224,7 @@ final class RelWindows {
             // PostgreSQL refuses a frame starting at or after the current row and ending before it
             throw SqlException.notSupported("the window frame " + w.getLowerBound() + " AND " + w.getUpperBound() + " of " + name);
         }
-        return new Plan.Frame(w.isRows(), start, end);
+        return new Plan.Frame(w.isRows(), start, end, exclude);
     }
 
     /** One bound as a signed distance (null when unbounded); a RANGE offset is refused. */

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Window functions (ranking and distribution, lag/lead with defaults, value functions, aggregates and avg) over
- * default, ROWS and RANGE frames, as PostgreSQL 15 answers them, in one-shot reads and in indexed views maintained
+ * Window functions (ranking and distribution, with and without ORDER BY, lag/lead with defaults, value functions,
+ * aggregates, avg, variances and deviations) over default, ROWS and RANGE frames and every EXCLUDE, as PostgreSQL 15 answers them, in one-shot reads and in indexed views maintained
  * through random writes. Every query orders its rows totally where an answer depends on position. Skipped without
  * {@code POSTGRES_ORACLE_ADDRESS}, as {@link PostgresDifferentialTest} is.
  */
@@ -50,15 +50,32 @@ class PostgresWindowTest {
                     + " avg(v::numeric / 3) OVER (ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM wt ORDER BY id",
             "SELECT g, avg(v), sum(avg(v)) OVER (ORDER BY g), CAST(ntile(2) OVER (ORDER BY g) AS bigint) FROM wt GROUP BY g ORDER BY g",
             "SELECT id, 10 * CAST(ntile(3) OVER (ORDER BY id) AS bigint) + row_number() OVER (ORDER BY id DESC), round(avg(v) OVER (ORDER BY id), 2) FROM wt ORDER BY id",
-            "SELECT id, g FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM wt) t WHERE rn <= 2 ORDER BY id");
+            "SELECT id, g FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM wt) t WHERE rn <= 2 ORDER BY id",
+            "SELECT id, round(CAST(var_pop(v) OVER (PARTITION BY g ORDER BY id) AS numeric), 8), round(CAST(var_samp(v) OVER (PARTITION BY g) AS numeric), 8),"
+                    + " round(CAST(variance(f) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS numeric), 8),"
+                    + " round(CAST(stddev_pop(f) OVER (PARTITION BY g ORDER BY v) AS numeric), 8), round(CAST(stddev_samp(v) OVER (ORDER BY id ROWS 3 PRECEDING) AS numeric), 8),"
+                    + " round(CAST(stddev(v) OVER () AS numeric), 8) FROM wt ORDER BY id",
+            "SELECT id, var_pop(f) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND CURRENT ROW), CAST(var_samp(v) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND CURRENT ROW) AS numeric),"
+                    + " CAST(stddev_pop(v) OVER (ORDER BY v RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS numeric) FROM wt ORDER BY id",
+            "SELECT id, CAST(sum(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) AS bigint),"
+                    + " count(*) OVER (PARTITION BY g ORDER BY v RANGE UNBOUNDED PRECEDING EXCLUDE GROUP), count(v) OVER (ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES),"
+                    + " CAST(sum(v) OVER (ORDER BY v RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES) AS bigint),"
+                    + " max(v) OVER (ORDER BY g, id ROWS UNBOUNDED PRECEDING EXCLUDE NO OTHERS), min(s) OVER (ORDER BY g RANGE UNBOUNDED PRECEDING EXCLUDE CURRENT ROW) FROM wt ORDER BY id",
+            "SELECT id, first_value(g) OVER (ORDER BY g ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP),"
+                    + " last_value(g) OVER (ORDER BY g RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES),"
+                    + " nth_value(v, 2) OVER (ORDER BY v, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW),"
+                    + " last_value(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW),"
+                    + " round(CAST(avg(f) OVER (ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP) AS numeric), 8),"
+                    + " round(CAST(var_samp(v) OVER (ORDER BY v RANGE UNBOUNDED PRECEDING EXCLUDE TIES) AS numeric), 8) FROM wt ORDER BY id",
+            "SELECT id, rank() OVER (), dense_rank() OVER (PARTITION BY g), percent_rank() OVER (PARTITION BY g), cume_dist() OVER (),"
+                    + " rank() OVER (PARTITION BY g) + row_number() OVER (ORDER BY id) FROM wt ORDER BY id");
 
     static final List<String> REFUSED = List.of(
             "SELECT id, sum(v) OVER (ORDER BY v RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM wt",
-            "SELECT id, stddev(v) OVER (ORDER BY id) FROM wt",
+            "SELECT id, stddev(v::numeric) OVER (ORDER BY id) FROM wt",
             "SELECT id, ntile(g::int) OVER (ORDER BY id) FROM wt",
             "SELECT id, nth_value(v, g::int) OVER (ORDER BY id) FROM wt",
             "SELECT id, lag(v, g::int) OVER (ORDER BY id) FROM wt",
-            "SELECT id, sum(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM wt",
             "SELECT id, count(*) OVER (ORDER BY v RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING) FROM wt");
 
     private static final List<String> VIEWS = List.of(
@@ -74,7 +91,16 @@ class PostgresWindowTest {
                     + " min(v) OVER (ORDER BY v, id ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS m1,"
                     + " max(v) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS m2,"
                     + " sum(f) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING) AS sf FROM wm",
-            "wv_top AS SELECT id, g, v FROM (SELECT id, g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM wm) t WHERE rn <= 2");
+            "wv_top AS SELECT id, g, v FROM (SELECT id, g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM wm) t WHERE rn <= 2",
+            "wv_var AS SELECT id, round(CAST(var_pop(v) OVER (PARTITION BY g ORDER BY v) AS numeric), 6) AS vp,"
+                    + " round(CAST(stddev_samp(f) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS numeric), 6) AS ss,"
+                    + " round(CAST(variance(v) OVER (ORDER BY v RANGE UNBOUNDED PRECEDING EXCLUDE GROUP) AS numeric), 6) AS vx FROM wm",
+            "wv_exclude AS SELECT id, count(*) OVER (PARTITION BY g ORDER BY v RANGE UNBOUNDED PRECEDING EXCLUDE GROUP) AS cg,"
+                    + " CAST(sum(v) OVER (PARTITION BY g ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) AS bigint) AS sc,"
+                    + " min(id) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES) AS mt,"
+                    + " first_value(id) OVER (ORDER BY v, id ROWS BETWEEN UNBOUNDED PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW) AS fc,"
+                    + " last_value(v) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP) AS lg,"
+                    + " rank() OVER (PARTITION BY g) AS rk, cume_dist() OVER (PARTITION BY g) AS cd FROM wm");
 
     @TempDir
     Path dir;

@@ -20,7 +20,7 @@ import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Random window plans (every function, default, ROWS and RANGE frames, lag/lead defaults) over random update
+ * Random window plans (every function, default, ROWS and RANGE frames with every EXCLUDE, lag/lead defaults) over random update
  * streams (a first write of up to 40 rows, then inserts, duplicate rows, retractions, NULLs, ties, arguments that
  * fail to evaluate), rendered with one and two workers: at {@code as_of} and after every
  * later write the export equals the naive evaluator.
@@ -88,17 +88,22 @@ class WindowOperatorProperties {
         return diffs;
     }
 
-    /** The default frame half the time; otherwise a random ROWS frame or a RANGE frame of UNBOUNDED and CURRENT ROW bounds. */
+    /**
+     * The default frame a third of the time; otherwise a random ROWS frame or a RANGE frame of UNBOUNDED and CURRENT ROW
+     * bounds; each with a random EXCLUDE half the time.
+     */
     static Plan.Frame randomFrame(Random rnd) {
-        if (rnd.nextBoolean()) {
-            return Plan.Frame.DEFAULT;
+        Plan.Exclude exclude = rnd.nextBoolean() ? Plan.Exclude.NO_OTHERS : Plan.Exclude.values()[rnd.nextInt(Plan.Exclude.values().length)];
+        int pick = rnd.nextInt(3);
+        if (pick == 0) {
+            return new Plan.Frame(false, null, 0L, exclude);
         }
-        if (rnd.nextInt(3) == 0) {
-            return new Plan.Frame(false, rnd.nextBoolean() ? null : 0L, rnd.nextBoolean() ? null : 0L);
+        if (pick == 1 && rnd.nextBoolean()) {
+            return new Plan.Frame(false, rnd.nextBoolean() ? null : 0L, rnd.nextBoolean() ? null : 0L, exclude);
         }
         Long start = rnd.nextInt(4) == 0 ? null : (long) (rnd.nextInt(5) - 3);
         Long end = rnd.nextInt(4) == 0 ? null : (start == null ? rnd.nextInt(5) - 2 : start + rnd.nextInt(4));
-        return new Plan.Frame(true, start, end);
+        return new Plan.Frame(true, start, end, exclude);
     }
 
     private static Plan randomWindow(Random rnd) {
