@@ -3,6 +3,7 @@ package dev.tandem.plan;
 import static dev.tandem.expr.ExprException.child;
 import static dev.tandem.expr.ExprException.index;
 
+import dev.tandem.expr.Expr;
 import dev.tandem.expr.ExprException;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
@@ -154,6 +155,18 @@ final class PlanTyper {
             DatumType t = f.expr() == null ? null : f.expr().typeOf(in, child(at, "expr"));
             if (f.kind() == Plan.WindowKind.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                 throw new PlanException(at, "sum needs int64, float64 or numeric, got " + t.jsonName());
+            }
+            if (f.frame() != null && f.frame().byValue()) {
+                if (w.orderBy().size() != 1) {
+                    throw new PlanException(child(at, "frame"), "a range frame's bound values need exactly one order_by column");
+                }
+                DatumType key = in.get(w.orderBy().get(0).col());
+                for (String bound : List.of("start_at", "end_at")) {
+                    Expr e = bound.equals("start_at") ? f.frame().startAt() : f.frame().endAt();
+                    if (e != null && e.typeOf(in, child(child(at, "frame"), bound)) != key) {
+                        throw new PlanException(child(child(at, "frame"), bound), "a bound value must be " + key.jsonName() + ", as the order_by column");
+                    }
+                }
             }
             if (f.kind().variance() && t != DatumType.INT64 && t != DatumType.FLOAT64) {
                 throw new PlanException(at, f.kind().jsonName() + " needs int64 or float64, got " + t.jsonName());

@@ -331,7 +331,23 @@ final class ReferenceGroups {
         }
         boolean afterStart = frame.start() == null || !orderedBefore(orderings, copies.get(j), copies.get(i));
         boolean beforeEnd = frame.end() == null || !orderedBefore(orderings, copies.get(i), copies.get(j));
+        if (frame.startAt() != null) {
+            Plan.Ordering o = orderings.get(0);
+            afterStart = place(o, copies.get(j).get(o.col()), frame.startAt().eval(copies.get(i).unpack())) >= 0;
+        }
+        if (frame.endAt() != null) {
+            Plan.Ordering o = orderings.get(0);
+            beforeEnd = place(o, copies.get(j).get(o.col()), frame.endAt().eval(copies.get(i).unpack())) <= 0;
+        }
         return afterStart && beforeEnd;
+    }
+
+    /** Where value {@code x} sorts beside value {@code y} in ordering {@code o}: negative before it, 0 level, positive after. */
+    private static int place(Plan.Ordering o, Object x, Object y) {
+        if (x == null || y == null) {
+            return x == y ? 0 : (x == null) == o.nullsLast() ? 1 : -1;
+        }
+        return o.desc() ? Datums.sqlCompare(y, x) : Datums.sqlCompare(x, y);
     }
 
     /**

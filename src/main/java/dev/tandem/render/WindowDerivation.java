@@ -82,8 +82,8 @@ final class WindowDerivation {
                         }
                     }
                     case FIRST_VALUE, LAST_VALUE, NTH_VALUE -> {
-                        long s = frameStart(fn.frame(), i, groupStart);
-                        long e = frameEnd(fn.frame(), i, groupEnd, n);
+                        long s = frameStart(fn.frame(), i, groupStart, tree, cur);
+                        long e = frameEnd(fn.frame(), i, groupEnd, n, tree, cur);
                         long at = fn.kind() == Plan.WindowKind.FIRST_VALUE ? s : fn.kind() == Plan.WindowKind.LAST_VALUE ? e : s + fn.offset() - 1;
                         if (fn.frame().exclude() != Plan.Exclude.NO_OTHERS) {
                             at = pick(fn, s, e, i, groupStart, groupEnd);
@@ -98,7 +98,7 @@ final class WindowDerivation {
                     }
                     default -> {
                         DatumType type = outTypes.get(inArity + f);
-                        long e = frameEnd(fn.frame(), i, groupEnd, n);
+                        long e = frameEnd(fn.frame(), i, groupEnd, n, tree, cur);
                         WindowAccumulator acc;
                         Plan.Exclude exclude = fn.frame().exclude();
                         if (fn.frame().start() == null && exclude == Plan.Exclude.NO_OTHERS) {
@@ -116,7 +116,7 @@ final class WindowDerivation {
                             cur.accEnd[f] = extendAt[f] - 1;
                         } else {
                             acc = WindowAccumulator.EMPTY;
-                            long s = frameStart(fn.frame(), i, groupStart);
+                            long s = frameStart(fn.frame(), i, groupStart, tree, cur);
                             if (s <= e) {
                                 WindowTree.Cursor c = tree.from((int) s);
                                 for (long j = s; j <= e; j++) {
@@ -186,18 +186,26 @@ final class WindowDerivation {
         return -1;
     }
 
-    /** The first position of a frame, clipped to the partition (possibly after its end, when empty). */
-    private static long frameStart(Plan.Frame frame, int i, int groupStart) {
+    /** The first position of a frame, clipped to the partition (possibly after its end, when empty); a by-value bound is found in O(log n). */
+    private long frameStart(Plan.Frame frame, int i, int groupStart, WindowTree tree, WindowTree.Node cur) {
         if (frame.start() == null) {
             return 0;
+        }
+        if (frame.startAt() != null) {
+            work.add(32 - Integer.numberOfLeadingZeros(tree.size()));
+            return shape.valueStart(tree, frame, cur);
         }
         return frame.rows() ? Math.max(0, i + frame.start()) : groupStart;
     }
 
     /** The last position of a frame, clipped to the partition (possibly before its start, when empty). */
-    private static long frameEnd(Plan.Frame frame, int i, int groupEnd, int n) {
+    private long frameEnd(Plan.Frame frame, int i, int groupEnd, int n, WindowTree tree, WindowTree.Node cur) {
         if (frame.end() == null) {
             return n - 1;
+        }
+        if (frame.endAt() != null) {
+            work.add(32 - Integer.numberOfLeadingZeros(tree.size()));
+            return shape.valueEnd(tree, frame, cur);
         }
         return frame.rows() ? Math.min(n - 1, i + frame.end()) : groupEnd - 1;
     }
