@@ -99,6 +99,15 @@ class PostgresWindowTest {
             "SELECT id, count(*) OVER (ORDER BY k RANGE 1.5 PRECEDING) FROM wrange",
             "SELECT id, count(*) OVER (ORDER BY s RANGE 1 PRECEDING) FROM wt",
             "SELECT id, count(*) OVER (ORDER BY d RANGE 1 PRECEDING) FROM wrange",
+            "SELECT id FROM wt ORDER BY row_number() OVER (ORDER BY v DESC, id)",
+            "SELECT id, v FROM wt ORDER BY rank() OVER (PARTITION BY g ORDER BY v), id",
+            "SELECT id, s FROM wt ORDER BY lag(id, 2, 0) OVER (ORDER BY s DESC, id) DESC, id LIMIT 5",
+            "SELECT id FROM wt GROUP BY id, row_number() OVER (ORDER BY id)",
+            "SELECT id, v FROM (SELECT id, v FROM wt ORDER BY percent_rank() OVER (PARTITION BY g ORDER BY v NULLS FIRST), id LIMIT 6) t ORDER BY id",
+            "SELECT g, count(*) FROM wt GROUP BY g ORDER BY sum(count(*)) OVER (ORDER BY g DESC), g",
+            "SELECT id, CASE WHEN lag(v) OVER (ORDER BY id) IS NULL THEN 0 ELSE 1 END, coalesce(lead(s) OVER (ORDER BY id), 'end') FROM wt ORDER BY id",
+            "SELECT id FROM wt WHERE row_number() OVER (ORDER BY id) > 2",
+            "SELECT g, count(*) FROM wt GROUP BY g HAVING rank() OVER (ORDER BY g) > 1",
             "SELECT id, rank() OVER (), dense_rank() OVER (PARTITION BY g), percent_rank() OVER (PARTITION BY g), cume_dist() OVER (),"
                     + " rank() OVER (PARTITION BY g) + row_number() OVER (ORDER BY id) FROM wt ORDER BY id");
 
@@ -134,6 +143,8 @@ class PostgresWindowTest {
                     + " count(*) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP) AS c2,"
                     + " round(CAST(stddev_pop(f) OVER (ORDER BY v RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS numeric), 6) AS sd,"
                     + " max(f) OVER (PARTITION BY g ORDER BY v DESC NULLS FIRST RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS mx FROM wm",
+            "wv_expr AS SELECT id, CASE WHEN lag(v) OVER (PARTITION BY g ORDER BY v, id) IS NULL THEN -1 ELSE v - lag(v) OVER (PARTITION BY g ORDER BY v, id) END AS dv,"
+                    + " coalesce(lead(id) OVER (ORDER BY id), 0) * 2 + rank() OVER (PARTITION BY g ORDER BY v) AS x FROM wm",
             "wv_exclude AS SELECT id, count(*) OVER (PARTITION BY g ORDER BY v RANGE UNBOUNDED PRECEDING EXCLUDE GROUP) AS cg,"
                     + " CAST(sum(v) OVER (PARTITION BY g ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) AS bigint) AS sc,"
                     + " min(id) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES) AS mt,"
