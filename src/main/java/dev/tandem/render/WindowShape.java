@@ -9,7 +9,8 @@ import java.util.List;
  * Which rows of a window partition a change can affect, from the window's functions: a function of the whole
  * partition (percent_rank, cume_dist, ntile, a frame to UNBOUNDED FOLLOWING) affects every row; one of the
  * rows before (row_number, rank, dense_rank, a frame from UNBOUNDED PRECEDING) every row from the change on;
- * others (lag, lead, a frame of bounded ROWS or of peers) the rows within their reach of the change.
+ * others (lag, lead, a frame of bounded ROWS or of peers) the rows within their reach of the change, and a RANGE
+ * frame bounded by values the rows whose frame holds a changed value.
  */
 final class WindowShape {
 

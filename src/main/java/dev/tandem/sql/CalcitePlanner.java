@@ -99,7 +99,7 @@ final class CalcitePlanner {
             LateralSubqueries.prepare(parsed);
             ValuesNulls.type(parsed);
             SetReturningFunctions.rewrite(parsed);
-            rewriteWindowAverages(parsed);
+            rewriteWindowCalls(parsed);
             PgRejections.check(parsed, catalog);
             ArrayFunctions.arrayParameters(parsed);
             PgLiteralCasts.rewrite(parsed);
@@ -166,13 +166,13 @@ final class CalcitePlanner {
      * deviation over a window as a {@link WindowVariance}; and {@code rank}, {@code dense_rank}, {@code percent_rank}
      * and {@code cume_dist} over a window without {@code ORDER BY} (every row a peer of every other) as their constant.
      */
-    private static void rewriteWindowAverages(SqlNode node) {
+    private static void rewriteWindowCalls(SqlNode node) {
         node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
             @Override
             public Void visit(org.apache.calcite.sql.SqlCall call) {
                 for (int i = 0; i < call.operandCount(); i++) {
-                    if (call.operand(i) instanceof org.apache.calcite.sql.SqlCall over && average(over) != null) {
-                        call.setOperand(i, average(over));
+                    if (call.operand(i) instanceof org.apache.calcite.sql.SqlCall over && windowRewrite(over) != null) {
+                        call.setOperand(i, windowRewrite(over));
                     }
                 }
                 return super.visit(call);
@@ -181,8 +181,8 @@ final class CalcitePlanner {
             @Override
             public Void visit(org.apache.calcite.sql.SqlNodeList list) {
                 for (int i = 0; i < list.size(); i++) {
-                    if (list.get(i) instanceof org.apache.calcite.sql.SqlCall over && average(over) != null) {
-                        list.set(i, average(over));
+                    if (list.get(i) instanceof org.apache.calcite.sql.SqlCall over && windowRewrite(over) != null) {
+                        list.set(i, windowRewrite(over));
                     }
                 }
                 return super.visit(list);
@@ -190,8 +190,8 @@ final class CalcitePlanner {
         });
     }
 
-    /** The rewrite of a window call {@link #rewriteWindowAverages} rewrites; null for other calls. */
-    private static SqlNode average(org.apache.calcite.sql.SqlCall call) {
+    /** The rewrite of a window call {@link #rewriteWindowCalls} rewrites; null for other calls. */
+    private static SqlNode windowRewrite(org.apache.calcite.sql.SqlCall call) {
         if (call.getKind() != org.apache.calcite.sql.SqlKind.OVER || !(call.operand(0) instanceof org.apache.calcite.sql.SqlCall agg)) {
             return null;
         }
