@@ -397,7 +397,8 @@ final class SqlShapesScenario {
     }
 
     /**
-     * {@code "<rows> <hash>"} of the rows of the statements {@code part.apply(0..DIGEST_PARTS-1)}: the row count and
+     * {@code "<rows> <hash>"} of the rows of the statements {@code part.apply(0..DIGEST_PARTS-1)} (a statement whose pinned
+     * time was compacted away is asked for again, up to ten times): the row count and
      * the sum of a 64-bit hash of each row's text, so order does not matter. Read in {@link #DIGEST_PARTS} parts by
      * the view's key, each within the server's largest result (100,000 rows by default).
      */
@@ -405,7 +406,17 @@ final class SqlShapesScenario {
         long rows = 0;
         long sum = 0;
         for (int p = 0; p < DIGEST_PARTS; p++) {
-            long[] d = digestPart(s, part.apply(p));
+            long[] d = null;
+            for (int attempt = 1; d == null; attempt++) {
+                try {
+                    d = digestPart(s, part.apply(p));
+                } catch (SQLException e) {
+                    // a time pinned before the read ran may be compacted away by then (72000): pin a fresh one
+                    if (!"72000".equals(e.getSQLState()) || attempt == 10) {
+                        throw e;
+                    }
+                }
+            }
             rows += d[0];
             sum += d[1];
         }

@@ -198,12 +198,17 @@ final class CalcitePlanner {
         String name = agg.getOperator().getName().toLowerCase(java.util.Locale.ROOT);
         org.apache.calcite.sql.parser.SqlParserPos pos = call.getParserPosition();
         WindowVariance variance = WindowVariance.of(name);
-        if (variance != null && agg.getFunctionQuantifier() == null) {
+        if (variance != null && agg.getFunctionQuantifier() != null) {
+            SqlException e = SqlException.notSupported(name + "(DISTINCT ...) OVER ...");
+            throw pos == null ? e : e.at(pos.getLineNum(), pos.getColumnNum());
+        }
+        if (variance != null) {
             return org.apache.calcite.sql.fun.SqlStdOperatorTable.OVER.createCall(pos, variance.createCall(agg.getParserPosition(),
                     agg.getOperandList()), call.operand(1));
         }
+        // a partition key that is not a column could fail to evaluate, which the constant would hide
         if (agg.operandCount() == 0 && call.operand(1) instanceof org.apache.calcite.sql.SqlWindow w && w.getRefName() == null
-                && w.getOrderList().isEmpty()) {
+                && w.getOrderList().isEmpty() && w.getPartitionList().stream().allMatch(k -> k instanceof org.apache.calcite.sql.SqlIdentifier)) {
             String constant = switch (name) {
                 case "rank", "dense_rank" -> "BIGINT 1";
                 case "percent_rank" -> "DOUBLE 0";

@@ -107,6 +107,7 @@ class PostgresWindowTest {
             "SELECT g, count(*) FROM wt GROUP BY g ORDER BY sum(count(*)) OVER (ORDER BY g DESC), g",
             "SELECT id, CASE WHEN lag(v) OVER (ORDER BY id) IS NULL THEN 0 ELSE 1 END, coalesce(lead(s) OVER (ORDER BY id), 'end') FROM wt ORDER BY id",
             "SELECT id FROM wt WHERE row_number() OVER (ORDER BY id) > 2",
+            "SELECT id, variance(DISTINCT v) OVER () FROM wt",
             "SELECT g, count(*) FROM wt GROUP BY g HAVING rank() OVER (ORDER BY g) > 1",
             "SELECT id, rank() OVER (), dense_rank() OVER (PARTITION BY g), percent_rank() OVER (PARTITION BY g), cume_dist() OVER (),"
                     + " rank() OVER (PARTITION BY g) + row_number() OVER (ORDER BY id) FROM wt ORDER BY id");
