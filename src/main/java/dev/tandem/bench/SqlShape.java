@@ -17,15 +17,13 @@ import java.util.function.LongFunction;
  * @param query the view's query
  * @param key the column the view is indexed on, and that the probes look up
  * @param change change {@code k}: even an insert of a new row, odd the delete of the row change {@code k - 1} inserted
- * @param checkColumns the columns compared with PostgreSQL
- * @param checkFilter the rows compared, as a condition at the time of the comparison (null: all)
- * @param staleFilter a condition no row of the view may meet at the time of the comparison (null: none)
+ * @param checkColumns the columns compared with PostgreSQL (all the view's rows are)
+ * @param staleFilter a condition no row of the view may meet at the time it is read (null: none)
  * @param background row {@code n} of the writes made in the background while the changes run, a {@code VALUES}
  *     tuple for the first table (null: none)
  */
 record SqlShape(String name, String data, List<Table> tables, List<String> postgresIndexes, String query, String key,
-        LongFunction<Change> change, String checkColumns, Function<Instant, String> checkFilter, Function<Instant, String> staleFilter,
-        LongFunction<String> background) {
+        LongFunction<Change> change, String checkColumns, Function<Instant, String> staleFilter, LongFunction<String> background) {
 
     /** A table: its DDL and its rows {@code 0..rows-1}, row {@code i} the tab-separated {@code line.apply(i)}. */
     record Table(String name, String ddl, long rows, LongFunction<String> line) {
@@ -36,6 +34,16 @@ record SqlShape(String name, String data, List<Table> tables, List<String> postg
      * rows once the view shows the write.
      */
     record Change(String write, String probe, int visibleRows) {
+    }
+
+    /** Whether the query reads {@code now()}, so that a comparison must read both systems at one time. */
+    boolean readsNow() {
+        return query.contains("now()");
+    }
+
+    /** The query with {@code now()} replaced by the instant {@code at}: PostgreSQL's answer at that time. */
+    String queryAt(Instant at) {
+        return query.replace("now()", "TIMESTAMPTZ '" + at + "'");
     }
 
     /** Nodes of a component of the closure's graph. */
@@ -68,7 +76,7 @@ record SqlShape(String name, String data, List<Table> tables, List<String> postg
                             ? new Change("INSERT INTO orders VALUES (" + id + ", " + BenchWorkload.mix(k / 2) % customers + ", 1000000)",
                                     "SELECT id FROM $view WHERE id = " + id, 1)
                             : new Change("DELETE FROM orders WHERE id = " + id, "SELECT id FROM $view WHERE id = " + id, 0);
-                }, "id, customer, amount", null, null, null);
+                }, "id, customer, amount", null, null);
     }
 
     private static SqlShape rowNumber(long rows) {
@@ -83,7 +91,7 @@ record SqlShape(String name, String data, List<Table> tables, List<String> postg
                     return k % 2 == 0
                             ? new Change("INSERT INTO ranked VALUES (" + id + ", " + BenchWorkload.mix(k / 2) % partitions + ", -1)", probe, 1)
                             : new Change("DELETE FROM ranked WHERE id = " + id, probe, 0);
-                }, "id, g, v, rn", null, null, null);
+                }, "id, g, v, rn", null, null);
     }
 
     /**
@@ -116,14 +124,14 @@ record SqlShape(String name, String data, List<Table> tables, List<String> postg
                     return k % 2 == 0
                             ? new Change("INSERT INTO edges VALUES (" + from + ", " + to + ")", probe, 1)
                             : new Change("DELETE FROM edges WHERE src = " + from + " AND dst = " + to, probe, 0);
-                }, "src, dst", null, null, null);
+                }, "src, dst", null, null);
     }
 
     /**
      * Events over the two hours before {@code now}, half of them in the last hour, viewed through a one-hour
      * window; while its changes run, {@link SqlShapesScenario#TEMPORAL_WRITES_PER_S} new events a second come in.
-     * Rows within 30 s of the window's edge at the comparison are not compared (the view and PostgreSQL read
-     * {@code now()} at different moments).
+     * The comparison reads the view {@code AS OF} a time and PostgreSQL's query with {@code now()} pinned to it
+     * ({@link #queryAt}), so every row is compared, those at the window's edge too.
      */
     private static SqlShape temporal(long rows, Instant now) {
         long spread = Duration.ofHours(2).toMillis();
@@ -137,8 +145,7 @@ record SqlShape(String name, String data, List<Table> tables, List<String> postg
                             ? new Change("INSERT INTO events VALUES (" + id + ", 0, '" + Instant.now() + "')", "SELECT id FROM $view WHERE id = " + id, 1)
                             : new Change("DELETE FROM events WHERE id = " + id, "SELECT id FROM $view WHERE id = " + id, 0);
                 }, "id, k",
-                at -> "created_at > '" + at.minus(Duration.ofHours(1)).plusSeconds(30) + "'",
-                at -> "created_at < '" + at.minus(Duration.ofHours(1)).minusSeconds(30) + "'",
+                at -> "created_at <= '" + at.minus(Duration.ofHours(1)) + "'",
                 n -> "(" + (2 * rows + n) + ", " + n % 1000 + ", '" + Instant.now() + "')");
     }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 import java.util.function.LongFunction;
 import org.postgresql.PGConnection;
 import tools.jackson.databind.JsonNode;
@@ -126,7 +127,7 @@ final class SqlShapesScenario {
             ChildResources.Window resources = tandem.window();
             changes(shape, jdbc, view, status.path("id").asString(""), postgres, window, arm);
             resources.finish(arm);
-            compare(shape, c, view, postgres, arm);
+            compare(shape, c, view, index, postgres, arm);
             drop(shape, s, view, index);
         } catch (SQLException e) {
             throw new IllegalStateException("shape " + shape.name() + ": " + e.getMessage(), e);
@@ -344,21 +345,33 @@ final class SqlShapesScenario {
         }
     }
 
-    /** Whether the view's rows equal PostgreSQL's query's (the shape's compared columns, as a multiset). */
-    private static void compare(SqlShape shape, Connection tandem, String view, PostgresServer postgres, ObjectNode arm) throws SQLException {
-        String filter = shape.checkFilter() == null ? "" : shape.checkFilter().apply(Instant.now());
+    /**
+     * Whether the view's rows equal PostgreSQL's query's (the shape's compared columns, as a multiset). A view of a
+     * query reading {@code now()} is read part by part {@code AS OF} the latest time its index is complete at, and
+     * PostgreSQL answers that part with {@code now()} pinned to the same time, so the two agree at any scale.
+     */
+    private static void compare(SqlShape shape, Connection tandem, String view, String index, PostgresServer postgres, ObjectNode arm)
+            throws SQLException {
+        long[] pins = new long[DIGEST_PARTS];
+        String select = "SELECT " + shape.checkColumns() + " FROM ";
         String here;
         try (Statement s = tandem.createStatement()) {
-            here = digest(s, "SELECT " + shape.checkColumns() + " FROM " + view, filter, shape.key());
+            here = digest(s, part -> {
+                pins[part] = shape.readsNow() ? complete(s, index) : 0;
+                return select + view + part(shape, part) + (shape.readsNow() ? " AS OF " + pins[part] : "");
+            });
             if (shape.staleFilter() != null) {
-                String stale = digest(s, "SELECT " + shape.checkColumns() + " FROM " + view, shape.staleFilter().apply(Instant.now()), shape.key());
+                String stale = digest(s, part -> {
+                    long at = complete(s, index);
+                    return select + view + part(shape, part) + " AND " + shape.staleFilter().apply(Instant.ofEpochMilli(at)) + " AS OF " + at;
+                });
                 arm.put("stale_rows", stale);
                 here = stale.startsWith("0 ") ? here : "stale rows: " + stale;
             }
         }
         String there;
         try (Connection c = DriverManager.getConnection(postgres.jdbcUrl()); Statement s = c.createStatement()) {
-            there = digest(s, "SELECT " + shape.checkColumns() + " FROM (" + shape.query() + ") q", filter, shape.key());
+            there = digest(s, part -> select + "(" + shape.queryAt(Instant.ofEpochMilli(pins[part])) + ") q" + part(shape, part));
         }
         arm.put("equal", here.equals(there));
         arm.put("tandem_digest", here);
@@ -366,18 +379,44 @@ final class SqlShapesScenario {
         BenchMain.log("[%s] the view %s PostgreSQL's query (%s; PostgreSQL %s)", shape.name(), here.equals(there) ? "equals" : "DIFFERS FROM", here, there);
     }
 
+    /** The latest time {@code index} is complete at (its write frontier less one), which a read {@code AS OF} answers at once. */
+    private static long complete(Statement s, String index) {
+        try (ResultSet r = s.executeQuery("SELECT write_frontier FROM tandem_internal.indexes WHERE name = '" + index + "'")) {
+            if (!r.next() || r.getObject(1) == null) {
+                throw new IllegalStateException("index " + index + " has no write frontier");
+            }
+            return r.getLong(1) - 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("index " + index + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The condition selecting part {@code part} of the {@link #DIGEST_PARTS} parts by the view's key. */
+    private static String part(SqlShape shape, int part) {
+        return " WHERE (" + shape.key() + " % " + DIGEST_PARTS + " + " + DIGEST_PARTS + ") % " + DIGEST_PARTS + " = " + part;
+    }
+
     /**
-     * {@code "<rows> <hash>"} of {@code select}'s rows passing {@code filter} (empty: all): the row count and the
-     * sum of a 64-bit hash of each row's text, so order does not matter. Read in {@link #DIGEST_PARTS} parts by
+     * {@code "<rows> <hash>"} of the rows of the statements {@code part.apply(0..DIGEST_PARTS-1)} (a statement whose pinned
+     * time was compacted away is asked for again, up to ten times): the row count and
+     * the sum of a 64-bit hash of each row's text, so order does not matter. Read in {@link #DIGEST_PARTS} parts by
      * the view's key, each within the server's largest result (100,000 rows by default).
      */
-    private static String digest(Statement s, String select, String filter, String key) throws SQLException {
+    private static String digest(Statement s, IntFunction<String> part) throws SQLException {
         long rows = 0;
         long sum = 0;
-        for (int part = 0; part < DIGEST_PARTS; part++) {
-            String where = " WHERE (" + key + " % " + DIGEST_PARTS + " + " + DIGEST_PARTS + ") % " + DIGEST_PARTS + " = " + part
-                    + (filter.isEmpty() ? "" : " AND " + filter);
-            long[] d = digestPart(s, select + where);
+        for (int p = 0; p < DIGEST_PARTS; p++) {
+            long[] d = null;
+            for (int attempt = 1; d == null; attempt++) {
+                try {
+                    d = digestPart(s, part.apply(p));
+                } catch (SQLException e) {
+                    // a time pinned before the read ran may be compacted away by then (72000): pin a fresh one
+                    if (!"72000".equals(e.getSQLState()) || attempt == 10) {
+                        throw e;
+                    }
+                }
+            }
             rows += d[0];
             sum += d[1];
         }

@@ -149,7 +149,7 @@ public sealed interface Plan {
     /** The functions of a {@link Window}. */
     enum WindowKind {
         ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE,
-        COUNT, SUM, MIN, MAX;
+        COUNT, SUM, MIN, MAX, VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP;
 
         public String jsonName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -167,14 +167,18 @@ public sealed interface Plan {
 
         /** Whether the function takes an expression: always for the value functions and aggregates; optionally for count. */
         public boolean takesExpr() {
-            return this == LAG || this == LEAD || this == FIRST_VALUE || this == LAST_VALUE || this == NTH_VALUE || this == COUNT
-                    || this == SUM || this == MIN || this == MAX;
+            return this == LAG || this == LEAD || framed();
         }
 
         /** Whether the function reads a frame: the aggregates and first_value, last_value, nth_value. */
         public boolean framed() {
             return this == FIRST_VALUE || this == LAST_VALUE || this == NTH_VALUE || this == COUNT || this == SUM || this == MIN
-                    || this == MAX;
+                    || this == MAX || variance();
+        }
+
+        /** Whether the function is a variance or standard deviation (of int64 or float64 values, a float64). */
+        public boolean variance() {
+            return this == VAR_POP || this == VAR_SAMP || this == STDDEV_POP || this == STDDEV_SAMP;
         }
 
         /** Whether the function takes a positive {@code offset}: lag's and lead's distance, ntile's buckets, nth_value's n. */
@@ -187,16 +191,53 @@ public sealed interface Plan {
      * The rows a framed window function reads for the current row. In ROWS mode a bound is a signed distance
      * from the current row (negative: PRECEDING, 0: CURRENT ROW, positive: FOLLOWING); in RANGE mode the only
      * bound is 0, the current row's first peer as a start and its last peer as an end. A null {@code start}
-     * is UNBOUNDED PRECEDING, a null {@code end} UNBOUNDED FOLLOWING.
+     * is UNBOUNDED PRECEDING, a null {@code end} UNBOUNDED FOLLOWING. In RANGE mode over a window of one ordering,
+     * {@code startAt} (with {@code start} 0) moves the start to the first row whose ordering column does not sort
+     * before {@code startAt}'s value on the current row, and {@code endAt} (with {@code end} 0) the end to the last row
+     * whose column does not sort after {@code endAt}'s — in the ordering's direction, a NULL where the ordering puts NULLs
+     * (so a NULL value, as {@code startAt} of a current row whose column is NULL, is its peers' bound): PostgreSQL's
+     * {@code RANGE n PRECEDING} as {@code col - n} ({@code col + n} descending). {@code exclude} takes rows out of the
+     * frame as PostgreSQL's {@code EXCLUDE} does.
      */
-    record Frame(boolean rows, Long start, Long end) {
+    record Frame(boolean rows, Long start, Long end, Exclude exclude, Expr startAt, Expr endAt) {
         /** PostgreSQL's default: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the whole partition without orderings). */
         public static final Frame DEFAULT = new Frame(false, null, 0L);
 
         public Frame {
+            Objects.requireNonNull(exclude, "exclude");
             if (!rows && (start != null && start != 0 || end != null && end != 0)) {
                 throw new IllegalArgumentException("a RANGE frame's bounds are UNBOUNDED or CURRENT ROW");
             }
+            if (startAt != null && (rows || start == null) || endAt != null && (rows || end == null)) {
+                throw new IllegalArgumentException("a bound's value is for a RANGE frame's bound of 0");
+            }
+        }
+
+        /** A frame excluding no rows. */
+        public Frame(boolean rows, Long start, Long end) {
+            this(rows, start, end, Exclude.NO_OTHERS, null, null);
+        }
+
+        /** A frame without bound values. */
+        public Frame(boolean rows, Long start, Long end, Exclude exclude) {
+            this(rows, start, end, exclude, null, null);
+        }
+
+        /** Whether a bound is a value ({@code startAt} or {@code endAt}). */
+        public boolean byValue() {
+            return startAt != null || endAt != null;
+        }
+    }
+
+    /**
+     * The rows a frame's {@code EXCLUDE} takes out: none, the current row, the current row and its peers, or its
+     * peers but not the current row itself.
+     */
+    enum Exclude {
+        NO_OTHERS, CURRENT_ROW, GROUP, TIES;
+
+        public String jsonName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 

@@ -327,6 +327,12 @@ public final class PlanEvaluator {
                     if (f.fallback() != null) {
                         f.fallback().eval(values);
                     }
+                    if (f.frame() != null && f.frame().startAt() != null) {
+                        f.frame().startAt().eval(values);
+                    }
+                    if (f.frame() != null && f.frame().endAt() != null) {
+                        f.frame().endAt().eval(values);
+                    }
                 }
             } catch (EvalError err) {
                 add(errors, err.getMessage(), e.getValue());

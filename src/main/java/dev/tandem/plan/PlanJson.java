@@ -253,7 +253,7 @@ public final class PlanJson {
         if (k == null) {
             throw new PlanException(child(path, "func"), "unknown window function '" + name
                     + "'; expected row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value,"
-                    + " nth_value, count, sum, min or max");
+                    + " nth_value, count, sum, min, max, var_pop, var_samp, stddev_pop or stddev_samp");
         }
         Expr e = node.has("expr") ? ExprJson.parse(node.get("expr"), child(path, "expr")) : null;
         if (e != null && !k.takesExpr()) {
@@ -282,8 +282,8 @@ public final class PlanJson {
     }
 
     private static Plan.Frame frame(JsonNode node, String path) {
-        JSON.object(node, path, "a frame {\"mode\": \"rows\"|\"range\", \"start\": n, \"end\": n}");
-        fields(node, path, "mode", "start", "end");
+        JSON.object(node, path, "a frame {\"mode\": \"rows\"|\"range\", \"start\": n, \"end\": n, \"start_at\": ..., \"end_at\": ..., \"exclude\": ...}");
+        fields(node, path, "mode", "start", "end", "start_at", "end_at", "exclude");
         String mode = string(required(node, "mode", path), child(path, "mode"));
         if (!mode.equals("rows") && !mode.equals("range")) {
             throw new PlanException(child(path, "mode"), "expected \"rows\" or \"range\"");
@@ -294,7 +294,18 @@ public final class PlanJson {
         if (!rows && (start != null && start != 0 || end != null && end != 0)) {
             throw new PlanException(path, "a range frame's \"start\" and \"end\" are 0 (CURRENT ROW) or absent (UNBOUNDED)");
         }
-        return new Plan.Frame(rows, start, end);
+        Plan.Exclude exclude = Plan.Exclude.NO_OTHERS;
+        if (node.has("exclude")) {
+            String name = string(node.get("exclude"), child(path, "exclude"));
+            exclude = java.util.Arrays.stream(Plan.Exclude.values()).filter(x -> x.jsonName().equals(name)).findFirst()
+                    .orElseThrow(() -> new PlanException(child(path, "exclude"), "expected \"no_others\", \"current_row\", \"group\" or \"ties\""));
+        }
+        Expr startAt = node.has("start_at") ? ExprJson.parse(node.get("start_at"), child(path, "start_at")) : null;
+        Expr endAt = node.has("end_at") ? ExprJson.parse(node.get("end_at"), child(path, "end_at")) : null;
+        if (startAt != null && (rows || start == null) || endAt != null && (rows || end == null)) {
+            throw new PlanException(path, "\"start_at\" and \"end_at\" are a range frame's, with \"start\" or \"end\" 0");
+        }
+        return new Plan.Frame(rows, start, end, exclude, startAt, endAt);
     }
 
     private static long signedLong(JsonNode node, String path) {
@@ -460,6 +471,15 @@ public final class PlanJson {
                         }
                         if (f.frame().end() != null) {
                             frame.put("end", f.frame().end());
+                        }
+                        if (f.frame().startAt() != null) {
+                            frame.set("start_at", ExprJson.write(f.frame().startAt()));
+                        }
+                        if (f.frame().endAt() != null) {
+                            frame.set("end_at", ExprJson.write(f.frame().endAt()));
+                        }
+                        if (f.frame().exclude() != Plan.Exclude.NO_OTHERS) {
+                            frame.put("exclude", f.frame().exclude().jsonName());
                         }
                     }
                 }

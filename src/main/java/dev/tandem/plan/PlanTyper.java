@@ -3,6 +3,7 @@ package dev.tandem.plan;
 import static dev.tandem.expr.ExprException.child;
 import static dev.tandem.expr.ExprException.index;
 
+import dev.tandem.expr.Expr;
 import dev.tandem.expr.ExprException;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
@@ -155,6 +156,21 @@ final class PlanTyper {
             if (f.kind() == Plan.WindowKind.SUM && t != DatumType.INT64 && t != DatumType.FLOAT64 && t != DatumType.NUMERIC) {
                 throw new PlanException(at, "sum needs int64, float64 or numeric, got " + t.jsonName());
             }
+            if (f.frame() != null && f.frame().byValue()) {
+                if (w.orderBy().size() != 1) {
+                    throw new PlanException(child(at, "frame"), "a range frame's bound values need exactly one order_by column");
+                }
+                DatumType key = in.get(w.orderBy().get(0).col());
+                for (String bound : List.of("start_at", "end_at")) {
+                    Expr e = bound.equals("start_at") ? f.frame().startAt() : f.frame().endAt();
+                    if (e != null && e.typeOf(in, child(child(at, "frame"), bound)) != key) {
+                        throw new PlanException(child(child(at, "frame"), bound), "a bound value must be " + key.jsonName() + ", as the order_by column");
+                    }
+                }
+            }
+            if (f.kind().variance() && t != DatumType.INT64 && t != DatumType.FLOAT64) {
+                throw new PlanException(at, f.kind().jsonName() + " needs int64 or float64, got " + t.jsonName());
+            }
             if (f.fallback() != null) {
                 DatumType d = f.fallback().typeOf(in, child(at, "default"));
                 if (d != t) {
@@ -164,7 +180,7 @@ final class PlanTyper {
             }
             out.add(switch (f.kind()) {
                 case ROW_NUMBER, RANK, DENSE_RANK, NTILE, COUNT -> DatumType.INT64;
-                case PERCENT_RANK, CUME_DIST -> DatumType.FLOAT64;
+                case PERCENT_RANK, CUME_DIST, VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> DatumType.FLOAT64;
                 case LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE, SUM, MIN, MAX -> t;
             });
         }

@@ -295,6 +295,7 @@ final class ReferenceGroups {
                             case COUNT -> (long) frame.size();
                             case MIN -> frame.stream().min(Datums::compare).orElse(null);
                             case MAX -> frame.stream().max(Datums::compare).orElse(null);
+                            case VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> frameVariance(fn.kind(), frame);
                             default -> frameSum(type, frame);
                         };
                         if (v == PlanEvaluator.SUM_OVERFLOW) {
@@ -313,14 +314,73 @@ final class ReferenceGroups {
         return new Outcome(out, null);
     }
 
-    /** Whether the copy at {@code j} is in the frame of the copy at {@code i}. */
+    /** Whether the copy at {@code j} is in the frame of the copy at {@code i}, after the frame's exclusion. */
     private static boolean inFrame(List<Plan.Ordering> orderings, Plan.Frame frame, List<Row> copies, int i, int j) {
+        boolean peer = !orderedBefore(orderings, copies.get(j), copies.get(i)) && !orderedBefore(orderings, copies.get(i), copies.get(j));
+        boolean excluded = switch (frame.exclude()) {
+            case NO_OTHERS -> false;
+            case CURRENT_ROW -> j == i;
+            case GROUP -> peer;
+            case TIES -> peer && j != i;
+        };
+        if (excluded) {
+            return false;
+        }
         if (frame.rows()) {
             return (frame.start() == null || j >= i + frame.start()) && (frame.end() == null || j <= i + frame.end());
         }
         boolean afterStart = frame.start() == null || !orderedBefore(orderings, copies.get(j), copies.get(i));
         boolean beforeEnd = frame.end() == null || !orderedBefore(orderings, copies.get(i), copies.get(j));
+        if (frame.startAt() != null) {
+            Plan.Ordering o = orderings.get(0);
+            afterStart = place(o, copies.get(j).get(o.col()), frame.startAt().eval(copies.get(i).unpack())) >= 0;
+        }
+        if (frame.endAt() != null) {
+            Plan.Ordering o = orderings.get(0);
+            beforeEnd = place(o, copies.get(j).get(o.col()), frame.endAt().eval(copies.get(i).unpack())) <= 0;
+        }
         return afterStart && beforeEnd;
+    }
+
+    /** Where value {@code x} sorts beside value {@code y} in ordering {@code o}: negative before it, 0 level, positive after. */
+    private static int place(Plan.Ordering o, Object x, Object y) {
+        if (x == null || y == null) {
+            return x == y ? 0 : (x == null) == o.nullsLast() ? 1 : -1;
+        }
+        return o.desc() ? Datums.sqlCompare(y, x) : Datums.sqlCompare(x, y);
+    }
+
+    /**
+     * A variance or standard deviation of the frame's non-NULL values: NULL over none (over one too for the samples'),
+     * NaN with an infinite or NaN value among them; else the exact {@code Σ(n·x − Σx)² / (n²·(n or n − 1))}, to 40
+     * digits, as a double (its square root for the deviations).
+     */
+    private static Object frameVariance(Plan.WindowKind kind, List<Object> values) {
+        boolean sample = kind == Plan.WindowKind.VAR_SAMP || kind == Plan.WindowKind.STDDEV_SAMP;
+        int n = values.size();
+        if (n == 0 || sample && n == 1) {
+            return null;
+        }
+        java.math.BigDecimal total = java.math.BigDecimal.ZERO;
+        for (Object v : values) {
+            if (v instanceof Double d && !Double.isFinite(d)) {
+                return Double.NaN;
+            }
+            total = total.add(decimal(v));
+        }
+        java.math.BigDecimal big = java.math.BigDecimal.valueOf(n);
+        java.math.BigDecimal squares = java.math.BigDecimal.ZERO;
+        for (Object v : values) {
+            java.math.BigDecimal d = decimal(v).multiply(big).subtract(total);
+            squares = squares.add(d.multiply(d));
+        }
+        java.math.BigDecimal divisor = big.multiply(big).multiply(sample ? big.subtract(java.math.BigDecimal.ONE) : big);
+        double variance = squares.divide(divisor, new java.math.MathContext(40)).doubleValue();
+        return kind == Plan.WindowKind.STDDEV_POP || kind == Plan.WindowKind.STDDEV_SAMP ? Math.sqrt(variance) : variance;
+    }
+
+    private static java.math.BigDecimal decimal(Object v) {
+        return v instanceof Long l ? java.math.BigDecimal.valueOf(l) : new java.math.BigDecimal((Double) v);
     }
 
     /** Whether {@code a} sorts strictly before {@code b} on the orderings alone (not a peer). */

@@ -82,9 +82,13 @@ final class WindowDerivation {
                         }
                     }
                     case FIRST_VALUE, LAST_VALUE, NTH_VALUE -> {
-                        long s = frameStart(fn.frame(), i, groupStart);
-                        long e = frameEnd(fn.frame(), i, groupEnd, n);
+                        long s = frameStart(fn.frame(), i, groupStart, tree, cur);
+                        long e = frameEnd(fn.frame(), i, groupEnd, n, tree, cur);
                         long at = fn.kind() == Plan.WindowKind.FIRST_VALUE ? s : fn.kind() == Plan.WindowKind.LAST_VALUE ? e : s + fn.offset() - 1;
+                        if (fn.frame().exclude() != Plan.Exclude.NO_OTHERS) {
+                            at = pick(fn, s, e, i, groupStart, groupEnd);
+                            examined += at < 0 ? Math.max(0, e - s + 1) : fn.kind() == Plan.WindowKind.LAST_VALUE ? e - at + 1 : at - s + 1;
+                        }
                         if (s <= e && at >= s && at <= e) {
                             v = tree.get((int) at).args[f];
                             examined++;
@@ -94,9 +98,10 @@ final class WindowDerivation {
                     }
                     default -> {
                         DatumType type = outTypes.get(inArity + f);
-                        long e = frameEnd(fn.frame(), i, groupEnd, n);
+                        long e = frameEnd(fn.frame(), i, groupEnd, n, tree, cur);
                         WindowAccumulator acc;
-                        if (fn.frame().start() == null) {
+                        Plan.Exclude exclude = fn.frame().exclude();
+                        if (fn.frame().start() == null && exclude == Plan.Exclude.NO_OTHERS) {
                             if (extend[f] == null) {
                                 acc = prev == null ? WindowAccumulator.EMPTY : prev.acc[f];
                                 extendAt[f] = prev == null ? 0 : prev.accEnd[f] + 1;
@@ -111,11 +116,14 @@ final class WindowDerivation {
                             cur.accEnd[f] = extendAt[f] - 1;
                         } else {
                             acc = WindowAccumulator.EMPTY;
-                            long s = frameStart(fn.frame(), i, groupStart);
+                            long s = frameStart(fn.frame(), i, groupStart, tree, cur);
                             if (s <= e) {
                                 WindowTree.Cursor c = tree.from((int) s);
                                 for (long j = s; j <= e; j++) {
-                                    acc = acc.add(fn.kind(), type, c.next().args[f]);
+                                    Object arg = c.next().args[f];
+                                    if (!excluded(exclude, j, i, groupStart, groupEnd)) {
+                                        acc = acc.add(fn.kind(), type, arg);
+                                    }
                                     examined++;
                                 }
                             }
@@ -145,18 +153,59 @@ final class WindowDerivation {
         return p.finish();
     }
 
-    /** The first position of a frame, clipped to the partition (possibly after its end, when empty). */
-    private static long frameStart(Plan.Frame frame, int i, int groupStart) {
+    /** Whether position {@code j} is taken out of the frame of position {@code i} (of peers {@code [groupStart, groupEnd)}) by {@code exclude}. */
+    private static boolean excluded(Plan.Exclude exclude, long j, int i, int groupStart, int groupEnd) {
+        return switch (exclude) {
+            case NO_OTHERS -> false;
+            case CURRENT_ROW -> j == i;
+            case GROUP -> j >= groupStart && j < groupEnd;
+            case TIES -> j != i && j >= groupStart && j < groupEnd;
+        };
+    }
+
+    /**
+     * The position first_value, last_value or nth_value reads in the frame {@code [s, e]} of position {@code i} less
+     * its exclusion: the first, last or n-th position left; -1 when there is none.
+     */
+    private static long pick(Plan.WindowFunc fn, long s, long e, int i, int groupStart, int groupEnd) {
+        Plan.Exclude exclude = fn.frame().exclude();
+        if (fn.kind() == Plan.WindowKind.LAST_VALUE) {
+            for (long j = e; j >= s; j--) {
+                if (!excluded(exclude, j, i, groupStart, groupEnd)) {
+                    return j;
+                }
+            }
+            return -1;
+        }
+        long wanted = fn.kind() == Plan.WindowKind.FIRST_VALUE ? 1 : fn.offset();
+        for (long j = s; j <= e; j++) {
+            if (!excluded(exclude, j, i, groupStart, groupEnd) && --wanted == 0) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    /** The first position of a frame, clipped to the partition (possibly after its end, when empty); a by-value bound is found in O(log n). */
+    private long frameStart(Plan.Frame frame, int i, int groupStart, WindowTree tree, WindowTree.Node cur) {
         if (frame.start() == null) {
             return 0;
+        }
+        if (frame.startAt() != null) {
+            work.add(32 - Integer.numberOfLeadingZeros(tree.size()));
+            return shape.valueStart(tree, frame, cur);
         }
         return frame.rows() ? Math.max(0, i + frame.start()) : groupStart;
     }
 
     /** The last position of a frame, clipped to the partition (possibly before its start, when empty). */
-    private static long frameEnd(Plan.Frame frame, int i, int groupEnd, int n) {
+    private long frameEnd(Plan.Frame frame, int i, int groupEnd, int n, WindowTree tree, WindowTree.Node cur) {
         if (frame.end() == null) {
             return n - 1;
+        }
+        if (frame.endAt() != null) {
+            work.add(32 - Integer.numberOfLeadingZeros(tree.size()));
+            return shape.valueEnd(tree, frame, cur);
         }
         return frame.rows() ? Math.min(n - 1, i + frame.end()) : groupEnd - 1;
     }

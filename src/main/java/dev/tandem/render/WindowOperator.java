@@ -1,6 +1,7 @@
 package dev.tandem.render;
 
 import dev.tandem.expr.EvalError;
+import dev.tandem.expr.Expr;
 import dev.tandem.plan.GroupFunctions;
 import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
@@ -96,18 +97,18 @@ final class WindowOperator extends Operator {
             }
         }
 
-        /** Whether the functions' arguments and defaults evaluate on {@code row}; if not, its error is output instead. */
+        /** Whether the functions' arguments, defaults and frame bound values evaluate on {@code row}; if not, its error is output instead. */
         private boolean evaluates(Row row, long time, long diff, Updates errs) {
             Object[] values = null;
             try {
                 for (Plan.WindowFunc f : window.functions()) {
-                    if (f.expr() != null || f.fallback() != null) {
+                    if (f.expr() != null || f.fallback() != null || f.frame() != null && f.frame().byValue()) {
                         values = values == null ? row.unpack() : values;
-                        if (f.expr() != null) {
-                            f.expr().eval(values);
-                        }
-                        if (f.fallback() != null) {
-                            f.fallback().eval(values);
+                        for (Expr e : new Expr[] {f.expr(), f.fallback(), f.frame() == null ? null : f.frame().startAt(),
+                                f.frame() == null ? null : f.frame().endAt()}) {
+                            if (e != null) {
+                                e.eval(values);
+                            }
                         }
                     }
                 }

@@ -99,6 +99,18 @@ final class WindowPartition {
                         }
                     }
                 }
+                Object low = shape.byValue.isEmpty() ? null : shape.key(first);
+                Object high = shape.byValue.isEmpty() ? null : shape.key(last);
+                for (Plan.Frame f : shape.byValue) {
+                    // the copies whose frame holds a changed value: bounds grow with the position, so they are one run
+                    if (f.endAt() != null) {
+                        a = Math.min(a, tree.countWhile(n -> shape.place(low, f.endAt().eval(n.values)) > 0));
+                    }
+                    if (f.startAt() != null && !shape.prefix) {
+                        eOld = Math.max(eOld, tree.countWhile(n -> shape.place(f.startAt().eval(n.values), high) <= 0));
+                    }
+                    work.add(2L * (32 - Integer.numberOfLeadingZeros(nOld)));
+                }
             }
             WindowTree.Cursor c = tree.from(a);
             for (int i = a; i < eOld; i++) {

@@ -9,7 +9,8 @@ import java.util.List;
  * Which rows of a window partition a change can affect, from the window's functions: a function of the whole
  * partition (percent_rank, cume_dist, ntile, a frame to UNBOUNDED FOLLOWING) affects every row; one of the
  * rows before (row_number, rank, dense_rank, a frame from UNBOUNDED PRECEDING) every row from the change on;
- * others (lag, lead, a frame of bounded ROWS or of peers) the rows within their reach of the change.
+ * others (lag, lead, a frame of bounded ROWS or of peers) the rows within their reach of the change, and a RANGE
+ * frame bounded by values the rows whose frame holds a changed value.
  */
 final class WindowShape {
 
@@ -23,10 +24,12 @@ final class WindowShape {
     final boolean peersAfter;
     /** Whether a function reads a row's earlier peers (a change reaches its later peers). */
     final boolean peersBefore;
-    /** Whether a derivation needs each row's first peer (percent_rank, a RANGE frame from CURRENT ROW). */
+    /** Whether a derivation needs each row's first peer (percent_rank, a RANGE frame from CURRENT ROW, EXCLUDE GROUP or TIES). */
     final boolean needsGroupStart;
-    /** Whether a derivation needs each row's last peer (cume_dist, a RANGE frame to CURRENT ROW). */
+    /** Whether a derivation needs each row's last peer (cume_dist, a RANGE frame to CURRENT ROW, EXCLUDE GROUP or TIES). */
     final boolean needsGroupEnd;
+    /** The frames bounded by values ({@link Plan.Frame#byValue}): a change reaches the rows whose frame holds its value. */
+    final List<Plan.Frame> byValue;
     private final List<Plan.Ordering> orderBy;
 
     WindowShape(Plan.Window w) {
@@ -71,8 +74,41 @@ final class WindowShape {
         this.peersAfter = peersAfter;
         this.peersBefore = peersBefore;
         this.orderBy = w.orderBy();
-        this.needsGroupStart = peersBefore || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.PERCENT_RANK);
-        this.needsGroupEnd = peersAfter || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.CUME_DIST);
+        this.byValue = w.functions().stream().map(Plan.WindowFunc::frame).filter(f -> f != null && f.byValue()).toList();
+        boolean excludesPeers = w.functions().stream()
+                .anyMatch(f -> f.frame() != null && (f.frame().exclude() == Plan.Exclude.GROUP || f.frame().exclude() == Plan.Exclude.TIES));
+        this.needsGroupStart = peersBefore || excludesPeers || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.PERCENT_RANK);
+        this.needsGroupEnd = peersAfter || excludesPeers || w.functions().stream().anyMatch(f -> f.kind() == Plan.WindowKind.CUME_DIST);
+    }
+
+    /** The ordering column's value on {@code row} (for a window of one ordering). */
+    Object key(Row row) {
+        return row.get(orderBy.get(0).col());
+    }
+
+    /**
+     * Where the ordering column's value {@code x} sorts beside {@code y} (either may be NULL) in the window's one ordering:
+     * negative before it, 0 level, positive after.
+     */
+    int place(Object x, Object y) {
+        Plan.Ordering o = orderBy.get(0);
+        if (x == null || y == null) {
+            return x == y ? 0 : (x == null) == o.nullsLast() ? 1 : -1;
+        }
+        int c = Datums.sqlCompare(x, y);
+        return o.desc() ? -c : c;
+    }
+
+    /** The first position of a by-value frame's start on the copy {@code node}: the first copy not sorting before the bound. */
+    int valueStart(WindowTree tree, Plan.Frame frame, WindowTree.Node node) {
+        Object bound = frame.startAt().eval(node.values);
+        return tree.countWhile(n -> place(key(n.row), bound) < 0);
+    }
+
+    /** The last position of a by-value frame's end on the copy {@code node}: the last copy not sorting after the bound (-1 if none). */
+    int valueEnd(WindowTree tree, Plan.Frame frame, WindowTree.Node node) {
+        Object bound = frame.endAt().eval(node.values);
+        return tree.countWhile(n -> place(key(n.row), bound) <= 0) - 1;
     }
 
     /** Whether two rows are peers: equal (NULLs alike) on every ordering. */

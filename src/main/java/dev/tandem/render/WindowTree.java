@@ -85,6 +85,21 @@ final class WindowTree {
         return n;
     }
 
+    /** The number of copies, from the first, for which {@code before} holds: it must hold of a prefix of the copies. */
+    int countWhile(java.util.function.Predicate<Node> before) {
+        int n = 0;
+        Node t = root;
+        while (t != null) {
+            if (before.test(t)) {
+                n += size(t.left) + 1;
+                t = t.right;
+            } else {
+                t = t.left;
+            }
+        }
+        return n;
+    }
+
     /** The copy at {@code position} (0-based). */
     Node get(int position) {
         Node t = root;

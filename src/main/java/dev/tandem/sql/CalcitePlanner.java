@@ -99,7 +99,7 @@ final class CalcitePlanner {
             LateralSubqueries.prepare(parsed);
             ValuesNulls.type(parsed);
             SetReturningFunctions.rewrite(parsed);
-            rewriteWindowAverages(parsed);
+            rewriteWindowCalls(parsed);
             PgRejections.check(parsed, catalog);
             ArrayFunctions.arrayParameters(parsed);
             PgLiteralCasts.rewrite(parsed);
@@ -160,22 +160,19 @@ final class CalcitePlanner {
         });
     }
 
-    /** Variances OVER a window, which Calcite would rewrite into a division it cannot convert. */
-    private static final java.util.Set<String> WINDOW_VARIANCES = java.util.Set.of("stddev", "stddev_pop", "stddev_samp",
-            "variance", "var_pop", "var_samp");
-
     /**
-     * Refuses {@link #WINDOW_VARIANCES} over a window and writes {@code avg(x) OVER w} as {@code sum(x) OVER w /
-     * CAST(count(x) OVER w AS numeric)}: PostgreSQL's numeric quotient of an integer or numeric sum, a double's of a double
-     * sum, and NULL over no values.
+     * Writes {@code avg(x) OVER w} as {@code sum(x) OVER w / CAST(count(x) OVER w AS numeric)}: PostgreSQL's numeric
+     * quotient of an integer or numeric sum, a double's of a double sum, and NULL over no values; a variance or
+     * deviation over a window as a {@link WindowVariance}; and {@code rank}, {@code dense_rank}, {@code percent_rank}
+     * and {@code cume_dist} over a window without {@code ORDER BY} (every row a peer of every other) as their constant.
      */
-    private static void rewriteWindowAverages(SqlNode node) {
+    private static void rewriteWindowCalls(SqlNode node) {
         node.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
             @Override
             public Void visit(org.apache.calcite.sql.SqlCall call) {
                 for (int i = 0; i < call.operandCount(); i++) {
-                    if (call.operand(i) instanceof org.apache.calcite.sql.SqlCall over && average(over) != null) {
-                        call.setOperand(i, average(over));
+                    if (call.operand(i) instanceof org.apache.calcite.sql.SqlCall over && windowRewrite(over) != null) {
+                        call.setOperand(i, windowRewrite(over));
                     }
                 }
                 return super.visit(call);
@@ -184,8 +181,8 @@ final class CalcitePlanner {
             @Override
             public Void visit(org.apache.calcite.sql.SqlNodeList list) {
                 for (int i = 0; i < list.size(); i++) {
-                    if (list.get(i) instanceof org.apache.calcite.sql.SqlCall over && average(over) != null) {
-                        list.set(i, average(over));
+                    if (list.get(i) instanceof org.apache.calcite.sql.SqlCall over && windowRewrite(over) != null) {
+                        list.set(i, windowRewrite(over));
                     }
                 }
                 return super.visit(list);
@@ -193,17 +190,37 @@ final class CalcitePlanner {
         });
     }
 
-    /** The rewrite of {@code avg(x) OVER w}; null for other calls; a variance over a window is refused. */
-    private static SqlNode average(org.apache.calcite.sql.SqlCall call) {
+    /** The rewrite of a window call {@link #rewriteWindowCalls} rewrites; null for other calls. */
+    private static SqlNode windowRewrite(org.apache.calcite.sql.SqlCall call) {
         if (call.getKind() != org.apache.calcite.sql.SqlKind.OVER || !(call.operand(0) instanceof org.apache.calcite.sql.SqlCall agg)) {
             return null;
         }
         String name = agg.getOperator().getName().toLowerCase(java.util.Locale.ROOT);
         org.apache.calcite.sql.parser.SqlParserPos pos = call.getParserPosition();
-        if (WINDOW_VARIANCES.contains(name)) {
-            SqlException e = SqlException.notSupported("the window function " + name + " (supported: row_number, rank, dense_rank,"
-                    + " percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, count, sum, min, max, avg)");
+        WindowVariance variance = WindowVariance.of(name);
+        if (variance != null && agg.getFunctionQuantifier() != null) {
+            SqlException e = SqlException.notSupported(name + "(DISTINCT ...) OVER ...");
             throw pos == null ? e : e.at(pos.getLineNum(), pos.getColumnNum());
+        }
+        if (variance != null) {
+            return org.apache.calcite.sql.fun.SqlStdOperatorTable.OVER.createCall(pos, variance.createCall(agg.getParserPosition(),
+                    agg.getOperandList()), call.operand(1));
+        }
+        // a partition key that is not a column could fail to evaluate, which the constant would hide
+        if (agg.operandCount() == 0 && call.operand(1) instanceof org.apache.calcite.sql.SqlWindow w && w.getRefName() == null
+                && w.getOrderList().isEmpty() && w.getPartitionList().stream().allMatch(k -> k instanceof org.apache.calcite.sql.SqlIdentifier)) {
+            String constant = switch (name) {
+                case "rank", "dense_rank" -> "BIGINT 1";
+                case "percent_rank" -> "DOUBLE 0";
+                case "cume_dist" -> "DOUBLE 1";
+                default -> null;
+            };
+            if (constant != null) {
+                String[] typed = constant.split(" ");
+                return org.apache.calcite.sql.fun.SqlStdOperatorTable.CAST.createCall(pos,
+                        org.apache.calcite.sql.SqlLiteral.createExactNumeric(typed[1], pos), new org.apache.calcite.sql.SqlDataTypeSpec(
+                                new org.apache.calcite.sql.SqlBasicTypeNameSpec(SqlTypeName.valueOf(typed[0]), pos), pos));
+            }
         }
         if (!name.equals("avg") || agg.operandCount() != 1 || agg.getFunctionQuantifier() != null) {
             return null;

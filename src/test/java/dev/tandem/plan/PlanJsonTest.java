@@ -39,7 +39,8 @@ class PlanJsonTest {
             "{\"op\":\"window\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"partition_by\":[],\"order_by\":[],\"functions\":[{\"func\":\"ntile\",\"offset\":3},"
                     + "{\"func\":\"lead\",\"expr\":{\"col\":1},\"offset\":1,\"default\":{\"col\":0}},{\"func\":\"nth_value\",\"expr\":{\"col\":1},\"offset\":2,"
                     + "\"frame\":{\"mode\":\"rows\",\"start\":-2,\"end\":1}},{\"func\":\"max\",\"expr\":{\"col\":0},\"frame\":{\"mode\":\"range\",\"start\":0}},"
-                    + "{\"func\":\"percent_rank\"},{\"func\":\"cume_dist\"}]}",
+                    + "{\"func\":\"percent_rank\"},{\"func\":\"cume_dist\"},{\"func\":\"var_samp\",\"expr\":{\"col\":1},"
+                    + "\"frame\":{\"mode\":\"rows\",\"start\":-1,\"end\":1,\"exclude\":\"ties\"}}]}",
             "{\"op\":\"threshold\",\"input\":{\"op\":\"negate\",\"input\":{\"op\":\"get\",\"id\":\"u1\"}}}",
             "{\"op\":\"union\",\"inputs\":[{\"op\":\"get\",\"id\":\"u1\"},{\"op\":\"get\",\"id\":\"u1\"}]}",
             "{\"op\":\"arrange_by\",\"input\":{\"op\":\"get\",\"id\":\"u1\"},\"key\":[1,0]}",

@@ -20,7 +20,8 @@ import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Random window plans (every function, default, ROWS and RANGE frames, lag/lead defaults) over random update
+ * Random window plans (every function, default, ROWS and RANGE frames, RANGE frames bounded by values, every EXCLUDE,
+ * lag/lead defaults) over random update
  * streams (a first write of up to 40 rows, then inserts, duplicate rows, retractions, NULLs, ties, arguments that
  * fail to evaluate), rendered with one and two workers: at {@code as_of} and after every
  * later write the export equals the naive evaluator.
@@ -31,8 +32,18 @@ class WindowOperatorProperties {
 
     @Property(tries = 60, shrinking = ShrinkingMode.OFF)
     void windowExportsEqualTheNaiveEvaluatorAtEveryTime(@ForAll long seed) {
+        check(seed, false);
+    }
+
+    /** As above, over windows of one ordering whose framed functions' RANGE frames are bounded by values. */
+    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
+    void valueBoundedWindowExportsEqualTheNaiveEvaluatorAtEveryTime(@ForAll long seed) {
+        check(seed, true);
+    }
+
+    private static void check(long seed, boolean valueBounds) {
         Random rnd = new Random(seed);
-        Plan plan = randomWindow(rnd);
+        Plan plan = randomWindow(rnd, valueBounds);
         int workers = 1 + rnd.nextInt(2);
         String json = PlanJson.write(plan).toString();
         try (RenderHarness h = new RenderHarness(workers)) {
@@ -88,23 +99,48 @@ class WindowOperatorProperties {
         return diffs;
     }
 
-    /** The default frame half the time; otherwise a random ROWS frame or a RANGE frame of UNBOUNDED and CURRENT ROW bounds. */
+    /**
+     * The default frame a third of the time; otherwise a random ROWS frame or a RANGE frame of UNBOUNDED and CURRENT ROW
+     * bounds; each with a random EXCLUDE half the time.
+     */
     static Plan.Frame randomFrame(Random rnd) {
-        if (rnd.nextBoolean()) {
-            return Plan.Frame.DEFAULT;
+        Plan.Exclude exclude = rnd.nextBoolean() ? Plan.Exclude.NO_OTHERS : Plan.Exclude.values()[rnd.nextInt(Plan.Exclude.values().length)];
+        int pick = rnd.nextInt(3);
+        if (pick == 0) {
+            return new Plan.Frame(false, null, 0L, exclude);
         }
-        if (rnd.nextInt(3) == 0) {
-            return new Plan.Frame(false, rnd.nextBoolean() ? null : 0L, rnd.nextBoolean() ? null : 0L);
+        if (pick == 1 && rnd.nextBoolean()) {
+            return new Plan.Frame(false, rnd.nextBoolean() ? null : 0L, rnd.nextBoolean() ? null : 0L, exclude);
         }
         Long start = rnd.nextInt(4) == 0 ? null : (long) (rnd.nextInt(5) - 3);
         Long end = rnd.nextInt(4) == 0 ? null : (start == null ? rnd.nextInt(5) - 2 : start + rnd.nextInt(4));
-        return new Plan.Frame(true, start, end);
+        return new Plan.Frame(true, start, end, exclude);
     }
 
-    private static Plan randomWindow(Random rnd) {
+    /**
+     * A RANGE frame bounded by values over ordering column {@code col}: each bound unbounded (one time in six), the
+     * current row's peers (one in six) or the column plus -2 to 2 ({@code RANGE n PRECEDING|FOLLOWING}), with a random
+     * EXCLUDE half the time.
+     */
+    static Plan.Frame valueFrame(Random rnd, int col) {
+        Plan.Frame f = randomFrame(rnd);
+        Long start = rnd.nextInt(6) == 0 ? null : 0L;
+        Long end = rnd.nextInt(6) == 0 ? null : 0L;
+        Expr startAt = start == null || rnd.nextInt(5) == 0 ? null : plus(rnd, col);
+        Expr endAt = end == null || rnd.nextInt(5) == 0 ? null : plus(rnd, col);
+        return new Plan.Frame(false, start, end, f.exclude(), startAt, endAt);
+    }
+
+    private static Expr plus(Random rnd, int col) {
+        int k = rnd.nextInt(5) - 2;
+        Expr offset = TYPES.get(col) == DatumType.FLOAT64 ? Expr.lit(k / 2.0, DatumType.FLOAT64) : Expr.lit((long) k, DatumType.INT64);
+        return Expr.call(Func.ADD, Expr.col(col), offset);
+    }
+
+    private static Plan randomWindow(Random rnd, boolean valueBounds) {
         List<Integer> partition = rnd.nextBoolean() ? List.of(0) : List.of();
         List<Plan.Ordering> order = new ArrayList<>();
-        int orderings = rnd.nextInt(3);
+        int orderings = valueBounds ? 1 : rnd.nextInt(3);
         for (int i = 0; i < orderings; i++) {
             boolean desc = rnd.nextBoolean();
             order.add(new Plan.Ordering(1 + rnd.nextInt(2), desc, rnd.nextBoolean()));
@@ -131,7 +167,7 @@ class WindowOperatorProperties {
             Expr fallback = (k == Plan.WindowKind.LAG || k == Plan.WindowKind.LEAD) && rnd.nextBoolean()
                     ? (arg.equals(Expr.col(2)) ? Expr.lit(9.5, DatumType.FLOAT64) : Expr.call(Func.MUL, Expr.col(0), Expr.lit(10L, DatumType.INT64)))
                     : null;
-            funcs.add(new Plan.WindowFunc(k, e, offset, fallback, k.framed() ? randomFrame(rnd) : null));
+            funcs.add(new Plan.WindowFunc(k, e, offset, fallback, !k.framed() ? null : valueBounds ? valueFrame(rnd, order.get(0).col()) : randomFrame(rnd)));
         }
         return new Plan.Window(Plan.get("u1"), partition, order, funcs);
     }

@@ -3,6 +3,7 @@ package dev.tandem.render;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tandem.expr.Expr;
+import dev.tandem.expr.Func;
 import dev.tandem.plan.Plan;
 import dev.tandem.row.DatumType;
 import dev.tandem.row.Row;
@@ -113,6 +114,24 @@ class WindowOperatorWorkTest {
         long work = d.insert(new long[] {1, N + 1});
         assertThat(work).isLessThan(80);
         assertThat(d.out.size).isLessThanOrEqualTo(1 + 2 * 4);
+    }
+
+    /** RANGE frames bounded by values (keys 0, 2, 4...): 4 PRECEDING to 2 FOLLOWING, 6 PRECEDING to CURRENT ROW, and excluding the current row. */
+    private static final Plan.Window BY_VALUE = window(
+            new Plan.WindowFunc(Plan.WindowKind.SUM, Expr.col(1), 0, null, new Plan.Frame(false, 0L, 0L, Plan.Exclude.NO_OTHERS,
+                    Expr.call(Func.SUB, Expr.col(1), Expr.lit(4L, DatumType.INT64)), Expr.call(Func.ADD, Expr.col(1), Expr.lit(2L, DatumType.INT64)))),
+            new Plan.WindowFunc(Plan.WindowKind.FIRST_VALUE, Expr.col(1), 0, null, new Plan.Frame(false, 0L, 0L, Plan.Exclude.CURRENT_ROW,
+                    Expr.call(Func.SUB, Expr.col(1), Expr.lit(6L, DatumType.INT64)), null)));
+
+    @Test
+    void aRowInTheMiddleReDerivesOnlyTheRowsWhoseValueBoundedFrameHoldsIt() {
+        Driver d = new Driver(BY_VALUE);
+        d.fill();
+        long work = d.insert(new long[] {1, N + 1});
+        // the rows of keys N .. N+6 hold N+1 in one of their frames: each is read and re-derived (binary searches and its
+        // frame); the sums of keys N .. N+4 change (their first_values do not), so the new row and those three are emitted
+        assertThat(d.out.size).isEqualTo(1 + 2 * 3);
+        assertThat(work).isLessThan(400);
     }
 
     @Test
