@@ -1,6 +1,7 @@
 package dev.tandem.sql;
 
 import java.util.List;
+import java.util.Map;
 import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.sql.parser.SqlParseException;
 
@@ -25,6 +26,19 @@ final class CalciteErrors {
     private static final java.util.regex.Pattern MISSING_RELATION =
             java.util.regex.Pattern.compile("(?s)(?:Object|Table) '([^']*)' not found(?: within '([^']*)')?.*");
 
+    /**
+     * Calcite's messages about a window's clauses (each followed by whatever Calcite adds) and PostgreSQL's words for each, all
+     * {@code 42P20}.
+     */
+    private static final Map<String, String> WINDOW_CLAUSES = Map.of(
+            "Window expressions are not permitted in the HAVING clause", "window functions are not allowed in HAVING",
+            "RANGE clause cannot be used with compound ORDER BY clause", "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
+            "UNBOUNDED FOLLOWING cannot be specified for the lower frame boundary", "frame start cannot be UNBOUNDED FOLLOWING",
+            "UNBOUNDED PRECEDING cannot be specified for the upper frame boundary", "frame end cannot be UNBOUNDED PRECEDING",
+            "Upper frame boundary cannot be PRECEDING when lower boundary is CURRENT ROW", "frame starting from current row cannot have preceding rows",
+            "Upper frame boundary cannot be CURRENT ROW when lower boundary is FOLLOWING", "frame starting from following row cannot end with current row",
+            "Upper frame boundary cannot be PRECEDING when lower boundary is FOLLOWING", "frame starting from following row cannot have preceding rows");
+
     private static final List<Rewrite> REWRITES = List.of(
             new Rewrite("(?:Object|Table) '([^']*)' not found(?: within '[^']*')?(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_TABLE,
                     "relation \"$1\" does not exist$2"),
@@ -40,20 +54,6 @@ final class CalciteErrors {
             new Rewrite("RANK or DENSE_RANK functions require ORDER BY clause in window specification.*", SqlException.NOT_SUPPORTED,
                     "not supported: rank, dense_rank, percent_rank or cume_dist over a window without ORDER BY"),
             new Rewrite("Windowed aggregate expression is illegal in (.*) clause.*", SqlState.WINDOWING_ERROR, "window functions are not allowed in $1"),
-            new Rewrite("Window expressions are not permitted in the HAVING clause.*", SqlState.WINDOWING_ERROR,
-                    "window functions are not allowed in HAVING"),
-            new Rewrite("RANGE clause cannot be used with compound ORDER BY clause.*", SqlState.WINDOWING_ERROR,
-                    "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column"),
-            new Rewrite("UNBOUNDED FOLLOWING cannot be specified for the lower frame boundary.*", SqlState.WINDOWING_ERROR,
-                    "frame start cannot be UNBOUNDED FOLLOWING"),
-            new Rewrite("UNBOUNDED PRECEDING cannot be specified for the upper frame boundary.*", SqlState.WINDOWING_ERROR,
-                    "frame end cannot be UNBOUNDED PRECEDING"),
-            new Rewrite("Upper frame boundary cannot be PRECEDING when lower boundary is CURRENT ROW.*", SqlState.WINDOWING_ERROR,
-                    "frame starting from current row cannot have preceding rows"),
-            new Rewrite("Upper frame boundary cannot be CURRENT ROW when lower boundary is FOLLOWING.*", SqlState.WINDOWING_ERROR,
-                    "frame starting from following row cannot end with current row"),
-            new Rewrite("Upper frame boundary cannot be PRECEDING when lower boundary is FOLLOWING.*", SqlState.WINDOWING_ERROR,
-                    "frame starting from following row cannot have preceding rows"),
             new Rewrite("(?:Data type of ORDER BY prohibits use of RANGE clause|Data Type mismatch between ORDER BY and RANGE clause"
                     + "|Window ORDER BY expression of type DATE requires range of type INTERVAL).*", SqlException.NOT_SUPPORTED,
                     "not supported: RANGE with offset PRECEDING/FOLLOWING for this column type and offset type"),
@@ -116,12 +116,18 @@ final class CalciteErrors {
             innermost = t;
         }
         String msg = innermost.getMessage() == null ? e.toString() : innermost.getMessage();
+        int line = ctx == null ? 0 : ctx.getPosLine();
+        int col = ctx == null ? 0 : ctx.getPosColumn();
         java.util.regex.Matcher missing = MISSING_RELATION.matcher(msg);
         if (missing.matches() && dev.tandem.sql.catalog.CatalogQuery.isCatalogRelation(missing.group(2), missing.group(1))) {
             return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + (missing.group(2) == null ? "" : missing.group(2) + ".")
                     + missing.group(1) + " here: the catalog's relations (pg_catalog, information_schema, tandem_internal) are read by"
-                    + " queries that read only them, not in views, SUBSCRIBE, writes or beside tables",
-                    ctx == null ? 0 : ctx.getPosLine(), ctx == null ? 0 : ctx.getPosColumn());
+                    + " queries that read only them, not in views, SUBSCRIBE, writes or beside tables", line, col);
+        }
+        for (Map.Entry<String, String> window : WINDOW_CLAUSES.entrySet()) {
+            if (msg.startsWith(window.getKey())) {
+                return new SqlException(SqlState.WINDOWING_ERROR, window.getValue(), line, col);
+            }
         }
         SqlState state = SqlState.SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION;
         for (Rewrite r : REWRITES) {
@@ -132,6 +138,6 @@ final class CalciteErrors {
                 break;
             }
         }
-        return new SqlException(state, msg, ctx == null ? 0 : ctx.getPosLine(), ctx == null ? 0 : ctx.getPosColumn());
+        return new SqlException(state, msg, line, col);
     }
 }

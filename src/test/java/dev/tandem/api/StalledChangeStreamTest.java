@@ -25,8 +25,7 @@ class StalledChangeStreamTest {
     @Test
     void aStalledServerSentEventsClientIsEndedAsLaggedWithinTheByteBound() throws Exception {
         try (TandemServer server = new TandemServer(dir, Map.of("tandem.subscribe.buffer-bytes", "4MB"))) {
-            assertThat(server.post("/v1/sql", "{\"sql\":\"CREATE TABLE big (id bigint NOT NULL, pad text)\"}").status()).isEqualTo(200);
-            assertThat(server.post("/v1/sql", "{\"sql\":\"CREATE INDEX big_id ON big (id)\"}").status()).isEqualTo(200);
+            StalledClients.createTable(server);
             ChangeStreams streams = server.bean(ChangeStreams.class);
             try (Socket socket = new Socket("127.0.0.1", server.port)) {
                 socket.setSoTimeout(60_000);
@@ -35,28 +34,10 @@ class StalledChangeStreamTest {
                         .getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 InputStream in = socket.getInputStream();
-                StringBuilder head = new StringBuilder();
-                while (!head.toString().contains("\r\n\r\n")) {
-                    head.append((char) in.read());
-                }
-                assertThat(head.toString()).startsWith("HTTP/1.1 200");
-                long deadline = System.nanoTime() + 30_000_000_000L;
-                while (streams.activeCount() == 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertThat(streams.activeCount()).isEqualTo(1);
-
-                // not read while 40 writes of 100 rows of 8,000 bytes (32 MB) come
-                String pad = "x".repeat(8_000);
-                long peak = 0;
-                for (int w = 0; w < 40; w++) {
-                    StringBuilder rows = new StringBuilder("{\"insert\":[");
-                    for (int i = 0; i < 100; i++) {
-                        rows.append(i == 0 ? "" : ",").append('[').append(w * 100 + i).append(",\"").append(pad).append("\"]");
-                    }
-                    assertThat(server.post("/v1/tables/big/rows", rows.append("]}").toString()).status()).isEqualTo(200);
-                    peak = Math.max(peak, streams.bufferedBytes());
-                }
+                assertThat(StalledClients.head(in)).startsWith("HTTP/1.1 200");
+                StalledClients.awaitOneStream(streams);
+                // not read while the rows come
+                long peak = StalledClients.writeLargeRows(server, streams);
                 // the stream's end, after whatever the sockets held
                 StringBuilder tail = new StringBuilder();
                 byte[] buf = new byte[1 << 16];

@@ -1,5 +1,9 @@
 package dev.tandem.pgwire;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tandem.sql.SqlTesting;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -9,11 +13,25 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 
 /** What the differential tests against PostgreSQL compare: a statement's answer as text, or its SQLSTATE. */
 final class PgAnswers {
 
     private PgAnswers() {
+    }
+
+    /** The address of the PostgreSQL oracle ({@code POSTGRES_ORACLE_ADDRESS}); a test that asks for it is skipped without it. */
+    static String oracleAddress() {
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
+        return address;
+    }
+
+    /** Checks that {@code mismatches}, found in {@code compared} comparisons, is empty, listing them where it is not. */
+    static void assertNone(List<String> mismatches, int compared) {
+        assertThat(mismatches).as("%d differences from PostgreSQL in %d comparisons:\n%s", mismatches.size(), compared,
+                String.join("\n", mismatches)).isEmpty();
     }
 
     static void compare(String q, String expected, String got, String format, List<String> mismatches) {
@@ -97,8 +115,11 @@ final class PgAnswers {
             }
         }
 
-        /** Each of {@code refused} refused by Tandem with {@code 0A000}, and answered by PostgreSQL (else it is no example of a refusal). */
-        void checkRefusals(List<String> refused, List<String> mismatches) {
+        /**
+         * Each of {@code refused} refused by Tandem with {@code 0A000}, and answered by PostgreSQL (else it is no example of a refusal);
+         * returns how many.
+         */
+        int checkRefusals(List<String> refused, List<String> mismatches) {
             for (String q : refused) {
                 String got = answer(td, q, false);
                 if (!got.equals("ERROR 0A000")) {
@@ -108,14 +129,76 @@ final class PgAnswers {
                     mismatches.add(q + ": PostgreSQL refuses it too; it is no example of what Tandem refuses");
                 }
             }
+            return refused.size();
         }
 
-        /** Each query's answers from both systems, in the text format and in binary, compared. */
-        void compareAll(List<String> queries, List<String> mismatches) {
+        /** Runs {@code statement} (a setting, say) on each of the four connections. */
+        void executeOnAll(String statement) throws SQLException {
+            for (Connection c : List.of(pg, pgBinary, td, tdBinary)) {
+                try (Statement s = c.createStatement()) {
+                    s.execute(statement);
+                }
+            }
+        }
+
+        /** Copies {@code data} in by {@code copy} (a {@code COPY ... FROM STDIN}) on both systems, in the text format. */
+        void copyIn(String copy, String data) throws SQLException {
+            for (Connection c : List.of(pg, td)) {
+                try {
+                    new org.postgresql.copy.CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class)).copyIn(copy, new java.io.StringReader(data));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        }
+
+        /** Drops {@code objects} ({@code "VIEW v"}, {@code "TABLE t"}), in order, from PostgreSQL, where an earlier run left them. */
+        void dropFromPostgres(String... objects) throws SQLException {
+            try (Statement p = pg.createStatement()) {
+                for (String object : objects) {
+                    p.execute("DROP " + object.replaceFirst(" ", " IF EXISTS "));
+                }
+            }
+        }
+
+        /** Each of {@code writes} run on both systems in the text format, its outcome (a count or a SQLSTATE) compared; returns how many. */
+        int compareWrites(List<String> writes, List<String> mismatches) {
+            for (String sql : writes) {
+                compare(sql, update(pg, sql), update(td, sql), "write", mismatches);
+            }
+            return writes.size();
+        }
+
+        /**
+         * Each catalog query's rows compared by value, without the column types (the catalog's own columns are typed text where
+         * PostgreSQL's are name, oid, sql_identifier...); returns how many.
+         */
+        int compareCatalog(List<String> queries, List<String> mismatches) {
+            for (String q : queries) {
+                String expected = answer(pg, q, false);
+                String got = answer(td, q, false);
+                compare(q, expected.substring(expected.indexOf("] ") + 2), got.substring(got.indexOf("] ") + 2), "catalog", mismatches);
+            }
+            return queries.size();
+        }
+
+        /**
+         * {@code how}'s answers over each system's connection in the text format, and over each one's in binary, compared (a statement
+         * prepared with parameters, say); returns how many comparisons.
+         */
+        int compareInBothFormats(String what, java.util.function.Function<Connection, String> how, List<String> mismatches) {
+            compare(what, how.apply(pg), how.apply(td), "text", mismatches);
+            compare(what, how.apply(pgBinary), how.apply(tdBinary), "binary", mismatches);
+            return 2;
+        }
+
+        /** Each query's answers from both systems, in the text format and in binary, compared; returns how many comparisons. */
+        int compareAll(List<String> queries, List<String> mismatches) {
             for (String q : queries) {
                 compare(q, answer(pg, q, false), answer(td, q, false), "text", mismatches);
                 compare(q, answer(pgBinary, q, true), answer(tdBinary, q, true), "binary", mismatches);
             }
+            return 2 * queries.size();
         }
 
         @Override
@@ -160,6 +243,61 @@ final class PgAnswers {
 
     private static String pick(java.util.Random random, List<String> options) {
         return options.get(random.nextInt(options.size()));
+    }
+
+    /** Comparisons of Tandem's answers with PostgreSQL's: each difference added to {@code mismatches}; returns how many comparisons. */
+    @FunctionalInterface
+    interface Comparisons {
+        int run(Systems systems, List<String> mismatches) throws SQLException;
+    }
+
+    /**
+     * {@code comparisons} of a fresh Tandem over {@code dir} with the PostgreSQL oracle (skipped without it), both reached as
+     * {@link Systems#open} reaches them (binary transfer of {@code binary}), checked: no differences.
+     */
+    static void check(Path dir, String binary, Comparisons comparisons) throws SQLException {
+        String address = oracleAddress();
+        List<String> mismatches = new ArrayList<>();
+        int compared;
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Systems systems = Systems.open(address, server.port(), binary)) {
+            compared = comparisons.run(systems, mismatches);
+        }
+        assertNone(mismatches, compared);
+    }
+
+    /**
+     * {@link #maintainedViews} of a fresh Tandem over {@code dir} and the PostgreSQL oracle (skipped without it), checked: no
+     * differences, and more than {@code leastWithRows} of PostgreSQL's view answers with rows.
+     */
+    static void checkMaintainedViews(Path dir, String table, List<String> views, java.util.function.UnaryOperator<String> indexKey, int writes,
+            java.util.function.IntFunction<String> write, int leastWithRows) throws SQLException {
+        checkMaintainedViews(dir, leastWithRows, (pg, td, mismatches) -> maintainedViews(pg, td, table, views, indexKey, writes, write, mismatches));
+    }
+
+    /** Comparisons of maintained views over PostgreSQL ({@code pg}) and Tandem ({@code td}); returns how many of PostgreSQL's view answers had rows. */
+    @FunctionalInterface
+    interface ViewComparisons {
+        int run(Connection pg, Connection td, List<String> mismatches) throws SQLException;
+    }
+
+    /**
+     * {@code comparisons} of a fresh Tandem over {@code dir} with the PostgreSQL oracle (skipped without it), checked: no differences,
+     * and more than {@code leastWithRows} of PostgreSQL's view answers with rows.
+     */
+    static void checkMaintainedViews(Path dir, int leastWithRows, ViewComparisons comparisons) throws SQLException {
+        String address = oracleAddress();
+        List<String> mismatches = new ArrayList<>();
+        int withRows;
+        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
+                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
+                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
+            withRows = comparisons.run(pg, td, mismatches);
+        }
+        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+        assertThat(withRows).isGreaterThan(leastWithRows);
     }
 
     /**

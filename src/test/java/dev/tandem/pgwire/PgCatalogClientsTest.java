@@ -38,12 +38,7 @@ class PgCatalogClientsTest {
 
     @Test
     void psqlDescribesTablesIndexesAndViewsAsPostgresDoes() throws Exception {
-        String psql = PgWireTesting.psql();
-        if (psql == null) {
-            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")), "no psql on the PATH on CI");
-            System.err.println("!!! PgCatalogClientsTest.psql SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
-        }
-        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        String psql = PgWireTesting.requirePsql("PgCatalogClientsTest.psql");
         Path script = dir.resolve("describe.sql");
         Files.writeString(script, "\\d t\n\\dt\n\\di\n\\dv\n\\d nosuch\n\\d t_name\n\\d v\n\\d\n\\d+ t\n\\d+ t_name\n\\dm\n\\x\n\\d t\n"
                 + "INSERT INTO t VALUES (1, 'a', 1.5, NULL, true);\nSELECT id, name, ok FROM t;\n\\x\n");

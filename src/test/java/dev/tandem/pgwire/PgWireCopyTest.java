@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -29,21 +28,6 @@ class PgWireCopyTest extends TrustedPgWireServer {
     @TempDir
     Path scratch;
 
-    private static List<String> rows(Statement s, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (ResultSet r = s.executeQuery(sql)) {
-            int n = r.getMetaData().getColumnCount();
-            while (r.next()) {
-                StringBuilder b = new StringBuilder();
-                for (int i = 1; i <= n; i++) {
-                    b.append(i > 1 ? "|" : "").append(r.getString(i));
-                }
-                out.add(b.toString());
-            }
-        }
-        return out;
-    }
-
     @Test
     void copyManagerLoadsTextAndCsv() throws Exception {
         try (Connection c = connect(); Statement s = c.createStatement()) {
@@ -54,7 +38,7 @@ class PgWireCopyTest extends TrustedPgWireServer {
             n = copy.copyIn("COPY ct (id, name) FROM STDIN WITH (FORMAT csv, HEADER)",
                     new StringReader("id,name\n4,\"a, \"\"quoted\"\"\nline\"\n5,\n6,\"\"\n"));
             assertThat(n).isEqualTo(3);
-            assertThat(rows(s, "SELECT id, name, qty, ok FROM ct ORDER BY id")).containsExactly(
+            assertThat(rows(s, "SELECT id, name, qty, ok FROM ct ORDER BY id", "|")).containsExactly(
                     "1|ink|2|t", "2|null|null|f", "3|tab\there|4|t", "4|a, \"quoted\"\nline|7|null", "5|null|7|null", "6||7|null");
 
             // a bad row refuses the whole COPY, naming its line
@@ -67,15 +51,15 @@ class PgWireCopyTest extends TrustedPgWireServer {
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23505"));
             assertThatThrownBy(() -> copy.copyIn("COPY nope FROM STDIN", new StringReader("")))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42P01"));
-            assertThat(rows(s, "SELECT count(*) FROM ct")).containsExactly("6");
+            assertThat(rows(s, "SELECT count(*) FROM ct", "|")).containsExactly("6");
 
             // inside a block, the COPY is one of the block's writes
             c.setAutoCommit(false);
             assertThat(copy.copyIn("COPY ct (id) FROM STDIN", new StringReader("9\n10\n"))).isEqualTo(2);
-            assertThat(rows(s, "SELECT count(*) FROM ct")).containsExactly("8");
+            assertThat(rows(s, "SELECT count(*) FROM ct", "|")).containsExactly("8");
             c.rollback();
             c.setAutoCommit(true);
-            assertThat(rows(s, "SELECT count(*) FROM ct")).containsExactly("6");
+            assertThat(rows(s, "SELECT count(*) FROM ct", "|")).containsExactly("6");
         }
     }
 
@@ -99,7 +83,7 @@ class PgWireCopyTest extends TrustedPgWireServer {
             assertThat(copy.copyIn("COPY co2 FROM STDIN WITH (FORMAT csv, HEADER)",
                     new StringReader("id,name,price\n" + csv.toString().lines().skip(1).map(l -> l + ",1").collect(java.util.stream.Collectors.joining("\n")))))
                     .isEqualTo(5);
-            assertThat(rows(s, "SELECT id, name FROM co2 ORDER BY id")).containsExactly("1|ink", "2|null", "3|a,\"b\"", "4|", "5|tab\there");
+            assertThat(rows(s, "SELECT id, name FROM co2 ORDER BY id", "|")).containsExactly("1|ink", "2|null", "3|a,\"b\"", "4|", "5|tab\there");
         }
     }
 
@@ -127,7 +111,7 @@ class PgWireCopyTest extends TrustedPgWireServer {
                     CopyManager copy = new CopyManager(to.unwrap(BaseConnection.class));
                     copy.copyIn("COPY cd FROM STDIN", new StringReader(text));
                     copy.copyIn("COPY cd FROM STDIN WITH (FORMAT csv, HEADER)", new StringReader(csv));
-                    List<String> answer = new ArrayList<>(rows(s, "SELECT id, name, price, ok, ts FROM cd ORDER BY id"));
+                    List<String> answer = new ArrayList<>(rows(s, "SELECT id, name, price, ok, ts FROM cd ORDER BY id", "|"));
                     java.io.StringWriter out = new java.io.StringWriter();
                     copy.copyOut("COPY (SELECT id, name, price, ok, ts FROM cd ORDER BY id) TO STDOUT", out);
                     answer.add(out.toString());
@@ -146,13 +130,7 @@ class PgWireCopyTest extends TrustedPgWireServer {
 
     @Test
     void psqlCopiesAFile() throws Exception {
-        String psql = PgWireTesting.psql();
-        if (psql == null) {
-            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
-                    "no psql on the PATH on CI: .ci/run installs postgresql-client");
-            System.err.println("!!! PgWireCopyTest SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
-        }
-        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        String psql = PgWireTesting.requirePsql("PgWireCopyTest");
         Path csv = scratch.resolve("rows.csv");
         StringBuilder b = new StringBuilder("id,v\n");
         for (int i = 0; i < 5000; i++) {

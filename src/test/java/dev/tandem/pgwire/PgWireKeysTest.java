@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -116,23 +114,6 @@ class PgWireKeysTest extends TrustedPgWireServer {
         } catch (SQLException e) {
             throw new AssertionError(e);
         }
-    }
-
-    private static List<String> rows(Statement s, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        if (s.execute(sql)) {
-            try (ResultSet r = s.getResultSet()) {
-                int n = r.getMetaData().getColumnCount();
-                while (r.next()) {
-                    List<String> row = new ArrayList<>();
-                    for (int i = 1; i <= n; i++) {
-                        row.add(String.valueOf(r.getString(i)));
-                    }
-                    out.add(String.join(" ", row));
-                }
-            }
-        }
-        return out;
     }
 
     private static PSQLException refused(Statement s, String sql) {

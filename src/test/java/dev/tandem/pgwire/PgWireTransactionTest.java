@@ -28,21 +28,6 @@ class PgWireTransactionTest extends TrustedPgWireServer {
     @TempDir
     Path scratch;
 
-    private static List<String> rows(Statement s, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (ResultSet r = s.executeQuery(sql)) {
-            int n = r.getMetaData().getColumnCount();
-            while (r.next()) {
-                StringBuilder b = new StringBuilder();
-                for (int i = 1; i <= n; i++) {
-                    b.append(i > 1 ? " " : "").append(r.getString(i));
-                }
-                out.add(b.toString());
-            }
-        }
-        return out;
-    }
-
     @Test
     void jdbcCommitsAndRollsBackBlocks() throws SQLException {
         try (Connection c = connect(); Connection other = connect(); Statement s = c.createStatement(); Statement o = other.createStatement()) {
@@ -197,13 +182,7 @@ class PgWireTransactionTest extends TrustedPgWireServer {
 
     @Test
     void psqlRunsABlockWithPostgresTags() throws Exception {
-        String psql = PgWireTesting.psql();
-        if (psql == null) {
-            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
-                    "no psql on the PATH on CI: .ci/run installs postgresql-client");
-            System.err.println("!!! PgWireTransactionTest SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
-        }
-        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        String psql = PgWireTesting.requirePsql("PgWireTransactionTest");
         Path script = scratch.resolve("block.sql");
         Files.writeString(script, """
                 CREATE TABLE pt (id bigint NOT NULL, n bigint);

@@ -1,18 +1,12 @@
 package dev.tandem.pgwire;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.tandem.sql.SqlTesting;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -197,27 +191,11 @@ class PostgresArrayColumnsTest {
 
     @Test
     void varcharArrayColumnsAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        List<String> mismatches = new ArrayList<>();
-        int compared = 0;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1015,1009,1043,INT8")) {
-            try (Statement p = systems.pg().createStatement()) {
-                p.execute("DROP VIEW IF EXISTS avw");
-                p.execute("DROP TABLE IF EXISTS avc");
-                p.execute("DROP TABLE IF EXISTS av");
-            }
-            for (String sql : SETUP) {
-                PgAnswers.compare(sql, PgAnswers.update(systems.pg(), sql), PgAnswers.update(systems.td(), sql), "write", mismatches);
-                compared++;
-            }
-            for (String[] copy : List.of(new String[] {"COPY av (k, v, w) FROM STDIN", "20\t{ab,\"c d\"}\t{\"x  \",NULL}\n21\t\\N\t{}\n"},
-                    new String[] {"COPY av (k, v) FROM STDIN", "22\t{abcd}\n"}, new String[] {"COPY av (k, x) FROM STDIN", "23\t{\"abcd   \"}\n"})) {
-                PgAnswers.compare(copy[0], copy(systems.pg(), copy[0], copy[1]), copy(systems.td(), copy[0], copy[1]), "copy", mismatches);
-                compared++;
-            }
+        PgAnswers.check(dir, "1015,1009,1043,INT8", (systems, mismatches) -> {
+            systems.dropFromPostgres("VIEW avw", "TABLE avc", "TABLE av");
+            int compared = systems.compareWrites(SETUP, mismatches);
+            compared += compareCopies(systems, mismatches, "COPY av (k, v, w) FROM STDIN", "20\t{ab,\"c d\"}\t{\"x  \",NULL}\n21\t\\N\t{}\n",
+                    "COPY av (k, v) FROM STDIN", "22\t{abcd}\n", "COPY av (k, x) FROM STDIN", "23\t{\"abcd   \"}\n");
             for (Connection[] pair : List.of(new Connection[] {systems.pg(), systems.td()}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
                 String format = pair[0] == systems.pg() ? "text" : "binary";
                 int k = pair[0] == systems.pg() ? 30 : 31;
@@ -228,38 +206,18 @@ class PostgresArrayColumnsTest {
                 PgAnswers.compare(q, anyParameter(pair[0], q), anyParameter(pair[1], q), format, mismatches);
                 compared += 3;
             }
-            systems.compareAll(QUERIES, mismatches);
-            compared += 2 * QUERIES.size();
-            for (String q : CATALOG) {
-                compareCatalog(systems, q, mismatches);
-                compared++;
-            }
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL in %d comparisons:\n%s", mismatches.size(), compared,
-                String.join("\n", mismatches)).isEmpty();
+            compared += systems.compareAll(QUERIES, mismatches);
+            compared += systems.compareCatalog(CATALOG, mismatches);
+            return compared;
+        });
     }
 
     /** Indexed views over a {@code varchar(3)[]} column, maintained through random writes, equal to PostgreSQL's answers after each. */
     @Test
     void maintainedViewsOfVarcharArraysAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        java.util.Random random = new java.util.Random(67);
-        List<String> values = List.of("'{a,b}'", "'{b}'", "'{}'", "NULL", "ARRAY['ab ', 'c']", "'{NULL,b}'", "'{\"a b\"}'", "'{abc   }'");
-        List<String> mismatches = new ArrayList<>();
-        int withRows;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            withRows = PgAnswers.maintainedViews(pg, td, "am (k bigint, v varchar(3)[])", VIEWS,
-                    name -> name.equals("avv_by") ? "n" : name.equals("avv_elems") ? "n" : "k", 30,
-                    PgAnswers.randomWrites(random, "am", "k", () -> values.get(random.nextInt(values.size())), List.of("'a'::text = ANY(v)"),
-                            () -> List.of("v = array_append(v, 'b')", "v = '{c}'", "v = NULL", "v = array_prepend('x  ', v)"),
-                            List.of("cardinality(v) > 1", "v IS NULL")), mismatches);
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
-        assertThat(withRows).isGreaterThan(40);
+        checkViews(67, "am (k bigint, v varchar(3)[])", VIEWS, name -> name.equals("avv_by") ? "n" : name.equals("avv_elems") ? "n" : "k",
+                List.of("'{a,b}'", "'{b}'", "'{}'", "NULL", "ARRAY['ab ', 'c']", "'{NULL,b}'", "'{\"a b\"}'", "'{abc   }'"), "'a'::text = ANY(v)",
+                List.of("v = array_append(v, 'b')", "v = '{c}'", "v = NULL", "v = array_prepend('x  ', v)"), List.of("cardinality(v) > 1", "v IS NULL"));
     }
 
     /**
@@ -268,27 +226,11 @@ class PostgresArrayColumnsTest {
      */
     @Test
     void numericArrayColumnsAndArrayAssignmentsAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        List<String> mismatches = new ArrayList<>();
-        int compared = 0;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1231,1700,1009,1016,1007,1022,1182,INT8")) {
-            try (Statement p = systems.pg().createStatement()) {
-                p.execute("DROP VIEW IF EXISTS anumv");
-                p.execute("DROP TABLE IF EXISTS anumc");
-                p.execute("DROP TABLE IF EXISTS anum");
-            }
-            for (String sql : NUMERIC_SETUP) {
-                PgAnswers.compare(sql, PgAnswers.update(systems.pg(), sql), PgAnswers.update(systems.td(), sql), "write", mismatches);
-                compared++;
-            }
-            for (String[] copy : List.of(new String[] {"COPY anum (k, n, m) FROM STDIN", "40\t{1.555,NULL,\"-0.001\"}\t{}\n41\t\\N\t{7.5}\n"},
-                    new String[] {"COPY anum (k, n) FROM STDIN", "42\t{12345}\n"})) {
-                PgAnswers.compare(copy[0], copy(systems.pg(), copy[0], copy[1]), copy(systems.td(), copy[0], copy[1]), "copy", mismatches);
-                compared++;
-            }
+        PgAnswers.check(dir, "1231,1700,1009,1016,1007,1022,1182,INT8", (systems, mismatches) -> {
+            systems.dropFromPostgres("VIEW anumv", "TABLE anumc", "TABLE anum");
+            int compared = systems.compareWrites(NUMERIC_SETUP, mismatches);
+            compared += compareCopies(systems, mismatches, "COPY anum (k, n, m) FROM STDIN", "40\t{1.555,NULL,\"-0.001\"}\t{}\n41\t\\N\t{7.5}\n",
+                    "COPY anum (k, n) FROM STDIN", "42\t{12345}\n");
             for (Connection[] pair : List.of(new Connection[] {systems.pg(), systems.td()}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
                 String format = pair[0] == systems.pg() ? "text" : "binary";
                 int k = pair[0] == systems.pg() ? 50 : 51;
@@ -297,12 +239,8 @@ class PostgresArrayColumnsTest {
                         mismatches);
                 compared += 2;
             }
-            systems.compareAll(NUMERIC_QUERIES, mismatches);
-            compared += 2 * NUMERIC_QUERIES.size();
-            for (String q : NUMERIC_CATALOG) {
-                compareCatalog(systems, q, mismatches);
-                compared++;
-            }
+            compared += systems.compareAll(NUMERIC_QUERIES, mismatches);
+            compared += systems.compareCatalog(NUMERIC_CATALOG, mismatches);
             // PostgreSQL writes a double or a timestamp as text in its own notation, which Tandem does not: refused
             for (String q : List.of("INSERT INTO anum (k, t) VALUES (60, '{1.5}'::float8[])", "UPDATE anum SET t = f WHERE k = 9")) {
                 String got = PgAnswers.update(systems.td(), q);
@@ -311,33 +249,17 @@ class PostgresArrayColumnsTest {
                 }
                 compared++;
             }
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL in %d comparisons:\n%s", mismatches.size(), compared,
-                String.join("\n", mismatches)).isEmpty();
+            return compared;
+        });
     }
 
     /** Indexed views over a {@code numeric(5,2)[]} column, maintained through random writes, equal to PostgreSQL's answers after each. */
     @Test
     void maintainedViewsOfNumericArraysAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        java.util.Random random = new java.util.Random(71);
-        List<String> values = List.of("'{1.5,2}'", "'{1.499}'", "'{}'", "NULL", "'{1.5,2.001}'::numeric[]", "'{NULL,1.50}'", "'{-3.145}'",
-                "ARRAY[1, 2]", "'{1.5,2.5}'::float8[]");
-        List<String> mismatches = new ArrayList<>();
-        int withRows;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            withRows = PgAnswers.maintainedViews(pg, td, "anm (k bigint, n numeric(5,2)[])", NUMERIC_VIEWS,
-                    name -> name.equals("anv_by") || name.equals("anv_elems") ? "c" : "k", 30,
-                    PgAnswers.randomWrites(random, "anm", "k", () -> values.get(random.nextInt(values.size())), List.of("2::numeric = ANY(n)"),
-                            () -> List.of("n = array_append(n, 1.499)", "n = '{2.5}'", "n = NULL", "n = array_prepend(0.005, n)", "n = ARRAY[7]"),
-                            List.of("cardinality(n) > 1", "n IS NULL")), mismatches);
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
-        assertThat(withRows).isGreaterThan(40);
+        checkViews(71, "anm (k bigint, n numeric(5,2)[])", NUMERIC_VIEWS, name -> name.equals("anv_by") || name.equals("anv_elems") ? "c" : "k",
+                List.of("'{1.5,2}'", "'{1.499}'", "'{}'", "NULL", "'{1.5,2.001}'::numeric[]", "'{NULL,1.50}'", "'{-3.145}'", "ARRAY[1, 2]",
+                        "'{1.5,2.5}'::float8[]"), "2::numeric = ANY(n)",
+                List.of("n = array_append(n, 1.499)", "n = '{2.5}'", "n = NULL", "n = array_prepend(0.005, n)", "n = ARRAY[7]"), List.of("cardinality(n) > 1", "n IS NULL"));
     }
 
     /**
@@ -346,91 +268,46 @@ class PostgresArrayColumnsTest {
      */
     @Test
     void charArrayColumnsAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        List<String> mismatches = new ArrayList<>();
-        int compared = 0;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1014,1042,INT8")) {
-            try (Statement p = systems.pg().createStatement()) {
-                p.execute("DROP VIEW IF EXISTS achrv");
-                p.execute("DROP TABLE IF EXISTS achrc");
-                p.execute("DROP TABLE IF EXISTS achr");
-            }
-            for (String sql : CHAR_SETUP) {
-                PgAnswers.compare(sql, PgAnswers.update(systems.pg(), sql), PgAnswers.update(systems.td(), sql), "write", mismatches);
-                compared++;
-            }
-            for (String[] copy : List.of(new String[] {"COPY achr (k, c, e) FROM STDIN", "20\t{\"b \",NULL,\"\"}\t{\"a  \"}\n"},
-                    new String[] {"COPY achr (k, c) FROM STDIN", "21\t{abcd}\n"})) {
-                PgAnswers.compare(copy[0], copy(systems.pg(), copy[0], copy[1]), copy(systems.td(), copy[0], copy[1]), "copy", mismatches);
-                compared++;
-            }
-            systems.compareAll(CHAR_QUERIES, mismatches);
-            compared += 2 * CHAR_QUERIES.size();
-            for (String q : CHAR_CATALOG) {
-                compareCatalog(systems, q, mismatches);
-                compared++;
-            }
-            systems.checkRefusals(CHAR_REFUSED, mismatches);
-            compared += CHAR_REFUSED.size();
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL in %d comparisons:\n%s", mismatches.size(), compared,
-                String.join("\n", mismatches)).isEmpty();
+        PgAnswers.check(dir, "1014,1042,INT8", (systems, mismatches) -> {
+            systems.dropFromPostgres("VIEW achrv", "TABLE achrc", "TABLE achr");
+            int compared = systems.compareWrites(CHAR_SETUP, mismatches);
+            compared += compareCopies(systems, mismatches, "COPY achr (k, c, e) FROM STDIN", "20\t{\"b \",NULL,\"\"}\t{\"a  \"}\n",
+                    "COPY achr (k, c) FROM STDIN", "21\t{abcd}\n");
+            compared += systems.compareAll(CHAR_QUERIES, mismatches);
+            compared += systems.compareCatalog(CHAR_CATALOG, mismatches);
+            compared += systems.checkRefusals(CHAR_REFUSED, mismatches);
+            return compared;
+        });
     }
 
     /** Indexed views over a {@code char(3)[]} column, maintained through random writes, equal to PostgreSQL's answers after each. */
     @Test
     void maintainedViewsOfCharArraysAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        java.util.Random random = new java.util.Random(73);
-        List<String> values = List.of("'{a,b}'", "'{b}'", "'{}'", "NULL", "ARRAY['b  ', 'c']", "'{NULL,b}'", "'{\"a b\"}'", "'{\"b   \"}'");
-        List<String> mismatches = new ArrayList<>();
-        int withRows;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            withRows = PgAnswers.maintainedViews(pg, td, "acm (k bigint, c char(3)[])", CHAR_VIEWS, name -> name.equals("acv_by") ? "n" : "k", 30,
-                    PgAnswers.randomWrites(random, "acm", "k", () -> values.get(random.nextInt(values.size())), List.of("'a'::text = ANY(c)"),
-                            () -> List.of("c = '{\"b \"}'", "c = '{c}'", "c = NULL", "c = ARRAY['x', 'b']"), List.of("cardinality(c) > 1", "c IS NULL")),
-                    mismatches);
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
-        assertThat(withRows).isGreaterThan(40);
+        checkViews(73, "acm (k bigint, c char(3)[])", CHAR_VIEWS, name -> name.equals("acv_by") ? "n" : "k",
+                List.of("'{a,b}'", "'{b}'", "'{}'", "NULL", "ARRAY['b  ', 'c']", "'{NULL,b}'", "'{\"a b\"}'", "'{\"b   \"}'"), "'a'::text = ANY(c)",
+                List.of("c = '{\"b \"}'", "c = '{c}'", "c = NULL", "c = ARRAY['x', 'b']"), List.of("cardinality(c) > 1", "c IS NULL"));
     }
 
-    /** A catalog query's rows compared by value: the catalog's own columns are typed text where PostgreSQL's are name, oid, sql_identifier... */
-    private static void compareCatalog(PgAnswers.Systems systems, String q, List<String> mismatches) {
-        String expected = PgAnswers.answer(systems.pg(), q, false);
-        String got = PgAnswers.answer(systems.td(), q, false);
-        PgAnswers.compare(q, expected.substring(expected.indexOf("] ") + 2), got.substring(got.indexOf("] ") + 2), "catalog", mismatches);
+    /**
+     * Indexed views over {@code table} ({@code name (k bigint, column type)}; each view indexed on {@code indexKey} of its name), through
+     * 30 writes drawn with {@code seed} (rows of {@code values}, deletes at a key or where {@code delete} holds, updates of {@code sets}
+     * at a key or where one of {@code wheres} holds), equal to PostgreSQL's answers after each, and more than 40 of them with rows.
+     */
+    private void checkViews(long seed, String table, List<String> views, java.util.function.UnaryOperator<String> indexKey, List<String> values,
+            String delete, List<String> sets, List<String> wheres) throws SQLException {
+        java.util.Random random = new java.util.Random(seed);
+        PgAnswers.checkMaintainedViews(dir, table, views, indexKey, 30, PgAnswers.randomWrites(random, table.substring(0, table.indexOf(' ')), "k",
+                () -> values.get(random.nextInt(values.size())), List.of(delete), () -> sets, wheres), 40);
     }
 
-    /** A row written with pgjdbc's {@code setArray} of a {@code numeric} array into {@code numeric(5,2)[]}, read back with {@code getArray}. */
-    private static String numericArrays(Connection c, int k, String first) {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO anum (k, n) VALUES (?, ?)")) {
-            ps.setLong(1, k);
-            ps.setArray(2, c.createArrayOf("numeric", new Object[] {new java.math.BigDecimal(first), null, new java.math.BigDecimal("-2.5")}));
-            ps.executeUpdate();
-        } catch (SQLException e) {
-            return "ERROR " + e.getSQLState();
+    /** Each {@code COPY} statement of {@code statementsAndData} (statement, data, statement, data...) run by both systems, compared; returns how many. */
+    private static int compareCopies(PgAnswers.Systems systems, List<String> mismatches, String... statementsAndData) {
+        for (int i = 0; i < statementsAndData.length; i += 2) {
+            String sql = statementsAndData[i];
+            String data = statementsAndData[i + 1];
+            PgAnswers.compare(sql, copy(systems.pg(), sql, data), copy(systems.td(), sql, data), "copy", mismatches);
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT n FROM anum WHERE k = ?")) {
-            ps.setLong(1, k);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<String> out = new ArrayList<>();
-                while (rs.next()) {
-                    java.sql.Array a = rs.getArray(1);
-                    out.add(rs.getMetaData().getColumnTypeName(1) + " " + (a == null ? "NULL" : java.util.Arrays.toString((Object[]) a.getArray())));
-                }
-                return out.toString();
-            }
-        } catch (SQLException e) {
-            return "ERROR " + e.getSQLState();
-        }
+        return statementsAndData.length / 2;
     }
 
     private static String copy(Connection c, String sql, String data) {
@@ -445,22 +322,45 @@ class PostgresArrayColumnsTest {
         }
     }
 
+    /** A row written with pgjdbc's {@code setArray} of a {@code numeric} array into {@code numeric(5,2)[]}, read back with {@code getArray}. */
+    private static String numericArrays(Connection c, int k, String first) {
+        return writtenAndRead(c, k, "INSERT INTO anum (k, n) VALUES (?, ?)", "SELECT n FROM anum WHERE k = ?",
+                x -> new java.sql.Array[] {x.createArrayOf("numeric", new Object[] {new java.math.BigDecimal(first), null, new java.math.BigDecimal("-2.5")})});
+    }
+
     /** A row written with pgjdbc's {@code setArray} of {@code varchar} arrays, read back with {@code getArray}. */
     private static String setArrays(Connection c, int k, String first, String second) {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO av (k, v, w) VALUES (?, ?, ?)")) {
+        return writtenAndRead(c, k, "INSERT INTO av (k, v, w) VALUES (?, ?, ?)", "SELECT v, w FROM av WHERE k = ?",
+                x -> new java.sql.Array[] {x.createArrayOf("varchar", new Object[] {first, null, second}), x.createArrayOf("text", new Object[] {second})});
+    }
+
+    /** The array parameters of a write, made on a connection. */
+    @FunctionalInterface
+    private interface ArrayParameters {
+        java.sql.Array[] of(Connection c) throws SQLException;
+    }
+
+    /**
+     * A row written by {@code insert} (its key {@code k}, then {@code arrays}), then read back by {@code select} (at {@code k}): each
+     * column's type name and its {@code getArray}, or the SQLSTATE of the first statement that failed.
+     */
+    private static String writtenAndRead(Connection c, int k, String insert, String select, ArrayParameters arrays) {
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
             ps.setLong(1, k);
-            ps.setArray(2, c.createArrayOf("varchar", new Object[] {first, null, second}));
-            ps.setArray(3, c.createArrayOf("text", new Object[] {second}));
+            java.sql.Array[] parameters = arrays.of(c);
+            for (int i = 0; i < parameters.length; i++) {
+                ps.setArray(i + 2, parameters[i]);
+            }
             ps.executeUpdate();
         } catch (SQLException e) {
             return "ERROR " + e.getSQLState();
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT v, w FROM av WHERE k = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(select)) {
             ps.setLong(1, k);
             try (ResultSet rs = ps.executeQuery()) {
                 List<String> out = new ArrayList<>();
                 while (rs.next()) {
-                    for (int i = 1; i <= 2; i++) {
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
                         java.sql.Array a = rs.getArray(i);
                         out.add(rs.getMetaData().getColumnTypeName(i) + " " + (a == null ? "NULL" : java.util.Arrays.toString((Object[]) a.getArray())));
                     }

@@ -187,30 +187,18 @@ class PostgresArrayTest {
 
     @Test
     void arrayColumnsAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        List<String> mismatches = new ArrayList<>();
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1000,1016,1007,1009,1022,1231,1182,1115,1185,2951")) {
+        PgAnswers.check(dir, "1000,1016,1007,1009,1022,1231,1182,1115,1185,2951", (systems, mismatches) -> {
             Connection pg = systems.pg();
             Connection td = systems.td();
-            try (Statement p = pg.createStatement()) {
-                p.execute("DROP TABLE IF EXISTS acol");
-            }
-            for (String sql : ARRAY_COLUMNS) {
-                PgAnswers.compare(sql, PgAnswers.update(pg, sql), PgAnswers.update(td, sql), "write", mismatches);
-            }
+            systems.dropFromPostgres("TABLE acol");
+            int compared = systems.compareWrites(ARRAY_COLUMNS, mismatches);
             for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
                 int id = pair[0] == pg ? 10 : 11;
                 PgAnswers.compare("setArray insert", setArrays(pair[0], id), setArrays(pair[1], id), pair[0] == pg ? "text" : "binary", mismatches);
+                compared++;
             }
-            systems.compareAll(ARRAY_COLUMN_QUERIES, mismatches);
-            for (String q : ARRAY_COLUMN_CATALOG) {
-                String expected = PgAnswers.answer(pg, q, false);
-                String got = PgAnswers.answer(td, q, false);
-                PgAnswers.compare(q, expected.substring(expected.indexOf("] ") + 2), got.substring(got.indexOf("] ") + 2), "catalog", mismatches);
-            }
+            compared += systems.compareAll(ARRAY_COLUMN_QUERIES, mismatches);
+            compared += systems.compareCatalog(ARRAY_COLUMN_CATALOG, mismatches);
             for (String q : List.of("INSERT INTO acol (id, ns) VALUES (20, ARRAY['a'])", "INSERT INTO acol (id, ns) VALUES (20, '{x}')",
                     "INSERT INTO acol (id, tags) VALUES (20, '{{a}}')", "INSERT INTO acol (id, tags) VALUES (20, '{a')")) {
                 String expected = PgAnswers.update(pg, q);
@@ -218,9 +206,10 @@ class PostgresArrayTest {
                 if (!got.equals(expected) && !got.equals("ERROR 0A000")) {
                     mismatches.add("[write] " + q + "\n  PostgreSQL: " + expected + "\n  Tandem:     " + got);
                 }
+                compared++;
             }
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+            return compared;
+        });
     }
 
     /** A table with {@code integer[]} and {@code smallint[]} columns, and {@code array_agg} of integers: PostgreSQL's int4[] and int2[]. */
@@ -253,33 +242,19 @@ class PostgresArrayTest {
 
     @Test
     void integerArrayColumnsAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        List<String> mismatches = new ArrayList<>();
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "1016,1007,1005,INT4,INT2")) {
-            Connection pg = systems.pg();
-            Connection td = systems.td();
-            try (Statement p = pg.createStatement()) {
-                p.execute("DROP TABLE IF EXISTS aint");
-            }
-            for (String sql : INTEGER_ARRAYS) {
-                PgAnswers.compare(sql, PgAnswers.update(pg, sql), PgAnswers.update(td, sql), "write", mismatches);
-            }
-            systems.compareAll(INTEGER_ARRAY_QUERIES, mismatches);
-            for (String q : INTEGER_ARRAY_CATALOG) {
-                String expected = PgAnswers.answer(pg, q, false);
-                String got = PgAnswers.answer(td, q, false);
-                PgAnswers.compare(q, expected.substring(expected.indexOf("] ") + 2), got.substring(got.indexOf("] ") + 2), "catalog", mismatches);
-            }
-            for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
-                String format = pair[0] == pg ? "text" : "binary";
-                int id = pair[0] == pg ? 20 : 21;
+        PgAnswers.check(dir, "1016,1007,1005,INT4,INT2", (systems, mismatches) -> {
+            systems.dropFromPostgres("TABLE aint");
+            int compared = systems.compareWrites(INTEGER_ARRAYS, mismatches);
+            compared += systems.compareAll(INTEGER_ARRAY_QUERIES, mismatches);
+            compared += systems.compareCatalog(INTEGER_ARRAY_CATALOG, mismatches);
+            for (Connection[] pair : List.of(new Connection[] {systems.pg(), systems.td()}, new Connection[] {systems.pgBinary(), systems.tdBinary()})) {
+                String format = pair[0] == systems.pg() ? "text" : "binary";
+                int id = pair[0] == systems.pg() ? 20 : 21;
                 PgAnswers.compare("setArray integer", integerArrays(pair[0], id), integerArrays(pair[1], id), format, mismatches);
+                compared++;
             }
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+            return compared;
+        });
     }
 
     /** A row written with pgjdbc's {@code setArray} of integer and smallint arrays, read back with {@code getArray}. */

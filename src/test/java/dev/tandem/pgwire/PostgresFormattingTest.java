@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tandem.sql.SqlTesting;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -147,11 +146,7 @@ class PostgresFormattingTest {
         try (SqlTesting.Stack stack = SqlTesting.stack(dir);
                 PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
                 PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "DATE,TIMESTAMPTZ,TIMESTAMP,INTERVAL")) {
-            for (Connection c : List.of(systems.pg(), systems.pgBinary(), systems.td(), systems.tdBinary())) {
-                try (Statement s = c.createStatement()) {
-                    s.execute("SET TimeZone = 'UTC'");
-                }
-            }
+            systems.executeOnAll("SET TimeZone = 'UTC'");
             try (Statement p = systems.pg().createStatement(); Statement t = systems.td().createStatement()) {
                 for (String table : List.of("ft", "fi", "fn", "fa", "ff")) {
                     p.execute("DROP TABLE IF EXISTS " + table);

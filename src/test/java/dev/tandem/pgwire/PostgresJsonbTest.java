@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tandem.sql.SqlTesting;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -168,37 +167,26 @@ class PostgresJsonbTest {
     /** Indexed views over jsonb, maintained through random writes, equal to PostgreSQL's answers after each. */
     @Test
     void maintainedViewsOfJsonbAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
         java.util.Random random = new java.util.Random(33);
         List<String> docs = List.of("'{\"a\": 1, \"b\": [1, 2]}'", "'{\"a\": \"x\", \"t\": true}'", "'{\"a\": [1, {\"b\": null}], \"b\": [\"y\"]}'",
                 "'[1, 2, 3]'", "'\"s\"'", "'{\"b\": {\"c\": 1}}'", "'{\"a\": {\"z\": 1}, \"a\": 2}'", "'null'", "NULL");
-        List<String> mismatches = new ArrayList<>();
-        int withRows = 0;
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                Connection pg = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres?user=postgres&sslmode=disable");
-                Connection td = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem?user=test&sslmode=disable")) {
-            int[] counter = {0};
-            withRows = PgAnswers.maintainedViews(pg, td, "jm (k bigint, j jsonb)", VIEWS, name -> (name.equals("jv_rows") ? "k" : name.equals("jv_by_a") ? "a" : "t"), 40, w -> {
-                int next = counter[0];
-                return switch (w < 4 ? 0 : random.nextInt(3)) {
-                    case 0 -> {
-                        List<String> rows = new ArrayList<>();
-                        for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
-                            rows.add("(" + counter[0]++ + ", " + docs.get(random.nextInt(docs.size())) + ")");
-                        }
-                        yield "INSERT INTO jm VALUES " + String.join(", ", rows);
+        int[] counter = {0};
+        PgAnswers.checkMaintainedViews(dir, "jm (k bigint, j jsonb)", VIEWS, name -> (name.equals("jv_rows") ? "k" : name.equals("jv_by_a") ? "a" : "t"), 40, w -> {
+            int next = counter[0];
+            return switch (w < 4 ? 0 : random.nextInt(3)) {
+                case 0 -> {
+                    List<String> rows = new ArrayList<>();
+                    for (int r = 0, n = 1 + random.nextInt(3); r < n; r++) {
+                        rows.add("(" + counter[0]++ + ", " + docs.get(random.nextInt(docs.size())) + ")");
                     }
-                    case 1 -> "DELETE FROM jm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "j @> '{\"a\": 1}'", "j ? 'b'",
-                            "jsonb_typeof(j) = 'string'").get(random.nextInt(4));
-                    default -> "UPDATE jm SET " + List.of("j = j || '{\"a\": 1}'", "j = '{\"t\": true, \"a\": 0}'", "j = j -> 'b'", "j = jsonb_build_array(k, j)")
-                            .get(random.nextInt(4)) + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "j ->> 'a' = 'x'", "k % 3 = 0")
-                            .get(random.nextInt(3));
-                };
-            }, mismatches);
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
-        assertThat(withRows).isGreaterThan(60);
+                    yield "INSERT INTO jm VALUES " + String.join(", ", rows);
+                }
+                case 1 -> "DELETE FROM jm WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "j @> '{\"a\": 1}'", "j ? 'b'",
+                        "jsonb_typeof(j) = 'string'").get(random.nextInt(4));
+                default -> "UPDATE jm SET " + List.of("j = j || '{\"a\": 1}'", "j = '{\"t\": true, \"a\": 0}'", "j = j -> 'b'", "j = jsonb_build_array(k, j)")
+                        .get(random.nextInt(4)) + " WHERE " + List.of("k = " + random.nextInt(Math.max(1, next)), "j ->> 'a' = 'x'", "k % 3 = 0")
+                        .get(random.nextInt(3));
+            };
+        }, 60);
     }
 }

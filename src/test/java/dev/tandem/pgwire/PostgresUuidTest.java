@@ -1,17 +1,12 @@
 package dev.tandem.pgwire;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.tandem.sql.SqlTesting;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,36 +54,16 @@ class PostgresUuidTest {
 
     @Test
     void uuidsAnswerAsPostgresDoes() throws SQLException {
-        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
-        Assumptions.assumeTrue(address != null && !address.isBlank(), "POSTGRES_ORACLE_ADDRESS is not set");
-        List<String> mismatches = new ArrayList<>();
-        try (SqlTesting.Stack stack = SqlTesting.stack(dir);
-                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0);
-                PgAnswers.Systems systems = PgAnswers.Systems.open(address, server.port(), "UUID")) {
-            Connection pg = systems.pg();
-            Connection td = systems.td();
-            Connection pgBinary = systems.pgBinary();
-            Connection tdBinary = systems.tdBinary();
-            try (Statement p = pg.createStatement(); Statement t = td.createStatement()) {
-                p.execute("DROP TABLE IF EXISTS ux");
-                p.execute("DROP TABLE IF EXISTS uj");
-                for (String sql : SETUP) {
-                    p.execute(sql);
-                    t.execute(sql);
-                }
-            }
-            systems.compareAll(QUERIES, mismatches);
+        PgAnswers.check(dir, "UUID", (systems, mismatches) -> {
+            systems.setUp(List.of("ux", "uj"), SETUP);
+            int compared = systems.compareAll(QUERIES, mismatches);
             String q = "SELECT k, u FROM ux WHERE u = ?";
-            for (Connection[] pair : List.of(new Connection[] {pg, td}, new Connection[] {pgBinary, tdBinary})) {
-                PgAnswers.compare(q, parameterized(pair[0], q), parameterized(pair[1], q), pair[0] == pg ? "text" : "binary", mismatches);
-            }
-            for (String w : List.of("INSERT INTO uj VALUES ('zz', 'x')", "UPDATE ux SET u = 'not-a-uuid' WHERE k = 1")) {
-                PgAnswers.compare(w, PgAnswers.update(pg, w), PgAnswers.update(td, w), "write", mismatches);
-            }
-            PgAnswers.compare("after refused writes", PgAnswers.answer(pg, "SELECT * FROM ux", false),
-                    PgAnswers.answer(td, "SELECT * FROM ux", false), "text", mismatches);
-        }
-        assertThat(mismatches).as("%d differences from PostgreSQL:\n%s", mismatches.size(), String.join("\n", mismatches)).isEmpty();
+            compared += systems.compareInBothFormats(q, c -> parameterized(c, q), mismatches);
+            compared += systems.compareWrites(List.of("INSERT INTO uj VALUES ('zz', 'x')", "UPDATE ux SET u = 'not-a-uuid' WHERE k = 1"), mismatches);
+            PgAnswers.compare("after refused writes", PgAnswers.answer(systems.pg(), "SELECT * FROM ux", false),
+                    PgAnswers.answer(systems.td(), "SELECT * FROM ux", false), "text", mismatches);
+            return compared + 1;
+        });
     }
 
     private static String parameterized(Connection c, String q) {

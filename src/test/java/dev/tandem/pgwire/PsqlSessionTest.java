@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,14 +23,7 @@ class PsqlSessionTest {
 
     @Test
     void psqlRunsAScriptedSession() throws Exception {
-        String psql = PgWireTesting.psql();
-        if (psql == null) {
-            // .ci/run installs it with PostgreSQL: on CI a missing psql is a failure, not a skip
-            org.junit.jupiter.api.Assertions.assertFalse("true".equalsIgnoreCase(System.getenv("CI")),
-                    "no psql on the PATH on CI: .ci/run installs postgresql-client");
-            System.err.println("!!! PsqlSessionTest SKIPPED: no psql on the PATH (apt-get install postgresql-client)");
-        }
-        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        String psql = PgWireTesting.requirePsql("PsqlSessionTest");
         Path script = dir.resolve("session.sql");
         Files.writeString(script, """
                 CREATE TABLE pets (id bigint NOT NULL, name text, legs integer);

@@ -69,47 +69,7 @@ class FlatMapProperties {
         SplittableRandom rnd = new SplittableRandom(seed);
         Plan.FlatMap plan = plan(rnd);
         assertThat(PlanJson.parse(PlanJson.write(plan), "plan")).isEqualTo(plan);
-        try (RenderHarness h = new RenderHarness(1 + rnd.nextInt(2))) {
-            h.createTable("t", INPUT);
-            Map<Row, Long> present = new HashMap<>();
-            List<Long> times = new ArrayList<>();
-            times.add(h.write("t", batch(rnd, present)));
-            Dataflow df = h.start("e", plan, List.of(0), times.get(0));
-            for (int w = 0; w < 6; w++) {
-                times.add(h.write("t", batch(rnd, present)));
-            }
-            h.awaitSealed(df, times.getLast());
-            for (long t : times) {
-                PlanEvaluator.Result expected = h.expected(plan, t);
-                assertThat(RenderHarness.read(df.exports().get(0), t)).as("at %d of %s", t, times).isEqualTo(expected);
-            }
-        }
-    }
-
-    /** Inserts (some of several copies) and deletes of present rows. */
-    private static Map<Row, Long> batch(SplittableRandom rnd, Map<Row, Long> present) {
-        Map<Row, Long> diffs = new HashMap<>();
-        int n = 1 + rnd.nextInt(6);
-        for (int i = 0; i < n; i++) {
-            List<Row> rows = new ArrayList<>(present.keySet());
-            Row r;
-            long d;
-            if (!rows.isEmpty() && rnd.nextInt(3) == 0) {
-                r = rows.get(rnd.nextInt(rows.size()));
-                d = -Math.min(present.get(r), 1 + rnd.nextInt(2));
-            } else {
-                r = row(rnd);
-                d = 1 + rnd.nextInt(2);
-            }
-            diffs.merge(r, d, (a, b) -> a + b == 0 ? null : a + b);
-            present.merge(r, d, (a, b) -> a + b == 0 ? null : a + b);
-        }
-        if (diffs.isEmpty()) {
-            Row r = row(rnd);
-            diffs.put(r, 1L);
-            present.merge(r, 1L, (a, b) -> a + b == 0 ? null : a + b);
-        }
-        return diffs;
+        RenderHarness.checkEveryWrite(rnd, INPUT, plan, List.of(0), 6, FlatMapProperties::row);
     }
 
     /** The reference's series and elements, by example: the int64 range's end, numeric scales, positions, NULL padding. */

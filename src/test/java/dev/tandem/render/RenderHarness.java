@@ -1,5 +1,6 @@
 package dev.tandem.render;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tandem.plan.DataflowDescription;
@@ -22,7 +23,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -107,6 +110,59 @@ final class RenderHarness implements AutoCloseable {
             }
         }
         return PlanEvaluator.evaluate(plan, id -> schemas.get(id).types(), inputs);
+    }
+
+    /**
+     * Checks {@code plan}, maintained over table {@code t} of {@code input} on one or two workers and exported keyed by {@code key},
+     * equal to the reference at every write: it starts after the first of seven {@link #batch}es of up to {@code most} rows drawn by
+     * {@code row}.
+     */
+    static void checkEveryWrite(SplittableRandom rnd, List<DatumType> input, Plan plan, List<Integer> key, int most,
+            Function<SplittableRandom, Row> row) {
+        try (RenderHarness h = new RenderHarness(1 + rnd.nextInt(2))) {
+            h.createTable("t", input);
+            Map<Row, Long> present = new HashMap<>();
+            List<Long> times = new ArrayList<>();
+            times.add(h.write("t", batch(rnd, present, most, row)));
+            Dataflow df = h.start("e", plan, key, times.get(0));
+            for (int w = 0; w < 6; w++) {
+                times.add(h.write("t", batch(rnd, present, most, row)));
+            }
+            h.awaitSealed(df, times.getLast());
+            for (long t : times) {
+                PlanEvaluator.Result expected = h.expected(plan, t);
+                assertThat(read(df.exports().get(0), t)).as("at %d of %s", t, times).isEqualTo(expected);
+            }
+        }
+    }
+
+    /**
+     * One to {@code most} writes: inserts (one or two copies of a row drawn by {@code row}) and, one time in three, deletes of one or two
+     * copies of a row in {@code present} (a table holds no negative multiplicity); never empty. {@code present} follows them.
+     */
+    static Map<Row, Long> batch(SplittableRandom rnd, Map<Row, Long> present, int most, Function<SplittableRandom, Row> row) {
+        Map<Row, Long> diffs = new HashMap<>();
+        int n = 1 + rnd.nextInt(most);
+        for (int i = 0; i < n; i++) {
+            List<Row> rows = new ArrayList<>(present.keySet());
+            Row r;
+            long d;
+            if (!rows.isEmpty() && rnd.nextInt(3) == 0) {
+                r = rows.get(rnd.nextInt(rows.size()));
+                d = -Math.min(present.get(r), 1 + rnd.nextInt(2));
+            } else {
+                r = row.apply(rnd);
+                d = 1 + rnd.nextInt(2);
+            }
+            diffs.merge(r, d, (a, b) -> a + b == 0 ? null : a + b);
+            present.merge(r, d, (a, b) -> a + b == 0 ? null : a + b);
+        }
+        if (diffs.isEmpty()) {
+            Row r = row.apply(rnd);
+            diffs.put(r, 1L);
+            present.merge(r, 1L, (a, b) -> a + b == 0 ? null : a + b);
+        }
+        return diffs;
     }
 
     @Override

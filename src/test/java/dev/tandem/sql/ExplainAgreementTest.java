@@ -43,11 +43,8 @@ class ExplainAgreementTest {
     @Test
     void explainNamesThePathTheReadTakes() {
         try (SqlStack stack = new SqlStack(dir)) {
-            SqlSession session = strict(stack);
-            stack.run("CREATE TABLE t (id bigint PRIMARY KEY, g bigint NOT NULL, name text, x double precision)", session);
-            stack.run("CREATE INDEX t_by_g_name ON t (g, name)", session);
+            SqlSession session = withRows(stack);
             stack.run("CREATE TABLE u (id bigint, name text)", session);
-            stack.run("INSERT INTO t VALUES (1, 1, 'a', 0.5), (2, 1, 'b', 1.5), (3, 2, 'b', 1.5), (4, 2, 'c', 2.5), (5, 3, 'a', 3.5)", session);
             stack.run("INSERT INTO u VALUES (1, 'a')", session);
 
             agree(stack, session, "SELECT name FROM t WHERE id = 3", "lookup", "t_pkey", "[[3]]", r -> r.id() == 3, r -> new Object[] {r.name()});
@@ -72,10 +69,7 @@ class ExplainAgreementTest {
     @Test
     void aReadWhoseIndexWentAwayChoosesAgain() {
         try (SqlStack stack = new SqlStack(dir)) {
-            SqlSession session = strict(stack);
-            stack.run("CREATE TABLE t (id bigint PRIMARY KEY, g bigint NOT NULL, name text, x double precision)", session);
-            stack.run("CREATE INDEX t_by_g_name ON t (g, name)", session);
-            stack.run("INSERT INTO t VALUES (1, 1, 'a', 0.5), (2, 1, 'b', 1.5), (3, 2, 'b', 1.5), (4, 2, 'c', 2.5), (5, 3, 'a', 3.5)", session);
+            SqlSession session = withRows(stack);
             SqlParams params = SqlParams.of("SELECT id FROM t WHERE g = $1 AND name = $2");
             SqlEngine.Query q = stack.sql.planQuery(CalcitePlanner.parse(params.text()), params, null, null);
             ReadRequest planned = PointLookup.of(q, stack.controller).request(List.of(1L, "b"), ReadRequest.Isolation.STRICT, null);
@@ -121,6 +115,15 @@ class ExplainAgreementTest {
                     .doesNotContain("temporal_filter");
             session.close();
         }
+    }
+
+    /** A strict session on {@code stack} once it holds table {@code t} of {@link #ROWS}, keyed by {@code id} and indexed on {@code (g, name)}. */
+    private static SqlSession withRows(SqlStack stack) {
+        SqlSession session = strict(stack);
+        stack.run("CREATE TABLE t (id bigint PRIMARY KEY, g bigint NOT NULL, name text, x double precision)", session);
+        stack.run("CREATE INDEX t_by_g_name ON t (g, name)", session);
+        stack.run("INSERT INTO t VALUES (1, 1, 'a', 0.5), (2, 1, 'b', 1.5), (3, 2, 'b', 1.5), (4, 2, 'c', 2.5), (5, 3, 'a', 3.5)", session);
+        return session;
     }
 
     private static SqlSession strict(SqlStack stack) {
