@@ -80,6 +80,14 @@ final class AppliedTables {
                     fresh.remove(t);
                 }
             }
+            case LogRecord.AddKey a -> {
+                table(a.id()).addKey(a.key());
+                swap(a.swap());
+            }
+            case LogRecord.DropKey d -> {
+                table(d.id()).dropKey(d.name());
+                swap(d.swap());
+            }
             case LogRecord.Write w -> applyWrite(w, fresh);
             case LogRecord.WriteTables w -> {
                 for (LogRecord.Write part : w.parts()) {
@@ -132,6 +140,14 @@ final class AppliedTables {
         }
         oracle.observe(w.time());
         lastApplied = Math.max(lastApplied, w.time());
+    }
+
+    /** Makes the catalog changes of {@code swap} (null: none). */
+    private void swap(CatalogSwap swap) {
+        if (swap != null) {
+            catalog.putAll(swap.puts());
+            swap.removes().forEach(catalog::remove);
+        }
     }
 
     /** The table {@code id}, under {@link #lock}; unknown ids throw. */
