@@ -113,7 +113,7 @@ final class StoredTable {
         Frontier upper = spine.upper();
         KeyHistory x = new KeyHistory(key, id, since);
         BatchBuilder rows = new BatchBuilder();
-        // the key values as of now, at the last time the table holds: what admission counts are totals
+        // each value with its count at the last time below the upper: admission reads totals only
         keyCounts(spine.snapshot(), keyed(), x.columns).forEach((value, n) -> rows.add(value, Row.EMPTY, upper.time() - 1, n));
         x.spine.insert(rows.build(x.spine.upper(), upper, Frontier.MIN));
         extras.add(x);
@@ -153,8 +153,9 @@ final class StoredTable {
         return out;
     }
 
+    /** The histories as they are now, to publish with sequence number {@code seq}. */
     private Applied publishable(long seq) {
-        java.util.Map<UniqueKey, TraceSnapshot> histories = new java.util.HashMap<>();
+        java.util.Map<UniqueKey, TraceSnapshot> histories = extras.isEmpty() ? java.util.Map.of() : new java.util.HashMap<>();
         for (KeyHistory x : extras) {
             histories.put(x.key, x.spine.snapshot());
         }
@@ -240,12 +241,7 @@ final class StoredTable {
             return out;
         }
 
-        /** Whether this history counts the values of {@code key}. */
-        boolean holds(UniqueKey key) {
-            return key.equals(arrangedBy) || extras.containsKey(key);
-        }
-
-        /** How many rows hold {@code value} (in key order) of the table's unique key {@code key}, which it {@link #holds}. */
+        /** How many rows hold {@code value} (in key order) of the table's unique key {@code key}, which it must hold a history of. */
         long keyCount(UniqueKey key, Row value) {
             TraceSnapshot h = key.equals(arrangedBy) ? history : extras.get(key);
             if (h == null) {

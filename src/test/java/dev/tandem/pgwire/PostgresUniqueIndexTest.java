@@ -50,8 +50,8 @@ class PostgresUniqueIndexTest {
             "CREATE UNIQUE INDEX ui_a_nope ON ui_a (nope)",
             "CREATE UNIQUE INDEX ui_nope_a ON ui_nope (a)",
             "CREATE UNIQUE INDEX ON ui_a (a, c)",
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'ui_a' ORDER BY indexname",
-            "SELECT c.relname, i.indisunique, i.indisprimary, i.indnatts FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+            "SELECT indexname::text, indexdef FROM pg_indexes WHERE tablename = 'ui_a' ORDER BY indexname",
+            "SELECT c.relname::text, i.indisunique, i.indisprimary, i.indnatts::bigint FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
                     + " WHERE c.relname LIKE 'ui_a%' ORDER BY 1",
             "SELECT pg_get_indexdef(c.oid) FROM pg_class c WHERE c.relname = 'ui_a_c'",
             // an order of the key's columns is accepted (and not shown: Tandem keeps every index ascending)
@@ -94,7 +94,7 @@ class PostgresUniqueIndexTest {
             "INSERT INTO ui_k VALUES (4, 'b', 8)",
             "INSERT INTO ui_k VALUES (4, 'd', 8)",
             "SELECT id, code, n FROM ui_k ORDER BY id",
-            "SELECT c.relname, i.indisunique, i.indisprimary FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+            "SELECT c.relname::text, i.indisunique, i.indisprimary FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
                     + " WHERE c.relname IN ('ui_k_pkey', 'ui_k_n', 'ui_k_n2') ORDER BY 1",
             // an empty table, and a view
             "CREATE TABLE ui_s (s bigint)",

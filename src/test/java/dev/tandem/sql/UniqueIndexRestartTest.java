@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tandem.controller.CatalogEntry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code CREATE UNIQUE INDEX} on a table holding rows: refused while they hold a key twice, then enforced at
  * every write (in a transaction block, at its COMMIT) under the index's name, through restarts of the durable
- * log before and after it is compacted, and an index that point lookups use; {@code DROP INDEX} lifts it.
+ * log before and after it is compacted, and an index that point lookups use; {@code DROP INDEX} lifts it. (What
+ * the catalog shows of it, and the answers beside PostgreSQL's, are {@code PostgresUniqueIndexTest}'s.)
  */
 class UniqueIndexRestartTest {
 
@@ -23,6 +25,16 @@ class UniqueIndexRestartTest {
 
     private static List<String> rows(SqlStack s, String sql) {
         return s.run(sql, new SqlSession()).rows().stream().map(Arrays::toString).toList();
+    }
+
+    /** The unique indexes of the catalog, as "name (columns)", by name. */
+    private static List<String> uniqueIndexes(SqlStack s) {
+        return s.controller.catalog().stream().filter(e -> e instanceof CatalogEntry.Index i && i.unique())
+                .map(e -> e.name() + " (" + String.join(", ", ((CatalogEntry.Index) e).key()) + ")").sorted().toList();
+    }
+
+    private static String tableId(SqlStack s) {
+        return s.controller.catalog().stream().filter(e -> e.name().equals("t")).findFirst().orElseThrow().id();
     }
 
     private static void refused(SqlStack s, SqlSession session, String sql, String state, String message, String detail, String constraint) {
@@ -46,15 +58,14 @@ class UniqueIndexRestartTest {
             refused(s, new SqlSession(), "CREATE UNIQUE INDEX t_v ON t (v)", "23505", "could not create unique index \"t_v\"", "Key (v)=(a) is duplicated.", "t_v");
             refused(s, new SqlSession(), "CREATE UNIQUE INDEX t_n ON t (n DESC)", "23505", "could not create unique index \"t_n\"",
                     "Key (n)=(1) is duplicated.", "t_n");
-            assertThat(rows(s, "SELECT count(*) FROM pg_indexes WHERE tablename = 't'")).containsExactly("[0]");
+            assertThat(uniqueIndexes(s)).isEmpty();
+            assertThat(s.storage.keys(tableId(s))).isEmpty();
             // NULLs are distinct: (3, 'a', NULL) and (4, NULL, NULL) hold no key of (n, id)
             s.run("CREATE UNIQUE INDEX t_id ON t (id)", new SqlSession());
             s.run("CREATE UNIQUE INDEX ON t (n, id)", new SqlSession());
             s.run("CREATE UNIQUE INDEX IF NOT EXISTS t_id ON t (v)", new SqlSession());
             duplicate(s, "INSERT INTO t VALUES (1, 'z', NULL)", "t_id", "(id)=(1)");
-            assertThat(rows(s, "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 't' ORDER BY indexname")).containsExactly(
-                    "[t_id, CREATE UNIQUE INDEX t_id ON public.t USING btree (id)]",
-                    "[t_n_id_idx, CREATE UNIQUE INDEX t_n_id_idx ON public.t USING btree (n, id)]");
+            assertThat(uniqueIndexes(s)).containsExactly("t_id (id)", "t_n_id_idx (n, id)");
         }
         for (int round = 0; round < 2; round++) {
             try (SqlStack s = new SqlStack(dir)) {
@@ -68,10 +79,11 @@ class UniqueIndexRestartTest {
                 refused(s, session, "COMMIT", "23505", "duplicate key value violates unique constraint \"t_id\"", "Key (id)=(20) already exists.", "t_id");
                 assertThat(rows(s, "SELECT count(*) FROM t WHERE id = 20")).containsExactly("[0]");
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                        .until(() -> rows(s, "EXPLAIN SELECT v FROM t WHERE id = 2").get(0).contains("fast path: a lookup of key 2 in index t_id"));
+                        .until(() -> rows(s, "EXPLAIN SELECT v FROM t WHERE id = 2").get(0).contains("fast path: a lookup of key")
+                                && rows(s, "EXPLAIN SELECT v FROM t WHERE id = 2").get(0).contains("in index t_id"));
                 assertThat(rows(s, "SELECT v FROM t WHERE id = 2")).containsExactly("[b]");
-                assertThat(rows(s, "SELECT c.relname, i.indisunique, i.indisprimary FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid ORDER BY 1"))
-                        .containsExactly("[t_id, true, false]", "[t_n_id_idx, true, false]");
+                assertThat(uniqueIndexes(s)).containsExactly("t_id (id)", "t_n_id_idx (n, id)");
+                assertThat(s.storage.keys(tableId(s)).stream().map(k -> k.name() + " " + k.columns())).containsExactly("t_id [0]", "t_n_id_idx [2, 0]");
                 // the second round starts from the compacted log
                 s.storage.compact();
             }
