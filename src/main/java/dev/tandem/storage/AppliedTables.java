@@ -50,7 +50,10 @@ final class AppliedTables {
                 apply(record, null, dropped);
                 negatives.replayed(record, offset);
             });
-            tables.values().forEach(t -> t.flush(-1));
+            tables.values().forEach(t -> {
+                t.startKeys();
+                t.flush(-1);
+            });
             upper = oracle.last() + 1;
             this.negatives = negatives.find(tables);
             errors = this.negatives.stream().map(f -> f.error(NegativeCounts.ERROR)).toList();
@@ -81,7 +84,7 @@ final class AppliedTables {
                 }
             }
             case LogRecord.AddKey a -> {
-                table(a.id()).addKey(a.key());
+                table(a.id()).addKey(a.key(), fresh == null);
                 swap(a.swap());
             }
             case LogRecord.DropKey d -> {

@@ -48,19 +48,30 @@ final class StoredTable {
     private final BatchBuilder pending = new BatchBuilder();
     private long pendingMaxTime = -1;
 
-    /** A key's own history: the key's columns of every row without a NULL in them, with its hold and staged updates. */
+    /**
+     * A key's own history: the key's columns of every row without a NULL in them, with its hold and staged
+     * updates; for a key added during recovery, none (null) until recovery has replayed every record.
+     */
     private static final class KeyHistory {
         final UniqueKey key;
         final int[] columns;
-        final Spine spine;
-        final ReadHold hold;
+        Spine spine;
+        ReadHold hold;
         final BatchBuilder pending = new BatchBuilder();
 
-        KeyHistory(UniqueKey key, String table, long since) {
+        KeyHistory(UniqueKey key) {
             this.key = key;
             this.columns = key.positions();
-            this.spine = new Spine("key " + key.name() + " of table " + table, Frontier.MIN);
-            this.hold = spine.acquireHold("compaction frontier of table " + table, Frontier.at(since));
+        }
+
+        KeyHistory(UniqueKey key, String table, long since) {
+            this(key);
+            start(table, since);
+        }
+
+        void start(String table, long since) {
+            spine = new Spine("key " + key.name() + " of table " + table, Frontier.MIN);
+            hold = spine.acquireHold("compaction frontier of table " + table, Frontier.at(since));
         }
     }
 
@@ -96,7 +107,7 @@ final class StoredTable {
         }
         for (KeyHistory x : extras) {
             Row key = row.project(x.columns);
-            if (!key.hasNull()) {
+            if (x.spine != null && !key.hasNull()) {
                 x.pending.add(key, Row.EMPTY, time, diff);
             }
         }
@@ -105,21 +116,39 @@ final class StoredTable {
 
     /**
      * Adds unique key {@code key} to the table (its rows are not checked: admission did), with a history
-     * of its own made from the rows the table holds, staged ones included. Seen by readers at the next
-     * {@link #flush}.
+     * of its own made from the rows the table holds, staged ones included; seen by readers at the next
+     * {@link #flush}. In {@code recovery} the history is made by {@link #startKeys} once every record is
+     * replayed: a compacted log's rows at its consolidation time may be followed by writes at that very
+     * time, which the rows staged so far must not be moved past.
      */
-    void addKey(UniqueKey key) {
-        moveStaged();
-        Frontier upper = spine.upper();
-        KeyHistory x = new KeyHistory(key, id, since);
-        BatchBuilder rows = new BatchBuilder();
-        // each value with its count at the last time below the upper: admission reads totals only
-        keyCounts(spine.snapshot(), keyed(), x.columns).forEach((value, n) -> rows.add(value, Row.EMPTY, upper.time() - 1, n));
-        x.spine.insert(rows.build(x.spine.upper(), upper, Frontier.MIN));
+    void addKey(UniqueKey key, boolean recovery) {
+        KeyHistory x = new KeyHistory(key);
+        if (!recovery) {
+            moveStaged();
+            build(x);
+        }
         extras.add(x);
         List<UniqueKey> more = new ArrayList<>(keys);
         more.add(key);
         keys = List.copyOf(more);
+    }
+
+    /** Makes the histories of the keys added during recovery, from every row replayed; before the recovery's flush. */
+    void startKeys() {
+        if (extras.stream().anyMatch(x -> x.spine == null)) {
+            moveStaged();
+            extras.stream().filter(x -> x.spine == null).forEach(this::build);
+        }
+    }
+
+    /** Starts the history of {@code x} with the key values of the rows the history holds (none staged). */
+    private void build(KeyHistory x) {
+        Frontier upper = spine.upper();
+        x.start(id, since);
+        BatchBuilder rows = new BatchBuilder();
+        // each value with its count at the last time below the upper: admission reads totals only
+        keyCounts(spine.snapshot(), keyed(), x.columns).forEach((value, n) -> rows.add(value, Row.EMPTY, upper.time() - 1, n));
+        x.spine.insert(rows.build(x.spine.upper(), upper, Frontier.MIN));
     }
 
     /** Drops the key named {@code name}, one added after the table was created; seen by readers at the next {@link #flush}. */
@@ -127,7 +156,9 @@ final class StoredTable {
         for (int i = declared; i < keys.size(); i++) {
             if (keys.get(i).name().equals(name)) {
                 KeyHistory x = extras.remove(i - (arranged == null ? 0 : 1));
-                x.hold.release();
+                if (x.hold != null) {
+                    x.hold.release();
+                }
                 List<UniqueKey> fewer = new ArrayList<>(keys);
                 fewer.remove(i);
                 keys = List.copyOf(fewer);
@@ -157,7 +188,9 @@ final class StoredTable {
     private Applied publishable(long seq) {
         java.util.Map<UniqueKey, TraceSnapshot> histories = extras.isEmpty() ? java.util.Map.of() : new java.util.HashMap<>();
         for (KeyHistory x : extras) {
-            histories.put(x.key, x.spine.snapshot());
+            if (x.spine != null) {
+                histories.put(x.key, x.spine.snapshot());
+            }
         }
         return new Applied(spine.snapshot(), arranged == null ? null : keys.get(0), histories, arranged, seq);
     }
@@ -168,7 +201,7 @@ final class StoredTable {
             return true;
         }
         for (KeyHistory x : extras) {
-            if (applied.extras().get(x.key) != x.spine.snapshot()) {
+            if (x.spine != null && applied.extras().get(x.key) != x.spine.snapshot()) {
                 return true;
             }
         }
@@ -183,7 +216,9 @@ final class StoredTable {
             spine.insert(pending.build(lower, upper, spine.since()));
             for (KeyHistory x : extras) {
                 // every key history spans what the table's does, rows with NULL keys or not
-                x.spine.insert(x.pending.build(lower, upper, x.spine.since()));
+                if (x.spine != null) {
+                    x.spine.insert(x.pending.build(lower, upper, x.spine.since()));
+                }
             }
             pendingMaxTime = -1;
         }
@@ -267,8 +302,10 @@ final class StoredTable {
             sinceHold.downgrade(Frontier.at(frontier));
             idleMerge(spine, frontier);
             for (KeyHistory x : extras) {
-                x.hold.downgrade(Frontier.at(frontier));
-                idleMerge(x.spine, frontier);
+                if (x.spine != null) {
+                    x.hold.downgrade(Frontier.at(frontier));
+                    idleMerge(x.spine, frontier);
+                }
             }
             republish();
         }
@@ -367,7 +404,7 @@ final class StoredTable {
     boolean compactStep(long fuel, Frontier target) {
         boolean more = spine.compactStep(fuel, target);
         for (KeyHistory x : extras) {
-            more |= x.spine.compactStep(fuel, target);
+            more |= x.spine != null && x.spine.compactStep(fuel, target);
         }
         republish();
         return more;

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -158,6 +159,33 @@ class AddedKeyProperties {
                     assertThat(UniqueKeyProperties.contents(storage, last)).isEqualTo(model);
                 }
             }
+        } finally {
+            storage.close();
+        }
+    }
+
+    /**
+     * A compacted log holds the rows at its consolidation time, which the next write may be stamped at too:
+     * a key added between them is made, at recovery, from every row replayed.
+     */
+    @Example
+    void aKeyAddedBetweenACompactionAndTheNextWriteRecovers() throws IOException {
+        StorageOptions options = StorageOptions.defaults(scheduler).withFsync(false);
+        Path dir = Files.createTempDirectory("tandem-added-keys");
+        TableStorage storage = TableStorages.durable(dir, options);
+        try {
+            storage.createTable("t", UniqueKeyProperties.SCHEMA, List.of());
+            storage.write("t", List.of(new UniqueKeyProperties.Change(0, "a", 0L, 1).rowDiff())).block(java.time.Duration.ofSeconds(30));
+            storage.allowCompaction("t", storage.upper("t"));
+            storage.compact();
+            storage.addKey("t", U, null);
+            long last = storage.write("t", List.of(new UniqueKeyProperties.Change(1, "b", 1L, 1).rowDiff())).block(java.time.Duration.ofSeconds(30));
+            storage.close();
+            storage = TableStorages.durable(dir, options);
+            assertThat(storage.keys("t")).containsExactly(U);
+            assertThat(UniqueKeyProperties.contents(storage, last)).hasSize(2);
+            assertThat(UniqueKeyProperties.outcome(storage.write("t", List.of(new UniqueKeyProperties.Change(2, "c", 1L, 1).rowDiff())).toFuture()))
+                    .isEqualTo(U.name());
         } finally {
             storage.close();
         }
