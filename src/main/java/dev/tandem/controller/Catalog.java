@@ -163,8 +163,16 @@ final class Catalog {
      * (see {@link #serve}). Throws {@link Moved} if the stored catalog has moved since this one matched it.
      */
     <E extends CatalogEntry> E define(Function<String, E> make) {
+        return define(make, storage::changeCatalog);
+    }
+
+    /**
+     * Like {@link #define(Function)}, the guarded change made by {@code store} (with the storage change that
+     * goes with it in one log record, such as a table's key added with its unique index).
+     */
+    <E extends CatalogEntry> E define(Function<String, E> make, Consumer<CatalogSwap> store) {
         E entry = make.apply("u" + nextUserId);
-        change(Map.of(key(entry), encode(entry).toString()), List.of(), 1);
+        change(Map.of(key(entry), encode(entry).toString()), List.of(), 1, store);
         return entry;
     }
 
@@ -175,7 +183,7 @@ final class Catalog {
     List<CatalogEntry> defineKeyed(Function<String, CatalogEntry.Table> table, Function<String, CatalogEntry.Index> index) {
         CatalogEntry.Table t = table.apply("u" + nextUserId);
         CatalogEntry.Index i = index.apply("u" + (nextUserId + 1));
-        change(Map.of(key(t), encode(t).toString(), key(i), encode(i).toString()), List.of(), 2);
+        change(Map.of(key(t), encode(t).toString(), key(i), encode(i).toString()), List.of(), 2, storage::changeCatalog);
         return List.of(t, i);
     }
 
@@ -195,12 +203,17 @@ final class Catalog {
 
     /** Removes {@code entries} (a table and its key's index) together, as {@link #remove(CatalogEntry)} removes one. */
     void remove(List<CatalogEntry> entries) {
+        remove(entries, storage::changeCatalog);
+    }
+
+    /** Like {@link #remove(List)}, the guarded change made by {@code store} (with the storage change that goes with it). */
+    void remove(List<CatalogEntry> entries, Consumer<CatalogSwap> store) {
         List<String> keys = new ArrayList<>();
         for (CatalogEntry e : entries) {
             keys.add(key(e));
             keys.add(FAILED + e.name());
         }
-        change(Map.of(), keys, 1);
+        change(Map.of(), keys, 1, store);
         for (CatalogEntry e : entries) {
             byName.remove(e.name());
         }
@@ -210,15 +223,18 @@ final class Catalog {
         }
     }
 
-    /** Makes a guarded change that also advances the allocator by {@code ids}; on success this catalog matches the stored one again. */
-    private void change(Map<String, String> puts, List<String> removes, int ids) {
+    /**
+     * Makes a guarded change, through {@code store}, that also advances the allocator by {@code ids}; on
+     * success this catalog matches the stored one again.
+     */
+    private void change(Map<String, String> puts, List<String> removes, int ids, Consumer<CatalogSwap> store) {
         ObjectNode n = JSON.createObjectNode();
         n.put("next", nextUserId + ids);
         String next = n.toString();
         Map<String, String> all = new HashMap<>(puts);
         all.put(NEXT_ID, next);
         try {
-            storage.changeCatalog(new CatalogSwap(NEXT_ID, version, all, removes));
+            store.accept(new CatalogSwap(NEXT_ID, version, all, removes));
         } catch (WriteRefusal e) {
             if (e.reason() != WriteRefusal.Reason.GUARD_MOVED) {
                 throw e;
@@ -357,6 +373,9 @@ final class Catalog {
                 if (i.windowMillis() != CatalogEntry.Index.DEFAULT_WINDOW) {
                     n.put("window_ms", i.windowMillis());
                 }
+                if (i.unique()) {
+                    n.put("unique", true);
+                }
             }
         }
         return n;
@@ -409,7 +428,8 @@ final class Catalog {
             case "index" -> {
                 List<String> key = new ArrayList<>();
                 n.get("key").forEach(k -> key.add(k.asString()));
-                yield new CatalogEntry.Index(id, name, n.get("on").asString(), key, schema, n.has("window_ms") ? n.get("window_ms").asLong() : CatalogEntry.Index.DEFAULT_WINDOW);
+                yield new CatalogEntry.Index(id, name, n.get("on").asString(), key, schema, n.has("window_ms") ? n.get("window_ms").asLong() : CatalogEntry.Index.DEFAULT_WINDOW,
+                        n.has("unique") && n.get("unique").asBoolean());
             }
             default -> throw new IllegalStateException("corrupt catalog entry " + n);
         };

@@ -192,16 +192,32 @@ final class CatalogChanges {
         return v;
     }
 
-    /** Creates an index on a table or view by key column names (or positions); it hydrates asynchronously. */
-    synchronized CatalogEntry.Index createIndex(String name, String on, List<String> key, Long windowMillis) {
-        return defining(() -> createIndexOnce(name, on, key, windowMillis));
+    /**
+     * Creates an index on a table or view by key column names (or positions); it hydrates asynchronously.
+     * A {@code unique} one (on a table only) also adds its key to the table's storage, in the same log
+     * record as its catalog entry, refused if the table's rows already share a value of it.
+     */
+    synchronized CatalogEntry.Index createIndex(String name, String on, List<String> key, Long windowMillis, boolean unique) {
+        return defining(() -> createIndexOnce(name, on, key, windowMillis, unique));
     }
 
-    private CatalogEntry.Index createIndexOnce(String name, String on, List<String> key, Long windowMillis) {
+    private CatalogEntry.Index createIndexOnce(String name, String on, List<String> key, Long windowMillis, boolean unique) {
         checkName(name);
         CatalogEntry target = catalog.require(on);
         if (target instanceof CatalogEntry.Index) {
             throw ControllerException.invalid("on: '" + on + "' is an index; index a table or a view");
+        }
+        if (unique && !(target instanceof CatalogEntry.Table)) {
+            throw new ControllerException(ControllerException.Reason.WRONG_KIND, "'" + on + "' is not a table; only a table has a unique index");
+        }
+        if (unique && writes.fedReason(on) != null) {
+            throw new ControllerException(ControllerException.Reason.FED_BY_SOURCE, "a unique index on table '" + on
+                    + "', which a source feeds (the source's writes keep its upstream keys only)");
+        }
+        for (CatalogEntry e : catalog.all()) {
+            if (e instanceof CatalogEntry.Table t && t.keys().stream().anyMatch(k -> k.name().equals(name))) {
+                throw new ControllerException(ControllerException.Reason.DUPLICATE, "'" + name + "' already exists (a key of table '" + t.name() + "')");
+            }
         }
         if (key == null || key.isEmpty()) {
             throw ControllerException.invalid("key: an index needs at least one key column");
@@ -214,7 +230,17 @@ final class CatalogChanges {
             throw ControllerException.invalid("compaction_window_ms must not be negative");
         }
         long window = windowMillis != null ? windowMillis : CatalogEntry.Index.DEFAULT_WINDOW;
-        CatalogEntry.Index idx = catalog.define(id -> new CatalogEntry.Index(id, name, on, keyNames, target.schema(), window));
+        CatalogEntry.Index idx;
+        if (unique) {
+            if (keyNames.stream().distinct().count() != keyNames.size()) {
+                throw ControllerException.invalid("key: a unique index names each column once");
+            }
+            UniqueKey stored = new UniqueKey(name, keyNames.stream().map(target.schema()::indexOf).toList(), false);
+            idx = catalog.define(id -> new CatalogEntry.Index(id, name, on, keyNames, target.schema(), window, true),
+                    swap -> storage.addKey(target.id(), stored, swap));
+        } else {
+            idx = catalog.define(id -> new CatalogEntry.Index(id, name, on, keyNames, target.schema(), window));
+        }
         catalog.serve(idx);
         startIndex(idx);
         return idx;
@@ -262,7 +288,14 @@ final class CatalogChanges {
         }
         List<CatalogEntry> removed = new ArrayList<>(indexes);
         removed.add(e);
-        catalog.remove(removed);
+        CatalogEntry.Table keyed = e instanceof CatalogEntry.Index i && i.unique()
+                ? catalog.get(i.on()).filter(t -> t instanceof CatalogEntry.Table).map(t -> (CatalogEntry.Table) t).orElse(null) : null;
+        if (keyed != null) {
+            // a unique index's key goes with it, in the same log record
+            catalog.remove(removed, swap -> storage.dropKey(keyed.id(), name, swap));
+        } else {
+            catalog.remove(removed);
+        }
         for (CatalogEntry i : indexes) {
             stopServing(i);
         }

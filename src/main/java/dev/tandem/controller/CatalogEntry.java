@@ -126,14 +126,20 @@ public sealed interface CatalogEntry {
     /**
      * An index on table or view {@code on}, arranged by the {@code key} columns, whose compaction
      * window is {@code windowMillis} behind its write frontier, or follows the live default
-     * ({@code tandem.compaction.window}) when it is {@link #DEFAULT_WINDOW}.
+     * ({@code tandem.compaction.window}) when it is {@link #DEFAULT_WINDOW}; when {@code unique}, a unique
+     * index of a table ({@code CREATE UNIQUE INDEX}), whose key the table's storage enforces under the
+     * index's name (a primary key's index is not: the table's key is).
      */
-    record Index(String id, String name, String on, List<String> key, Schema schema, long windowMillis) implements CatalogEntry {
+    record Index(String id, String name, String on, List<String> key, Schema schema, long windowMillis, boolean unique) implements CatalogEntry {
         /** The window of an index created without one: the live default at each compaction. */
         public static final long DEFAULT_WINDOW = -1;
 
         public Index {
             key = List.copyOf(key);
+        }
+
+        public Index(String id, String name, String on, List<String> key, Schema schema, long windowMillis) {
+            this(id, name, on, key, schema, windowMillis, false);
         }
 
         /** The key columns, in key order, each nullable (a lookup may ask for a NULL key). */

@@ -210,7 +210,17 @@ public final class Controller implements AutoCloseable {
 
     /** Creates an index on a table or view by key column names (or positions); it hydrates asynchronously. */
     public CatalogEntry.Index createIndex(String name, String on, List<String> key, Long windowMillis) {
-        return changes.createIndex(name, on, key, windowMillis);
+        return changes.createIndex(name, on, key, windowMillis, false);
+    }
+
+    /**
+     * Creates a unique index on a table ({@code CREATE UNIQUE INDEX}): an index as {@link #createIndex}
+     * makes, whose key (named as the index) the table then keeps as it keeps the unique keys it was created
+     * with, every write checked against it. Refused ({@link UniqueViolationException}) if the table's rows
+     * already share a non-NULL value of the key; nothing is created then.
+     */
+    public CatalogEntry.Index createUniqueIndex(String name, String on, List<String> key) {
+        return changes.createIndex(name, on, key, null, true);
     }
 
     public void drop(String name, Class<? extends CatalogEntry> kind) {

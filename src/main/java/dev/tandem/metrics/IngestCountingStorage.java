@@ -86,6 +86,16 @@ final class IngestCountingStorage implements TableStorage {
     }
 
     @Override
+    public void addKey(String id, UniqueKey key, CatalogSwap swap) {
+        delegate.addKey(id, key, swap);
+    }
+
+    @Override
+    public void dropKey(String id, String name, CatalogSwap swap) {
+        delegate.dropKey(id, name, swap);
+    }
+
+    @Override
     public Schema schema(String id) {
         return delegate.schema(id);
     }

@@ -15,7 +15,7 @@ import org.apache.calcite.sql.SqlNode;
 
 /**
  * Catalog changes in SQL: {@code CREATE TABLE} (columns, keys, defaults; {@code ... AS} a query through
- * {@link CreateTableAs}), {@code CREATE [MATERIALIZED] VIEW}, {@code CREATE INDEX} and {@code DROP}, each
+ * {@link CreateTableAs}), {@code CREATE [MATERIALIZED] VIEW}, {@code CREATE [UNIQUE] INDEX} and {@code DROP}, each
  * read with Tandem's own lexer (a view's query with Calcite, through {@link SqlEngine#planQuery}) into a
  * statement that changes the catalog when executed, on the engine's blocking scheduler (catalog changes
  * wait for durable storage).
@@ -43,11 +43,12 @@ final class DdlPlanner {
         if (materialized) {
             throw lex.error("expected VIEW", lex.peek());
         }
-        if (lex.peek().is("unique")) {
-            throw SqlException.notSupported("CREATE UNIQUE INDEX (declare the key in CREATE TABLE: PRIMARY KEY or UNIQUE)");
+        if (lex.accept("unique")) {
+            lex.expect("index");
+            return createIndex(sql, lex, fingerprint, true);
         }
         if (lex.accept("index")) {
-            return createIndex(sql, lex, fingerprint);
+            return createIndex(sql, lex, fingerprint, false);
         }
         if (lex.accept("source")) {
             return createSource(sql, lex, fingerprint);
@@ -285,13 +286,20 @@ final class DdlPlanner {
         return view + "_primary_idx";
     }
 
-    private Prepared createIndex(String sql, SqlLexer lex, String fingerprint) {
+    /**
+     * {@code CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING method] (c [ASC|DESC] [NULLS FIRST|LAST], ...)}:
+     * a unique one on a table only, whose rows it checks and whose writes it checks from then on.
+     */
+    private Prepared createIndex(String sql, SqlLexer lex, String fingerprint, boolean unique) {
         boolean ifNotExists = ifNotExists(lex);
         String name = lex.peek().is("on") ? null : lex.name("an index name");
         lex.expect("on");
         String on = lex.name("a table or view name");
         if (lex.accept("using")) {
-            lex.name("an index method");
+            String method = lex.name("an index method");
+            if (unique && !method.equals("btree")) {
+                throw SqlException.notSupported("access method \"" + method + "\" does not support unique indexes");
+            }
         }
         lex.expectPunct("(");
         List<String> key = new ArrayList<>();
@@ -306,20 +314,41 @@ final class DdlPlanner {
             }
         } while (lex.acceptPunct(","));
         lex.expectPunct(")");
+        if (lex.peek().is("include") || lex.peek().is("where")) {
+            throw SqlException.notSupported("CREATE INDEX ... " + lex.peek().text().toUpperCase(Locale.ROOT) + " (an index of columns only, over every row)");
+        }
         lex.end();
+        if (unique && key.stream().distinct().count() != key.size()) {
+            throw SqlException.notSupported("a unique index naming a column more than once");
+        }
         String indexName = name != null ? name : on + "_" + String.join("_", key) + "_idx";
         return Prepared.utility(sql, fingerprint, (params, session) -> engine.blocking(() -> {
-            if (ifNotExists && exists(indexName)) {
+            boolean taken = exists(indexName) || controller.catalog().stream()
+                    .anyMatch(e -> e instanceof CatalogEntry.Table t && t.keys().stream().anyMatch(k -> k.name().equals(indexName)));
+            if (taken && ifNotExists) {
                 return SqlResult.command("CREATE INDEX");
+            }
+            if (taken) {
+                // a table's key is a relation of that name in PostgreSQL (the index that enforces it)
+                throw new SqlException(SqlState.DUPLICATE_TABLE, "relation \"" + indexName + "\" already exists");
             }
             CatalogEntry target = controller.catalog().stream().filter(e -> e.name().equals(on)).findFirst()
                     .orElseThrow(() -> new SqlException(SqlException.UNDEFINED_TABLE, "relation \"" + on + "\" does not exist"));
+            if (unique && !(target instanceof CatalogEntry.Table)) {
+                // PostgreSQL indexes no view; Tandem indexes views, but a view has no rows of its own to keep unique
+                throw SqlException.violation(SqlState.WRONG_OBJECT_TYPE, "cannot create index on relation \"" + on + "\"",
+                        "This operation is not supported for " + (target instanceof CatalogEntry.View ? "views." : "indexes."), null);
+            }
             for (String k : key) {
                 if (target.schema().indexOf(k) < 0) {
                     throw new SqlException(SqlException.UNDEFINED_COLUMN, "column \"" + k + "\" does not exist");
                 }
             }
-            controller.createIndex(indexName, on, key, null);
+            if (unique) {
+                controller.createUniqueIndex(indexName, on, key);
+            } else {
+                controller.createIndex(indexName, on, key, null);
+            }
             return SqlResult.command("CREATE INDEX");
         }));
     }

@@ -50,7 +50,10 @@ final class AppliedTables {
                 apply(record, null, dropped);
                 negatives.replayed(record, offset);
             });
-            tables.values().forEach(t -> t.flush(-1));
+            tables.values().forEach(t -> {
+                t.startKeys();
+                t.flush(-1);
+            });
             upper = oracle.last() + 1;
             this.negatives = negatives.find(tables);
             errors = this.negatives.stream().map(f -> f.error(NegativeCounts.ERROR)).toList();
@@ -79,6 +82,14 @@ final class AppliedTables {
                 if (fresh != null) {
                     fresh.remove(t);
                 }
+            }
+            case LogRecord.AddKey a -> {
+                table(a.id()).addKey(a.key(), fresh == null);
+                swap(a.swap());
+            }
+            case LogRecord.DropKey d -> {
+                table(d.id()).dropKey(d.name());
+                swap(d.swap());
             }
             case LogRecord.Write w -> applyWrite(w, fresh);
             case LogRecord.WriteTables w -> {
@@ -132,6 +143,14 @@ final class AppliedTables {
         }
         oracle.observe(w.time());
         lastApplied = Math.max(lastApplied, w.time());
+    }
+
+    /** Makes the catalog changes of {@code swap} (null: none). */
+    private void swap(CatalogSwap swap) {
+        if (swap != null) {
+            catalog.putAll(swap.puts());
+            swap.removes().forEach(catalog::remove);
+        }
     }
 
     /** The table {@code id}, under {@link #lock}; unknown ids throw. */

@@ -20,8 +20,10 @@ final class CommitOp {
     final CatalogSwap swap;
     /** The rows this write deletes (net), while it is admitted and not yet applied; null if none. */
     Map<Row, Long> deletes;
-    /** Per unique key of the table, the key values this write adds rows with (net), while admitted and not yet applied; null if none. */
+    /** Per unique key of {@link #keys}, the key values this write adds rows with (net), while admitted and not yet applied; null if none. */
     List<Map<Row, Long>> keyInserts;
+    /** The table's unique keys as this write was admitted under them, in the order of {@link #keyInserts}. */
+    List<UniqueKey> keys;
     /** A write to several tables at once: one op per table (each tracked as a write in flight), else null. */
     final List<CommitOp> parts;
     /** A write's place in admission order (= application order); -1 for other operations. */

@@ -40,6 +40,10 @@ final class LogCodec {
     private static final byte CREATE_KEYED = 10;
     /** Writes to several tables at one time: the time, whether a swap follows, the parts (table id and rows), then the swap. */
     private static final byte WRITE_TABLES = 11;
+    /** A key added to a table: the table id, the key, whether a swap follows, then the swap. */
+    private static final byte ADD_KEY = 12;
+    /** A key dropped from a table: the table id, the key's name, whether a swap follows, then the swap. */
+    private static final byte DROP_KEY = 13;
 
     private LogCodec() {
     }
@@ -88,15 +92,20 @@ final class LogCodec {
                     }
                     if (!c.keys().isEmpty()) {
                         putInt(c.keys().size());
-                        for (UniqueKey k : c.keys()) {
-                            putString(k.name());
-                            putByte((byte) (k.primary() ? 1 : 0));
-                            putInt(k.columns().size());
-                            for (int col : k.columns()) {
-                                putInt(col);
-                            }
-                        }
+                        c.keys().forEach(this::putKey);
                     }
+                }
+                case LogRecord.AddKey a -> {
+                    putByte(ADD_KEY);
+                    putString(a.id());
+                    putKey(a.key());
+                    putOptionalSwap(a.swap());
+                }
+                case LogRecord.DropKey d -> {
+                    putByte(DROP_KEY);
+                    putString(d.id());
+                    putString(d.name());
+                    putOptionalSwap(d.swap());
                 }
                 case LogRecord.DropTable d -> {
                     putByte(DROP);
@@ -158,6 +167,22 @@ final class LogCodec {
                 row.copyTo(buf, len);
                 len += row.byteSize();
                 putLong(u.diff());
+            }
+        }
+
+        private void putKey(UniqueKey k) {
+            putString(k.name());
+            putByte((byte) (k.primary() ? 1 : 0));
+            putInt(k.columns().size());
+            for (int col : k.columns()) {
+                putInt(col);
+            }
+        }
+
+        private void putOptionalSwap(CatalogSwap swap) {
+            putByte((byte) (swap == null ? 0 : 1));
+            if (swap != null) {
+                putSwap(swap);
             }
         }
 
@@ -244,6 +269,16 @@ final class LogCodec {
                     yield new LogRecord.CreateTable(id, new Schema(cols), type == CREATE_KEYED ? keys(in, n) : List.of());
                 }
                 case DROP -> new LogRecord.DropTable(string(in));
+                case ADD_KEY -> {
+                    String id = string(in);
+                    UniqueKey key = key(in, Integer.MAX_VALUE);
+                    yield new LogRecord.AddKey(id, key, in.get() != 0 ? swap(in) : null);
+                }
+                case DROP_KEY -> {
+                    String id = string(in);
+                    String name = string(in);
+                    yield new LogRecord.DropKey(id, name, in.get() != 0 ? swap(in) : null);
+                }
                 case WRITE, WRITE_SWAP -> {
                     String id = string(in);
                     long time = in.getLong();
@@ -290,27 +325,32 @@ final class LogCodec {
         }
         List<UniqueKey> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            String name = string(in);
-            boolean primary = in.get() != 0;
-            int k = in.getInt();
-            if (k < 1 || k > arity) {
-                throw new IllegalStateException("key column count " + k + " out of bounds");
-            }
-            List<Integer> cols = new ArrayList<>(k);
-            for (int j = 0; j < k; j++) {
-                int c = in.getInt();
-                if (c < 0 || c >= arity) {
-                    throw new IllegalStateException("key column " + c + " out of bounds");
-                }
-                cols.add(c);
-            }
-            try {
-                keys.add(new UniqueKey(name, cols, primary));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalStateException("malformed key: " + e.getMessage(), e);
-            }
+            keys.add(key(in, arity));
         }
         return keys;
+    }
+
+    /** One key, of a table of {@code arity} columns. */
+    private static UniqueKey key(ByteBuffer in, int arity) {
+        String name = string(in);
+        boolean primary = in.get() != 0;
+        int k = in.getInt();
+        if (k < 1 || k > arity || k > in.remaining()) {
+            throw new IllegalStateException("key column count " + k + " out of bounds");
+        }
+        List<Integer> cols = new ArrayList<>(k);
+        for (int j = 0; j < k; j++) {
+            int c = in.getInt();
+            if (c < 0 || c >= arity) {
+                throw new IllegalStateException("key column " + c + " out of bounds");
+            }
+            cols.add(c);
+        }
+        try {
+            return new UniqueKey(name, cols, primary);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("malformed key: " + e.getMessage(), e);
+        }
     }
 
     /** A write's rows: their count, then each row (length-prefixed) and its diff; rows are views into {@code payload}. */

@@ -115,11 +115,16 @@ final class LogCompaction {
             historySizeAfter = applied.historySize;
         }
         for (Captured c : captured) {
-            image.add(new LogRecord.CreateTable(c.table().id, c.table().schema, c.table().keys));
+            List<UniqueKey> keys = c.table().keys;
+            image.add(new LogRecord.CreateTable(c.table().id, c.table().schema, keys.subList(0, c.table().declared)));
             if (c.since() > 0) {
                 image.add(new LogRecord.Since(c.table().id, c.since()));
             }
             image.addAll(StoredTable.consolidated(c.table().id, c.history(), c.frontier(), c.table().keyed()));
+            // keys added later are added after the rows, which their histories are made from
+            for (UniqueKey added : keys.subList(c.table().declared, keys.size())) {
+                image.add(new LogRecord.AddKey(c.table().id, added, null));
+            }
         }
         catalogNow.forEach((k, v) -> image.add(new LogRecord.CatalogPut(k, v)));
         try {

@@ -20,6 +20,17 @@ sealed interface LogRecord {
     record DropTable(String id) implements LogRecord {
     }
 
+    /**
+     * Unique key {@code key} added to table {@code id}, whose rows admission found free of duplicates; with
+     * a {@code swap} (else null), catalog changes made with it.
+     */
+    record AddKey(String id, UniqueKey key, CatalogSwap swap) implements LogRecord {
+    }
+
+    /** The key named {@code name}, added to table {@code id} after its creation, dropped; with a {@code swap} (else null), catalog changes made with it. */
+    record DropKey(String id, String name, CatalogSwap swap) implements LogRecord {
+    }
+
     /** Rows written at {@code time}; with a {@code swap} (else null), catalog changes made with them. */
     record Write(String id, long time, List<RowDiff> updates, CatalogSwap swap) implements LogRecord {
         Write(String id, long time, List<RowDiff> updates) {

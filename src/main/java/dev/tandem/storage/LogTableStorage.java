@@ -91,6 +91,16 @@ final class LogTableStorage implements TableStorage {
     }
 
     @Override
+    public void addKey(String id, UniqueKey key, CatalogSwap swap) {
+        commit.await(admission.addKey(id, key, swap));
+    }
+
+    @Override
+    public void dropKey(String id, String name, CatalogSwap swap) {
+        commit.await(admission.dropKey(id, name, swap));
+    }
+
+    @Override
     public Schema schema(String id) {
         synchronized (applied.lock) {
             return applied.table(id).schema;

@@ -35,9 +35,11 @@ import reactor.core.publisher.Mono;
  * {@code as_of} that timestamp waits until it has applied the write itself.
  *
  * <h2>Keys</h2>
- * A table's unique keys travel with its creation, and a write is checked against them where it is
- * applied, by the applied storage's admission, as deletes are: of two replicas' concurrent inserts of
- * one key, the one later in the log is refused, alike on every replica, and its appender is told so.
+ * A table's unique keys travel with its creation (or their addition, and drop, through the log), and a
+ * write is checked against them where it is applied, by the applied storage's admission, as deletes are:
+ * of two replicas' concurrent inserts of one key, the one later in the log is refused, alike on every
+ * replica, and its appender is told so. A key's addition is checked there too, against the rows as the
+ * entries before it in the log leave them: it and a racing write of a duplicate cannot both hold.
  *
  * <h2>Definitions</h2>
  * Tables and catalog entries travel through the log like writes, and any replica may make them. A
@@ -157,6 +159,14 @@ final class ReplicatedTableStorage implements TableStorage {
                 }
                 case LogRecord.DropTable d -> {
                     applied.dropTable(d.id());
+                    yield 0L;
+                }
+                case LogRecord.AddKey a -> {
+                    applied.addKey(a.id(), a.key(), a.swap());
+                    yield 0L;
+                }
+                case LogRecord.DropKey d -> {
+                    applied.dropKey(d.id(), d.name(), d.swap());
                     yield 0L;
                 }
                 case LogRecord.Write w -> {
@@ -288,6 +298,23 @@ final class ReplicatedTableStorage implements TableStorage {
         requireId(id);
         applied.schema(id);
         submitAndAwait(new LogRecord.DropTable(id));
+    }
+
+    /** Checked where the entry is applied, against the rows as the log leaves them there, alike on every replica. */
+    @Override
+    public void addKey(String id, UniqueKey key, CatalogSwap swap) {
+        requireId(id);
+        Objects.requireNonNull(key, "key");
+        applied.schema(id);
+        submitAndAwait(new LogRecord.AddKey(id, key, swap));
+    }
+
+    @Override
+    public void dropKey(String id, String name, CatalogSwap swap) {
+        requireId(id);
+        Objects.requireNonNull(name, "name");
+        applied.schema(id);
+        submitAndAwait(new LogRecord.DropKey(id, name, swap));
     }
 
     @Override

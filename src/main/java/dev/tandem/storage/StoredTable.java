@@ -23,21 +23,22 @@ import reactor.core.publisher.Sinks;
  * <p>A table with {@link UniqueKey unique keys} is arranged by its first key instead (its primary key,
  * if it has one): the history's key is that key's columns and its value the whole row, so the rows
  * admission counts to enforce the key are the rows the table holds, with no second copy. Each further
- * unique key has a history of its own holding only the key's columns (NULL keys left out: they are
- * never duplicates), consolidated at the same compaction frontier.
+ * unique key, and each key added to the table later (which never rearranges it), has a history of its
+ * own holding only the key's columns (NULL keys left out: they are never duplicates), consolidated at
+ * the same compaction frontier.
  */
 final class StoredTable {
 
     final String id;
     final Schema schema;
-    final List<UniqueKey> keys;
+    /** The keys: those the table was created with (the first arranges it), then those added since; replaced whole on a change. */
+    volatile List<UniqueKey> keys;
+    /** How many of {@link #keys} the table was created with; only later ones can be dropped. */
+    final int declared;
     /** The columns the history is arranged by (the first key's), or null: arranged by the whole row. */
     private final int[] arranged;
-    /** The columns of each further key, and its history, hold and staged updates. */
-    private final int[][] extraColumns;
-    private final Spine[] extraSpines;
-    private final ReadHold[] extraHolds;
-    private final BatchBuilder[] extraPending;
+    /** The history of each key that does not arrange the table. */
+    private final List<KeyHistory> extras = new ArrayList<>();
     /** The compaction frontier: reads at or after it are exact. */
     long since;
     final List<Subscriber> subscribers = new ArrayList<>();
@@ -47,6 +48,33 @@ final class StoredTable {
     private final BatchBuilder pending = new BatchBuilder();
     private long pendingMaxTime = -1;
 
+    /**
+     * A key's own history: the key's columns of every row without a NULL in them, with its hold and staged
+     * updates; for a key added during recovery, none (null) until recovery has replayed every record.
+     */
+    private static final class KeyHistory {
+        final UniqueKey key;
+        final int[] columns;
+        Spine spine;
+        ReadHold hold;
+        final BatchBuilder pending = new BatchBuilder();
+
+        KeyHistory(UniqueKey key) {
+            this.key = key;
+            this.columns = key.positions();
+        }
+
+        KeyHistory(UniqueKey key, String table, long since) {
+            this(key);
+            start(table, since);
+        }
+
+        void start(String table, long since) {
+            spine = new Spine("key " + key.name() + " of table " + table, Frontier.MIN);
+            hold = spine.acquireHold("compaction frontier of table " + table, Frontier.at(since));
+        }
+    }
+
     StoredTable(String id, Schema schema) {
         this(id, schema, List.of());
     }
@@ -55,22 +83,14 @@ final class StoredTable {
         this.id = id;
         this.schema = schema;
         this.keys = List.copyOf(keys);
+        this.declared = keys.size();
         this.arranged = keys.isEmpty() ? null : keys.get(0).positions();
-        int extras = Math.max(0, keys.size() - 1);
-        this.extraColumns = new int[extras][];
-        this.extraSpines = new Spine[extras];
-        this.extraHolds = new ReadHold[extras];
-        this.extraPending = new BatchBuilder[extras];
-        for (int i = 0; i < extras; i++) {
-            UniqueKey k = keys.get(i + 1);
-            extraColumns[i] = k.positions();
-            extraSpines[i] = new Spine("key " + k.name() + " of table " + id, Frontier.MIN);
-            extraHolds[i] = extraSpines[i].acquireHold("compaction frontier of table " + id, Frontier.MIN);
-            extraPending[i] = new BatchBuilder();
+        for (int i = 1; i < keys.size(); i++) {
+            extras.add(new KeyHistory(keys.get(i), id, 0));
         }
         this.spine = new Spine("table " + id, Frontier.MIN);
         this.sinceHold = spine.acquireHold("compaction frontier of table " + id, Frontier.MIN);
-        this.applied = new Applied(spine.snapshot(), extraSnapshots(), arranged, -1);
+        this.applied = publishable(-1);
     }
 
     /** Whether the history is arranged by a key (value: the row) rather than by the whole row. */
@@ -84,51 +104,131 @@ final class StoredTable {
             pending.add(row, Row.EMPTY, time, diff);
         } else {
             pending.add(row.project(arranged), row, time, diff);
-            for (int i = 0; i < extraColumns.length; i++) {
-                Row key = row.project(extraColumns[i]);
-                if (!key.hasNull()) {
-                    extraPending[i].add(key, Row.EMPTY, time, diff);
-                }
+        }
+        for (KeyHistory x : extras) {
+            Row key = row.project(x.columns);
+            if (x.spine != null && !key.hasNull()) {
+                x.pending.add(key, Row.EMPTY, time, diff);
             }
         }
         pendingMaxTime = Math.max(pendingMaxTime, time);
     }
 
-    private TraceSnapshot[] extraSnapshots() {
-        TraceSnapshot[] out = new TraceSnapshot[extraSpines.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = extraSpines[i].snapshot();
+    /**
+     * Adds unique key {@code key} to the table (its rows are not checked: admission did), with a history
+     * of its own made from the rows the table holds, staged ones included; seen by readers at the next
+     * {@link #flush}. In {@code recovery} the history is made by {@link #startKeys} once every record is
+     * replayed: a compacted log's rows at its consolidation time may be followed by writes at that very
+     * time, which the rows staged so far must not be moved past.
+     */
+    void addKey(UniqueKey key, boolean recovery) {
+        KeyHistory x = new KeyHistory(key);
+        if (!recovery) {
+            moveStaged();
+            build(x);
         }
+        extras.add(x);
+        List<UniqueKey> more = new ArrayList<>(keys);
+        more.add(key);
+        keys = List.copyOf(more);
+    }
+
+    /** Makes the histories of the keys added during recovery, from every row replayed; before the recovery's flush. */
+    void startKeys() {
+        if (extras.stream().anyMatch(x -> x.spine == null)) {
+            moveStaged();
+            extras.stream().filter(x -> x.spine == null).forEach(this::build);
+        }
+    }
+
+    /** Starts the history of {@code x} with the key values of the rows the history holds (none staged). */
+    private void build(KeyHistory x) {
+        Frontier upper = spine.upper();
+        x.start(id, since);
+        BatchBuilder rows = new BatchBuilder();
+        // each value with its count at the last time below the upper: admission reads totals only
+        keyCounts(spine.snapshot(), keyed(), x.columns).forEach((value, n) -> rows.add(value, Row.EMPTY, upper.time() - 1, n));
+        x.spine.insert(rows.build(x.spine.upper(), upper, Frontier.MIN));
+    }
+
+    /** Drops the key named {@code name}, one added after the table was created; seen by readers at the next {@link #flush}. */
+    void dropKey(String name) {
+        for (int i = declared; i < keys.size(); i++) {
+            if (keys.get(i).name().equals(name)) {
+                KeyHistory x = extras.remove(i - (arranged == null ? 0 : 1));
+                if (x.hold != null) {
+                    x.hold.release();
+                }
+                List<UniqueKey> fewer = new ArrayList<>(keys);
+                fewer.remove(i);
+                keys = List.copyOf(fewer);
+                return;
+            }
+        }
+        throw new IllegalStateException("table '" + id + "' has no added key named '" + name + "'");
+    }
+
+    /**
+     * The values of the key of columns {@code columns} that the rows of {@code history} (arranged by a key
+     * when {@code keyed}) hold, with how many rows hold each (none of zero); NULL values left out.
+     */
+    static java.util.Map<Row, Long> keyCounts(TraceSnapshot history, boolean keyed, int[] columns) {
+        java.util.Map<Row, Long> out = new java.util.HashMap<>();
+        history.scan(Long.MAX_VALUE, (key, val, diff) -> {
+            Row value = (keyed ? val : key).project(columns);
+            if (!value.hasNull()) {
+                out.merge(value, diff, Long::sum);
+            }
+        });
+        out.values().removeIf(n -> n == 0);
         return out;
     }
 
-    /** Whether the published view lags the histories (a write or a merge changed them). */
+    /** The histories as they are now, to publish with sequence number {@code seq}. */
+    private Applied publishable(long seq) {
+        java.util.Map<UniqueKey, TraceSnapshot> histories = extras.isEmpty() ? java.util.Map.of() : new java.util.HashMap<>();
+        for (KeyHistory x : extras) {
+            if (x.spine != null) {
+                histories.put(x.key, x.spine.snapshot());
+            }
+        }
+        return new Applied(spine.snapshot(), arranged == null ? null : keys.get(0), histories, arranged, seq);
+    }
+
+    /** Whether the published view lags the histories (a write, a merge or a key's change changed them). */
     private boolean stale() {
-        if (applied.history() != spine.snapshot()) {
+        if (applied.history() != spine.snapshot() || applied.extras().size() != extras.size()) {
             return true;
         }
-        for (int i = 0; i < extraSpines.length; i++) {
-            if (applied.extras()[i] != extraSpines[i].snapshot()) {
+        for (KeyHistory x : extras) {
+            if (x.spine != null && applied.extras().get(x.key) != x.spine.snapshot()) {
                 return true;
             }
         }
         return false;
     }
 
-    /** Moves the staged updates into the history as one batch. */
-    void flush(long appliedSeq) {
+    /** Moves the staged updates into the histories as one batch each, without publishing them. */
+    private void moveStaged() {
         if (pending.size() != 0) {
             Frontier lower = spine.upper();
             Frontier upper = Frontier.at(Math.max(pendingMaxTime + 1, lower.time()));
             spine.insert(pending.build(lower, upper, spine.since()));
-            for (int i = 0; i < extraSpines.length; i++) {
+            for (KeyHistory x : extras) {
                 // every key history spans what the table's does, rows with NULL keys or not
-                extraSpines[i].insert(extraPending[i].build(lower, upper, extraSpines[i].since()));
+                if (x.spine != null) {
+                    x.spine.insert(x.pending.build(lower, upper, x.spine.since()));
+                }
             }
             pendingMaxTime = -1;
         }
+    }
+
+    /** Moves the staged updates into the history as one batch, and publishes it. */
+    void flush(long appliedSeq) {
+        moveStaged();
         if (appliedSeq > applied.seq() || stale()) {
-            applied = new Applied(spine.snapshot(), extraSnapshots(), arranged, Math.max(appliedSeq, applied.seq()));
+            applied = publishable(Math.max(appliedSeq, applied.seq()));
         }
     }
 
@@ -139,15 +239,16 @@ final class StoredTable {
      */
     private void republish() {
         if (stale()) {
-            applied = new Applied(spine.snapshot(), extraSnapshots(), arranged, applied.seq());
+            applied = publishable(applied.seq());
         }
     }
 
     /**
-     * The history (and the histories of the further keys) as published together with the sequence
-     * number of the last write applied to it; {@code arranged} as the table's.
+     * The history (and the histories of the keys that do not arrange it, by key) as published together
+     * with the sequence number of the last write applied to it; {@code arranged} as the table's, the
+     * columns of {@code arrangedBy} (null: none).
      */
-    record Applied(TraceSnapshot history, TraceSnapshot[] extras, int[] arranged, long seq) {
+    record Applied(TraceSnapshot history, UniqueKey arrangedBy, java.util.Map<UniqueKey, TraceSnapshot> extras, int[] arranged, long seq) {
 
         /** The multiplicity of {@code row} over every update in the history. */
         long count(Row row) {
@@ -175,10 +276,14 @@ final class StoredTable {
             return out;
         }
 
-        /** How many rows hold {@code key} (in key order) of the table's {@code k}th unique key. */
-        long keyCount(int k, Row key) {
+        /** How many rows hold {@code value} (in key order) of the table's unique key {@code key}, which it must hold a history of. */
+        long keyCount(UniqueKey key, Row value) {
+            TraceSnapshot h = key.equals(arrangedBy) ? history : extras.get(key);
+            if (h == null) {
+                throw new IllegalStateException("no history of key '" + key.name() + "'");
+            }
             long[] sum = new long[1];
-            (k == 0 ? history : extras[k - 1]).lookup(key, Long.MAX_VALUE, (v, d) -> sum[0] += d);
+            h.lookup(value, Long.MAX_VALUE, (v, d) -> sum[0] += d);
             return sum[0];
         }
     }
@@ -196,9 +301,11 @@ final class StoredTable {
             since = frontier;
             sinceHold.downgrade(Frontier.at(frontier));
             idleMerge(spine, frontier);
-            for (int i = 0; i < extraSpines.length; i++) {
-                extraHolds[i].downgrade(Frontier.at(frontier));
-                idleMerge(extraSpines[i], frontier);
+            for (KeyHistory x : extras) {
+                if (x.spine != null) {
+                    x.hold.downgrade(Frontier.at(frontier));
+                    idleMerge(x.spine, frontier);
+                }
             }
             republish();
         }
@@ -296,8 +403,8 @@ final class StoredTable {
      */
     boolean compactStep(long fuel, Frontier target) {
         boolean more = spine.compactStep(fuel, target);
-        for (Spine extra : extraSpines) {
-            more |= extra.compactStep(fuel, target);
+        for (KeyHistory x : extras) {
+            more |= x.spine != null && x.spine.compactStep(fuel, target);
         }
         republish();
         return more;

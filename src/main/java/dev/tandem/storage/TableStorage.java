@@ -16,7 +16,7 @@ import reactor.core.publisher.Mono;
  * events ({@link TableEvent}) say nothing about how updates are stored, so another log (such as Kafka
  * topics) can stand behind the same interface.
  *
- * <p>Methods returning {@code void} that change state ({@link #createTable}, {@link #dropTable},
+ * <p>Methods returning {@code void} that change state ({@link #createTable}, {@link #dropTable}, {@link #addKey}, {@link #dropKey},
  * {@link #putCatalogEntry}, {@link #removeCatalogEntry}, {@link #changeCatalog}, {@link #compact}) block until the change is
  * durable; they must not be called from a subscription's or a write's completion callback, which run on
  * the storage's commit thread. Subscribers should hand heavy work off to their own scheduler.
@@ -36,8 +36,29 @@ public interface TableStorage extends AutoCloseable {
      */
     void createTable(String id, Schema schema, List<UniqueKey> keys);
 
-    /** The unique keys of a table (empty: none); throws {@link IllegalArgumentException} if it does not exist. */
+    /**
+     * The unique keys of a table (empty: none): those it was created with (the first, if any, is the one it
+     * is arranged by), then those added since; throws {@link IllegalArgumentException} if it does not exist.
+     */
     List<UniqueKey> keys(String id);
+
+    /**
+     * Adds unique key {@code key} (not a primary key) to an existing table, with the catalog changes of
+     * {@code swap} (null: none) in the same log record: from then on every write is checked against it as
+     * against the keys the table was created with. Refused, with nothing changed, by a
+     * {@link UniqueViolationException} (its message PostgreSQL's {@code could not create unique index}) if
+     * the table's rows, as every write admitted before it leaves them, share a non-NULL value of the key;
+     * by a {@link WriteRefusal} if the table does not exist, the key does not fit it (an unknown column, a
+     * name another of its keys has) or the swap's guard moved.
+     */
+    void addKey(String id, UniqueKey key, CatalogSwap swap);
+
+    /**
+     * Drops the key named {@code name} of table {@code id}, one {@link #addKey added} after the table was
+     * created, with the catalog changes of {@code swap} (null: none) in the same log record; refused by a
+     * {@link WriteRefusal} if there is no such key or the swap's guard moved.
+     */
+    void dropKey(String id, String name, CatalogSwap swap);
 
     /**
      * Drops a table; its subscriptions receive {@code Progress(Frontier.EMPTY)} and complete. Throws

@@ -28,6 +28,11 @@ import reactor.core.publisher.Mono;
  * not enough, exactly, by scanning the writes in flight. Of two concurrent inserts of one key, the one
  * admitted first is counted by the second, which is refused.
  *
+ * <p>A key added to a table ({@link #addKey}) is checked against the rows as admitted so far (the
+ * published history and the writes in flight, counted under the admission lock) and takes effect for
+ * every write admitted after it; until the commit thread has applied it, those writes count its values
+ * from the counts its check made, which the writes in flight before it leave exact.
+ *
  * <p>Threading: callers admit from any thread under the admission lock; the commit thread takes from
  * {@link #queue()} and, under the same lock, {@linkplain #applied forgets} what it has applied or
  * {@linkplain #restart restarts} admission after a failed log write. The admission lock may be held
@@ -45,8 +50,10 @@ final class WriteAdmission {
     private final Map<String, Schema> admitted = new HashMap<>();
     /** The unique keys of the tables in {@link #admitted}; guarded by {@code admitLock}. */
     private final Map<String, List<UniqueKey>> admittedKeys = new HashMap<>();
-    /** Per keyed table and key, the key values admitted writes not yet applied insert (net), with how many; guarded by {@code admitLock}. */
-    private final Map<String, List<Map<Row, Long>>> pendingKeyInserts = new HashMap<>();
+    /** How many of each table's admitted keys it was created with (the later ones were added); guarded by {@code admitLock}. */
+    private final Map<String, Integer> declaredKeys = new HashMap<>();
+    /** The key values admitted writes not yet applied insert, and the keys being added; guarded by {@code admitLock}. */
+    private final KeysInFlight keysInFlight = new KeysInFlight();
     /** Admitted writes not yet applied, by table; guarded by {@code admitLock}. */
     private final Map<String, Map<Row, Long>> pendingDeletes = new HashMap<>();
     /** Admitted writes not yet applied, by table, in admission (= application) order; guarded by {@code admitLock}. */
@@ -83,6 +90,7 @@ final class WriteAdmission {
             }
             admitted.put(id, schema);
             admittedKeys.put(id, List.copyOf(keys));
+            declaredKeys.put(id, keys.size());
             return enqueue(CommitOp.log(new LogRecord.CreateTable(id, schema, keys)));
         }
     }
@@ -94,11 +102,107 @@ final class WriteAdmission {
             if (admitted.remove(id) == null) {
                 throw LogTableStorage.unknownTable(id);
             }
-            admittedKeys.remove(id);
+            keysInFlight.tableDropped(id, admittedKeys.remove(id));
+            declaredKeys.remove(id);
             pendingDeletes.remove(id);
-            pendingKeyInserts.remove(id);
             inflight.remove(id);
             return enqueue(CommitOp.log(new LogRecord.DropTable(id)));
+        }
+    }
+
+    /**
+     * Admits unique key {@code key} (not a primary key) for table {@code id}, with the catalog changes of
+     * {@code swap} (null: none): refused with a {@link UniqueViolationException} if rows the table holds as
+     * admitted share a value of it (the smallest such value is named), with a {@link WriteRefusal} if it
+     * does not fit the table or the swap's guard moved.
+     */
+    CommitOp addKey(String id, UniqueKey key, CatalogSwap swap) {
+        LogTableStorage.requireId(id);
+        Objects.requireNonNull(key, "key");
+        if (key.primary()) {
+            throw new WriteRefusal(WriteRefusal.Reason.INVALID_KEYS, "key '" + key.name() + "': a key added to a table is not its primary key");
+        }
+        synchronized (admitLock) {
+            ensureOpen();
+            Schema schema = admitted.get(id);
+            if (schema == null) {
+                throw LogTableStorage.unknownTable(id);
+            }
+            List<UniqueKey> keys = new ArrayList<>(admittedKeys.getOrDefault(id, List.of()));
+            keys.add(key);
+            WriteChecks.checkKeys(schema, keys);
+            requireGuard(swap, "adding key '" + key.name() + "'");
+            Map<Row, Long> counts = KeysInFlight.counts(key, publishedView(id), inflight.getOrDefault(id, new ArrayDeque<>()));
+            Row duplicated = counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).min(Row::compareTo).orElse(null);
+            if (duplicated != null) {
+                throw UniqueViolationException.duplicated(key.name(), key.columns().stream().map(c -> schema.column(c).name()).toList(), duplicated);
+            }
+            admittedKeys.put(id, List.copyOf(keys));
+            keysInFlight.adding(key, counts, nextSeq);
+            admitSwap(swap);
+            return enqueue(CommitOp.log(new LogRecord.AddKey(id, key, swap)));
+        }
+    }
+
+    /**
+     * Admits the drop of the key named {@code name} of table {@code id}, one added after the table was
+     * created, with the catalog changes of {@code swap} (null: none); writes admitted after it are not
+     * checked against it.
+     */
+    CommitOp dropKey(String id, String name, CatalogSwap swap) {
+        LogTableStorage.requireId(id);
+        Objects.requireNonNull(name, "name");
+        synchronized (admitLock) {
+            ensureOpen();
+            if (!admitted.containsKey(id)) {
+                throw LogTableStorage.unknownTable(id);
+            }
+            List<UniqueKey> keys = new ArrayList<>(admittedKeys.getOrDefault(id, List.of()));
+            int at = -1;
+            for (int k = declaredKeys.getOrDefault(id, 0); k < keys.size(); k++) {
+                if (keys.get(k).name().equals(name)) {
+                    at = k;
+                }
+            }
+            if (at < 0) {
+                throw new WriteRefusal(WriteRefusal.Reason.INVALID_KEYS, "table '" + id + "' has no key named '" + name + "' added after its creation");
+            }
+            requireGuard(swap, "dropping key '" + name + "'");
+            UniqueKey gone = keys.remove(at);
+            admittedKeys.put(id, List.copyOf(keys));
+            keysInFlight.dropped(id, gone);
+            admitSwap(swap);
+            return enqueue(CommitOp.log(new LogRecord.DropKey(id, name, swap)));
+        }
+    }
+
+    /** The published history of table {@code id}, or null if the table is not applied yet. */
+    private StoredTable.Applied publishedView(String id) {
+        StoredTable table;
+        synchronized (applied.lock) {
+            table = applied.tables.get(id);
+        }
+        return table == null ? null : table.applied();
+    }
+
+    /** Refuses ({@link WriteRefusal.Reason#GUARD_MOVED}) a change whose swap's guard does not hold as admitted; under {@code admitLock}. */
+    private void requireGuard(CatalogSwap swap, String what) {
+        if (swap != null && !guardHolds(swap)) {
+            throw new WriteRefusal(WriteRefusal.Reason.GUARD_MOVED, what + " rejected: catalog entry '" + swap.guardKey()
+                    + "' does not hold the value the change expects (another writer moved it); nothing was changed");
+        }
+    }
+
+    private boolean guardHolds(CatalogSwap swap) {
+        String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
+        return Objects.equals(current, swap.guardValue());
+    }
+
+    /** Notes the catalog changes of an admitted {@code swap} (null: none); under {@code admitLock}. */
+    private void admitSwap(CatalogSwap swap) {
+        if (swap != null) {
+            admittedCatalog.putAll(swap.puts());
+            swap.removes().forEach(k -> admittedCatalog.put(k, null));
         }
     }
 
@@ -126,13 +230,8 @@ final class WriteAdmission {
         Objects.requireNonNull(swap, "swap");
         synchronized (admitLock) {
             ensureOpen();
-            String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
-            if (!Objects.equals(current, swap.guardValue())) {
-                throw new WriteRefusal(WriteRefusal.Reason.GUARD_MOVED, "catalog change rejected: catalog entry '" + swap.guardKey()
-                        + "' does not hold the value the change expects (another writer moved it); nothing was changed");
-            }
-            admittedCatalog.putAll(swap.puts());
-            swap.removes().forEach(k -> admittedCatalog.put(k, null));
+            requireGuard(swap, "catalog change");
+            admitSwap(swap);
             return enqueue(CommitOp.log(new LogRecord.CatalogChange(swap)));
         }
     }
@@ -228,15 +327,20 @@ final class WriteAdmission {
             if (health.failure() != null) {
                 return Mono.error(health.failure());
             }
-            for (Part p : parts) {
+            for (int i = 0; i < parts.size(); i++) {
+                Part p = parts.get(i);
                 if (admitted.get(p.id()) != p.schema()) {
                     return Mono.error(LogTableStorage.unknownTable(p.id()));
+                }
+                List<UniqueKey> keys = admittedKeys.getOrDefault(p.id(), List.of());
+                if (keys != p.keys()) {
+                    // a key was added or dropped meanwhile: the write is checked against the keys as they are now
+                    parts.set(i, new Part(p.id(), p.updates(), p.schema(), keys, keys.isEmpty() || !checkKeys ? null : WriteChecks.keyInserts(keys, p.updates())));
                 }
             }
             String what = multi ? "write to tables " + updates.keySet().stream().sorted().toList() : "write to table '" + parts.get(0).id() + "'";
             if (swap != null) {
-                String current = admittedCatalog.containsKey(swap.guardKey()) ? admittedCatalog.get(swap.guardKey()) : appliedCatalogEntry(swap.guardKey());
-                if (!Objects.equals(current, swap.guardValue())) {
+                if (!guardHolds(swap)) {
                     return Mono.error(new WriteRefusal(WriteRefusal.Reason.GUARD_MOVED, what + " rejected: catalog entry '" + swap.guardKey()
                             + "' does not hold the value the write expects (another writer moved it); nothing was written"));
                 }
@@ -253,7 +357,8 @@ final class WriteAdmission {
                 }
                 deletesByPart.add(deletes);
                 if (p.keyInserts() != null) {
-                    UniqueViolationException duplicate = duplicate(p.id(), p.schema(), p.keys(), p.keyInserts());
+                    UniqueViolationException duplicate = keysInFlight.duplicate(p.id(), p.schema(), p.keys(), p.keyInserts(), publishedView(p.id()),
+                            inflight.getOrDefault(p.id(), new ArrayDeque<>()));
                     if (duplicate != null) {
                         return Mono.error(duplicate);
                     }
@@ -265,16 +370,9 @@ final class WriteAdmission {
                 CommitOp part = ops.get(i);
                 String id = p.id();
                 if (p.keyInserts() != null) {
-                    List<Map<Row, Long>> pending = pendingKeyInserts.computeIfAbsent(id, k -> {
-                        List<Map<Row, Long>> maps = new ArrayList<>();
-                        p.keys().forEach(x -> maps.add(new HashMap<>()));
-                        return maps;
-                    });
-                    for (int k = 0; k < p.keys().size(); k++) {
-                        Map<Row, Long> into = pending.get(k);
-                        p.keyInserts().get(k).forEach((key, n) -> into.merge(key, n, Long::sum));
-                    }
+                    keysInFlight.admitted(id, p.keys(), p.keyInserts());
                     part.keyInserts = p.keyInserts();
+                    part.keys = p.keys();
                 }
                 Map<Row, Long> deletes = deletesByPart.get(i);
                 if (deletes != null) {
@@ -285,10 +383,7 @@ final class WriteAdmission {
                 part.seq = seq;
                 inflight.computeIfAbsent(id, k -> new ArrayDeque<>()).addLast(part);
             }
-            if (swap != null) {
-                admittedCatalog.putAll(swap.puts());
-                swap.removes().forEach(k -> admittedCatalog.put(k, null));
-            }
+            admitSwap(swap);
             op.seq = seq;
             enqueue(op);
         }
@@ -317,18 +412,7 @@ final class WriteAdmission {
                         pendingDeletes.remove(op.table);
                     }
                 }
-                List<Map<Row, Long>> pendingKeys = op.keyInserts == null ? null : pendingKeyInserts.get(op.table);
-                if (pendingKeys != null) {
-                    boolean empty = true;
-                    for (int k = 0; k < pendingKeys.size(); k++) {
-                        Map<Row, Long> in = pendingKeys.get(k);
-                        op.keyInserts.get(k).forEach((key, n) -> in.computeIfPresent(key, (r, m) -> m - n == 0 ? null : m - n));
-                        empty &= in.isEmpty();
-                    }
-                    if (empty) {
-                        pendingKeyInserts.remove(op.table);
-                    }
-                }
+                keysInFlight.applied(op);
             }
         }
     }
@@ -355,15 +439,17 @@ final class WriteAdmission {
     private void restartFromApplied() {
         synchronized (admitLock) {
             pendingDeletes.clear();
-            pendingKeyInserts.clear();
+            keysInFlight.clear();
             inflight.clear();
             admittedCatalog.clear();
             synchronized (applied.lock) {
                 admitted.clear();
                 admittedKeys.clear();
+                declaredKeys.clear();
                 for (StoredTable t : applied.tables.values()) {
                     admitted.put(t.id, t.schema);
                     admittedKeys.put(t.id, t.keys);
+                    declaredKeys.put(t.id, t.declared);
                 }
             }
         }
@@ -423,72 +509,6 @@ final class WriteAdmission {
             if (have < want) {
                 return "it deletes " + want + " cop" + (want == 1 ? "y" : "ies") + " of row " + e.getKey()
                         + " but the table holds " + Math.max(0, have) + "; nothing was written";
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The violation of a unique key that adding {@code keyInserts} (per key: value → rows added) would
-     * make, or null. Checked under {@code admitLock} against the published history and the writes in
-     * flight, as {@link #negativeCount} checks deletes: first against an upper bound (published count
-     * plus the inserts in flight), and only the values that bound does not clear exactly, by one pass
-     * over the writes in flight after the published history.
-     */
-    private UniqueViolationException duplicate(String id, Schema schema, List<UniqueKey> keys, List<Map<Row, Long>> keyInserts) {
-        StoredTable table;
-        synchronized (applied.lock) {
-            table = applied.tables.get(id);
-        }
-        StoredTable.Applied view = table == null ? null : table.applied();
-        long viewSeq = view == null ? -1 : view.seq();
-        List<Map<Row, Long>> pending = pendingKeyInserts.get(id);
-        List<Map<Row, long[]>> unsure = null;
-        for (int k = 0; k < keys.size(); k++) {
-            Map<Row, Long> inFlight = pending == null ? Map.of() : pending.get(k);
-            for (Map.Entry<Row, Long> e : keyInserts.get(k).entrySet()) {
-                long count = view == null ? 0 : view.keyCount(k, e.getKey());
-                if (count + inFlight.getOrDefault(e.getKey(), 0L) + e.getValue() > 1) {
-                    // Maybe too many, counting inserts in flight that deletes in flight undo: counted exactly below.
-                    if (unsure == null) {
-                        unsure = new ArrayList<>();
-                        for (int j = 0; j < keys.size(); j++) {
-                            unsure.add(new HashMap<>());
-                        }
-                    }
-                    unsure.get(k).put(e.getKey(), new long[] {count});
-                }
-            }
-        }
-        if (unsure == null) {
-            return null;
-        }
-        int[][] cols = new int[keys.size()][];
-        for (int k = 0; k < keys.size(); k++) {
-            cols[k] = unsure.get(k).isEmpty() ? null : keys.get(k).positions();
-        }
-        for (CommitOp op : inflight.getOrDefault(id, new ArrayDeque<>())) {
-            if (op.seq <= viewSeq) {
-                continue;
-            }
-            for (RowDiff u : op.updates) {
-                for (int k = 0; k < keys.size(); k++) {
-                    if (cols[k] != null) {
-                        long[] have = unsure.get(k).get(u.row().project(cols[k]));
-                        if (have != null) {
-                            have[0] += u.diff();
-                        }
-                    }
-                }
-            }
-        }
-        for (int k = 0; k < keys.size(); k++) {
-            for (Map.Entry<Row, long[]> e : unsure.get(k).entrySet()) {
-                if (e.getValue()[0] + keyInserts.get(k).get(e.getKey()) > 1) {
-                    UniqueKey key = keys.get(k);
-                    List<String> names = key.columns().stream().map(c -> schema.column(c).name()).toList();
-                    return new UniqueViolationException(key.name(), names, e.getKey());
-                }
             }
         }
         return null;

@@ -112,6 +112,66 @@ class PgCatalogClientsTest {
         }
     }
 
+    /** psql's {@code \d} of a table with unique indexes made after its rows, and of such an index, as PostgreSQL 15 shows them. */
+    @Test
+    void psqlDescribesUniqueIndexesAsPostgresDoes() throws Exception {
+        String psql = PgWireTesting.psql();
+        Assumptions.assumeTrue(psql != null, "psql is not installed");
+        String ddl = """
+                CREATE TABLE u (id bigint, code text);
+                INSERT INTO u VALUES (1, 'a'), (2, NULL), (3, NULL);
+                CREATE UNIQUE INDEX u_code ON u (code);
+                CREATE UNIQUE INDEX ON u (id, code);
+                CREATE INDEX u_id ON u (id)
+                """;
+        Path script = dir.resolve("unique.sql");
+        Files.writeString(script, "\\d u\n\\di\n\\d u_code\n\\d+ u_id_code_idx\n");
+        String tandem;
+        try (SqlTesting.Stack stack = SqlTesting.stack(Files.createDirectory(dir.resolve("data")));
+                PgWireServer server = PgWireServer.start(stack.engine(), PgAuthenticator.TRUST, "127.0.0.1", 0)) {
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/tandem", "tandem", "");
+                    Statement s = c.createStatement()) {
+                for (String statement : ddl.strip().split(";\n")) {
+                    s.execute(statement);
+                }
+            }
+            tandem = psql(psql, "127.0.0.1", server.port(), "tandem", "tandem", script);
+        }
+        assertThat(tandem).as(tandem).contains("""
+                Indexes:
+                    "u_code" UNIQUE, btree (code)
+                    "u_id" btree (id)
+                    "u_id_code_idx" UNIQUE, btree (id, code)
+                """);
+        String address = System.getenv("POSTGRES_ORACLE_ADDRESS");
+        if (address == null || address.isBlank()) {
+            System.err.println("!!! PgCatalogClientsTest: psql's output not compared with PostgreSQL's: POSTGRES_ORACLE_ADDRESS is not set");
+            return;
+        }
+        String host = address.substring(0, address.lastIndexOf(':'));
+        int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        String db = "unique_" + Long.toHexString(System.nanoTime());
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres", "postgres", "");
+                Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + db);
+        }
+        try {
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + address + "/" + db, "postgres", "");
+                    Statement s = c.createStatement()) {
+                for (String statement : ddl.strip().split(";\n")) {
+                    s.execute(statement);
+                }
+            }
+            String postgres = psql(psql, host, port, db, "postgres", script).replace("|postgres", "|tandem");
+            assertThat(tandem.lines().toList()).as("psql's output from Tandem and from PostgreSQL 15").isEqualTo(postgres.lines().toList());
+        } finally {
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + address + "/postgres", "postgres", "");
+                    Statement s = c.createStatement()) {
+                s.execute("DROP DATABASE " + db);
+            }
+        }
+    }
+
     private static String psql(String psql, String host, int port, String db, String user, Path script) throws Exception {
         Process p = new ProcessBuilder(psql, "-h", host, "-p", Integer.toString(port), "-U", user, "-d", db, "-X", "-A", "-f", script.toString())
                 .redirectErrorStream(true)

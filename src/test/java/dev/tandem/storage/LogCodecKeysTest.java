@@ -14,7 +14,10 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A table's keys in the log: written with its creation, read back; a creation written without keys reads as before. */
+/**
+ * A table's keys in the log: written with its creation (or added and dropped later), read back; a creation
+ * written without keys reads as before.
+ */
 class LogCodecKeysTest {
 
     static final Schema SCHEMA = new Schema(List.of(new Column("id", DatumType.INT64, false), new Column("v", DatumType.STRING, true)));
@@ -30,6 +33,20 @@ class LogCodecKeysTest {
         LogRecord.CreateTable c = new LogRecord.CreateTable("u1", SCHEMA,
                 List.of(new UniqueKey("t_pkey", List.of(0), true), new UniqueKey("t_v_key", List.of(1), false)));
         assertThat(LogCodec.decode(payload(c))).isEqualTo(c);
+    }
+
+    @Test
+    void addedAndDroppedKeysRoundTrip() {
+        CatalogSwap swap = new CatalogSwap("meta/next", "{\"next\":3}", java.util.Map.of("index/t_v_idx", "{}", "meta/next", "{\"next\":4}"), List.of());
+        for (LogRecord r : List.of(
+                new LogRecord.AddKey("u1", new UniqueKey("t_v_idx", List.of(1, 0), false), swap),
+                new LogRecord.AddKey("u1", new UniqueKey("t_v_idx", List.of(1), false), null),
+                new LogRecord.DropKey("u1", "t_v_idx", swap),
+                new LogRecord.DropKey("u1", "t_v_idx", null))) {
+            assertThat(LogCodec.decode(payload(r))).isEqualTo(r);
+        }
+        byte[] p = payload(new LogRecord.AddKey("u1", new UniqueKey("t_v_idx", List.of(1), false), null));
+        assertThatThrownBy(() -> LogCodec.decode(Arrays.copyOf(p, p.length - 2))).isInstanceOf(IllegalStateException.class);
     }
 
     /** The creation record as logs hold it from before keys existed, byte for byte: it reads as a table without keys. */

@@ -168,6 +168,34 @@ class WriteTablesTest {
         }
     }
 
+    /** A key added through a shared log: checked where it is applied, then enforced alike on every replica, and dropped alike. */
+    @Test
+    void aKeyAddedOverASharedLogHoldsOnEveryReplica() {
+        storage.close();
+        MemoryLog log = new MemoryLog();
+        storage = TableStorages.replicated(log, options);
+        storage.createTable("u1", KV);
+        storage.write("u1", List.of(RowDiff.insert(kv(1, "a")), RowDiff.insert(kv(2, "a")), RowDiff.insert(kv(3, null)), RowDiff.insert(kv(4, null)))).block(WAIT);
+        UniqueKey byV = new UniqueKey("u1_v_idx", List.of(1), false);
+        assertThatThrownBy(() -> storage.addKey("u1", byV, null)).isInstanceOfSatisfying(UniqueViolationException.class,
+                e -> assertThat(e.detail(Object::toString)).isEqualTo("Key (v)=(a) is duplicated."));
+        assertThat(storage.keys("u1")).isEmpty();
+        storage.write("u1", List.of(new RowDiff(kv(2, "a"), -1), RowDiff.insert(kv(2, "b")))).block(WAIT);
+        storage.addKey("u1", byV, new CatalogSwap("index/u1_v_idx", null, Map.of("index/u1_v_idx", "{}"), List.of()));
+        assertThat(storage.catalogEntries()).containsKey("index/u1_v_idx");
+        TableStorage other = TableStorages.replicated(log.view(), options);
+        try {
+            assertThat(other.keys("u1")).containsExactly(byV);
+            assertThatThrownBy(() -> other.write("u1", List.of(RowDiff.insert(kv(5, "b")))).block(WAIT)).isInstanceOf(UniqueViolationException.class);
+            other.write("u1", List.of(RowDiff.insert(kv(5, null)))).block(WAIT);
+            other.dropKey("u1", "u1_v_idx", null);
+            storage.write("u1", List.of(RowDiff.insert(kv(6, "b")))).block(WAIT);
+            assertThat(storage.keys("u1")).isEmpty();
+        } finally {
+            other.close();
+        }
+    }
+
     /** An in-memory shared log, {@code entries} shared by every view; each view (a replica's consumer) reads from the start. */
     private static final class MemoryLog implements SharedLog {
         private final List<Entry> entries;

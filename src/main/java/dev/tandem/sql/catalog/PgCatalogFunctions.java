@@ -137,7 +137,7 @@ public final class PgCatalogFunctions {
     static String indexDef(PgCatalogData d, long oid) {
         PgCatalogData.Rel r = d.rels.get(oid);
         CatalogEntry.Index i = (CatalogEntry.Index) r.entry();
-        boolean unique = d.keys.stream().anyMatch(k -> k.index() == oid);
+        boolean unique = i.unique() || d.keys.stream().anyMatch(k -> k.index() == oid);
         StringJoiner cols = new StringJoiner(", ", "(", ")");
         i.key().forEach(k -> cols.add(quoteIdent(k)));
         return "CREATE " + (unique ? "UNIQUE " : "") + "INDEX " + quoteIdent(i.name()) + " ON public." + quoteIdent(i.on()) + " USING btree "

@@ -84,7 +84,7 @@ final class RelationRows {
         return out;
     }
 
-    /** {@code pg_index}: Tandem's indexes, unique when a key is served by one. */
+    /** {@code pg_index}: Tandem's indexes, unique when a key is served by one or it was created unique. */
     static List<Object[]> pgIndex(PgCatalogData d) {
         List<Object[]> out = new ArrayList<>();
         for (Rel r : d.rels.values()) {
@@ -92,7 +92,7 @@ final class RelationRows {
                 Rel on = d.relByName.get(i.on());
                 KeyRow key = d.keys.stream().filter(k -> k.index() == r.oid()).findFirst().orElse(null);
                 boolean primary = key != null && key.key().primary();
-                boolean unique = key != null;
+                boolean unique = key != null || i.unique();
                 List<Long> attnums = new ArrayList<>();
                 List<Long> collations = new ArrayList<>();
                 List<Long> zeros = new ArrayList<>();
