@@ -98,6 +98,8 @@ final class CalcitePlanner {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
             LateralSubqueries.prepare(parsed);
             ValuesNulls.type(parsed);
+            ValuesNulls.typeLogical(parsed);
+            PgNullif.rewrite(parsed);
             SetReturningFunctions.rewrite(parsed);
             rewriteWindowCalls(parsed);
             PgRejections.check(parsed, catalog);
@@ -108,7 +110,7 @@ final class CalcitePlanner {
             emptyEscapes(parsed);
             NumericLiterals.checkScales(parsed);
             SqlNode validated = planner.validate(parsed);
-            RelRoot root = BpcharSemantics.apply(DistinctOn.apply(Decorrelation.apply(planner.rel(validated))));
+            RelRoot root = BpcharSemantics.apply(DistinctOn.apply(Decorrelation.apply(converted(planner, validated, catalog, workTables))));
             return new Planned(root, validated);
         } catch (SqlParseException e) {
             throw CalciteErrors.parseError(e);
@@ -237,6 +239,34 @@ final class CalcitePlanner {
                 org.apache.calcite.sql.fun.SqlStdOperatorTable.CAST.createCall(pos, count, numeric));
     }
 
+    /**
+     * {@code validated} converted to relational algebra. Calcite's simplifier, run on each expression as it is converted,
+     * fails on a comparison with NULL it derived itself (an AssertionError: "Comparison with NULL in pulledUpPredicates",
+     * of {@code CASE -8 WHEN 86 * CAST(NULL AS REAL) + 97 THEN ...}): such a statement is converted again, validated
+     * afresh, without that simplification (Tandem folds NULL constants itself: {@link PgConstantFolding}).
+     */
+    private static RelRoot converted(Planner planner, SqlNode validated, List<CatalogEntry> catalog, List<WorkTable> workTables)
+            throws RelConversionException, ValidationException, SqlParseException {
+        try {
+            return planner.rel(validated);
+        } catch (AssertionError e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("Comparison with NULL in pulledUpPredicates")) {
+                throw e;
+            }
+        }
+        Planner plain = Frameworks.getPlanner(Frameworks.newConfigBuilder(config(catalog, workTables))
+                .sqlToRelConverterConfig(CONVERTER.withRelBuilderConfigTransform(c -> c.withSimplify(false))).build());
+        try {
+            plain.parse("VALUES 1");
+            return plain.rel(plain.validate(validated));
+        } finally {
+            plain.close();
+        }
+    }
+
+    /** How Calcite converts validated statements: IN lists stay comparisons however long (past the threshold Calcite makes them a join with VALUES). */
+    private static final SqlToRelConverter.Config CONVERTER = SqlToRelConverter.config().withExpand(false).withInSubQueryThreshold(Integer.MAX_VALUE);
+
     private static FrameworkConfig config(List<CatalogEntry> catalog, List<WorkTable> workTables) {
         SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
         java.util.Set<String> hidden = new java.util.HashSet<>();
@@ -264,7 +294,7 @@ final class CalcitePlanner {
                 // PostgreSQL's functions (ahead of the standard operators of the same names), the standard operators, and ILIKE
                 .operatorTable(org.apache.calcite.sql.util.SqlOperatorTables.chain(
                         org.apache.calcite.sql.util.SqlOperatorTables.of(PgDatetimeArithmetic.PLUS, PgDatetimeArithmetic.MINUS,
-                                SetReturningFunctions.GENERATE_SERIES), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+                                SetReturningFunctions.GENERATE_SERIES, PgNullif.NULLIF), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
                         org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
                                 org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
                 .defaultSchema(root)
@@ -275,8 +305,7 @@ final class CalcitePlanner {
                         // no implicit casts between strings and numbers: PostgreSQL refuses text + 1, and so do we
                         .withTypeCoercionEnabled(false)
                         .withCallRewrite(false))
-                // IN lists stay comparisons however long (past the threshold Calcite makes them a join with VALUES)
-                .sqlToRelConverterConfig(SqlToRelConverter.config().withExpand(false).withInSubQueryThreshold(Integer.MAX_VALUE))
+                .sqlToRelConverterConfig(CONVERTER)
                 .convertletTable(PgConvertlets.INSTANCE)
                 .build();
     }

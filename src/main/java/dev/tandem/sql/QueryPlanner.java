@@ -324,7 +324,7 @@ final class QueryPlanner {
             return null;
         }
         List<DatumType> types = entry.schema().types();
-        List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(tr.rex(filter.getCondition(), types));
+        List<Expr> conjuncts = filter == null ? List.of() : RelTranslator.conjuncts(PgConstantFolding.condition(tr.rex(filter.getCondition(), types)));
         ReadRequest request = new ReadRequest(target, null, null, PointLookup.mfp(tr, project, types, conjuncts), finishing, isolation, asOf, null);
         return new SqlEngine.Read(request.withPath(controller.accessPath(request)));
     }

@@ -108,7 +108,7 @@ final class RelLateral {
             }
             case Filter f -> {
                 Translated in = apply(f.getInput(), left, prefix, id, keepEmpty, rex, translate);
-                Expr cond = rex.rex(shift(f.getCondition(), prefix, id), in.types());
+                Expr cond = PgConstantFolding.condition(rex.rex(shift(f.getCondition(), prefix, id), in.types()));
                 yield new Translated(new Plan.MapFilterProject(in.plan(), Mfp.filter(List.of(cond))), in.types());
             }
             case Uncollect u -> unnest(u, apply(u.getInput(), left, prefix, id, keepEmpty, rex, translate), prefix, keepEmpty);

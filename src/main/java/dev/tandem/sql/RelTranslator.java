@@ -114,7 +114,7 @@ final class RelTranslator {
                     TemporalFilters.filter(filter.getCondition(), rel(filter.getInput()), rex);
             case Filter filter -> {
                 Translated in = rel(filter.getInput());
-                Expr cond = rex.rex(filter.getCondition(), in.types());
+                Expr cond = PgConstantFolding.condition(rex.rex(filter.getCondition(), in.types()));
                 yield new Translated(new Plan.MapFilterProject(in.plan(), Mfp.filter(List.of(cond))), in.types());
             }
             case Project project when RexOver.containsOver(project.getProjects(), null) -> RelWindows.project(project, rel(project.getInput()), rex);

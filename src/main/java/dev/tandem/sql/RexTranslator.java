@@ -181,7 +181,14 @@ final class RexTranslator {
 
     /** {@code node} as an expression over columns of types {@code in}, computing in the translator's {@link #zone}. */
     Expr rex(RexNode node, List<DatumType> in) {
-        if (depth > 0 || zone != null && zone.equals(java.time.ZoneOffset.UTC)) {
+        if (depth > 0) {
+            return translate(node, in);
+        }
+        return PgConstantFolding.fold(zoned(node, in), in);
+    }
+
+    private Expr zoned(RexNode node, List<DatumType> in) {
+        if (zone != null && zone.equals(java.time.ZoneOffset.UTC)) {
             return translate(node, in);
         }
         depth++;

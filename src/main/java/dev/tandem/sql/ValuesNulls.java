@@ -18,6 +18,7 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
  * rows, or as {@code text} when every row's is NULL ({@code (VALUES (1, 'x'), (2, NULL)) AS v(a, b)}), where
  * Calcite's validator finds no type for them. A NULL is given a constant row's value's type by {@code CASE WHEN
  * false THEN value END}; a column whose other values are not constants keeps its NULLs (and Calcite's refusal).
+ * Also the bare NULLs of {@code AND}, {@code OR} and {@code NOT}, booleans there ({@link #typeLogical}).
  */
 final class ValuesNulls {
 
@@ -31,6 +32,29 @@ final class ValuesNulls {
             public Void visit(SqlCall call) {
                 if (call.getKind() == SqlKind.VALUES && call != root) {
                     values(call);
+                }
+                return super.visit(call);
+            }
+        });
+    }
+
+    /**
+     * Rewrites, in place, each bare {@code NULL} operand of {@code AND}, {@code OR} and {@code NOT} as {@code CAST(NULL AS
+     * boolean)}: PostgreSQL reads it as a boolean there ({@code WHERE x > 1 AND NULL}), Calcite's validator finds no type.
+     */
+    static void typeLogical(SqlNode root) {
+        root.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlCall call) {
+                if (call.getKind() == SqlKind.AND || call.getKind() == SqlKind.OR || call.getKind() == SqlKind.NOT) {
+                    for (int i = 0; i < call.operandCount(); i++) {
+                        SqlNode v = call.operand(i);
+                        if (isNull(v)) {
+                            SqlParserPos pos = v.getParserPosition();
+                            call.setOperand(i, SqlStdOperatorTable.CAST.createCall(pos, v,
+                                    new SqlDataTypeSpec(new SqlBasicTypeNameSpec(SqlTypeName.BOOLEAN, pos), pos)));
+                        }
+                    }
                 }
                 return super.visit(call);
             }
