@@ -45,6 +45,37 @@ final class CalcitePlanner {
         System.setProperty("calcite.default.collation.name", System.getProperty("calcite.default.collation.name", "UTF-8$en_US"));
     }
 
+    /**
+     * Calcite's lenient dialect but for {@code HAVING}, which reads the input's columns only, as PostgreSQL's does: in
+     * {@code SELECT -a AS b, ... AS b FROM t GROUP BY a HAVING sum(b) > 0} the {@code b} summed is {@code t.b}.
+     */
+    private static final org.apache.calcite.sql.validate.SqlConformance CONFORMANCE =
+            new org.apache.calcite.sql.validate.SqlDelegatingConformance(SqlConformanceEnum.LENIENT) {
+                @Override
+                public boolean isHavingAlias() {
+                    return false;
+                }
+            };
+
+    /** The connection settings Calcite's planner validates with: {@link #CONFORMANCE} (a property can only name one of Calcite's). */
+    private static final class Connection extends org.apache.calcite.config.CalciteConnectionConfigImpl {
+        Connection() {
+            super(properties());
+        }
+
+        private static java.util.Properties properties() {
+            java.util.Properties p = new java.util.Properties();
+            p.setProperty(org.apache.calcite.config.CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
+            p.setProperty(org.apache.calcite.config.CalciteConnectionProperty.CONFORMANCE.camelName(), SqlConformanceEnum.LENIENT.name());
+            return p;
+        }
+
+        @Override
+        public org.apache.calcite.sql.validate.SqlConformance conformance() {
+            return CONFORMANCE;
+        }
+    }
+
     static final SqlParser.Config PARSER = SqlParser.config()
             .withQuoting(Quoting.DOUBLE_QUOTE)
             .withUnquotedCasing(Casing.TO_LOWER)
@@ -297,6 +328,7 @@ final class CalcitePlanner {
                                 SetReturningFunctions.GENERATE_SERIES, PgNullif.NULLIF), PgFunctions.TABLE, org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
                         org.apache.calcite.sql.util.SqlOperatorTables.of(org.apache.calcite.sql.fun.SqlLibraryOperators.ILIKE,
                                 org.apache.calcite.sql.fun.SqlLibraryOperators.NOT_ILIKE)))
+                .context(org.apache.calcite.plan.Contexts.of(new Connection()))
                 .defaultSchema(root)
                 .typeSystem(PgTypeSystem.INSTANCE)
                 .sqlValidatorConfig(SqlValidator.Config.DEFAULT

@@ -49,6 +49,9 @@ class PostgresNullConstantsTest {
             "SELECT c0, CAST(NULLIF(c0, 1.5) AS INTEGER) / 23, NULLIF(c0, 1.5) / 23, NULLIF(c0, 1.5)::int / 23, NULLIF(c0, 64.0) FROM nc ORDER BY c0",
             // a comparison with NULL Calcite's simplifier derives and then fails on (an internal error before)
             "SELECT ALL - 37 + - COUNT ( * ) * NULLIF ( 61, - - CASE WHEN NOT CASE + - 8 WHEN + 86 * CAST ( NULL AS REAL ) - - 97 THEN NULL WHEN - 98 THEN + COUNT ( * ) * + 0 - - 84 ELSE NULL END NOT BETWEEN + - CASE + 71 WHEN 34 - 88 + - 94 + 19 * + - 44 * - - MAX ( + 56 ) THEN - 62 * + SUM ( ALL 44 ) + 96 WHEN + 50 THEN NULL WHEN - + 5 THEN NULL END AND + 24 THEN - CAST ( NULL AS INTEGER ) ELSE 82 * - ( ( - 70 ) ) + - - CASE 84 WHEN 75 - CASE 40 + - 59 WHEN - ( 30 ) THEN - 89 + NULLIF ( - 12 + + 78, - 22 ) END THEN - 83 WHEN COUNT ( * ) THEN 13 END END )",
+            // HAVING reads the input's columns, never the select list's names (42702 before, two names alike)
+            "SELECT ALL - c0 AS c2, - 22 / + - 41 * + c0 AS c2 FROM nc AS cor0 GROUP BY c0 HAVING + SUM ( ALL - - c2 ) IS NOT NULL ORDER BY 1",
+            "SELECT c0 AS x, count(*) FROM nc GROUP BY c0 HAVING x > 1",
             // not strict, never folded: the other operands count
             "SELECT c0, coalesce(NULL::int, c0), concat('a', NULL::text, c0), greatest(NULL::int, c0, 50), concat_ws(',', NULL::text, s) FROM nc ORDER BY c0",
             "SELECT c0, CASE WHEN NULL THEN 1 ELSE c0 END, NULL IS NULL, c0 IS DISTINCT FROM NULL FROM nc ORDER BY 1",
