@@ -24,10 +24,15 @@ final class PgNullif {
         public RelDataType inferReturnType(SqlOperatorBinding binding) {
             RelDataType a = binding.getOperandType(0);
             RelDataType b = binding.getOperandType(1);
-            boolean widens = SqlTypeUtil.isExactNumeric(a) && SqlTypeUtil.isApproximateNumeric(b)
-                    || SqlTypeUtil.isIntType(a) && SqlTypeUtil.isDecimal(b);
-            RelDataType type = widens ? binding.getTypeFactory().leastRestrictive(java.util.List.of(a, b)) : a;
-            return binding.getTypeFactory().createTypeWithNullability(type == null ? a : type, true);
+            org.apache.calcite.rel.type.RelDataTypeFactory types = binding.getTypeFactory();
+            RelDataType type = a;
+            if (SqlTypeUtil.isExactNumeric(a) && SqlTypeUtil.isApproximateNumeric(b)) {
+                type = types.createSqlType(org.apache.calcite.sql.type.SqlTypeName.DOUBLE);
+            } else if (SqlTypeUtil.isIntType(a) && SqlTypeUtil.isDecimal(b)) {
+                // the value is a's, an integer: a numeric of no places (b's scale would make 43 beside it print 43.00)
+                type = types.createSqlType(org.apache.calcite.sql.type.SqlTypeName.DECIMAL, 19, 0);
+            }
+            return types.createTypeWithNullability(type, true);
         }
     };
 

@@ -47,6 +47,7 @@ class PostgresNullConstantsTest {
             "SELECT ALL + ( - 93 ) * + 27 * + CAST ( ( + COUNT ( * ) ) AS INTEGER ) + + + CAST ( + NULLIF ( - - 29, + COUNT ( * ) + + + AVG ( ALL - 28 ) * 40 ) AS INTEGER ) / + 23",
             "SELECT ALL 36 col2, 28 * + - 96 - 33 / CAST ( + NULLIF ( + 23, - + AVG ( ALL 54 ) * + 0 * 91 ) AS INTEGER ) / - + 82 + 12 * + - NULLIF ( ( COUNT ( + 4 ) ), - AVG ( 48 ) + - 78 )",
             "SELECT c0, CAST(NULLIF(c0, 1.5) AS INTEGER) / 23, NULLIF(c0, 1.5) / 23, NULLIF(c0, 1.5)::int / 23, NULLIF(c0, 64.0) FROM nc ORDER BY c0",
+            "SELECT c0, COALESCE(7, NULLIF(c0, 1.5)), COALESCE(NULLIF(c0, 64.5), 2.25), NULLIF(c0, 2.5) * 1.5 FROM nc ORDER BY c0",
             // a comparison with NULL Calcite's simplifier derives and then fails on (an internal error before)
             "SELECT ALL - 37 + - COUNT ( * ) * NULLIF ( 61, - - CASE WHEN NOT CASE + - 8 WHEN + 86 * CAST ( NULL AS REAL ) - - 97 THEN NULL WHEN - 98 THEN + COUNT ( * ) * + 0 - - 84 ELSE NULL END NOT BETWEEN + - CASE + 71 WHEN 34 - 88 + - 94 + 19 * + - 44 * - - MAX ( + 56 ) THEN - 62 * + SUM ( ALL 44 ) + 96 WHEN + 50 THEN NULL WHEN - + 5 THEN NULL END AND + 24 THEN - CAST ( NULL AS INTEGER ) ELSE 82 * - ( ( - 70 ) ) + - - CASE 84 WHEN 75 - CASE 40 + - 59 WHEN - ( 30 ) THEN - 89 + NULLIF ( - 12 + + 78, - 22 ) END THEN - 83 WHEN COUNT ( * ) THEN 13 END END )",
             // HAVING reads the input's columns, never the select list's names (42702 before, two names alike)
