@@ -53,14 +53,14 @@ final class PgConstantFolding {
         Expr.Call call = changed ? new Expr.Call(c.func(), args, c.type()) : c;
         return switch (call.func()) {
             case AND, OR -> junction(call.func(), args);
-            case NOT -> negation(args.get(0), in);
+            case NOT -> negation(args.get(0));
             case CAST -> isNull(args.get(0)) ? nullOf(call, in) : call;
             default -> STRICT.contains(call.func()) && args.stream().anyMatch(PgConstantFolding::isNull) ? nullOf(call, in) : call;
         };
     }
 
     /**
-     * A folded {@code WHERE}, {@code HAVING} or {@code ON} condition, or {@code FALSE} when it keeps no row: when it is,
+     * A folded {@code WHERE} or {@code HAVING} condition, or {@code FALSE} when it keeps no row: when it is,
      * or one of its conjuncts is, a NULL or {@code FALSE} constant, its other conjuncts are never evaluated.
      */
     static Expr condition(Expr folded) {
@@ -92,7 +92,7 @@ final class PgConstantFolding {
         return kept.size() == 1 ? kept.get(0) : new Expr.Call(func, kept);
     }
 
-    private static Expr negation(Expr arg, List<DatumType> in) {
+    private static Expr negation(Expr arg) {
         if (arg instanceof Expr.Lit l) {
             return Expr.lit(l.value() == null ? null : !(Boolean) l.value(), DatumType.BOOL);
         }
@@ -102,7 +102,7 @@ final class PgConstantFolding {
         if (arg instanceof Expr.Call c && (c.func() == Func.AND || c.func() == Func.OR) && c.args().stream().anyMatch(a -> a instanceof Expr.Lit)) {
             List<Expr> negated = new ArrayList<>(c.args().size());
             for (Expr a : c.args()) {
-                negated.add(negation(a, in));
+                negated.add(negation(a));
             }
             return junction(c.func() == Func.AND ? Func.OR : Func.AND, negated);
         }
