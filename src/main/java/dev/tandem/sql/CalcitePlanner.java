@@ -127,6 +127,7 @@ final class CalcitePlanner {
         Planner planner = Frameworks.getPlanner(config(catalog, workTables));
         try {
             planner.parse("VALUES 1"); // the planner validates only after a parse; the statement is parsed already
+            CommaPrecedence.rewrite(parsed);
             LateralSubqueries.prepare(parsed);
             ValuesNulls.type(parsed);
             ValuesNulls.typeLogical(parsed);

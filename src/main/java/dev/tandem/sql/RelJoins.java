@@ -64,15 +64,9 @@ final class RelJoins {
         List<int[]> keys = new ArrayList<>();
         List<Expr> rest = new ArrayList<>();
         for (Expr c : conjuncts) {
-            if (c instanceof Expr.Call call && call.func() == Func.EQ
-                    && call.args().get(0) instanceof Expr.Col a && call.args().get(1) instanceof Expr.Col b
-                    && concat.get(a.index()) == concat.get(b.index())
-                    // jsonb's SQL equality is not its datums' ('1.0' = '1.00'): a condition, never a key
-                    && concat.get(a.index()) != DatumType.JSONB
-                    && (a.index() < nl) != (b.index() < nl)) {
-                int l = Math.min(a.index(), b.index());
-                int r = Math.max(a.index(), b.index()) - nl;
-                keys.add(new int[] {l, r});
+            int[] pair = keyPair(c, concat);
+            if (pair != null && (pair[0] < nl) != (pair[1] < nl)) {
+                keys.add(new int[] {Math.min(pair[0], pair[1]), Math.max(pair[0], pair[1]) - nl});
             } else {
                 rest.add(c);
             }
@@ -80,7 +74,21 @@ final class RelJoins {
         return new JoinKeys(keys, rest);
     }
 
-    private static Translated innerJoin(Translated left, Translated right, List<Expr> conjuncts) {
+    /**
+     * The two columns of {@code c} when it is an equality of two columns a join can match on as keys (of one type, and
+     * not jsonb, whose SQL equality is not its datums': {@code '1.0' = '1.00'}); null otherwise.
+     */
+    static int[] keyPair(Expr c, List<DatumType> types) {
+        if (c instanceof Expr.Call call && call.func() == Func.EQ
+                && call.args().get(0) instanceof Expr.Col a && call.args().get(1) instanceof Expr.Col b
+                && types.get(a.index()) == types.get(b.index()) && types.get(a.index()) != DatumType.JSONB) {
+            return new int[] {a.index(), b.index()};
+        }
+        return null;
+    }
+
+    /** {@code left JOIN right}: the equalities between the sides of {@code conjuncts} its keys, the rest a filter after it. */
+    static Translated innerJoin(Translated left, Translated right, List<Expr> conjuncts) {
         int nl = left.types().size();
         List<DatumType> concat = concat(left.types(), right.types());
         JoinKeys k = keys(conjuncts, concat, nl);
@@ -178,7 +186,7 @@ final class RelJoins {
         };
     }
 
-    private static Expr shift(Expr e, IntUnaryOperator map) {
+    static Expr shift(Expr e, IntUnaryOperator map) {
         return switch (e) {
             case Expr.Col c -> Expr.col(map.applyAsInt(c.index()));
             case Expr.Lit l -> l;

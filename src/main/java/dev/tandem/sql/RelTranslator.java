@@ -112,6 +112,7 @@ final class RelTranslator {
             case Values values -> values(values);
             case Filter filter when rex.allowsTemporalFilters() && TemporalFilters.readsTime(filter.getCondition()) ->
                     TemporalFilters.filter(filter.getCondition(), rel(filter.getInput()), rex);
+            case Filter filter when InnerJoins.applies(filter) -> InnerJoins.translate(filter, this::rel, rex);
             case Filter filter -> {
                 Translated in = rel(filter.getInput());
                 Expr cond = PgConstantFolding.condition(rex.rex(filter.getCondition(), in.types()));
@@ -126,6 +127,7 @@ final class RelTranslator {
                 }
                 yield in.project(exprs);
             }
+            case Join join when InnerJoins.applies(join) -> InnerJoins.translate(join, this::rel, rex);
             case Join join -> RelJoins.join(join, rel(join.getLeft()), rel(join.getRight()), rex);
             case org.apache.calcite.rel.core.Correlate c -> RelLateral.correlate(c, rel(c.getLeft()), rex);
             case org.apache.calcite.rel.core.Uncollect u -> RelLateral.standalone(u, rex, this::rel);

@@ -41,6 +41,7 @@ class PostgresDifferentialTest {
     static final int SCHEMAS = 12;
     static final int QUERIES_PER_SCHEMA = 60;
     static final int SHAPES_PER_SCHEMA = 20;
+    static final int JOINS_PER_SCHEMA = 8;
     static final int WRITES_PER_SCHEMA = 10;
 
     @TempDir
@@ -107,10 +108,18 @@ class PostgresDifferentialTest {
                     }
                 }
                 QueryGenerator gen = new QueryGenerator(random, extra, new Random(31L * (1000 + schema) + 7),
-                        new Random(17L * (1000 + schema) + 3), new Random(13L * (1000 + schema) + 5), tables);
-                // the query shapes (subqueries, outer joins on any condition) come from their own stream, besides the others
-                for (int q = 0; q < QUERIES_PER_SCHEMA + SHAPES_PER_SCHEMA; q++) {
-                    QueryGenerator.Query query = q < QUERIES_PER_SCHEMA ? gen.query() : gen.shapeQuery();
+                        new Random(17L * (1000 + schema) + 3), new Random(13L * (1000 + schema) + 5), new Random(19L * (1000 + schema) + 11), tables);
+                // the query shapes (subqueries, outer joins on any condition) come from their own stream, besides the others,
+                // and the joins of several inputs from theirs, over the tables of a few rows or more (else a join is mostly empty)
+                List<Table> joined = new ArrayList<>();
+                for (Table t : tables) {
+                    if (!rows(pg, new QueryGenerator.Query("SELECT 1 FROM " + t.name() + " OFFSET 2", QueryGenerator.Kind.FILTER, false)).isEmpty()) {
+                        joined.add(t);
+                    }
+                }
+                for (int q = 0; q < QUERIES_PER_SCHEMA + SHAPES_PER_SCHEMA + JOINS_PER_SCHEMA; q++) {
+                    QueryGenerator.Query query = q < QUERIES_PER_SCHEMA ? gen.query() : q < QUERIES_PER_SCHEMA + SHAPES_PER_SCHEMA ? gen.shapeQuery()
+                            : gen.multiJoin(joined.isEmpty() ? tables : joined);
                     compared++;
                     int[] counts = byKind.computeIfAbsent(query.kind(), k -> new int[2]);
                     int withRows = outcome[0];

@@ -34,7 +34,12 @@ final class QueryGenerator {
         /** {@code [NOT] SIMILAR TO}, with and without {@code ESCAPE}, in filters and select lists, drawn from {@link #later}. */
         SIMILAR,
         /** {@code a % b} and {@code mod(a, b)} of bigints, integers and smallints, drawn from {@link #later}. */
-        REMAINDER
+        REMAINDER,
+        /**
+         * Joins of three or four inputs, listed with commas or as {@code JOIN ... ON}: equalities between them in any
+         * order, filters of one input, conditions across inputs, inputs no equality connects; drawn from {@link #joins}.
+         */
+        MULTI_JOIN
     }
 
     /** The kinds {@link #mainQuery} draws from {@link #random}, as before the dialect's kinds were added. */
@@ -59,14 +64,18 @@ final class QueryGenerator {
     private final Random dialect;
     /** Draws the kinds added after the dialect's (SIMILAR TO, remainders), so the other streams draw what they drew before. */
     private final Random later;
+    /** Draws the joins of several inputs ({@link Kind#MULTI_JOIN}), so the other streams draw what they drew before. */
+    private final Random joins;
     private final List<PostgresDifferentialTest.Table> tables;
     private final SubqueryGenerator subqueries;
 
-    QueryGenerator(Random random, Random extra, Random dialect, Random shapes, Random later, List<PostgresDifferentialTest.Table> tables) {
+    QueryGenerator(Random random, Random extra, Random dialect, Random shapes, Random later, Random joins,
+            List<PostgresDifferentialTest.Table> tables) {
         this.random = random;
         this.extra = extra;
         this.dialect = dialect;
         this.later = later;
+        this.joins = joins;
         this.tables = tables;
         this.subqueries = new SubqueryGenerator(shapes, tables);
     }
@@ -91,6 +100,77 @@ final class QueryGenerator {
             return later.nextBoolean() ? similar() : remainder();
         }
         return d != null ? d : f != null ? f : q;
+    }
+
+    /**
+     * A join of three or four inputs (tables of {@code among}, one may stand twice), from {@link #joins}: a chain of equalities between
+     * them in a shuffled order, each written in WHERE or in a JOIN's ON; of three inputs, one equality may be left out
+     * (a cross product); filters of single inputs, and a condition across two.
+     */
+    Query multiJoin(List<PostgresDifferentialTest.Table> among) {
+        int n = joins.nextInt(3) == 0 ? 4 : 3;
+        List<PostgresDifferentialTest.Table> ts = new ArrayList<>();
+        List<String> aliases = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ts.add(pick(joins, among));
+            aliases.add("j" + i);
+        }
+        List<String> where = new ArrayList<>();
+        List<List<String>> on = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            on.add(new ArrayList<>());
+        }
+        List<Integer> chain = new ArrayList<>(List.of(0, 1, 2, 3).subList(0, n));
+        java.util.Collections.shuffle(chain, joins);
+        int skipped = n == 3 && joins.nextInt(3) == 0 ? 1 + joins.nextInt(2) : -1;
+        for (int e = 1; e < n; e++) {
+            if (e == skipped) {
+                continue;
+            }
+            int a = chain.get(e - 1);
+            int b = chain.get(e);
+            String eq = aliases.get(b) + "." + pick(joins, ts.get(b).ints()) + " = " + aliases.get(a) + "." + pick(joins, ts.get(a).ints());
+            // an ON may only name inputs before it: the later of the two
+            if (joins.nextBoolean()) {
+                where.add(eq);
+            } else {
+                on.get(Math.max(a, b)).add(eq);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (joins.nextInt(5) == 0) {
+                String c = aliases.get(i) + "." + pick(joins, ts.get(i).ints());
+                where.add(switch (joins.nextInt(4)) {
+                    case 0 -> c + " IS NOT NULL";
+                    case 1 -> c + " > " + (joins.nextInt(3) - 3);
+                    case 2 -> c + " IN (" + (joins.nextInt(3) - 1) + ", " + (joins.nextInt(3) + 1) + ")";
+                    default -> c + " <> " + (joins.nextInt(3) - 1);
+                });
+            }
+        }
+        if (joins.nextInt(4) == 0) {
+            int a = joins.nextInt(n);
+            int b = (a + 1 + joins.nextInt(n - 1)) % n;
+            where.add(aliases.get(a) + "." + pick(joins, ts.get(a).ints()) + " <= " + aliases.get(b) + "." + pick(joins, ts.get(b).ints()) + " + 2");
+        }
+        // with an ON, the inputs are all joined with JOIN (a comma would hide the inputs before it from the ON)
+        boolean anyOn = on.stream().anyMatch(l -> !l.isEmpty());
+        StringBuilder from = new StringBuilder(ts.get(0).name() + " " + aliases.get(0));
+        for (int i = 1; i < n; i++) {
+            String item = ts.get(i).name() + " " + aliases.get(i);
+            from.append(!on.get(i).isEmpty() ? " JOIN " + item + " ON " + String.join(" AND ", on.get(i)) : anyOn ? " CROSS JOIN " + item : ", " + item);
+        }
+        List<String> select = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (i < 2 || joins.nextBoolean()) {
+                select.add(aliases.get(i) + "." + pick(joins, ts.get(i).columns()));
+            }
+        }
+        if (joins.nextBoolean()) {
+            select.add(intExpr(aliases.get(n - 1) + ".", ts.get(n - 1), joins));
+        }
+        return new Query("SELECT " + String.join(", ", select) + " FROM " + from + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)),
+                Kind.MULTI_JOIN, false);
     }
 
     /** A SIMILAR TO of a text column (or an integer written as text) against a pattern, from {@link #later}. */
