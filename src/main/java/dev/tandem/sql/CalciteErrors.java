@@ -40,6 +40,8 @@ final class CalciteErrors {
             "Upper frame boundary cannot be PRECEDING when lower boundary is FOLLOWING", "frame starting from following row cannot have preceding rows");
 
     private static final List<Rewrite> REWRITES = List.of(
+            // Calcite's word for a column's qualifier no FROM item in scope is named (FROM names an unknown relation "Object")
+            new Rewrite("Table '([^']*)' not found", SqlException.UNDEFINED_TABLE, "missing FROM-clause entry for table \"$1\""),
             new Rewrite("(?:Object|Table) '([^']*)' not found(?: within '[^']*')?(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_TABLE,
                     "relation \"$1\" does not exist$2"),
             new Rewrite("Column '([^']*)' not found in any table(; did you mean '[^']*'\\?)?.*", SqlException.UNDEFINED_COLUMN,

@@ -147,11 +147,11 @@ final class CalcitePlanner {
         } catch (SqlParseException e) {
             throw CalciteErrors.parseError(e);
         } catch (ValidationException e) {
-            throw LateralSubqueries.outerGrouping(CalciteErrors.validationError(e), parsed);
+            throw CommaPrecedence.hidden(LateralSubqueries.outerGrouping(CalciteErrors.validationError(e), parsed), parsed);
         } catch (RelConversionException e) {
             throw new SqlException(SqlException.INTERNAL, "could not plan the query: " + e.getMessage());
         } catch (CalciteContextException e) {
-            throw LateralSubqueries.outerGrouping(CalciteErrors.validationError(e), parsed);
+            throw CommaPrecedence.hidden(LateralSubqueries.outerGrouping(CalciteErrors.validationError(e), parsed), parsed);
         } catch (RuntimeException e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof IllegalArgumentException && t.getMessage() != null && t.getMessage().startsWith("Cannot convert ")

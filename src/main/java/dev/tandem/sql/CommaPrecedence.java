@@ -41,6 +41,44 @@ final class CommaPrecedence {
         });
     }
 
+    private static final java.util.regex.Pattern MISSING = java.util.regex.Pattern.compile("missing FROM-clause entry for table \"(.*)\"");
+
+    /**
+     * {@code e} in PostgreSQL's words when the table it says no {@code FROM} names is an input of the statement, only not
+     * one the name's place can see (an {@code ON} naming an input before a comma): "invalid reference to FROM-clause entry".
+     */
+    static SqlException hidden(SqlException e, SqlNode statement) {
+        java.util.regex.Matcher m = MISSING.matcher(e.getMessage());
+        if (!m.matches()) {
+            return e;
+        }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        statement.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlCall call) {
+                if (call instanceof SqlSelect select && select.getFrom() != null) {
+                    inputs(select.getFrom(), names);
+                }
+                return super.visit(call);
+            }
+        });
+        return names.contains(m.group(1))
+                ? new SqlException(e.state(), "invalid reference to FROM-clause entry for table \"" + m.group(1) + "\"", e.line(), e.column())
+                : e;
+    }
+
+    /** The names the inputs of a {@code FROM} go by: their aliases, or their tables' names. */
+    private static void inputs(SqlNode from, java.util.Set<String> names) {
+        if (from instanceof SqlJoin j) {
+            inputs(j.getLeft(), names);
+            inputs(j.getRight(), names);
+        } else if (from.getKind() == SqlKind.AS) {
+            names.add(((SqlBasicCall) from).operand(1).toString());
+        } else if (from instanceof SqlIdentifier id) {
+            names.add(id.names.get(id.names.size() - 1));
+        }
+    }
+
     private static SqlNode regroup(SqlNode from) {
         if (!(from instanceof SqlJoin join)) {
             return from;
