@@ -83,6 +83,27 @@ class InnerJoinsTest {
         return out;
     }
 
+    private interface Rows<T> {
+        T of(long[] x, long[] y, long[] z);
+    }
+
+    /** The rows of a × b × c that {@code keep} keeps, as {@code out} prints them, sorted; never none (the test would be empty). */
+    private List<String> nestedLoops(Rows<Boolean> keep, Rows<String> out) {
+        List<String> rows = new ArrayList<>();
+        for (long[] x : a) {
+            for (long[] y : b) {
+                for (long[] z : c) {
+                    if (keep.of(x, y, z)) {
+                        rows.add(out.of(x, y, z));
+                    }
+                }
+            }
+        }
+        rows.sort(null);
+        assertThat(rows).as("rows the query must answer").isNotEmpty();
+        return rows;
+    }
+
     private static String row(long... values) {
         return Arrays.toString(Arrays.stream(values).boxed().toArray());
     }
@@ -104,18 +125,8 @@ class InnerJoinsTest {
             assertThat(filters).as("one filter, of a alone, right above a").hasSize(1);
             assertThat(filters.get(0).get("input").get("op").asString()).isEqualTo("get");
 
-            List<String> expected = new ArrayList<>();
-            for (long[] x : a) {
-                for (long[] y : b) {
-                    for (long[] z : c) {
-                        if (z[0] == x[0] && y[1] == z[1] && x[1] > 1) {
-                            expected.add(row(x[0], x[1], y[0], y[1], z[0], z[1]));
-                        }
-                    }
-                }
-            }
-            expected.sort(null);
-            assertThat(expected).isNotEmpty();
+            List<String> expected = nestedLoops((x, y, z) -> z[0] == x[0] && y[1] == z[1] && x[1] > 1,
+                    (x, y, z) -> row(x[0], x[1], y[0], y[1], z[0], z[1]));
             assertThat(answer(stack, session, sql)).isEqualTo(expected);
         }
     }
@@ -131,18 +142,7 @@ class InnerJoinsTest {
             assertThat(joins.get(0).get("on").size()).as("the outer join, with b: a cross product and a condition after it").isZero();
             assertThat(joins.get(1).get("on").size()).as("a with c first, on their key").isEqualTo(1);
 
-            List<String> expected = new ArrayList<>();
-            for (long[] x : a) {
-                for (long[] y : b) {
-                    for (long[] z : c) {
-                        if (x[0] == z[0] && y[1] == 3 && x[1] <= y[0]) {
-                            expected.add(row(x[0], y[0], z[1]));
-                        }
-                    }
-                }
-            }
-            expected.sort(null);
-            assertThat(expected).isNotEmpty();
+            List<String> expected = nestedLoops((x, y, z) -> x[0] == z[0] && y[1] == 3 && x[1] <= y[0], (x, y, z) -> row(x[0], y[0], z[1]));
             assertThat(answer(stack, session, sql)).isEqualTo(expected);
         }
     }
