@@ -49,12 +49,29 @@ final class InnerJoins {
     static Translated translate(RelNode top, Function<RelNode, Translated> translate, RexTranslator rex) {
         List<RelNode> leaves = new ArrayList<>();
         List<Condition> conditions = new ArrayList<>();
+        List<org.apache.calcite.rex.RexNode> temporal = new ArrayList<>();
         if (top instanceof Filter f) {
-            conditions.add(new Condition(f.getCondition(), 0, f.getRowType().getFieldCount()));
+            // a condition on the time (a temporal filter) applies to the join's rows, after it
+            List<org.apache.calcite.rex.RexNode> plain = new ArrayList<>();
+            for (org.apache.calcite.rex.RexNode c : org.apache.calcite.plan.RelOptUtil.conjunctions(f.getCondition())) {
+                (rex.allowsTemporalFilters() && TemporalFilters.readsTime(c) ? temporal : plain).add(c);
+            }
+            org.apache.calcite.rex.RexBuilder builder = f.getCluster().getRexBuilder();
+            conditions.add(new Condition(org.apache.calcite.rex.RexUtil.composeConjunction(builder, plain), 0, f.getRowType().getFieldCount()));
             flatten(f.getInput(), 0, leaves, conditions);
+            if (!temporal.isEmpty()) {
+                return TemporalFilters.filter(org.apache.calcite.rex.RexUtil.composeConjunction(builder, temporal),
+                        joinedTree(leaves, conditions, translate, rex), rex);
+            }
         } else {
             flatten(top, 0, leaves, conditions);
         }
+        return joinedTree(leaves, conditions, translate, rex);
+    }
+
+    /** The inputs {@code leaves} of a tree and its {@code conditions}, joined. */
+    private static Translated joinedTree(List<RelNode> leaves, List<Condition> conditions, Function<RelNode, Translated> translate,
+            RexTranslator rex) {
         List<Translated> inputs = new ArrayList<>();
         List<DatumType> all = new ArrayList<>();
         int[] offsets = new int[leaves.size() + 1];

@@ -110,9 +110,9 @@ final class RelTranslator {
                 yield new Translated(Plan.getByName(name.get(name.size() - 1)), typesOf(rel));
             }
             case Values values -> values(values);
+            case Filter filter when InnerJoins.applies(filter) -> InnerJoins.translate(filter, this::rel, rex);
             case Filter filter when rex.allowsTemporalFilters() && TemporalFilters.readsTime(filter.getCondition()) ->
                     TemporalFilters.filter(filter.getCondition(), rel(filter.getInput()), rex);
-            case Filter filter when InnerJoins.applies(filter) -> InnerJoins.translate(filter, this::rel, rex);
             case Filter filter -> {
                 Translated in = rel(filter.getInput());
                 Expr cond = PgConstantFolding.condition(rex.rex(filter.getCondition(), in.types()));

@@ -74,6 +74,12 @@ class TemporalFilterTest {
             s.run("CREATE VIEW arriving AS SELECT id FROM events WHERE created_at BETWEEN now() - INTERVAL '1 hour' AND now()", session);
             s.run("CREATE INDEX arriving_id ON arriving (id)", session);
             s.run("CREATE VIEW unindexed AS SELECT id FROM events WHERE created_at > now() - INTERVAL '1 hour'", session);
+            // a window over a join: the join keyed on its equality, the window applied to its rows
+            s.run("CREATE TABLE kinds (id bigint, name text)", session);
+            s.run("INSERT INTO kinds VALUES (1, 'one'), (2, 'two'), (4, 'four'), (5, 'five')", session);
+            s.run("CREATE VIEW recent_named AS SELECT e.id, k.name FROM events AS e, kinds AS k WHERE k.id = e.id"
+                    + " AND e.created_at > now() - INTERVAL '1 hour' AND k.name <> 'five'", session);
+            s.run("CREATE INDEX recent_named_id ON recent_named (id)", session);
             long c0 = C0 * 1000;
             // 1: 30 minutes old; 2: two hours old, never in; 3: 10 minutes and 0.5 ms ahead; 4: 20 minutes ahead
             long written = s.run("INSERT INTO events VALUES (1, " + ts(c0 - HOUR_MS * 500) + "), (2, " + ts(c0 - 2 * HOUR_MS * 1000)
@@ -105,6 +111,8 @@ class TemporalFilterTest {
                 assertThat(ids(s, "arriving", t - 1)).as("arriving just before C0 + %d ms", t - C0).isEqualTo(before.arriving());
                 assertThat(ids(s, "arriving", t)).as("arriving at C0 + %d ms", t - C0).isEqualTo(step.arriving());
                 assertThat(ids(s, "unindexed", t)).as("a one-shot read of an unindexed view at C0 + %d ms", t - C0).isEqualTo(step.recent());
+                assertThat(ids(s, "recent_named", t)).as("recent_named at C0 + %d ms", t - C0)
+                        .isEqualTo(step.recent().stream().filter(id -> id != 3L).toList());
                 before = step;
             }
             clock.atLeast(end + 5);
