@@ -9,10 +9,14 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.function.Function;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
 
 /**
  * A tree of inner joins, with the {@code WHERE} above it, planned as one: {@code FROM a, b, c WHERE ...} (or its
@@ -24,8 +28,9 @@ import org.apache.calcite.rel.core.JoinRelType;
  *
  * <p>Without statistics the order is the {@code FROM} order where it has a choice: each group of inputs connected by
  * equalities starts at its first input and takes, at each step, the first input an equality connects to those joined
- * so far. A {@code WHERE} or {@code ON} holding a FALSE or NULL conjunct keeps no row: every input is filtered by it,
- * and no condition is evaluated, as PostgreSQL's planner folds it.
+ * so far. A constant conjunct (Tandem's functions are immutable) comes first in every input's filter, which stops at
+ * it: a {@code WHERE} or {@code ON} holding a FALSE or NULL conjunct, folded to FALSE, evaluates no other condition,
+ * as PostgreSQL's planner folds it. A condition on the time (a temporal filter) applies to the joined rows.
  */
 final class InnerJoins {
 
@@ -42,25 +47,25 @@ final class InnerJoins {
     }
 
     /** A condition of the tree, over the columns of the join it belongs to, which start at {@code offset} of the whole. */
-    private record Condition(org.apache.calcite.rex.RexNode rex, int offset, int width) {
+    private record Condition(RexNode rex, int offset, int width) {
     }
 
     /** {@code top} (see {@link #applies}), its inputs translated by {@code translate}. */
     static Translated translate(RelNode top, Function<RelNode, Translated> translate, RexTranslator rex) {
         List<RelNode> leaves = new ArrayList<>();
         List<Condition> conditions = new ArrayList<>();
-        List<org.apache.calcite.rex.RexNode> temporal = new ArrayList<>();
+        List<RexNode> temporal = new ArrayList<>();
         if (top instanceof Filter f) {
             // a condition on the time (a temporal filter) applies to the join's rows, after it
-            List<org.apache.calcite.rex.RexNode> plain = new ArrayList<>();
-            for (org.apache.calcite.rex.RexNode c : org.apache.calcite.plan.RelOptUtil.conjunctions(f.getCondition())) {
+            List<RexNode> plain = new ArrayList<>();
+            for (RexNode c : RelOptUtil.conjunctions(f.getCondition())) {
                 (rex.allowsTemporalFilters() && TemporalFilters.readsTime(c) ? temporal : plain).add(c);
             }
-            org.apache.calcite.rex.RexBuilder builder = f.getCluster().getRexBuilder();
-            conditions.add(new Condition(org.apache.calcite.rex.RexUtil.composeConjunction(builder, plain), 0, f.getRowType().getFieldCount()));
+            RexBuilder builder = f.getCluster().getRexBuilder();
+            conditions.add(new Condition(RexUtil.composeConjunction(builder, plain), 0, f.getRowType().getFieldCount()));
             flatten(f.getInput(), 0, leaves, conditions);
             if (!temporal.isEmpty()) {
-                return TemporalFilters.filter(org.apache.calcite.rex.RexUtil.composeConjunction(builder, temporal),
+                return TemporalFilters.filter(RexUtil.composeConjunction(builder, temporal),
                         joinedTree(leaves, conditions, translate, rex), rex);
             }
         } else {
@@ -88,13 +93,7 @@ final class InnerJoins {
                 conjuncts.add(RelJoins.shift(conjunct, i -> i + c.offset()));
             }
         }
-        if (conjuncts.stream().anyMatch(InnerJoins::isFalse)) {
-            List<Translated> empty = new ArrayList<>();
-            for (Translated t : inputs) {
-                empty.add(filtered(t, List.of(Expr.lit(false, DatumType.BOOL))));
-            }
-            return joined(empty, offsets, List.of(), identity(leaves.size()), all);
-        }
+        // a FALSE or NULL conjunct made the whole condition FALSE, a constant: it filters every input, first
         return joined(inputs, offsets, conjuncts, order(leaves.size(), offsets, conjuncts, all), all);
     }
 
@@ -215,18 +214,6 @@ final class InnerJoins {
 
     private static Translated filtered(Translated t, List<Expr> conds) {
         return conds.isEmpty() ? t : new Translated(new Plan.MapFilterProject(t.plan(), Mfp.filter(conds)), t.types());
-    }
-
-    private static int[] identity(int n) {
-        int[] order = new int[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        return order;
-    }
-
-    private static boolean isFalse(Expr e) {
-        return e instanceof Expr.Lit l && Boolean.FALSE.equals(l.value());
     }
 
     private static boolean contains(BitSet set, BitSet sub) {
