@@ -93,7 +93,6 @@ final class InnerJoins {
                 conjuncts.add(RelJoins.shift(conjunct, i -> i + c.offset()));
             }
         }
-        // a FALSE or NULL conjunct made the whole condition FALSE, a constant: it filters every input, first
         return joined(inputs, offsets, conjuncts, order(leaves.size(), offsets, conjuncts, all), all);
     }
 
@@ -108,6 +107,10 @@ final class InnerJoins {
         }
     }
 
+    /** A conjunct of several inputs, and which. */
+    private record Spanning(Expr conjunct, BitSet inputs) {
+    }
+
     /**
      * The inputs joined in {@code order}: each conjunct of one input filters it, each of several at the first join with
      * all its inputs, each of none (a constant) every input before anything else; the columns put back in the inputs' order.
@@ -117,11 +120,12 @@ final class InnerJoins {
         for (int i = 0; i < inputs.size(); i++) {
             own.add(new ArrayList<>());
         }
-        List<Expr> spanning = new ArrayList<>();
+        List<Spanning> spanning = new ArrayList<>();
         for (Expr c : conjuncts) {
             BitSet in = inputsOf(c, offsets);
             if (in.isEmpty()) {
-                // a constant (Tandem's functions are all immutable): first in each input's filter, which stops at it
+                // a constant (Tandem's functions are all immutable; a FALSE or NULL conjunct made the whole condition
+                // FALSE): first in each input's filter, which stops at it
                 for (int i = 0; i < inputs.size(); i++) {
                     own.get(i).addFirst(c);
                 }
@@ -129,7 +133,7 @@ final class InnerJoins {
                 int i = in.nextSetBit(0);
                 own.get(i).add(RelJoins.shift(c, col -> col - offsets[i]));
             } else {
-                spanning.add(c);
+                spanning.add(new Spanning(c, in));
             }
         }
         // where each column of the whole is in the joined layout so far
@@ -149,10 +153,9 @@ final class InnerJoins {
             }
             List<Expr> now = new ArrayList<>();
             for (var it = spanning.iterator(); it.hasNext(); ) {
-                Expr c = it.next();
-                BitSet in = inputsOf(c, offsets);
-                if (in.get(i) && contains(joined, in)) {
-                    now.add(RelJoins.shift(c, col -> at[col]));
+                Spanning c = it.next();
+                if (c.inputs().get(i) && contains(joined, c.inputs())) {
+                    now.add(RelJoins.shift(c.conjunct(), col -> at[col]));
                     it.remove();
                 }
             }
@@ -184,12 +187,8 @@ final class InnerJoins {
             if (placed.get(start)) {
                 continue;
             }
-            BitSet group = new BitSet();
-            group.set(start);
-            placed.set(start);
-            order[k++] = start;
-            for (int next = connected(group, placed, edges, n); next >= 0; next = connected(group, placed, edges, n)) {
-                group.set(next);
+            // a new group: no input placed before it is connected to one not placed yet
+            for (int next = start; next >= 0; next = connected(placed, edges)) {
                 placed.set(next);
                 order[k++] = next;
             }
@@ -197,19 +196,18 @@ final class InnerJoins {
         return order;
     }
 
-    /** The first input not yet placed that an equality connects to {@code group}; -1 if none. */
-    private static int connected(BitSet group, BitSet placed, List<int[]> edges, int n) {
+    /** The first input not yet placed that an equality connects to one placed (of the group being placed); -1 if none. */
+    private static int connected(BitSet placed, List<int[]> edges) {
         int best = -1;
         for (int[] e : edges) {
             for (int side = 0; side < 2; side++) {
-                int from = e[side];
                 int to = e[1 - side];
-                if (group.get(from) && !placed.get(to) && (best < 0 || to < best)) {
+                if (placed.get(e[side]) && !placed.get(to) && (best < 0 || to < best)) {
                     best = to;
                 }
             }
         }
-        return best < n ? best : -1;
+        return best;
     }
 
     private static Translated filtered(Translated t, List<Expr> conds) {
